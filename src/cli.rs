@@ -1,0 +1,93 @@
+//! Command-line arguments (clap). Parsing only; `app` dispatches.
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::session::CHECK_DISTANCES;
+use crate::sim::PRESET_NAMES;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "twinstar",
+    version,
+    about = "A deterministic peer-to-peer co-op arena shooter with rollback netcode",
+    after_help = "Examples:\n  twinstar local                       two players, one keyboard\n  twinstar synctest --headless --json  check determinism without a window"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Roll back and re-simulate every frame; stop at the first mismatch.
+    Synctest(SynctestArgs),
+    /// Two players on one keyboard (WASD+Space/LShift, arrows+Enter/RShift; 1 and 2 start).
+    Local(RunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Stop after N frames (60 per second). Headless runs default to 3600.
+    #[arg(long, value_name = "N")]
+    pub frames: Option<u32>,
+
+    /// Match seed; random when omitted (the summary prints it).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+
+    /// Simulation rules.
+    #[arg(long, value_name = "NAME", default_value = "default", value_parser = PRESET_NAMES)]
+    pub preset: String,
+
+    /// Run without a window (no display needed); both players are bots.
+    #[arg(long)]
+    pub headless: bool,
+
+    /// Player 2 is a seeded bot (in a window; headless runs always use bots).
+    #[arg(long)]
+    pub bot: bool,
+
+    /// Print the run summary as one JSON object on the last stdout line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SynctestArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Frames rolled back and re-simulated on every frame.
+    #[arg(long, value_name = "D", default_value_t = 7, value_parser = parse_check_distance)]
+    pub check_distance: usize,
+
+    /// Debug aid: make every simulation from frame F on non-deterministic,
+    /// to see synctest catch it.
+    #[arg(long, value_name = "F", hide = true)]
+    pub debug_inject_desync: Option<u32>,
+}
+
+fn parse_check_distance(s: &str) -> Result<usize, String> {
+    let (lo, hi) = (CHECK_DISTANCES.start(), CHECK_DISTANCES.end());
+    let d: usize = s
+        .parse()
+        .map_err(|_| format!("expected a whole number from {lo} to {hi}"))?;
+    if CHECK_DISTANCES.contains(&d) {
+        Ok(d)
+    } else {
+        Err(format!(
+            "must be from {lo} to {hi} (GGRS compares nothing below 2 and needs it below its prediction window of {})",
+            hi + 1
+        ))
+    }
+}
+
+impl Cli {
+    /// Whether the summary is wanted as JSON.
+    pub fn json(&self) -> bool {
+        match &self.command {
+            Command::Synctest(a) => a.run.json,
+            Command::Local(a) => a.json,
+        }
+    }
+}

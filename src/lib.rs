@@ -1,0 +1,9 @@
+//! twinstar: a deterministic peer-to-peer co-op arena shooter with rollback.
+//! Start reading at `ARCHITECTURE.md`.
+
+pub mod app;
+pub mod cli;
+pub mod frontend;
+pub mod input;
+pub mod session;
+pub mod sim;

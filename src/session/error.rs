@@ -1,0 +1,23 @@
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum SessionError {
+    /// Re-simulating a frame gave other bits than simulating it the first
+    /// time: the simulation is not deterministic.
+    #[error(
+        "synctest mismatch at frame {frame}: first simulation {first}, re-simulation {resimulated}",
+        first = super::hex_checksum(*first),
+        resimulated = super::hex_checksum(*resimulated)
+    )]
+    Mismatch {
+        frame: i32,
+        first: u128,
+        resimulated: u128,
+    },
+
+    #[error("GGRS: {0}")]
+    Ggrs(#[from] ggrs::GgrsError),
+
+    #[error("GGRS asked to load frame {0}, which was never saved")]
+    MissingState(i32),
+}

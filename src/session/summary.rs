@@ -1,0 +1,35 @@
+//! The `--json` summary: one object, printed as the last stdout line.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub mode: String,
+    /// Frames simulated (confirmed) in this run.
+    pub frames: u32,
+    /// The frame whose state `checksum` hashes.
+    pub checksum_frame: u32,
+    /// XXH3-128 of the world state at `checksum_frame`, 32 hex digits.
+    pub checksum: String,
+    pub desyncs: u32,
+    pub mismatches: u32,
+    /// Frames simulated again after a rollback (synctest's forced ones included).
+    pub rollback_frames: u64,
+    pub input_delay: u32,
+    pub rtt_ms: Option<f64>,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub connection: String,
+    pub replay: Option<String>,
+    pub seed: u64,
+    pub preset: String,
+    pub check_distance: Option<usize>,
+    pub wave: u32,
+    pub score: [u32; 2],
+    pub shared_score: u32,
+    pub restarts: u32,
+}
+
+pub fn hex_checksum(checksum: u128) -> String {
+    format!("{checksum:032x}")
+}

@@ -1,0 +1,101 @@
+//! Match rules that vary by preset. The config lives inside the world state,
+//! so both peers simulate with the same rules and the checksum covers them.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::math::{Fx, fx, fx_ratio};
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub struct SimConfig {
+    pub player_speed: Fx,
+    pub player_focus_speed: Fx,
+    pub player_bullet_speed: Fx,
+    pub enemy_bullet_speed: Fx,
+    pub wanderer_speed: Fx,
+    pub shooter_speed: Fx,
+    pub charger_dash_speed: Fx,
+    /// Enemies in wave 1, and how many more each later wave brings.
+    pub wave_base: u16,
+    pub wave_growth: u16,
+    /// Cap on enemies per wave (and so on enemies alive).
+    pub wave_max: u16,
+    /// Hit points of a fresh enemy, plus this many per wave.
+    pub enemy_hp: u16,
+    pub enemy_hp_growth: u16,
+    /// Frames between player shots while fire is held.
+    pub fire_cooldown: u16,
+    /// Frames between a shooter's shots: at least `min`, plus up to `jitter`.
+    pub shooter_cooldown_min: u16,
+    pub shooter_cooldown_jitter: u16,
+    /// Lifetime of an enemy bullet in frames.
+    pub enemy_bullet_ttl: u16,
+    pub lives: u16,
+    pub respawn_frames: u16,
+    pub invulnerable_frames: u16,
+    /// Frames of calm between the end of a wave and the next.
+    pub wave_pause: u16,
+    /// 1 = players cannot be hit (stress preset and isolation tests).
+    pub players_immortal: u16,
+}
+
+/// Names accepted by `--preset`.
+pub const PRESET_NAMES: [&str; 2] = ["default", "stress"];
+
+impl SimConfig {
+    /// A normal match: waves that grow from 6 enemies, three lives each.
+    pub const DEFAULT: SimConfig = SimConfig {
+        player_speed: fx(4),
+        player_focus_speed: fx_ratio(3, 2),
+        player_bullet_speed: fx(10),
+        enemy_bullet_speed: fx_ratio(5, 2),
+        wanderer_speed: fx_ratio(3, 2),
+        shooter_speed: fx_ratio(1, 2),
+        charger_dash_speed: fx(7),
+        wave_base: 6,
+        wave_growth: 3,
+        wave_max: 60,
+        enemy_hp: 3,
+        enemy_hp_growth: 1,
+        fire_cooldown: 6,
+        shooter_cooldown_min: 50,
+        shooter_cooldown_jitter: 70,
+        enemy_bullet_ttl: 600,
+        lives: 3,
+        respawn_frames: 90,
+        invulnerable_frames: 120,
+        wave_pause: 90,
+        players_immortal: 0,
+    };
+
+    /// The worst case the engine must handle: 288 tough enemies at once and
+    /// shooters that fill the bullet pool (2048+ bullets alive).
+    pub const STRESS: SimConfig = SimConfig {
+        wave_base: 288,
+        wave_growth: 0,
+        wave_max: 288,
+        enemy_hp: 400,
+        enemy_hp_growth: 0,
+        shooter_cooldown_min: 20,
+        shooter_cooldown_jitter: 10,
+        enemy_bullet_speed: fx_ratio(1, 2),
+        enemy_bullet_ttl: 1200,
+        players_immortal: 1,
+        ..SimConfig::DEFAULT
+    };
+
+    pub fn preset(name: &str) -> Option<SimConfig> {
+        match name {
+            "default" => Some(SimConfig::DEFAULT),
+            "stress" => Some(SimConfig::STRESS),
+            _ => None,
+        }
+    }
+
+    /// The preset's name, if this config is one.
+    pub fn preset_name(&self) -> Option<&'static str> {
+        PRESET_NAMES
+            .into_iter()
+            .find(|name| SimConfig::preset(name).as_ref() == Some(self))
+    }
+}

@@ -1,0 +1,29 @@
+//! The deterministic simulation: pure, fixed-point, no I/O, no clock.
+//!
+//! Invariants (see ARCHITECTURE.md): no float types (lint below plus a test
+//! that scans these sources), iteration in array order only, every random
+//! draw from an entity's own `Mwc`, and all state inside `World`.
+
+#![deny(clippy::float_arithmetic, clippy::float_cmp, clippy::float_cmp_const)]
+
+mod config;
+mod directions;
+mod event;
+mod grid;
+mod input;
+mod math;
+mod rng;
+mod step;
+mod world;
+
+pub use config::{PRESET_NAMES, SimConfig};
+pub use directions::DIRECTION_COUNT;
+pub use event::{Event, EventSink};
+pub use input::Input;
+pub use math::{Fx, Vec2, fx, nearest_direction};
+pub use rng::Mwc;
+pub use world::*;
+
+/// Bumped whenever a rule change alters the bits a given input log produces;
+/// replays and peers refuse a different version.
+pub const SIM_VERSION: u32 = 1;
