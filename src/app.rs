@@ -71,11 +71,9 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<u32>) -> Result<S
     let sources = [InputSource::Keys(KeyMap::PLAYER_ONE), player_two];
     let title = format!("twinstar - {}", mode.name());
     match window::run(driver, sources, args.frames, &title) {
-        Ok(driver) => finish(&driver, None),
-        Err((_, window::WindowError::NoDisplay)) => Err(Failure::BadInput(
-            window::WindowError::NoDisplay.to_string(),
-        )),
-        Err((driver, window::WindowError::Session(e))) => finish(&driver, Some(e)),
+        (driver, Ok(())) => finish(&driver, None),
+        (_, Err(e @ window::WindowError::NoDisplay)) => Err(Failure::BadInput(e.to_string())),
+        (driver, Err(window::WindowError::Session(e))) => finish(&driver, Some(e)),
     }
 }
 

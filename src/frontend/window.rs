@@ -22,18 +22,21 @@ pub enum WindowError {
     Session(#[from] SessionError),
 }
 
+/// The driver after a window run, and the error that ended it, if any.
+type Outcome = (Driver, Option<SessionError>);
+
 /// Opens the window and plays until Esc, the window closes, or `frames`.
-/// Returns the driver so the caller can summarise the run.
+/// Returns the driver (so the caller can summarise the run) and how it ended.
 pub fn run(
     driver: Driver,
     sources: [InputSource; 2],
     frames: Option<u32>,
     title: &str,
-) -> Result<Driver, (Driver, WindowError)> {
+) -> (Driver, Result<(), WindowError>) {
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
-        return Err((driver, WindowError::NoDisplay));
+        return (driver, Err(WindowError::NoDisplay));
     }
-    let slot: Arc<Mutex<Option<(Driver, Option<SessionError>)>>> = Arc::default();
+    let slot: Arc<Mutex<Option<Outcome>>> = Arc::default();
     let out = slot.clone();
     let conf = Conf {
         window_title: title.to_string(),
@@ -51,17 +54,14 @@ pub fn run(
         .unwrap_or_else(|e| e.into_inner())
         .take()
         .expect("the window loop always reports back");
-    match error {
-        None => Ok(driver),
-        Some(e) => Err((driver, e.into())),
-    }
+    let result = match error {
+        None => Ok(()),
+        Some(e) => Err(e.into()),
+    };
+    (driver, result)
 }
 
-async fn play(
-    mut driver: Driver,
-    mut sources: [InputSource; 2],
-    frames: Option<u32>,
-) -> (Driver, Option<SessionError>) {
+async fn play(mut driver: Driver, mut sources: [InputSource; 2], frames: Option<u32>) -> Outcome {
     let mut pending = 0.0f32;
     loop {
         if is_key_pressed(KeyCode::Escape) {

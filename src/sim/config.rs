@@ -76,9 +76,9 @@ impl SimConfig {
         wave_max: 288,
         enemy_hp: 400,
         enemy_hp_growth: 0,
-        shooter_cooldown_min: 20,
-        shooter_cooldown_jitter: 10,
-        enemy_bullet_speed: fx_ratio(1, 2),
+        shooter_cooldown_min: 12,
+        shooter_cooldown_jitter: 6,
+        enemy_bullet_speed: fx_ratio(1, 4),
         enemy_bullet_ttl: 1200,
         players_immortal: 1,
         ..SimConfig::DEFAULT

@@ -49,7 +49,7 @@ impl Vec2 {
         Vec2::new(self.x.saturating_mul(k), self.y.saturating_mul(k))
     }
 
-    pub fn add(self, o: Vec2) -> Self {
+    pub fn saturating_add(self, o: Vec2) -> Self {
         Vec2::new(self.x.saturating_add(o.x), self.y.saturating_add(o.y))
     }
 

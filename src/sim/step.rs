@@ -179,7 +179,7 @@ impl World {
                 }
                 EnemyKind::Charger => self.update_charger(&mut e, &cfg),
             }
-            e.pos = e.pos.add(e.vel);
+            e.pos = e.pos.saturating_add(e.vel);
             bounce(
                 &mut e.pos.x,
                 &mut e.vel.x,
@@ -230,7 +230,7 @@ impl World {
     fn update_bullets(&mut self) {
         let n = self.bullet_count as usize;
         for b in &mut self.bullets[..n] {
-            b.pos = b.pos.add(b.vel);
+            b.pos = b.pos.saturating_add(b.vel);
             b.ttl = b.ttl.saturating_sub(1);
             let outside = b.pos.x < -BULLET_MARGIN
                 || b.pos.y < -BULLET_MARGIN

@@ -1,0 +1,153 @@
+//! The binary's contracts: `--json` last line, exit codes, error lines.
+
+use std::process::{Command, Output};
+
+fn twinstar(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_twinstar"))
+        .args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("binary runs")
+}
+
+fn summary(out: &Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().expect("stdout has a summary line");
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("last line is not JSON ({e}): {last}"))
+}
+
+#[test]
+fn synctest_json_summary_has_the_contract_fields() {
+    let out = twinstar(&[
+        "synctest",
+        "--headless",
+        "--frames",
+        "600",
+        "--seed",
+        "1",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(&out);
+    for key in [
+        "mode",
+        "frames",
+        "checksum_frame",
+        "checksum",
+        "desyncs",
+        "mismatches",
+        "rollback_frames",
+        "input_delay",
+        "rtt_ms",
+        "bytes_sent",
+        "bytes_received",
+        "connection",
+        "replay",
+    ] {
+        assert!(s.get(key).is_some(), "summary lacks {key}: {s}");
+    }
+    assert_eq!(s["mode"], "synctest");
+    assert_eq!(s["frames"], 600);
+    assert_eq!(s["checksum_frame"], 600);
+    assert_eq!(s["mismatches"], 0);
+    assert_eq!(s["connection"], "local");
+    assert_eq!(s["checksum"].as_str().unwrap().len(), 32);
+}
+
+#[test]
+fn synctest_10k_frames_is_reproducible_and_seed_dependent() {
+    let run = |seed: &str| {
+        let out = twinstar(&[
+            "synctest",
+            "--headless",
+            "--frames",
+            "10000",
+            "--seed",
+            seed,
+            "--json",
+        ]);
+        assert!(out.status.success());
+        let s = summary(&out);
+        assert_eq!(s["mismatches"], 0);
+        s["checksum"].as_str().unwrap().to_string()
+    };
+    let first = run("1");
+    assert_eq!(first, run("1"));
+    assert_ne!(first, run("2"));
+}
+
+#[test]
+fn injected_nondeterminism_exits_1_with_frame_and_both_checksums() {
+    let out = twinstar(&[
+        "synctest",
+        "--headless",
+        "--frames",
+        "600",
+        "--seed",
+        "1",
+        "--json",
+        "--debug-inject-desync",
+        "250",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("mismatch at frame 250"), "{stderr}");
+    assert!(
+        stderr.matches(|c: char| c.is_ascii_hexdigit()).count() >= 64,
+        "{stderr}"
+    );
+    assert_eq!(summary(&out)["mismatches"], 1);
+}
+
+#[test]
+fn bad_arguments_exit_2_with_one_line() {
+    for args in [
+        &["synctest", "--check-distance", "0"][..],
+        &["synctest", "--check-distance", "100"],
+        &["synctest", "--check-distance", "1"],
+        &["synctest", "--frames", "-5"],
+        &["synctest", "--frames", "many"],
+        &["synctest", "--unknown-flag"],
+        &["local", "--preset", "nope"],
+        &["warp"],
+        &[],
+    ] {
+        let out = twinstar(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn window_without_display_is_a_clear_error() {
+    let out = twinstar(&["local", "--frames", "10"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--headless"));
+}
+
+#[test]
+fn local_headless_runs_and_never_rolls_back() {
+    let out = twinstar(&[
+        "local",
+        "--headless",
+        "--frames",
+        "900",
+        "--seed",
+        "4",
+        "--json",
+        "--preset",
+        "stress",
+    ]);
+    assert!(out.status.success());
+    let s = summary(&out);
+    assert_eq!(s["mode"], "local");
+    assert_eq!(s["rollback_frames"], 0);
+    assert_eq!(s["preset"], "stress");
+}
