@@ -1,5 +1,7 @@
 //! Command-line arguments (clap). Parsing only; `app` dispatches.
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand};
 
 use crate::session::CHECK_DISTANCES;
@@ -23,6 +25,48 @@ pub enum Command {
     Synctest(SynctestArgs),
     /// Two players on one keyboard (WASD+Space/LShift, arrows+Enter/RShift; 1 and 2 start).
     Local(RunArgs),
+    /// Play a replay file in a window, or re-simulate it with --headless --verify.
+    Replay(ReplayArgs),
+    /// Find the first frame where two replays diverge.
+    ReplayDiff(ReplayDiffArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The replay file (.tsr).
+    pub file: PathBuf,
+
+    /// No window: re-simulate the whole log as fast as possible.
+    #[arg(long)]
+    pub headless: bool,
+
+    /// Compare every recorded checksum (exit 1 at the first that differs).
+    /// Implied by --headless.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Print the log as JSON lines: the header, then one line per frame.
+    #[arg(long, conflicts_with_all = ["headless", "verify"])]
+    pub dump: bool,
+
+    /// Print the summary as one JSON object on the last stdout line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayDiffArgs {
+    pub a: PathBuf,
+    pub b: PathBuf,
+
+    /// Re-simulate both logs to the first divergent frame and list every
+    /// world field that differs there.
+    #[arg(long)]
+    pub state: bool,
+
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -50,6 +94,14 @@ pub struct RunArgs {
     /// Print the run summary as one JSON object on the last stdout line.
     #[arg(long)]
     pub json: bool,
+
+    /// Write the replay here instead of replays/<date>-<mode>-seed<S>.tsr.
+    #[arg(long, value_name = "PATH", conflicts_with = "no_record")]
+    pub record: Option<PathBuf>,
+
+    /// Do not record a replay.
+    #[arg(long)]
+    pub no_record: bool,
 }
 
 #[derive(Debug, Args)]
@@ -88,6 +140,8 @@ impl Cli {
         match &self.command {
             Command::Synctest(a) => a.run.json,
             Command::Local(a) => a.json,
+            Command::Replay(a) => a.json,
+            Command::ReplayDiff(a) => a.json,
         }
     }
 }

@@ -1,7 +1,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use twinstar::app::{self, Failure};
+use twinstar::app::{self, Failure, Report};
 use twinstar::cli::Cli;
 use twinstar::session::Summary;
 
@@ -33,10 +33,11 @@ fn main() -> ExitCode {
         .init();
     let json = cli.json();
     match app::run(cli) {
-        Ok(summary) => {
+        Ok(Report::Summary(summary)) => {
             print_summary(&summary, json);
             ExitCode::SUCCESS
         }
+        Ok(Report::Printed) => ExitCode::SUCCESS,
         Err(failure) => {
             let code = failure.exit_code();
             match failure {

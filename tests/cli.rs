@@ -2,8 +2,12 @@
 
 use std::process::{Command, Output};
 
+/// Runs the binary in a scratch directory, so default recordings land there.
 fn twinstar(args: &[&str]) -> Output {
+    let dir = std::env::temp_dir().join(format!("twinstar-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     Command::new(env!("CARGO_BIN_EXE_twinstar"))
+        .current_dir(&dir)
         .args(args)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
@@ -150,4 +154,59 @@ fn local_headless_runs_and_never_rolls_back() {
     assert_eq!(s["mode"], "local");
     assert_eq!(s["rollback_frames"], 0);
     assert_eq!(s["preset"], "stress");
+}
+
+#[test]
+fn runs_record_by_default_under_replays() {
+    let out = twinstar(&[
+        "local",
+        "--headless",
+        "--frames",
+        "120",
+        "--seed",
+        "77",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let path = summary(&out)["replay"]
+        .as_str()
+        .expect("a replay path")
+        .to_string();
+    assert!(
+        path.starts_with("replays/") && path.ends_with("-local-seed77.tsr"),
+        "{path}"
+    );
+    let dir = std::env::temp_dir().join(format!("twinstar-cli-{}", std::process::id()));
+    assert!(dir.join(&path).is_file());
+
+    let none = twinstar(&[
+        "local",
+        "--headless",
+        "--frames",
+        "10",
+        "--no-record",
+        "--json",
+    ]);
+    assert!(summary(&none)["replay"].is_null());
+}
+
+#[test]
+fn broken_replay_files_exit_2_with_one_line() {
+    let dir = std::env::temp_dir().join(format!("twinstar-cli-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.tsr");
+    std::fs::write(&empty, b"").unwrap();
+    let junk = dir.join("junk.tsr");
+    std::fs::write(&junk, b"definitely not a replay").unwrap();
+    for file in [
+        empty.to_str().unwrap(),
+        junk.to_str().unwrap(),
+        dir.to_str().unwrap(),
+        "/nonexistent/x.tsr",
+    ] {
+        let out = twinstar(&["replay", file, "--headless", "--verify"]);
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{file}: {stderr}");
+    }
 }

@@ -2,6 +2,7 @@
 //! or a macroquad window.
 
 pub mod headless;
+pub mod replay_view;
 pub mod window;
 
 use crate::input::{Input, KeyMap, ScriptBot};

@@ -22,6 +22,11 @@ pub enum WindowError {
     Session(#[from] SessionError),
 }
 
+/// Whether a window could open at all (X11 or Wayland).
+pub fn display_available() -> bool {
+    std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
+}
+
 /// The driver after a window run, and the error that ended it, if any.
 type Outcome = (Driver, Option<SessionError>);
 
@@ -33,7 +38,7 @@ pub fn run(
     frames: Option<u32>,
     title: &str,
 ) -> (Driver, Result<(), WindowError>) {
-    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+    if !display_available() {
         return (driver, Err(WindowError::NoDisplay));
     }
     let slot: Arc<Mutex<Option<Outcome>>> = Arc::default();
@@ -87,7 +92,7 @@ fn to_f32(v: Fx) -> f32 {
     v.to_num::<f32>()
 }
 
-fn draw_world(world: &World) {
+pub(crate) fn draw_world(world: &World) {
     clear_background(Color::from_rgba(8, 10, 24, 255));
     let (aw, ah) = (to_f32(ARENA_WIDTH), to_f32(ARENA_HEIGHT));
     let scale = (screen_width() / aw).min(screen_height() / ah);

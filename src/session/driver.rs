@@ -3,6 +3,7 @@ use std::marker::PhantomData;
 use ggrs::{GgrsRequest, InputStatus, PredictRepeatLast, SessionBuilder, SyncTestSession};
 
 use super::{CHECK_DISTANCES, MAX_PREDICTION, SessionError, Summary, hex_checksum};
+use crate::replay::Writer;
 use crate::sim::{Event, Input, PLAYERS, SimConfig, World};
 
 /// GGRS type bundle. `A` is the peer address type of the transport.
@@ -71,6 +72,10 @@ pub struct Driver {
     steps: u64,
     rollback_frames: u64,
     mismatches: u32,
+    /// Where confirmed frames go, if the run is recorded.
+    recorder: Option<Writer>,
+    /// The finished recording's path, for the summary.
+    replay_path: Option<String>,
 }
 
 impl Driver {
@@ -96,6 +101,8 @@ impl Driver {
             steps: 0,
             rollback_frames: 0,
             mismatches: 0,
+            recorder: None,
+            replay_path: None,
         })
     }
 
@@ -184,6 +191,30 @@ impl Driver {
             // Differs between the first simulation of a frame and any re-run.
             self.world.players[0].score ^= self.steps as u32;
         }
+        // Synctest and local inputs are all local, so a frame's first
+        // simulation is its confirmed one.
+        if is_new && let Some(writer) = &mut self.recorder {
+            if let Err(e) = writer.frame(inputs, &self.world) {
+                tracing::warn!("recording stopped: {}: {e}", writer.path().display());
+                self.recorder = None;
+            }
+        }
+    }
+
+    /// Records every confirmed frame from now on (call before the first frame).
+    pub fn record_to(&mut self, writer: Writer) {
+        self.recorder = Some(writer);
+    }
+
+    /// Closes the recording with an end record; the path goes in the summary.
+    pub fn finish_recording(&mut self, reason: &str) {
+        if let Some(writer) = self.recorder.take() {
+            let path = writer.path().display().to_string();
+            match writer.finish(&self.world, reason) {
+                Ok(_) => self.replay_path = Some(path),
+                Err(e) => tracing::warn!("could not finish the replay {path}: {e}"),
+            }
+        }
     }
 
     /// Synctest: the first checksum of a frame must equal any later one.
@@ -226,6 +257,7 @@ impl Driver {
             score: [w.players[0].score, w.players[1].score],
             shared_score: w.shared_score(),
             restarts: w.restarts,
+            replay: self.replay_path.clone(),
             ..Summary::default()
         }
     }

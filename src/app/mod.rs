@@ -1,11 +1,15 @@
 //! Dispatch: turns parsed arguments into a driver and a frontend, prints the
 //! summary, and maps failures to exit codes (1 runtime, 2 bad input).
 
+mod replay;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command, RunArgs};
 use crate::frontend::{InputSource, headless, window};
 use crate::input::{KeyMap, ScriptBot};
+use crate::replay::{Header, Writer};
 use crate::session::{Driver, DriverOptions, Mode, SessionError, Summary};
 use crate::sim::SimConfig;
 
@@ -31,21 +35,37 @@ impl Failure {
     }
 }
 
-pub fn run(cli: Cli) -> Result<Summary, Failure> {
-    match cli.command {
+/// What a successful command leaves for `main` to print.
+pub enum Report {
+    /// A run summary (human line, or JSON with `--json`).
+    Summary(Box<Summary>),
+    /// The command printed its own output.
+    Printed,
+}
+
+pub fn run(cli: Cli) -> Result<Report, Failure> {
+    let summary = match cli.command {
         Command::Synctest(args) => {
             let mode = Mode::SyncTest {
                 check_distance: args.check_distance,
             };
-            play(&args.run, mode, args.debug_inject_desync)
+            play(&args.run, mode, args.debug_inject_desync)?
         }
-        Command::Local(args) => play(&args, Mode::Local, None),
-    }
+        Command::Local(args) => play(&args, Mode::Local, None)?,
+        Command::Replay(args) => return replay::replay(&args),
+        Command::ReplayDiff(args) => return replay::diff(&args),
+    };
+    Ok(Report::Summary(Box::new(summary)))
 }
 
 fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<u32>) -> Result<Summary, Failure> {
     let config = SimConfig::preset(&args.preset)
         .ok_or_else(|| Failure::BadInput(format!("unknown preset '{}'", args.preset)))?;
+    if !args.headless && !window::display_available() {
+        return Err(Failure::BadInput(
+            window::WindowError::NoDisplay.to_string(),
+        ));
+    }
     let seed = args.seed.unwrap_or_else(random_seed);
     let options = DriverOptions {
         seed,
@@ -54,13 +74,18 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<u32>) -> Result<S
         inject_desync_from,
     };
     let mut driver = Driver::new(options).map_err(|e| Failure::Runtime(e.to_string(), None))?;
+    if let Some(path) = record_path(args, mode.name(), seed) {
+        let writer = Writer::create(&path, &Header::new(mode.name(), seed, &config))
+            .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
+        driver.record_to(writer);
+    }
     let bot = |player| InputSource::Bot(ScriptBot::new(seed, player));
 
     if args.headless {
         let mut sources = [bot(0), bot(1)];
         let frames = args.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let result = headless::run(&mut driver, &mut sources, frames);
-        return finish(&driver, result.err());
+        return finish(&mut driver, result.err());
     }
 
     let player_two = if args.bot || matches!(mode, Mode::SyncTest { .. }) {
@@ -71,13 +96,38 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<u32>) -> Result<S
     let sources = [InputSource::Keys(KeyMap::PLAYER_ONE), player_two];
     let title = format!("twinstar - {}", mode.name());
     match window::run(driver, sources, args.frames, &title) {
-        (driver, Ok(())) => finish(&driver, None),
+        (mut driver, Ok(())) => finish(&mut driver, None),
         (_, Err(e @ window::WindowError::NoDisplay)) => Err(Failure::BadInput(e.to_string())),
-        (driver, Err(window::WindowError::Session(e))) => finish(&driver, Some(e)),
+        (mut driver, Err(window::WindowError::Session(e))) => finish(&mut driver, Some(e)),
     }
 }
 
-fn finish(driver: &Driver, error: Option<SessionError>) -> Result<Summary, Failure> {
+/// `--record PATH`, nothing with `--no-record`, else a fresh name under `replays/`.
+fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathBuf> {
+    if args.no_record {
+        return None;
+    }
+    if let Some(path) = &args.record {
+        return Some(path.clone());
+    }
+    // 2026-11-22T01:02:03Z -> 20261122-010203
+    let stamp: String = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .map(|c| if c == 'T' { '-' } else { c })
+        .collect();
+    Some(PathBuf::from(format!(
+        "replays/{stamp}-{mode}-seed{seed}.tsr"
+    )))
+}
+
+fn finish(driver: &mut Driver, error: Option<SessionError>) -> Result<Summary, Failure> {
+    let reason = match &error {
+        None => "completed".to_string(),
+        Some(e) => e.to_string(),
+    };
+    driver.finish_recording(&reason);
     let summary = driver.summary();
     match error {
         None => Ok(summary),

@@ -1,0 +1,181 @@
+//! `twinstar replay` and `twinstar replay-diff`.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::{Failure, Report};
+use crate::cli::{ReplayArgs, ReplayDiffArgs};
+use crate::frontend::replay_view;
+use crate::replay::{self, FieldDiff, Replay, first_divergence, simulate_to, world_diff};
+use crate::session::{Summary, hex_checksum};
+
+fn load(path: &Path) -> Result<Replay, Failure> {
+    let replay =
+        replay::read(path).map_err(|e| Failure::BadInput(format!("{}: {e}", path.display())))?;
+    if let Some(cut) = &replay.cut {
+        eprintln!(
+            "twinstar: warning: {}: {cut}; playing up to there",
+            path.display()
+        );
+    }
+    Ok(replay)
+}
+
+pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
+    let replay = load(&args.file)?;
+    if args.dump {
+        dump(&replay);
+        return Ok(Report::Printed);
+    }
+    if !args.headless {
+        if !crate::frontend::window::display_available() {
+            return Err(Failure::BadInput(
+                crate::frontend::window::WindowError::NoDisplay.to_string(),
+            ));
+        }
+        replay_view::run(replay, &args.file.display().to_string());
+        return Ok(Report::Printed);
+    }
+    let v = replay::verify(&replay)
+        .ok_or_else(|| Failure::BadInput("unreadable simulation config".into()))?;
+    let summary = Summary {
+        mode: "replay".into(),
+        frames: v.frames,
+        checksum_frame: v.world.frame,
+        checksum: hex_checksum(v.world.checksum()),
+        mismatches: v.first_mismatch.is_some() as u32,
+        connection: "local".into(),
+        replay: Some(args.file.display().to_string()),
+        seed: replay.header.seed,
+        preset: replay.header.preset.clone(),
+        input_delay: replay.header.input_delay,
+        wave: v.world.spawner.wave,
+        score: [v.world.players[0].score, v.world.players[1].score],
+        shared_score: v.world.shared_score(),
+        restarts: v.world.restarts,
+        ..Summary::default()
+    };
+    match v.first_mismatch {
+        None => {
+            eprintln!(
+                "twinstar: verified {} frames, {} checksums match",
+                v.frames, v.checked
+            );
+            Ok(Report::Summary(Box::new(summary)))
+        }
+        Some((frame, recorded, actual)) => Err(Failure::Runtime(
+            format!(
+                "replay does not reproduce: checksum mismatch at frame {frame}: recorded {}, re-simulated {}",
+                hex_checksum(recorded),
+                hex_checksum(actual)
+            ),
+            Some(Box::new(summary)),
+        )),
+    }
+}
+
+/// JSON lines: the header, one line per frame (with the checksum where one
+/// was recorded), the events, and the end record. Stops quietly when the
+/// reader goes away (`| head`).
+fn dump(replay: &Replay) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut lines = Vec::with_capacity(replay.inputs.len() + 2);
+    lines.push(
+        json!({ "header": replay.header, "cut": replay.cut.as_ref().map(|c| c.to_string()) }),
+    );
+    let mut checksums = replay.checksums.iter().peekable();
+    for (i, inputs) in replay.inputs.iter().enumerate() {
+        let frame = i as u32 + 1;
+        let checksum = checksums
+            .next_if(|(f, _)| *f == frame)
+            .map(|(_, c)| hex_checksum(*c));
+        lines.push(
+            json!({ "frame": frame, "inputs": [inputs[0].0, inputs[1].0], "checksum": checksum }),
+        );
+    }
+    lines.extend(replay.events.iter().map(|event| json!({ "event": event })));
+    if let Some(end) = &replay.end {
+        lines.push(json!({ "end": { "frame": end.frame, "checksum": hex_checksum(end.checksum), "reason": end.reason } }));
+    }
+    for line in lines {
+        if writeln!(out, "{line}").is_err() {
+            return;
+        }
+    }
+    let _ = out.flush();
+}
+
+/// Exit 0 when the logs are identical, 1 when they diverge (like diff(1)).
+pub fn diff(args: &ReplayDiffArgs) -> Result<Report, Failure> {
+    let (a, b) = (load(&args.a)?, load(&args.b)?);
+    let Some(divergence) = first_divergence(&a, &b) else {
+        if args.json {
+            println!("{}", json!({ "identical": true, "frames": a.frames() }));
+        } else {
+            println!(
+                "identical: {} frames, same inputs and checksums",
+                a.frames()
+            );
+        }
+        return Ok(Report::Printed);
+    };
+    // With --state: re-simulate both to the divergence, then on until the
+    // worlds actually differ (a changed input may take frames to matter).
+    let state = if args.state {
+        Some(first_state_difference(&a, &b, divergence.frame())?)
+    } else {
+        None
+    };
+    if args.json {
+        let (state_frame, fields) = state.unzip();
+        let report = json!({
+            "identical": false,
+            "frame": divergence.frame(),
+            "divergence": divergence,
+            "state_frame": state_frame,
+            "state_diff": fields,
+        });
+        println!("{report}");
+    } else {
+        println!("{divergence}");
+        match &state {
+            Some((frame, fields)) if fields.is_empty() => {
+                println!("the re-simulated worlds never differ (up to frame {frame})")
+            }
+            Some((frame, fields)) => {
+                println!("the worlds first differ at frame {frame}:");
+                for f in fields {
+                    println!("  {}: {} vs {}", f.path, f.a, f.b);
+                }
+            }
+            None => {}
+        }
+    }
+    Err(Failure::Runtime(
+        format!("the replays diverge at frame {}", divergence.frame()),
+        None,
+    ))
+}
+
+/// The first frame at or after `from` where the two re-simulated worlds
+/// differ, with the differing fields (empty if they never do).
+fn first_state_difference(
+    a: &Replay,
+    b: &Replay,
+    from: u32,
+) -> Result<(u32, Vec<FieldDiff>), Failure> {
+    let unreadable = || Failure::BadInput("unreadable simulation config".into());
+    let mut wa = simulate_to(a, from).ok_or_else(unreadable)?;
+    let mut wb = simulate_to(b, from).ok_or_else(unreadable)?;
+    let shared = a.frames().min(b.frames());
+    let mut fields = world_diff(&wa, &wb);
+    while fields.is_empty() && wa.frame < shared {
+        let f = wa.frame as usize;
+        wa.step(a.inputs[f], &mut ());
+        wb.step(b.inputs[f], &mut ());
+        fields = world_diff(&wa, &wb);
+    }
+    Ok((wa.frame, fields))
+}

@@ -1,0 +1,219 @@
+//! Desync forensics: where two logs of "the same" match part ways, and how
+//! the two worlds differ there, field by field.
+
+use serde::Serialize;
+
+use super::reader::Replay;
+use crate::sim::{Input, PLAYERS, World};
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Divergence {
+    /// The logs start different matches (seed or rules).
+    Header { field: String, a: String, b: String },
+    /// The inputs of `frame` differ (they lead from state frame-1 to frame).
+    Inputs {
+        frame: u32,
+        a: [u8; PLAYERS],
+        b: [u8; PLAYERS],
+    },
+    /// Same inputs, different recorded state: a determinism bug.
+    Checksum { frame: u32, a: String, b: String },
+    /// One log goes on after the other ends; everything shared matches.
+    Length { a_frames: u32, b_frames: u32 },
+}
+
+impl Divergence {
+    /// The first frame whose state differs, for `--state`.
+    pub fn frame(&self) -> u32 {
+        match self {
+            Divergence::Header { .. } => 0,
+            Divergence::Inputs { frame, .. } | Divergence::Checksum { frame, .. } => *frame,
+            Divergence::Length { a_frames, b_frames } => (*a_frames).min(*b_frames),
+        }
+    }
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bits = |i: &[u8; PLAYERS]| format!("{:#04x} {:#04x}", i[0], i[1]);
+        match self {
+            Divergence::Header { field, a, b } => {
+                write!(f, "different matches: header {field} is {a} vs {b}")
+            }
+            Divergence::Inputs { frame, a, b } => write!(
+                f,
+                "inputs differ at frame {frame}: [{}] vs [{}]",
+                bits(a),
+                bits(b)
+            ),
+            Divergence::Checksum { frame, a, b } => write!(
+                f,
+                "same inputs, checksums differ at frame {frame}: {a} vs {b}"
+            ),
+            Divergence::Length { a_frames, b_frames } => {
+                write!(
+                    f,
+                    "identical for {} frames; one log has {a_frames}, the other {b_frames}",
+                    a_frames.min(b_frames)
+                )
+            }
+        }
+    }
+}
+
+/// The first place the two logs disagree, or `None` if they are identical.
+pub fn first_divergence(a: &Replay, b: &Replay) -> Option<Divergence> {
+    let (ha, hb) = (&a.header, &b.header);
+    for (field, va, vb) in [
+        ("seed", ha.seed.to_string(), hb.seed.to_string()),
+        ("config", ha.config_hex.clone(), hb.config_hex.clone()),
+    ] {
+        if va != vb {
+            return Some(Divergence::Header {
+                field: field.into(),
+                a: va,
+                b: vb,
+            });
+        }
+    }
+    let first_input = a
+        .inputs
+        .iter()
+        .zip(&b.inputs)
+        .position(|(x, y)| x != y)
+        .map(|i| i as u32 + 1);
+    let first_checksum = first_checksum_difference(a, b);
+    let by_inputs = first_input.map(|frame| {
+        let raw = |r: &Replay| r.inputs[frame as usize - 1].map(|i: Input| i.0);
+        Divergence::Inputs {
+            frame,
+            a: raw(a),
+            b: raw(b),
+        }
+    });
+    match (by_inputs, first_checksum) {
+        (Some(i), Some(c)) => Some(if c.frame() < i.frame() { c } else { i }),
+        (Some(d), None) | (None, Some(d)) => Some(d),
+        (None, None) if a.frames() != b.frames() => Some(Divergence::Length {
+            a_frames: a.frames(),
+            b_frames: b.frames(),
+        }),
+        (None, None) => None,
+    }
+}
+
+fn first_checksum_difference(a: &Replay, b: &Replay) -> Option<Divergence> {
+    let mut bi = b.checksums.iter().peekable();
+    for &(frame, ca) in &a.checksums {
+        while bi.next_if(|(f, _)| *f < frame).is_some() {}
+        if let Some(&&(fb, cb)) = bi.peek()
+            && fb == frame
+            && cb != ca
+        {
+            let hex = crate::session::hex_checksum;
+            return Some(Divergence::Checksum {
+                frame,
+                a: hex(ca),
+                b: hex(cb),
+            });
+        }
+    }
+    None
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FieldDiff {
+    /// Where, e.g. `enemies[3] (id 17).pos`.
+    pub path: String,
+    pub a: String,
+    pub b: String,
+}
+
+/// Every field that differs between two worlds, entities labelled by index
+/// and id.
+pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
+    let mut out = Vec::new();
+    macro_rules! cmp {
+        ($prefix:expr, $x:expr, $y:expr, [$($field:ident),*]) => {
+            $(
+                if $x.$field != $y.$field {
+                    out.push(FieldDiff {
+                        path: format!("{}{}", $prefix, stringify!($field)),
+                        a: format!("{:?}", $x.$field),
+                        b: format!("{:?}", $y.$field),
+                    });
+                }
+            )*
+        };
+    }
+    cmp!(
+        "",
+        a,
+        b,
+        [
+            config,
+            frame,
+            phase,
+            next_id,
+            restarts,
+            enemy_count,
+            bullet_count
+        ]
+    );
+    cmp!("spawner.", a.spawner, b.spawner, [rng, wave, pause]);
+    for (i, (x, y)) in a.players.iter().zip(&b.players).enumerate() {
+        cmp!(
+            format!("players[{i}]."),
+            x,
+            y,
+            [
+                pos,
+                score,
+                lives,
+                respawn_timer,
+                invulnerable,
+                fire_cooldown,
+                alive
+            ]
+        );
+    }
+    let enemies = a.enemy_count.max(b.enemy_count) as usize;
+    for (i, (x, y)) in a.enemies.iter().zip(&b.enemies).take(enemies).enumerate() {
+        let label = if x.id == y.id {
+            format!("id {}", x.id)
+        } else {
+            format!("ids {} / {}", x.id, y.id)
+        };
+        cmp!(
+            format!("enemies[{i}] ({label})."),
+            x,
+            y,
+            [id, kind, pos, vel, hp, state, timer, target, rng]
+        );
+    }
+    let bullets = a.bullet_count.max(b.bullet_count) as usize;
+    for (i, (x, y)) in a.bullets.iter().zip(&b.bullets).take(bullets).enumerate() {
+        cmp!(format!("bullets[{i}]."), x, y, [pos, vel, ttl, owner]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{Fx, SimConfig};
+
+    #[test]
+    fn world_diff_names_entity_and_field() {
+        let a = World::new(1, SimConfig::DEFAULT);
+        let mut b = a.clone();
+        assert!(world_diff(&a, &b).is_empty());
+        b.players[1].score = 42;
+        b.players[0].pos.x += Fx::from_num(1);
+        let d = world_diff(&a, &b);
+        let paths: Vec<&str> = d.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["players[0].pos", "players[1].score"]);
+        assert_eq!((d[1].a.as_str(), d[1].b.as_str()), ("0", "42"));
+    }
+}

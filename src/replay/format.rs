@@ -1,0 +1,220 @@
+//! Format v1 byte layout. See `docs/replay-format.md` for the prose version.
+//!
+//! ```text
+//! file   = MAGIC (8) | format version u16 | sim version u32 | record*
+//! record = body length u32 | body | check u32
+//! body   = kind u8 | payload
+//! check  = low 32 bits of XXH3-64(body)
+//! ```
+//! All integers little-endian.
+
+use serde::{Deserialize, Serialize};
+
+use crate::sim::{Input, PLAYERS, SimConfig};
+
+pub const MAGIC: [u8; 8] = *b"TWINSTAR";
+pub const FORMAT_VERSION: u16 = 1;
+/// Bytes before the first record.
+pub const PREAMBLE_LEN: usize = 8 + 2 + 4;
+/// Largest body a reader accepts: an absurd length prefix is an error, not
+/// an allocation.
+pub const MAX_RECORD_BYTES: u32 = 64 * 1024;
+/// Frames per input chunk, and so between recorded checksums: one second.
+/// Also how often the writer flushes at 60 fps.
+pub const CHECKSUM_INTERVAL: u32 = 60;
+
+pub const KIND_HEADER: u8 = 1;
+pub const KIND_CHUNK: u8 = 2;
+pub const KIND_EVENT: u8 = 3;
+pub const KIND_END: u8 = 4;
+
+/// What a replay needs to start the same match again, and who played it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub game_version: String,
+    pub mode: String,
+    pub seed: u64,
+    /// Preset name, or "custom".
+    pub preset: String,
+    /// The exact `SimConfig` bytes, hex: the rules, whatever the preset table
+    /// says in a later build.
+    pub config_hex: String,
+    pub players: u32,
+    pub input_delay: u32,
+    pub start_unix_ms: u64,
+    pub room: Option<String>,
+    pub peers: Vec<String>,
+}
+
+impl Header {
+    pub fn new(mode: &str, seed: u64, config: &SimConfig) -> Self {
+        let start_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        Header {
+            game_version: env!("CARGO_PKG_VERSION").to_string(),
+            mode: mode.to_string(),
+            seed,
+            preset: config.preset_name().unwrap_or("custom").to_string(),
+            config_hex: bytemuck::bytes_of(config)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+            players: PLAYERS as u32,
+            input_delay: 0,
+            start_unix_ms,
+            room: None,
+            peers: Vec::new(),
+        }
+    }
+
+    /// The recorded rules, if the hex is well formed.
+    pub fn config(&self) -> Option<SimConfig> {
+        let hex = self.config_hex.as_bytes();
+        if hex.len() != 2 * std::mem::size_of::<SimConfig>() {
+            return None;
+        }
+        let bytes: Option<Vec<u8>> = hex
+            .chunks(2)
+            .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+            .collect();
+        bytemuck::try_pod_read_unaligned(&bytes?).ok()
+    }
+}
+
+/// Something that happened during the match, other than inputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayEvent {
+    pub frame: u32,
+    /// `input_delay`, `interrupted`, `resumed`, `disconnected`, `desync`, ...
+    pub kind: String,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EndRecord {
+    pub frame: u32,
+    pub checksum: u128,
+    pub reason: String,
+}
+
+/// One chunk of consecutive frames: inputs run-length encoded per player,
+/// then the state checksum after the chunk's last frame.
+///
+/// ```text
+/// start u32 | count u8 | per player: (input u8, run u8)* summing to count
+/// | checksum u128
+/// ```
+pub fn encode_chunk(start: u32, frames: &[[Input; PLAYERS]], checksum: u128, out: &mut Vec<u8>) {
+    debug_assert!(!frames.is_empty() && frames.len() <= u8::MAX as usize);
+    out.extend_from_slice(&start.to_le_bytes());
+    out.push(frames.len() as u8);
+    for player in 0..PLAYERS {
+        let mut i = 0;
+        while i < frames.len() {
+            let value = frames[i][player];
+            let run = frames[i..]
+                .iter()
+                .take_while(|f| f[player] == value)
+                .count();
+            out.push(value.0);
+            out.push(run as u8);
+            i += run;
+        }
+    }
+    out.extend_from_slice(&checksum.to_le_bytes());
+}
+
+/// A decoded chunk.
+pub struct Chunk {
+    pub start: u32,
+    pub frames: Vec<[Input; PLAYERS]>,
+    pub checksum: u128,
+}
+
+/// Decodes a chunk payload; `Err` says what is wrong with it.
+pub fn decode_chunk(payload: &[u8]) -> Result<Chunk, &'static str> {
+    let mut cur = Cursor(payload);
+    let start = u32::from_le_bytes(cur.take()?);
+    let [count] = cur.take::<1>()?;
+    if count == 0 {
+        return Err("empty input chunk");
+    }
+    let mut frames = vec![[Input::default(); PLAYERS]; count as usize];
+    for player in 0..PLAYERS {
+        let mut filled = 0usize;
+        while filled < count as usize {
+            let [value, run] = cur.take::<2>()?;
+            let run = run as usize;
+            if run == 0 || filled + run > count as usize {
+                return Err("input runs do not add up to the chunk length");
+            }
+            for frame in &mut frames[filled..filled + run] {
+                frame[player] = Input(value);
+            }
+            filled += run;
+        }
+    }
+    let checksum = u128::from_le_bytes(cur.take()?);
+    if !cur.0.is_empty() {
+        return Err("trailing bytes after an input chunk");
+    }
+    Ok(Chunk {
+        start,
+        frames,
+        checksum,
+    })
+}
+
+struct Cursor<'a>(&'a [u8]);
+
+impl Cursor<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], &'static str> {
+        let (head, rest) = self
+            .0
+            .split_first_chunk::<N>()
+            .ok_or("input chunk ends early")?;
+        self.0 = rest;
+        Ok(*head)
+    }
+}
+
+/// Low 32 bits of XXH3-64 of a record body.
+pub fn body_check(body: &[u8]) -> u32 {
+    xxhash_rust::xxh3::xxh3_64(body) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_round_trip() {
+        let frames: Vec<[Input; 2]> = (0..60u8).map(|i| [Input(i / 10), Input(i % 3)]).collect();
+        let mut bytes = Vec::new();
+        encode_chunk(120, &frames, 0xDEAD_BEEF, &mut bytes);
+        let chunk = decode_chunk(&bytes).unwrap();
+        assert_eq!((chunk.start, chunk.checksum), (120, 0xDEAD_BEEF));
+        assert_eq!(chunk.frames, frames);
+    }
+
+    #[test]
+    fn held_buttons_compress() {
+        let frames = vec![[Input(Input::FIRE), Input::default()]; 60];
+        let mut bytes = Vec::new();
+        encode_chunk(0, &frames, 0, &mut bytes);
+        assert_eq!(bytes.len(), 4 + 1 + 2 + 2 + 16);
+    }
+
+    #[test]
+    fn header_config_round_trip() {
+        let header = Header::new("local", 9, &SimConfig::STRESS);
+        assert_eq!(header.config(), Some(SimConfig::STRESS));
+        let broken = Header {
+            config_hex: "zz".into(),
+            ..header
+        };
+        assert_eq!(broken.config(), None);
+    }
+}

@@ -1,0 +1,22 @@
+//! Input logs: the confirmed inputs of a match, enough to re-simulate it bit
+//! for bit. Format v1 is documented in `docs/replay-format.md`.
+//!
+//! `Writer` appends records as a match runs (crash-safe: every record is
+//! complete or absent). `read` parses a file defensively: any bytes give a
+//! `Replay` or a one-line `ReplayError`, never a panic, and memory stays
+//! bounded by the record size limit. `verify` re-simulates; `diff` finds
+//! where two logs part.
+
+mod diff;
+mod format;
+mod reader;
+mod verify;
+mod writer;
+
+pub use diff::{Divergence, FieldDiff, first_divergence, world_diff};
+pub use format::{
+    CHECKSUM_INTERVAL, EndRecord, FORMAT_VERSION, Header, MAGIC, MAX_RECORD_BYTES, ReplayEvent,
+};
+pub use reader::{Cut, Replay, ReplayError, read, read_bytes};
+pub use verify::{Verification, simulate_to, verify};
+pub use writer::Writer;

@@ -1,0 +1,114 @@
+//! Appends a match to a replay file as it is played.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::format::*;
+use crate::sim::{Input, PLAYERS, SIM_VERSION, World};
+
+/// Writes whole records only, flushing after each chunk (one second of
+/// play), so after a crash or `kill -9` the file is readable up to the last
+/// complete second.
+pub struct Writer {
+    out: BufWriter<File>,
+    path: PathBuf,
+    pending: Vec<[Input; PLAYERS]>,
+    /// Frames written in complete chunks so far.
+    written: u32,
+    body: Vec<u8>,
+}
+
+impl Writer {
+    /// Creates (or replaces) the file and writes the preamble and header.
+    pub fn create(path: &Path, header: &Header) -> io::Result<Writer> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut out = BufWriter::new(File::create(path)?);
+        out.write_all(&MAGIC)?;
+        out.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        out.write_all(&SIM_VERSION.to_le_bytes())?;
+        let mut writer = Writer {
+            out,
+            path: path.to_path_buf(),
+            pending: Vec::with_capacity(CHECKSUM_INTERVAL as usize),
+            written: 0,
+            body: Vec::new(),
+        };
+        let json = serde_json::to_vec(header).map_err(io::Error::other)?;
+        writer.record(KIND_HEADER, &json)?;
+        writer.out.flush()?;
+        Ok(writer)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Frames recorded so far (including ones not yet on disk).
+    pub fn frames(&self) -> u32 {
+        self.written + self.pending.len() as u32
+    }
+
+    /// Records one confirmed frame: its inputs and the world after it.
+    pub fn frame(&mut self, inputs: [Input; PLAYERS], after: &World) -> io::Result<()> {
+        self.pending.push(inputs);
+        if self.pending.len() as u32 == CHECKSUM_INTERVAL {
+            self.write_chunk(after)?;
+        }
+        Ok(())
+    }
+
+    /// Records a match event (delay change, interruption, desync, ...).
+    pub fn event(&mut self, kind: &str, detail: &str) -> io::Result<()> {
+        let event = ReplayEvent {
+            frame: self.frames(),
+            kind: kind.into(),
+            detail: detail.into(),
+        };
+        let json = serde_json::to_vec(&event).map_err(io::Error::other)?;
+        self.record(KIND_EVENT, &json)?;
+        self.out.flush()
+    }
+
+    /// Writes the last partial chunk and the end record; `last` is the world
+    /// after the last recorded frame.
+    pub fn finish(mut self, last: &World, reason: &str) -> io::Result<PathBuf> {
+        if !self.pending.is_empty() {
+            self.write_chunk(last)?;
+        }
+        let end = EndRecord {
+            frame: self.written,
+            checksum: last.checksum(),
+            reason: reason.into(),
+        };
+        let json = serde_json::to_vec(&end).map_err(io::Error::other)?;
+        self.record(KIND_END, &json)?;
+        self.out.flush()?;
+        self.out.get_ref().sync_all()?;
+        Ok(self.path)
+    }
+
+    fn write_chunk(&mut self, after: &World) -> io::Result<()> {
+        let mut payload = Vec::with_capacity(64);
+        encode_chunk(self.written, &self.pending, after.checksum(), &mut payload);
+        self.written += self.pending.len() as u32;
+        self.pending.clear();
+        self.record(KIND_CHUNK, &payload)?;
+        self.out.flush()
+    }
+
+    fn record(&mut self, kind: u8, payload: &[u8]) -> io::Result<()> {
+        self.body.clear();
+        self.body.push(kind);
+        self.body.extend_from_slice(payload);
+        let len = u32::try_from(self.body.len())
+            .ok()
+            .filter(|&n| n <= MAX_RECORD_BYTES);
+        let len = len.ok_or_else(|| io::Error::other("replay record too large"))?;
+        self.out.write_all(&len.to_le_bytes())?;
+        self.out.write_all(&self.body)?;
+        self.out.write_all(&body_check(&self.body).to_le_bytes())
+    }
+}
