@@ -159,8 +159,8 @@ fn draw_hud(timeline: &Timeline, world: &World, paused: bool, speed: f32) {
     };
     let state = if paused { "paused" } else { "playing" };
     let line = format!(
-        "frame {}/{}  {state} x{speed}  {check}   [Space] pause  [.] step  [Up/Down] speed  [Left/Right] 5 s  [Home/End]  [Esc]",
+        "frame {}/{}  {state} x{speed}  {check}   Space pause  . step  Up/Down speed  Left/Right seek 5 s  Home/End  Esc",
         world.frame, total
     );
-    draw_text(&line, 20.0, y - 10.0, 22.0, WHITE);
+    draw_text(&line, 20.0, y - 10.0, 20.0, WHITE);
 }
