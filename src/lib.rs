@@ -5,5 +5,6 @@ pub mod app;
 pub mod cli;
 pub mod frontend;
 pub mod input;
+pub mod net;
 pub mod session;
 pub mod sim;
