@@ -4,6 +4,8 @@
 
 pub mod link_sim;
 pub mod room_code;
+pub mod socket;
 
 pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
 pub use room_code::{RoomCode, RoomCodeError};
+pub use socket::{GgrsSocket, PacketChannel, SocketStats};
