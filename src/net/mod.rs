@@ -4,6 +4,7 @@
 
 pub mod link_sim;
 pub mod room_code;
+pub mod signaling;
 pub mod socket;
 
 pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
