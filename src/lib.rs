@@ -5,6 +5,7 @@ pub mod app;
 pub mod cli;
 pub mod frontend;
 pub mod input;
+pub mod net;
 pub mod replay;
 pub mod session;
 pub mod sim;

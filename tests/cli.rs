@@ -179,6 +179,20 @@ fn runs_record_by_default_under_replays() {
     let dir = std::env::temp_dir().join(format!("twinstar-cli-{}", std::process::id()));
     assert!(dir.join(&path).is_file());
 
+    // The same run again within the second gets its own file.
+    let again = twinstar(&[
+        "local",
+        "--headless",
+        "--frames",
+        "120",
+        "--seed",
+        "77",
+        "--json",
+    ]);
+    let second = summary(&again)["replay"].as_str().unwrap().to_string();
+    assert_ne!(second, path);
+    assert!(dir.join(&second).is_file() && dir.join(&path).is_file());
+
     let none = twinstar(&[
         "local",
         "--headless",

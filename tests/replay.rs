@@ -220,8 +220,9 @@ fn kill_dash_9_leaves_a_log_that_verifies_up_to_the_cut() {
     assert!(v.checked >= 10);
 }
 
-fn sample_log() -> Vec<u8> {
-    let dir = temp_dir("sample");
+/// A finished 1,500-frame log; `name` keeps parallel tests off each other's file.
+fn sample_log(name: &str) -> Vec<u8> {
+    let dir = temp_dir(name);
     let file = dir.join("s.tsr");
     record(&file, 21, 1500, None);
     std::fs::read(file).unwrap()
@@ -229,7 +230,7 @@ fn sample_log() -> Vec<u8> {
 
 #[test]
 fn every_truncation_reads_as_a_cut_or_a_clean_error() {
-    let bytes = sample_log();
+    let bytes = sample_log("truncation");
     let full = replay::read_bytes(&bytes).unwrap();
     assert!(full.cut.is_none() && full.end.is_some());
     // Preamble, then the header record: length, body, check.
@@ -254,7 +255,7 @@ fn every_truncation_reads_as_a_cut_or_a_clean_error() {
 
 #[test]
 fn hostile_headers_get_specific_errors() {
-    let bytes = sample_log();
+    let bytes = sample_log("hostile");
     let with = |at: usize, patch: &[u8]| {
         let mut b = bytes.clone();
         b[at..at + patch.len()].copy_from_slice(patch);

@@ -117,9 +117,15 @@ fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathBuf> {
         .filter(|c| c.is_ascii_digit() || *c == 'T')
         .map(|c| if c == 'T' { '-' } else { c })
         .collect();
-    Some(PathBuf::from(format!(
-        "replays/{stamp}-{mode}-seed{seed}.tsr"
-    )))
+    // Two runs in the same second with the same seed must not overwrite
+    // each other's log: take the first free name.
+    let base = format!("replays/{stamp}-{mode}-seed{seed}");
+    (1..)
+        .map(|n| match n {
+            1 => PathBuf::from(format!("{base}.tsr")),
+            n => PathBuf::from(format!("{base}-{n}.tsr")),
+        })
+        .find(|path| !path.exists())
 }
 
 fn finish(driver: &mut Driver, error: Option<SessionError>) -> Result<Summary, Failure> {

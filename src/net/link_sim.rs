@@ -1,0 +1,469 @@
+//! An in-process bad-link simulator: delay, jitter, loss and duplication.
+//!
+//! `tc netem` is not available on our machines, so tests, demos and benchmarks
+//! degrade the link inside the process instead. The simulator never sleeps
+//! and never reads the clock: the caller passes `now` in, which makes tests
+//! exact and lets the socket flush due packets whenever GGRS polls it.
+//!
+//! Model (per packet, independently):
+//! - lost with probability `loss_pct`;
+//! - otherwise delivered after `latency + U[0, jitter]`, so never earlier than
+//!   `latency`; packets sent close together can overtake each other when the
+//!   jitter exceeds their spacing, which is the reordering a real path shows;
+//! - duplicated with probability `dup_pct`: the copy draws its own delay.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::{Duration, Instant};
+
+/// How bad the simulated link is. One direction of a path.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkConfig {
+    /// Fixed one-way delay in milliseconds.
+    pub latency_ms: f64,
+    /// Extra delay, uniform in `[0, jitter_ms]`, per packet.
+    pub jitter_ms: f64,
+    /// Probability (percent, 0..=100) that a packet is lost.
+    pub loss_pct: f64,
+    /// Probability (percent, 0..=100) that a delivered packet arrives twice.
+    pub dup_pct: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LinkConfigError {
+    #[error("{name} must be a finite number >= 0, got {value}")]
+    Negative { name: &'static str, value: f64 },
+    #[error("{name} is a percentage and must be at most 100, got {value}")]
+    OverHundred { name: &'static str, value: f64 },
+}
+
+impl LinkConfig {
+    /// Checks the ranges (CLI input ends up here; exit 2 on error).
+    pub fn validate(&self) -> Result<(), LinkConfigError> {
+        let fields = [
+            ("latency", self.latency_ms, false),
+            ("jitter", self.jitter_ms, false),
+            ("loss", self.loss_pct, true),
+            ("duplication", self.dup_pct, true),
+        ];
+        for (name, value, pct) in fields {
+            // `is_finite` is false for NaN and the infinities.
+            if !value.is_finite() || value < 0.0 {
+                return Err(LinkConfigError::Negative { name, value });
+            }
+            if pct && value > 100.0 {
+                return Err(LinkConfigError::OverHundred { name, value });
+            }
+        }
+        Ok(())
+    }
+
+    /// True when the link changes nothing (packets pass through at once).
+    pub fn is_passthrough(&self) -> bool {
+        self.latency_ms <= 0.0
+            && self.jitter_ms <= 0.0
+            && self.loss_pct <= 0.0
+            && self.dup_pct <= 0.0
+    }
+}
+
+/// What the simulator did so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Packets given to `push`.
+    pub pushed: u64,
+    /// Packets the link lost.
+    pub lost: u64,
+    /// Extra copies the link made.
+    pub duplicated: u64,
+    /// Packets (copies included) handed out by `pop_ready`.
+    pub delivered: u64,
+}
+
+/// xorshift64*: tiny, fast, good enough to roll dice for a test link, and
+/// seeded so a degraded run can be repeated.
+#[derive(Clone, Debug)]
+struct XorShift64Star(u64);
+
+impl XorShift64Star {
+    fn new(seed: u64) -> Self {
+        // Zero is the one state xorshift never leaves; mix the seed so small
+        // seeds (0, 1, 2) do not start on nearby streams either.
+        let mixed = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
+        XorShift64Star(if mixed == 0 { 1 } else { mixed })
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `[0, 1)` from the top 53 bits.
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// True with probability `pct` percent.
+    fn chance(&mut self, pct: f64) -> bool {
+        pct > 0.0 && self.unit() * 100.0 < pct
+    }
+}
+
+/// A queued packet. Ordered by due time, then by the order it was queued, so
+/// packets due at the same instant come out in sending order.
+struct InFlight<P> {
+    due: Instant,
+    seq: u64,
+    packet: P,
+}
+
+impl<P> PartialEq for InFlight<P> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.due, self.seq) == (other.due, other.seq)
+    }
+}
+impl<P> Eq for InFlight<P> {}
+impl<P> PartialOrd for InFlight<P> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<P> Ord for InFlight<P> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.due, self.seq).cmp(&(other.due, other.seq))
+    }
+}
+
+/// One direction of a simulated link carrying packets of type `P`.
+pub struct LinkSim<P> {
+    config: LinkConfig,
+    rng: XorShift64Star,
+    queue: BinaryHeap<Reverse<InFlight<P>>>,
+    next_seq: u64,
+    stats: LinkStats,
+}
+
+impl<P: Clone> LinkSim<P> {
+    /// A link with the given behaviour and dice seed. An invalid config
+    /// (negative, NaN, over 100 %) is clamped into range rather than
+    /// trusted; call [`LinkConfig::validate`] first to report it instead.
+    pub fn new(config: LinkConfig, seed: u64) -> Self {
+        let clamp = |v: f64, max: f64| if v.is_nan() { 0.0 } else { v.clamp(0.0, max) };
+        let config = LinkConfig {
+            // An hour of delay is "never" for a game; it also keeps the
+            // Duration arithmetic far from overflow.
+            latency_ms: clamp(config.latency_ms, 3_600_000.0),
+            jitter_ms: clamp(config.jitter_ms, 3_600_000.0),
+            loss_pct: clamp(config.loss_pct, 100.0),
+            dup_pct: clamp(config.dup_pct, 100.0),
+        };
+        LinkSim {
+            config,
+            rng: XorShift64Star::new(seed),
+            queue: BinaryHeap::new(),
+            next_seq: 0,
+            stats: LinkStats::default(),
+        }
+    }
+
+    pub fn config(&self) -> &LinkConfig {
+        &self.config
+    }
+
+    pub fn stats(&self) -> LinkStats {
+        self.stats
+    }
+
+    /// Packets in flight (lost ones are never queued).
+    pub fn in_flight(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// When the next queued packet becomes due, if any.
+    pub fn next_due(&self) -> Option<Instant> {
+        self.queue.peek().map(|Reverse(p)| p.due)
+    }
+
+    /// Sends `packet` into the link at time `now`.
+    pub fn push(&mut self, now: Instant, packet: P) {
+        self.stats.pushed += 1;
+        if self.rng.chance(self.config.loss_pct) {
+            self.stats.lost += 1;
+            return;
+        }
+        if self.rng.chance(self.config.dup_pct) {
+            self.stats.duplicated += 1;
+            let due = now + self.delay();
+            self.enqueue(due, packet.clone());
+        }
+        let due = now + self.delay();
+        self.enqueue(due, packet);
+    }
+
+    /// Every packet due at or before `now`, in arrival order.
+    pub fn pop_ready(&mut self, now: Instant) -> Vec<P> {
+        let mut ready = Vec::new();
+        while self.queue.peek().is_some_and(|Reverse(p)| p.due <= now) {
+            if let Some(Reverse(p)) = self.queue.pop() {
+                ready.push(p.packet);
+            }
+        }
+        self.stats.delivered += ready.len() as u64;
+        ready
+    }
+
+    fn delay(&mut self) -> Duration {
+        let jitter = if self.config.jitter_ms > 0.0 {
+            self.rng.unit() * self.config.jitter_ms
+        } else {
+            0.0
+        };
+        Duration::from_secs_f64((self.config.latency_ms + jitter) / 1000.0)
+    }
+
+    fn enqueue(&mut self, due: Instant, packet: P) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.queue.push(Reverse(InFlight { due, seq, packet }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// Pushes `n` packets 1 ms apart starting at `t0`, returns (send time, id).
+    fn send_many(link: &mut LinkSim<(Instant, u32)>, t0: Instant, n: u32) {
+        for i in 0..n {
+            let at = t0 + ms(i as u64);
+            link.push(at, (at, i));
+        }
+    }
+
+    #[test]
+    fn zero_config_passes_everything_through_at_once_in_order() {
+        let mut link = LinkSim::new(LinkConfig::default(), 1);
+        assert!(link.config().is_passthrough());
+        let t = Instant::now();
+        for i in 0..1000u32 {
+            link.push(t, i);
+        }
+        assert_eq!(link.pop_ready(t), (0..1000).collect::<Vec<_>>());
+        assert_eq!(link.in_flight(), 0);
+        let s = link.stats();
+        assert_eq!(
+            (s.pushed, s.lost, s.duplicated, s.delivered),
+            (1000, 0, 0, 1000)
+        );
+    }
+
+    #[test]
+    fn latency_only_delays_exactly_and_keeps_order() {
+        let cfg = LinkConfig {
+            latency_ms: 40.0,
+            ..Default::default()
+        };
+        let mut link = LinkSim::new(cfg, 2);
+        let t = Instant::now();
+        link.push(t, 1);
+        link.push(t + ms(1), 2);
+        assert!(link.pop_ready(t + ms(39)).is_empty());
+        assert_eq!(link.next_due(), Some(t + ms(40)));
+        assert_eq!(link.pop_ready(t + ms(40)), vec![1]);
+        assert_eq!(link.pop_ready(t + ms(100)), vec![2]);
+    }
+
+    #[test]
+    fn delivery_is_never_before_latency_nor_after_latency_plus_jitter() {
+        let cfg = LinkConfig {
+            latency_ms: 50.0,
+            jitter_ms: 20.0,
+            loss_pct: 10.0,
+            dup_pct: 10.0,
+        };
+        let mut link = LinkSim::new(cfg, 3);
+        let t0 = Instant::now();
+        send_many(&mut link, t0, 2000);
+        // Step the clock 1 ms at a time and check every delivery's delay.
+        let mut delivered = 0;
+        for step in 0..2200u64 {
+            let now = t0 + ms(step);
+            for (sent, _) in link.pop_ready(now) {
+                let delay = now - sent;
+                assert!(delay >= ms(50), "{delay:?}");
+                // 1 ms of polling granularity on top of the jitter bound.
+                assert!(delay <= ms(71), "{delay:?}");
+                delivered += 1;
+            }
+        }
+        assert_eq!(link.in_flight(), 0);
+        assert_eq!(delivered, link.stats().delivered);
+    }
+
+    #[test]
+    fn loss_rate_is_within_tolerance_over_10k_packets() {
+        for (pct, seed) in [(5.0, 11), (20.0, 12), (50.0, 13)] {
+            let cfg = LinkConfig {
+                loss_pct: pct,
+                ..Default::default()
+            };
+            let mut link = LinkSim::new(cfg, seed);
+            let t = Instant::now();
+            for i in 0..10_000u32 {
+                link.push(t, i);
+            }
+            let got = link.pop_ready(t).len() as f64;
+            let lost_pct = 100.0 - got / 100.0;
+            // Binomial sd at 50 % over 10k is 0.5 %; 1.5 points is 3 sd.
+            assert!((lost_pct - pct).abs() < 1.5, "{pct}% -> {lost_pct}%");
+            assert_eq!(link.stats().lost as f64, 10_000.0 - got);
+        }
+    }
+
+    #[test]
+    fn full_loss_drops_everything_and_full_dup_doubles_everything() {
+        let t = Instant::now();
+        let mut lossy = LinkSim::new(
+            LinkConfig {
+                loss_pct: 100.0,
+                ..Default::default()
+            },
+            4,
+        );
+        let mut dupy = LinkSim::new(
+            LinkConfig {
+                dup_pct: 100.0,
+                ..Default::default()
+            },
+            4,
+        );
+        for i in 0..100u32 {
+            lossy.push(t, i);
+            dupy.push(t, i);
+        }
+        assert!(lossy.pop_ready(t).is_empty());
+        let doubled = dupy.pop_ready(t);
+        assert_eq!(doubled.len(), 200);
+        // Without jitter both copies are due at once and come out together.
+        assert_eq!(&doubled[..4], &[0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn duplication_rate_is_within_tolerance() {
+        let cfg = LinkConfig {
+            dup_pct: 10.0,
+            ..Default::default()
+        };
+        let mut link = LinkSim::new(cfg, 5);
+        let t = Instant::now();
+        for i in 0..10_000u32 {
+            link.push(t, i);
+        }
+        let out = link.pop_ready(t);
+        let extra = out.len() as f64 - 10_000.0;
+        assert!((extra - 1000.0).abs() < 120.0, "{extra}");
+        assert_eq!(link.stats().duplicated as f64, extra);
+        // Every packet arrived at least once: duplication never loses.
+        let mut ids = out.clone();
+        ids.dedup();
+        assert_eq!(ids, (0..10_000).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn jitter_reorders_packets_sent_close_together() {
+        let cfg = LinkConfig {
+            latency_ms: 30.0,
+            jitter_ms: 10.0,
+            ..Default::default()
+        };
+        let mut link = LinkSim::new(cfg, 6);
+        let t0 = Instant::now();
+        send_many(&mut link, t0, 1000);
+        let ids: Vec<u32> = link
+            .pop_ready(t0 + ms(2000))
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect();
+        assert_eq!(ids.len(), 1000);
+        let inversions = ids.windows(2).filter(|w| w[0] > w[1]).count();
+        assert!(inversions > 50, "{inversions}");
+    }
+
+    #[test]
+    fn same_seed_same_fate_different_seed_different_fate() {
+        let cfg = LinkConfig {
+            latency_ms: 20.0,
+            jitter_ms: 15.0,
+            loss_pct: 30.0,
+            dup_pct: 30.0,
+        };
+        let run = |seed| {
+            let mut link = LinkSim::new(cfg, seed);
+            let t0 = Instant::now();
+            send_many(&mut link, t0, 500);
+            let out: Vec<u32> = link
+                .pop_ready(t0 + ms(1000))
+                .into_iter()
+                .map(|(_, id)| id)
+                .collect();
+            out
+        };
+        assert_eq!(run(9), run(9));
+        assert_ne!(run(9), run(10));
+    }
+
+    #[test]
+    fn validate_rejects_out_of_range_and_new_clamps_it() {
+        let ok = LinkConfig {
+            latency_ms: 40.0,
+            jitter_ms: 5.0,
+            loss_pct: 100.0,
+            dup_pct: 0.0,
+        };
+        assert_eq!(ok.validate(), Ok(()));
+        let bad_loss = LinkConfig {
+            loss_pct: 101.0,
+            ..ok
+        };
+        assert!(matches!(
+            bad_loss.validate(),
+            Err(LinkConfigError::OverHundred { name: "loss", .. })
+        ));
+        let nan = LinkConfig {
+            jitter_ms: f64::NAN,
+            ..ok
+        };
+        assert!(nan.validate().is_err());
+        let neg = LinkConfig {
+            latency_ms: -1.0,
+            ..ok
+        };
+        assert!(neg.validate().is_err());
+        let inf = LinkConfig {
+            latency_ms: f64::INFINITY,
+            ..ok
+        };
+        assert!(inf.validate().is_err());
+
+        // Garbage in must not panic (Duration::from_secs_f64 would on NaN).
+        let wild = LinkConfig {
+            latency_ms: f64::INFINITY,
+            jitter_ms: f64::NAN,
+            loss_pct: -5.0,
+            dup_pct: 1e9,
+        };
+        let mut link = LinkSim::new(wild, 1);
+        let t = Instant::now();
+        link.push(t, 1u8);
+        assert_eq!(link.stats().duplicated, 1);
+        assert!(link.pop_ready(t).is_empty());
+    }
+}

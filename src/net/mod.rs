@@ -1,0 +1,12 @@
+//! Networking building blocks for online play: room codes, the signaling
+//! server, our GGRS socket over matchbox, and an in-process bad-link
+//! simulator. Nothing here touches `sim` internals.
+
+pub mod link_sim;
+pub mod room_code;
+pub mod signaling;
+pub mod socket;
+
+pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
+pub use room_code::{RoomCode, RoomCodeError};
+pub use socket::{GgrsSocket, PacketChannel, SocketStats};

@@ -1,0 +1,536 @@
+//! `GgrsSocket`: our GGRS transport over a matchbox data channel.
+//!
+//! matchbox_socket's own adapter (`impl NonBlockingSocket for WebRtcChannel`)
+//! `expect()`s every packet to decode, so one malformed datagram from a peer
+//! (a bug, a version skew, an attacker) panics the game. This wrapper uses
+//! the same wire format but drops and counts what does not decode, counts
+//! traffic (GGRS 0.13 no longer reports kbps), and can send through an
+//! in-process [`LinkSim`] to simulate a bad link.
+//!
+//! Wire format: bincode 2, `config::standard()` (varint integers), exactly as
+//! matchbox's adapter writes it, so a peer using that adapter interoperates.
+
+use std::hash::Hash;
+use std::time::Instant;
+
+use bincode::config::{self, Configuration, LittleEndian, Varint};
+use ggrs::{Message, NonBlockingSocket};
+use matchbox_socket::{Packet, PeerId, WebRtcChannel};
+
+use super::link_sim::{LinkConfig, LinkSim, LinkStats};
+
+/// Largest datagram we try to decode. GGRS packets are a few dozen bytes; the
+/// limit also bounds what a forged length prefix can make the decoder
+/// allocate.
+pub const MAX_PACKET_BYTES: usize = 64 * 1024;
+
+/// Traffic through one socket since it was created.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SocketStats {
+    /// Encoded GGRS bytes handed to the link (before simulated loss).
+    pub bytes_sent: u64,
+    /// Bytes of every datagram received, malformed ones included.
+    pub bytes_received: u64,
+    /// GGRS messages sent (before simulated loss or duplication).
+    pub packets_sent: u64,
+    /// GGRS messages received and decoded.
+    pub packets_received: u64,
+    /// Datagrams received that did not decode as a GGRS message: dropped.
+    pub packets_dropped_malformed: u64,
+    /// Messages the channel refused because its message loop is gone.
+    pub send_failures: u64,
+}
+
+/// The transport under a [`GgrsSocket`]: a matchbox data channel in the game,
+/// an in-memory pair in tests.
+pub trait PacketChannel {
+    type Addr: Clone + PartialEq + Eq + Hash;
+
+    /// Queues one datagram; `Err` when the transport is gone for good.
+    fn send_packet(&mut self, to: &Self::Addr, packet: Packet) -> Result<(), ChannelClosed>;
+
+    /// Every datagram received since the last call.
+    fn receive_packets(&mut self) -> Vec<(Self::Addr, Packet)>;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the channel is closed")]
+pub struct ChannelClosed;
+
+impl PacketChannel for WebRtcChannel {
+    type Addr = PeerId;
+
+    fn send_packet(&mut self, to: &PeerId, packet: Packet) -> Result<(), ChannelClosed> {
+        // `try_send`, not `send`: the latter panics once the socket's message
+        // loop has ended (peer gone, runtime shutting down).
+        self.try_send(packet, *to).map_err(|_| ChannelClosed)
+    }
+
+    fn receive_packets(&mut self) -> Vec<(PeerId, Packet)> {
+        self.receive()
+    }
+}
+
+const WIRE: Configuration<LittleEndian, Varint> = config::standard();
+
+/// Encodes a GGRS message the way matchbox's adapter does. `None` only if
+/// serde refuses the value, which GGRS's plain structs never make it do.
+pub fn encode(msg: &Message) -> Option<Vec<u8>> {
+    bincode::serde::encode_to_vec(msg, WIRE).ok()
+}
+
+/// Decodes one datagram; `None` for anything that is not exactly one
+/// well-formed GGRS message (trailing bytes included: a real packet never
+/// has any, so they mean corruption).
+pub fn decode(bytes: &[u8]) -> Option<Message> {
+    if bytes.len() > MAX_PACKET_BYTES {
+        return None;
+    }
+    let limited = WIRE.with_limit::<MAX_PACKET_BYTES>();
+    match bincode::serde::decode_from_slice::<Message, _>(bytes, limited) {
+        Ok((msg, used)) if used == bytes.len() => Some(msg),
+        _ => None,
+    }
+}
+
+/// How many malformed packets are logged at `warn` before going quiet; the
+/// counter keeps counting. A flood must not flood the log too.
+const MALFORMED_WARNINGS: u64 = 5;
+
+/// A GGRS `NonBlockingSocket` over a [`PacketChannel`] (by default a matchbox
+/// [`WebRtcChannel`], address [`PeerId`]).
+pub struct GgrsSocket<C: PacketChannel = WebRtcChannel> {
+    channel: C,
+    link: Option<LinkSim<(C::Addr, Packet)>>,
+    stats: SocketStats,
+}
+
+impl<C: PacketChannel> GgrsSocket<C> {
+    /// A socket that sends straight to the channel.
+    pub fn new(channel: C) -> Self {
+        GgrsSocket {
+            channel,
+            link: None,
+            stats: SocketStats::default(),
+        }
+    }
+
+    /// A socket whose outgoing packets cross a simulated link first. Only
+    /// the send side is degraded: give both peers a link of half the wanted
+    /// round-trip latency. A pass-through config adds no link at all.
+    pub fn with_link(channel: C, config: LinkConfig, seed: u64) -> Self {
+        let mut socket = Self::new(channel);
+        if !config.is_passthrough() {
+            socket.link = Some(LinkSim::new(config, seed));
+        }
+        socket
+    }
+
+    pub fn stats(&self) -> SocketStats {
+        self.stats
+    }
+
+    /// What the simulated link did, if there is one.
+    pub fn link_stats(&self) -> Option<LinkStats> {
+        self.link.as_ref().map(LinkSim::stats)
+    }
+
+    pub fn channel(&self) -> &C {
+        &self.channel
+    }
+
+    pub fn channel_mut(&mut self) -> &mut C {
+        &mut self.channel
+    }
+
+    pub fn into_inner(self) -> C {
+        self.channel
+    }
+
+    /// Hands the simulated link's due packets to the channel. GGRS calls
+    /// `send_to`/`receive_all_messages` every poll, and both flush, so the
+    /// simulated delay is as fine as the caller's polling (call this, or
+    /// `poll_remote_clients`, often when simulating a link).
+    pub fn flush(&mut self, now: Instant) {
+        let Some(link) = self.link.as_mut() else {
+            return;
+        };
+        for (to, packet) in link.pop_ready(now) {
+            if self.channel.send_packet(&to, packet).is_err() {
+                self.stats.send_failures += 1;
+            }
+        }
+    }
+
+    /// Sends raw bytes, bypassing encoding, the link and the counters: a
+    /// debugging and test aid to put garbage on the wire.
+    pub fn send_raw(&mut self, to: &C::Addr, bytes: &[u8]) -> Result<(), ChannelClosed> {
+        self.channel.send_packet(to, Packet::from(bytes.to_vec()))
+    }
+}
+
+impl<C: PacketChannel> NonBlockingSocket<C::Addr> for GgrsSocket<C> {
+    fn send_to(&mut self, msg: &Message, addr: &C::Addr) {
+        let Some(bytes) = encode(msg) else {
+            self.stats.send_failures += 1;
+            tracing::error!("could not encode a GGRS message: {msg:?}");
+            return;
+        };
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += bytes.len() as u64;
+        let packet = Packet::from(bytes);
+        match self.link.as_mut() {
+            Some(link) => {
+                let now = Instant::now();
+                link.push(now, (addr.clone(), packet));
+                self.flush(now);
+            }
+            None => {
+                if self.channel.send_packet(addr, packet).is_err() {
+                    self.stats.send_failures += 1;
+                }
+            }
+        }
+    }
+
+    fn receive_all_messages(&mut self) -> Vec<(C::Addr, Message)> {
+        self.flush(Instant::now());
+        let packets = self.channel.receive_packets();
+        let mut messages = Vec::with_capacity(packets.len());
+        for (from, packet) in packets {
+            self.stats.bytes_received += packet.len() as u64;
+            match decode(&packet) {
+                Some(msg) => {
+                    self.stats.packets_received += 1;
+                    messages.push((from, msg));
+                }
+                None => {
+                    self.stats.packets_dropped_malformed += 1;
+                    let n = self.stats.packets_dropped_malformed;
+                    if n <= MALFORMED_WARNINGS {
+                        tracing::warn!(
+                            "dropped a malformed GGRS packet of {} bytes ({n} so far{})",
+                            packet.len(),
+                            if n == MALFORMED_WARNINGS {
+                                "; not logging further ones"
+                            } else {
+                                ""
+                            }
+                        );
+                    }
+                }
+            }
+        }
+        messages
+    }
+}
+
+/// An in-memory, lossless, unordered-capable channel pair for tests and
+/// benchmarks that need GGRS traffic without WebRTC. Addresses are the
+/// endpoint numbers 0 and 1.
+pub struct MemoryChannel {
+    me: u8,
+    inbox: std::sync::Arc<std::sync::Mutex<Vec<(u8, Packet)>>>,
+    outbox: std::sync::Arc<std::sync::Mutex<Vec<(u8, Packet)>>>,
+}
+
+/// Two connected [`MemoryChannel`]s: endpoint 0 and endpoint 1.
+pub fn memory_pair() -> (MemoryChannel, MemoryChannel) {
+    let a = std::sync::Arc::default();
+    let b = std::sync::Arc::default();
+    (
+        MemoryChannel {
+            me: 0,
+            inbox: std::sync::Arc::clone(&a),
+            outbox: std::sync::Arc::clone(&b),
+        },
+        MemoryChannel {
+            me: 1,
+            inbox: b,
+            outbox: a,
+        },
+    )
+}
+
+impl PacketChannel for MemoryChannel {
+    type Addr = u8;
+
+    fn send_packet(&mut self, _to: &u8, packet: Packet) -> Result<(), ChannelClosed> {
+        // A poisoned lock means the other end panicked: treat it as closed.
+        let mut outbox = self.outbox.lock().map_err(|_| ChannelClosed)?;
+        outbox.push((self.me, packet));
+        Ok(())
+    }
+
+    fn receive_packets(&mut self) -> Vec<(u8, Packet)> {
+        match self.inbox.lock() {
+            Ok(mut inbox) => std::mem::take(&mut *inbox),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A real GGRS message, built through serde because its fields are
+    /// private to ggrs.
+    fn sample_messages() -> Vec<Message> {
+        [
+            r#"{"header":{"magic":4660},"body":{"SyncRequest":{"random_request":3735928559}}}"#,
+            r#"{"header":{"magic":1},"body":"KeepAlive"}"#,
+            r#"{"header":{"magic":65535},"body":{"Input":{"peer_connect_status":
+                [{"disconnected":false,"last_frame":41},{"disconnected":true,"last_frame":-1}],
+                "disconnect_requested":false,"start_frame":40,"ack_frame":39,
+                "bytes":[1,2,3,250]}}}"#,
+            r#"{"header":{"magic":7},"body":{"QualityReport":{"frame_advantage":-3,
+                "ping":1234567890123}}}"#,
+            r#"{"header":{"magic":7},"body":{"ChecksumReport":{"checksum":123456789,"frame":600}}}"#,
+        ]
+        .iter()
+        .map(|json| serde_json::from_str(json).expect("sample message"))
+        .collect()
+    }
+
+    #[test]
+    fn encode_decode_round_trip() {
+        for msg in sample_messages() {
+            let bytes = encode(&msg).unwrap();
+            assert_eq!(decode(&bytes), Some(msg));
+        }
+    }
+
+    #[test]
+    fn wire_format_is_matchbox_bincode2_standard() {
+        // magic 1 as a one-byte varint, then variant 7 (KeepAlive): the bytes
+        // matchbox's adapter would produce for the same message.
+        let keep_alive = &sample_messages()[1];
+        assert_eq!(encode(keep_alive).unwrap(), vec![1, 7]);
+        // magic 4660 = 0x1234 needs the u16 varint marker 251.
+        let sync = &sample_messages()[0];
+        assert_eq!(&encode(sync).unwrap()[..4], &[251, 0x34, 0x12, 0]);
+    }
+
+    #[test]
+    fn truncated_extended_and_empty_packets_are_rejected() {
+        for msg in sample_messages() {
+            let bytes = encode(&msg).unwrap();
+            for cut in 0..bytes.len() {
+                assert_eq!(decode(&bytes[..cut]), None, "{msg:?} cut at {cut}");
+            }
+            let mut longer = bytes.clone();
+            longer.push(0);
+            assert_eq!(decode(&longer), None);
+        }
+        assert_eq!(decode(&[0u8; MAX_PACKET_BYTES + 1]), None);
+    }
+
+    #[test]
+    fn forged_length_prefix_does_not_allocate_wildly() {
+        // magic 1, Input variant (2), then a Vec length of u64::MAX
+        // (varint marker 253 + 8 bytes).
+        let mut forged = vec![1u8, 2, 253];
+        forged.extend_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(decode(&forged), None);
+    }
+
+    fn socket_pair() -> (GgrsSocket<MemoryChannel>, GgrsSocket<MemoryChannel>) {
+        let (a, b) = memory_pair();
+        (GgrsSocket::new(a), GgrsSocket::new(b))
+    }
+
+    #[test]
+    fn messages_cross_and_are_counted() {
+        let (mut a, mut b) = socket_pair();
+        let msgs = sample_messages();
+        let mut bytes = 0;
+        for m in &msgs {
+            a.send_to(m, &1);
+            bytes += encode(m).unwrap().len() as u64;
+        }
+        let got = b.receive_all_messages();
+        assert_eq!(got.len(), msgs.len());
+        assert!(got.iter().all(|(from, _)| *from == 0));
+        assert_eq!(got.into_iter().map(|(_, m)| m).collect::<Vec<_>>(), msgs);
+        let sa = a.stats();
+        let sb = b.stats();
+        assert_eq!((sa.packets_sent, sa.bytes_sent), (msgs.len() as u64, bytes));
+        assert_eq!(
+            (sb.packets_received, sb.bytes_received),
+            (msgs.len() as u64, bytes)
+        );
+        assert_eq!(sb.packets_dropped_malformed, 0);
+    }
+
+    #[test]
+    fn garbage_is_dropped_and_counted_between_good_packets() {
+        let (mut a, mut b) = socket_pair();
+        let good = &sample_messages()[2];
+        a.send_to(good, &1);
+        a.send_raw(&1, &[0xFF; 40]).unwrap();
+        a.send_raw(&1, &[]).unwrap();
+        a.send_to(good, &1);
+        let got = b.receive_all_messages();
+        assert_eq!(got.len(), 2);
+        let s = b.stats();
+        assert_eq!(s.packets_received, 2);
+        assert_eq!(s.packets_dropped_malformed, 2);
+        assert_eq!(
+            s.bytes_received,
+            2 * encode(good).unwrap().len() as u64 + 40
+        );
+    }
+
+    #[test]
+    fn a_simulated_link_delays_and_loses_on_the_send_side() {
+        let (a, b) = memory_pair();
+        let link = LinkConfig {
+            latency_ms: 10_000.0,
+            ..Default::default()
+        };
+        let mut a = GgrsSocket::with_link(a, link, 1);
+        let mut b = GgrsSocket::new(b);
+        let msg = &sample_messages()[1];
+        let sent_at = Instant::now();
+        a.send_to(msg, &1);
+        a.flush(Instant::now());
+        assert!(b.receive_all_messages().is_empty(), "arrived before 10 s");
+        // `flush` takes the clock as an argument: no sleeping in tests.
+        a.flush(sent_at + std::time::Duration::from_millis(10_001));
+        assert_eq!(b.receive_all_messages().len(), 1);
+        assert_eq!(a.link_stats().unwrap().delivered, 1);
+
+        let (c, d) = memory_pair();
+        let lossy = LinkConfig {
+            loss_pct: 100.0,
+            ..Default::default()
+        };
+        let mut c = GgrsSocket::with_link(c, lossy, 2);
+        let mut d = GgrsSocket::new(d);
+        for _ in 0..10 {
+            c.send_to(msg, &1);
+        }
+        c.flush(Instant::now());
+        assert!(d.receive_all_messages().is_empty());
+        // Sent counts what the game sent, lost or not.
+        assert_eq!(c.stats().packets_sent, 10);
+        assert_eq!(c.link_stats().unwrap().lost, 10);
+        // A pass-through config adds no link at all.
+        let (e, _f) = memory_pair();
+        assert!(
+            GgrsSocket::with_link(e, LinkConfig::default(), 3)
+                .link_stats()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn the_matchbox_socket_is_send() {
+        // If ggrs's `sync-send` feature ever gets enabled, NonBlockingSocket
+        // requires Send + Sync; keep the socket movable across threads.
+        fn assert_send<T: Send>() {}
+        assert_send::<GgrsSocket<WebRtcChannel>>();
+        assert_send::<GgrsSocket<MemoryChannel>>();
+    }
+
+    /// The same socket over a real matchbox WebRTC channel on loopback:
+    /// messages cross decoded, garbage is dropped and counted.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ggrs_messages_cross_a_real_webrtc_channel() {
+        use crate::net::room_code::RoomCode;
+        use crate::net::signaling::{bind, client_builder, no_ice_servers, room_url};
+        use matchbox_socket::WebRtcSocket;
+        use std::time::Duration;
+
+        tokio::time::timeout(Duration::from_secs(30), async {
+            let server = bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
+            let url = room_url(
+                &format!("ws://{}", server.local_addr()),
+                Some(&RoomCode::parse("SCKTST").unwrap()),
+            );
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let serving = tokio::spawn(server.serve(async {
+                let _ = stopped.await;
+            }));
+            let open = || {
+                let (socket, message_loop): (WebRtcSocket, _) =
+                    client_builder(&url, no_ice_servers())
+                        .add_unreliable_channel()
+                        .build();
+                tokio::spawn(message_loop);
+                socket
+            };
+            let (mut a, mut b) = (open(), open());
+            while a.connected_peers().count() == 0 || b.connected_peers().count() == 0 {
+                let _ = a.try_update_peers();
+                let _ = b.try_update_peers();
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let b_id = b.id().unwrap();
+            let mut ga = GgrsSocket::new(a.take_channel(0).unwrap());
+            let mut gb = GgrsSocket::new(b.take_channel(0).unwrap());
+
+            let msgs = sample_messages();
+            ga.send_raw(&b_id, b"not a ggrs message").unwrap();
+            for m in &msgs {
+                ga.send_to(m, &b_id);
+            }
+            let mut got = Vec::new();
+            while got.len() < msgs.len() || gb.stats().packets_dropped_malformed == 0 {
+                got.extend(gb.receive_all_messages().into_iter().map(|(_, m)| m));
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            // The channel is unordered: compare as sets of debug strings.
+            let mut want: Vec<String> = msgs.iter().map(|m| format!("{m:?}")).collect();
+            let mut have: Vec<String> = got.iter().map(|m| format!("{m:?}")).collect();
+            want.sort();
+            have.sort();
+            assert_eq!(have, want);
+            assert_eq!(gb.stats().packets_dropped_malformed, 1);
+            assert_eq!(gb.stats().bytes_received, ga.stats().bytes_sent + 18);
+            drop((ga, gb, a, b));
+            let _ = stop.send(());
+            serving.await.unwrap().unwrap();
+        })
+        .await
+        .expect("test timed out");
+    }
+
+    proptest! {
+        #[test]
+        fn random_garbage_never_panics_and_is_counted(
+            packets in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..200), 1..20)
+        ) {
+            let (mut a, mut b) = socket_pair();
+            let mut total = 0u64;
+            for p in &packets {
+                a.send_raw(&1, p).unwrap();
+                total += p.len() as u64;
+            }
+            let got = b.receive_all_messages();
+            let s = b.stats();
+            prop_assert_eq!(s.bytes_received, total);
+            prop_assert_eq!(s.packets_received, got.len() as u64);
+            prop_assert_eq!(s.packets_received + s.packets_dropped_malformed, packets.len() as u64);
+            // Whatever did decode is a message we can re-encode to the same bytes.
+            for (_, m) in got {
+                let again = encode(&m).unwrap();
+                prop_assert_eq!(decode(&again), Some(m));
+            }
+        }
+
+        #[test]
+        fn mutated_real_packets_never_panic(
+            index in 0usize..5, flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6)
+        ) {
+            let mut bytes = encode(&sample_messages()[index]).unwrap();
+            for (at, xor) in flips {
+                let i = at % bytes.len();
+                bytes[i] ^= xor;
+            }
+            let _ = decode(&bytes);
+        }
+    }
+}
