@@ -127,11 +127,7 @@ impl Driver {
                 // Our own check on save normally fires first, with both checksums.
                 self.mismatches += 1;
                 let frame = mismatched_frames.first().copied().unwrap_or(-1);
-                return Err(SessionError::Mismatch {
-                    frame,
-                    first: 0,
-                    resimulated: 0,
-                });
+                return Err(SessionError::GgrsMismatch { frame });
             }
             Err(e) => return Err(e.into()),
         };

@@ -15,6 +15,10 @@ pub enum SessionError {
         resimulated: u128,
     },
 
+    /// GGRS's own synctest check fired before ours; it reports frames only.
+    #[error("synctest mismatch at frame {frame} (reported by GGRS, which gives no checksums)")]
+    GgrsMismatch { frame: i32 },
+
     #[error("GGRS: {0}")]
     Ggrs(#[from] ggrs::GgrsError),
 
