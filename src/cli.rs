@@ -1,9 +1,11 @@
 //! Command-line arguments (clap). Parsing only; `app` dispatches.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::net::delay::DelaySetting;
 use crate::session::CHECK_DISTANCES;
 use crate::sim::PRESET_NAMES;
 
@@ -12,7 +14,7 @@ use crate::sim::PRESET_NAMES;
     name = "twinstar",
     version,
     about = "A deterministic peer-to-peer co-op arena shooter with rollback netcode",
-    after_help = "Examples:\n  twinstar local                       two players, one keyboard\n  twinstar synctest --headless --json  check determinism without a window"
+    after_help = "Examples:\n  twinstar host                        create a room; tell the other player its code\n  twinstar join K7Q-2XM                join that room (add --server ws://HOST:3536)\n  twinstar local                       two players, one keyboard\n  twinstar synctest --headless --json  check determinism without a window"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -25,6 +27,14 @@ pub enum Command {
     Synctest(SynctestArgs),
     /// Two players on one keyboard (WASD+Space/LShift, arrows+Enter/RShift; 1 and 2 start).
     Local(RunArgs),
+    /// Create a room and wait for the other player (starts a signaling
+    /// server in-process when none runs on this machine).
+    Host(HostArgs),
+    /// Join a room by its code; without a code, quick-match with the next
+    /// player who also joins without one.
+    Join(JoinArgs),
+    /// Run the signaling server that pairs players by room code.
+    Serve(ServeArgs),
     /// Play a replay file in a window, or re-simulate it with --headless --verify.
     Replay(ReplayArgs),
     /// Find the first frame where two replays diverge.
@@ -69,7 +79,7 @@ pub struct ReplayDiffArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct RunArgs {
     /// Stop after N frames (60 per second). Headless runs default to 3600.
     #[arg(long, value_name = "N")]
@@ -102,6 +112,95 @@ pub struct RunArgs {
     /// Do not record a replay.
     #[arg(long)]
     pub no_record: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:3536")]
+    pub bind: SocketAddr,
+}
+
+#[derive(Debug, Args)]
+pub struct HostArgs {
+    /// Room code to create (random when omitted), e.g. K7Q-2XM.
+    #[arg(long, value_name = "CODE")]
+    pub room: Option<String>,
+
+    #[command(flatten)]
+    pub net: NetArgs,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct JoinArgs {
+    /// The host's room code (case and dashes do not matter); omit for a quick match.
+    pub code: Option<String>,
+
+    #[command(flatten)]
+    pub net: NetArgs,
+
+    /// (--seed and --preset are the host's; a joiner's are ignored.)
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct NetArgs {
+    /// Signaling server [default: ws://127.0.0.1:3536; host starts one there if none answers]
+    #[arg(long, value_name = "URL", env = "TWINSTAR_SERVER")]
+    pub server: Option<String>,
+
+    /// STUN server (repeatable); 'none' for host candidates only [default: public Google STUN]
+    #[arg(long = "stun", value_name = "URL")]
+    pub stun: Vec<String>,
+
+    /// TURN relay for peers that cannot reach each other directly.
+    #[arg(long, value_name = "URL", requires_all = ["turn_user", "turn_pass"])]
+    pub turn: Option<String>,
+
+    #[arg(long, value_name = "USER", requires = "turn")]
+    pub turn_user: Option<String>,
+
+    #[arg(long, value_name = "PASS", requires = "turn")]
+    pub turn_pass: Option<String>,
+
+    /// Frames of input delay: 'auto' (from the measured latency, retuned
+    /// during the match) or a fixed number from 0 to 8.
+    #[arg(long, value_name = "auto|N", default_value = "auto")]
+    pub input_delay: DelaySetting,
+
+    /// Give up when no match starts within this many seconds [default: host 600, join 20]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub timeout: Option<u64>,
+
+    /// Simulated bad link: extra delay on every packet this peer sends, in
+    /// ms (one way: give both peers 40 for an 80 ms round trip).
+    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    pub sim_latency: f64,
+
+    /// Simulated link: extra random delay per packet, uniform in 0..=MS.
+    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    pub sim_jitter: f64,
+
+    /// Simulated link: percentage of this peer's packets lost.
+    #[arg(long, value_name = "PCT", default_value_t = 0.0)]
+    pub sim_loss: f64,
+
+    /// Simulated link: percentage of this peer's packets duplicated.
+    #[arg(long, value_name = "PCT", default_value_t = 0.0)]
+    pub sim_dup: f64,
+
+    /// Debug aid: send this many garbage datagrams per second to the peer's
+    /// GGRS channel.
+    #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
+    pub debug_garbage: u32,
+
+    /// Debug aid: claim a protocol version this much newer (tests refusals).
+    #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
+    pub debug_protocol_skew: u32,
 }
 
 #[derive(Debug, Args)]
@@ -140,6 +239,9 @@ impl Cli {
         match &self.command {
             Command::Synctest(a) => a.run.json,
             Command::Local(a) => a.json,
+            Command::Host(a) => a.run.json,
+            Command::Join(a) => a.run.json,
+            Command::Serve(_) => false,
             Command::Replay(a) => a.json,
             Command::ReplayDiff(a) => a.json,
         }

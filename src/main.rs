@@ -24,8 +24,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    use std::io::IsTerminal;
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "twinstar=info".into()),

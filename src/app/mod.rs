@@ -1,6 +1,7 @@
 //! Dispatch: turns parsed arguments into a driver and a frontend, prints the
 //! summary, and maps failures to exit codes (1 runtime, 2 bad input).
 
+mod online;
 mod replay;
 
 use std::path::PathBuf;
@@ -52,6 +53,19 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             play(&args.run, mode, args.debug_inject_desync)?
         }
         Command::Local(args) => play(&args, Mode::Local, None)?,
+        Command::Host(args) => online::online(
+            crate::net::handshake::Role::Host,
+            args.room.as_deref(),
+            &args.net,
+            &args.run,
+        )?,
+        Command::Join(args) => online::online(
+            crate::net::handshake::Role::Join,
+            args.code.as_deref(),
+            &args.net,
+            &args.run,
+        )?,
+        Command::Serve(args) => return online::serve(&args),
         Command::Replay(args) => return replay::replay(&args),
         Command::ReplayDiff(args) => return replay::diff(&args),
     };
@@ -97,13 +111,13 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<u32>) -> Result<S
     let title = format!("twinstar - {}", mode.name());
     match window::run(driver, sources, args.frames, &title) {
         (mut driver, Ok(())) => finish(&mut driver, None),
-        (_, Err(e @ window::WindowError::NoDisplay)) => Err(Failure::BadInput(e.to_string())),
         (mut driver, Err(window::WindowError::Session(e))) => finish(&mut driver, Some(e)),
+        (_, Err(e)) => Err(Failure::BadInput(e.to_string())),
     }
 }
 
 /// `--record PATH`, nothing with `--no-record`, else a fresh name under `replays/`.
-fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathBuf> {
+pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathBuf> {
     if args.no_record {
         return None;
     }
@@ -128,7 +142,7 @@ fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathBuf> {
         .find(|path| !path.exists())
 }
 
-fn finish(driver: &mut Driver, error: Option<SessionError>) -> Result<Summary, Failure> {
+pub(super) fn finish(driver: &mut Driver, error: Option<SessionError>) -> Result<Summary, Failure> {
     let reason = match &error {
         None => "completed".to_string(),
         Some(e) => e.to_string(),
@@ -141,7 +155,7 @@ fn finish(driver: &mut Driver, error: Option<SessionError>) -> Result<Summary, F
     }
 }
 
-fn random_seed() -> u64 {
+pub(super) fn random_seed() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(std::time::SystemTime::now())
 }

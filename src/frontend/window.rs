@@ -2,17 +2,20 @@
 //! simple shapes for now.
 
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
+use std::time::Instant;
 
 use macroquad::prelude::*;
 
 use super::InputSource;
-use crate::session::{Driver, FPS, SessionError};
+use crate::app::Failure;
+use crate::net::connect::{ConnectError, Connection, Connector};
+use crate::session::{Driver, NetStatus, Pacer, SessionError};
 use crate::sim::{ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, Fx, OWNER_ENEMY, World};
 
-const TICK: f32 = 1.0 / FPS as f32;
-/// Longest stretch of wall time one display frame may catch up on, so a
-/// stall (window drag, debugger) does not turn into a burst of frames.
-const MAX_CATCH_UP: f32 = 0.25;
+/// Most frames simulated per drawn frame, so a stall (window drag,
+/// debugger) does not turn into a burst (the pacer also drops old debt).
+const MAX_FRAMES_PER_DRAW: u32 = 8;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WindowError {
@@ -20,6 +23,10 @@ pub enum WindowError {
     NoDisplay,
     #[error(transparent)]
     Session(#[from] SessionError),
+    #[error(transparent)]
+    Connect(ConnectError),
+    #[error("{}", match .0 { Failure::BadInput(m) | Failure::Runtime(m, _) => m })]
+    Setup(Failure),
 }
 
 /// Whether a window could open at all (X11 or Wayland).
@@ -29,6 +36,16 @@ pub fn display_available() -> bool {
 
 /// The driver after a window run, and the error that ended it, if any.
 type Outcome = (Driver, Option<SessionError>);
+
+fn window_conf(title: &str) -> Conf {
+    Conf {
+        window_title: title.to_string(),
+        window_width: 1280,
+        window_height: 720,
+        high_dpi: true,
+        ..Default::default()
+    }
+}
 
 /// Opens the window and plays until Esc, the window closes, or `frames`.
 /// Returns the driver (so the caller can summarise the run) and how it ended.
@@ -43,14 +60,7 @@ pub fn run(
     }
     let slot: Arc<Mutex<Option<Outcome>>> = Arc::default();
     let out = slot.clone();
-    let conf = Conf {
-        window_title: title.to_string(),
-        window_width: 1280,
-        window_height: 720,
-        high_dpi: true,
-        ..Default::default()
-    };
-    macroquad::Window::from_config(conf, async move {
+    macroquad::Window::from_config(window_conf(title), async move {
         let result = play(driver, sources, frames).await;
         *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
     });
@@ -66,25 +76,129 @@ pub fn run(
     (driver, result)
 }
 
-async fn play(mut driver: Driver, mut sources: [InputSource; 2], frames: Option<u32>) -> Outcome {
-    let mut pending = 0.0f32;
+/// Online in a window: a progress screen through the connection stages,
+/// then the match, in the same window. `setup` turns the connection into a
+/// driver and input sources.
+pub fn run_online(
+    connector: Connector,
+    setup: impl FnOnce(Connection) -> Result<(Driver, [InputSource; 2]), Failure> + 'static,
+    title: &str,
+) -> (Option<Driver>, Result<(), WindowError>) {
+    type Online = (Option<Driver>, Result<(), WindowError>);
+    if !display_available() {
+        return (None, Err(WindowError::NoDisplay));
+    }
+    let slot: Arc<Mutex<Option<Online>>> = Arc::default();
+    let out = slot.clone();
+    macroquad::Window::from_config(window_conf(title), async move {
+        let result: Online = match connect_screen(connector).await {
+            Err(e) => (None, Err(e)),
+            Ok(connection) => match setup(connection) {
+                Err(f) => (None, Err(WindowError::Setup(f))),
+                Ok((driver, sources)) => {
+                    let (driver, error) = play(driver, sources, None).await;
+                    (Some(driver), error.map_or(Ok(()), |e| Err(e.into())))
+                }
+            },
+        };
+        *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+    });
+    let taken = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+    taken.unwrap_or((None, Ok(())))
+}
+
+async fn connect_screen(mut connector: Connector) -> Result<Connection, WindowError> {
+    let room = connector
+        .options()
+        .room
+        .as_ref()
+        .map_or_else(|| "quick match".to_string(), |r| format!("room {r}"));
     loop {
         if is_key_pressed(KeyCode::Escape) {
+            return Err(WindowError::Connect(ConnectError::PeerLeft));
+        }
+        if let Poll::Ready(result) = connector.poll() {
+            return result.map_err(WindowError::Connect);
+        }
+        clear_background(Color::from_rgba(8, 10, 24, 255));
+        let lines = [
+            room.clone(),
+            format!("{}...", connector.stage()),
+            format!(
+                "latency probes: {}/{}",
+                connector.probes_done(),
+                crate::net::handshake::PROBES
+            ),
+            "Esc cancels".to_string(),
+        ];
+        for (i, line) in lines.iter().enumerate() {
+            let size = if i == 0 { 56.0 } else { 28.0 };
+            draw_text(line, 80.0, 160.0 + i as f32 * 60.0, size, WHITE);
+        }
+        next_frame().await;
+    }
+}
+
+async fn play(mut driver: Driver, mut sources: [InputSource; 2], frames: Option<u32>) -> Outcome {
+    let mut pacer = Pacer::new(Instant::now());
+    loop {
+        if is_key_pressed(KeyCode::Escape) {
+            driver.say_goodbye("the player pressed Esc");
             return (driver, None);
         }
-        pending += get_frame_time().min(MAX_CATCH_UP);
-        while pending >= TICK {
-            pending -= TICK;
+        if let Err(e) = driver.poll() {
+            return (driver, Some(e));
+        }
+        let now = Instant::now();
+        for _ in 0..MAX_FRAMES_PER_DRAW {
+            let skip = driver.take_skip_frames();
+            if !pacer.due(now, driver.frames_ahead(), skip) {
+                break;
+            }
             let inputs = [sources[0].next(is_key_down), sources[1].next(is_key_down)];
             if let Err(e) = driver.advance(inputs) {
                 return (driver, Some(e));
             }
-            if frames.is_some_and(|n| driver.world().frame >= n) {
+            if frames.is_some_and(|n| driver.confirmed_frames() >= n) {
                 return (driver, None);
             }
         }
         draw_world(driver.world());
+        if let Some(status) = driver.net_status() {
+            draw_net_status(&status);
+        }
         next_frame().await;
+    }
+}
+
+fn draw_net_status(status: &NetStatus) {
+    let ping = status
+        .ping_ms
+        .map_or_else(|| "-".to_string(), |p| format!("{p:.0} ms"));
+    let line = format!(
+        "ping {ping}   input delay {}   ahead {}   {}",
+        status.input_delay,
+        status.frames_ahead,
+        status.connection.unwrap_or("")
+    );
+    draw_text(&line, 16.0, screen_height() - 16.0, 24.0, WHITE);
+    if !status.synchronized {
+        draw_text(
+            "synchronizing...",
+            16.0,
+            screen_height() - 48.0,
+            32.0,
+            YELLOW,
+        );
+    }
+    if status.interrupted {
+        draw_text(
+            "CONNECTION INTERRUPTED",
+            16.0,
+            screen_height() - 48.0,
+            32.0,
+            RED,
+        );
     }
 }
 

@@ -2,6 +2,11 @@
 //! server, our GGRS socket over matchbox, and an in-process bad-link
 //! simulator. Nothing here touches `sim` internals.
 
+pub mod connect;
+pub mod control;
+pub mod delay;
+pub mod handshake;
+pub mod ice;
 pub mod link_sim;
 pub mod room_code;
 pub mod signaling;
@@ -9,4 +14,4 @@ pub mod socket;
 
 pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
 pub use room_code::{RoomCode, RoomCodeError};
-pub use socket::{GgrsSocket, PacketChannel, SocketStats};
+pub use socket::{GgrsSocket, PacketChannel, SocketStats, StatsHandle};

@@ -11,6 +11,8 @@
 //! matchbox's adapter writes it, so a peer using that adapter interoperates.
 
 use std::hash::Hash;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use bincode::config::{self, Configuration, LittleEndian, Varint};
@@ -39,6 +41,51 @@ pub struct SocketStats {
     pub packets_dropped_malformed: u64,
     /// Messages the channel refused because its message loop is gone.
     pub send_failures: u64,
+    /// Input acknowledgements not sent because an input message, which
+    /// carries the same acknowledgement, went out just before.
+    pub acks_coalesced: u64,
+}
+
+/// The live counters behind [`SocketStats`], shared so the session (which owns
+/// the socket once GGRS has it) can still read them.
+#[derive(Debug, Default)]
+struct Counters {
+    bytes_sent: AtomicU64,
+    bytes_received: AtomicU64,
+    packets_sent: AtomicU64,
+    packets_received: AtomicU64,
+    packets_dropped_malformed: AtomicU64,
+    send_failures: AtomicU64,
+    acks_coalesced: AtomicU64,
+}
+
+impl Counters {
+    fn add(counter: &AtomicU64, n: u64) -> u64 {
+        counter.fetch_add(n, Ordering::Relaxed) + n
+    }
+
+    fn snapshot(&self) -> SocketStats {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        SocketStats {
+            bytes_sent: get(&self.bytes_sent),
+            bytes_received: get(&self.bytes_received),
+            packets_sent: get(&self.packets_sent),
+            packets_received: get(&self.packets_received),
+            packets_dropped_malformed: get(&self.packets_dropped_malformed),
+            send_failures: get(&self.send_failures),
+            acks_coalesced: get(&self.acks_coalesced),
+        }
+    }
+}
+
+/// Reads a socket's traffic counters after the socket moved into GGRS.
+#[derive(Clone, Debug)]
+pub struct StatsHandle(Arc<Counters>);
+
+impl StatsHandle {
+    pub fn get(&self) -> SocketStats {
+        self.0.snapshot()
+    }
 }
 
 /// The transport under a [`GgrsSocket`]: a matchbox data channel in the game,
@@ -93,6 +140,25 @@ pub fn decode(bytes: &[u8]) -> Option<Message> {
     }
 }
 
+/// GGRS's message kinds, as the variant index bincode writes after the
+/// header (the order of ggrs 0.13's `MessageBody`).
+const KIND_INPUT: u8 = 2;
+const KIND_INPUT_ACK: u8 = 3;
+
+/// The message kind of an encoded GGRS message: the byte after the
+/// varint-encoded `u16` magic (one byte below 251, else 251 + two bytes).
+fn message_kind(bytes: &[u8]) -> Option<u8> {
+    let at = if *bytes.first()? < 251 { 1 } else { 3 };
+    bytes.get(at).copied().filter(|&k| k < 251)
+}
+
+/// GGRS answers every input message with an `InputAck`, although its own
+/// input messages carry the same `ack_frame`: while this peer sends inputs
+/// every frame, the separate ack is redundant. Dropping it when an input
+/// left this recently halves the packet rate; when this peer stalls or stops
+/// sending inputs, acks flow again.
+const ACK_COALESCE_WINDOW: std::time::Duration = std::time::Duration::from_millis(34);
+
 /// How many malformed packets are logged at `warn` before going quiet; the
 /// counter keeps counting. A flood must not flood the log too.
 const MALFORMED_WARNINGS: u64 = 5;
@@ -102,7 +168,9 @@ const MALFORMED_WARNINGS: u64 = 5;
 pub struct GgrsSocket<C: PacketChannel = WebRtcChannel> {
     channel: C,
     link: Option<LinkSim<(C::Addr, Packet)>>,
-    stats: SocketStats,
+    stats: Arc<Counters>,
+    /// When the last GGRS input message was sent (for ack coalescing).
+    last_input_sent: Option<Instant>,
 }
 
 impl<C: PacketChannel> GgrsSocket<C> {
@@ -111,7 +179,8 @@ impl<C: PacketChannel> GgrsSocket<C> {
         GgrsSocket {
             channel,
             link: None,
-            stats: SocketStats::default(),
+            stats: Arc::default(),
+            last_input_sent: None,
         }
     }
 
@@ -127,7 +196,12 @@ impl<C: PacketChannel> GgrsSocket<C> {
     }
 
     pub fn stats(&self) -> SocketStats {
-        self.stats
+        self.stats.snapshot()
+    }
+
+    /// A handle that keeps reading the counters after GGRS took the socket.
+    pub fn stats_handle(&self) -> StatsHandle {
+        StatsHandle(Arc::clone(&self.stats))
     }
 
     /// What the simulated link did, if there is one.
@@ -157,7 +231,7 @@ impl<C: PacketChannel> GgrsSocket<C> {
         };
         for (to, packet) in link.pop_ready(now) {
             if self.channel.send_packet(&to, packet).is_err() {
-                self.stats.send_failures += 1;
+                Counters::add(&self.stats.send_failures, 1);
             }
         }
     }
@@ -172,22 +246,34 @@ impl<C: PacketChannel> GgrsSocket<C> {
 impl<C: PacketChannel> NonBlockingSocket<C::Addr> for GgrsSocket<C> {
     fn send_to(&mut self, msg: &Message, addr: &C::Addr) {
         let Some(bytes) = encode(msg) else {
-            self.stats.send_failures += 1;
+            Counters::add(&self.stats.send_failures, 1);
             tracing::error!("could not encode a GGRS message: {msg:?}");
             return;
         };
-        self.stats.packets_sent += 1;
-        self.stats.bytes_sent += bytes.len() as u64;
+        let now = Instant::now();
+        match message_kind(&bytes) {
+            Some(KIND_INPUT) => self.last_input_sent = Some(now),
+            Some(KIND_INPUT_ACK)
+                if self
+                    .last_input_sent
+                    .is_some_and(|t| now.duration_since(t) < ACK_COALESCE_WINDOW) =>
+            {
+                Counters::add(&self.stats.acks_coalesced, 1);
+                return;
+            }
+            _ => {}
+        }
+        Counters::add(&self.stats.packets_sent, 1);
+        Counters::add(&self.stats.bytes_sent, bytes.len() as u64);
         let packet = Packet::from(bytes);
         match self.link.as_mut() {
             Some(link) => {
-                let now = Instant::now();
                 link.push(now, (addr.clone(), packet));
                 self.flush(now);
             }
             None => {
                 if self.channel.send_packet(addr, packet).is_err() {
-                    self.stats.send_failures += 1;
+                    Counters::add(&self.stats.send_failures, 1);
                 }
             }
         }
@@ -198,15 +284,14 @@ impl<C: PacketChannel> NonBlockingSocket<C::Addr> for GgrsSocket<C> {
         let packets = self.channel.receive_packets();
         let mut messages = Vec::with_capacity(packets.len());
         for (from, packet) in packets {
-            self.stats.bytes_received += packet.len() as u64;
+            Counters::add(&self.stats.bytes_received, packet.len() as u64);
             match decode(&packet) {
                 Some(msg) => {
-                    self.stats.packets_received += 1;
+                    Counters::add(&self.stats.packets_received, 1);
                     messages.push((from, msg));
                 }
                 None => {
-                    self.stats.packets_dropped_malformed += 1;
-                    let n = self.stats.packets_dropped_malformed;
+                    let n = Counters::add(&self.stats.packets_dropped_malformed, 1);
                     if n <= MALFORMED_WARNINGS {
                         tracing::warn!(
                             "dropped a malformed GGRS packet of {} bytes ({n} so far{})",
@@ -311,6 +396,41 @@ mod tests {
         // magic 4660 = 0x1234 needs the u16 varint marker 251.
         let sync = &sample_messages()[0];
         assert_eq!(&encode(sync).unwrap()[..4], &[251, 0x34, 0x12, 0]);
+    }
+
+    fn input_ack() -> Message {
+        serde_json::from_str(r#"{"header":{"magic":4660},"body":{"InputAck":{"ack_frame":41}}}"#)
+            .expect("sample ack")
+    }
+
+    #[test]
+    fn message_kinds_are_read_after_either_magic_width() {
+        let m = sample_messages();
+        let kind = |msg: &Message| message_kind(&encode(msg).unwrap());
+        // magic 65535 (3-byte varint) + Input; magic 4660 + InputAck; magic 1 + KeepAlive.
+        assert_eq!(kind(&m[2]), Some(KIND_INPUT));
+        assert_eq!(kind(&input_ack()), Some(KIND_INPUT_ACK));
+        assert_eq!(kind(&m[1]), Some(7));
+        assert_eq!(message_kind(&[]), None);
+    }
+
+    #[test]
+    fn acks_right_after_an_input_are_coalesced_and_others_sent() {
+        let (mut a, mut b) = socket_pair();
+        let m = sample_messages();
+        let (input, ack) = (&m[2], &input_ack());
+        // No input sent yet: the ack goes out.
+        a.send_to(ack, &1);
+        a.send_to(input, &1);
+        // Just after an input: the ack rides on it.
+        a.send_to(ack, &1);
+        assert_eq!(b.receive_all_messages().len(), 2);
+        assert_eq!(a.stats().acks_coalesced, 1);
+        assert_eq!(a.stats().packets_sent, 2);
+        std::thread::sleep(ACK_COALESCE_WINDOW + std::time::Duration::from_millis(5));
+        // The input is old now (this peer stalled): acks flow again.
+        a.send_to(ack, &1);
+        assert_eq!(b.receive_all_messages().len(), 1);
     }
 
     #[test]

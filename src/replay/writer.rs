@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::format::*;
-use crate::sim::{Input, PLAYERS, SIM_VERSION, World};
+use crate::sim::{Input, PLAYERS, SIM_VERSION};
 
 /// Writes whole records only, flushing after each chunk (one second of
 /// play), so after a crash or `kill -9` the file is readable up to the last
@@ -51,11 +51,16 @@ impl Writer {
         self.written + self.pending.len() as u32
     }
 
-    /// Records one confirmed frame: its inputs and the world after it.
-    pub fn frame(&mut self, inputs: [Input; PLAYERS], after: &World) -> io::Result<()> {
+    /// Records one confirmed frame: its inputs and the checksum of the world
+    /// after it (asked for only at chunk ends, once a second).
+    pub fn frame(
+        &mut self,
+        inputs: [Input; PLAYERS],
+        checksum_after: impl FnOnce() -> u128,
+    ) -> io::Result<()> {
         self.pending.push(inputs);
         if self.pending.len() as u32 == CHECKSUM_INTERVAL {
-            self.write_chunk(after)?;
+            self.write_chunk(checksum_after())?;
         }
         Ok(())
     }
@@ -72,15 +77,15 @@ impl Writer {
         self.out.flush()
     }
 
-    /// Writes the last partial chunk and the end record; `last` is the world
-    /// after the last recorded frame.
-    pub fn finish(mut self, last: &World, reason: &str) -> io::Result<PathBuf> {
+    /// Writes the last partial chunk and the end record; `last_checksum` is
+    /// the world's after the last recorded frame.
+    pub fn finish(mut self, last_checksum: u128, reason: &str) -> io::Result<PathBuf> {
         if !self.pending.is_empty() {
-            self.write_chunk(last)?;
+            self.write_chunk(last_checksum)?;
         }
         let end = EndRecord {
             frame: self.written,
-            checksum: last.checksum(),
+            checksum: last_checksum,
             reason: reason.into(),
         };
         let json = serde_json::to_vec(&end).map_err(io::Error::other)?;
@@ -90,9 +95,9 @@ impl Writer {
         Ok(self.path)
     }
 
-    fn write_chunk(&mut self, after: &World) -> io::Result<()> {
+    fn write_chunk(&mut self, checksum_after: u128) -> io::Result<()> {
         let mut payload = Vec::with_capacity(64);
-        encode_chunk(self.written, &self.pending, after.checksum(), &mut payload);
+        encode_chunk(self.written, &self.pending, checksum_after, &mut payload);
         self.written += self.pending.len() as u32;
         self.pending.clear();
         self.record(KIND_CHUNK, &payload)?;

@@ -2,7 +2,9 @@ use std::marker::PhantomData;
 
 use ggrs::{GgrsRequest, InputStatus, PredictRepeatLast, SessionBuilder, SyncTestSession};
 
+use super::online::Online;
 use super::{CHECK_DISTANCES, MAX_PREDICTION, SessionError, Summary, hex_checksum};
+use crate::net::handshake::Role;
 use crate::replay::Writer;
 use crate::sim::{Event, Input, PLAYERS, SimConfig, World};
 
@@ -28,6 +30,8 @@ pub enum Mode {
     SyncTest { check_distance: usize },
     /// Both players on this machine; no rollback.
     Local,
+    /// Against a peer over the network (`host`, `join`, quick match).
+    Online(Role),
 }
 
 impl Mode {
@@ -35,6 +39,9 @@ impl Mode {
         match self {
             Mode::SyncTest { .. } => "synctest",
             Mode::Local => "local",
+            Mode::Online(Role::Host) => "host",
+            Mode::Online(Role::Join) => "join",
+            Mode::Online(Role::Quick) => "quick",
         }
     }
 }
@@ -59,23 +66,53 @@ pub struct FrameReport {
     pub resimulated: u32,
     /// Events of the newly simulated frames (never of re-simulations).
     pub events: Vec<Event>,
+    /// Online: GGRS refused to run further ahead of the peer (a stall).
+    pub stalled: bool,
+    /// Online: the session is still synchronizing with the peer.
+    pub waiting: bool,
+}
+
+pub(super) enum Backend {
+    Local(Box<SyncTestSession<LocalConfig>>),
+    Online(Box<Online>),
+}
+
+/// Recent simulated frames, so that confirmed ones can be recorded once
+/// their inputs are final. Longer than any rollback (GGRS predicts at most
+/// `MAX_PREDICTION` frames ahead).
+const FRAME_LOG: usize = 64;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct LogEntry {
+    /// The frame these inputs advanced from (-1: empty slot).
+    frame: i64,
+    inputs: [Input; PLAYERS],
+    /// Checksum of the world after the frame, once GGRS saved it.
+    checksum_after: Option<u128>,
 }
 
 pub struct Driver {
-    session: SyncTestSession<LocalConfig>,
-    world: Box<World>,
-    options: DriverOptions,
+    pub(super) backend: Backend,
+    pub(super) world: Box<World>,
+    pub(super) options: DriverOptions,
     /// Newest frame simulated so far: an advance at or below it is a re-simulation.
-    newest_frame: u32,
+    pub(super) newest_frame: u32,
     /// First checksum seen for recent frames, keyed by frame % len.
     first_checksums: [(i32, u128); 32],
     steps: u64,
-    rollback_frames: u64,
+    pub(super) rollback_frames: u64,
     mismatches: u32,
     /// Where confirmed frames go, if the run is recorded.
-    recorder: Option<Writer>,
+    pub(super) recorder: Option<Writer>,
     /// The finished recording's path, for the summary.
     replay_path: Option<String>,
+    log: Box<[LogEntry; FRAME_LOG]>,
+    /// Frames confirmed (and recorded, if recording) so far: 0..confirmed.
+    pub(super) confirmed: u32,
+    /// Checksum of the world after `confirmed` frames.
+    pub(super) confirmed_checksum: u128,
+    /// Confirm no frame at or beyond this (the end of a `--frames N` match).
+    pub(super) confirm_limit: Option<u32>,
 }
 
 impl Driver {
@@ -85,16 +122,29 @@ impl Driver {
                 debug_assert!(CHECK_DISTANCES.contains(&check_distance));
                 check_distance
             }
-            Mode::Local => 0,
+            Mode::Local | Mode::Online(_) => 0,
         };
         let session = SessionBuilder::<LocalConfig>::new()
             .with_num_players(PLAYERS)?
             .with_max_prediction_window(MAX_PREDICTION)
             .with_check_distance(check_distance)
             .start_synctest_session()?;
-        Ok(Driver {
-            session,
-            world: World::new(options.seed, options.config),
+        Ok(Self::with_backend(
+            Backend::Local(Box::new(session)),
+            options,
+        ))
+    }
+
+    pub(super) fn with_backend(backend: Backend, options: DriverOptions) -> Self {
+        let world = World::new(options.seed, options.config);
+        let confirmed_checksum = world.checksum();
+        let empty = LogEntry {
+            frame: -1,
+            ..LogEntry::default()
+        };
+        Driver {
+            backend,
+            world,
             options,
             newest_frame: 0,
             first_checksums: [(-1, 0); 32],
@@ -103,7 +153,11 @@ impl Driver {
             mismatches: 0,
             recorder: None,
             replay_path: None,
-        })
+            log: Box::new([empty; FRAME_LOG]),
+            confirmed: 0,
+            confirmed_checksum,
+            confirm_limit: None,
+        }
     }
 
     pub fn world(&self) -> &World {
@@ -114,12 +168,24 @@ impl Driver {
         &self.options
     }
 
-    /// Runs one frame with these local inputs (one per player).
+    /// Frames whose inputs are final (all of them, in local modes).
+    pub fn confirmed_frames(&self) -> u32 {
+        self.confirmed
+    }
+
+    /// Runs one frame. Local modes take both inputs; online play takes the
+    /// local player's from its slot (see [`Driver::local_players`]).
     pub fn advance(&mut self, inputs: [Input; PLAYERS]) -> Result<FrameReport, SessionError> {
-        for (handle, input) in inputs.into_iter().enumerate() {
-            self.session.add_local_input(handle, input)?;
+        if matches!(self.backend, Backend::Online(_)) {
+            return self.advance_online(inputs);
         }
-        let requests = match self.session.advance_frame() {
+        let Backend::Local(session) = &mut self.backend else {
+            unreachable!("checked above");
+        };
+        for (handle, input) in inputs.into_iter().enumerate() {
+            session.add_local_input(handle, input)?;
+        }
+        let requests = match session.advance_frame() {
             Ok(requests) => requests,
             Err(ggrs::GgrsError::MismatchedChecksum {
                 mismatched_frames, ..
@@ -138,15 +204,32 @@ impl Driver {
         Ok(report)
     }
 
-    fn fulfil(
+    /// Which player slots this machine controls.
+    pub fn local_players(&self) -> Vec<usize> {
+        match &self.backend {
+            Backend::Local(_) => (0..PLAYERS).collect(),
+            Backend::Online(online) => vec![online.local],
+        }
+    }
+
+    pub(super) fn fulfil<A>(
         &mut self,
-        request: GgrsRequest<LocalConfig>,
+        request: GgrsRequest<GgrsConfig<A>>,
         report: &mut FrameReport,
-    ) -> Result<(), SessionError> {
+    ) -> Result<(), SessionError>
+    where
+        GgrsConfig<A>: ggrs::Config<Input = Input, State = Box<World>>,
+    {
         match request {
             GgrsRequest::SaveGameState { cell, frame } => {
                 let checksum = self.world.checksum();
                 self.check_first_checksum(frame, checksum)?;
+                if frame > 0 {
+                    let entry = &mut self.log[(frame as usize - 1) % FRAME_LOG];
+                    if entry.frame == i64::from(frame) - 1 {
+                        entry.checksum_after = Some(checksum);
+                    }
+                }
                 cell.save(frame, Some(self.world.clone()), Some(checksum));
             }
             GgrsRequest::LoadGameState { cell, frame } => {
@@ -170,7 +253,8 @@ impl Driver {
     }
 
     fn step(&mut self, inputs: [Input; PLAYERS], report: &mut FrameReport) {
-        let is_new = self.world.frame >= self.newest_frame;
+        let frame = self.world.frame;
+        let is_new = frame >= self.newest_frame;
         if is_new {
             self.world.step(inputs, &mut report.events);
             self.newest_frame = self.world.frame;
@@ -187,13 +271,67 @@ impl Driver {
             // Differs between the first simulation of a frame and any re-run.
             self.world.players[0].score ^= self.steps as u32;
         }
+        self.log[frame as usize % FRAME_LOG] = LogEntry {
+            frame: i64::from(frame),
+            inputs,
+            checksum_after: None,
+        };
         // Synctest and local inputs are all local, so a frame's first
-        // simulation is its confirmed one.
-        if is_new && let Some(writer) = &mut self.recorder {
-            if let Err(e) = writer.frame(inputs, &self.world) {
-                tracing::warn!("recording stopped: {}: {e}", writer.path().display());
-                self.recorder = None;
+        // simulation is its confirmed one. Online frames are confirmed later,
+        // from the log, when GGRS has every player's input for them.
+        if is_new && matches!(self.backend, Backend::Local(_)) {
+            let world = &self.world;
+            Self::record(&mut self.recorder, inputs, || world.checksum());
+            self.confirmed = self.world.frame;
+        }
+    }
+
+    /// Confirms logged frames up to GGRS's confirmed frame. Call right after
+    /// fulfilling an advance's requests: any rollback its inputs needed has
+    /// run, so the log holds each frame's final inputs and checksum.
+    pub(super) fn confirm_up_to(&mut self, ggrs_confirmed: i32) -> Result<(), SessionError> {
+        let through = u32::try_from(ggrs_confirmed + 1).unwrap_or(0);
+        let limit = through
+            .min(self.newest_frame)
+            .min(self.confirm_limit.unwrap_or(u32::MAX));
+        while self.confirmed < limit {
+            let frame = self.confirmed;
+            let entry = self.log[frame as usize % FRAME_LOG];
+            if entry.frame != i64::from(frame) {
+                return Err(SessionError::MissingState(frame as i32));
             }
+            // GGRS saves a frame's resulting state at the start of the next
+            // advance: the newest frame's checksum comes one call later.
+            let Some(checksum) = entry.checksum_after else {
+                break;
+            };
+            Self::record(&mut self.recorder, entry.inputs, || checksum);
+            self.confirmed = frame + 1;
+            self.confirmed_checksum = checksum;
+        }
+        Ok(())
+    }
+
+    fn record(
+        recorder: &mut Option<Writer>,
+        inputs: [Input; PLAYERS],
+        checksum: impl FnOnce() -> u128,
+    ) {
+        if let Some(writer) = recorder
+            && let Err(e) = writer.frame(inputs, checksum)
+        {
+            tracing::warn!("recording stopped: {}: {e}", writer.path().display());
+            *recorder = None;
+        }
+    }
+
+    /// Adds a match event (interruption, delay change, desync) to the replay.
+    pub(super) fn record_event(&mut self, kind: &str, detail: &str) {
+        if let Some(writer) = &mut self.recorder
+            && let Err(e) = writer.event(kind, detail)
+        {
+            tracing::warn!("recording stopped: {}: {e}", writer.path().display());
+            self.recorder = None;
         }
     }
 
@@ -202,19 +340,37 @@ impl Driver {
         self.recorder = Some(writer);
     }
 
+    /// Where the replay is being written, if anywhere.
+    pub fn recording_path(&self) -> Option<std::path::PathBuf> {
+        self.recorder.as_ref().map(|w| w.path().to_path_buf())
+    }
+
     /// Closes the recording with an end record; the path goes in the summary.
     pub fn finish_recording(&mut self, reason: &str) {
+        let last = self.checksum_state().1;
         if let Some(writer) = self.recorder.take() {
             let path = writer.path().display().to_string();
-            match writer.finish(&self.world, reason) {
+            match writer.finish(last, reason) {
                 Ok(_) => self.replay_path = Some(path),
                 Err(e) => tracing::warn!("could not finish the replay {path}: {e}"),
             }
         }
     }
 
+    /// The frame the summary's checksum is of, and the checksum: the newest
+    /// world in local modes, the last confirmed frame online.
+    fn checksum_state(&self) -> (u32, u128) {
+        match self.backend {
+            Backend::Local(_) => (self.world.frame, self.world.checksum()),
+            Backend::Online(_) => (self.confirmed, self.confirmed_checksum),
+        }
+    }
+
     /// Synctest: the first checksum of a frame must equal any later one.
     fn check_first_checksum(&mut self, frame: i32, checksum: u128) -> Result<(), SessionError> {
+        if !matches!(self.options.mode, Mode::SyncTest { .. }) {
+            return Ok(());
+        }
         let slot = &mut self.first_checksums[frame as usize % 32];
         if slot.0 == frame && slot.1 != checksum {
             self.mismatches += 1;
@@ -230,11 +386,12 @@ impl Driver {
 
     pub fn summary(&self) -> Summary {
         let w = &self.world;
-        Summary {
+        let (checksum_frame, checksum) = self.checksum_state();
+        let mut summary = Summary {
             mode: self.options.mode.name().to_string(),
-            frames: w.frame,
-            checksum_frame: w.frame,
-            checksum: hex_checksum(w.checksum()),
+            frames: self.confirmed,
+            checksum_frame,
+            checksum: hex_checksum(checksum),
             mismatches: self.mismatches,
             rollback_frames: self.rollback_frames,
             connection: "local".to_string(),
@@ -247,7 +404,7 @@ impl Driver {
                 .to_string(),
             check_distance: match self.options.mode {
                 Mode::SyncTest { check_distance } => Some(check_distance),
-                Mode::Local => None,
+                Mode::Local | Mode::Online(_) => None,
             },
             wave: w.spawner.wave,
             score: [w.players[0].score, w.players[1].score],
@@ -255,6 +412,10 @@ impl Driver {
             restarts: w.restarts,
             replay: self.replay_path.clone(),
             ..Summary::default()
+        };
+        if let Backend::Online(online) = &self.backend {
+            online.fill_summary(&mut summary);
         }
+        summary
     }
 }

@@ -19,6 +19,22 @@ pub enum SessionError {
     #[error("synctest mismatch at frame {frame} (reported by GGRS, which gives no checksums)")]
     GgrsMismatch { frame: i32 },
 
+    /// Both peers simulated the same confirmed frame to different states.
+    #[error(
+        "desync at frame {frame}: our checksum {ours}, the other player's {theirs}",
+        ours = super::hex_checksum(*ours),
+        theirs = super::hex_checksum(*theirs)
+    )]
+    Desync {
+        frame: i32,
+        ours: u128,
+        theirs: u128,
+    },
+
+    /// The other player is gone mid-match.
+    #[error("the other player {0}")]
+    PeerLost(String),
+
     #[error("GGRS: {0}")]
     Ggrs(#[from] ggrs::GgrsError),
 

@@ -5,10 +5,14 @@
 
 mod driver;
 mod error;
+mod online;
+mod pacer;
 mod summary;
 
 pub use driver::{Driver, DriverOptions, FrameReport, GgrsConfig, Mode};
 pub use error::SessionError;
+pub use online::{NetStatus, OnlineOptions};
+pub use pacer::Pacer;
 pub use summary::{Summary, hex_checksum};
 
 /// Simulation rate. The window draws at any rate; the simulation ticks at this.

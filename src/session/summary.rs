@@ -28,6 +28,33 @@ pub struct Summary {
     pub score: [u32; 2],
     pub shared_score: u32,
     pub restarts: u32,
+    // Online only (absent from local runs' JSON).
+    /// Milliseconds from starting to connect to the first frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connect_ms: Option<u64>,
+    /// RTT measured by the handshake probe; `rtt_ms` is the latest in-match one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handshake_rtt_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter_ms: Option<f64>,
+    /// Frames GGRS refused to advance because the peer was too far behind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stalled_frames: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_changes: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packets_sent: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packets_received: Option<u64>,
+    /// Datagrams on the GGRS channel that did not decode (dropped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packets_malformed: Option<u64>,
+    /// Which player this machine was (1 or 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player: Option<u32>,
+    /// Seconds from the first frame to the summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elapsed_s: Option<f64>,
 }
 
 pub fn hex_checksum(checksum: u128) -> String {

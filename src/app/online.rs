@@ -1,0 +1,383 @@
+//! `serve`, `host` and `join`: argument checks (all before any connection),
+//! the signaling server, connecting, and the online match.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream, UdpSocket};
+use std::path::Path;
+use std::task::Poll;
+use std::time::Duration;
+
+use tokio::runtime::Runtime;
+
+use super::{Failure, Report, finish, random_seed, record_path};
+use crate::cli::{NetArgs, RunArgs, ServeArgs};
+use crate::frontend::{InputSource, headless, window};
+use crate::input::{KeyMap, ScriptBot};
+use crate::net::connect::{ConnectError, ConnectOptions, Connection, Connector};
+use crate::net::handshake::Role;
+use crate::net::ice::IceServers;
+use crate::net::link_sim::LinkConfig;
+use crate::net::room_code::RoomCode;
+use crate::net::signaling::{self, DEFAULT_PORT};
+use crate::replay::{Header, Writer};
+use crate::session::{Driver, OnlineOptions, SessionError, Summary};
+use crate::sim::SimConfig;
+
+/// Frames a headless online match plays when `--frames` is not given.
+const DEFAULT_ONLINE_FRAMES: u32 = 3600;
+
+fn runtime() -> Result<Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Runtime(format!("cannot start the network runtime: {e}"), None))
+}
+
+/// This machine's address on its LAN, for the URL the other player types.
+/// Connecting a UDP socket sends nothing; it only picks the outgoing route.
+fn lan_address() -> IpAddr {
+    UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0))
+        .and_then(|s| {
+            s.connect((Ipv4Addr::new(192, 0, 2, 1), 9))?;
+            s.local_addr()
+        })
+        .map(|a| a.ip())
+        .ok()
+        .filter(|ip| !ip.is_unspecified())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
+}
+
+pub fn serve(args: &ServeArgs) -> Result<Report, Failure> {
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let server = signaling::bind(args.bind)
+            .map_err(|e| Failure::BadInput(format!("{e} (address {})", args.bind)))?;
+        let addr = server.local_addr();
+        let shown = if addr.ip().is_unspecified() {
+            SocketAddr::new(lan_address(), addr.port())
+        } else {
+            addr
+        };
+        eprintln!("twinstar: signaling server on ws://{shown} (players pass --server ws://{shown}); Ctrl-C stops it");
+        server
+            .serve(shutdown_signal())
+            .await
+            .map_err(|e| Failure::Runtime(e.to_string(), None))
+    })?;
+    Ok(Report::Printed)
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Everything `host`/`join` need, checked before any network activity.
+struct Plan {
+    room: Option<RoomCode>,
+    role: Role,
+    ice: IceServers,
+    link: LinkConfig,
+    seed: u64,
+    preset: String,
+    timeout: Duration,
+}
+
+fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<Plan, Failure> {
+    let parse = |s: &str| {
+        RoomCode::parse(s).map_err(|e| Failure::BadInput(format!("invalid room code '{s}': {e}")))
+    };
+    let (room, role) = match (role, code) {
+        (Role::Host, Some(code)) => (Some(parse(code)?), Role::Host),
+        (Role::Host, None) => (Some(RoomCode::generate()), Role::Host),
+        (_, Some(code)) => (Some(parse(code)?), Role::Join),
+        (_, None) => (None, Role::Quick),
+    };
+    let ice = IceServers::from_flags(
+        &net.stun,
+        net.turn.as_deref(),
+        net.turn_user.as_deref(),
+        net.turn_pass.as_deref(),
+    )
+    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    let link = LinkConfig {
+        latency_ms: net.sim_latency,
+        jitter_ms: net.sim_jitter,
+        loss_pct: net.sim_loss,
+        dup_pct: net.sim_dup,
+    };
+    link.validate()
+        .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
+    if SimConfig::preset(&run.preset).is_none() {
+        return Err(Failure::BadInput(format!(
+            "unknown preset '{}'",
+            run.preset
+        )));
+    }
+    if let Some(server) = &net.server {
+        check_server_url(server)?;
+    }
+    if !run.headless && !window::display_available() {
+        return Err(Failure::BadInput(
+            window::WindowError::NoDisplay.to_string(),
+        ));
+    }
+    let default_timeout = if role == Role::Host { 600 } else { 20 };
+    Ok(Plan {
+        room,
+        role,
+        ice,
+        link,
+        seed: run.seed.unwrap_or_else(random_seed),
+        preset: run.preset.clone(),
+        timeout: Duration::from_secs(net.timeout.unwrap_or(default_timeout)),
+    })
+}
+
+fn check_server_url(url: &str) -> Result<(), Failure> {
+    let rest = url
+        .strip_prefix("ws://")
+        .or_else(|| url.strip_prefix("wss://"))
+        .ok_or_else(|| {
+            Failure::BadInput(format!(
+                "invalid server URL '{url}': it must start with ws:// or wss://, e.g. ws://192.168.1.20:{DEFAULT_PORT}"
+            ))
+        })?;
+    let host = rest.split('/').next().unwrap_or("");
+    if host.is_empty() || rest.trim_end_matches('/').contains('/') {
+        return Err(Failure::BadInput(format!(
+            "invalid server URL '{url}': give only the server, e.g. ws://192.168.1.20:{DEFAULT_PORT} (the room code goes separately)"
+        )));
+    }
+    Ok(())
+}
+
+/// The signaling server to use: `--server`, or for a host without one the
+/// local default, started in-process when nothing answers there.
+fn signaling_server(role: Role, net: &NetArgs, runtime: &Runtime) -> Result<String, Failure> {
+    if let Some(url) = &net.server {
+        return Ok(url.trim_end_matches('/').to_string());
+    }
+    let local = SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT));
+    let default_url = format!("ws://{local}");
+    if role != Role::Host || TcpStream::connect_timeout(&local, Duration::from_millis(300)).is_ok()
+    {
+        if role == Role::Host {
+            eprintln!(
+                "twinstar: using the signaling server running on this machine; the other player passes --server ws://{}:{DEFAULT_PORT}",
+                lan_address()
+            );
+        }
+        return Ok(default_url);
+    }
+    let bind_addr = SocketAddr::from((Ipv4Addr::UNSPECIFIED, DEFAULT_PORT));
+    let server = {
+        let _guard = runtime.enter();
+        signaling::bind(bind_addr).map_err(|e| {
+            Failure::Runtime(
+                format!(
+                    "no signaling server answers at {default_url} and starting one failed: {e}"
+                ),
+                None,
+            )
+        })?
+    };
+    runtime.spawn(server.serve(std::future::pending()));
+    eprintln!(
+        "twinstar: started a signaling server on port {DEFAULT_PORT}; the other player passes --server ws://{}:{DEFAULT_PORT}",
+        lan_address()
+    );
+    Ok(default_url)
+}
+
+pub fn online(
+    role: Role,
+    code: Option<&str>,
+    net: &NetArgs,
+    run: &RunArgs,
+) -> Result<Summary, Failure> {
+    let plan = plan(role, code, net, run)?;
+    let runtime = runtime()?;
+    let server = signaling_server(plan.role, net, &runtime)?;
+    match (&plan.room, plan.role) {
+        (Some(room), Role::Host) => eprintln!(
+            "twinstar: room code {room}; the other player runs: twinstar join {room}{}",
+            if net.server.is_some() {
+                format!(" --server {server}")
+            } else {
+                String::new()
+            }
+        ),
+        (Some(room), _) => eprintln!("twinstar: joining room {room} on {server}"),
+        (None, _) => eprintln!("twinstar: quick match on {server}: waiting for another player"),
+    }
+    let options = ConnectOptions {
+        server,
+        room: plan.room.clone(),
+        role: plan.role,
+        ice: plan.ice.clone(),
+        timeout: plan.timeout,
+        seed: plan.seed,
+        preset: plan.preset.clone(),
+        delay: net.input_delay,
+        link: plan.link,
+        link_seed: plan.seed ^ u64::from(plan.role as u8),
+        protocol_skew: net.debug_protocol_skew,
+    };
+    let online_options = OnlineOptions {
+        frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
+        delay: net.input_delay,
+        garbage_per_second: net.debug_garbage,
+    };
+    let connector = Connector::start(runtime, options);
+    if run.headless {
+        let connection = connect_blocking(connector)?;
+        let (mut driver, mut sources) = start_match(connection, &online_options, run)?;
+        let frames = online_options.frames.unwrap_or(DEFAULT_ONLINE_FRAMES);
+        let result = headless::run_online(&mut driver, &mut sources, frames);
+        return finish_online(&mut driver, result.err());
+    }
+    let title = format!("twinstar - {}", plan.role_name());
+    let run_args = run.clone();
+    let setup = move |connection: Connection| start_match(connection, &online_options, &run_args);
+    match window::run_online(connector, setup, &title) {
+        (Some(mut driver), Ok(())) => finish_online(&mut driver, None),
+        (Some(mut driver), Err(window::WindowError::Session(e))) => {
+            finish_online(&mut driver, Some(e))
+        }
+        (_, Err(window::WindowError::Connect(e))) => Err(connect_failure(e)),
+        (_, Err(window::WindowError::Setup(f))) => Err(f),
+        (_, Err(e)) => Err(Failure::Runtime(e.to_string(), None)),
+        (None, Ok(())) => Err(Failure::Runtime(
+            "left before the match started".into(),
+            None,
+        )),
+    }
+}
+
+impl Plan {
+    fn role_name(&self) -> &'static str {
+        match self.role {
+            Role::Host => "host",
+            Role::Join => "join",
+            Role::Quick => "quick match",
+        }
+    }
+}
+
+fn connect_failure(e: ConnectError) -> Failure {
+    if e.is_bad_input() {
+        Failure::BadInput(e.to_string())
+    } else {
+        Failure::Runtime(e.to_string(), None)
+    }
+}
+
+fn connect_blocking(mut connector: Connector) -> Result<Connection, Failure> {
+    let mut last_stage = None;
+    loop {
+        if last_stage != Some(connector.stage()) {
+            last_stage = Some(connector.stage());
+            tracing::info!("{}", connector.stage());
+        }
+        match connector.poll() {
+            Poll::Ready(result) => return result.map_err(connect_failure),
+            Poll::Pending => std::thread::sleep(Duration::from_millis(2)),
+        }
+    }
+}
+
+/// The driver for an agreed match, recording if asked, and the input
+/// sources: this machine's player from the keyboard (or its bot), the
+/// other slot unused.
+fn start_match(
+    connection: Connection,
+    options: &OnlineOptions,
+    run: &RunArgs,
+) -> Result<(Driver, [InputSource; 2]), Failure> {
+    let agreement = connection.agreement.clone();
+    let room = connection.room.as_ref().map(ToString::to_string);
+    let peer = connection.peer.to_string();
+    let mut driver = Driver::online(connection, options.clone())
+        .map_err(|e| Failure::Runtime(e.to_string(), None))?;
+    let mode = driver.options().mode.name();
+    if let Some(path) = record_path(run, mode, agreement.seed) {
+        let mut header = Header::new(mode, agreement.seed, &agreement.config);
+        header.input_delay = agreement.input_delay;
+        header.room = room;
+        header.peers = vec![peer];
+        let writer = Writer::create(&path, &header)
+            .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
+        driver.record_to(writer);
+    }
+    let local = agreement.local_handle;
+    let bot = |player| InputSource::Bot(ScriptBot::new(agreement.seed, player));
+    let mut sources = [bot(0), bot(1)];
+    if !run.headless && !run.bot {
+        sources[local] = InputSource::Keys(KeyMap::PLAYER_ONE);
+    }
+    Ok((driver, sources))
+}
+
+fn finish_online(driver: &mut Driver, error: Option<SessionError>) -> Result<Summary, Failure> {
+    let desync = match &error {
+        Some(SessionError::Desync {
+            frame,
+            ours,
+            theirs,
+        }) => Some((*frame, *ours, *theirs)),
+        _ => None,
+    };
+    let replay = driver.recording_path();
+    let result = finish(driver, error);
+    if let (Some((frame, ours, theirs)), Some(replay)) = (desync, replay) {
+        match dump_state(&replay, frame, ours, theirs) {
+            Ok(path) => eprintln!(
+                "twinstar: state at the desync written to {}",
+                path.display()
+            ),
+            Err(e) => eprintln!("twinstar: could not write the desync state dump: {e}"),
+        }
+    }
+    result
+}
+
+/// Re-simulates our replay to the desync frame and writes the world there
+/// as text next to the replay: diff it against the other player's.
+fn dump_state(
+    replay: &Path,
+    frame: i32,
+    ours: u128,
+    theirs: u128,
+) -> Result<std::path::PathBuf, String> {
+    let log = crate::replay::read(replay).map_err(|e| e.to_string())?;
+    let frame = u32::try_from(frame).map_err(|_| "negative frame".to_string())?;
+    let world = crate::replay::simulate_to(&log, frame).ok_or("unreadable replay header")?;
+    let path = replay.with_extension(format!("desync-f{frame}.txt"));
+    let text = format!(
+        "desync at frame {frame}\nour checksum    {ours:032x}\ntheir checksum  {theirs:032x}\nre-simulated    {:032x} (frame {} of {} recorded)\nreplay          {}\n\n{world:#?}\n",
+        world.checksum(),
+        world.frame,
+        log.frames(),
+        replay.display()
+    );
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    Ok(path)
+}

@@ -1,0 +1,357 @@
+//! From a room code to an agreed match: signaling, the WebRTC connection,
+//! and the handshake. [`Connector::poll`] is non-blocking and reports the
+//! stage it is in, so a window can draw progress while a headless run just
+//! polls in a loop; control stays with the caller.
+
+use std::fmt;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use matchbox_socket::{CandidateType, PeerId, PeerState, WebRtcChannel, WebRtcSocket};
+use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
+
+use super::control::ControlChannel;
+use super::delay::DelaySetting;
+use super::handshake::{Agreement, Handshake, HandshakeError, Hello, Message, Role};
+use super::ice::IceServers;
+use super::link_sim::LinkConfig;
+use super::room_code::RoomCode;
+use super::signaling::{JoinError, classify_socket_error, client_builder, room_url};
+
+/// Channel 0 carries the handshake and control messages, reliably and in order.
+pub const CONTROL_CHANNEL: usize = 0;
+/// Channel 1 carries GGRS: unreliable and unordered, like UDP.
+pub const GGRS_CHANNEL: usize = 1;
+/// Longest wait for the signaling server to accept us ("server unreachable"
+/// must be reported within 10 s).
+pub const SIGNALING_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// Where a connection attempt is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Reaching the signaling server.
+    Signaling,
+    /// In the room, waiting for the other player and a WebRTC path to them.
+    Connecting,
+    /// Connected; handshake and latency probe running.
+    Measuring,
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stage::Signaling => "contacting the signaling server",
+            Stage::Connecting => "waiting for the other player",
+            Stage::Measuring => "measuring latency",
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ConnectOptions {
+    /// `ws://host:port`, without a room path.
+    pub server: String,
+    /// `None`: quick match.
+    pub room: Option<RoomCode>,
+    pub role: Role,
+    pub ice: IceServers,
+    /// Give up when no match is agreed by then.
+    pub timeout: Duration,
+    pub seed: u64,
+    pub preset: String,
+    pub delay: DelaySetting,
+    /// Simulated bad link on this peer's sends (pass-through by default).
+    pub link: LinkConfig,
+    pub link_seed: u64,
+    /// Debug aid for tests: claim another protocol version.
+    pub protocol_skew: u32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error(transparent)]
+    Join(#[from] JoinError),
+    #[error(transparent)]
+    Handshake(#[from] HandshakeError),
+    #[error("could not reach the signaling server at {server} within {secs} s")]
+    SignalingTimeout { server: String, secs: u64 },
+    #[error(
+        "no connection to another player in {room} after {secs} s: nobody joined, or there is no direct network path between you (behind strict NATs, pass a relay with --turn)"
+    )]
+    NoPeer { room: String, secs: u64 },
+    #[error("the other player stopped answering during the latency probe")]
+    HandshakeTimeout,
+    #[error("the other player left before the match started")]
+    PeerLeft,
+    #[error("the connection's event loop stopped unexpectedly")]
+    LoopGone,
+}
+
+impl ConnectError {
+    /// Refusals caused by what the user asked for (exit 2); the rest are
+    /// runtime failures (exit 1).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            ConnectError::Join(JoinError::RoomFull(_) | JoinError::Refused { .. })
+                | ConnectError::Handshake(
+                    HandshakeError::VersionMismatch { .. } | HandshakeError::Malformed { .. }
+                )
+        )
+    }
+}
+
+/// How the connected peer is reached, for the summary's `connection`.
+pub fn connection_kind(remote: CandidateType) -> &'static str {
+    match remote {
+        CandidateType::Host => "host",
+        CandidateType::ServerReflexive => "srflx",
+        CandidateType::PeerReflexive => "prflx",
+        CandidateType::Relay => "relay",
+    }
+}
+
+/// A connected, agreed peer: everything the P2P session needs.
+pub struct Connection {
+    /// Runs the WebRTC message loop; must outlive the socket.
+    pub runtime: Runtime,
+    pub socket: WebRtcSocket,
+    pub message_loop: JoinHandle<Result<(), matchbox_socket::Error>>,
+    pub ggrs_channel: WebRtcChannel,
+    pub control: ControlChannel,
+    pub peer: PeerId,
+    pub agreement: Agreement,
+    /// When the attempt started (the summary's `connect_ms` counts from here
+    /// to the first frame).
+    pub started: Instant,
+    pub room: Option<RoomCode>,
+    pub role: Role,
+    pub link: LinkConfig,
+    pub link_seed: u64,
+}
+
+pub struct Connector {
+    runtime: Option<Runtime>,
+    /// Moves into the [`Connection`] at the end.
+    socket: Option<WebRtcSocket>,
+    message_loop: Option<JoinHandle<Result<(), matchbox_socket::Error>>>,
+    options: ConnectOptions,
+    started: Instant,
+    stage: Stage,
+    peer: Option<(PeerId, ControlChannel, WebRtcChannel)>,
+    handshake: Handshake,
+    measuring_since: Option<Instant>,
+}
+
+/// The latency probe must finish this soon after the peer connected.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Connector {
+    /// Opens the signaling connection on `runtime` (which the connection
+    /// keeps). Does not block.
+    pub fn start(runtime: Runtime, options: ConnectOptions) -> Connector {
+        let url = room_url(&options.server, options.room.as_ref());
+        let (socket, message_loop) = client_builder(&url, options.ice.to_matchbox())
+            .add_reliable_channel()
+            .add_unreliable_channel()
+            .build();
+        let message_loop = runtime.spawn(message_loop);
+        let mut hello = Hello::new(options.role, options.seed, &options.preset, options.delay);
+        hello.protocol += options.protocol_skew;
+        let handshake = Handshake::new(hello, options.delay);
+        Connector {
+            runtime: Some(runtime),
+            socket: Some(socket),
+            message_loop: Some(message_loop),
+            options,
+            started: Instant::now(),
+            stage: Stage::Signaling,
+            peer: None,
+            handshake,
+            measuring_since: None,
+        }
+    }
+
+    pub fn stage(&self) -> Stage {
+        self.stage
+    }
+
+    /// Round trips measured so far, of [`super::handshake::PROBES`].
+    pub fn probes_done(&self) -> u32 {
+        self.handshake.probes_done()
+    }
+
+    pub fn options(&self) -> &ConnectOptions {
+        &self.options
+    }
+
+    /// Makes progress; `Ready` once, with the connection or the reason
+    /// there is none.
+    pub fn poll(&mut self) -> Poll<Result<Connection, ConnectError>> {
+        match self.step() {
+            Ok(true) => Poll::Ready(self.finish()),
+            Ok(false) => Poll::Pending,
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+
+    fn step(&mut self) -> Result<bool, ConnectError> {
+        let now = Instant::now();
+        if self.message_loop.as_ref().is_some_and(|h| h.is_finished()) {
+            return Err(self.loop_error());
+        }
+        let socket = self.socket.as_mut().ok_or(ConnectError::LoopGone)?;
+        let changes = match socket.try_update_peers() {
+            Ok(changes) => changes,
+            Err(_) => return Err(self.loop_error()),
+        };
+        let has_id = socket.id().is_some();
+        for (peer, state) in changes {
+            match state {
+                PeerState::Connected if self.peer.is_none() => self.take_peer(peer)?,
+                PeerState::Disconnected if self.peer.as_ref().is_some_and(|p| p.0 == peer) => {
+                    return Err(ConnectError::PeerLeft);
+                }
+                _ => {}
+            }
+        }
+        if self.stage == Stage::Signaling && has_id {
+            self.stage = Stage::Connecting;
+        }
+        let waited = now.duration_since(self.started);
+        if self.stage == Stage::Signaling && waited > SIGNALING_TIMEOUT {
+            return Err(ConnectError::SignalingTimeout {
+                server: self.options.server.clone(),
+                secs: SIGNALING_TIMEOUT.as_secs(),
+            });
+        }
+        if self.stage == Stage::Connecting && waited > self.options.timeout {
+            let room = match &self.options.room {
+                Some(code) => format!("room {code}"),
+                None => "the quick-match queue".to_string(),
+            };
+            return Err(ConnectError::NoPeer {
+                room,
+                secs: self.options.timeout.as_secs(),
+            });
+        }
+        let Some((_, control, _)) = &mut self.peer else {
+            return Ok(false);
+        };
+        for received in control.receive() {
+            match received {
+                Ok(message) => {
+                    if let Some(reply) = self.handshake.receive(now, message) {
+                        control.send(&reply);
+                    }
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        for message in self.handshake.poll(now) {
+            control.send(&message);
+        }
+        match self.handshake.outcome() {
+            Some(Ok(_)) => Ok(true),
+            Some(Err(e)) => {
+                // Let our own Hello reach the peer so it can explain too.
+                let until = Instant::now() + Duration::from_millis(300);
+                while control.pending() && Instant::now() < until {
+                    control.flush();
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                std::thread::sleep(Duration::from_millis(100));
+                Err(e.clone().into())
+            }
+            None if self
+                .measuring_since
+                .is_some_and(|t| now.duration_since(t) > HANDSHAKE_TIMEOUT) =>
+            {
+                Err(ConnectError::HandshakeTimeout)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn take_peer(&mut self, peer: PeerId) -> Result<(), ConnectError> {
+        let socket = self.socket.as_mut().ok_or(ConnectError::LoopGone)?;
+        let control = socket
+            .take_channel(CONTROL_CHANNEL)
+            .map_err(|_| ConnectError::LoopGone)?;
+        let ggrs = socket
+            .take_channel(GGRS_CHANNEL)
+            .map_err(|_| ConnectError::LoopGone)?;
+        let control = ControlChannel::new(
+            control,
+            peer,
+            self.options.link,
+            self.options.link_seed ^ 0x0C01_7201,
+        );
+        tracing::info!("connected to {peer} after {:?}", self.started.elapsed());
+        self.peer = Some((peer, control, ggrs));
+        self.stage = Stage::Measuring;
+        self.measuring_since = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Why the message loop ended (it only ends on errors or a close).
+    fn loop_error(&mut self) -> ConnectError {
+        let Some(handle) = self.message_loop.take() else {
+            return ConnectError::LoopGone;
+        };
+        let Some(runtime) = &self.runtime else {
+            return ConnectError::LoopGone;
+        };
+        match runtime.block_on(handle) {
+            Ok(Err(e)) => classify_socket_error(&e, self.options.room.as_ref()).into(),
+            Ok(Ok(())) => JoinError::Disconnected("the server closed the connection".into()).into(),
+            Err(_) => ConnectError::LoopGone,
+        }
+    }
+
+    fn finish(&mut self) -> Result<Connection, ConnectError> {
+        let agreement = match self.handshake.outcome() {
+            Some(Ok(a)) => a.clone(),
+            _ => return Err(ConnectError::LoopGone),
+        };
+        let (peer, control, ggrs_channel) = self.peer.take().ok_or(ConnectError::LoopGone)?;
+        let runtime = self.runtime.take().ok_or(ConnectError::LoopGone)?;
+        let message_loop = self.message_loop.take().ok_or(ConnectError::LoopGone)?;
+        let socket = self.socket.take().ok_or(ConnectError::LoopGone)?;
+        tracing::info!(
+            "agreed: player {}, seed {}, preset {}, rtt {:.1} ms, jitter {:.1} ms, input delay {}",
+            agreement.local_handle + 1,
+            agreement.seed,
+            agreement.preset,
+            agreement.rtt_ms,
+            agreement.jitter_ms,
+            agreement.input_delay
+        );
+        Ok(Connection {
+            runtime,
+            socket,
+            message_loop,
+            ggrs_channel,
+            control,
+            peer,
+            agreement,
+            started: self.started,
+            room: self.options.room.clone(),
+            role: self.options.role,
+            link: self.options.link,
+            link_seed: self.options.link_seed,
+        })
+    }
+}
+
+/// Sends `message` to the peer and keeps the simulated link flushing for a
+/// moment so it leaves before the caller closes the connection.
+pub fn send_and_linger(control: &mut ControlChannel, message: &Message, linger: Duration) {
+    control.send(message);
+    let until = Instant::now() + linger;
+    while control.pending() && Instant::now() < until {
+        control.flush();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}

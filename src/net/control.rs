@@ -1,0 +1,74 @@
+//! The reliable control channel to the other peer: handshake messages before
+//! the match, end-of-match checksums and goodbyes during it.
+//!
+//! When a bad link is simulated, control messages are delayed like GGRS
+//! packets (latency and jitter; never lost: the real channel is reliable),
+//! so the latency probe measures the link the match will run over.
+
+use std::time::Instant;
+
+use matchbox_socket::{Packet, PeerId, WebRtcChannel};
+
+use super::handshake::{HandshakeError, Message};
+use super::link_sim::{LinkConfig, LinkSim};
+
+pub struct ControlChannel {
+    channel: WebRtcChannel,
+    peer: PeerId,
+    link: Option<LinkSim<Packet>>,
+}
+
+impl ControlChannel {
+    pub fn new(channel: WebRtcChannel, peer: PeerId, link: LinkConfig, seed: u64) -> Self {
+        let delay_only = LinkConfig {
+            loss_pct: 0.0,
+            dup_pct: 0.0,
+            ..link
+        };
+        ControlChannel {
+            channel,
+            peer,
+            link: (!delay_only.is_passthrough()).then(|| LinkSim::new(delay_only, seed)),
+        }
+    }
+
+    pub fn send(&mut self, message: &Message) {
+        let packet = Packet::from(message.encode());
+        let now = Instant::now();
+        match &mut self.link {
+            Some(link) => link.push(now, packet),
+            None => {
+                // The peer may be gone; the caller learns that from the
+                // socket's peer state, not from here.
+                let _ = self.channel.try_send(packet, self.peer);
+            }
+        }
+        self.flush();
+    }
+
+    /// Hands delayed messages whose time has come to the channel.
+    pub fn flush(&mut self) {
+        if let Some(link) = &mut self.link {
+            for packet in link.pop_ready(Instant::now()) {
+                let _ = self.channel.try_send(packet, self.peer);
+            }
+        }
+    }
+
+    /// Messages received from the peer since the last call; ones that do
+    /// not decode are returned as errors for the caller to judge.
+    pub fn receive(&mut self) -> Vec<Result<Message, HandshakeError>> {
+        self.flush();
+        self.channel
+            .receive()
+            .into_iter()
+            .filter(|(from, _)| *from == self.peer)
+            .map(|(_, packet)| Message::decode(&packet))
+            .collect()
+    }
+
+    /// Whether messages are still waiting in the simulated link.
+    pub fn pending(&self) -> bool {
+        self.link.as_ref().is_some_and(|l| l.in_flight() > 0)
+    }
+}

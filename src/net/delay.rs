@@ -1,0 +1,303 @@
+//! The input-delay policy: how many frames each player's inputs are held
+//! back, from the measured round-trip time and jitter, and the retuner that
+//! moves it during a match without oscillating.
+//!
+//! Why: a remote input needed for frame `f` leaves the other machine when it
+//! is at frame `f - delay` and arrives one-way-latency later. Every frame it
+//! arrives late is a frame simulated on a prediction, i.e. up to that many
+//! frames of rollback when the prediction was wrong. Delay costs the player
+//! responsiveness on every press; rollback costs only on mispredictions and
+//! is invisible when short. So the policy hides the first
+//! [`ROLLBACK_BUDGET`] frames of latency with rollback and the rest with
+//! delay. The evidence behind the numbers is in ARCHITECTURE.md.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Milliseconds per simulation frame.
+pub const FRAME_MS: f64 = 1000.0 / crate::session::FPS as f64;
+
+/// Frames of one-way latency left to rollback instead of delay.
+pub const ROLLBACK_BUDGET: f64 = 2.0;
+
+/// Largest delay the auto policy picks (and `--input-delay` accepts).
+/// Beyond ~130 ms of added latency a shooter is not worth playing, and
+/// GGRS's 8-frame prediction window still covers the rest.
+pub const MAX_INPUT_DELAY: u32 = 8;
+
+/// `--input-delay auto|N`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DelaySetting {
+    /// Derived from the measured latency, retuned during the match.
+    #[default]
+    Auto,
+    /// Exactly this many frames for the whole match.
+    Fixed(u32),
+}
+
+impl FromStr for DelaySetting {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(DelaySetting::Auto);
+        }
+        match s.parse::<u32>() {
+            Ok(n) if n <= MAX_INPUT_DELAY => Ok(DelaySetting::Fixed(n)),
+            _ => Err(format!(
+                "expected 'auto' or a number of frames from 0 to {MAX_INPUT_DELAY}"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for DelaySetting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DelaySetting::Auto => f.write_str("auto"),
+            DelaySetting::Fixed(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// The ideal delay in fractional frames: one-way latency plus one jitter
+/// of margin, minus the rollback budget. Negative means "no delay needed".
+pub fn ideal_delay(rtt_ms: f64, jitter_ms: f64) -> f64 {
+    let one_way = rtt_ms.max(0.0) / 2.0 + jitter_ms.max(0.0);
+    // `* FPS / 1000` rather than `/ FRAME_MS`: exact for whole frames, so
+    // 100 ms is 6 frames and not 6.000000001 (which would round up to 7).
+    one_way * crate::session::FPS as f64 / 1000.0 - ROLLBACK_BUDGET
+}
+
+/// The policy: the ideal delay rounded up, clamped to `0..=MAX_INPUT_DELAY`.
+pub fn input_delay_for(rtt_ms: f64, jitter_ms: f64) -> u32 {
+    clamp_frames(ideal_delay(rtt_ms, jitter_ms).ceil())
+}
+
+fn clamp_frames(frames: f64) -> u32 {
+    if frames.is_nan() {
+        return 0;
+    }
+    frames.clamp(0.0, MAX_INPUT_DELAY as f64) as u32
+}
+
+/// Median and jitter of round-trip samples in milliseconds. Jitter is the
+/// median absolute deviation from the median: one late outlier (a GC pause,
+/// a retransmission) moves neither, and a steady link has zero jitter.
+pub fn rtt_stats(samples: &[f64]) -> Option<(f64, f64)> {
+    if samples.is_empty() {
+        return None;
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    let mut deviations: Vec<f64> = sorted.iter().map(|s| (s - median).abs()).collect();
+    deviations.sort_by(f64::total_cmp);
+    let jitter = if n % 2 == 1 {
+        deviations[n / 2]
+    } else {
+        (deviations[n / 2 - 1] + deviations[n / 2]) / 2.0
+    };
+    Some((median, jitter))
+}
+
+/// Ping samples kept for retuning (one every [`Retuner::SAMPLE_EVERY`] frames).
+const WINDOW: usize = 10;
+/// How far (in frames) the ideal delay must pass a boundary before a change:
+/// a link sitting right on a boundary must not flip the delay back and forth.
+const HYSTERESIS_FRAMES: f64 = 0.25;
+/// Consecutive evaluations that must agree on a change.
+const AGREEING_EVALUATIONS: u32 = 3;
+/// Frames after a change during which no other change happens.
+const SETTLE_FRAMES: u32 = 5 * crate::session::FPS;
+
+/// Moves the delay when the measured RTT moves enough, with hysteresis.
+/// Pure: fed samples and frame numbers, it returns decisions.
+#[derive(Clone, Debug)]
+pub struct Retuner {
+    current: u32,
+    samples: Vec<f64>,
+    /// Proposed delay and how many evaluations in a row proposed it.
+    pending: Option<(u32, u32)>,
+    last_change_frame: u32,
+}
+
+impl Retuner {
+    /// Frames between ping samples.
+    pub const SAMPLE_EVERY: u32 = 30;
+
+    pub fn new(current: u32) -> Self {
+        Retuner {
+            current,
+            samples: Vec::with_capacity(WINDOW),
+            pending: None,
+            last_change_frame: 0,
+        }
+    }
+
+    pub fn current(&self) -> u32 {
+        self.current
+    }
+
+    /// The window's median RTT and jitter, once there are samples.
+    pub fn measured(&self) -> Option<(f64, f64)> {
+        rtt_stats(&self.samples)
+    }
+
+    /// Adds a ping sample taken at `frame`; returns the new delay when it
+    /// should change now.
+    pub fn sample(&mut self, frame: u32, rtt_ms: f64) -> Option<u32> {
+        if !rtt_ms.is_finite() || rtt_ms < 0.0 {
+            return None;
+        }
+        if self.samples.len() == WINDOW {
+            self.samples.remove(0);
+        }
+        self.samples.push(rtt_ms);
+        if self.samples.len() < WINDOW / 2 {
+            return None;
+        }
+        let (rtt, jitter) = rtt_stats(&self.samples)?;
+        let ideal = ideal_delay(rtt, jitter);
+        let current = self.current as f64;
+        // Up when the ideal clearly exceeds the current delay, down when it
+        // is clearly below the next lower one; in between, stay.
+        let clearly_up = ideal > current + HYSTERESIS_FRAMES;
+        let clearly_down = ideal < current - 1.0 - HYSTERESIS_FRAMES;
+        let proposed = if clearly_up || clearly_down {
+            clamp_frames(ideal.ceil())
+        } else {
+            self.current
+        };
+        if proposed == self.current {
+            self.pending = None;
+            return None;
+        }
+        let agreeing = match self.pending {
+            Some((delay, n)) if delay == proposed => n + 1,
+            _ => 1,
+        };
+        self.pending = Some((proposed, agreeing));
+        let settled = frame.saturating_sub(self.last_change_frame) >= SETTLE_FRAMES;
+        if agreeing >= AGREEING_EVALUATIONS && settled {
+            self.current = proposed;
+            self.pending = None;
+            self.last_change_frame = frame;
+            return Some(proposed);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_table() {
+        // (rtt, jitter) -> frames; the table ARCHITECTURE.md quotes.
+        let cases = [
+            (0.0, 0.0, 0),
+            (20.0, 2.0, 0),
+            (40.0, 0.0, 0),
+            (80.0, 0.0, 1),
+            (100.0, 10.0, 2),
+            (120.0, 0.0, 2),
+            (160.0, 0.0, 3),
+            (200.0, 0.0, 4),
+            (200.0, 20.0, 6),
+            (2000.0, 0.0, MAX_INPUT_DELAY),
+        ];
+        for (rtt, jitter, want) in cases {
+            assert_eq!(
+                input_delay_for(rtt, jitter),
+                want,
+                "rtt {rtt} jitter {jitter}"
+            );
+        }
+    }
+
+    #[test]
+    fn policy_is_monotonic_and_total() {
+        let mut last = 0;
+        for rtt in 0..1000 {
+            let d = input_delay_for(rtt as f64, 5.0);
+            assert!(d >= last && d <= MAX_INPUT_DELAY);
+            last = d;
+        }
+        assert_eq!(input_delay_for(f64::NAN, 0.0), 0);
+        assert_eq!(input_delay_for(-5.0, -5.0), 0);
+    }
+
+    #[test]
+    fn setting_parses() {
+        assert_eq!("auto".parse(), Ok(DelaySetting::Auto));
+        assert_eq!("AUTO".parse(), Ok(DelaySetting::Auto));
+        assert_eq!("3".parse(), Ok(DelaySetting::Fixed(3)));
+        assert!("9".parse::<DelaySetting>().is_err());
+        assert!("-1".parse::<DelaySetting>().is_err());
+        assert!("fast".parse::<DelaySetting>().is_err());
+    }
+
+    #[test]
+    fn stats_are_median_and_median_absolute_deviation() {
+        assert_eq!(rtt_stats(&[]), None);
+        assert_eq!(rtt_stats(&[10.0, 10.0, 10.0]), Some((10.0, 0.0)));
+        // Deviations from 13: 3, 1, 1, 87 -> median deviation 2.
+        assert_eq!(rtt_stats(&[10.0, 12.0, 14.0, 100.0]), Some((13.0, 2.0)));
+        assert_eq!(rtt_stats(&[5.0, 1.0, 3.0]), Some((3.0, 2.0)));
+    }
+
+    /// Feeds `rtt` every sampling interval for `seconds`; returns changes.
+    fn feed(r: &mut Retuner, frame: &mut u32, seconds: u32, rtt: impl Fn(u32) -> f64) -> Vec<u32> {
+        let mut changes = Vec::new();
+        for i in 0..seconds * 2 {
+            *frame += Retuner::SAMPLE_EVERY;
+            if let Some(d) = r.sample(*frame, rtt(i)) {
+                changes.push(d);
+            }
+        }
+        changes
+    }
+
+    #[test]
+    fn retuner_follows_a_lasting_change() {
+        let mut r = Retuner::new(input_delay_for(40.0, 0.0));
+        let mut frame = 0;
+        assert_eq!(feed(&mut r, &mut frame, 10, |_| 40.0), Vec::<u32>::new());
+        // The path gets slower for good: one step to the new policy value.
+        assert_eq!(feed(&mut r, &mut frame, 20, |_| 200.0), vec![4]);
+        // And faster again.
+        assert_eq!(feed(&mut r, &mut frame, 20, |_| 40.0), vec![0]);
+    }
+
+    #[test]
+    fn retuner_ignores_a_short_spike() {
+        let mut r = Retuner::new(input_delay_for(60.0, 0.0));
+        let mut frame = 0;
+        let changes = feed(
+            &mut r,
+            &mut frame,
+            30,
+            |i| if i == 20 { 400.0 } else { 60.0 },
+        );
+        assert_eq!(changes, Vec::<u32>::new());
+    }
+
+    #[test]
+    fn retuner_does_not_oscillate_on_a_boundary() {
+        // A link whose ideal delay wobbles across the 1-frame boundary.
+        let boundary_rtt = 2.0 * (ROLLBACK_BUDGET + 1.0) * FRAME_MS;
+        let mut r = Retuner::new(1);
+        let mut frame = 0;
+        let changes = feed(&mut r, &mut frame, 60, |i| {
+            boundary_rtt + if i % 2 == 0 { 3.0 } else { -3.0 }
+        });
+        assert!(changes.len() <= 1, "oscillated: {changes:?}");
+    }
+}

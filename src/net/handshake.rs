@@ -1,0 +1,475 @@
+//! The handshake both peers run on the reliable channel before the first
+//! frame, and the few control messages that share that channel during the
+//! match (end-of-match checksum, goodbye).
+//!
+//! Sans-IO like GGRS: [`Handshake`] is fed received messages and the time,
+//! and returns messages to send; the caller owns the channel and the clock.
+//! Steps, in any interleaving (the simulated link may reorder them):
+//! 1. both send `Hello` (versions, role, seed, preset, delay setting);
+//! 2. both send [`PROBES`] pings and answer the other's pings;
+//! 3. when its own probes are back, each sends `Measured` (median RTT,
+//!    jitter);
+//! 4. with the other's `Hello` and `Measured` in hand, each derives the same
+//!    [`Agreement`]: who is player 1, the seed and preset (player 1's), and
+//!    the input delay from the combined measurements.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::delay::{DelaySetting, input_delay_for, rtt_stats};
+use crate::sim::{SIM_VERSION, SimConfig};
+
+/// Bumped whenever the handshake or the GGRS input encoding changes.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Round trips measured before the match.
+pub const PROBES: u32 = 16;
+/// Spacing of the probes.
+pub const PROBE_INTERVAL: Duration = Duration::from_millis(10);
+/// A probe unanswered this long is sent again under a new number (the
+/// reliable channel does not lose it, but a peer that is still setting up
+/// may not have answered).
+const PROBE_RESEND: Duration = Duration::from_millis(1000);
+
+/// Which command started this peer; decides who is player 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Host,
+    Join,
+    Quick,
+}
+
+/// What a peer tells the other before anything else.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Hello {
+    pub protocol: u32,
+    pub game_version: String,
+    pub sim_version: u32,
+    pub role: Role,
+    /// Breaks the tie when both peers have the same role (quick match).
+    pub nonce: u64,
+    /// The seed and preset this peer would use as player 1.
+    pub seed: u64,
+    pub preset: String,
+    /// `auto` or a number of frames: informational, each side applies its own.
+    pub input_delay: String,
+}
+
+impl Hello {
+    pub fn new(role: Role, seed: u64, preset: &str, delay: DelaySetting) -> Self {
+        Hello {
+            protocol: PROTOCOL_VERSION,
+            game_version: env!("CARGO_PKG_VERSION").to_string(),
+            sim_version: SIM_VERSION,
+            role,
+            nonce: rand::random(),
+            seed,
+            preset: preset.to_string(),
+            input_delay: delay.to_string(),
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "twinstar {} (protocol {}, simulation {})",
+            self.game_version, self.protocol, self.sim_version
+        )
+    }
+}
+
+/// Everything that crosses the reliable channel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Message {
+    Hello(Hello),
+    Ping {
+        seq: u32,
+    },
+    Pong {
+        seq: u32,
+    },
+    Measured {
+        rtt_us: u64,
+        jitter_us: u64,
+    },
+    /// End of a `--frames N` match: the confirmed checksum at frame N.
+    Done {
+        frame: u32,
+        checksum: String,
+    },
+    /// The player left on purpose (Esc, window closed).
+    Bye {
+        reason: String,
+    },
+}
+
+impl Message {
+    pub fn encode(&self) -> Vec<u8> {
+        // A plain enum of strings and integers always serialises.
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Message, HandshakeError> {
+        serde_json::from_slice(bytes).map_err(|_| HandshakeError::Malformed { bytes: bytes.len() })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum HandshakeError {
+    #[error(
+        "version mismatch: this is {ours}, the other player runs {theirs}; both need the same version"
+    )]
+    VersionMismatch { ours: String, theirs: String },
+    #[error(
+        "the other player sent a {bytes}-byte message that is not a twinstar handshake (another program or an incompatible version?)"
+    )]
+    Malformed { bytes: usize },
+    #[error("the host plays preset '{0}', which this build does not know")]
+    UnknownPreset(String),
+    #[error("both peers drew the same tie-break number; try again")]
+    Tie,
+}
+
+/// What both peers agreed on; identical on both sides except `local_handle`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Agreement {
+    /// 0 = player 1 (the host), 1 = player 2.
+    pub local_handle: usize,
+    pub seed: u64,
+    pub preset: String,
+    pub config: SimConfig,
+    /// Mean of both peers' median RTTs, and the larger jitter.
+    pub rtt_ms: f64,
+    pub jitter_ms: f64,
+    /// Frames of input delay for the local player (policy or override).
+    pub input_delay: u32,
+    pub peer_version: String,
+}
+
+pub struct Handshake {
+    ours: Hello,
+    delay: DelaySetting,
+    theirs: Option<Hello>,
+    their_measure: Option<(u64, u64)>,
+    /// Sent, unanswered pings.
+    in_flight: HashMap<u32, Instant>,
+    next_seq: u32,
+    last_probe: Option<Instant>,
+    rtts_ms: Vec<f64>,
+    sent_hello: bool,
+    sent_measure: bool,
+    outcome: Option<Result<Agreement, HandshakeError>>,
+}
+
+impl Handshake {
+    pub fn new(ours: Hello, delay: DelaySetting) -> Self {
+        Handshake {
+            ours,
+            delay,
+            theirs: None,
+            their_measure: None,
+            in_flight: HashMap::new(),
+            next_seq: 0,
+            last_probe: None,
+            rtts_ms: Vec::new(),
+            sent_hello: false,
+            sent_measure: false,
+            outcome: None,
+        }
+    }
+
+    /// Round trips measured so far (for a progress display).
+    pub fn probes_done(&self) -> u32 {
+        self.rtts_ms.len() as u32
+    }
+
+    /// The result, once there is one.
+    pub fn outcome(&self) -> Option<&Result<Agreement, HandshakeError>> {
+        self.outcome.as_ref()
+    }
+
+    /// Messages due at `now`.
+    pub fn poll(&mut self, now: Instant) -> Vec<Message> {
+        let mut out = Vec::new();
+        if self.outcome.is_some() {
+            return out;
+        }
+        if !self.sent_hello {
+            self.sent_hello = true;
+            out.push(Message::Hello(self.ours.clone()));
+        }
+        let measuring = (self.rtts_ms.len() as u32) < PROBES;
+        let due = self.last_probe.is_none_or(|t| now >= t + PROBE_INTERVAL);
+        let wanted = (PROBES - self.rtts_ms.len() as u32) as usize;
+        self.in_flight.retain(|_, sent| now < *sent + PROBE_RESEND);
+        if measuring && due && self.in_flight.len() < wanted {
+            self.last_probe = Some(now);
+            self.in_flight.insert(self.next_seq, now);
+            out.push(Message::Ping { seq: self.next_seq });
+            self.next_seq += 1;
+        }
+        if !measuring && !self.sent_measure {
+            self.sent_measure = true;
+            let (rtt, jitter) = rtt_stats(&self.rtts_ms).unwrap_or((0.0, 0.0));
+            out.push(Message::Measured {
+                rtt_us: (rtt * 1000.0) as u64,
+                jitter_us: (jitter * 1000.0) as u64,
+            });
+        }
+        self.try_finish();
+        out
+    }
+
+    /// Handles one received message; returns an immediate reply, if any.
+    pub fn receive(&mut self, now: Instant, message: Message) -> Option<Message> {
+        match message {
+            Message::Hello(hello) => {
+                if hello.protocol != self.ours.protocol
+                    || hello.sim_version != self.ours.sim_version
+                {
+                    self.outcome = Some(Err(HandshakeError::VersionMismatch {
+                        ours: self.ours.describe(),
+                        theirs: hello.describe(),
+                    }));
+                }
+                self.theirs = Some(hello);
+            }
+            Message::Ping { seq } => return Some(Message::Pong { seq }),
+            Message::Pong { seq } => {
+                if let Some(sent) = self.in_flight.remove(&seq)
+                    && (self.rtts_ms.len() as u32) < PROBES
+                {
+                    self.rtts_ms
+                        .push(now.duration_since(sent).as_secs_f64() * 1000.0);
+                }
+            }
+            Message::Measured { rtt_us, jitter_us } => {
+                self.their_measure = Some((rtt_us, jitter_us));
+            }
+            Message::Done { .. } | Message::Bye { .. } => {}
+        }
+        self.try_finish();
+        None
+    }
+
+    /// Fails the handshake on bytes that do not decode.
+    pub fn receive_bytes(&mut self, now: Instant, bytes: &[u8]) -> Option<Message> {
+        match Message::decode(bytes) {
+            Ok(message) => self.receive(now, message),
+            Err(e) => {
+                self.outcome.get_or_insert(Err(e));
+                None
+            }
+        }
+    }
+
+    fn try_finish(&mut self) {
+        if self.outcome.is_some() || !self.sent_measure {
+            return;
+        }
+        let (Some(theirs), Some((their_rtt_us, their_jitter_us))) =
+            (&self.theirs, self.their_measure)
+        else {
+            return;
+        };
+        self.outcome = Some(agree(
+            &self.ours,
+            theirs,
+            &self.rtts_ms,
+            (their_rtt_us, their_jitter_us),
+            self.delay,
+        ));
+    }
+}
+
+fn agree(
+    ours: &Hello,
+    theirs: &Hello,
+    our_rtts_ms: &[f64],
+    (their_rtt_us, their_jitter_us): (u64, u64),
+    delay: DelaySetting,
+) -> Result<Agreement, HandshakeError> {
+    let we_lead = match ours.role.cmp(&theirs.role) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        std::cmp::Ordering::Equal if ours.nonce == theirs.nonce => {
+            return Err(HandshakeError::Tie);
+        }
+        std::cmp::Ordering::Equal => ours.nonce < theirs.nonce,
+    };
+    let leader = if we_lead { ours } else { theirs };
+    let config = SimConfig::preset(&leader.preset)
+        .ok_or_else(|| HandshakeError::UnknownPreset(leader.preset.clone()))?;
+    // Both sides must compute identical numbers: work in whole microseconds
+    // as sent, in the same order (player 1's first).
+    let (our_rtt, our_jitter) = rtt_stats(our_rtts_ms).unwrap_or((0.0, 0.0));
+    let ours_us = ((our_rtt * 1000.0) as u64, (our_jitter * 1000.0) as u64);
+    let theirs_us = (their_rtt_us, their_jitter_us);
+    let (first, second) = if we_lead {
+        (ours_us, theirs_us)
+    } else {
+        (theirs_us, ours_us)
+    };
+    let rtt_ms = (first.0 + second.0) as f64 / 2000.0;
+    let jitter_ms = first.1.max(second.1) as f64 / 1000.0;
+    let input_delay = match delay {
+        DelaySetting::Auto => input_delay_for(rtt_ms, jitter_ms),
+        DelaySetting::Fixed(n) => n,
+    };
+    Ok(Agreement {
+        local_handle: if we_lead { 0 } else { 1 },
+        seed: leader.seed,
+        preset: leader.preset.clone(),
+        config,
+        rtt_ms,
+        jitter_ms,
+        input_delay,
+        peer_version: theirs.game_version.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hello(role: Role, seed: u64) -> Hello {
+        Hello::new(role, seed, "default", DelaySetting::Auto)
+    }
+
+    /// Runs two handshakes against each other with a fixed one-way delay.
+    fn run(
+        mut a: Handshake,
+        mut b: Handshake,
+        one_way: Duration,
+    ) -> (
+        Result<Agreement, HandshakeError>,
+        Result<Agreement, HandshakeError>,
+    ) {
+        let start = Instant::now();
+        // (deliver at, to a?, message)
+        let mut wire: Vec<(Instant, bool, Message)> = Vec::new();
+        let mut now = start;
+        for _ in 0..10_000 {
+            if let (Some(x), Some(y)) = (a.outcome(), b.outcome()) {
+                return (x.clone(), y.clone());
+            }
+            for m in a.poll(now) {
+                wire.push((now + one_way, false, m));
+            }
+            for m in b.poll(now) {
+                wire.push((now + one_way, true, m));
+            }
+            let (due, later): (Vec<_>, Vec<_>) = wire.into_iter().partition(|(t, ..)| *t <= now);
+            wire = later;
+            for (_, to_a, m) in due {
+                let (me, reply_to_a) = if to_a {
+                    (&mut a, false)
+                } else {
+                    (&mut b, true)
+                };
+                if let Some(reply) = me.receive(now, m) {
+                    wire.push((now + one_way, reply_to_a, reply));
+                }
+            }
+            now += Duration::from_millis(1);
+        }
+        panic!("handshake did not finish");
+    }
+
+    #[test]
+    fn both_sides_agree_and_the_host_leads() {
+        let a = Handshake::new(hello(Role::Host, 7), DelaySetting::Auto);
+        let b = Handshake::new(hello(Role::Join, 99), DelaySetting::Auto);
+        let (x, y) = run(a, b, Duration::from_millis(50));
+        let (x, y) = (x.unwrap(), y.unwrap());
+        assert_eq!((x.local_handle, y.local_handle), (0, 1));
+        assert_eq!((x.seed, y.seed), (7, 7));
+        assert_eq!(x.rtt_ms, y.rtt_ms);
+        assert_eq!(x.jitter_ms, y.jitter_ms);
+        // 100 ms round trip measured on a 1 ms clock step.
+        assert!((99.0..=103.0).contains(&x.rtt_ms), "{}", x.rtt_ms);
+        assert_eq!(x.input_delay, input_delay_for(x.rtt_ms, x.jitter_ms));
+        assert_eq!(x.input_delay, y.input_delay);
+    }
+
+    #[test]
+    fn quick_match_breaks_the_tie_by_nonce() {
+        let mut ha = hello(Role::Quick, 1);
+        let mut hb = hello(Role::Quick, 2);
+        ha.nonce = 5;
+        hb.nonce = 3;
+        let (x, y) = run(
+            Handshake::new(ha, DelaySetting::Auto),
+            Handshake::new(hb, DelaySetting::Auto),
+            Duration::ZERO,
+        );
+        let (x, y) = (x.unwrap(), y.unwrap());
+        assert_eq!((x.local_handle, y.local_handle), (1, 0));
+        assert_eq!((x.seed, y.seed), (2, 2));
+    }
+
+    #[test]
+    fn fixed_delay_overrides_only_its_own_side() {
+        let (x, y) = run(
+            Handshake::new(hello(Role::Host, 1), DelaySetting::Fixed(5)),
+            Handshake::new(hello(Role::Join, 1), DelaySetting::Auto),
+            Duration::ZERO,
+        );
+        assert_eq!(x.unwrap().input_delay, 5);
+        assert_eq!(y.unwrap().input_delay, 0);
+    }
+
+    #[test]
+    fn version_mismatch_fails_both_sides() {
+        let mut old = hello(Role::Join, 1);
+        old.protocol += 1;
+        old.game_version = "9.9.9".into();
+        let (x, y) = run(
+            Handshake::new(hello(Role::Host, 1), DelaySetting::Auto),
+            Handshake::new(old, DelaySetting::Auto),
+            Duration::ZERO,
+        );
+        let e = x.unwrap_err();
+        assert!(matches!(e, HandshakeError::VersionMismatch { .. }));
+        assert!(e.to_string().contains("9.9.9"), "{e}");
+        assert!(matches!(y, Err(HandshakeError::VersionMismatch { .. })));
+    }
+
+    #[test]
+    fn unknown_preset_and_garbage_are_errors() {
+        let mut odd = hello(Role::Host, 1);
+        odd.preset = "turbo".into();
+        let (x, _) = run(
+            Handshake::new(odd, DelaySetting::Auto),
+            Handshake::new(hello(Role::Join, 1), DelaySetting::Auto),
+            Duration::ZERO,
+        );
+        assert_eq!(x, Err(HandshakeError::UnknownPreset("turbo".into())));
+
+        let mut h = Handshake::new(hello(Role::Host, 1), DelaySetting::Auto);
+        assert_eq!(h.receive_bytes(Instant::now(), b"\x00\xffnot json"), None);
+        assert_eq!(
+            h.outcome(),
+            Some(&Err(HandshakeError::Malformed { bytes: 10 }))
+        );
+    }
+
+    #[test]
+    fn messages_round_trip_as_json() {
+        for m in [
+            Message::Hello(hello(Role::Quick, 3)),
+            Message::Ping { seq: 4 },
+            Message::Done {
+                frame: 900,
+                checksum: "ab".into(),
+            },
+            Message::Bye {
+                reason: "esc".into(),
+            },
+        ] {
+            assert_eq!(Message::decode(&m.encode()), Ok(m));
+        }
+    }
+}

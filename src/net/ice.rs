@@ -1,0 +1,230 @@
+//! ICE servers from the command line (`--stun`, `--turn`), checked before
+//! any connection: the WebRTC stack `unwrap`s URLs it cannot parse deep in
+//! its offer code, so a typo would otherwise be a panic, not an error.
+
+use matchbox_socket::RtcIceServerConfig;
+
+/// Public STUN servers used when no `--stun` is given: they let a peer
+/// behind a home NAT learn its public address. Unreachable or unresolvable
+/// ones cost nothing on a LAN or loopback (host candidates go first).
+pub const DEFAULT_STUN: [&str; 2] = [
+    "stun:stun.l.google.com:19302",
+    "stun:stun1.l.google.com:19302",
+];
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IceServers {
+    pub stun: Vec<String>,
+    pub turn: Option<TurnServer>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnServer {
+    pub url: String,
+    pub user: String,
+    pub pass: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IceError {
+    #[error(
+        "invalid ICE server URL '{url}': {why} (expected e.g. stun:host:3478 or turn:host:3478)"
+    )]
+    BadUrl { url: String, why: &'static str },
+    #[error("--turn needs --turn-user and --turn-pass")]
+    MissingCredentials,
+    #[error("'{0}' is a TURN URL; pass it with --turn")]
+    TurnAsStun(String),
+    #[error("'{0}' is a STUN URL; pass it with --stun")]
+    StunAsTurn(String),
+}
+
+impl IceServers {
+    /// From the flags: `stun` empty means the defaults, `["none"]` means no
+    /// STUN at all (host candidates only: LAN and loopback).
+    pub fn from_flags(
+        stun: &[String],
+        turn: Option<&str>,
+        user: Option<&str>,
+        pass: Option<&str>,
+    ) -> Result<Self, IceError> {
+        let stun: Vec<String> = if stun.is_empty() {
+            DEFAULT_STUN.iter().map(|s| s.to_string()).collect()
+        } else if stun.iter().all(|s| s.eq_ignore_ascii_case("none")) {
+            Vec::new()
+        } else {
+            stun.to_vec()
+        };
+        for url in &stun {
+            match validate_url(url)? {
+                Scheme::Stun => {}
+                Scheme::Turn => return Err(IceError::TurnAsStun(url.clone())),
+            }
+        }
+        let turn = match (turn, user, pass) {
+            (None, _, _) => None,
+            (Some(url), Some(user), Some(pass)) => {
+                if validate_url(url)? == Scheme::Stun {
+                    return Err(IceError::StunAsTurn(url.to_string()));
+                }
+                Some(TurnServer {
+                    url: url.to_string(),
+                    user: user.to_string(),
+                    pass: pass.to_string(),
+                })
+            }
+            (Some(_), _, _) => return Err(IceError::MissingCredentials),
+        };
+        Ok(IceServers { stun, turn })
+    }
+
+    /// No servers: host candidates only.
+    pub fn none() -> Self {
+        IceServers::default()
+    }
+
+    /// matchbox takes one server entry; the credentials apply to the TURN
+    /// URL and STUN servers ignore them.
+    pub fn to_matchbox(&self) -> RtcIceServerConfig {
+        let mut urls = self.stun.clone();
+        let (mut username, mut credential) = (None, None);
+        if let Some(turn) = &self.turn {
+            urls.push(turn.url.clone());
+            username = Some(turn.user.clone());
+            credential = Some(turn.pass.clone());
+        }
+        RtcIceServerConfig {
+            urls,
+            username,
+            credential,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scheme {
+    Stun,
+    Turn,
+}
+
+/// `stun:host[:port]`, `stuns:`, `turn:host[:port][?transport=udp|tcp]`, `turns:`.
+fn validate_url(url: &str) -> Result<Scheme, IceError> {
+    let bad = |why| IceError::BadUrl {
+        url: url.to_string(),
+        why,
+    };
+    let (scheme, rest) = url.split_once(':').ok_or_else(|| bad("no scheme"))?;
+    let kind = match scheme.to_ascii_lowercase().as_str() {
+        "stun" | "stuns" => Scheme::Stun,
+        "turn" | "turns" => Scheme::Turn,
+        _ => return Err(bad("the scheme must be stun, stuns, turn or turns")),
+    };
+    let (address, query) = match rest.split_once('?') {
+        Some((a, q)) => (a, Some(q)),
+        None => (rest, None),
+    };
+    if let Some(query) = query {
+        if kind == Scheme::Stun {
+            return Err(bad("STUN URLs take no query"));
+        }
+        if !matches!(query, "transport=udp" | "transport=tcp") {
+            return Err(bad(
+                "the only query allowed is transport=udp or transport=tcp",
+            ));
+        }
+    }
+    if address.starts_with("//") {
+        return Err(bad("no '//' after the scheme"));
+    }
+    // IPv6 literals come in brackets: [::1]:3478.
+    let (host, port) = if let Some(v6) = address.strip_prefix('[') {
+        let (host, after) = v6.split_once(']').ok_or_else(|| bad("unclosed '['"))?;
+        let port = match after {
+            "" => None,
+            p => Some(p.strip_prefix(':').ok_or_else(|| bad("junk after ']'"))?),
+        };
+        (host, port)
+    } else {
+        match address.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (address, None),
+        }
+    };
+    if host.is_empty() || host.contains(|c: char| c.is_whitespace() || c == '/' || c == '@') {
+        return Err(bad("missing or invalid host"));
+    }
+    if let Some(port) = port
+        && !matches!(port.parse::<u16>(), Ok(p) if p > 0)
+    {
+        return Err(bad("the port must be a number from 1 to 65535"));
+    }
+    Ok(kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn defaults_none_and_explicit() {
+        let d = IceServers::from_flags(&[], None, None, None).unwrap();
+        assert_eq!(d.stun, s(&DEFAULT_STUN));
+        let none = IceServers::from_flags(&s(&["none"]), None, None, None).unwrap();
+        assert!(none.stun.is_empty() && none.to_matchbox().urls.is_empty());
+        let t = IceServers::from_flags(
+            &s(&["stun:198.51.100.1:3478"]),
+            Some("turn:198.51.100.1:3478?transport=udp"),
+            Some("u"),
+            Some("p"),
+        )
+        .unwrap();
+        let m = t.to_matchbox();
+        assert_eq!(m.urls.len(), 2);
+        assert_eq!(
+            (m.username.as_deref(), m.credential.as_deref()),
+            (Some("u"), Some("p"))
+        );
+    }
+
+    #[test]
+    fn bad_urls_are_errors_not_panics() {
+        for url in [
+            "stun.example.com",
+            "http://x",
+            "stun:",
+            "stun://host:3478",
+            "stun:host:0",
+            "stun:host:99999",
+            "stun:host:port",
+            "stun:[::1",
+            "stun:host?transport=udp",
+            "turn:host?foo=bar",
+        ] {
+            let r = IceServers::from_flags(&s(&[url]), None, None, None);
+            assert!(
+                matches!(
+                    r,
+                    Err(IceError::BadUrl { .. }) | Err(IceError::TurnAsStun(_))
+                ),
+                "{url}: {r:?}"
+            );
+        }
+        assert!(IceServers::from_flags(&s(&["stun:[::1]:3478"]), None, None, None).is_ok());
+        assert_eq!(
+            IceServers::from_flags(&[], Some("turn:h:3478"), Some("u"), None),
+            Err(IceError::MissingCredentials)
+        );
+        assert!(matches!(
+            IceServers::from_flags(&[], Some("stun:h:3478"), Some("u"), Some("p")),
+            Err(IceError::StunAsTurn(_))
+        ));
+        assert!(matches!(
+            IceServers::from_flags(&s(&["turn:h"]), None, None, None),
+            Err(IceError::TurnAsStun(_))
+        ));
+    }
+}
