@@ -1,0 +1,401 @@
+//! Online play between two real `twinstar` processes on loopback, paired by
+//! a signaling server running in this test process. Every wait is bounded.
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use twinstar::net::signaling;
+
+/// A signaling server on a free loopback port, serving until dropped.
+struct Server {
+    url: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn server() -> Server {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let bound = {
+        let _guard = runtime.enter();
+        signaling::bind(SocketAddr::from(([127, 0, 0, 1], 0))).unwrap()
+    };
+    let url = format!("ws://{}", bound.local_addr());
+    runtime.spawn(bound.serve(std::future::pending()));
+    Server {
+        url,
+        _runtime: runtime,
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("twinstar-online-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn spawn(dir: &Path, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_twinstar"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("RUST_LOG", "twinstar=info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs")
+}
+
+struct Finished {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+impl Finished {
+    fn summary(&self) -> serde_json::Value {
+        let last = self
+            .stdout
+            .lines()
+            .last()
+            .unwrap_or_else(|| panic!("no summary; stderr:\n{}", self.stderr));
+        serde_json::from_str(last).unwrap_or_else(|e| panic!("not JSON ({e}): {last}"))
+    }
+
+    fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+}
+
+/// Waits for the process, killing it after `limit`.
+fn finish(mut child: Child, limit: Duration) -> Finished {
+    let start = Instant::now();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let stderr = err_reader.join().unwrap();
+            panic!("process still running after {limit:?}; stderr:\n{stderr}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Finished {
+        status,
+        stdout: reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+        took: start.elapsed(),
+    }
+}
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn peer_args<'a>(
+    command: &'a str,
+    code: Option<&'a str>,
+    server: &'a str,
+    frames: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![command];
+    match (command, code) {
+        ("host", Some(code)) => args.extend(["--room", code]),
+        (_, Some(code)) => args.push(code),
+        _ => {}
+    }
+    args.extend([
+        "--server",
+        server,
+        "--stun",
+        "none",
+        "--headless",
+        "--bot",
+        "--frames",
+        frames,
+        "--json",
+    ]);
+    args.extend_from_slice(extra);
+    args
+}
+
+/// Host and join a match; returns both results.
+fn play(
+    name: &str,
+    frames: u32,
+    host_extra: &[&str],
+    join_extra: &[&str],
+) -> (Finished, Finished, PathBuf) {
+    let server = server();
+    let dir = scratch(name);
+    let frames = frames.to_string();
+    let code = "K7Q-2XM";
+    let mut host_extra = host_extra.to_vec();
+    host_extra.extend(["--record", "host.tsr"]);
+    let mut join_extra = join_extra.to_vec();
+    join_extra.extend(["--record", "join.tsr"]);
+    let host = spawn(
+        &dir,
+        &peer_args("host", Some(code), &server.url, &frames, &host_extra),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let join = spawn(
+        &dir,
+        &peer_args("join", Some("k7q 2xm"), &server.url, &frames, &join_extra),
+    );
+    let joined = finish(join, LIMIT);
+    let hosted = finish(host, LIMIT);
+    (hosted, joined, dir)
+}
+
+fn assert_equal_end(host: &Finished, join: &Finished, frames: u32) {
+    assert_eq!(host.code(), Some(0), "host failed:\n{}", host.stderr);
+    assert_eq!(join.code(), Some(0), "join failed:\n{}", join.stderr);
+    let (h, j) = (host.summary(), join.summary());
+    assert_eq!(h["checksum_frame"], frames, "{h}");
+    assert_eq!(j["checksum_frame"], frames, "{j}");
+    assert_eq!(h["checksum"], j["checksum"], "host {h}\njoin {j}");
+    assert_eq!(
+        (h["desyncs"].as_u64(), j["desyncs"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!((&h["mode"], &j["mode"]), (&"host".into(), &"join".into()));
+    assert_eq!((&h["player"], &j["player"]), (&1.into(), &2.into()));
+    assert_eq!(h["seed"], j["seed"]);
+    assert_eq!(h["connection"], "host", "loopback is a host/host pair: {h}");
+}
+
+fn verify_replay(dir: &Path, file: &str, frames: u32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_twinstar"))
+        .current_dir(dir)
+        .args(["replay", file, "--headless", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{file} does not verify: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let s: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(s["frames"], frames, "{s}");
+}
+
+#[test]
+fn two_peers_play_to_the_same_checksum_and_replays_verify() {
+    let (host, join, dir) = play("basic", 600, &["--seed", "5"], &["--seed", "999"]);
+    assert_equal_end(&host, &join, 600);
+    let (h, j) = (host.summary(), join.summary());
+    // The host's seed wins.
+    assert_eq!(h["seed"], 5);
+    assert!(h["connect_ms"].as_u64().unwrap() < 5000, "{h}");
+    assert!(h["bytes_sent"].as_u64().unwrap() > 0 && j["bytes_received"].as_u64().unwrap() > 0);
+    assert_eq!(h["input_delay"], 0, "loopback needs no delay: {h}");
+    verify_replay(&dir, "host.tsr", 600);
+    verify_replay(&dir, "join.tsr", 600);
+    // Both logs hold the same confirmed inputs.
+    assert_eq!(
+        std::fs::read(dir.join("host.tsr")).unwrap().len(),
+        std::fs::read(dir.join("join.tsr")).unwrap().len()
+    );
+}
+
+#[test]
+fn garbage_on_the_ggrs_channel_is_dropped_counted_and_harmless() {
+    let (host, join, _) = play("garbage", 600, &["--debug-garbage", "120"], &[]);
+    assert_equal_end(&host, &join, 600);
+    let dropped = join.summary()["packets_malformed"].as_u64().unwrap();
+    // 120 a second for 10 s, minus the few that happen to decode.
+    assert!(dropped > 500, "only {dropped} malformed packets counted");
+    assert_eq!(host.summary()["packets_malformed"], 0);
+}
+
+#[test]
+fn a_bad_simulated_link_still_ends_in_sync() {
+    // 40 ms each way = 80 ms RTT, 10 ms jitter, 5 % loss, both directions.
+    let link = [
+        "--sim-latency",
+        "40",
+        "--sim-jitter",
+        "10",
+        "--sim-loss",
+        "5",
+    ];
+    let (host, join, _) = play("badlink", 600, &link, &link);
+    assert_equal_end(&host, &join, 600);
+    let h = host.summary();
+    let rtt = h["handshake_rtt_ms"].as_f64().unwrap();
+    assert!((75.0..130.0).contains(&rtt), "probe saw {rtt} ms: {h}");
+    assert!(h["rollback_frames"].as_u64().unwrap() > 0, "{h}");
+}
+
+#[test]
+fn a_third_peer_is_refused_and_versions_must_match() {
+    let server = server();
+    let dir = scratch("refusals");
+    // A host and a joiner whose protocol is "newer": both refuse, exit 2.
+    let host = spawn(
+        &dir,
+        &peer_args("host", Some("ABC-DEF"), &server.url, "600", &[]),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let newer = spawn(
+        &dir,
+        &peer_args(
+            "join",
+            Some("abcdef"),
+            &server.url,
+            "600",
+            &["--debug-protocol-skew", "1"],
+        ),
+    );
+    // While both sit in the room, a third is turned away.
+    std::thread::sleep(Duration::from_millis(100));
+    let third = finish(
+        spawn(
+            &dir,
+            &peer_args("join", Some("ABCDEF"), &server.url, "600", &[]),
+        ),
+        LIMIT,
+    );
+    let (newer, host) = (finish(newer, LIMIT), finish(host, LIMIT));
+    assert_eq!(newer.code(), Some(2), "{}", newer.stderr);
+    assert_eq!(host.code(), Some(2), "{}", host.stderr);
+    for side in [&newer, &host] {
+        assert!(side.stderr.contains("version mismatch"), "{}", side.stderr);
+    }
+    assert_eq!(third.code(), Some(2), "{}", third.stderr);
+    assert!(
+        third.stderr.contains("room ABC-DEF is full"),
+        "{}",
+        third.stderr
+    );
+}
+
+#[test]
+fn a_vanished_peer_is_reported_within_three_seconds() {
+    let server = server();
+    let dir = scratch("vanish");
+    let host = spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("VAN-XSH"),
+            &server.url,
+            "3600",
+            &["--record", "host.tsr"],
+        ),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let mut join = spawn(
+        &dir,
+        &peer_args(
+            "join",
+            Some("vanxsh"),
+            &server.url,
+            "3600",
+            &["--no-record"],
+        ),
+    );
+    // Let the match run a few seconds, then kill the joiner outright.
+    std::thread::sleep(Duration::from_secs(5));
+    join.kill().unwrap();
+    let _ = join.wait();
+    let host = finish(host, Duration::from_secs(10));
+    assert_eq!(host.code(), Some(1), "{}", host.stderr);
+    assert!(
+        host.took < Duration::from_secs(4),
+        "took {:?} to notice",
+        host.took
+    );
+    assert!(host.stderr.contains("the other player"), "{}", host.stderr);
+    let s = host.summary();
+    let frames = s["frames"].as_u64().unwrap() as u32;
+    assert!(frames > 60, "{s}");
+    verify_replay(&dir, "host.tsr", frames);
+}
+
+#[test]
+fn connection_failures_are_clear_and_bounded() {
+    let dir = scratch("failures");
+    // Nothing listens on port 1.
+    let out = finish(
+        spawn(
+            &dir,
+            &peer_args("join", Some("ABCDEF"), "ws://127.0.0.1:1", "60", &[]),
+        ),
+        Duration::from_secs(15),
+    );
+    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    assert!(out.took < Duration::from_secs(10));
+    assert!(out.stderr.contains("signaling server"), "{}", out.stderr);
+
+    // A room nobody hosts: a timeout, with words.
+    let server = server();
+    let out = finish(
+        spawn(
+            &dir,
+            &peer_args(
+                "join",
+                Some("NXB-XDY"),
+                &server.url,
+                "60",
+                &["--timeout", "2"],
+            ),
+        ),
+        Duration::from_secs(15),
+    );
+    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    assert!(out.stderr.contains("nobody joined"), "{}", out.stderr);
+
+    // Bad input never reaches the network: exit 2, one line.
+    for (args, needle) in [
+        (vec!["join", "O0I1L", "--headless"], "invalid room code"),
+        (
+            vec!["join", "ABCDEF", "--server", "http://x", "--headless"],
+            "ws://",
+        ),
+        (
+            vec!["join", "ABCDEF", "--stun", "stun:", "--headless"],
+            "invalid ICE",
+        ),
+        (
+            vec!["join", "ABCDEF", "--sim-loss", "150", "--headless"],
+            "at most 100",
+        ),
+        (
+            vec!["join", "ABCDEF", "--input-delay", "fast", "--headless"],
+            "auto",
+        ),
+    ] {
+        let out = finish(spawn(&dir, &args), Duration::from_secs(10));
+        assert_eq!(out.code(), Some(2), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(needle), "{args:?}: {}", out.stderr);
+        assert_eq!(
+            out.stderr.trim().lines().count(),
+            1,
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+}
