@@ -198,6 +198,11 @@ pub struct NetArgs {
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
     pub debug_garbage: u32,
 
+    /// Debug aid: make this peer's simulation diverge from frame F on, to
+    /// see desync detection end the match.
+    #[arg(long, value_name = "F", hide = true)]
+    pub debug_inject_desync: Option<u32>,
+
     /// Debug aid: claim a protocol version this much newer (tests refusals).
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
     pub debug_protocol_skew: u32,

@@ -399,3 +399,66 @@ fn connection_failures_are_clear_and_bounded() {
         );
     }
 }
+
+#[test]
+fn a_desync_ends_both_sides_with_checksums_and_a_state_dump() {
+    let (host, join, dir) = play("desync", 600, &["--debug-inject-desync", "120"], &[]);
+    for side in [&host, &join] {
+        assert_eq!(side.code(), Some(1), "{}", side.stderr);
+        assert!(side.stderr.contains("desync at frame"), "{}", side.stderr);
+        assert!(side.took < Duration::from_secs(15));
+    }
+    // Detection runs every 10 frames on confirmed frames.
+    let frame = host.summary()["frames"].as_u64().unwrap();
+    assert!((120..200).contains(&frame), "stopped at {frame}");
+    let dumps: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("host.desync-f") && n.ends_with(".txt"))
+        .collect();
+    assert_eq!(dumps.len(), 1, "{dumps:?}");
+    let text = std::fs::read_to_string(dir.join(&dumps[0])).unwrap();
+    assert!(
+        text.contains("their checksum") && text.contains("players"),
+        "{text}"
+    );
+}
+
+#[test]
+fn quick_match_pairs_two_codeless_joiners_with_default_stun() {
+    let server = server();
+    let dir = scratch("quick");
+    // Default ICE servers (public STUN, unreachable here): must not slow
+    // down a loopback connection.
+    let args = [
+        "join",
+        "--server",
+        &server.url,
+        "--headless",
+        "--bot",
+        "--frames",
+        "180",
+        "--json",
+        "--no-record",
+    ];
+    let a = spawn(&dir, &args);
+    let b = spawn(&dir, &args);
+    let (a, b) = (finish(a, LIMIT), finish(b, LIMIT));
+    assert_eq!(
+        (a.code(), b.code()),
+        (Some(0), Some(0)),
+        "{}\n{}",
+        a.stderr,
+        b.stderr
+    );
+    let (sa, sb) = (a.summary(), b.summary());
+    assert_eq!(sa["checksum"], sb["checksum"]);
+    assert_eq!(sa["mode"], "quick");
+    let mut players = [sa["player"].as_u64(), sb["player"].as_u64()];
+    players.sort();
+    assert_eq!(players, [Some(1), Some(2)]);
+    for s in [&sa, &sb] {
+        assert!(s["connect_ms"].as_u64().unwrap() < 5000, "{s}");
+    }
+}

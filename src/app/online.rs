@@ -245,6 +245,7 @@ pub fn online(
         frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
         delay: net.input_delay,
         garbage_per_second: net.debug_garbage,
+        inject_desync_from: net.debug_inject_desync,
     };
     let connector = Connector::start(runtime, options);
     if run.headless {

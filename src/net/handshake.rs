@@ -103,6 +103,13 @@ pub enum Message {
     Bye {
         reason: String,
     },
+    /// The sender detected a desync: its checksum and ours at `frame`, so
+    /// both players see the same report even if one end noticed first.
+    Desync {
+        frame: i32,
+        sender: String,
+        receiver: String,
+    },
 }
 
 impl Message {
@@ -248,7 +255,7 @@ impl Handshake {
             Message::Measured { rtt_us, jitter_us } => {
                 self.their_measure = Some((rtt_us, jitter_us));
             }
-            Message::Done { .. } | Message::Bye { .. } => {}
+            Message::Done { .. } | Message::Bye { .. } | Message::Desync { .. } => {}
         }
         self.try_finish();
         None

@@ -39,6 +39,8 @@ pub struct OnlineOptions {
     /// Debug aid for tests: garbage datagrams per second sent to the peer's
     /// GGRS channel.
     pub garbage_per_second: u32,
+    /// Debug aid for tests: perturb this peer's simulation from this frame.
+    pub inject_desync_from: Option<u32>,
 }
 
 /// What the network overlay shows.
@@ -78,6 +80,8 @@ pub(super) struct Online {
     /// The peer's end-of-match message: (frame, checksum).
     peer_done: Option<(u32, String)>,
     sent_done: bool,
+    /// The desync being reported came from the peer (do not echo it back).
+    desync_reported_by_peer: bool,
     /// The peer closed the connection after the match ended.
     peer_gone: bool,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
@@ -126,7 +130,7 @@ impl Driver {
             seed: agreement.seed,
             config: agreement.config,
             mode: Mode::Online(role),
-            inject_desync_from: None,
+            inject_desync_from: options.inject_desync_from,
         };
         let confirm_limit = options.frames;
         let online = Online {
@@ -151,6 +155,7 @@ impl Driver {
             last_ping: None,
             peer_done: None,
             sent_done: false,
+            desync_reported_by_peer: false,
             peer_gone: false,
             garbage,
             garbage_owed: 0.0,
@@ -253,6 +258,19 @@ impl Driver {
             theirs,
         }) = &result
         {
+            if let Some(o) = self.online_mut()
+                && !o.desync_reported_by_peer
+            {
+                crate::net::connect::send_and_linger(
+                    &mut o.control,
+                    &Message::Desync {
+                        frame: *frame,
+                        sender: format!("{ours:032x}"),
+                        receiver: format!("{theirs:032x}"),
+                    },
+                    Duration::from_millis(200),
+                );
+            }
             self.record_event(
                 "desync",
                 &format!("frame {frame}: ours {ours:032x}, theirs {theirs:032x}"),
@@ -458,6 +476,19 @@ impl Online {
                     } else {
                         return Err(SessionError::PeerLost(format!("left the match ({reason})")));
                     }
+                }
+                Ok(Message::Desync {
+                    frame,
+                    sender,
+                    receiver,
+                }) => {
+                    self.desync_reported_by_peer = true;
+                    let parse = |s: &str| u128::from_str_radix(s, 16).unwrap_or(0);
+                    return Err(SessionError::Desync {
+                        frame,
+                        ours: parse(&receiver),
+                        theirs: parse(&sender),
+                    });
                 }
                 // A late probe from a peer still measuring: answer it.
                 Ok(Message::Ping { seq }) => self.control.send(&Message::Pong { seq }),

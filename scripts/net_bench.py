@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Online-play figures from two real twinstar processes on loopback.
+
+    python3 scripts/net_bench.py connect [--runs 5]
+        room code to first frame, median of N matches (also payload bytes/s)
+    python3 scripts/net_bench.py link --rtt 100 --jitter 10 [--delay auto|N] [--frames 1800]
+        one match over the in-process link simulator: rollback frames per
+        frame, stalled frames, input delay
+
+Every result is printed as one JSON line. The binary is target/release/twinstar
+(built if missing) unless TWINSTAR_BIN says otherwise. A signaling server is
+started on a free loopback port for the duration of the run.
+"""
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("TWINSTAR_BIN", os.path.join(ROOT, "target", "release", "twinstar"))
+
+
+def ensure_binary():
+    if not os.path.exists(BIN):
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`twinstar serve` on a free loopback port."""
+
+    def __enter__(self):
+        port = free_port()
+        self.url = f"ws://127.0.0.1:{port}"
+        self.proc = subprocess.Popen(
+            [BIN, "serve", "--bind", f"127.0.0.1:{port}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return self
+            except OSError:
+                time.sleep(0.05)
+        raise SystemExit("net_bench: the signaling server did not start")
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23"):
+    """Plays one headless bot match; returns (host summary, join summary)."""
+    common = ["--server", server.url, "--stun", "none", "--headless", "--bot",
+              "--frames", str(frames), "--json", "--no-record", "--timeout", "30"]
+    host = subprocess.Popen([BIN, "host", "--room", room, *common, *host_extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.1)
+    join = subprocess.Popen([BIN, "join", room, *common, *join_extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    limit = frames / 60 + 60
+    results = []
+    for proc in (host, join):
+        out, err = proc.communicate(timeout=limit)
+        if proc.returncode != 0:
+            raise SystemExit(f"net_bench: a peer failed ({proc.returncode}): {err.strip()[-500:]}")
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    if results[0]["checksum"] != results[1]["checksum"]:
+        raise SystemExit("net_bench: the peers ended with different checksums")
+    return results
+
+
+def per_second(summary, key):
+    return summary[key] / max(summary["elapsed_s"], 1e-9)
+
+
+def cmd_connect(args):
+    connect, payload_up, payload_down, packets = [], [], [], []
+    with Server() as server:
+        for _ in range(args.runs):
+            host, join = match(server, args.frames)
+            connect += [host["connect_ms"], join["connect_ms"]]
+            payload_up.append(per_second(host, "bytes_sent"))
+            payload_down.append(per_second(join, "bytes_sent"))
+            packets.append(per_second(host, "packets_sent"))
+    print(json.dumps({
+        "runs": args.runs,
+        "connect_ms_median": statistics.median(connect),
+        "connect_ms_max": max(connect),
+        "payload_bytes_per_s": round(statistics.median(payload_up + payload_down), 1),
+        "packets_per_s": round(statistics.median(packets), 1),
+    }))
+
+
+def cmd_link(args):
+    one_way = args.rtt / 2
+    link = ["--sim-latency", str(one_way), "--sim-jitter", str(args.jitter),
+            "--sim-loss", str(args.loss), "--input-delay", args.delay]
+    with Server() as server:
+        host, join = match(server, args.frames, link, link)
+    frames = host["frames"] + join["frames"]
+    print(json.dumps({
+        "rtt_ms": args.rtt,
+        "jitter_ms": args.jitter,
+        "loss_pct": args.loss,
+        "delay": args.delay,
+        "input_delay": [host["input_delay"], join["input_delay"]],
+        "measured_rtt_ms": host["handshake_rtt_ms"],
+        "rollback_frames_per_frame": round((host["rollback_frames"] + join["rollback_frames"]) / frames, 3),
+        "stalled_frames": host["stalled_frames"] + join["stalled_frames"],
+        "delay_changes": host["delay_changes"] + join["delay_changes"],
+    }))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("connect")
+    c.add_argument("--runs", type=int, default=5)
+    c.add_argument("--frames", type=int, default=600)
+    l = sub.add_parser("link")
+    l.add_argument("--rtt", type=float, required=True)
+    l.add_argument("--jitter", type=float, default=0)
+    l.add_argument("--loss", type=float, default=0)
+    l.add_argument("--delay", default="auto")
+    l.add_argument("--frames", type=int, default=1800)
+    args = parser.parse_args()
+    ensure_binary()
+    {"connect": cmd_connect, "link": cmd_link}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
