@@ -258,7 +258,7 @@ pub fn online(
     let title = format!("twinstar - {}", plan.role_name());
     let run_args = run.clone();
     let setup = move |connection: Connection| start_match(connection, &online_options, &run_args);
-    match window::run_online(connector, setup, &title) {
+    match window::run_online(connector, setup, run.frames, &title) {
         (Some(mut driver), Ok(())) => finish_online(&mut driver, None),
         (Some(mut driver), Err(window::WindowError::Session(e))) => {
             finish_online(&mut driver, Some(e))

@@ -34,9 +34,20 @@ pub fn run_online(
 ) -> Result<(), SessionError> {
     let mut pacer = Pacer::new(Instant::now());
     let mut finished_at: Option<Instant> = None;
+    let mut gone_at: Option<Instant> = None;
     loop {
         driver.poll()?;
         let now = Instant::now();
+        // The peer ended its match and left before we confirmed ours: its
+        // last inputs may still be in flight; wait for them, not forever.
+        if driver.peer_gone() && !driver.target_confirmed() {
+            let since = *gone_at.get_or_insert(now);
+            if now.duration_since(since) > END_WAIT {
+                return Err(SessionError::PeerLost(format!(
+                    "left after its last frame, before frame {frames} was confirmed here"
+                )));
+            }
+        }
         if driver.target_confirmed() {
             let since = *finished_at.get_or_insert_with(|| {
                 driver.announce_done();

@@ -9,7 +9,7 @@ use macroquad::prelude::*;
 
 use super::InputSource;
 use crate::app::Failure;
-use crate::net::connect::{ConnectError, Connection, Connector};
+use crate::net::connect::{BackgroundConnect, ConnectError, Connection, Connector};
 use crate::session::{Driver, NetStatus, Pacer, SessionError};
 use crate::sim::{ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, Fx, OWNER_ENEMY, World};
 
@@ -82,6 +82,7 @@ pub fn run(
 pub fn run_online(
     connector: Connector,
     setup: impl FnOnce(Connection) -> Result<(Driver, [InputSource; 2]), Failure> + 'static,
+    frames: Option<u32>,
     title: &str,
 ) -> (Option<Driver>, Result<(), WindowError>) {
     type Online = (Option<Driver>, Result<(), WindowError>);
@@ -90,13 +91,14 @@ pub fn run_online(
     }
     let slot: Arc<Mutex<Option<Online>>> = Arc::default();
     let out = slot.clone();
+    let connecting = BackgroundConnect::spawn(connector);
     macroquad::Window::from_config(window_conf(title), async move {
-        let result: Online = match connect_screen(connector).await {
+        let result: Online = match connect_screen(connecting).await {
             Err(e) => (None, Err(e)),
             Ok(connection) => match setup(connection) {
                 Err(f) => (None, Err(WindowError::Setup(f))),
                 Ok((driver, sources)) => {
-                    let (driver, error) = play(driver, sources, None).await;
+                    let (driver, error) = play(driver, sources, frames).await;
                     (Some(driver), error.map_or(Ok(()), |e| Err(e.into())))
                 }
             },
@@ -107,28 +109,23 @@ pub fn run_online(
     taken.unwrap_or((None, Ok(())))
 }
 
-async fn connect_screen(mut connector: Connector) -> Result<Connection, WindowError> {
-    let room = connector
-        .options()
-        .room
-        .as_ref()
+async fn connect_screen(connecting: BackgroundConnect) -> Result<Connection, WindowError> {
+    let room = connecting
+        .room()
         .map_or_else(|| "quick match".to_string(), |r| format!("room {r}"));
     loop {
         if is_key_pressed(KeyCode::Escape) {
-            return Err(WindowError::Connect(ConnectError::PeerLeft));
+            return Err(WindowError::Connect(ConnectError::Cancelled));
         }
-        if let Poll::Ready(result) = connector.poll() {
+        if let Poll::Ready(result) = connecting.poll() {
             return result.map_err(WindowError::Connect);
         }
+        let (stage, probes) = connecting.status();
         clear_background(Color::from_rgba(8, 10, 24, 255));
         let lines = [
             room.clone(),
-            format!("{}...", connector.stage()),
-            format!(
-                "latency probes: {}/{}",
-                connector.probes_done(),
-                crate::net::handshake::PROBES
-            ),
+            format!("{stage}..."),
+            format!("latency probes: {probes}/{}", crate::net::handshake::PROBES),
             "Esc cancels".to_string(),
         ];
         for (i, line) in lines.iter().enumerate() {
@@ -160,6 +157,9 @@ async fn play(mut driver: Driver, mut sources: [InputSource; 2], frames: Option<
                 return (driver, Some(e));
             }
             if frames.is_some_and(|n| driver.confirmed_frames() >= n) {
+                // Online: let the peer compare end checksums with ours.
+                driver.announce_done();
+                driver.say_goodbye("the match reached its last frame");
                 return (driver, None);
             }
         }

@@ -86,6 +86,8 @@ pub enum ConnectError {
     PeerLeft,
     #[error("the connection's event loop stopped unexpectedly")]
     LoopGone,
+    #[error("cancelled before the match started")]
+    Cancelled,
 }
 
 impl ConnectError {
@@ -353,5 +355,76 @@ pub fn send_and_linger(control: &mut ControlChannel, message: &Message, linger: 
     while control.pending() && Instant::now() < until {
         control.flush();
         std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A [`Connector`] polled every millisecond on its own thread, for frontends
+/// that poll slower than that (a window polls once per drawn frame, and the
+/// first frames of a new window can take a long time): a pong answered late
+/// would inflate the measured latency and so the input delay.
+pub struct BackgroundConnect {
+    status: std::sync::Arc<std::sync::Mutex<(Stage, u32)>>,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    result: std::sync::mpsc::Receiver<Result<Connection, ConnectError>>,
+    room: Option<RoomCode>,
+}
+
+impl BackgroundConnect {
+    pub fn spawn(mut connector: Connector) -> Self {
+        use std::sync::atomic::Ordering;
+        let status = std::sync::Arc::new(std::sync::Mutex::new((Stage::Signaling, 0)));
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (tx, result) = std::sync::mpsc::channel();
+        let room = connector.options().room.clone();
+        let (shared, stop) = (status.clone(), cancel.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let polled = connector.poll();
+                if let Ok(mut s) = shared.lock() {
+                    *s = (connector.stage(), connector.probes_done());
+                }
+                if let Poll::Ready(result) = polled {
+                    let _ = tx.send(result);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        BackgroundConnect {
+            status,
+            cancel,
+            result,
+            room,
+        }
+    }
+
+    /// The stage and the latency probes done so far.
+    pub fn status(&self) -> (Stage, u32) {
+        self.status
+            .lock()
+            .map(|s| *s)
+            .unwrap_or((Stage::Signaling, 0))
+    }
+
+    pub fn room(&self) -> Option<&RoomCode> {
+        self.room.as_ref()
+    }
+
+    /// The outcome, once there is one.
+    pub fn poll(&self) -> Poll<Result<Connection, ConnectError>> {
+        match self.result.try_recv() {
+            Ok(result) => Poll::Ready(result),
+            Err(std::sync::mpsc::TryRecvError::Empty) => Poll::Pending,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Poll::Ready(Err(ConnectError::LoopGone))
+            }
+        }
+    }
+}
+
+impl Drop for BackgroundConnect {
+    fn drop(&mut self) {
+        self.cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }

@@ -504,9 +504,9 @@ impl Online {
         Ok(())
     }
 
-    /// After our end-of-match message, the peer leaving is expected.
+    /// After either end-of-match message, the peer leaving is expected.
     fn match_over(&self) -> bool {
-        self.sent_done
+        self.sent_done || self.peer_done.is_some()
     }
 
     fn send_garbage(&mut self) {
