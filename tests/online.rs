@@ -408,6 +408,8 @@ fn a_desync_ends_both_sides_with_checksums_and_a_state_dump() {
         assert!(side.stderr.contains("desync at frame"), "{}", side.stderr);
         assert!(side.took < Duration::from_secs(15));
     }
+    assert_eq!(host.summary()["desyncs"], 1);
+    assert_eq!(join.summary()["desyncs"], 1);
     // Detection runs every 10 frames on confirmed frames.
     let frame = host.summary()["frames"].as_u64().unwrap();
     assert!((120..200).contains(&frame), "stopped at {frame}");

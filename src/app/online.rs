@@ -347,7 +347,13 @@ fn finish_online(driver: &mut Driver, error: Option<SessionError>) -> Result<Sum
         _ => None,
     };
     let replay = driver.recording_path();
-    let result = finish(driver, error);
+    let mut result = finish(driver, error);
+    // The end-of-match comparison finds desyncs outside the session too.
+    if desync.is_some()
+        && let Err(Failure::Runtime(_, Some(summary))) = &mut result
+    {
+        summary.desyncs = summary.desyncs.max(1);
+    }
     if let (Some((frame, ours, theirs)), Some(replay)) = (desync, replay) {
         match dump_state(&replay, frame, ours, theirs) {
             Ok(path) => eprintln!(

@@ -82,6 +82,7 @@ pub(super) struct Online {
     sent_done: bool,
     /// The desync being reported came from the peer (do not echo it back).
     desync_reported_by_peer: bool,
+    desyncs: u32,
     /// The peer closed the connection after the match ended.
     peer_gone: bool,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
@@ -156,6 +157,7 @@ impl Driver {
             peer_done: None,
             sent_done: false,
             desync_reported_by_peer: false,
+            desyncs: 0,
             peer_gone: false,
             garbage,
             garbage_owed: 0.0,
@@ -258,6 +260,9 @@ impl Driver {
             theirs,
         }) = &result
         {
+            if let Some(o) = self.online_mut() {
+                o.desyncs += 1;
+            }
             if let Some(o) = self.online_mut()
                 && !o.desync_reported_by_peer
             {
@@ -523,6 +528,7 @@ impl Online {
     pub(super) fn fill_summary(&self, summary: &mut Summary) {
         let stats = self.stats.get();
         summary.input_delay = self.input_delay;
+        summary.desyncs = self.desyncs;
         summary.rtt_ms = Some(
             self.retuner
                 .measured()
