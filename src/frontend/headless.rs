@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::InputSource;
-use crate::session::{Driver, Pacer, SessionError};
+use crate::session::{Driver, Pacer, SessionError, parse_hex_checksum};
 
 /// Advances until the world reaches `frames`.
 pub fn run(
@@ -78,19 +78,19 @@ pub fn run_online(
 
 /// The peer's end-of-match checksum must equal ours for the same frame.
 fn compare_end(driver: &Driver, frames: u32, frame: u32, theirs: &str) -> Result<(), SessionError> {
-    let summary = driver.summary();
-    if frame != frames || summary.checksum_frame != frames {
+    let (ours_frame, ours) = driver.checksum_state();
+    if frame != frames || ours_frame != frames {
         tracing::warn!(
             "the other player stopped at frame {frame}, we at {frames}: checksums not compared"
         );
         return Ok(());
     }
-    if summary.checksum != theirs {
-        let parse = |s: &str| u128::from_str_radix(s, 16).unwrap_or(0);
+    let theirs = parse_hex_checksum(theirs).unwrap_or(0);
+    if ours != theirs {
         return Err(SessionError::Desync {
             frame: frame as i32,
-            ours: parse(&summary.checksum),
-            theirs: parse(theirs),
+            ours,
+            theirs,
         });
     }
     Ok(())

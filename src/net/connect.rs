@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 
 use super::control::ControlChannel;
 use super::delay::DelaySetting;
-use super::handshake::{Agreement, Handshake, HandshakeError, Hello, Message, Role};
+use super::handshake::{Agreement, Handshake, HandshakeError, Hello, Role};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
 use super::room_code::RoomCode;
@@ -258,11 +258,7 @@ impl Connector {
             Some(Ok(_)) => Ok(true),
             Some(Err(e)) => {
                 // Let our own Hello reach the peer so it can explain too.
-                let until = Instant::now() + Duration::from_millis(300);
-                while control.pending() && Instant::now() < until {
-                    control.flush();
-                    std::thread::sleep(Duration::from_millis(5));
-                }
+                control.drain(Duration::from_millis(300));
                 std::thread::sleep(Duration::from_millis(100));
                 Err(e.clone().into())
             }
@@ -344,17 +340,6 @@ impl Connector {
             link: self.options.link,
             link_seed: self.options.link_seed,
         })
-    }
-}
-
-/// Sends `message` to the peer and keeps the simulated link flushing for a
-/// moment so it leaves before the caller closes the connection.
-pub fn send_and_linger(control: &mut ControlChannel, message: &Message, linger: Duration) {
-    control.send(message);
-    let until = Instant::now() + linger;
-    while control.pending() && Instant::now() < until {
-        control.flush();
-        std::thread::sleep(Duration::from_millis(2));
     }
 }
 

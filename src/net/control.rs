@@ -67,8 +67,13 @@ impl ControlChannel {
             .collect()
     }
 
-    /// Whether messages are still waiting in the simulated link.
-    pub fn pending(&self) -> bool {
-        self.link.as_ref().is_some_and(|l| l.in_flight() > 0)
+    /// Keeps flushing the simulated link for up to `linger`, so messages
+    /// leave before the caller closes the connection.
+    pub fn drain(&mut self, linger: std::time::Duration) {
+        let until = Instant::now() + linger;
+        while self.link.as_ref().is_some_and(|l| l.in_flight() > 0) && Instant::now() < until {
+            self.flush();
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
     }
 }

@@ -261,17 +261,6 @@ impl Handshake {
         None
     }
 
-    /// Fails the handshake on bytes that do not decode.
-    pub fn receive_bytes(&mut self, now: Instant, bytes: &[u8]) -> Option<Message> {
-        match Message::decode(bytes) {
-            Ok(message) => self.receive(now, message),
-            Err(e) => {
-                self.outcome.get_or_insert(Err(e));
-                None
-            }
-        }
-    }
-
     fn try_finish(&mut self) {
         if self.outcome.is_some() || !self.sent_measure {
             return;
@@ -455,11 +444,10 @@ mod tests {
         );
         assert_eq!(x, Err(HandshakeError::UnknownPreset("turbo".into())));
 
-        let mut h = Handshake::new(hello(Role::Host, 1), DelaySetting::Auto);
-        assert_eq!(h.receive_bytes(Instant::now(), b"\x00\xffnot json"), None);
+        // Bytes on the control channel that are not a message.
         assert_eq!(
-            h.outcome(),
-            Some(&Err(HandshakeError::Malformed { bytes: 10 }))
+            Message::decode(b"\x00\xffnot json"),
+            Err(HandshakeError::Malformed { bytes: 10 })
         );
     }
 

@@ -176,11 +176,9 @@ impl Driver {
     /// Runs one frame. Local modes take both inputs; online play takes the
     /// local player's from its slot (see [`Driver::local_players`]).
     pub fn advance(&mut self, inputs: [Input; PLAYERS]) -> Result<FrameReport, SessionError> {
-        if matches!(self.backend, Backend::Online(_)) {
-            return self.advance_online(inputs);
-        }
-        let Backend::Local(session) = &mut self.backend else {
-            unreachable!("checked above");
+        let session = match &mut self.backend {
+            Backend::Online(_) => return self.advance_online(inputs),
+            Backend::Local(session) => session,
         };
         for (handle, input) in inputs.into_iter().enumerate() {
             session.add_local_input(handle, input)?;
@@ -359,7 +357,7 @@ impl Driver {
 
     /// The frame the summary's checksum is of, and the checksum: the newest
     /// world in local modes, the last confirmed frame online.
-    fn checksum_state(&self) -> (u32, u128) {
+    pub fn checksum_state(&self) -> (u32, u128) {
         match self.backend {
             Backend::Local(_) => (self.world.frame, self.world.checksum()),
             Backend::Online(_) => (self.confirmed, self.confirmed_checksum),

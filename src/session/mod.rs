@@ -13,7 +13,7 @@ pub use driver::{Driver, DriverOptions, FrameReport, GgrsConfig, Mode};
 pub use error::SessionError;
 pub use online::{NetStatus, OnlineOptions};
 pub use pacer::Pacer;
-pub use summary::{Summary, hex_checksum};
+pub use summary::{Summary, hex_checksum, parse_hex_checksum};
 
 /// Simulation rate. The window draws at any rate; the simulation ticks at this.
 pub const FPS: u32 = 60;

@@ -13,7 +13,7 @@ use matchbox_socket::{Packet, PeerId, PeerState, WebRtcSocket};
 use tokio::runtime::Runtime;
 
 use super::driver::{Backend, Driver, DriverOptions, FrameReport, GgrsConfig, Mode};
-use super::{MAX_PREDICTION, SessionError, Summary};
+use super::{MAX_PREDICTION, SessionError, Summary, hex_checksum, parse_hex_checksum};
 use crate::net::connect::{Connection, connection_kind};
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
@@ -87,7 +87,7 @@ pub(super) struct Online {
     peer_gone: bool,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
     garbage_owed: f64,
-    packets_malformed_logged: u64,
+    control_garbage: u64,
     // Last: dropped after everything that runs on it.
     _message_loop: tokio::task::JoinHandle<Result<(), matchbox_socket::Error>>,
     _runtime: Runtime,
@@ -161,7 +161,7 @@ impl Driver {
             peer_gone: false,
             garbage,
             garbage_owed: 0.0,
-            packets_malformed_logged: 0,
+            control_garbage: 0,
             _message_loop: message_loop,
             _runtime: runtime,
         };
@@ -246,7 +246,7 @@ impl Driver {
             }
         }
         if result.is_ok() {
-            result = online.poll_peer(&mut log);
+            result = online.poll_peer();
         }
         if result.is_ok() {
             result = online.poll_control(&mut log);
@@ -262,23 +262,22 @@ impl Driver {
         {
             if let Some(o) = self.online_mut() {
                 o.desyncs += 1;
-            }
-            if let Some(o) = self.online_mut()
-                && !o.desync_reported_by_peer
-            {
-                crate::net::connect::send_and_linger(
-                    &mut o.control,
-                    &Message::Desync {
+                if !o.desync_reported_by_peer {
+                    o.control.send(&Message::Desync {
                         frame: *frame,
-                        sender: format!("{ours:032x}"),
-                        receiver: format!("{theirs:032x}"),
-                    },
-                    Duration::from_millis(200),
-                );
+                        sender: hex_checksum(*ours),
+                        receiver: hex_checksum(*theirs),
+                    });
+                    o.control.drain(Duration::from_millis(200));
+                }
             }
             self.record_event(
                 "desync",
-                &format!("frame {frame}: ours {ours:032x}, theirs {theirs:032x}"),
+                &format!(
+                    "frame {frame}: ours {}, theirs {}",
+                    hex_checksum(*ours),
+                    hex_checksum(*theirs)
+                ),
             );
         }
         result
@@ -327,7 +326,7 @@ impl Driver {
             o.sent_done = true;
             o.control.send(&Message::Done {
                 frame,
-                checksum: format!("{checksum:032x}"),
+                checksum: hex_checksum(checksum),
             });
         }
     }
@@ -345,13 +344,10 @@ impl Driver {
     /// Tells the peer we leave on purpose, so it need not wait for a timeout.
     pub fn say_goodbye(&mut self, reason: &str) {
         if let Some(o) = self.online_mut() {
-            crate::net::connect::send_and_linger(
-                &mut o.control,
-                &Message::Bye {
-                    reason: reason.to_string(),
-                },
-                Duration::from_millis(200),
-            );
+            o.control.send(&Message::Bye {
+                reason: reason.to_string(),
+            });
+            o.control.drain(Duration::from_millis(200));
         }
     }
 
@@ -445,7 +441,7 @@ impl Online {
     }
 
     /// WebRTC's view of the peer: connection kind, or gone.
-    fn poll_peer(&mut self, _log: &mut Vec<(&'static str, String)>) -> Result<(), SessionError> {
+    fn poll_peer(&mut self) -> Result<(), SessionError> {
         // Err: the signaling connection closed; the data channels may live on.
         let changes = self.socket.try_update_peers().unwrap_or_default();
         for (peer, state) in changes {
@@ -488,19 +484,18 @@ impl Online {
                     receiver,
                 }) => {
                     self.desync_reported_by_peer = true;
-                    let parse = |s: &str| u128::from_str_radix(s, 16).unwrap_or(0);
                     return Err(SessionError::Desync {
                         frame,
-                        ours: parse(&receiver),
-                        theirs: parse(&sender),
+                        ours: parse_hex_checksum(&receiver).unwrap_or(0),
+                        theirs: parse_hex_checksum(&sender).unwrap_or(0),
                     });
                 }
                 // A late probe from a peer still measuring: answer it.
                 Ok(Message::Ping { seq }) => self.control.send(&Message::Pong { seq }),
                 Ok(_) => {}
                 Err(e) => {
-                    self.packets_malformed_logged += 1;
-                    if self.packets_malformed_logged <= 3 {
+                    self.control_garbage += 1;
+                    if self.control_garbage <= 3 {
                         tracing::warn!("ignored a control message: {e}");
                     }
                 }
