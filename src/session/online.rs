@@ -75,6 +75,12 @@ pub(super) struct Online {
     interrupted: bool,
     skip_frames: u32,
     stalled_frames: u64,
+    /// Frames skipped on GGRS's wait recommendations.
+    skipped_frames: u64,
+    /// Frames by the rollback (re-simulated frames) that preceded them.
+    rollback_histogram: [u64; MAX_PREDICTION + 1],
+    /// Sum over this peer's new frames of the input delay in force.
+    delay_frame_sum: u64,
     connection: Option<&'static str>,
     last_ping: Option<f64>,
     /// The peer's end-of-match message: (frame, checksum).
@@ -152,6 +158,9 @@ impl Driver {
             interrupted: false,
             skip_frames: 0,
             stalled_frames: 0,
+            skipped_frames: 0,
+            rollback_histogram: [0; MAX_PREDICTION + 1],
+            delay_frame_sum: 0,
             connection: None,
             last_ping: None,
             peer_done: None,
@@ -217,6 +226,11 @@ impl Driver {
         let online = self.online_mut().expect("online backend");
         if report.new_frames > 0 && online.first_frame_at.is_none() {
             online.first_frame_at = Some(Instant::now());
+        }
+        if report.new_frames > 0 {
+            let bucket = (report.resimulated as usize).min(MAX_PREDICTION);
+            online.rollback_histogram[bucket] += 1;
+            online.delay_frame_sum += u64::from(online.input_delay) * u64::from(report.new_frames);
         }
         let confirmed = online.session.confirmed_frame();
         online.send_garbage();
@@ -423,6 +437,7 @@ impl Online {
             GgrsEvent::WaitRecommendation { skip_frames } => {
                 tracing::debug!("GGRS recommends waiting {skip_frames} frames");
                 self.skip_frames += skip_frames;
+                self.skipped_frames += u64::from(skip_frames);
             }
             GgrsEvent::DesyncDetected {
                 frame,
@@ -541,6 +556,11 @@ impl Online {
             .first_frame_at
             .map(|t| t.duration_since(self.started).as_millis() as u64);
         summary.stalled_frames = Some(self.stalled_frames);
+        summary.skipped_frames = Some(self.skipped_frames);
+        summary.rollback_histogram = Some(self.rollback_histogram.to_vec());
+        let frames: u64 = self.rollback_histogram.iter().sum();
+        summary.mean_input_delay = (frames > 0)
+            .then(|| (self.delay_frame_sum as f64 / frames as f64 * 1000.0).round() / 1000.0);
         summary.delay_changes = Some(self.delay_changes);
         summary.player = Some(self.local as u32 + 1);
         summary.elapsed_s = self

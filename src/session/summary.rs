@@ -55,6 +55,19 @@ pub struct Summary {
     /// Seconds from the first frame to the summary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elapsed_s: Option<f64>,
+    /// This peer's frames by how many frames GGRS re-simulated just before
+    /// running them: entry i counts frames preceded by a rollback of i
+    /// frames (the last entry: `MAX_PREDICTION` or more). Sums to `frames`
+    /// give or take the end of the match; for rollback percentiles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollback_histogram: Option<Vec<u64>>,
+    /// The input delay averaged over this peer's frames (auto retunes it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_input_delay: Option<f64>,
+    /// Frames the pacer was asked to skip by GGRS's wait recommendations
+    /// (time in which local input, like during a stall, is not taken).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_frames: Option<u64>,
 }
 
 pub fn hex_checksum(checksum: u128) -> String {
