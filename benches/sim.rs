@@ -2,25 +2,42 @@
 //! `GameStateCell`, as the driver does), load, checksum, an 8-frame
 //! rollback, and a baseline that copies and hashes the same bytes.
 //!
+//! Also the step cost against the number of live entities (the `scaling`
+//! group: the stress rules with 4 enemy caps).
+//!
 //! Run: `cargo bench --bench sim`. Targets: rollback 8 <= 1 ms (stress),
-//! <= 0.2 ms (default); save+checksum <= 2x copy+hash.
+//! <= 0.2 ms (default); save+checksum <= 2x copy+hash. `scripts/bench.sh`
+//! runs it and reads criterion's estimates; it also reads the `bench-meta`
+//! lines printed on stderr (entity counts and state size).
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ggrs::GameStateCell;
 use twinstar::input::ScriptBot;
 use twinstar::sim::{Input, SimConfig, World};
 
-/// A world mid-match with bot inputs, and the inputs for 8 more frames.
+/// The busiest world (most enemies + bullets) of the first `frames` frames
+/// of a bot match, and the inputs for 8 more frames: a normal match is
+/// between waves much of the time, and an empty arena would flatter `step`.
 fn warmed(config: SimConfig, frames: u32) -> (Box<World>, Vec<[Input; 2]>) {
-    let mut world = World::new(1, config);
-    let mut bots = [ScriptBot::new(1, 0), ScriptBot::new(1, 1)];
-    let mut next = || [bots[0].next_input(), bots[1].next_input()];
-    for _ in 0..frames {
-        world.step(next(), &mut ());
-    }
-    let inputs = (0..8).map(|_| next()).collect();
+    let play = |until: u32| {
+        let mut world = World::new(1, config);
+        let mut bots = [ScriptBot::new(1, 0), ScriptBot::new(1, 1)];
+        let mut next = || [bots[0].next_input(), bots[1].next_input()];
+        let mut busiest = (0, 0);
+        for frame in 1..=until {
+            world.step(next(), &mut ());
+            let load = world.enemies().len() + world.bullets().len();
+            if load > busiest.0 {
+                busiest = (load, frame);
+            }
+        }
+        let inputs: Vec<_> = (0..8).map(|_| next()).collect();
+        (world, inputs, busiest.1)
+    };
+    let (_, _, busiest) = play(frames);
+    let (world, inputs, _) = play(busiest);
     (world, inputs)
 }
 
@@ -34,12 +51,7 @@ fn save(cell: &GameStateCell<Box<World>>, world: &World) {
 
 fn bench_preset(c: &mut Criterion, name: &str, config: SimConfig, warmup: u32) {
     let (world, inputs) = warmed(config, warmup);
-    eprintln!(
-        "{name}: {} enemies, {} bullets, state {} bytes",
-        world.enemies().len(),
-        world.bullets().len(),
-        world.as_bytes().len()
-    );
+    meta(name, &world);
     let mut group = c.benchmark_group(name);
     group.bench_function("step", |b| {
         b.iter_batched_ref(
@@ -82,9 +94,43 @@ fn bench_preset(c: &mut Criterion, name: &str, config: SimConfig, warmup: u32) {
     group.finish();
 }
 
+/// One JSON line on stderr describing the world a group measures.
+fn meta(name: &str, world: &World) {
+    eprintln!(
+        "bench-meta {{\"name\":\"{name}\",\"enemies\":{},\"bullets\":{},\"state_bytes\":{}}}",
+        world.enemies().len(),
+        world.bullets().len(),
+        world.as_bytes().len()
+    );
+}
+
+/// Step cost against the number of live entities: the stress rules (enemies
+/// that shoot often and never die quickly) with the enemy cap at each size.
+fn bench_scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scaling");
+    for enemies in [18u16, 36, 72, 144, 288] {
+        let config = SimConfig {
+            wave_base: enemies,
+            wave_max: enemies,
+            ..SimConfig::STRESS
+        };
+        let (world, inputs) = warmed(config, 600);
+        meta(&format!("scaling/step/{enemies}"), &world);
+        group.bench_with_input(BenchmarkId::new("step", enemies), &world, |b, world| {
+            b.iter_batched_ref(
+                || world.clone(),
+                |w| w.step(inputs[0], &mut ()),
+                criterion::BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
-    bench_preset(c, "default", SimConfig::DEFAULT, 1_000);
-    bench_preset(c, "stress", SimConfig::STRESS, 1_000);
+    bench_preset(c, "default", SimConfig::DEFAULT, 3_600);
+    bench_preset(c, "stress", SimConfig::STRESS, 1_200);
+    bench_scaling(c);
 }
 
 criterion_group!(sim, benches);
