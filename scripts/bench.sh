@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Benchmarks: simulation costs, replay verification, connect time, payload,
+# memory and the input-delay policy grid. Writes BENCHMARKS.md and the PNG
+# plots in bench/, and prints one JSON line of headline figures last.
+#
+#   bash scripts/bench.sh           # the full report (~35 min on 2 cores)
+#   bash scripts/bench.sh --quick   # CI smoke run (a few minutes), writes
+#                                   # bench/quick/ (gitignored) instead
+#
+# On a fresh Debian machine run as root: it installs what it needs (a C
+# compiler, ALSA headers, python3-venv) and puts matplotlib in a venv under
+# target/. Without root it uses what is there; without matplotlib it still
+# measures everything and only skips the plots.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+for arg in "$@"; do
+    case "$arg" in
+        --quick) quick=1 ;;
+        -h | --help) sed -n 2,13p "$0"; exit 0 ;;
+        *) echo "bench.sh: unknown argument $arg (expected --quick)" >&2; exit 2 ;;
+    esac
+done
+
+# System packages (Debian, as root only).
+need_pkgs=()
+command -v cc >/dev/null || need_pkgs+=(gcc)
+command -v python3 >/dev/null || need_pkgs+=(python3)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
+if command -v dpkg >/dev/null && ! dpkg -s libasound2-dev >/dev/null 2>&1; then
+    need_pkgs+=(libasound2-dev pkg-config)
+fi
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+    else
+        echo "bench.sh: missing ${need_pkgs[*]} (run as root to install them); trying anyway" >&2
+    fi
+fi
+
+# matplotlib for the plots, in a venv of our own.
+venv=target/bench-venv
+py=python3
+if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+    py="$venv/bin/python"
+elif python3 -m venv "$venv" >/dev/null 2>&1 &&
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check 'matplotlib>=3.6,<4' >&2; then
+    py="$venv/bin/python"
+elif python3 -c 'import matplotlib' 2>/dev/null; then
+    py=python3
+else
+    echo "bench.sh: could not install matplotlib; the report will have no plots" >&2
+fi
+
+# One binary for the whole run, copied so a rebuild elsewhere cannot swap it.
+cargo build --release --locked >&2
+if [ $quick = 1 ]; then
+    out=bench/quick work=target/bench-work-quick report=bench/quick/BENCHMARKS.md
+else
+    out=bench work=target/bench-work report=BENCHMARKS.md
+fi
+mkdir -p "$out" "$work"
+cp "${CARGO_TARGET_DIR:-target}/release/twinstar" "$work/twinstar"
+
+args=(--bin "$work/twinstar" --out "$out" --work "$work" --report "$report")
+[ $quick = 1 ] && args+=(--quick)
+exec "$py" scripts/bench.py "${args[@]}"
