@@ -54,6 +54,14 @@ pub const RESERVATION_TTL: Duration = Duration::from_secs(10);
 pub const DEFAULT_PORT: u16 = 3536;
 /// The URL path asking for a quick match.
 pub const QUICK_PATH: &str = "quick";
+/// Largest signal relayed, as sent to the receiver. An SDP offer is a few
+/// KiB, an ICE candidate a few hundred bytes.
+pub const MAX_SIGNAL_BYTES: usize = 64 * 1024;
+/// Bytes of signals one peer may have relayed over its whole connection. A
+/// WebRTC negotiation needs a few tens of KiB; the cap bounds what a client
+/// can pile up in the server's queue towards a partner that does not read
+/// (queues to clients are unbounded channels in matchbox).
+pub const RELAY_BUDGET_BYTES: usize = 1024 * 1024;
 
 /// What a client asked for, from its URL path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,6 +109,31 @@ impl Refusal {
     }
 }
 
+/// Why a signal was not relayed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RelayError {
+    #[error("the sender is not seated")]
+    NotSeated,
+    #[error("unknown receiver {0}")]
+    UnknownReceiver(PeerId),
+    #[error("{to} is not in room {room}")]
+    OtherRoom { to: PeerId, room: String },
+    #[error("signal of {0} bytes is over the {MAX_SIGNAL_BYTES}-byte limit")]
+    TooLarge(usize),
+    #[error("relay budget of {RELAY_BUDGET_BYTES} bytes used up")]
+    BudgetExhausted,
+    #[error("the receiver's queue is closed")]
+    Closed,
+}
+
+#[derive(Debug)]
+struct Seat {
+    room: String,
+    channel: SignalingChannel,
+    /// Bytes relayed from this peer so far.
+    relayed: usize,
+}
+
 #[derive(Debug, Default)]
 struct Room {
     members: Vec<PeerId>,
@@ -125,7 +158,7 @@ impl Room {
 pub struct Registry {
     /// Keyed by canonical code, or `quick-N` for quick matches.
     rooms: HashMap<String, Room>,
-    peers: HashMap<PeerId, (String, SignalingChannel)>,
+    peers: HashMap<PeerId, Seat>,
     /// The quick-match room whose single member waits for a partner.
     quick_waiting: Option<String>,
     quick_rooms_made: u64,
@@ -188,27 +221,34 @@ impl Registry {
         let room = self.rooms.entry(key.clone()).or_default();
         let event = Message::Text(JsonPeerEvent::NewPeer(peer).to_string().into());
         for member in &room.members {
-            if let Some((_, channel)) = self.peers.get(member) {
-                if let Err(e) = try_send(channel, event.clone()) {
+            if let Some(seat) = self.peers.get(member) {
+                if let Err(e) = try_send(&seat.channel, event.clone()) {
                     warn!("could not tell {member} about {peer}: {e}");
                 }
             }
         }
         room.members.push(peer);
-        self.peers.insert(peer, (key.clone(), sender));
+        self.peers.insert(
+            peer,
+            Seat {
+                room: key.clone(),
+                channel: sender,
+                relayed: 0,
+            },
+        );
         Some(key)
     }
 
     /// Removes the peer and tells whoever is left in its room.
     pub fn leave(&mut self, peer: PeerId) -> Option<String> {
-        let (key, _) = self.peers.remove(&peer)?;
+        let key = self.peers.remove(&peer)?.room;
         let room = self.rooms.get_mut(&key)?;
         room.members.retain(|m| *m != peer);
         let event = Message::Text(JsonPeerEvent::PeerLeft(peer).to_string().into());
         for member in &room.members {
-            if let Some((_, channel)) = self.peers.get(member) {
+            if let Some(seat) = self.peers.get(member) {
                 // The member may be leaving too; nothing to do about it.
-                let _ = try_send(channel, event.clone());
+                let _ = try_send(&seat.channel, event.clone());
             }
         }
         if room.is_unused() {
@@ -221,15 +261,36 @@ impl Registry {
     }
 
     /// Forwards a WebRTC signal (offer, answer, ICE candidate), but only
-    /// between members of the same room: rooms never cross.
-    pub fn relay(&self, from: PeerId, to: PeerId, data: serde_json::Value) -> Result<(), String> {
-        let (from_room, _) = self.peers.get(&from).ok_or("sender is not seated")?;
-        let (to_room, channel) = self.peers.get(&to).ok_or("unknown receiver")?;
-        if from_room != to_room {
-            return Err(format!("{to} is not in room {from_room}"));
+    /// between members of the same room: rooms never cross. Signals over
+    /// [`MAX_SIGNAL_BYTES`], and any once the sender has had
+    /// [`RELAY_BUDGET_BYTES`] relayed, are dropped.
+    pub fn relay(
+        &mut self,
+        from: PeerId,
+        to: PeerId,
+        data: serde_json::Value,
+    ) -> Result<(), RelayError> {
+        let sender = self.peers.get(&from).ok_or(RelayError::NotSeated)?;
+        let receiver = self.peers.get(&to).ok_or(RelayError::UnknownReceiver(to))?;
+        if sender.room != receiver.room {
+            return Err(RelayError::OtherRoom {
+                to,
+                room: sender.room.clone(),
+            });
         }
-        let event = JsonPeerEvent::Signal { sender: from, data };
-        try_send(channel, Message::Text(event.to_string().into())).map_err(|e| e.to_string())
+        let text = JsonPeerEvent::Signal { sender: from, data }.to_string();
+        if text.len() > MAX_SIGNAL_BYTES {
+            return Err(RelayError::TooLarge(text.len()));
+        }
+        if sender.relayed + text.len() > RELAY_BUDGET_BYTES {
+            return Err(RelayError::BudgetExhausted);
+        }
+        let len = text.len();
+        try_send(&receiver.channel, Message::Text(text.into())).map_err(|_| RelayError::Closed)?;
+        if let Some(sender) = self.peers.get_mut(&from) {
+            sender.relayed += len;
+        }
+        Ok(())
     }
 
     /// Members of a room, for logs and tests.
@@ -288,12 +349,22 @@ impl SignalingTopology<NoCallbacks, RoomState> for RoomTopology {
             None => warn!(peer = %peer_id, "room {room} filled up during the upgrade; not seated"),
         }
 
+        // A confused or hostile client is not a reason to drop it, nor to
+        // write a log line per message it sends: the first of each kind is
+        // logged, the counts when it leaves.
+        let (mut unreadable, mut refused) = (0u64, 0u64);
         while let Some(message) = receiver.next().await {
             let request = match parse_request(message) {
                 Ok(request) => request,
+                // axum answers pings itself.
+                Err(ClientRequestError::UnsupportedType(Message::Ping(_) | Message::Pong(_))) => {
+                    continue;
+                }
                 Err(ClientRequestError::Json(_) | ClientRequestError::UnsupportedType(_)) => {
-                    // A confused client is not a reason to drop it.
-                    warn!(peer = %peer_id, "ignoring an unreadable signaling message");
+                    unreadable += 1;
+                    if unreadable == 1 {
+                        warn!(peer = %peer_id, "ignoring an unreadable signaling message");
+                    }
                     continue;
                 }
                 Err(ClientRequestError::Close | ClientRequestError::Axum(_)) => break,
@@ -302,7 +373,10 @@ impl SignalingTopology<NoCallbacks, RoomState> for RoomTopology {
                 PeerRequest::Signal { receiver, data } => {
                     if seated.is_some() {
                         if let Err(e) = state.lock().relay(peer_id, receiver, data) {
-                            warn!(peer = %peer_id, "signal not relayed: {e}");
+                            refused += 1;
+                            if refused == 1 {
+                                warn!(peer = %peer_id, "signal not relayed: {e}");
+                            }
                         }
                     }
                 }
@@ -311,6 +385,12 @@ impl SignalingTopology<NoCallbacks, RoomState> for RoomTopology {
             }
         }
 
+        if unreadable > 1 || refused > 1 {
+            warn!(
+                peer = %peer_id,
+                "ignored {unreadable} unreadable messages and {refused} signals it sent"
+            );
+        }
         if let Some(key) = state.lock().leave(peer_id) {
             info!(room = %key, peer = %peer_id, "left");
         }
@@ -600,6 +680,46 @@ mod tests {
             }]
         );
         assert!(events(&mut b_rx).is_empty());
+    }
+
+    #[test]
+    fn oversized_signals_and_floods_are_not_relayed() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let (a_tx, mut a_rx) = channel();
+        let (b_tx, mut b_rx) = channel();
+        reg.join(&code("AAAAAA"), peer(1), a_tx, t);
+        reg.join(&code("AAAAAA"), peer(2), b_tx, t);
+        let big = serde_json::json!("x".repeat(MAX_SIGNAL_BYTES));
+        assert!(matches!(
+            reg.relay(peer(1), peer(2), big),
+            Err(RelayError::TooLarge(_))
+        ));
+        assert!(events(&mut b_rx).is_empty());
+        // 32 KiB signals (plus a small envelope) until the budget is spent.
+        let chunk = serde_json::json!("y".repeat(MAX_SIGNAL_BYTES / 2));
+        let mut relayed = 0;
+        while reg.relay(peer(1), peer(2), chunk.clone()).is_ok() {
+            relayed += 1;
+            assert!(relayed < 100, "no budget");
+        }
+        assert_eq!(relayed, RELAY_BUDGET_BYTES / (MAX_SIGNAL_BYTES / 2) - 1);
+        assert_eq!(
+            reg.relay(peer(1), peer(2), chunk),
+            Err(RelayError::BudgetExhausted)
+        );
+        assert_eq!(events(&mut b_rx).len(), relayed);
+        // The other direction has its own budget.
+        events(&mut a_rx);
+        let answer = serde_json::json!({"Answer": "sdp"});
+        assert_eq!(reg.relay(peer(2), peer(1), answer.clone()), Ok(()));
+        assert_eq!(
+            events(&mut a_rx),
+            vec![JsonPeerEvent::Signal {
+                sender: peer(2),
+                data: answer
+            }]
+        );
     }
 
     #[test]
