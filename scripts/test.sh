@@ -13,3 +13,6 @@ fi
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings
 cargo test --locked
+# Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
+# writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
+bash scripts/bench.sh --quick
