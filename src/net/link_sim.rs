@@ -398,6 +398,33 @@ mod tests {
     }
 
     #[test]
+    fn the_soak_link_reorders_a_60_hz_packet_stream() {
+        // scripts/soak.sh: 40 ms jitter, one GGRS packet a frame (~16 ms).
+        // A packet overtakes its predecessor when its extra delay is over
+        // 16 ms smaller: P = (24 * 24 / 2) / (40 * 40) = 18 %.
+        let cfg = LinkConfig {
+            jitter_ms: 40.0,
+            loss_pct: 5.0,
+            dup_pct: 1.0,
+            ..Default::default()
+        };
+        let mut link = LinkSim::new(cfg, 8);
+        let t0 = Instant::now();
+        for i in 0..6000u32 {
+            let at = t0 + ms(u64::from(i) * 50 / 3);
+            link.push(at, (at, i));
+        }
+        let ids: Vec<u32> = link
+            .pop_ready(t0 + ms(200_000))
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect();
+        let inversions = ids.windows(2).filter(|w| w[0] > w[1]).count() as f64;
+        let pct = 100.0 * inversions / ids.len() as f64;
+        assert!((12.0..24.0).contains(&pct), "{pct} % reordered");
+    }
+
+    #[test]
     fn same_seed_same_fate_different_seed_different_fate() {
         let cfg = LinkConfig {
             latency_ms: 20.0,
