@@ -17,12 +17,15 @@ use crate::sim::PRESET_NAMES;
     after_help = "Examples:\n  twinstar host                        create a room; tell the other player its code\n  twinstar join K7Q-2XM                join that room (add --server ws://HOST:3536)\n  twinstar local                       two players, one keyboard\n  twinstar synctest --headless --json  check determinism without a window"
 )]
 pub struct Cli {
+    /// Without a command: the main menu in a window.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The main menu (the default when no command is given).
+    Menu(MenuArgs),
     /// Roll back and re-simulate every frame; stop at the first mismatch.
     Synctest(SynctestArgs),
     /// Two players on one keyboard (WASD+Space/LShift, arrows+Enter/RShift; 1 and 2 start).
@@ -39,6 +42,30 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Find the first frame where two replays diverge.
     ReplayDiff(ReplayDiffArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MenuArgs {
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// Flags of every window (ignored with --headless).
+#[derive(Clone, Debug, Default, Args)]
+pub struct WindowArgs {
+    /// Save the window as a PNG after --frames N frames (or the first
+    /// drawn frame) and exit.
+    #[arg(long, value_name = "PATH")]
+    pub screenshot: Option<PathBuf>,
+
+    /// Sound volume from 0 to 100 [default: from the settings, 70]
+    #[arg(long, value_name = "0-100", value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub volume: Option<u8>,
+
+    /// Show the network overlay from the start (F1 toggles it; synctest
+    /// shows it anyway).
+    #[arg(long)]
+    pub overlay: bool,
 }
 
 #[derive(Debug, Args)]
@@ -62,6 +89,13 @@ pub struct ReplayArgs {
     /// Print the summary as one JSON object on the last stdout line.
     #[arg(long)]
     pub json: bool,
+
+    /// With --screenshot: the frame to show.
+    #[arg(long, value_name = "N")]
+    pub frames: Option<u32>,
+
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 #[derive(Debug, Args)]
@@ -101,6 +135,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub bot: bool,
 
+    /// Both players are bots (a demo in a window).
+    #[arg(long)]
+    pub bots: bool,
+
     /// Print the run summary as one JSON object on the last stdout line.
     #[arg(long)]
     pub json: bool,
@@ -112,6 +150,28 @@ pub struct RunArgs {
     /// Do not record a replay.
     #[arg(long)]
     pub no_record: bool,
+
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+impl RunArgs {
+    /// What a match started from the menu uses: a window, keyboard players,
+    /// a recorded replay.
+    pub fn for_menu(window: WindowArgs) -> RunArgs {
+        RunArgs {
+            frames: None,
+            seed: None,
+            preset: "default".into(),
+            headless: false,
+            bot: false,
+            bots: false,
+            json: false,
+            record: None,
+            no_record: false,
+            window,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -147,9 +207,10 @@ pub struct JoinArgs {
     pub run: RunArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct NetArgs {
-    /// Signaling server [default: ws://127.0.0.1:3536; host starts one there if none answers]
+    /// Signaling server [default: the settings' server, else
+    /// ws://127.0.0.1:3536; host starts one there if none answers]
     #[arg(long, value_name = "URL", env = "TWINSTAR_SERVER")]
     pub server: Option<String>,
 
@@ -168,9 +229,10 @@ pub struct NetArgs {
     pub turn_pass: Option<String>,
 
     /// Frames of input delay: 'auto' (from the measured latency, retuned
-    /// during the match) or a fixed number from 0 to 8.
-    #[arg(long, value_name = "auto|N", default_value = "auto")]
-    pub input_delay: DelaySetting,
+    /// during the match) or a fixed number from 0 to 8 [default: the
+    /// settings' value, else auto]
+    #[arg(long, value_name = "auto|N")]
+    pub input_delay: Option<DelaySetting>,
 
     /// Give up when no match starts within this many seconds [default: host 600, join 20]
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86400))]
@@ -241,7 +303,11 @@ fn parse_check_distance(s: &str) -> Result<usize, String> {
 impl Cli {
     /// Whether the summary is wanted as JSON.
     pub fn json(&self) -> bool {
-        match &self.command {
+        let Some(command) = &self.command else {
+            return false;
+        };
+        match command {
+            Command::Menu(_) => false,
             Command::Synctest(a) => a.run.json,
             Command::Local(a) => a.json,
             Command::Host(a) => a.run.json,

@@ -8,4 +8,5 @@ pub mod input;
 pub mod net;
 pub mod replay;
 pub mod session;
+pub mod settings;
 pub mod sim;

@@ -1,17 +1,21 @@
 //! Dispatch: turns parsed arguments into a driver and a frontend, prints the
 //! summary, and maps failures to exit codes (1 runtime, 2 bad input).
 
+mod menu;
 mod online;
 mod replay;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command, RunArgs};
-use crate::frontend::{InputSource, headless, window};
+use crate::cli::{Cli, Command, MenuArgs, RunArgs, WindowArgs};
+use crate::frontend::hud::MatchInfo;
+use crate::frontend::window::{self, MatchEnd, MatchOptions};
+use crate::frontend::{InputSource, headless};
 use crate::input::{KeyMap, ScriptBot};
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, DriverOptions, Mode, SessionError, Summary};
+use crate::settings::{Settings, key_name};
 use crate::sim::SimConfig;
 
 /// Frames a headless run plays when `--frames` is not given (one minute).
@@ -45,7 +49,11 @@ pub enum Report {
 }
 
 pub fn run(cli: Cli) -> Result<Report, Failure> {
-    let summary = match cli.command {
+    let command = cli.command.unwrap_or(Command::Menu(MenuArgs {
+        window: WindowArgs::default(),
+    }));
+    let summary = match command {
+        Command::Menu(args) => return menu::menu(&args),
         Command::Synctest(args) => {
             let mode = Mode::SyncTest {
                 check_distance: args.check_distance,
@@ -53,18 +61,22 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             play(&args.run, mode, args.debug_inject_desync)?
         }
         Command::Local(args) => play(&args, Mode::Local, None)?,
-        Command::Host(args) => online::online(
-            crate::net::handshake::Role::Host,
-            args.room.as_deref(),
-            &args.net,
-            &args.run,
-        )?,
-        Command::Join(args) => online::online(
-            crate::net::handshake::Role::Join,
-            args.code.as_deref(),
-            &args.net,
-            &args.run,
-        )?,
+        Command::Host(args) => {
+            return online::online(
+                crate::net::handshake::Role::Host,
+                args.room.as_deref(),
+                &args.net,
+                &args.run,
+            );
+        }
+        Command::Join(args) => {
+            return online::online(
+                crate::net::handshake::Role::Join,
+                args.code.as_deref(),
+                &args.net,
+                &args.run,
+            );
+        }
         Command::Serve(args) => return online::serve(&args),
         Command::Replay(args) => return replay::replay(&args),
         Command::ReplayDiff(args) => return replay::diff(&args),
@@ -72,14 +84,14 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
     Ok(Report::Summary(Box::new(summary)))
 }
 
-fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<u32>) -> Result<Summary, Failure> {
+/// A recorded local or synctest match, ready to run.
+pub(super) fn prepare_local(
+    args: &RunArgs,
+    mode: Mode,
+    inject_desync_from: Option<u32>,
+) -> Result<Driver, Failure> {
     let config = SimConfig::preset(&args.preset)
         .ok_or_else(|| Failure::BadInput(format!("unknown preset '{}'", args.preset)))?;
-    if !args.headless && !window::display_available() {
-        return Err(Failure::BadInput(
-            window::WindowError::NoDisplay.to_string(),
-        ));
-    }
     let seed = args.seed.unwrap_or_else(random_seed);
     let options = DriverOptions {
         seed,
@@ -93,26 +105,116 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<u32>) -> Result<S
             .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
         driver.record_to(writer);
     }
-    let bot = |player| InputSource::Bot(ScriptBot::new(seed, player));
+    Ok(driver)
+}
 
+/// Who plays a local match in a window: keyboard players from the
+/// settings' bindings, bots where asked (synctest's player 2 always).
+pub(super) fn local_sources(
+    args: &RunArgs,
+    mode: Mode,
+    seed: u64,
+    keys: [KeyMap; 2],
+) -> [InputSource; 2] {
+    let bot = |player| InputSource::Bot(ScriptBot::new(seed, player));
+    let player_one = if args.bots {
+        bot(0)
+    } else {
+        InputSource::Keys(keys[0])
+    };
+    let player_two = if args.bot || args.bots || matches!(mode, Mode::SyncTest { .. }) {
+        bot(1)
+    } else {
+        InputSource::Keys(keys[1])
+    };
+    [player_one, player_two]
+}
+
+/// How a match in a window is shown: overlay, screenshot, the result panel's texts.
+pub(super) fn match_options(
+    args: &RunArgs,
+    driver: &Driver,
+    sources: &[InputSource; 2],
+    settings: &Settings,
+    escape_does: &'static str,
+) -> MatchOptions {
+    let check_distance = match driver.options().mode {
+        Mode::SyncTest { check_distance } => Some(check_distance),
+        _ => None,
+    };
+    let start_keys = [0, 1].map(|i| match &sources[i] {
+        InputSource::Keys(map) => Some(key_name(map.start).trim_start_matches("Key").to_string()),
+        InputSource::Bot(_) => None,
+    });
+    MatchOptions {
+        frames: args.frames,
+        screenshot: args.window.screenshot.clone(),
+        overlay: args.window.overlay || settings.net_overlay || check_distance.is_some(),
+        info: MatchInfo {
+            replay: driver.recording_path().map(|p| p.display().to_string()),
+            start_keys,
+            escape_does,
+            ..MatchInfo::default()
+        },
+        check_distance,
+    }
+}
+
+fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<u32>) -> Result<Summary, Failure> {
+    if !args.headless && !window::display_available() {
+        return Err(Failure::BadInput(
+            window::WindowError::NoDisplay.to_string(),
+        ));
+    }
+    let mut driver = prepare_local(args, mode, inject_desync_from)?;
+    let seed = driver.options().seed;
     if args.headless {
+        let bot = |player| InputSource::Bot(ScriptBot::new(seed, player));
         let mut sources = [bot(0), bot(1)];
         let frames = args.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let result = headless::run(&mut driver, &mut sources, frames);
         return finish(&mut driver, result.err());
     }
-
-    let player_two = if args.bot || matches!(mode, Mode::SyncTest { .. }) {
-        bot(1)
-    } else {
-        InputSource::Keys(KeyMap::PLAYER_TWO)
-    };
-    let sources = [InputSource::Keys(KeyMap::PLAYER_ONE), player_two];
+    let settings = Settings::load_or_default();
+    let sources = local_sources(args, mode, seed, settings.keymaps());
+    let options = match_options(args, &driver, &sources, &settings, "quit");
+    let volume = args.window.volume.unwrap_or(settings.volume);
     let title = format!("twinstar - {}", mode.name());
-    match window::run(driver, sources, args.frames, &title) {
-        (mut driver, Ok(())) => finish(&mut driver, None),
-        (mut driver, Err(window::WindowError::Session(e))) => finish(&mut driver, Some(e)),
-        (_, Err(e)) => Err(Failure::BadInput(e.to_string())),
+    let end = window::open(&title, move |mut ui| async move {
+        ui.audio.set_volume(volume);
+        window::play_match(&mut ui, driver, sources, options).await
+    })
+    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    let end = end.ok_or_else(|| Failure::Runtime("the window closed unexpectedly".into(), None))?;
+    finish_window(end, finish)
+}
+
+/// Summary of a match played in a window, with its drawing figures.
+pub(super) fn finish_window(
+    end: MatchEnd,
+    finish: impl FnOnce(&mut Driver, Option<SessionError>) -> Result<Summary, Failure>,
+) -> Result<Summary, Failure> {
+    let MatchEnd {
+        mut driver,
+        error,
+        draw,
+        screenshot_error,
+        ..
+    } = end;
+    let mut result = finish(&mut driver, error);
+    if let Some((mean, p99)) = draw.summary() {
+        tracing::info!(
+            "drawing took {mean:.2} ms per frame on average, {p99:.2} ms at the 99th percentile"
+        );
+        match &mut result {
+            Ok(summary) => summary.set_draw_ms(mean, p99),
+            Err(Failure::Runtime(_, Some(summary))) => summary.set_draw_ms(mean, p99),
+            Err(_) => {}
+        }
+    }
+    match (screenshot_error, result) {
+        (Some(e), Ok(_)) => Err(Failure::BadInput(e)),
+        (_, result) => result,
     }
 }
 

@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use tokio::runtime::Runtime;
 
-use super::{Failure, Report, finish, random_seed, record_path};
+use super::{Failure, Report, finish, finish_window, match_options, random_seed, record_path};
 use crate::cli::{NetArgs, RunArgs, ServeArgs};
-use crate::frontend::{InputSource, headless, window};
+use crate::frontend::window::{self, ConnectOutcome, MatchEnd, Screenshot, Ui};
+use crate::frontend::{InputSource, headless};
 use crate::input::{KeyMap, ScriptBot};
+use crate::net::connect::BackgroundConnect;
 use crate::net::connect::{ConnectError, ConnectOptions, Connection, Connector};
 use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
@@ -20,6 +22,7 @@ use crate::net::room_code::RoomCode;
 use crate::net::signaling::{self, DEFAULT_PORT};
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions, SessionError, Summary};
+use crate::settings::Settings;
 use crate::sim::SimConfig;
 
 /// Frames a headless online match plays when `--frames` is not given.
@@ -207,15 +210,39 @@ fn signaling_server(role: Role, net: &NetArgs, runtime: &Runtime) -> Result<Stri
     Ok(default_url)
 }
 
-pub fn online(
+/// A connection on its way and how the match will run once it is made.
+pub(super) struct OnlineStart {
+    pub connector: Connector,
+    pub options: OnlineOptions,
+    pub hosting: bool,
+    pub title: String,
+    /// The server URL to tell the other player (this machine's LAN address
+    /// when the server runs here).
+    pub share_server: String,
+}
+
+/// Checks everything, picks (or starts) the signaling server and starts
+/// connecting. Settings fill in what the flags leave out.
+pub(super) fn start_online(
     role: Role,
     code: Option<&str>,
     net: &NetArgs,
     run: &RunArgs,
-) -> Result<Summary, Failure> {
+    settings: &Settings,
+) -> Result<OnlineStart, Failure> {
     let plan = plan(role, code, net, run)?;
     let runtime = runtime()?;
-    let server = signaling_server(plan.role, net, &runtime)?;
+    let server = match (&net.server, settings.server()) {
+        (None, Some(saved)) => {
+            check_server_url(saved)?;
+            saved.trim_end_matches('/').to_string()
+        }
+        _ => signaling_server(plan.role, net, &runtime)?,
+    };
+    let delay = match net.input_delay {
+        Some(delay) => delay,
+        None => settings.delay().map_err(Failure::BadInput)?,
+    };
     match (&plan.room, plan.role) {
         (Some(room), Role::Host) => eprintln!(
             "twinstar: room code {room}; the other player runs: twinstar join {room}{}",
@@ -236,40 +263,108 @@ pub fn online(
         timeout: plan.timeout,
         seed: plan.seed,
         preset: plan.preset.clone(),
-        delay: net.input_delay,
+        delay,
         link: plan.link,
         link_seed: plan.seed ^ u64::from(plan.role as u8),
         protocol_skew: net.debug_protocol_skew,
     };
     let online_options = OnlineOptions {
         frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
-        delay: net.input_delay,
+        delay,
         garbage_per_second: net.debug_garbage,
         inject_desync_from: net.debug_inject_desync,
     };
-    let connector = Connector::start(runtime, options);
-    if run.headless {
-        let connection = connect_blocking(connector)?;
-        let (mut driver, mut sources) = start_match(connection, &online_options, run)?;
-        let frames = online_options.frames.unwrap_or(DEFAULT_ONLINE_FRAMES);
-        let result = headless::run_online(&mut driver, &mut sources, frames);
-        return finish_online(&mut driver, result.err());
-    }
-    let title = format!("twinstar - {}", plan.role_name());
-    let run_args = run.clone();
-    let setup = move |connection: Connection| start_match(connection, &online_options, &run_args);
-    match window::run_online(connector, setup, run.frames, &title) {
-        (Some(mut driver), Ok(())) => finish_online(&mut driver, None),
-        (Some(mut driver), Err(window::WindowError::Session(e))) => {
-            finish_online(&mut driver, Some(e))
+    let share_server = match options.server.strip_prefix("ws://127.0.0.1:") {
+        Some(port) => format!("ws://{}:{port}", lan_address()),
+        None => options.server.clone(),
+    };
+    Ok(OnlineStart {
+        share_server,
+        connector: Connector::start(runtime, options),
+        options: online_options,
+        hosting: plan.role == Role::Host,
+        title: format!("twinstar - {}", plan.role_name()),
+    })
+}
+
+/// How an online match in a window ended.
+pub(super) enum OnlineEnd {
+    Played(MatchEnd),
+    Failed(Failure),
+    /// `--screenshot` of the waiting screen.
+    Captured(Result<(), String>),
+}
+
+/// The connection screen, then the match, inside an open window.
+pub(super) async fn online_in_window(
+    ui: &mut Ui,
+    start: OnlineStart,
+    run: &RunArgs,
+    settings: &Settings,
+    escape_does: &'static str,
+) -> OnlineEnd {
+    let OnlineStart {
+        connector,
+        options,
+        hosting,
+        share_server,
+        ..
+    } = start;
+    let capture = run.window.screenshot.clone().map(|path| Screenshot {
+        path,
+        after_frames: run.frames.unwrap_or(1),
+    });
+    let connecting = BackgroundConnect::spawn(connector);
+    let connection =
+        match window::connect_screen(ui, connecting, hosting, &share_server, capture).await {
+            ConnectOutcome::Connected(c) => c,
+            ConnectOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
+            ConnectOutcome::Captured(r) => return OnlineEnd::Captured(r),
+        };
+    match start_match(connection, &options, run, settings.keymaps()[0]) {
+        Err(f) => OnlineEnd::Failed(f),
+        Ok((driver, sources)) => {
+            let match_options = match_options(run, &driver, &sources, settings, escape_does);
+            OnlineEnd::Played(window::play_match(ui, driver, sources, match_options).await)
         }
-        (_, Err(window::WindowError::Connect(e))) => Err(connect_failure(e)),
-        (_, Err(window::WindowError::Setup(f))) => Err(f),
-        (_, Err(e)) => Err(Failure::Runtime(e.to_string(), None)),
-        (None, Ok(())) => Err(Failure::Runtime(
-            "left before the match started".into(),
+    }
+}
+
+pub fn online(
+    role: Role,
+    code: Option<&str>,
+    net: &NetArgs,
+    run: &RunArgs,
+) -> Result<Report, Failure> {
+    let settings = Settings::load_or_default();
+    let start = start_online(role, code, net, run, &settings)?;
+    if run.headless {
+        let connection = connect_blocking(start.connector)?;
+        let (mut driver, mut sources) =
+            start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
+        let frames = start.options.frames.unwrap_or(DEFAULT_ONLINE_FRAMES);
+        let result = headless::run_online(&mut driver, &mut sources, frames);
+        return finish_online(&mut driver, result.err()).map(|s| Report::Summary(Box::new(s)));
+    }
+    let title = start.title.clone();
+    let run = run.clone();
+    let volume = run.window.volume.unwrap_or(settings.volume);
+    let ended = window::open(&title, move |mut ui| async move {
+        ui.audio.set_volume(volume);
+        online_in_window(&mut ui, start, &run, &settings, "quit").await
+    })
+    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    match ended {
+        None => Err(Failure::Runtime(
+            "the window closed unexpectedly".into(),
             None,
         )),
+        Some(OnlineEnd::Failed(f)) => Err(f),
+        Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
+        Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
+        Some(OnlineEnd::Played(end)) => {
+            finish_window(end, finish_online).map(|s| Report::Summary(Box::new(s)))
+        }
     }
 }
 
@@ -312,6 +407,7 @@ fn start_match(
     connection: Connection,
     options: &OnlineOptions,
     run: &RunArgs,
+    keys: KeyMap,
 ) -> Result<(Driver, [InputSource; 2]), Failure> {
     let agreement = connection.agreement.clone();
     let room = connection.room.as_ref().map(ToString::to_string);
@@ -331,13 +427,16 @@ fn start_match(
     let local = agreement.local_handle;
     let bot = |player| InputSource::Bot(ScriptBot::new(agreement.seed, player));
     let mut sources = [bot(0), bot(1)];
-    if !run.headless && !run.bot {
-        sources[local] = InputSource::Keys(KeyMap::PLAYER_ONE);
+    if !run.headless && !run.bot && !run.bots {
+        sources[local] = InputSource::Keys(keys);
     }
     Ok((driver, sources))
 }
 
-fn finish_online(driver: &mut Driver, error: Option<SessionError>) -> Result<Summary, Failure> {
+pub(super) fn finish_online(
+    driver: &mut Driver,
+    error: Option<SessionError>,
+) -> Result<Summary, Failure> {
     let desync = match &error {
         Some(SessionError::Desync {
             frame,

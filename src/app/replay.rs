@@ -7,6 +7,7 @@ use serde_json::json;
 use super::{Failure, Report};
 use crate::cli::{ReplayArgs, ReplayDiffArgs};
 use crate::frontend::replay_view;
+use crate::frontend::window::Screenshot;
 use crate::replay::{self, FieldDiff, Replay, first_divergence, simulate_to, world_diff};
 use crate::session::{Summary, hex_checksum};
 
@@ -34,8 +35,15 @@ pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
                 crate::frontend::window::WindowError::NoDisplay.to_string(),
             ));
         }
-        replay_view::run(replay, &args.file.display().to_string());
-        return Ok(Report::Printed);
+        let capture = args.window.screenshot.clone().map(|path| Screenshot {
+            path,
+            after_frames: args.frames.unwrap_or(0),
+        });
+        return match replay_view::run(replay, &args.file.display().to_string(), capture) {
+            Err(e) => Err(Failure::BadInput(e.to_string())),
+            Ok(Some(Err(e))) => Err(Failure::BadInput(e)),
+            Ok(_) => Ok(Report::Printed),
+        };
     }
     let v = replay::verify(&replay)
         .ok_or_else(|| Failure::BadInput("unreadable simulation config".into()))?;

@@ -1,10 +1,17 @@
 //! Frontends drive a `session::Driver`: headless (tests, CI, benchmarks)
-//! or a macroquad window.
+//! or a macroquad window (menus, the match with its HUD, effects, sounds
+//! and network overlay, the replay viewer).
 
+pub mod assets;
+pub mod audio;
+pub mod effects;
 pub mod headless;
+pub mod hud;
+pub mod menu;
+pub mod overlay;
 pub mod replay_view;
+pub mod scene;
 pub mod window;
-
 use crate::input::{Input, KeyMap, ScriptBot};
 
 /// Where one player's inputs come from.

@@ -7,9 +7,13 @@
 
 use macroquad::prelude::*;
 
-use super::window::draw_world;
+use super::assets::Align;
+use super::effects::EventLedger;
+use super::hud;
+use super::scene::{Motion, draw_world};
+use super::window::{self, Screenshot, Ui, WindowError, save_screenshot};
 use crate::replay::Replay;
-use crate::session::FPS;
+use crate::session::{FPS, FrameReport};
 use crate::sim::World;
 
 const KEYFRAME_INTERVAL: u32 = 300;
@@ -68,29 +72,40 @@ impl Timeline {
     }
 }
 
-pub fn run(replay: Replay, title: &str) {
-    let conf = Conf {
-        window_title: format!("twinstar replay - {title}"),
-        window_width: 1280,
-        window_height: 720,
-        ..Default::default()
-    };
-    macroquad::Window::from_config(conf, async move {
-        if let Some(timeline) = Timeline::build(replay) {
-            view(timeline).await;
-        }
-    });
+/// Opens a window on `replay`. With `capture`, shows frame
+/// `capture.after_frames`, saves the screenshot and closes.
+pub fn run(
+    replay: Replay,
+    title: &str,
+    capture: Option<Screenshot>,
+) -> Result<Option<Result<(), String>>, WindowError> {
+    let name = title.to_string();
+    let title = format!("twinstar replay - {title}");
+    window::open(&title, move |mut ui| async move {
+        view(&mut ui, replay, &name, capture.as_ref()).await
+    })
+    .map(Option::flatten)
 }
 
-async fn view(timeline: Timeline) {
-    let mut world = timeline.seek(0);
+/// The viewer inside an open window; returns when the player presses Esc
+/// (`None`) or the capture was taken.
+pub async fn view(
+    ui: &mut Ui,
+    replay: Replay,
+    name: &str,
+    capture: Option<&Screenshot>,
+) -> Option<Result<(), String>> {
+    let timeline = Timeline::build(replay)?;
+    let mut world = timeline.seek(capture.map_or(0, |c| c.after_frames));
     let mut paused = false;
     let mut speed = 1.0f32;
     let mut pending = 0.0f32;
     let tick = 1.0 / FPS as f32;
+    let mut ledger = EventLedger::new();
+    let mut motion = Motion::default();
     loop {
         if is_key_pressed(KeyCode::Escape) {
-            return;
+            return None;
         }
         if is_key_pressed(KeyCode::Space) {
             paused = !paused;
@@ -114,13 +129,21 @@ async fn view(timeline: Timeline) {
         };
         if let Some(frame) = seek_to {
             world = timeline.seek(frame);
+            // Effects belong to the timeline left behind.
+            ledger.clear();
         }
         let single_step = paused && is_key_pressed(KeyCode::Period);
         if !paused {
             pending += get_frame_time().min(0.25) * speed;
         }
         while (pending >= tick || single_step) && world.frame < timeline.len() {
-            world.step(timeline.replay.inputs[world.frame as usize], &mut ());
+            motion.remember(&world);
+            let mut report = FrameReport::default();
+            let mut events = Vec::new();
+            world.step(timeline.replay.inputs[world.frame as usize], &mut events);
+            report.simulated = Some((world.frame, world.frame));
+            report.events = events.into_iter().map(|e| (world.frame, e)).collect();
+            ledger.apply(&report);
             if single_step {
                 break;
             }
@@ -129,15 +152,28 @@ async fn view(timeline: Timeline) {
         if world.frame >= timeline.len() {
             pending = 0.0;
         }
-        draw_world(&world);
-        draw_hud(&timeline, &world, paused, speed);
+        let alpha = if paused {
+            1.0
+        } else {
+            (pending / tick).clamp(0.0, 1.0)
+        };
+        let layout = draw_world(&ui.sprites, &world, &motion, &ledger, alpha);
+        hud::draw_hud(&ui.sprites, &world, &layout, &ledger);
+        draw_bar(ui, &timeline, &world, paused, speed, name);
+        if let Some(shot) = capture {
+            return Some(save_screenshot(&shot.path));
+        }
         next_frame().await;
     }
 }
 
-fn draw_hud(timeline: &Timeline, world: &World, paused: bool, speed: f32) {
+fn draw_bar(ui: &Ui, timeline: &Timeline, world: &World, paused: bool, speed: f32, name: &str) {
+    let font = &ui.sprites.font;
     let total = timeline.len();
-    let y = screen_height() - 48.0;
+    let h = 84.0;
+    let top = screen_height() - h;
+    draw_rectangle(0.0, top, screen_width(), h, Color::new(0.0, 0.0, 0.05, 0.8));
+    let y = top + 44.0;
     let width = screen_width() - 40.0;
     draw_rectangle(20.0, y, width, 8.0, Color::from_rgba(50, 50, 80, 255));
     let done = if total == 0 {
@@ -152,15 +188,44 @@ fn draw_hud(timeline: &Timeline, world: &World, paused: bool, speed: f32) {
         8.0,
         Color::from_rgba(120, 160, 255, 255),
     );
-    let check = match timeline.check_at(world.frame) {
-        None => "no checksum yet".to_string(),
-        Some((f, true)) => format!("checksum OK at frame {f}"),
-        Some((f, false)) => format!("CHECKSUM MISMATCH at frame {f}"),
+    for &(frame, ok) in &timeline.checks {
+        if !ok {
+            let x = 20.0 + width * frame as f32 / total.max(1) as f32;
+            draw_rectangle(x, y - 4.0, 2.0, 16.0, RED);
+        }
+    }
+    let (check, color) = match timeline.check_at(world.frame) {
+        None => ("no checksum yet".to_string(), WHITE),
+        Some((f, true)) => (
+            format!("checksum OK at {f}"),
+            Color::new(0.5, 1.0, 0.5, 1.0),
+        ),
+        Some((f, false)) => (format!("CHECKSUM MISMATCH at {f}"), RED),
     };
-    let state = if paused { "paused" } else { "playing" };
+    let state = if paused { "PAUSED" } else { "playing" };
+    let secs = |f: u32| format!("{}:{:02}", f / FPS / 60, f / FPS % 60);
     let line = format!(
-        "frame {}/{}  {state} x{speed}  {check}   Space pause  . step  Up/Down speed  Left/Right seek 5 s  Home/End  Esc",
-        world.frame, total
+        "REPLAY {name}  {} / {}  frame {}/{}  {state} x{speed}",
+        secs(world.frame),
+        secs(total),
+        world.frame,
+        total
     );
-    draw_text(&line, 20.0, y - 10.0, 20.0, WHITE);
+    font.draw(&line, 20.0, top + 8.0, 2.0, WHITE, Align::Left);
+    font.draw(
+        &check,
+        screen_width() - 20.0,
+        top + 8.0,
+        2.0,
+        color,
+        Align::Right,
+    );
+    font.draw(
+        "Space pause  . step  Up/Down speed  Left/Right 5 s  Home/End  Esc back",
+        screen_width() / 2.0,
+        top + 56.0,
+        2.0,
+        Color::new(0.6, 0.65, 0.8, 1.0),
+        Align::Center,
+    );
 }

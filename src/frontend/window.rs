@@ -1,41 +1,43 @@
-//! The macroquad window: a fixed 60 Hz simulation under any display rate,
-//! simple shapes for now.
+//! The macroquad window: the match loop (a fixed 60 Hz simulation under any
+//! display rate, drawn with interpolation), the online connection screen,
+//! and screenshots. Menus live in `menu`; the replay viewer in `replay_view`.
+//!
+//! Everything here returns what happened (`MatchEnd`, `ConnectOutcome`);
+//! `app` decides what comes next.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use macroquad::prelude::*;
 
 use super::InputSource;
-use crate::app::Failure;
-use crate::net::connect::{BackgroundConnect, ConnectError, Connection, Connector};
-use crate::session::{Driver, NetStatus, Pacer, SessionError};
-use crate::sim::{ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, Fx, OWNER_ENEMY, World};
+use super::assets::{Align, Sprites};
+use super::audio::{Audio, cue_for};
+use super::effects::EventLedger;
+use super::hud::{self, MatchInfo};
+use super::overlay::{NetGraph, draw_alerts};
+use super::scene::{self, Motion};
+use crate::net::connect::{BackgroundConnect, ConnectError, Connection, Stage};
+use crate::session::{Driver, Pacer, SessionError};
 
 /// Most frames simulated per drawn frame, so a stall (window drag,
 /// debugger) does not turn into a burst (the pacer also drops old debt).
 const MAX_FRAMES_PER_DRAW: u32 = 8;
+/// Drawn frames left out of the drawing-time figures.
+const WARM_UP_DRAWS: u32 = 30;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WindowError {
     #[error("no display found (DISPLAY and WAYLAND_DISPLAY are unset); run with --headless")]
     NoDisplay,
-    #[error(transparent)]
-    Session(#[from] SessionError),
-    #[error(transparent)]
-    Connect(ConnectError),
-    #[error("{}", match .0 { Failure::BadInput(m) | Failure::Runtime(m, _) => m })]
-    Setup(Failure),
 }
 
 /// Whether a window could open at all (X11 or Wayland).
 pub fn display_available() -> bool {
     std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
 }
-
-/// The driver after a window run, and the error that ended it, if any.
-type Outcome = (Driver, Option<SessionError>);
 
 fn window_conf(title: &str) -> Conf {
     Conf {
@@ -47,240 +49,329 @@ fn window_conf(title: &str) -> Conf {
     }
 }
 
-/// Opens the window and plays until Esc, the window closes, or `frames`.
-/// Returns the driver (so the caller can summarise the run) and how it ended.
-pub fn run(
-    driver: Driver,
-    sources: [InputSource; 2],
-    frames: Option<u32>,
-    title: &str,
-) -> (Driver, Result<(), WindowError>) {
+/// Opens the window, runs `body` in it and returns its result once the
+/// window loop ends (also when the player closes the window early: then
+/// `None`).
+pub fn open<T, F, Fut>(title: &str, body: F) -> Result<Option<T>, WindowError>
+where
+    T: 'static,
+    F: FnOnce(Ui) -> Fut + 'static,
+    Fut: std::future::Future<Output = T> + 'static,
+{
     if !display_available() {
-        return (driver, Err(WindowError::NoDisplay));
+        return Err(WindowError::NoDisplay);
     }
-    let slot: Arc<Mutex<Option<Outcome>>> = Arc::default();
+    super::audio::install_panic_filter();
+    let slot: Arc<Mutex<Option<T>>> = Arc::default();
     let out = slot.clone();
     macroquad::Window::from_config(window_conf(title), async move {
-        let result = play(driver, sources, frames).await;
-        *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-    });
-    let (driver, error) = slot
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take()
-        .expect("the window loop always reports back");
-    let result = match error {
-        None => Ok(()),
-        Some(e) => Err(e.into()),
-    };
-    (driver, result)
-}
-
-/// Online in a window: a progress screen through the connection stages,
-/// then the match, in the same window. `setup` turns the connection into a
-/// driver and input sources.
-pub fn run_online(
-    connector: Connector,
-    setup: impl FnOnce(Connection) -> Result<(Driver, [InputSource; 2]), Failure> + 'static,
-    frames: Option<u32>,
-    title: &str,
-) -> (Option<Driver>, Result<(), WindowError>) {
-    type Online = (Option<Driver>, Result<(), WindowError>);
-    if !display_available() {
-        return (None, Err(WindowError::NoDisplay));
-    }
-    let slot: Arc<Mutex<Option<Online>>> = Arc::default();
-    let out = slot.clone();
-    let connecting = BackgroundConnect::spawn(connector);
-    macroquad::Window::from_config(window_conf(title), async move {
-        let result: Online = match connect_screen(connecting).await {
-            Err(e) => (None, Err(e)),
-            Ok(connection) => match setup(connection) {
-                Err(f) => (None, Err(WindowError::Setup(f))),
-                Ok((driver, sources)) => {
-                    let (driver, error) = play(driver, sources, frames).await;
-                    (Some(driver), error.map_or(Ok(()), |e| Err(e.into())))
-                }
-            },
-        };
+        let ui = Ui::new();
+        let result = body(ui).await;
         *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
     });
     let taken = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-    taken.unwrap_or((None, Ok(())))
+    Ok(taken)
 }
 
-async fn connect_screen(connecting: BackgroundConnect) -> Result<Connection, WindowError> {
-    let room = connecting
-        .room()
-        .map_or_else(|| "quick match".to_string(), |r| format!("room {r}"));
-    loop {
-        if is_key_pressed(KeyCode::Escape) {
-            return Err(WindowError::Connect(ConnectError::Cancelled));
+/// What every screen draws with: textures, the font and the sounds.
+pub struct Ui {
+    pub sprites: Sprites,
+    pub audio: Audio,
+}
+
+impl Ui {
+    fn new() -> Ui {
+        Ui {
+            sprites: Sprites::load(),
+            audio: Audio::new(0),
         }
-        if let Poll::Ready(result) = connecting.poll() {
-            return result.map_err(WindowError::Connect);
-        }
-        let (stage, probes) = connecting.status();
-        clear_background(Color::from_rgba(8, 10, 24, 255));
-        let lines = [
-            room.clone(),
-            format!("{stage}..."),
-            format!("latency probes: {probes}/{}", crate::net::handshake::PROBES),
-            "Esc cancels".to_string(),
-        ];
-        for (i, line) in lines.iter().enumerate() {
-            let size = if i == 0 { 56.0 } else { 28.0 };
-            draw_text(line, 80.0, 160.0 + i as f32 * 60.0, size, WHITE);
-        }
-        next_frame().await;
     }
 }
 
-async fn play(mut driver: Driver, mut sources: [InputSource; 2], frames: Option<u32>) -> Outcome {
+/// A capture requested by `--screenshot PATH` after `frames` frames.
+#[derive(Clone, Debug)]
+pub struct Screenshot {
+    pub path: PathBuf,
+    pub after_frames: u32,
+}
+
+/// Saves what was drawn this frame (call before `next_frame`).
+pub fn save_screenshot(path: &Path) -> Result<(), String> {
+    let image = get_screen_data();
+    let (w, h) = (image.width as usize, image.height as usize);
+    // OpenGL rows run bottom-up.
+    let mut rows = Vec::with_capacity(w * h * 4);
+    for y in (0..h).rev() {
+        rows.extend_from_slice(&image.bytes[y * w * 4..(y + 1) * w * 4]);
+    }
+    let fail =
+        |e: &dyn std::fmt::Display| format!("cannot save screenshot {}: {e}", path.display());
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
+    }
+    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(|e| fail(&e))?;
+    writer.write_image_data(&rows).map_err(|e| fail(&e))?;
+    writer.finish().map_err(|e| fail(&e))
+}
+
+/// How a match is shown.
+#[derive(Clone, Debug, Default)]
+pub struct MatchOptions {
+    /// End after this many confirmed frames.
+    pub frames: Option<u32>,
+    pub screenshot: Option<PathBuf>,
+    /// Network overlay shown at the start (F1 toggles).
+    pub overlay: bool,
+    pub info: MatchInfo,
+    pub check_distance: Option<usize>,
+}
+
+/// Milliseconds spent per drawn frame (drawing through buffer swap).
+#[derive(Clone, Debug, Default)]
+pub struct DrawStats {
+    samples: Vec<f32>,
+}
+
+impl DrawStats {
+    fn add(&mut self, d: Duration) {
+        // A 10-minute match at 60 Hz is 36k samples: fine to keep.
+        self.samples.push(d.as_secs_f32() * 1000.0);
+    }
+
+    /// (mean, 99th percentile) in ms, when anything was drawn.
+    pub fn summary(&self) -> Option<(f64, f64)> {
+        if self.samples.is_empty() {
+            return None;
+        }
+        let mut sorted = self.samples.clone();
+        sorted.sort_by(f32::total_cmp);
+        let mean = sorted.iter().map(|&s| f64::from(s)).sum::<f64>() / sorted.len() as f64;
+        let p99 = sorted[(sorted.len() * 99 / 100).min(sorted.len() - 1)];
+        Some((mean, f64::from(p99)))
+    }
+}
+
+pub struct MatchEnd {
+    pub driver: Driver,
+    pub error: Option<SessionError>,
+    pub draw: DrawStats,
+    /// `--screenshot` could not be written.
+    pub screenshot_error: Option<String>,
+    /// The window was closed or Esc pressed before the planned end.
+    pub left_early: bool,
+}
+
+/// Plays until Esc, the planned last frame, or an error.
+pub async fn play_match(
+    ui: &mut Ui,
+    mut driver: Driver,
+    mut sources: [InputSource; 2],
+    options: MatchOptions,
+) -> MatchEnd {
     let mut pacer = Pacer::new(Instant::now());
+    let mut ledger = EventLedger::new();
+    let mut motion = Motion::default();
+    let mut graph = NetGraph::new(options.check_distance);
+    let mut info = options.info.clone();
+    info.started_frame = driver.world().frame;
+    let mut overlay = options.overlay;
+    let mut draw = DrawStats::default();
+    let mut frames_drawn = 0u32;
+    let end = |driver, error, left_early, screenshot_error, draw| MatchEnd {
+        driver,
+        error,
+        draw,
+        screenshot_error,
+        left_early,
+    };
     loop {
+        ui.audio.update().await;
         if is_key_pressed(KeyCode::Escape) {
             driver.say_goodbye("the player pressed Esc");
-            return (driver, None);
+            return end(driver, None, true, None, draw);
+        }
+        if is_key_pressed(KeyCode::F1) {
+            overlay = !overlay;
         }
         if let Err(e) = driver.poll() {
-            return (driver, Some(e));
+            return end(driver, Some(e), false, None, draw);
         }
         let now = Instant::now();
+        let mut finished = false;
         for _ in 0..MAX_FRAMES_PER_DRAW {
             let skip = driver.take_skip_frames();
             if !pacer.due(now, driver.frames_ahead(), skip) {
                 break;
             }
             let inputs = [sources[0].next(is_key_down), sources[1].next(is_key_down)];
-            if let Err(e) = driver.advance(inputs) {
-                return (driver, Some(e));
+            motion.remember(driver.world());
+            let report = match driver.advance(inputs) {
+                Ok(report) => report,
+                Err(e) => {
+                    if let SessionError::Desync { frame, .. } = &e {
+                        graph.desync = Some(format!("frame {frame}"));
+                    }
+                    return end(driver, Some(e), false, None, draw);
+                }
+            };
+            graph.record(&report);
+            let changes = ledger.apply(&report);
+            let mut played = Vec::new();
+            for (frame, event) in &changes.fired {
+                info.note(*frame, event);
+                // One sound per cue per frame: two ships firing together is one zap.
+                if let Some(cue) = cue_for(event)
+                    && !played.contains(&(*frame, cue))
+                {
+                    played.push((*frame, cue));
+                    ui.audio.play(cue);
+                }
             }
-            if frames.is_some_and(|n| driver.confirmed_frames() >= n) {
-                // Online: let the peer compare end checksums with ours.
-                driver.announce_done();
-                driver.say_goodbye("the match reached its last frame");
-                return (driver, None);
+            for (_, event) in &changes.cancelled {
+                if let Some(cue) = cue_for(event) {
+                    ui.audio.cancel(cue);
+                }
+            }
+            if options
+                .frames
+                .is_some_and(|n| driver.confirmed_frames() >= n)
+            {
+                finished = true;
+                break;
             }
         }
-        draw_world(driver.world());
-        if let Some(status) = driver.net_status() {
-            draw_net_status(&status);
+        let drawing = Instant::now();
+        let alpha = pacer.alpha(Instant::now());
+        let world = driver.world();
+        let layout = scene::draw_world(&ui.sprites, world, &motion, &ledger, alpha);
+        hud::draw_hud(&ui.sprites, world, &layout, &ledger);
+        let status = driver.net_status();
+        if world.is_game_over() {
+            hud::draw_result(&ui.sprites.font, world, &info);
+        }
+        if overlay {
+            graph.draw(&ui.sprites.font, status.as_ref());
+        } else {
+            draw_alerts(&ui.sprites.font, status.as_ref());
+        }
+        if finished {
+            let shot = options.screenshot.as_deref().map(save_screenshot);
+            // Online: let the peer compare end checksums with ours.
+            driver.announce_done();
+            driver.say_goodbye("the match reached its last frame");
+            return end(driver, None, false, shot.and_then(Result::err), draw);
         }
         next_frame().await;
-    }
-}
-
-fn draw_net_status(status: &NetStatus) {
-    let ping = status
-        .ping_ms
-        .map_or_else(|| "-".to_string(), |p| format!("{p:.0} ms"));
-    let line = format!(
-        "ping {ping}   input delay {}   ahead {}   {}",
-        status.input_delay,
-        status.frames_ahead,
-        status.connection.unwrap_or("")
-    );
-    draw_text(&line, 16.0, screen_height() - 16.0, 24.0, WHITE);
-    if !status.synchronized {
-        draw_text(
-            "synchronizing...",
-            16.0,
-            screen_height() - 48.0,
-            32.0,
-            YELLOW,
-        );
-    }
-    if status.interrupted {
-        draw_text(
-            "CONNECTION INTERRUPTED",
-            16.0,
-            screen_height() - 48.0,
-            32.0,
-            RED,
-        );
-    }
-}
-
-fn to_f32(v: Fx) -> f32 {
-    v.to_num::<f32>()
-}
-
-pub(crate) fn draw_world(world: &World) {
-    clear_background(Color::from_rgba(8, 10, 24, 255));
-    let (aw, ah) = (to_f32(ARENA_WIDTH), to_f32(ARENA_HEIGHT));
-    let scale = (screen_width() / aw).min(screen_height() / ah);
-    let (ox, oy) = (
-        (screen_width() - aw * scale) / 2.0,
-        (screen_height() - ah * scale) / 2.0,
-    );
-    let at = |x: Fx, y: Fx| (ox + to_f32(x) * scale, oy + to_f32(y) * scale);
-    draw_rectangle_lines(
-        ox,
-        oy,
-        aw * scale,
-        ah * scale,
-        2.0,
-        Color::from_rgba(60, 70, 120, 255),
-    );
-
-    for e in world.enemies() {
-        let (x, y) = at(e.pos.x, e.pos.y);
-        let color = match e.kind() {
-            EnemyKind::Wanderer => Color::from_rgba(120, 220, 120, 255),
-            EnemyKind::Shooter => Color::from_rgba(240, 170, 60, 255),
-            EnemyKind::Charger => Color::from_rgba(240, 80, 90, 255),
-        };
-        draw_circle(x, y, 10.0 * scale, color);
-    }
-    for b in world.bullets() {
-        let (x, y) = at(b.pos.x, b.pos.y);
-        let (r, color) = if b.owner == OWNER_ENEMY {
-            (4.0, Color::from_rgba(255, 120, 200, 255))
-        } else {
-            (3.0, WHITE)
-        };
-        draw_circle(x, y, r * scale, color);
-    }
-    let ship_colors = [
-        Color::from_rgba(80, 200, 255, 255),
-        Color::from_rgba(255, 220, 90, 255),
-    ];
-    for (p, color) in world.players.iter().zip(ship_colors) {
-        let blink = p.invulnerable > 0 && (world.frame / 4) % 2 == 0;
-        if p.alive == 0 || blink {
-            continue;
+        // The first frames compile shaders and upload textures: not drawing cost.
+        if frames_drawn >= WARM_UP_DRAWS {
+            draw.add(drawing.elapsed());
         }
-        let (x, y) = at(p.pos.x, p.pos.y);
-        let s = 9.0 * scale;
-        draw_triangle(
-            vec2(x, y - s),
-            vec2(x - s * 0.8, y + s * 0.7),
-            vec2(x + s * 0.8, y + s * 0.7),
-            color,
-        );
+        frames_drawn += 1;
     }
+}
 
-    let hud = format!(
-        "wave {}   P1 {} ({} lives)   P2 {} ({} lives)   team {}   frame {}",
-        world.spawner.wave,
-        world.players[0].score,
-        world.players[0].lives,
-        world.players[1].score,
-        world.players[1].lives,
-        world.shared_score(),
-        world.frame
-    );
-    draw_text(&hud, ox + 8.0, oy + 22.0, 24.0, WHITE);
-    if world.is_game_over() {
-        let msg = "GAME OVER - both players press start (1 and 2)";
-        let size = measure_text(msg, None, 40, 1.0);
-        draw_text(
-            msg,
-            (screen_width() - size.width) / 2.0,
-            screen_height() / 2.0,
-            40.0,
+/// How a connection attempt ended.
+pub enum ConnectOutcome {
+    Connected(Connection),
+    Failed(ConnectError),
+    /// `--screenshot` of the waiting screen was taken (or failed).
+    Captured(Result<(), String>),
+}
+
+/// The host and join screens: the room code, the server, the stage, the
+/// latency probes; Esc cancels.
+pub async fn connect_screen(
+    ui: &mut Ui,
+    connecting: BackgroundConnect,
+    hosting: bool,
+    share_server: &str,
+    screenshot: Option<Screenshot>,
+) -> ConnectOutcome {
+    let font = &ui.sprites.font;
+    let mut drawn = 0u32;
+    let dots = ["", ".", "..", "..."];
+    loop {
+        if is_key_pressed(KeyCode::Escape) {
+            return ConnectOutcome::Failed(ConnectError::Cancelled);
+        }
+        if let Poll::Ready(result) = connecting.poll() {
+            return match result {
+                Ok(c) => ConnectOutcome::Connected(c),
+                Err(e) => ConnectOutcome::Failed(e),
+            };
+        }
+        let (stage, probes) = connecting.status();
+        clear_background(Color::from_rgba(6, 8, 22, 255));
+        let cx = screen_width() / 2.0;
+        let title = match (hosting, connecting.room()) {
+            (true, _) => "HOSTING A MATCH",
+            (false, Some(_)) => "JOINING A MATCH",
+            (false, None) => "QUICK MATCH",
+        };
+        font.draw_shadowed(title, cx, 60.0, 4.0, WHITE, Align::Center);
+        if let Some(room) = connecting.room() {
+            font.draw("room code", cx, 150.0, 3.0, GRAY, Align::Center);
+            font.draw_shadowed(
+                &room.to_string(),
+                cx,
+                190.0,
+                12.0,
+                Color::new(1.0, 0.9, 0.4, 1.0),
+                Align::Center,
+            );
+        } else {
+            font.draw(
+                "paired with the next player who picks Quick match",
+                cx,
+                200.0,
+                2.0,
+                GRAY,
+                Align::Center,
+            );
+        }
+        let server = if hosting {
+            format!("the other player joins with server {share_server}")
+        } else {
+            format!("server {}", connecting.server())
+        };
+        font.draw(&server, cx, 350.0, 2.0, GRAY, Align::Center);
+        let tick = (get_time() * 3.0) as usize % dots.len();
+        let what = match (stage, hosting) {
+            (Stage::Connecting, true) => {
+                "waiting for the other player to join - tell them the code".to_string()
+            }
+            (Stage::Measuring, _) => format!(
+                "connected; measuring latency ({probes}/{})",
+                crate::net::handshake::PROBES
+            ),
+            _ => stage.to_string(),
+        };
+        font.draw(
+            &format!("{what}{}", dots[tick]),
+            cx,
+            420.0,
+            3.0,
             WHITE,
+            Align::Center,
         );
+        font.draw(
+            "Esc: back",
+            cx,
+            screen_height() - 60.0,
+            2.0,
+            GRAY,
+            Align::Center,
+        );
+        drawn += 1;
+        if let Some(shot) = &screenshot
+            && drawn >= shot.after_frames
+        {
+            return ConnectOutcome::Captured(save_screenshot(&shot.path));
+        }
+        next_frame().await;
     }
 }

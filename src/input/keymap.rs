@@ -38,6 +38,28 @@ impl KeyMap {
         start: KeyCode::Key2,
     };
 
+    /// What each binding does, in the order of [`KeyMap::keys`].
+    pub const ACTIONS: [&'static str; 7] =
+        ["up", "down", "left", "right", "fire", "focus", "start"];
+
+    pub fn keys(&self) -> [KeyCode; 7] {
+        [
+            self.up, self.down, self.left, self.right, self.fire, self.focus, self.start,
+        ]
+    }
+
+    pub fn from_keys([up, down, left, right, fire, focus, start]: [KeyCode; 7]) -> KeyMap {
+        KeyMap {
+            up,
+            down,
+            left,
+            right,
+            fire,
+            focus,
+            start,
+        }
+    }
+
     /// The buttons held now, given a "is this key down" query.
     pub fn read(&self, is_down: impl Fn(KeyCode) -> bool) -> Input {
         [

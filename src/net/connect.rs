@@ -352,6 +352,7 @@ pub struct BackgroundConnect {
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
     result: std::sync::mpsc::Receiver<Result<Connection, ConnectError>>,
     room: Option<RoomCode>,
+    server: String,
 }
 
 impl BackgroundConnect {
@@ -361,6 +362,7 @@ impl BackgroundConnect {
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (tx, result) = std::sync::mpsc::channel();
         let room = connector.options().room.clone();
+        let server = connector.options().server.clone();
         let (shared, stop) = (status.clone(), cancel.clone());
         std::thread::spawn(move || {
             while !stop.load(Ordering::Relaxed) {
@@ -380,7 +382,13 @@ impl BackgroundConnect {
             cancel,
             result,
             room,
+            server,
         }
+    }
+
+    /// The signaling server's URL.
+    pub fn server(&self) -> &str {
+        &self.server
     }
 
     /// The stage and the latency probes done so far.

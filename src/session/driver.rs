@@ -6,7 +6,7 @@ use super::online::Online;
 use super::{CHECK_DISTANCES, MAX_PREDICTION, SessionError, Summary, hex_checksum};
 use crate::net::handshake::Role;
 use crate::replay::Writer;
-use crate::sim::{Event, Input, PLAYERS, SimConfig, World};
+use crate::sim::{Event, EventSink, Input, PLAYERS, SimConfig, World};
 
 /// GGRS type bundle. `A` is the peer address type of the transport.
 pub struct GgrsConfig<A>(PhantomData<A>);
@@ -64,12 +64,30 @@ pub struct FrameReport {
     pub new_frames: u32,
     /// Frames simulated again after a rollback.
     pub resimulated: u32,
-    /// Events of the newly simulated frames (never of re-simulations).
-    pub events: Vec<Event>,
+    /// Events of every frame simulated in this advance, tagged with the
+    /// frame whose step emitted them. A frame simulated twice in one advance
+    /// (a rollback) keeps only its last simulation's events, so frontends
+    /// can diff them against what they already showed (`frontend::effects`).
+    pub events: Vec<(u32, Event)>,
+    /// The lowest and highest frame simulated in this advance (frame numbers
+    /// after the step), when any was.
+    pub simulated: Option<(u32, u32)>,
     /// Online: GGRS refused to run further ahead of the peer (a stall).
     pub stalled: bool,
     /// Online: the session is still synchronizing with the peer.
     pub waiting: bool,
+}
+
+/// Tags each event with the frame that emitted it.
+struct FrameEvents<'a> {
+    frame: u32,
+    out: &'a mut Vec<(u32, Event)>,
+}
+
+impl EventSink for FrameEvents<'_> {
+    fn emit(&mut self, event: Event) {
+        self.out.push((self.frame, event));
+    }
 }
 
 pub(super) enum Backend {
@@ -253,12 +271,23 @@ impl Driver {
     fn step(&mut self, inputs: [Input; PLAYERS], report: &mut FrameReport) {
         let frame = self.world.frame;
         let is_new = frame >= self.newest_frame;
+        // A re-simulation from here replaces the events of this frame and
+        // of every later one (they are all re-simulated after it).
+        let stepped = frame.wrapping_add(1);
+        report.events.retain(|(f, _)| *f < stepped);
+        let mut sink = FrameEvents {
+            frame: stepped,
+            out: &mut report.events,
+        };
+        self.world.step(inputs, &mut sink);
+        report.simulated = Some(match report.simulated {
+            None => (stepped, stepped),
+            Some((lo, hi)) => (lo.min(stepped), hi.max(stepped)),
+        });
         if is_new {
-            self.world.step(inputs, &mut report.events);
             self.newest_frame = self.world.frame;
             report.new_frames += 1;
         } else {
-            self.world.step(inputs, &mut ());
             self.rollback_frames += 1;
             report.resimulated += 1;
         }

@@ -49,6 +49,13 @@ impl Pacer {
         true
     }
 
+    /// How far `now` is between the last frame and the next, 0.0..=1.0:
+    /// the window draws motion interpolated by this much.
+    pub fn alpha(&self, now: Instant) -> f32 {
+        let left = self.next.saturating_duration_since(now).as_secs_f32();
+        (1.0 - left / self.period.as_secs_f32()).clamp(0.0, 1.0)
+    }
+
     /// When the next frame is due (to sleep until then).
     pub fn next_due(&self) -> Instant {
         self.next
@@ -77,6 +84,17 @@ mod tests {
         let mut p = Pacer::new(start);
         let slow = frames_in(&mut p, start, 10, 2);
         assert!((540..=550).contains(&slow), "{slow}");
+    }
+
+    #[test]
+    fn alpha_runs_from_zero_to_one_between_frames() {
+        let start = Instant::now();
+        let mut p = Pacer::new(start);
+        assert!(p.due(start, 0, 0));
+        assert!(p.alpha(start) < 0.01);
+        let half = p.alpha(start + Duration::from_micros(8_333));
+        assert!((0.45..=0.55).contains(&half), "{half}");
+        assert_eq!(p.alpha(start + Duration::from_millis(40)), 1.0);
     }
 
     #[test]

@@ -1,0 +1,268 @@
+//! The main menu: one window from which a player hosts, joins, plays
+//! locally, runs synctest, watches replays and edits settings. Every flow
+//! comes back here; errors are shown in words, with the way back.
+
+use std::path::{Path, PathBuf};
+
+use super::online::{OnlineEnd, finish_online, online_in_window, start_online};
+use super::{Failure, Report, finish, local_sources, match_options, prepare_local};
+use crate::cli::{MenuArgs, NetArgs, RunArgs};
+use crate::frontend::menu::{Picked, choose, message, settings_screen, text_prompt};
+use crate::frontend::replay_view;
+use crate::frontend::window::{self, MatchEnd, Screenshot, Ui};
+use crate::net::handshake::Role;
+use crate::net::room_code::RoomCode;
+use crate::session::{Driver, FPS, Mode, SessionError, Summary};
+use crate::settings::{Settings, settings_path};
+
+const ITEMS: [&str; 8] = [
+    "Host online",
+    "Join with a code",
+    "Quick match",
+    "Local: two players",
+    "Synctest (developer)",
+    "Replays",
+    "Settings",
+    "Quit",
+];
+/// Replays listed, newest first.
+const REPLAYS_LISTED: usize = 40;
+const REPLAY_DIR: &str = "replays";
+
+pub fn menu(args: &MenuArgs) -> Result<Report, Failure> {
+    let settings = Settings::load_or_default();
+    let window_args = args.window.clone();
+    let capture = window_args.screenshot.clone().map(|path| Screenshot {
+        path,
+        after_frames: 2,
+    });
+    let ended = window::open("twinstar", move |mut ui| async move {
+        ui.audio
+            .set_volume(window_args.volume.unwrap_or(settings.volume));
+        shell(&mut ui, settings, capture).await
+    })
+    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    match ended {
+        Some(Some(Err(e))) => Err(Failure::BadInput(e)),
+        _ => Ok(Report::Printed),
+    }
+}
+
+/// The menu loop. Returns the screenshot's outcome when one was asked for.
+async fn shell(
+    ui: &mut Ui,
+    mut settings: Settings,
+    capture: Option<Screenshot>,
+) -> Option<Result<(), String>> {
+    let items: Vec<String> = ITEMS.iter().map(|s| s.to_string()).collect();
+    let mut selected = 0;
+    loop {
+        let details = vec![
+            "a co-op arena shooter with rollback netcode".to_string(),
+            format!("twinstar {}", env!("CARGO_PKG_VERSION")),
+        ];
+        let run = RunArgs::for_menu(Default::default());
+        match choose(ui, "TWINSTAR", &details, &items, selected, capture.as_ref()).await {
+            Picked::Captured(result) => return Some(result),
+            Picked::Back => return None,
+            Picked::Item(i) => {
+                selected = i;
+                match i {
+                    0 => play_online(ui, Role::Host, None, &run, &settings).await,
+                    1 => {
+                        let check =
+                            |t: &str| RoomCode::parse(t).map(|_| ()).map_err(|e| e.to_string());
+                        let hint =
+                            "the code the host sees, e.g. K7Q-2XM (case and dashes do not matter)";
+                        if let Some(code) = text_prompt(ui, "JOIN", hint, "", check).await {
+                            play_online(ui, Role::Join, Some(&code), &run, &settings).await;
+                        }
+                    }
+                    2 => play_online(ui, Role::Quick, None, &run, &settings).await,
+                    3 => play_local(ui, Mode::Local, &run, &settings).await,
+                    4 => {
+                        play_local(ui, Mode::SyncTest { check_distance: 7 }, &run, &settings).await
+                    }
+                    5 => replays(ui).await,
+                    6 => {
+                        if let Some(edited) = settings_screen(ui, &settings).await {
+                            save_settings(ui, &edited).await;
+                            settings = edited;
+                            ui.audio.set_volume(settings.volume);
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+}
+
+async fn save_settings(ui: &mut Ui, settings: &Settings) {
+    let Some(path) = settings_path() else {
+        message(
+            ui,
+            "NOT SAVED",
+            &["this system has no config directory; the settings last until you quit".into()],
+            None,
+        )
+        .await;
+        return;
+    };
+    if let Err(e) = settings.save(&path) {
+        message(ui, "NOT SAVED", &[e.to_string()], None).await;
+    }
+}
+
+/// Shows a failure to the player and returns to the menu.
+async fn show_failure(ui: &mut Ui, title: &str, failure: &Failure) {
+    let text = match failure {
+        Failure::BadInput(m) | Failure::Runtime(m, _) => m.clone(),
+    };
+    tracing::warn!("{title}: {text}");
+    message(ui, title, &[text], None).await;
+}
+
+async fn play_local(ui: &mut Ui, mode: Mode, run: &RunArgs, settings: &Settings) {
+    let driver = match prepare_local(run, mode, None) {
+        Ok(d) => d,
+        Err(f) => return show_failure(ui, "CANNOT START", &f).await,
+    };
+    let sources = local_sources(run, mode, driver.options().seed, settings.keymaps());
+    let options = match_options(run, &driver, &sources, settings, "back to the menu");
+    let end = window::play_match(ui, driver, sources, options).await;
+    after_match(ui, end, finish).await;
+}
+
+async fn play_online(
+    ui: &mut Ui,
+    role: Role,
+    code: Option<&str>,
+    run: &RunArgs,
+    settings: &Settings,
+) {
+    let net = NetArgs::default();
+    let start = match start_online(role, code, &net, run, settings) {
+        Ok(s) => s,
+        Err(f) => return show_failure(ui, "CANNOT CONNECT", &f).await,
+    };
+    match online_in_window(ui, start, run, settings, "back to the menu").await {
+        OnlineEnd::Played(end) => after_match(ui, end, finish_online).await,
+        // Esc on the waiting screen: straight back, no error box.
+        OnlineEnd::Failed(Failure::Runtime(m, _)) if m.starts_with("cancelled") => {}
+        OnlineEnd::Failed(f) => show_failure(ui, "COULD NOT CONNECT", &f).await,
+        OnlineEnd::Captured(_) => {}
+    }
+}
+
+/// Finishes the recording and says how the match ended when it was not
+/// the player's own choice.
+async fn after_match(
+    ui: &mut Ui,
+    end: MatchEnd,
+    finish: impl FnOnce(&mut Driver, Option<SessionError>) -> Result<Summary, Failure>,
+) {
+    let MatchEnd {
+        mut driver, error, ..
+    } = end;
+    let replay = driver.recording_path();
+    let result = finish(&mut driver, error);
+    let saved = replay.map(|p| format!("replay saved as {}", p.display()));
+    match result {
+        Ok(summary) => tracing::info!(
+            "match over: {} frames, team score {}, replay {:?}",
+            summary.frames,
+            summary.shared_score,
+            summary.replay
+        ),
+        Err(failure) => {
+            let text = match &failure {
+                Failure::BadInput(m) | Failure::Runtime(m, _) => m.clone(),
+            };
+            let mut lines = vec![text];
+            lines.extend(saved);
+            message(ui, "MATCH ENDED", &lines, None).await;
+        }
+    }
+}
+
+/// A replay file in the list.
+struct Entry {
+    path: PathBuf,
+    label: String,
+}
+
+fn list_replays(dir: &Path) -> Vec<Entry> {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = read
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "tsr"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files
+        .into_iter()
+        .take(REPLAYS_LISTED)
+        .map(|(_, path)| {
+            let label = match crate::replay::read(&path) {
+                Ok(r) => {
+                    let secs = r.frames() / FPS;
+                    let started = humantime::format_rfc3339_seconds(
+                        std::time::UNIX_EPOCH
+                            + std::time::Duration::from_millis(r.header.start_unix_ms),
+                    )
+                    .to_string()
+                    .replace('T', " ")
+                    .trim_end_matches('Z')
+                    .to_string();
+                    format!(
+                        "{started}  {:<8} {:>3}:{:02}",
+                        r.header.mode,
+                        secs / 60,
+                        secs % 60
+                    )
+                }
+                Err(_) => format!(
+                    "{}  (unreadable)",
+                    path.file_name().unwrap_or_default().to_string_lossy()
+                ),
+            };
+            Entry { path, label }
+        })
+        .collect()
+}
+
+async fn replays(ui: &mut Ui) {
+    let mut selected = 0;
+    loop {
+        let entries = list_replays(Path::new(REPLAY_DIR));
+        let labels: Vec<String> = entries.iter().map(|e| e.label.clone()).collect();
+        let details = vec![format!(
+            "{} in {REPLAY_DIR}/, newest first (date UTC, mode, length)",
+            entries.len()
+        )];
+        match choose(ui, "REPLAYS", &details, &labels, selected, None).await {
+            Picked::Item(i) => {
+                selected = i;
+                let path = &entries[i].path;
+                match crate::replay::read(path) {
+                    Ok(replay) => {
+                        let name = path
+                            .file_name()
+                            .unwrap_or_default()
+                            .to_string_lossy()
+                            .to_string();
+                        replay_view::view(ui, replay, &name, None).await;
+                    }
+                    Err(e) => {
+                        let f = Failure::BadInput(format!("{}: {e}", path.display()));
+                        show_failure(ui, "CANNOT PLAY THIS REPLAY", &f).await;
+                    }
+                }
+            }
+            _ => return,
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Sprites and the bitmap font, built into the binary (so it runs from any
+//! directory) and uploaded as textures once per window. Sounds: `audio`.
+
+use macroquad::prelude::*;
+
+use crate::sim::EnemyKind;
+
+/// Sprites are drawn at twice their world size (assets/README.md).
+pub const SPRITE_PIXELS_PER_UNIT: f32 = 2.0;
+pub const EXPLOSION_FRAMES: u32 = 8;
+
+pub struct Sprites {
+    pub ships: [Texture2D; 2],
+    pub wanderer: Texture2D,
+    pub shooter: Texture2D,
+    pub charger: Texture2D,
+    pub bullet_player: Texture2D,
+    pub bullet_enemy: Texture2D,
+    pub explosion: Texture2D,
+    pub background: Texture2D,
+    pub font: BitmapFont,
+}
+
+fn texture(png: &[u8]) -> Texture2D {
+    let texture = Texture2D::from_file_with_format(png, Some(ImageFormat::Png));
+    // Pixel art: keep edges crisp when scaled.
+    texture.set_filter(FilterMode::Nearest);
+    texture
+}
+
+impl Sprites {
+    /// Must run inside the window (textures live on the GPU).
+    pub fn load() -> Sprites {
+        Sprites {
+            ships: [
+                texture(include_bytes!("../../assets/sprites/ship_p1.png")),
+                texture(include_bytes!("../../assets/sprites/ship_p2.png")),
+            ],
+            wanderer: texture(include_bytes!("../../assets/sprites/wanderer.png")),
+            shooter: texture(include_bytes!("../../assets/sprites/shooter.png")),
+            charger: texture(include_bytes!("../../assets/sprites/charger.png")),
+            bullet_player: texture(include_bytes!("../../assets/sprites/bullet_player.png")),
+            bullet_enemy: texture(include_bytes!("../../assets/sprites/bullet_enemy.png")),
+            explosion: texture(include_bytes!("../../assets/sprites/explosion.png")),
+            background: texture(include_bytes!("../../assets/sprites/background.png")),
+            font: BitmapFont::load(),
+        }
+    }
+
+    pub fn enemy(&self, kind: EnemyKind) -> &Texture2D {
+        match kind {
+            EnemyKind::Wanderer => &self.wanderer,
+            EnemyKind::Shooter => &self.shooter,
+            EnemyKind::Charger => &self.charger,
+        }
+    }
+}
+
+/// The 6x10 monospaced font of `assets/font` (layout in assets/README.md).
+pub struct BitmapFont {
+    texture: Texture2D,
+}
+
+const GLYPH_W: f32 = 6.0;
+const GLYPH_H: f32 = 10.0;
+const COLUMNS: u32 = 16;
+const FIRST_CHAR: u32 = 32;
+const GLYPHS: u32 = 95;
+
+/// Text alignment relative to the x given to [`BitmapFont::draw`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Center,
+    Right,
+}
+
+impl BitmapFont {
+    fn load() -> BitmapFont {
+        BitmapFont {
+            texture: texture(include_bytes!("../../assets/font/font.png")),
+        }
+    }
+
+    /// Width of `text` at `scale` (whole numbers keep it crisp).
+    pub fn width(&self, text: &str, scale: f32) -> f32 {
+        text.chars().count() as f32 * GLYPH_W * scale
+    }
+
+    pub fn line_height(scale: f32) -> f32 {
+        (GLYPH_H + 1.0) * scale
+    }
+
+    /// Draws `text` with its top edge at `y`. Characters outside printable
+    /// ASCII show as '?'.
+    pub fn draw(&self, text: &str, x: f32, y: f32, scale: f32, color: Color, align: Align) {
+        let scale = scale.round().max(1.0);
+        let x = match align {
+            Align::Left => x,
+            Align::Center => x - self.width(text, scale) / 2.0,
+            Align::Right => x - self.width(text, scale),
+        }
+        .round();
+        for (i, c) in text.chars().enumerate() {
+            let code = c as u32;
+            let glyph = if (FIRST_CHAR..FIRST_CHAR + GLYPHS).contains(&code) {
+                code - FIRST_CHAR
+            } else {
+                '?' as u32 - FIRST_CHAR
+            };
+            if glyph == 0 {
+                continue; // space
+            }
+            let source = Rect::new(
+                (glyph % COLUMNS) as f32 * GLYPH_W,
+                (glyph / COLUMNS) as f32 * GLYPH_H,
+                GLYPH_W,
+                GLYPH_H,
+            );
+            draw_texture_ex(
+                &self.texture,
+                x + i as f32 * GLYPH_W * scale,
+                y.round(),
+                color,
+                DrawTextureParams {
+                    dest_size: Some(vec2(GLYPH_W * scale, GLYPH_H * scale)),
+                    source: Some(source),
+                    ..Default::default()
+                },
+            );
+        }
+    }
+
+    /// Draws with a 1-pixel dark shadow, readable over the starfield.
+    pub fn draw_shadowed(
+        &self,
+        text: &str,
+        x: f32,
+        y: f32,
+        scale: f32,
+        color: Color,
+        align: Align,
+    ) {
+        let s = scale.round().max(1.0);
+        self.draw(
+            text,
+            x + s,
+            y + s,
+            scale,
+            Color::new(0.0, 0.0, 0.0, 0.8 * color.a),
+            align,
+        );
+        self.draw(text, x, y, scale, color, align);
+    }
+}

@@ -1,0 +1,219 @@
+//! Score, lives and wave for both players, the wave banner, and the result
+//! panel shown at game over (with how to play again).
+
+use macroquad::prelude::*;
+
+use super::assets::{Align, BitmapFont, Sprites};
+use super::effects::EventLedger;
+use super::scene::Layout;
+use crate::session::FPS;
+use crate::sim::{Event, World};
+
+pub const PLAYER_COLORS: [Color; 2] = [
+    Color::new(0.35, 0.85, 1.0, 1.0),
+    Color::new(1.0, 0.62, 0.2, 1.0),
+];
+const BANNER_TICKS: u32 = 120;
+
+/// What the result panel needs besides the world.
+#[derive(Clone, Debug, Default)]
+pub struct MatchInfo {
+    /// Frame the current match (after the last restart) began.
+    pub started_frame: u32,
+    /// Frame of the game over, while it is shown.
+    pub ended_frame: Option<u32>,
+    pub replay: Option<String>,
+    /// Names of the start keys, per player ("1", "2"); None for a player on
+    /// the other machine or a bot.
+    pub start_keys: [Option<String>; 2],
+    /// What Esc does here ("back to the menu" or "quit").
+    pub escape_does: &'static str,
+}
+
+impl MatchInfo {
+    /// Follows restarts and game overs from fired events.
+    pub fn note(&mut self, frame: u32, event: &Event) {
+        match event {
+            Event::Restarted => {
+                self.started_frame = frame;
+                self.ended_frame = None;
+            }
+            Event::GameOver => self.ended_frame = Some(frame),
+            _ => {}
+        }
+    }
+}
+
+fn lives_row(sprites: &Sprites, player: usize, lives: u16, x: f32, y: f32, right_to_left: bool) {
+    let size = 14.0;
+    for i in 0..lives.min(8) {
+        let dx = i as f32 * (size + 3.0);
+        let at = if right_to_left { x - size - dx } else { x + dx };
+        draw_texture_ex(
+            &sprites.ships[player],
+            at,
+            y,
+            WHITE,
+            DrawTextureParams {
+                dest_size: Some(vec2(size, size)),
+                ..Default::default()
+            },
+        );
+    }
+}
+
+pub fn draw_hud(sprites: &Sprites, world: &World, layout: &Layout, ledger: &EventLedger) {
+    let font = &sprites.font;
+    let top = layout.origin.y + 10.0;
+    let left = layout.origin.x + 14.0;
+    let right = layout.origin.x + layout.size().x - 14.0;
+    let center = layout.origin.x + layout.size().x / 2.0;
+    let [p1, p2] = &world.players;
+    font.draw_shadowed(
+        &format!("P1 {}", p1.score),
+        left,
+        top,
+        3.0,
+        PLAYER_COLORS[0],
+        Align::Left,
+    );
+    lives_row(sprites, 0, p1.lives, left, top + 36.0, false);
+    font.draw_shadowed(
+        &format!("{} P2", p2.score),
+        right,
+        top,
+        3.0,
+        PLAYER_COLORS[1],
+        Align::Right,
+    );
+    lives_row(sprites, 1, p2.lives, right, top + 36.0, true);
+    font.draw_shadowed(
+        &format!("WAVE {}", world.spawner.wave),
+        center,
+        top,
+        3.0,
+        WHITE,
+        Align::Center,
+    );
+    font.draw_shadowed(
+        &format!("TEAM {}", world.shared_score()),
+        center,
+        top + 36.0,
+        2.0,
+        Color::new(0.8, 0.85, 1.0, 0.9),
+        Align::Center,
+    );
+    let banner = ledger
+        .recent(world.frame, BANNER_TICKS)
+        .find_map(|(age, e)| match e {
+            Event::WaveStarted { wave } => Some((age, *wave)),
+            _ => None,
+        });
+    if let Some((age, wave)) = banner {
+        let fade = 1.0 - age as f32 / BANNER_TICKS as f32;
+        let y = layout.origin.y + layout.size().y * 0.35;
+        font.draw_shadowed(
+            &format!("WAVE {wave}"),
+            center,
+            y,
+            8.0,
+            Color::new(1.0, 0.95, 0.6, fade),
+            Align::Center,
+        );
+    }
+}
+
+fn panel(x: f32, y: f32, w: f32, h: f32) {
+    draw_rectangle(x, y, w, h, Color::new(0.02, 0.03, 0.1, 0.88));
+    draw_rectangle_lines(x, y, w, h, 2.0, Color::new(0.4, 0.5, 0.9, 1.0));
+}
+
+fn duration_text(frames: u32) -> String {
+    let secs = frames / FPS;
+    format!("{}:{:02}", secs / 60, secs % 60)
+}
+
+/// The game-over panel: scores, wave, duration, replay file, what next.
+pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo) {
+    let (w, h) = (760.0, 420.0);
+    let x = (screen_width() - w) / 2.0;
+    let y = (screen_height() - h) / 2.0;
+    panel(x, y, w, h);
+    let cx = x + w / 2.0;
+    font.draw_shadowed(
+        "GAME OVER",
+        cx,
+        y + 24.0,
+        6.0,
+        Color::new(1.0, 0.4, 0.4, 1.0),
+        Align::Center,
+    );
+    let ended = info.ended_frame.unwrap_or(world.frame);
+    let lines = [
+        (format!("TEAM SCORE  {}", world.shared_score()), WHITE),
+        (
+            format!(
+                "P1 {:>7}     P2 {:>7}",
+                world.players[0].score, world.players[1].score
+            ),
+            WHITE,
+        ),
+        (
+            format!(
+                "reached wave {}   lasted {}",
+                world.spawner.wave,
+                duration_text(ended.saturating_sub(info.started_frame))
+            ),
+            WHITE,
+        ),
+    ];
+    for (i, (line, color)) in lines.iter().enumerate() {
+        font.draw(
+            line,
+            cx,
+            y + 110.0 + i as f32 * 40.0,
+            3.0,
+            *color,
+            Align::Center,
+        );
+    }
+    let replay = info.replay.as_deref().map_or_else(
+        || "replay: not recorded".to_string(),
+        |r| format!("replay: {r}"),
+    );
+    font.draw(
+        &replay,
+        cx,
+        y + 250.0,
+        2.0,
+        Color::new(0.7, 0.75, 0.9, 1.0),
+        Align::Center,
+    );
+    let keys: Vec<String> = info
+        .start_keys
+        .iter()
+        .enumerate()
+        .filter_map(|(i, k)| k.as_ref().map(|k| format!("P{} holds {k}", i + 1)))
+        .collect();
+    let rematch = if keys.is_empty() {
+        "rematch: both players hold START".to_string()
+    } else {
+        format!("rematch: {} (both players together)", keys.join(", "))
+    };
+    font.draw(
+        &rematch,
+        cx,
+        y + 310.0,
+        2.0,
+        Color::new(1.0, 0.95, 0.6, 1.0),
+        Align::Center,
+    );
+    font.draw(
+        &format!("Esc: {}", info.escape_does),
+        cx,
+        y + 350.0,
+        2.0,
+        Color::new(0.8, 0.8, 0.8, 1.0),
+        Align::Center,
+    );
+}

@@ -1,0 +1,229 @@
+//! Drawing one world: background, sprites, effects and screen shake, with
+//! motion interpolated between the last two simulated frames.
+//!
+//! The simulation ticks at 60 Hz whatever the display does; a drawn frame
+//! falls somewhere between two ticks. `alpha` (0..=1) is how far: ships are
+//! drawn between their previous and current position, enemies and bullets
+//! back along their velocity by `1 - alpha` of a frame.
+
+use macroquad::prelude::*;
+
+use super::assets::{EXPLOSION_FRAMES, SPRITE_PIXELS_PER_UNIT, Sprites};
+use super::effects::EventLedger;
+use crate::sim::{
+    ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, Event, Fx, OWNER_ENEMY, PLAYERS, Vec2 as SimVec2, World,
+};
+
+/// Frames an explosion lasts (8 strip frames, 4 ticks each).
+const EXPLOSION_TICKS: u32 = 32;
+const HIT_FLASH_TICKS: u32 = 6;
+const SHAKE_TICKS: u32 = 24;
+/// A ship that moved further than this in one frame respawned: no lerp.
+const TELEPORT_UNITS: f32 = 16.0;
+
+fn f(v: Fx) -> f32 {
+    v.to_num::<f32>()
+}
+
+fn v(p: SimVec2) -> Vec2 {
+    vec2(f(p.x), f(p.y))
+}
+
+/// Where the arena is on screen.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub origin: Vec2,
+    pub scale: f32,
+}
+
+impl Layout {
+    pub fn fit() -> Layout {
+        let (aw, ah) = (f(ARENA_WIDTH), f(ARENA_HEIGHT));
+        let scale = (screen_width() / aw).min(screen_height() / ah);
+        Layout {
+            origin: vec2(
+                (screen_width() - aw * scale) / 2.0,
+                (screen_height() - ah * scale) / 2.0,
+            ),
+            scale,
+        }
+    }
+
+    pub fn to_screen(&self, p: Vec2) -> Vec2 {
+        self.origin + p * self.scale
+    }
+
+    pub fn size(&self) -> Vec2 {
+        vec2(f(ARENA_WIDTH), f(ARENA_HEIGHT)) * self.scale
+    }
+}
+
+/// Ship positions of the frame before the current one, for interpolation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Motion {
+    previous: [Vec2; PLAYERS],
+}
+
+impl Motion {
+    /// Call before each simulated frame.
+    pub fn remember(&mut self, world: &World) {
+        for (slot, p) in self.previous.iter_mut().zip(&world.players) {
+            *slot = v(p.pos);
+        }
+    }
+
+    fn ship(&self, world: &World, player: usize, alpha: f32) -> Vec2 {
+        let now = v(world.players[player].pos);
+        let before = self.previous[player];
+        if before.distance(now) > TELEPORT_UNITS {
+            now
+        } else {
+            before.lerp(now, alpha)
+        }
+    }
+}
+
+fn draw_sprite(
+    texture: &Texture2D,
+    layout: &Layout,
+    center: Vec2,
+    rotation: f32,
+    size_scale: f32,
+    tint: Color,
+) {
+    let size = vec2(texture.width(), texture.height()) / SPRITE_PIXELS_PER_UNIT
+        * layout.scale
+        * size_scale;
+    let at = layout.to_screen(center) - size / 2.0;
+    draw_texture_ex(
+        texture,
+        at.x,
+        at.y,
+        tint,
+        DrawTextureParams {
+            dest_size: Some(size),
+            rotation,
+            ..Default::default()
+        },
+    );
+}
+
+/// Screen-shake offset in pixels from recent player deaths.
+fn shake(ledger: &EventLedger, world: &World, layout: &Layout) -> Vec2 {
+    let strength = ledger
+        .recent(world.frame, SHAKE_TICKS)
+        .filter(|(_, e)| matches!(e, Event::PlayerKilled { .. }))
+        .map(|(age, _)| 1.0 - age as f32 / SHAKE_TICKS as f32)
+        .fold(0.0f32, f32::max);
+    if strength <= 0.0 {
+        return Vec2::ZERO;
+    }
+    let t = world.frame as f32;
+    vec2((t * 2.3).sin(), (t * 3.1).cos()) * 4.0 * strength * layout.scale
+}
+
+pub fn draw_world(
+    sprites: &Sprites,
+    world: &World,
+    motion: &Motion,
+    ledger: &EventLedger,
+    alpha: f32,
+) -> Layout {
+    clear_background(Color::from_rgba(4, 6, 16, 255));
+    let mut layout = Layout::fit();
+    layout.origin += shake(ledger, world, &layout);
+    let size = layout.size();
+    draw_texture_ex(
+        &sprites.background,
+        layout.origin.x,
+        layout.origin.y,
+        WHITE,
+        DrawTextureParams {
+            dest_size: Some(size),
+            ..Default::default()
+        },
+    );
+    let back = 1.0 - alpha.clamp(0.0, 1.0);
+
+    let flashing: Vec<u32> = ledger
+        .recent(world.frame, HIT_FLASH_TICKS)
+        .filter_map(|(_, e)| match e {
+            Event::EnemyHit { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    for e in world.enemies() {
+        let center = v(e.pos) - v(e.vel) * back;
+        let kind = e.kind();
+        // Chargers face where they go; the others turn slowly for life.
+        let rotation = match kind {
+            EnemyKind::Charger if e.vel != SimVec2::default() => {
+                let d = v(e.vel);
+                d.y.atan2(d.x) + std::f32::consts::FRAC_PI_2
+            }
+            EnemyKind::Shooter => (world.frame as f32 + e.id as f32 * 17.0) * 0.01,
+            _ => 0.0,
+        };
+        draw_sprite(sprites.enemy(kind), &layout, center, rotation, 1.0, WHITE);
+        if flashing.contains(&e.id) {
+            let at = layout.to_screen(center);
+            draw_circle(
+                at.x,
+                at.y,
+                9.0 * layout.scale,
+                Color::new(1.0, 1.0, 1.0, 0.55),
+            );
+        }
+    }
+    for b in world.bullets() {
+        let center = v(b.pos) - v(b.vel) * back;
+        let texture = if b.owner == OWNER_ENEMY {
+            &sprites.bullet_enemy
+        } else {
+            &sprites.bullet_player
+        };
+        draw_sprite(texture, &layout, center, 0.0, 1.0, WHITE);
+    }
+    for (i, p) in world.players.iter().enumerate() {
+        let blink = p.invulnerable > 0 && (world.frame / 4) % 2 == 0;
+        if p.alive == 0 {
+            continue;
+        }
+        let tint = if blink {
+            Color::new(1.0, 1.0, 1.0, 0.35)
+        } else {
+            WHITE
+        };
+        draw_sprite(
+            &sprites.ships[i],
+            &layout,
+            motion.ship(world, i, alpha),
+            0.0,
+            1.0,
+            tint,
+        );
+    }
+    for (age, event) in ledger.recent(world.frame, EXPLOSION_TICKS) {
+        let (pos, scale) = match event {
+            Event::EnemyKilled { pos, .. } => (*pos, 1.0),
+            Event::PlayerKilled { pos, .. } => (*pos, 2.0),
+            _ => continue,
+        };
+        let strip = age * EXPLOSION_FRAMES / EXPLOSION_TICKS;
+        let cell = sprites.explosion.height();
+        let size = vec2(cell, cell) / SPRITE_PIXELS_PER_UNIT * layout.scale * scale;
+        let at = layout.to_screen(v(pos)) - size / 2.0;
+        draw_texture_ex(
+            &sprites.explosion,
+            at.x,
+            at.y,
+            WHITE,
+            DrawTextureParams {
+                dest_size: Some(size),
+                source: Some(Rect::new(strip as f32 * cell, 0.0, cell, cell)),
+                ..Default::default()
+            },
+        );
+    }
+    layout
+}
