@@ -68,6 +68,21 @@ pub struct Summary {
     /// (time in which local input, like during a stall, is not taken).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped_frames: Option<u64>,
+    // Window runs only.
+    /// Mean milliseconds per drawn frame (drawing through buffer swap).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw_ms_mean: Option<f64>,
+    /// 99th percentile of the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw_ms_p99: Option<f64>,
+}
+
+impl Summary {
+    pub fn set_draw_ms(&mut self, mean: f64, p99: f64) {
+        let round = |ms: f64| (ms * 1000.0).round() / 1000.0;
+        self.draw_ms_mean = Some(round(mean));
+        self.draw_ms_p99 = Some(round(p99));
+    }
 }
 
 pub fn hex_checksum(checksum: u128) -> String {
