@@ -4,8 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# gcc links; libasound2-dev for the game's sound (ALSA); Xvfb and Mesa's
+# software OpenGL for the window tests (tests/screenshots.rs).
 need_pkgs=()
 command -v cc >/dev/null || need_pkgs+=(gcc)
+for pkg in libasound2-dev xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 python3; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
+done
 if [ ${#need_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
     apt-get update -qq && apt-get install -y -qq "${need_pkgs[@]}"
 fi

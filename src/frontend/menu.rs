@@ -24,7 +24,8 @@ pub enum Picked {
     Captured(Result<(), String>),
 }
 
-fn backdrop(ui: &Ui) {
+/// The dimmed starfield behind every menu screen.
+pub fn backdrop(ui: &Ui) {
     clear_background(BACKGROUND);
     draw_texture_ex(
         &ui.sprites.background,

@@ -291,7 +291,6 @@ pub async fn connect_screen(
     share_server: &str,
     screenshot: Option<Screenshot>,
 ) -> ConnectOutcome {
-    let font = &ui.sprites.font;
     let mut drawn = 0u32;
     let dots = ["", ".", "..", "..."];
     loop {
@@ -305,7 +304,8 @@ pub async fn connect_screen(
             };
         }
         let (stage, probes) = connecting.status();
-        clear_background(Color::from_rgba(6, 8, 22, 255));
+        super::menu::backdrop(ui);
+        let font = &ui.sprites.font;
         let cx = screen_width() / 2.0;
         let title = match (hosting, connecting.room()) {
             (true, _) => "HOSTING A MATCH",

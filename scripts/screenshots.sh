@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Screenshots of the real binary in a real (virtual) window: the main menu,
+# the host screen with its room code, a local match mid-wave, the network
+# overlay (synctest) and the replay viewer.
+#
+#   scripts/screenshots.sh [OUTDIR]     (default: docs/screenshots)
+#
+# Uses $DISPLAY when set; otherwise starts Xvfb (installed with Mesa's
+# software OpenGL when missing and running as root). TWINSTAR_BIN picks the
+# binary (default: a debug build made here). Prints one line per file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-docs/screenshots}"
+mkdir -p "$out"
+
+if [ "$(id -u)" = 0 ] && ! command -v Xvfb >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 >&2
+fi
+
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ -z "${DISPLAY:-}" ]; then
+    command -v Xvfb >/dev/null || { echo "screenshots.sh: Xvfb is not installed (apt-get install xvfb libgl1-mesa-dri)" >&2; exit 1; }
+    # A display number nobody uses.
+    for n in $(seq 90 140); do
+        [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || { display=":$n"; break; }
+    done
+    Xvfb "$display" -screen 0 1280x720x24 -nolisten tcp >/dev/null 2>&1 &
+    pids+=($!)
+    export DISPLAY="$display"
+    for _ in $(seq 50); do
+        [ -e "/tmp/.X11-unix/X${display#:}" ] && break
+        sleep 0.1
+    done
+fi
+
+if [ -z "${TWINSTAR_BIN:-}" ]; then
+    cargo build --locked --bin twinstar >&2
+    TWINSTAR_BIN="${CARGO_TARGET_DIR:-target}/debug/twinstar"
+fi
+bin="$TWINSTAR_BIN"
+# Default settings, whatever this machine's player saved.
+export TWINSTAR_CONFIG="$work/settings.toml"
+run() { timeout 120 "$bin" "$@" --volume 0 >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; exit 1; }; }
+
+run menu --screenshot "$out/menu.png"
+echo "$out/menu.png"
+
+# The host screen needs a signaling server; a private one on a free port.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin" serve --bind "127.0.0.1:$port" >/dev/null 2>&1 &
+pids+=($!)
+run host --room K7Q-2XM --server "ws://127.0.0.1:$port" --stun none --frames 30 --screenshot "$out/host.png"
+echo "$out/host.png"
+
+run local --bots --seed 5 --frames 1500 --record "$work/match.tsr" --screenshot "$out/local.png"
+echo "$out/local.png"
+
+run synctest --seed 5 --frames 600 --no-record --screenshot "$out/overlay.png"
+echo "$out/overlay.png"
+
+run replay "$work/match.tsr" --frames 1200 --screenshot "$out/replay.png"
+echo "$out/replay.png"
