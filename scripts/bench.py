@@ -67,7 +67,9 @@ SIM_OPS = ["step", "save", "load", "checksum", "save+checksum", "rollback8", "ba
 
 def run_sim(args):
     home = os.path.join(args.work, "criterion")
-    argv = ["cargo", "bench", "--locked", "--bench", "sim", "--"]
+    # The release profile (not `bench`, which adds debug info): the same
+    # code, and it reuses the dependencies `cargo build --release` built.
+    argv = ["cargo", "bench", "--locked", "--profile", "release", "--bench", "sim", "--"]
     if args.quick:
         argv += ["--warm-up-time", "0.3", "--measurement-time", "0.7"]
     env = {"CRITERION_HOME": home}

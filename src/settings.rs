@@ -327,11 +327,13 @@ mod tests {
         let path = temp_path("roundtrip.toml");
         let _ = std::fs::remove_file(&path);
         assert_eq!(Settings::load(&path).unwrap(), Settings::default());
-        let mut s = Settings::default();
-        s.server = "ws://192.168.1.20:3536".into();
-        s.input_delay = "3".into();
-        s.volume = 25;
-        s.net_overlay = true;
+        let mut s = Settings {
+            server: "ws://192.168.1.20:3536".into(),
+            input_delay: "3".into(),
+            volume: 25,
+            net_overlay: true,
+            ..Settings::default()
+        };
         s.player_two.set(4, KeyCode::Kp0);
         s.save(&path).unwrap();
         let back = Settings::load(&path).unwrap();

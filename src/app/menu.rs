@@ -147,7 +147,7 @@ async fn play_online(
         Err(f) => return show_failure(ui, "CANNOT CONNECT", &f).await,
     };
     match online_in_window(ui, start, run, settings, "back to the menu").await {
-        OnlineEnd::Played(end) => after_match(ui, end, finish_online).await,
+        OnlineEnd::Played(end) => after_match(ui, *end, finish_online).await,
         // Esc on the waiting screen: straight back, no error box.
         OnlineEnd::Failed(Failure::Runtime(m, _)) if m.starts_with("cancelled") => {}
         OnlineEnd::Failed(f) => show_failure(ui, "COULD NOT CONNECT", &f).await,
@@ -201,7 +201,7 @@ fn list_replays(dir: &Path) -> Vec<Entry> {
         .filter(|e| e.path().extension().is_some_and(|x| x == "tsr"))
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .collect();
-    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
     files
         .into_iter()
         .take(REPLAYS_LISTED)

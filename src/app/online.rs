@@ -289,7 +289,7 @@ pub(super) fn start_online(
 
 /// How an online match in a window ended.
 pub(super) enum OnlineEnd {
-    Played(MatchEnd),
+    Played(Box<MatchEnd>),
     Failed(Failure),
     /// `--screenshot` of the waiting screen.
     Captured(Result<(), String>),
@@ -317,7 +317,7 @@ pub(super) async fn online_in_window(
     let connecting = BackgroundConnect::spawn(connector);
     let connection =
         match window::connect_screen(ui, connecting, hosting, &share_server, capture).await {
-            ConnectOutcome::Connected(c) => c,
+            ConnectOutcome::Connected(c) => *c,
             ConnectOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
             ConnectOutcome::Captured(r) => return OnlineEnd::Captured(r),
         };
@@ -325,7 +325,9 @@ pub(super) async fn online_in_window(
         Err(f) => OnlineEnd::Failed(f),
         Ok((driver, sources)) => {
             let match_options = match_options(run, &driver, &sources, settings, escape_does);
-            OnlineEnd::Played(window::play_match(ui, driver, sources, match_options).await)
+            OnlineEnd::Played(Box::new(
+                window::play_match(ui, driver, sources, match_options).await,
+            ))
         }
     }
 }
@@ -363,7 +365,7 @@ pub fn online(
         Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
         Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
         Some(OnlineEnd::Played(end)) => {
-            finish_window(end, finish_online).map(|s| Report::Summary(Box::new(s)))
+            finish_window(*end, finish_online).map(|s| Report::Summary(Box::new(s)))
         }
     }
 }

@@ -276,7 +276,7 @@ pub async fn play_match(
 
 /// How a connection attempt ended.
 pub enum ConnectOutcome {
-    Connected(Connection),
+    Connected(Box<Connection>),
     Failed(ConnectError),
     /// `--screenshot` of the waiting screen was taken (or failed).
     Captured(Result<(), String>),
@@ -299,7 +299,7 @@ pub async fn connect_screen(
         }
         if let Poll::Ready(result) = connecting.poll() {
             return match result {
-                Ok(c) => ConnectOutcome::Connected(c),
+                Ok(c) => ConnectOutcome::Connected(Box::new(c)),
                 Err(e) => ConnectOutcome::Failed(e),
             };
         }
