@@ -20,6 +20,10 @@ pub struct Cli {
     /// Without a command: the main menu in a window.
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// Window flags for the menu when no command is given.
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,7 +8,7 @@ mod replay;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command, MenuArgs, RunArgs, WindowArgs};
+use crate::cli::{Cli, Command, MenuArgs, RunArgs};
 use crate::frontend::hud::MatchInfo;
 use crate::frontend::window::{self, MatchEnd, MatchOptions};
 use crate::frontend::{InputSource, headless};
@@ -49,9 +49,9 @@ pub enum Report {
 }
 
 pub fn run(cli: Cli) -> Result<Report, Failure> {
-    let command = cli.command.unwrap_or(Command::Menu(MenuArgs {
-        window: WindowArgs::default(),
-    }));
+    let command = cli
+        .command
+        .unwrap_or(Command::Menu(MenuArgs { window: cli.window }));
     let summary = match command {
         Command::Menu(args) => return menu::menu(&args),
         Command::Synctest(args) => {

@@ -6,7 +6,7 @@ use macroquad::prelude::*;
 
 use super::assets::{Align, BitmapFont};
 use super::audio::Cue;
-use super::window::{Screenshot, Ui, save_screenshot};
+use super::window::{Screenshot, Ui, clicked, end_frame, enter_screen, pressed, save_screenshot};
 use crate::input::KeyMap;
 use crate::settings::{BINDABLE_KEYS, Settings};
 
@@ -40,17 +40,15 @@ pub fn backdrop(ui: &Ui) {
 }
 
 fn nav_up() -> bool {
-    is_key_pressed(KeyCode::Up) || is_key_pressed(KeyCode::W)
+    pressed(KeyCode::Up) || pressed(KeyCode::W)
 }
 
 fn nav_down() -> bool {
-    is_key_pressed(KeyCode::Down) || is_key_pressed(KeyCode::S)
+    pressed(KeyCode::Down) || pressed(KeyCode::S)
 }
 
 fn confirm() -> bool {
-    is_key_pressed(KeyCode::Enter)
-        || is_key_pressed(KeyCode::KpEnter)
-        || is_key_pressed(KeyCode::Space)
+    pressed(KeyCode::Enter) || pressed(KeyCode::KpEnter) || pressed(KeyCode::Space)
 }
 
 /// Row rectangles of a list starting at `top`.
@@ -73,6 +71,7 @@ pub async fn choose(
     mut selected: usize,
     capture: Option<&Screenshot>,
 ) -> Picked {
+    enter_screen();
     let mut drawn = 0u32;
     let scale = if items.len() > 9 { 2.0 } else { 3.0 };
     let row_h = BitmapFont::line_height(scale) + 12.0;
@@ -81,10 +80,7 @@ pub async fn choose(
     loop {
         ui.audio.update().await;
         if items.is_empty() {
-            if is_key_pressed(KeyCode::Escape)
-                || confirm()
-                || is_mouse_button_pressed(MouseButton::Left)
-            {
+            if pressed(KeyCode::Escape) || confirm() || clicked(MouseButton::Left) {
                 return Picked::Back;
             }
         } else {
@@ -95,7 +91,7 @@ pub async fn choose(
             if nav_down() {
                 selected = (selected + 1) % items.len();
             }
-            if is_key_pressed(KeyCode::Escape) {
+            if pressed(KeyCode::Escape) {
                 return Picked::Back;
             }
             if confirm() {
@@ -110,7 +106,7 @@ pub async fn choose(
                     if mouse_delta_position() != Vec2::ZERO {
                         selected = i;
                     }
-                    if is_mouse_button_pressed(MouseButton::Left) {
+                    if clicked(MouseButton::Left) {
                         ui.audio.play(Cue::MenuSelect);
                         return Picked::Item(i);
                     }
@@ -161,7 +157,7 @@ pub async fn choose(
         {
             return Picked::Captured(save_screenshot(&shot.path));
         }
-        next_frame().await;
+        end_frame().await;
     }
 }
 
@@ -177,15 +173,16 @@ pub async fn text_prompt(
 ) -> Option<String> {
     let mut text = initial.to_string();
     let mut error: Option<String> = None;
+    enter_screen();
     // Drop characters typed before this screen (the Enter that opened it).
     while get_char_pressed().is_some() {}
     loop {
         ui.audio.update().await;
-        if is_key_pressed(KeyCode::Escape) {
+        if pressed(KeyCode::Escape) {
             return None;
         }
         let ctrl = is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl);
-        if ctrl && is_key_pressed(KeyCode::V) {
+        if ctrl && pressed(KeyCode::V) {
             if let Some(pasted) = macroquad::miniquad::window::clipboard_get() {
                 text.extend(pasted.chars().filter(|c| !c.is_control()).take(200));
             }
@@ -196,11 +193,11 @@ pub async fn text_prompt(
                 error = None;
             }
         }
-        if is_key_pressed(KeyCode::Backspace) {
+        if pressed(KeyCode::Backspace) {
             text.pop();
             error = None;
         }
-        if is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter) {
+        if pressed(KeyCode::Enter) || pressed(KeyCode::KpEnter) {
             match check(&text) {
                 Ok(()) => {
                     ui.audio.play(Cue::MenuSelect);
@@ -263,7 +260,7 @@ pub async fn text_prompt(
             HINT,
             Align::Center,
         );
-        next_frame().await;
+        end_frame().await;
     }
 }
 
@@ -274,13 +271,11 @@ pub async fn message(
     lines: &[String],
     capture: Option<&Screenshot>,
 ) -> Option<Result<(), String>> {
+    enter_screen();
     let mut drawn = 0u32;
     loop {
         ui.audio.update().await;
-        if is_key_pressed(KeyCode::Escape)
-            || is_key_pressed(KeyCode::Enter)
-            || is_mouse_button_pressed(MouseButton::Left)
-        {
+        if pressed(KeyCode::Escape) || pressed(KeyCode::Enter) || clicked(MouseButton::Left) {
             return None;
         }
         backdrop(ui);
@@ -316,7 +311,7 @@ pub async fn message(
         {
             return Some(save_screenshot(&shot.path));
         }
-        next_frame().await;
+        end_frame().await;
     }
 }
 
@@ -365,7 +360,7 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
         rows.push("Back without saving".into());
         let save_row = rows.len() - 2;
         let details = vec![
-            "Enter edits; Left/Right change a value".to_string(),
+            "Enter changes the selected row (a key row waits for the new key)".to_string(),
             format!(
                 "file: {}",
                 crate::settings::settings_path().map_or_else(
@@ -445,9 +440,9 @@ fn cycle_delay(current: &str) -> String {
 
 async fn press_a_key(ui: &mut Ui, what: &str) -> Option<KeyCode> {
     // Ignore the Enter that opened this.
-    next_frame().await;
+    end_frame().await;
     loop {
-        if is_key_pressed(KeyCode::Escape) {
+        if pressed(KeyCode::Escape) {
             return None;
         }
         if let Some(key) = get_last_key_pressed()
@@ -474,7 +469,7 @@ async fn press_a_key(ui: &mut Ui, what: &str) -> Option<KeyCode> {
             HINT,
             Align::Center,
         );
-        next_frame().await;
+        end_frame().await;
     }
 }
 

@@ -11,7 +11,9 @@ use super::assets::Align;
 use super::effects::EventLedger;
 use super::hud;
 use super::scene::{Motion, draw_world};
-use super::window::{self, Screenshot, Ui, WindowError, save_screenshot};
+use super::window::{
+    self, Screenshot, Ui, WindowError, end_frame, enter_screen, pressed, save_screenshot,
+};
 use crate::replay::Replay;
 use crate::session::{FPS, FrameReport};
 use crate::sim::World;
@@ -95,6 +97,7 @@ pub async fn view(
     name: &str,
     capture: Option<&Screenshot>,
 ) -> Option<Result<(), String>> {
+    enter_screen();
     let timeline = Timeline::build(replay)?;
     let mut world = timeline.seek(capture.map_or(0, |c| c.after_frames));
     let mut paused = false;
@@ -104,25 +107,25 @@ pub async fn view(
     let mut ledger = EventLedger::new();
     let mut motion = Motion::default();
     loop {
-        if is_key_pressed(KeyCode::Escape) {
+        if pressed(KeyCode::Escape) {
             return None;
         }
-        if is_key_pressed(KeyCode::Space) {
+        if pressed(KeyCode::Space) {
             paused = !paused;
         }
-        if is_key_pressed(KeyCode::Up) {
+        if pressed(KeyCode::Up) {
             speed = (speed * 2.0).min(8.0);
         }
-        if is_key_pressed(KeyCode::Down) {
+        if pressed(KeyCode::Down) {
             speed = (speed / 2.0).max(0.25);
         }
-        let seek_to = if is_key_pressed(KeyCode::Right) {
+        let seek_to = if pressed(KeyCode::Right) {
             Some(world.frame.saturating_add(SEEK_STEP))
-        } else if is_key_pressed(KeyCode::Left) {
+        } else if pressed(KeyCode::Left) {
             Some(world.frame.saturating_sub(SEEK_STEP))
-        } else if is_key_pressed(KeyCode::Home) {
+        } else if pressed(KeyCode::Home) {
             Some(0)
-        } else if is_key_pressed(KeyCode::End) {
+        } else if pressed(KeyCode::End) {
             Some(timeline.len())
         } else {
             None
@@ -132,7 +135,7 @@ pub async fn view(
             // Effects belong to the timeline left behind.
             ledger.clear();
         }
-        let single_step = paused && is_key_pressed(KeyCode::Period);
+        let single_step = paused && pressed(KeyCode::Period);
         if !paused {
             pending += get_frame_time().min(0.25) * speed;
         }
@@ -163,7 +166,7 @@ pub async fn view(
         if let Some(shot) = capture {
             return Some(save_screenshot(&shot.path));
         }
-        next_frame().await;
+        end_frame().await;
     }
 }
 

@@ -6,6 +6,7 @@
 //! `app` decides what comes next.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::{Duration, Instant};
@@ -32,6 +33,32 @@ const WARM_UP_DRAWS: u32 = 30;
 pub enum WindowError {
     #[error("no display found (DISPLAY and WAYLAND_DISPLAY are unset); run with --headless")]
     NoDisplay,
+}
+
+/// True from a screen's start until its first frame is shown: the key or
+/// click that ended the previous screen (still "pressed" in this frame)
+/// must not act on the new one.
+static SWALLOW_INPUT: AtomicBool = AtomicBool::new(false);
+
+/// Call when a screen starts.
+pub fn enter_screen() {
+    SWALLOW_INPUT.store(true, Ordering::Relaxed);
+}
+
+/// `next_frame`, after which input counts again.
+pub async fn end_frame() {
+    next_frame().await;
+    SWALLOW_INPUT.store(false, Ordering::Relaxed);
+}
+
+/// A key pressed this frame, unless the screen just started.
+pub fn pressed(key: KeyCode) -> bool {
+    !SWALLOW_INPUT.load(Ordering::Relaxed) && is_key_pressed(key)
+}
+
+/// A mouse click this frame, unless the screen just started.
+pub fn clicked(button: MouseButton) -> bool {
+    !SWALLOW_INPUT.load(Ordering::Relaxed) && is_mouse_button_pressed(button)
 }
 
 /// Whether a window could open at all (X11 or Wayland).
@@ -172,6 +199,7 @@ pub async fn play_match(
     mut sources: [InputSource; 2],
     options: MatchOptions,
 ) -> MatchEnd {
+    enter_screen();
     let mut pacer = Pacer::new(Instant::now());
     let mut ledger = EventLedger::new();
     let mut motion = Motion::default();
@@ -190,11 +218,11 @@ pub async fn play_match(
     };
     loop {
         ui.audio.update().await;
-        if is_key_pressed(KeyCode::Escape) {
+        if pressed(KeyCode::Escape) {
             driver.say_goodbye("the player pressed Esc");
             return end(driver, None, true, None, draw);
         }
-        if is_key_pressed(KeyCode::F1) {
+        if pressed(KeyCode::F1) {
             overlay = !overlay;
         }
         if let Err(e) = driver.poll() {
@@ -265,7 +293,7 @@ pub async fn play_match(
             driver.say_goodbye("the match reached its last frame");
             return end(driver, None, false, shot.and_then(Result::err), draw);
         }
-        next_frame().await;
+        end_frame().await;
         // The first frames compile shaders and upload textures: not drawing cost.
         if frames_drawn >= WARM_UP_DRAWS {
             draw.add(drawing.elapsed());
@@ -291,10 +319,11 @@ pub async fn connect_screen(
     share_server: &str,
     screenshot: Option<Screenshot>,
 ) -> ConnectOutcome {
+    enter_screen();
     let mut drawn = 0u32;
     let dots = ["", ".", "..", "..."];
     loop {
-        if is_key_pressed(KeyCode::Escape) {
+        if pressed(KeyCode::Escape) {
             return ConnectOutcome::Failed(ConnectError::Cancelled);
         }
         if let Poll::Ready(result) = connecting.poll() {
@@ -372,6 +401,6 @@ pub async fn connect_screen(
         {
             return ConnectOutcome::Captured(save_screenshot(&shot.path));
         }
-        next_frame().await;
+        end_frame().await;
     }
 }
