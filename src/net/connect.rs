@@ -48,6 +48,9 @@ impl fmt::Display for Stage {
     }
 }
 
+/// Longest wait after a refusal for the peer to read our Hello and leave.
+const REFUSAL_LINGER: Duration = Duration::from_millis(1500);
+
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
     /// `ws://host:port`, without a room path.
@@ -209,11 +212,14 @@ impl Connector {
             Err(_) => return Err(self.loop_error()),
         };
         let has_id = socket.id().is_some();
+        // A peer that refused us (version mismatch) leaves right after its
+        // Hello: read what it sent before reporting that it left.
+        let mut peer_left = false;
         for (peer, state) in changes {
             match state {
                 PeerState::Connected if self.peer.is_none() => self.take_peer(peer)?,
                 PeerState::Disconnected if self.peer.as_ref().is_some_and(|p| p.0 == peer) => {
-                    return Err(ConnectError::PeerLeft);
+                    peer_left = true;
                 }
                 _ => {}
             }
@@ -251,16 +257,21 @@ impl Connector {
                 Err(e) => return Err(e.into()),
             }
         }
+        if peer_left {
+            return Err(match self.handshake.outcome() {
+                Some(Err(e)) => e.clone().into(),
+                _ => ConnectError::PeerLeft,
+            });
+        }
         for message in self.handshake.poll(now) {
             control.send(&message);
         }
         match self.handshake.outcome() {
             Some(Ok(_)) => Ok(true),
             Some(Err(e)) => {
-                // Let our own Hello reach the peer so it can explain too.
-                control.drain(Duration::from_millis(300));
-                std::thread::sleep(Duration::from_millis(100));
-                Err(e.clone().into())
+                let e = e.clone();
+                self.linger_for_refusal();
+                Err(e.into())
             }
             None if self
                 .measuring_since
@@ -269,6 +280,35 @@ impl Connector {
                 Err(ConnectError::HandshakeTimeout)
             }
             None => Ok(false),
+        }
+    }
+
+    /// After refusing the peer: stay until our Hello has reached it and it
+    /// has left (it refuses us too), at most `REFUSAL_LINGER`, so both sides
+    /// can explain the mismatch. Leaving at once raced with delivery.
+    fn linger_for_refusal(&mut self) {
+        let until = Instant::now() + REFUSAL_LINGER;
+        while Instant::now() < until {
+            let Some((peer, control, _)) = &mut self.peer else {
+                return;
+            };
+            let peer = *peer;
+            control.drain(Duration::from_millis(10));
+            let Some(socket) = self.socket.as_mut() else {
+                return;
+            };
+            match socket.try_update_peers() {
+                Ok(changes) => {
+                    if changes
+                        .iter()
+                        .any(|(p, state)| *p == peer && *state == PeerState::Disconnected)
+                    {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 

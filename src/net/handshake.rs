@@ -240,6 +240,12 @@ impl Handshake {
                         ours: self.ours.describe(),
                         theirs: hello.describe(),
                     }));
+                    // Refused before our first poll: our Hello still goes
+                    // out, or the peer could only report that we left.
+                    if !self.sent_hello {
+                        self.sent_hello = true;
+                        return Some(Message::Hello(self.ours.clone()));
+                    }
                 }
                 self.theirs = Some(hello);
             }
@@ -431,6 +437,29 @@ mod tests {
         assert!(matches!(e, HandshakeError::VersionMismatch { .. }));
         assert!(e.to_string().contains("9.9.9"), "{e}");
         assert!(matches!(y, Err(HandshakeError::VersionMismatch { .. })));
+    }
+
+    #[test]
+    fn a_side_refusing_before_its_first_poll_still_sends_its_hello() {
+        let mut newer = hello(Role::Join, 1);
+        newer.protocol += 1;
+        let mut host = Handshake::new(hello(Role::Host, 1), DelaySetting::Auto);
+        let mut joiner = Handshake::new(newer, DelaySetting::Auto);
+        let now = Instant::now();
+        let host_hello = host.poll(now).remove(0);
+        // The joiner hears the host before it ever polled.
+        let reply = joiner.receive(now, host_hello);
+        assert!(matches!(
+            joiner.outcome(),
+            Some(Err(HandshakeError::VersionMismatch { .. }))
+        ));
+        let reply = reply.expect("the refusing side answers with its Hello");
+        assert!(matches!(reply, Message::Hello(_)));
+        host.receive(now, reply);
+        assert!(matches!(
+            host.outcome(),
+            Some(Err(HandshakeError::VersionMismatch { .. }))
+        ));
     }
 
     #[test]
