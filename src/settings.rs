@@ -152,6 +152,22 @@ impl Settings {
             .map_err(|e| format!("input_delay '{}': {e}", self.input_delay))
     }
 
+    /// Moves the input delay along auto, 0, 1, ..., 8: Left/Right stop at
+    /// the ends, Enter (`wrap`) goes round.
+    pub fn step_delay(&mut self, step: i32, wrap: bool) {
+        let values: Vec<String> = std::iter::once("auto".to_string())
+            .chain((0..=crate::net::delay::MAX_INPUT_DELAY).map(|n| n.to_string()))
+            .collect();
+        let now = values.iter().position(|v| *v == self.input_delay);
+        self.input_delay = values[stepped(values.len(), now.unwrap_or(0), step, wrap)].clone();
+    }
+
+    /// Moves the volume in steps of 10 %, like [`Settings::step_delay`].
+    pub fn step_volume(&mut self, step: i32, wrap: bool) {
+        let now = usize::from(self.volume.min(100) / 10);
+        self.volume = stepped(11, now, step, wrap) as u8 * 10;
+    }
+
     /// The server to use, if one is set.
     pub fn server(&self) -> Option<&str> {
         Some(self.server.trim()).filter(|s| !s.is_empty())
@@ -300,6 +316,16 @@ pub const BINDABLE_KEYS: &[KeyCode] = {
     ]
 };
 
+/// `index + step` among `len` values, wrapping round or stopping at the ends.
+fn stepped(len: usize, index: usize, step: i32, wrap: bool) -> usize {
+    let target = index as i64 + i64::from(step);
+    if wrap {
+        target.rem_euclid(len as i64) as usize
+    } else {
+        target.clamp(0, len as i64 - 1) as usize
+    }
+}
+
 pub fn key_name(key: KeyCode) -> String {
     format!("{key:?}")
 }
@@ -367,6 +393,39 @@ mod tests {
         let s = Settings::load(&path).unwrap();
         assert_eq!(s.volume, 5);
         assert_eq!(s.player_one, Settings::default().player_one);
+    }
+
+    #[test]
+    fn delay_and_volume_step_with_arrows_and_wrap_with_enter() {
+        let mut s = Settings::default();
+        let mut seen = vec![s.input_delay.clone()];
+        for _ in 0..10 {
+            s.step_delay(1, true);
+            seen.push(s.input_delay.clone());
+        }
+        assert_eq!(seen[1], "0");
+        assert_eq!(seen[9], "8");
+        assert_eq!(seen[10], "auto", "Enter goes round");
+        s.step_delay(-1, false);
+        assert_eq!(s.input_delay, "auto", "Left stops at auto");
+        s.input_delay = "8".into();
+        s.step_delay(1, false);
+        assert_eq!(s.input_delay, "8", "Right stops at 8");
+        s.step_delay(-1, false);
+        assert_eq!(s.input_delay, "7");
+
+        s.volume = 95;
+        s.step_volume(1, false);
+        assert_eq!(s.volume, 100);
+        s.step_volume(1, false);
+        assert_eq!(s.volume, 100);
+        s.step_volume(1, true);
+        assert_eq!(s.volume, 0);
+        s.step_volume(-1, false);
+        assert_eq!(s.volume, 0);
+        s.step_volume(1, false);
+        assert_eq!(s.volume, 10);
+        assert!(s.validate().is_ok());
     }
 
     #[test]

@@ -65,6 +65,8 @@ async fn shell(
         match choose(ui, "TWINSTAR", &details, &items, selected, capture.as_ref()).await {
             Picked::Captured(result) => return Some(result),
             Picked::Back => return None,
+            // Nothing on the main menu has values to step through.
+            Picked::Adjust(i, _) => selected = i,
             Picked::Item(i) => {
                 selected = i;
                 match i {
@@ -262,7 +264,8 @@ async fn replays(ui: &mut Ui) {
                     }
                 }
             }
-            _ => return,
+            Picked::Adjust(i, _) => selected = i,
+            Picked::Back | Picked::Captured(_) => return,
         }
     }
 }

@@ -1,6 +1,12 @@
 //! Sound effects. Sounds follow simulation events through the rollback-safe
-//! `EventLedger`: a re-simulated event does not play again, and a long
-//! sound whose event a rollback erased is stopped.
+//! `EventLedger`: a re-simulated event does not play again, and the sound of
+//! an event a rollback erased is stopped (the mispredicted death of the
+//! other player's ship is not heard out to its end).
+//!
+//! macroquad can only stop every instance of a `Sound` at once, so each cue
+//! is loaded into a few voices (separate `Sound`s of the same bytes) played
+//! in turn; [`VoiceBook`] remembers which voice played which frame's cue, so
+//! cancelling one frame's cue stops only that voice.
 //!
 //! Without a sound device (a server, Xvfb in CI) macroquad's audio thread
 //! panics at start-up. That panic is caught by [`install_panic_filter`],
@@ -12,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use macroquad::audio::{PlaySoundParams, Sound, load_sound_from_bytes, play_sound, stop_sound};
 
+use super::effects::{Changes, EventLedger};
 use crate::sim::Event;
 
 static AUDIO_FAILED: AtomicBool = AtomicBool::new(false);
@@ -86,9 +93,91 @@ pub fn cue_for(event: &Event) -> Option<Cue> {
     }
 }
 
+/// Which frame's sounds to start and stop after one advance.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct SoundChanges {
+    pub start: Vec<(u32, Cue)>,
+    pub stop: Vec<(u32, Cue)>,
+}
+
+/// Each frame makes at most one sound per cue (two ships firing together is
+/// one zap). That sound starts when a frame's first event with the cue
+/// appears and stops when a rollback leaves the frame with none: an erased
+/// kill replaced by another kill in the same frame keeps the sound playing.
+pub fn sound_changes(changes: &Changes, ledger: &EventLedger) -> SoundChanges {
+    let mut out = SoundChanges::default();
+    let mut seen: Vec<(u32, Cue)> = Vec::new();
+    let touched = changes.fired.iter().chain(&changes.cancelled);
+    for (frame, cue) in touched.filter_map(|(f, e)| Some((*f, cue_for(e)?))) {
+        if seen.contains(&(frame, cue)) {
+            continue;
+        }
+        seen.push((frame, cue));
+        let count = |events: &mut dyn Iterator<Item = &Event>| {
+            events.filter(|e| cue_for(e) == Some(cue)).count()
+        };
+        let at = |list: &[(u32, Event)]| {
+            count(&mut list.iter().filter(|(f, _)| *f == frame).map(|(_, e)| e))
+        };
+        let after = count(&mut ledger.events_at(frame).iter());
+        let before = (after + at(&changes.cancelled)).saturating_sub(at(&changes.fired));
+        if before == 0 && after > 0 {
+            out.start.push((frame, cue));
+        } else if before > 0 && after == 0 {
+            out.stop.push((frame, cue));
+        }
+    }
+    out
+}
+
+/// Voices per cue: more than the same cue can start during one rollback
+/// window (8 frames) in practice, so a stopped voice is almost always the
+/// erased event's alone.
+const VOICES: usize = 4;
+
+/// Which voice of each cue last played which frame's event. Pure
+/// bookkeeping, so it is unit-tested without a sound device.
+#[derive(Debug, Default)]
+pub struct VoiceBook {
+    /// Per cue: the next voice to use, and the frame each voice last played.
+    cues: Vec<(Cue, usize, [Option<u32>; VOICES])>,
+}
+
+impl VoiceBook {
+    fn entry(&mut self, cue: Cue) -> &mut (Cue, usize, [Option<u32>; VOICES]) {
+        let i = match self.cues.iter().position(|(c, _, _)| *c == cue) {
+            Some(i) => i,
+            None => {
+                self.cues.push((cue, 0, [None; VOICES]));
+                self.cues.len() - 1
+            }
+        };
+        &mut self.cues[i]
+    }
+
+    /// Picks the voice for `cue` of simulation `frame` (round robin).
+    pub fn play(&mut self, cue: Cue, frame: u32) -> usize {
+        let (_, next, frames) = self.entry(cue);
+        let voice = *next;
+        frames[voice] = Some(frame);
+        *next = (voice + 1) % VOICES;
+        voice
+    }
+
+    /// The voice still playing `cue` of `frame`, if no newer event took it.
+    pub fn cancel(&mut self, cue: Cue, frame: u32) -> Option<usize> {
+        let (_, _, frames) = self.entry(cue);
+        let voice = frames.iter().position(|f| *f == Some(frame))?;
+        frames[voice] = None;
+        Some(voice)
+    }
+}
+
 pub struct Audio {
     started: Instant,
-    sounds: Option<Vec<(Cue, Sound)>>,
+    /// Per cue, its [`VOICES`] copies.
+    sounds: Option<Vec<(Cue, Vec<Sound>)>>,
+    book: VoiceBook,
     /// 0.0..=1.0
     volume: f32,
 }
@@ -98,6 +187,7 @@ impl Audio {
         Audio {
             started: Instant::now(),
             sounds: None,
+            book: VoiceBook::default(),
             volume: f32::from(volume_percent.min(100)) / 100.0,
         }
     }
@@ -116,25 +206,52 @@ impl Audio {
             return;
         }
         let mut loaded = Vec::new();
-        for (cue, bytes) in CUES {
-            match load_sound_from_bytes(bytes).await {
-                Ok(sound) => loaded.push((cue, sound)),
-                Err(e) => tracing::warn!("sound {cue:?} did not load: {e}"),
+        'cues: for (cue, bytes) in CUES {
+            // Menu cues are never cancelled: one voice is enough.
+            let count = if matches!(cue, Cue::MenuMove | Cue::MenuSelect) {
+                1
+            } else {
+                VOICES
+            };
+            let mut voices = Vec::with_capacity(count);
+            for _ in 0..count {
+                match load_sound_from_bytes(bytes).await {
+                    Ok(sound) => voices.push(sound),
+                    Err(e) => {
+                        tracing::warn!("sound {cue:?} did not load: {e}");
+                        continue 'cues;
+                    }
+                }
             }
+            loaded.push((cue, voices));
         }
         self.sounds = Some(loaded);
     }
 
-    fn sound(&self, cue: Cue) -> Option<&Sound> {
+    fn voice(&self, cue: Cue, voice: usize) -> Option<&Sound> {
         if AUDIO_FAILED.load(Ordering::SeqCst) || self.volume == 0.0 {
             return None;
         }
         let sounds = self.sounds.as_ref()?;
-        sounds.iter().find(|(c, _)| *c == cue).map(|(_, s)| s)
+        sounds
+            .iter()
+            .find(|(c, _)| *c == cue)
+            .and_then(|(_, voices)| voices.get(voice))
     }
 
-    pub fn play(&self, cue: Cue) {
-        if let Some(sound) = self.sound(cue) {
+    /// Plays a cue outside the simulation (menus).
+    pub fn play(&mut self, cue: Cue) {
+        self.start(cue, 0);
+    }
+
+    /// Plays the cue of an event of simulation `frame`.
+    pub fn play_event(&mut self, cue: Cue, frame: u32) {
+        let voice = self.book.play(cue, frame);
+        self.start(cue, voice);
+    }
+
+    fn start(&self, cue: Cue, voice: usize) {
+        if let Some(sound) = self.voice(cue, voice) {
             // Shots come several a second: keep them under the rest.
             let level = if cue == Cue::Shot { 0.5 } else { 1.0 };
             play_sound(
@@ -147,13 +264,100 @@ impl Audio {
         }
     }
 
-    /// A rollback erased this cue's event. Short cues are over before any
-    /// rollback could arrive; the long ones are stopped.
-    pub fn cancel(&self, cue: Cue) {
-        if matches!(cue, Cue::WaveStart | Cue::GameOver)
-            && let Some(sound) = self.sound(cue)
+    /// A rollback erased the event of `frame` that played this cue: stop
+    /// its voice (a no-op when it has finished or was reused since).
+    pub fn cancel_event(&mut self, cue: Cue, frame: u32) {
+        if let Some(voice) = self.book.cancel(cue, frame)
+            && let Some(sound) = self.voice(cue, voice)
         {
             stop_sound(sound);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::session::FrameReport;
+
+    fn advance(
+        ledger: &mut EventLedger,
+        from: u32,
+        to: u32,
+        events: &[(u32, Event)],
+    ) -> SoundChanges {
+        let report = FrameReport {
+            simulated: Some((from, to)),
+            events: events.to_vec(),
+            ..FrameReport::default()
+        };
+        let changes = ledger.apply(&report);
+        sound_changes(&changes, ledger)
+    }
+
+    fn death(player: u8) -> Event {
+        Event::PlayerKilled {
+            player,
+            pos: crate::sim::Vec2::default(),
+        }
+    }
+
+    #[test]
+    fn one_sound_per_cue_and_frame_started_once_stopped_when_erased() {
+        let mut ledger = EventLedger::new();
+        let shot = |player| Event::PlayerShot { player };
+        let first = advance(
+            &mut ledger,
+            10,
+            10,
+            &[(10, shot(0)), (10, shot(1)), (10, death(1))],
+        );
+        assert_eq!(first.start, vec![(10, Cue::Shot), (10, Cue::Death)]);
+        assert!(first.stop.is_empty());
+        // Re-simulated: player 1 was not hit after all and fired one shot fewer.
+        let second = advance(&mut ledger, 9, 11, &[(10, shot(0)), (11, shot(0))]);
+        assert_eq!(second.start, vec![(11, Cue::Shot)]);
+        assert_eq!(
+            second.stop,
+            vec![(10, Cue::Death)],
+            "the shot at 10 still happened"
+        );
+    }
+
+    #[test]
+    fn a_death_moved_to_the_other_player_keeps_playing() {
+        let mut ledger = EventLedger::new();
+        advance(&mut ledger, 10, 10, &[(10, death(0))]);
+        let changes = advance(&mut ledger, 10, 10, &[(10, death(1))]);
+        assert_eq!(changes, SoundChanges::default());
+    }
+
+    #[test]
+    fn each_frame_gets_its_own_voice_and_only_that_one_is_stopped() {
+        let mut book = VoiceBook::default();
+        let a = book.play(Cue::Death, 100);
+        let b = book.play(Cue::Death, 103);
+        assert_ne!(a, b);
+        assert_eq!(book.cancel(Cue::Death, 103), Some(b));
+        // Already stopped; and the other frame's voice is untouched.
+        assert_eq!(book.cancel(Cue::Death, 103), None);
+        assert_eq!(book.cancel(Cue::Death, 100), Some(a));
+    }
+
+    #[test]
+    fn cues_are_independent_and_reused_voices_are_not_stopped() {
+        let mut book = VoiceBook::default();
+        book.play(Cue::Hit, 7);
+        assert_eq!(book.cancel(Cue::Death, 7), None, "no death played at 7");
+        let first = book.play(Cue::Death, 1);
+        for f in 2..=VOICES as u32 {
+            book.play(Cue::Death, f);
+        }
+        // The next play wraps onto the first voice: frame 1 no longer owns it.
+        assert_eq!(book.play(Cue::Death, 50), first);
+        assert_eq!(book.cancel(Cue::Death, 1), None);
+        assert_eq!(book.cancel(Cue::Death, 50), Some(first));
+        assert!(book.cancel(Cue::Hit, 7).is_some());
     }
 }

@@ -96,6 +96,11 @@ impl EventLedger {
             .flat_map(move |(f, events)| events.iter().map(move |e| (now - f, e)))
     }
 
+    /// The events the latest simulation of `frame` emitted.
+    pub fn events_at(&self, frame: u32) -> &[Event] {
+        self.frames.get(&frame).map_or(&[], Vec::as_slice)
+    }
+
     pub fn clear(&mut self) {
         self.frames.clear();
     }

@@ -19,6 +19,8 @@ const HINT: Color = Color::new(0.55, 0.6, 0.75, 1.0);
 #[derive(Debug, PartialEq, Eq)]
 pub enum Picked {
     Item(usize),
+    /// Left (-1) or Right (+1) on this row: lists of values step through them.
+    Adjust(usize, i32),
     Back,
     /// The `--screenshot` was taken (or failed to save).
     Captured(Result<(), String>),
@@ -97,6 +99,15 @@ pub async fn choose(
             if confirm() {
                 ui.audio.play(Cue::MenuSelect);
                 return Picked::Item(selected);
+            }
+            for (keys, step) in [
+                ([KeyCode::Left, KeyCode::A], -1),
+                ([KeyCode::Right, KeyCode::D], 1),
+            ] {
+                if keys.into_iter().any(pressed) {
+                    ui.audio.play(Cue::MenuMove);
+                    return Picked::Adjust(selected, step);
+                }
             }
             let first = selected.saturating_sub(visible - 1);
             let (mx, my) = mouse_position();
@@ -360,7 +371,8 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
         rows.push("Back without saving".into());
         let save_row = rows.len() - 2;
         let details = vec![
-            "Enter changes the selected row (a key row waits for the new key)".to_string(),
+            "Enter or Left/Right change the selected row (a key row waits for the new key)"
+                .to_string(),
             format!(
                 "file: {}",
                 crate::settings::settings_path().map_or_else(
@@ -371,6 +383,15 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
         ];
         match choose(ui, "SETTINGS", &details, &rows, selected, None).await {
             Picked::Back | Picked::Captured(_) => return None,
+            Picked::Adjust(i, step) => {
+                selected = i;
+                match i {
+                    1 => s.step_delay(step, false),
+                    2 => s.step_volume(step, false),
+                    3 => s.net_overlay = step > 0,
+                    _ => {}
+                }
+            }
             Picked::Item(i) if i == save_row => return Some(s),
             Picked::Item(i) if i == save_row + 1 => return None,
             Picked::Item(i) => {
@@ -400,14 +421,8 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                             s.server = text.trim().to_string();
                         }
                     }
-                    1 => s.input_delay = cycle_delay(&s.input_delay),
-                    2 => {
-                        s.volume = if s.volume >= 100 {
-                            0
-                        } else {
-                            (s.volume / 10 + 1) * 10
-                        }
-                    }
+                    1 => s.step_delay(1, true),
+                    2 => s.step_volume(1, true),
                     3 => s.net_overlay = !s.net_overlay,
                     _ => {
                         let k = i - 4;
@@ -427,14 +442,6 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                 }
             }
         }
-    }
-}
-
-fn cycle_delay(current: &str) -> String {
-    match current.parse::<u32>() {
-        Err(_) => "0".into(),
-        Ok(n) if n >= crate::net::delay::MAX_INPUT_DELAY => "auto".into(),
-        Ok(n) => (n + 1).to_string(),
     }
 }
 
@@ -485,18 +492,5 @@ mod tests {
             lines.join(" "),
             "the other player runs a different version of twinstar"
         );
-    }
-
-    #[test]
-    fn delay_cycles_through_every_value() {
-        let mut d = "auto".to_string();
-        let mut seen = vec![d.clone()];
-        for _ in 0..10 {
-            d = cycle_delay(&d);
-            seen.push(d.clone());
-        }
-        assert_eq!(seen[1], "0");
-        assert_eq!(seen[9], "8");
-        assert_eq!(seen[10], "auto");
     }
 }

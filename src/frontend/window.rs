@@ -15,7 +15,7 @@ use macroquad::prelude::*;
 
 use super::InputSource;
 use super::assets::{Align, Sprites};
-use super::audio::{Audio, cue_for};
+use super::audio::{Audio, sound_changes};
 use super::effects::EventLedger;
 use super::hud::{self, MatchInfo};
 use super::overlay::{NetGraph, draw_alerts};
@@ -248,21 +248,15 @@ pub async fn play_match(
             };
             graph.record(&report);
             let changes = ledger.apply(&report);
-            let mut played = Vec::new();
             for (frame, event) in &changes.fired {
                 info.note(*frame, event);
-                // One sound per cue per frame: two ships firing together is one zap.
-                if let Some(cue) = cue_for(event)
-                    && !played.contains(&(*frame, cue))
-                {
-                    played.push((*frame, cue));
-                    ui.audio.play(cue);
-                }
             }
-            for (_, event) in &changes.cancelled {
-                if let Some(cue) = cue_for(event) {
-                    ui.audio.cancel(cue);
-                }
+            let sounds = sound_changes(&changes, &ledger);
+            for (frame, cue) in sounds.start {
+                ui.audio.play_event(cue, frame);
+            }
+            for (frame, cue) in sounds.stop {
+                ui.audio.cancel_event(cue, frame);
             }
             if options
                 .frames
