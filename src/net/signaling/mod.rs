@@ -1,0 +1,122 @@
+//! The signaling server that pairs players by room code, and the client-side
+//! helpers to reach it and explain its refusals:
+//!
+//! - [`registry`]: rooms, seats and relaying; pure bookkeeping, unit-tested;
+//! - [`server`]: the matchbox topology around it, binding and serving;
+//! - [`client`]: room URLs, the client socket builder, refusals explained.
+//!
+//! Built on `matchbox_signaling` with our own topology: matchbox's full-mesh
+//! topology lets any number of peers into a room, we need rooms of two.
+//!
+//! - `ws://HOST:PORT/K7Q2XM` joins room K7Q2XM (any spelling `RoomCode`
+//!   parses; the canonical form is the room). The first two get in; a third
+//!   is refused with HTTP 409 *before* the websocket upgrade.
+//! - `ws://HOST:PORT/` or `/quick` is a quick match: paired with the next
+//!   client that also asked for one.
+//! - Anything else is refused with HTTP 400.
+//!
+//! Why refuse before the upgrade: after it, matchbox clients have no way to
+//! learn why the server closed (a close frame ends their socket future with
+//! `Ok(())`), while a refused upgrade surfaces on the client as a
+//! `tungstenite::Error::Http` carrying our status and body, which
+//! [`classify_socket_error`] turns into "room CODE is full".
+//!
+//! The admission check and the join are separate steps in matchbox (a
+//! callback before the upgrade, a task after it), so admission *reserves* a
+//! seat under the same lock that counts the members; two clients racing for
+//! the last seat cannot both get it. A reservation whose upgrade never
+//! completes expires after [`RESERVATION_TTL`].
+
+mod client;
+mod registry;
+mod server;
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+
+pub use client::{JoinError, classify_socket_error, client_builder, no_ice_servers, room_url};
+pub use registry::{Registry, RelayError};
+pub use server::{BoundServer, RoomState, RoomTopology, ServerError, bind, serve};
+
+use super::room_code::{RoomCode, RoomCodeError};
+
+/// Players per room.
+pub const ROOM_CAPACITY: usize = 2;
+/// How long an admitted client may take to finish its websocket upgrade.
+pub const RESERVATION_TTL: Duration = Duration::from_secs(10);
+/// Default port of `twinstar serve`.
+pub const DEFAULT_PORT: u16 = 3536;
+/// The URL path asking for a quick match.
+pub const QUICK_PATH: &str = "quick";
+/// Largest signal relayed, as sent to the receiver. An SDP offer is a few
+/// KiB, an ICE candidate a few hundred bytes.
+pub const MAX_SIGNAL_BYTES: usize = 64 * 1024;
+/// Bytes of signals one peer may have relayed over its whole connection. A
+/// WebRTC negotiation needs a few tens of KiB; the cap bounds what a client
+/// can pile up in the server's queue towards a partner that does not read
+/// (queues to clients are unbounded channels in matchbox).
+pub const RELAY_BUDGET_BYTES: usize = 1024 * 1024;
+
+/// What a client asked for, from its URL path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RoomRequest {
+    Code(RoomCode),
+    Quick,
+}
+
+impl RoomRequest {
+    /// `None` is the root path (matchbox names that room "world").
+    pub fn from_path(path: Option<&str>) -> Result<Self, RoomCodeError> {
+        match path.map(str::trim) {
+            None | Some("") => Ok(RoomRequest::Quick),
+            Some(p) if p.eq_ignore_ascii_case(QUICK_PATH) || p == "world" => Ok(RoomRequest::Quick),
+            Some(p) => RoomCode::parse(p).map(RoomRequest::Code),
+        }
+    }
+}
+
+/// Why the server turned a client away, as the server says it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("room {0} is full")]
+    RoomFull(RoomCode),
+    #[error("invalid room: {0}")]
+    BadRoom(RoomCodeError),
+}
+
+impl Refusal {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Refusal::RoomFull(_) => StatusCode::CONFLICT,
+            Refusal::BadRoom(_) => StatusCode::BAD_REQUEST,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(s: &str) -> RoomRequest {
+        RoomRequest::Code(RoomCode::parse(s).unwrap())
+    }
+
+    #[test]
+    fn paths_map_to_requests() {
+        assert_eq!(RoomRequest::from_path(None), Ok(RoomRequest::Quick));
+        assert_eq!(
+            RoomRequest::from_path(Some("quick")),
+            Ok(RoomRequest::Quick)
+        );
+        assert_eq!(
+            RoomRequest::from_path(Some("QUICK")),
+            Ok(RoomRequest::Quick)
+        );
+        assert_eq!(RoomRequest::from_path(Some("k7q-2xm")), Ok(code("K7Q2XM")));
+        assert!(RoomRequest::from_path(Some("admin")).is_err());
+        let c = RoomCode::parse("K7Q2XM").unwrap();
+        assert_eq!(room_url("ws://h:1/", Some(&c)), "ws://h:1/K7Q2XM");
+        assert_eq!(room_url("ws://h:1", None), "ws://h:1/quick");
+    }
+}

@@ -1,0 +1,384 @@
+//! Rooms, seats and the relaying of signals between the two members of a
+//! room. No sockets and no clock of its own: the server task calls in under
+//! one lock, and the tests call in directly.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use axum::extract::ws::Message;
+use matchbox_protocol::{JsonPeerEvent, PeerId};
+use matchbox_signaling::common_logic::{SignalingChannel, try_send};
+use tracing::warn;
+
+use super::{
+    MAX_SIGNAL_BYTES, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, Refusal, RoomRequest,
+};
+
+/// Why a signal was not relayed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RelayError {
+    #[error("the sender is not seated")]
+    NotSeated,
+    #[error("unknown receiver {0}")]
+    UnknownReceiver(PeerId),
+    #[error("{to} is not in room {room}")]
+    OtherRoom { to: PeerId, room: String },
+    #[error("signal of {0} bytes is over the {MAX_SIGNAL_BYTES}-byte limit")]
+    TooLarge(usize),
+    #[error("relay budget of {RELAY_BUDGET_BYTES} bytes used up")]
+    BudgetExhausted,
+    #[error("the receiver's queue is closed")]
+    Closed,
+}
+
+#[derive(Debug)]
+struct Seat {
+    room: String,
+    channel: SignalingChannel,
+    /// Bytes relayed from this peer so far.
+    relayed: usize,
+}
+
+#[derive(Debug, Default)]
+struct Room {
+    members: Vec<PeerId>,
+    /// Admission times of clients let in but not yet upgraded.
+    reservations: Vec<Instant>,
+}
+
+impl Room {
+    fn prune(&mut self, now: Instant) {
+        self.reservations
+            .retain(|t| now.saturating_duration_since(*t) < RESERVATION_TTL);
+    }
+
+    fn is_unused(&self) -> bool {
+        self.members.is_empty() && self.reservations.is_empty()
+    }
+}
+
+/// Rooms and members. Pure bookkeeping with the clock passed in, so its
+/// rules are unit-tested without sockets.
+#[derive(Debug, Default)]
+pub struct Registry {
+    /// Keyed by canonical code, or `quick-N` for quick matches.
+    rooms: HashMap<String, Room>,
+    peers: HashMap<PeerId, Seat>,
+    /// The quick-match room whose single member waits for a partner.
+    quick_waiting: Option<String>,
+    quick_rooms_made: u64,
+}
+
+impl Registry {
+    /// Before the upgrade: may this client in? Reserves its seat if so.
+    pub fn admit(&mut self, request: &RoomRequest, now: Instant) -> Result<(), Refusal> {
+        let RoomRequest::Code(code) = request else {
+            // A quick match always finds a place: a waiting room or a new one.
+            return Ok(());
+        };
+        // Forget rooms whose only trace was an expired reservation, so
+        // clients that never finish their upgrade cannot grow the map.
+        self.rooms.retain(|_, room| {
+            room.prune(now);
+            !room.is_unused()
+        });
+        let room = self.rooms.entry(code.canonical().to_owned()).or_default();
+        if room.members.len() + room.reservations.len() >= ROOM_CAPACITY {
+            return Err(Refusal::RoomFull(code.clone()));
+        }
+        room.reservations.push(now);
+        Ok(())
+    }
+
+    /// After the upgrade: seats the peer and introduces it to the member
+    /// already there (matchbox's protocol: the member gets `NewPeer` and
+    /// sends the WebRTC offer). Returns the room key, or `None` if the room
+    /// filled up meanwhile (only possible past an expired reservation).
+    pub fn join(
+        &mut self,
+        request: &RoomRequest,
+        peer: PeerId,
+        sender: SignalingChannel,
+        now: Instant,
+    ) -> Option<String> {
+        let key = match request {
+            RoomRequest::Code(code) => {
+                let room = self.rooms.entry(code.canonical().to_owned()).or_default();
+                room.prune(now);
+                if !room.reservations.is_empty() {
+                    room.reservations.remove(0);
+                }
+                if room.members.len() >= ROOM_CAPACITY {
+                    return None;
+                }
+                code.canonical().to_owned()
+            }
+            RoomRequest::Quick => match self.quick_waiting.take() {
+                Some(key) if self.rooms.contains_key(&key) => key,
+                _ => {
+                    self.quick_rooms_made += 1;
+                    let key = format!("quick-{}", self.quick_rooms_made);
+                    self.quick_waiting = Some(key.clone());
+                    key
+                }
+            },
+        };
+        let room = self.rooms.entry(key.clone()).or_default();
+        let event = Message::Text(JsonPeerEvent::NewPeer(peer).to_string().into());
+        for member in &room.members {
+            if let Some(seat) = self.peers.get(member) {
+                if let Err(e) = try_send(&seat.channel, event.clone()) {
+                    warn!("could not tell {member} about {peer}: {e}");
+                }
+            }
+        }
+        room.members.push(peer);
+        self.peers.insert(
+            peer,
+            Seat {
+                room: key.clone(),
+                channel: sender,
+                relayed: 0,
+            },
+        );
+        Some(key)
+    }
+
+    /// Removes the peer and tells whoever is left in its room.
+    pub fn leave(&mut self, peer: PeerId) -> Option<String> {
+        let key = self.peers.remove(&peer)?.room;
+        let room = self.rooms.get_mut(&key)?;
+        room.members.retain(|m| *m != peer);
+        let event = Message::Text(JsonPeerEvent::PeerLeft(peer).to_string().into());
+        for member in &room.members {
+            if let Some(seat) = self.peers.get(member) {
+                // The member may be leaving too; nothing to do about it.
+                let _ = try_send(&seat.channel, event.clone());
+            }
+        }
+        if room.is_unused() {
+            self.rooms.remove(&key);
+            if self.quick_waiting.as_deref() == Some(key.as_str()) {
+                self.quick_waiting = None;
+            }
+        }
+        Some(key)
+    }
+
+    /// Forwards a WebRTC signal (offer, answer, ICE candidate), but only
+    /// between members of the same room: rooms never cross. Signals over
+    /// [`MAX_SIGNAL_BYTES`], and any once the sender has had
+    /// [`RELAY_BUDGET_BYTES`] relayed, are dropped.
+    pub fn relay(
+        &mut self,
+        from: PeerId,
+        to: PeerId,
+        data: serde_json::Value,
+    ) -> Result<(), RelayError> {
+        let sender = self.peers.get(&from).ok_or(RelayError::NotSeated)?;
+        let receiver = self.peers.get(&to).ok_or(RelayError::UnknownReceiver(to))?;
+        if sender.room != receiver.room {
+            return Err(RelayError::OtherRoom {
+                to,
+                room: sender.room.clone(),
+            });
+        }
+        let text = JsonPeerEvent::Signal { sender: from, data }.to_string();
+        if text.len() > MAX_SIGNAL_BYTES {
+            return Err(RelayError::TooLarge(text.len()));
+        }
+        if sender.relayed + text.len() > RELAY_BUDGET_BYTES {
+            return Err(RelayError::BudgetExhausted);
+        }
+        let len = text.len();
+        try_send(&receiver.channel, Message::Text(text.into())).map_err(|_| RelayError::Closed)?;
+        if let Some(sender) = self.peers.get_mut(&from) {
+            sender.relayed += len;
+        }
+        Ok(())
+    }
+
+    /// Members of a room, for logs and tests.
+    pub fn members(&self, key: &str) -> usize {
+        self.rooms.get(key).map_or(0, |r| r.members.len())
+    }
+
+    /// Rooms that have members or reservations.
+    pub fn room_count(&self) -> usize {
+        self.rooms.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::net::RoomCode;
+    use axum::http::StatusCode;
+    use tokio::sync::mpsc;
+
+    type Inbox = mpsc::UnboundedReceiver<Result<Message, axum::Error>>;
+
+    fn peer(n: u128) -> PeerId {
+        PeerId(uuid::Uuid::from_u128(n))
+    }
+
+    fn channel() -> (SignalingChannel, Inbox) {
+        mpsc::unbounded_channel()
+    }
+
+    fn events(inbox: &mut Inbox) -> Vec<JsonPeerEvent> {
+        let mut out = Vec::new();
+        while let Ok(Ok(Message::Text(text))) = inbox.try_recv() {
+            out.push(text.as_str().parse().unwrap());
+        }
+        out
+    }
+
+    fn code(s: &str) -> RoomRequest {
+        RoomRequest::Code(RoomCode::parse(s).unwrap())
+    }
+
+    #[test]
+    fn a_room_seats_two_and_refuses_the_third() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let room = code("K7Q2XM");
+        assert_eq!(reg.admit(&room, t), Ok(()));
+        assert_eq!(reg.admit(&room, t), Ok(()));
+        let refusal = reg.admit(&room, t).unwrap_err();
+        assert_eq!(refusal.to_string(), "room K7Q-2XM is full");
+        assert_eq!(refusal.status(), StatusCode::CONFLICT);
+
+        let (a_tx, mut a_rx) = channel();
+        let (b_tx, mut b_rx) = channel();
+        assert_eq!(reg.join(&room, peer(1), a_tx, t).as_deref(), Some("K7Q2XM"));
+        assert_eq!(reg.join(&room, peer(2), b_tx, t).as_deref(), Some("K7Q2XM"));
+        // The first member is told about the second; the second about no one.
+        assert_eq!(events(&mut a_rx), vec![JsonPeerEvent::NewPeer(peer(2))]);
+        assert!(events(&mut b_rx).is_empty());
+        assert!(reg.admit(&room, t).is_err(), "seated members fill the room");
+
+        // When one leaves, the other hears it and the seat frees up.
+        reg.leave(peer(1));
+        assert_eq!(events(&mut b_rx), vec![JsonPeerEvent::PeerLeft(peer(1))]);
+        assert_eq!(reg.admit(&room, t), Ok(()));
+        reg.leave(peer(2));
+        let (c_tx, _c_rx) = channel();
+        reg.join(&room, peer(3), c_tx, t);
+        reg.leave(peer(3));
+        assert_eq!(reg.room_count(), 0, "empty rooms are forgotten");
+    }
+
+    #[test]
+    fn stale_reservations_expire() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let room = code("ABCDEF");
+        reg.admit(&room, t).unwrap();
+        reg.admit(&room, t).unwrap();
+        assert!(reg.admit(&room, t + Duration::from_secs(1)).is_err());
+        // Neither upgrade completed: after the TTL the seats are free again.
+        assert!(reg.admit(&room, t + RESERVATION_TTL).is_ok());
+    }
+
+    #[test]
+    fn signals_never_cross_rooms() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let (a_tx, mut a_rx) = channel();
+        let (b_tx, mut b_rx) = channel();
+        let (c_tx, mut c_rx) = channel();
+        reg.join(&code("AAAAAA"), peer(1), a_tx, t);
+        reg.join(&code("AAAAAA"), peer(2), b_tx, t);
+        reg.join(&code("BBBBBB"), peer(3), c_tx, t);
+        let data = serde_json::json!({"Offer": "sdp"});
+        assert!(reg.relay(peer(3), peer(1), data.clone()).is_err());
+        assert!(reg.relay(peer(1), peer(3), data.clone()).is_err());
+        assert!(reg.relay(peer(9), peer(1), data.clone()).is_err());
+        assert!(events(&mut c_rx).is_empty());
+        events(&mut a_rx);
+        reg.relay(peer(2), peer(1), data.clone()).unwrap();
+        assert_eq!(
+            events(&mut a_rx),
+            vec![JsonPeerEvent::Signal {
+                sender: peer(2),
+                data
+            }]
+        );
+        assert!(events(&mut b_rx).is_empty());
+    }
+
+    #[test]
+    fn oversized_signals_and_floods_are_not_relayed() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let (a_tx, mut a_rx) = channel();
+        let (b_tx, mut b_rx) = channel();
+        reg.join(&code("AAAAAA"), peer(1), a_tx, t);
+        reg.join(&code("AAAAAA"), peer(2), b_tx, t);
+        let big = serde_json::json!("x".repeat(MAX_SIGNAL_BYTES));
+        assert!(matches!(
+            reg.relay(peer(1), peer(2), big),
+            Err(RelayError::TooLarge(_))
+        ));
+        assert!(events(&mut b_rx).is_empty());
+        // 32 KiB signals (plus a small envelope) until the budget is spent.
+        let chunk = serde_json::json!("y".repeat(MAX_SIGNAL_BYTES / 2));
+        let mut relayed = 0;
+        while reg.relay(peer(1), peer(2), chunk.clone()).is_ok() {
+            relayed += 1;
+            assert!(relayed < 100, "no budget");
+        }
+        assert_eq!(relayed, RELAY_BUDGET_BYTES / (MAX_SIGNAL_BYTES / 2) - 1);
+        assert_eq!(
+            reg.relay(peer(1), peer(2), chunk),
+            Err(RelayError::BudgetExhausted)
+        );
+        assert_eq!(events(&mut b_rx).len(), relayed);
+        // The other direction has its own budget.
+        events(&mut a_rx);
+        let answer = serde_json::json!({"Answer": "sdp"});
+        assert_eq!(reg.relay(peer(2), peer(1), answer.clone()), Ok(()));
+        assert_eq!(
+            events(&mut a_rx),
+            vec![JsonPeerEvent::Signal {
+                sender: peer(2),
+                data: answer
+            }]
+        );
+    }
+
+    #[test]
+    fn quick_match_pairs_clients_in_arrival_order() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let quick = RoomRequest::Quick;
+        let mut inboxes = Vec::new();
+        let mut keys = Vec::new();
+        for n in 1..=5 {
+            assert_eq!(reg.admit(&quick, t), Ok(()));
+            let (tx, rx) = channel();
+            inboxes.push(rx);
+            keys.push(reg.join(&quick, peer(n), tx, t).unwrap());
+        }
+        assert_eq!(keys[0], keys[1]);
+        assert_eq!(keys[2], keys[3]);
+        assert_ne!(keys[1], keys[2]);
+        assert_ne!(keys[3], keys[4]);
+        assert_eq!(reg.members(&keys[4]), 1);
+        assert_eq!(
+            events(&mut inboxes[2]),
+            vec![JsonPeerEvent::NewPeer(peer(4))]
+        );
+
+        // The waiting one gives up: the next quick client starts afresh
+        // instead of landing in a dead room.
+        reg.leave(peer(5));
+        let (tx, _rx) = channel();
+        let key = reg.join(&quick, peer(6), tx, t).unwrap();
+        assert_ne!(key, keys[4]);
+        assert_eq!(reg.members(&key), 1);
+    }
+}
