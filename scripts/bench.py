@@ -469,10 +469,11 @@ def make_plots(args, sim, grid):
         axes[k // cols][k % cols].axis("off")
     handles = [plt.Line2D([], [], ls="", marker=markers[p], color=colors[p], label=f"delay {p}")
                for p in POLICIES]
-    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=8)
+    # Legend above the panels: below them it covered the x-axis label.
+    fig.legend(handles=handles, loc="upper center", ncol=4, fontsize=8)
     fig.supxlabel("effective input latency (ms)", fontsize=9)
     fig.supylabel("rollback frames / frame", fontsize=9)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
     path = os.path.join(args.out, "delay_grid.png")
     fig.savefig(path)
     plt.close(fig)
