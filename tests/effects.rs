@@ -47,9 +47,11 @@ fn synctest_rollbacks_fire_each_event_once() {
     let mut resimulated = 0;
     let mut bots_b = bots();
     for _ in 0..FRAMES {
-        let report = driver
-            .advance([bots_b[0].next_input(), bots_b[1].next_input()])
-            .unwrap();
+        let given = [bots_b[0].next_input(), bots_b[1].next_input()];
+        let report = driver.advance(given).unwrap();
+        // The newest frame ran on this frame's inputs, whatever was re-run
+        // before it (the result panel shows who holds start from these).
+        assert_eq!(report.inputs, Some(given));
         resimulated += report.resimulated;
         let changes = ledger.apply(&report);
         fired.extend(changes.fired);

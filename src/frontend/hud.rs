@@ -26,6 +26,8 @@ pub struct MatchInfo {
     /// Names of the start keys, per player ("1", "2"); None for a player on
     /// the other machine or a bot.
     pub start_keys: [Option<String>; 2],
+    /// Who holds start in the newest frame (for the rematch line).
+    pub holding_start: [bool; 2],
     /// What Esc does here ("back to the menu" or "quit").
     pub escape_does: &'static str,
 }
@@ -133,6 +135,15 @@ fn duration_text(frames: u32) -> String {
     format!("{}:{:02}", secs / 60, secs % 60)
 }
 
+/// One player's part of the rematch line: which key, and whether it is
+/// held in the newest frame (for the other machine's player, as far as its
+/// inputs have arrived).
+fn rematch_status(player: usize, key: Option<&str>, holding: bool) -> String {
+    let key = key.unwrap_or("START");
+    let state = if holding { "READY" } else { "waiting" };
+    format!("P{} holds {key}: {state}", player + 1)
+}
+
 /// The game-over panel: scores, wave, duration, replay file, what next.
 pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo) {
     let (w, h) = (760.0, 420.0);
@@ -189,31 +200,47 @@ pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo) {
         Color::new(0.7, 0.75, 0.9, 1.0),
         Align::Center,
     );
-    let keys: Vec<String> = info
-        .start_keys
-        .iter()
-        .enumerate()
-        .filter_map(|(i, k)| k.as_ref().map(|k| format!("P{} holds {k}", i + 1)))
-        .collect();
-    let rematch = if keys.is_empty() {
-        "rematch: both players hold START".to_string()
-    } else {
-        format!("rematch: {} (both players together)", keys.join(", "))
-    };
     font.draw(
-        &rematch,
+        "rematch: both players hold start together",
         cx,
-        y + 310.0,
+        y + 295.0,
         2.0,
         Color::new(1.0, 0.95, 0.6, 1.0),
         Align::Center,
     );
+    for player in 0..2 {
+        let holding = info.holding_start[player];
+        let color = if holding {
+            Color::new(0.45, 1.0, 0.5, 1.0)
+        } else {
+            Color::new(0.7, 0.7, 0.75, 1.0)
+        };
+        font.draw(
+            &rematch_status(player, info.start_keys[player].as_deref(), holding),
+            cx + if player == 0 { -180.0 } else { 180.0 },
+            y + 325.0,
+            2.0,
+            color,
+            Align::Center,
+        );
+    }
     font.draw(
         &format!("Esc: {}", info.escape_does),
         cx,
-        y + 350.0,
+        y + 365.0,
         2.0,
         Color::new(0.8, 0.8, 0.8, 1.0),
         Align::Center,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rematch_status_names_the_key_and_who_is_ready() {
+        assert_eq!(rematch_status(0, Some("1"), true), "P1 holds 1: READY");
+        assert_eq!(rematch_status(1, None, false), "P2 holds START: waiting");
+    }
 }

@@ -22,6 +22,7 @@ use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
 use crate::net::connect::{BackgroundConnect, ConnectError, Connection, Stage};
 use crate::session::{Driver, Pacer, SessionError};
+use crate::sim::Input;
 
 /// Most frames simulated per drawn frame, so a stall (window drag,
 /// debugger) does not turn into a burst (the pacer also drops old debt).
@@ -247,6 +248,9 @@ pub async fn play_match(
                 }
             };
             graph.record(&report);
+            if let Some(inputs) = report.inputs {
+                info.holding_start = inputs.map(|i| i.has(Input::START));
+            }
             let changes = ledger.apply(&report);
             for (frame, event) in &changes.fired {
                 info.note(*frame, event);

@@ -72,6 +72,9 @@ pub struct FrameReport {
     /// The lowest and highest frame simulated in this advance (frame numbers
     /// after the step), when any was.
     pub simulated: Option<(u32, u32)>,
+    /// The inputs the newest simulated frame was stepped with (online, the
+    /// other player's is GGRS's prediction until it is confirmed).
+    pub inputs: Option<[Input; PLAYERS]>,
     /// Online: GGRS refused to run further ahead of the peer (a stall).
     pub stalled: bool,
     /// Online: the session is still synchronizing with the peer.
@@ -280,6 +283,8 @@ impl Driver {
             out: &mut report.events,
         };
         self.world.step(inputs, &mut sink);
+        // Steps run in frame order, so the last one is the newest frame.
+        report.inputs = Some(inputs);
         report.simulated = Some(match report.simulated {
             None => (stepped, stepped),
             Some((lo, hi)) => (lo.min(stepped), hi.max(stepped)),
