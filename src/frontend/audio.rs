@@ -12,6 +12,7 @@
 //! panics at start-up. That panic is caught by [`install_panic_filter`],
 //! reported in one line, and the game plays on silently.
 
+use std::collections::HashMap;
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -48,7 +49,7 @@ pub fn install_panic_filter() {
     });
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Cue {
     Shot,
     Hit,
@@ -113,14 +114,19 @@ pub fn sound_changes(changes: &Changes, ledger: &EventLedger) -> SoundChanges {
             continue;
         }
         seen.push((frame, cue));
-        let count = |events: &mut dyn Iterator<Item = &Event>| {
-            events.filter(|e| cue_for(e) == Some(cue)).count()
+        let has_cue = |e: &Event| cue_for(e) == Some(cue);
+        let in_frame = |list: &[(u32, Event)]| {
+            list.iter()
+                .filter(|(f, e)| *f == frame && has_cue(e))
+                .count()
         };
-        let at = |list: &[(u32, Event)]| {
-            count(&mut list.iter().filter(|(f, _)| *f == frame).map(|(_, e)| e))
-        };
-        let after = count(&mut ledger.events_at(frame).iter());
-        let before = (after + at(&changes.cancelled)).saturating_sub(at(&changes.fired));
+        let after = ledger
+            .events_at(frame)
+            .iter()
+            .filter(|e| has_cue(e))
+            .count();
+        let before =
+            (after + in_frame(&changes.cancelled)).saturating_sub(in_frame(&changes.fired));
         if before == 0 && after > 0 {
             out.start.push((frame, cue));
         } else if before > 0 && after == 0 {
@@ -139,34 +145,30 @@ const VOICES: usize = 4;
 /// bookkeeping, so it is unit-tested without a sound device.
 #[derive(Debug, Default)]
 pub struct VoiceBook {
-    /// Per cue: the next voice to use, and the frame each voice last played.
-    cues: Vec<(Cue, usize, [Option<u32>; VOICES])>,
+    cues: HashMap<Cue, Voices>,
+}
+
+#[derive(Debug, Default)]
+struct Voices {
+    /// The voice the next play uses (round robin).
+    next: usize,
+    /// The frame whose event each voice last played.
+    frames: [Option<u32>; VOICES],
 }
 
 impl VoiceBook {
-    fn entry(&mut self, cue: Cue) -> &mut (Cue, usize, [Option<u32>; VOICES]) {
-        let i = match self.cues.iter().position(|(c, _, _)| *c == cue) {
-            Some(i) => i,
-            None => {
-                self.cues.push((cue, 0, [None; VOICES]));
-                self.cues.len() - 1
-            }
-        };
-        &mut self.cues[i]
-    }
-
-    /// Picks the voice for `cue` of simulation `frame` (round robin).
+    /// Picks the voice for `cue` of simulation `frame`.
     pub fn play(&mut self, cue: Cue, frame: u32) -> usize {
-        let (_, next, frames) = self.entry(cue);
-        let voice = *next;
-        frames[voice] = Some(frame);
-        *next = (voice + 1) % VOICES;
+        let voices = self.cues.entry(cue).or_default();
+        let voice = voices.next;
+        voices.frames[voice] = Some(frame);
+        voices.next = (voice + 1) % VOICES;
         voice
     }
 
     /// The voice still playing `cue` of `frame`, if no newer event took it.
     pub fn cancel(&mut self, cue: Cue, frame: u32) -> Option<usize> {
-        let (_, _, frames) = self.entry(cue);
+        let frames = &mut self.cues.get_mut(&cue)?.frames;
         let voice = frames.iter().position(|f| *f == Some(frame))?;
         frames[voice] = None;
         Some(voice)
