@@ -385,19 +385,14 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
             Picked::Back | Picked::Captured(_) => return None,
             Picked::Adjust(i, step) => {
                 selected = i;
-                match i {
-                    1 => s.step_delay(step, false),
-                    2 => s.step_volume(step, false),
-                    3 => s.net_overlay = step > 0,
-                    _ => {}
-                }
+                step_value_row(&mut s, i, step, false);
             }
             Picked::Item(i) if i == save_row => return Some(s),
             Picked::Item(i) if i == save_row + 1 => return None,
             Picked::Item(i) => {
                 selected = i;
                 match i {
-                    0 => {
+                    ROW_SERVER => {
                         let check = |t: &str| {
                             let t = t.trim();
                             if t.is_empty() || t.starts_with("ws://") || t.starts_with("wss://") {
@@ -421,11 +416,9 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                             s.server = text.trim().to_string();
                         }
                     }
-                    1 => s.step_delay(1, true),
-                    2 => s.step_volume(1, true),
-                    3 => s.net_overlay = !s.net_overlay,
+                    ROW_DELAY..=ROW_OVERLAY => step_value_row(&mut s, i, 1, true),
                     _ => {
-                        let k = i - 4;
+                        let k = i - FIRST_KEY_ROW;
                         let (player, action) = (k / 7, k % 7);
                         if let Some(key) =
                             press_a_key(ui, &format!("P{} {}", player + 1, KeyMap::ACTIONS[action]))
@@ -442,6 +435,24 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                 }
             }
         }
+    }
+}
+
+// Rows of the settings screen before the key bindings.
+const ROW_SERVER: usize = 0;
+const ROW_DELAY: usize = 1;
+const ROW_VOLUME: usize = 2;
+const ROW_OVERLAY: usize = 3;
+const FIRST_KEY_ROW: usize = 4;
+
+/// Changes a row that holds a value: Enter (`wrap`) goes round, Left/Right
+/// stop at the ends (the overlay: Left off, Right on).
+fn step_value_row(s: &mut Settings, row: usize, step: i32, wrap: bool) {
+    match row {
+        ROW_DELAY => s.step_delay(step, wrap),
+        ROW_VOLUME => s.step_volume(step, wrap),
+        ROW_OVERLAY => s.net_overlay = if wrap { !s.net_overlay } else { step > 0 },
+        _ => {}
     }
 }
 
