@@ -297,16 +297,11 @@ impl Connector {
             let Some(socket) = self.socket.as_mut() else {
                 return;
             };
-            match socket.try_update_peers() {
-                Ok(changes) => {
-                    if changes
-                        .iter()
-                        .any(|(p, state)| *p == peer && *state == PeerState::Disconnected)
-                    {
-                        return;
-                    }
-                }
-                Err(_) => return,
+            let Ok(changes) = socket.try_update_peers() else {
+                return;
+            };
+            if changes.contains(&(peer, PeerState::Disconnected)) {
+                return;
             }
             std::thread::sleep(Duration::from_millis(10));
         }

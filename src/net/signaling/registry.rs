@@ -236,6 +236,13 @@ mod tests {
         out
     }
 
+    /// Seats peer `n` in room `room`; returns its inbox.
+    fn seat(reg: &mut Registry, room: &str, n: u128, t: Instant) -> Inbox {
+        let (tx, rx) = channel();
+        reg.join(&code(room), peer(n), tx, t);
+        rx
+    }
+
     fn code(s: &str) -> RoomRequest {
         RoomRequest::Code(RoomCode::parse(s).unwrap())
     }
@@ -287,12 +294,9 @@ mod tests {
     fn signals_never_cross_rooms() {
         let mut reg = Registry::default();
         let t = Instant::now();
-        let (a_tx, mut a_rx) = channel();
-        let (b_tx, mut b_rx) = channel();
-        let (c_tx, mut c_rx) = channel();
-        reg.join(&code("AAAAAA"), peer(1), a_tx, t);
-        reg.join(&code("AAAAAA"), peer(2), b_tx, t);
-        reg.join(&code("BBBBBB"), peer(3), c_tx, t);
+        let mut a_rx = seat(&mut reg, "AAAAAA", 1, t);
+        let mut b_rx = seat(&mut reg, "AAAAAA", 2, t);
+        let mut c_rx = seat(&mut reg, "BBBBBB", 3, t);
         let data = serde_json::json!({"Offer": "sdp"});
         assert!(reg.relay(peer(3), peer(1), data.clone()).is_err());
         assert!(reg.relay(peer(1), peer(3), data.clone()).is_err());
@@ -314,10 +318,8 @@ mod tests {
     fn oversized_signals_and_floods_are_not_relayed() {
         let mut reg = Registry::default();
         let t = Instant::now();
-        let (a_tx, mut a_rx) = channel();
-        let (b_tx, mut b_rx) = channel();
-        reg.join(&code("AAAAAA"), peer(1), a_tx, t);
-        reg.join(&code("AAAAAA"), peer(2), b_tx, t);
+        let mut a_rx = seat(&mut reg, "AAAAAA", 1, t);
+        let mut b_rx = seat(&mut reg, "AAAAAA", 2, t);
         let big = serde_json::json!("x".repeat(MAX_SIGNAL_BYTES));
         assert!(matches!(
             reg.relay(peer(1), peer(2), big),
