@@ -22,6 +22,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Characters of a failed peer's stderr shown.
+TAIL = int(os.environ.get("NET_BENCH_TAIL", "1500"))
 BIN = os.environ.get("TWINSTAR_BIN", os.path.join(ROOT, "target", "release", "twinstar"))
 
 
@@ -71,12 +73,16 @@ def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23"):
     join = subprocess.Popen([BIN, "join", room, *common, *join_extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     limit = frames / 60 + 60
-    results = []
-    for proc in (host, join):
-        out, err = proc.communicate(timeout=limit)
-        if proc.returncode != 0:
-            raise SystemExit(f"net_bench: a peer failed ({proc.returncode}): {err.strip()[-500:]}")
-        results.append(json.loads(out.strip().splitlines()[-1]))
+    outputs = [proc.communicate(timeout=limit) for proc in (host, join)]
+    failed = [(name, proc.returncode, err) for name, proc, (_, err)
+              in zip(("host", "join"), (host, join), outputs) if proc.returncode != 0]
+    if failed:
+        # Both sides' last lines: the failing peer often only reports what the
+        # other one did ("closed the connection").
+        report = "\n".join(f"--- {name} (exit {proc.returncode}):\n{err.strip()[-TAIL:]}"
+                           for name, proc, (_, err) in zip(("host", "join"), (host, join), outputs))
+        raise SystemExit(f"net_bench: {', '.join(f[0] for f in failed)} failed\n{report}")
+    results = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
     if results[0]["checksum"] != results[1]["checksum"]:
         raise SystemExit("net_bench: the peers ended with different checksums")
     return results

@@ -33,6 +33,7 @@ impl ControlChannel {
     }
 
     pub fn send(&mut self, message: &Message) {
+        tracing::trace!("control out: {message:?}");
         let packet = Packet::from(message.encode());
         let now = Instant::now();
         match &mut self.link {
@@ -64,6 +65,7 @@ impl ControlChannel {
             .into_iter()
             .filter(|(from, _)| *from == self.peer)
             .map(|(_, packet)| Message::decode(&packet))
+            .inspect(|m| tracing::trace!("control in: {m:?}"))
             .collect()
     }
 
