@@ -446,8 +446,8 @@ mod tests {
 
     #[test]
     fn what_is_sent_before_the_other_end_opens_is_repeated() {
-        // The host hears of the peer 30 ms before the joiner's end opens:
-        // its first Hellos are lost; later ones, and probes, are not.
+        // The joiner's end opens 5, 30 or 250 ms after the host's: the
+        // host's first Hellos are lost; later ones, and probes, are not.
         for b_opens in [5, 30, 250] {
             let a = Handshake::new(hello(Role::Host, 7), DelaySetting::Auto);
             let b = Handshake::new(hello(Role::Join, 99), DelaySetting::Auto);
