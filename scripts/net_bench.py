@@ -73,15 +73,15 @@ def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23"):
     join = subprocess.Popen([BIN, "join", room, *common, *join_extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     limit = frames / 60 + 60
-    outputs = [proc.communicate(timeout=limit) for proc in (host, join)]
-    failed = [(name, proc.returncode, err) for name, proc, (_, err)
-              in zip(("host", "join"), (host, join), outputs) if proc.returncode != 0]
+    peers = [("host", host), ("join", join)]
+    outputs = [proc.communicate(timeout=limit) for _, proc in peers]
+    failed = [name for name, proc in peers if proc.returncode != 0]
     if failed:
         # Both sides' last lines: the failing peer often only reports what the
         # other one did ("closed the connection").
         report = "\n".join(f"--- {name} (exit {proc.returncode}):\n{err.strip()[-TAIL:]}"
-                           for name, proc, (_, err) in zip(("host", "join"), (host, join), outputs))
-        raise SystemExit(f"net_bench: {', '.join(f[0] for f in failed)} failed\n{report}")
+                           for (name, proc), (_, err) in zip(peers, outputs))
+        raise SystemExit(f"net_bench: {', '.join(failed)} failed\n{report}")
     results = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
     if results[0]["checksum"] != results[1]["checksum"]:
         raise SystemExit("net_bench: the peers ended with different checksums")

@@ -38,9 +38,9 @@ pub const PROBE_INTERVAL: Duration = Duration::from_millis(10);
 /// under CPU load, which left the peer waiting for the 10 s timeout). Once a
 /// message from the peer arrives, both ends are open and nothing else is lost.
 pub const HELLO_RESEND: Duration = Duration::from_millis(100);
-/// A probe unanswered this long is sent again under a new number (the
-/// reliable channel does not lose it, but a peer that is still setting up
-/// may not have answered).
+/// A probe unanswered this long is sent again under a new number: a safety
+/// net, as probing starts only once the peer is heard and nothing sent after
+/// that is lost.
 const PROBE_RESEND: Duration = Duration::from_millis(1000);
 
 /// Which command started this peer; decides who is player 1.
@@ -387,10 +387,7 @@ mod tests {
         mut b: Handshake,
         one_way: Duration,
         b_opens: Duration,
-    ) -> (
-        Result<Agreement, HandshakeError>,
-        Result<Agreement, HandshakeError>,
-    ) {
+    ) -> Outcomes {
         let start = Instant::now();
         // (deliver at, to a?, message)
         let mut wire: Vec<(Instant, bool, Message)> = Vec::new();
@@ -469,22 +466,22 @@ mod tests {
     fn hello_is_repeated_only_until_the_peer_is_heard() {
         let mut host = Handshake::new(hello(Role::Host, 1), DelaySetting::Auto);
         let start = Instant::now();
-        let hellos = |out: Vec<Message>| {
+        let hellos = |out: &[Message]| {
             out.iter()
                 .filter(|m| matches!(m, Message::Hello(_)))
                 .count()
         };
-        assert_eq!(hellos(host.poll(start)), 1);
+        assert_eq!(hellos(&host.poll(start)), 1);
         assert_eq!(host.poll(start + Duration::from_millis(50)), vec![]);
-        assert_eq!(hellos(host.poll(start + HELLO_RESEND)), 1);
+        assert_eq!(hellos(&host.poll(start + HELLO_RESEND)), 1);
         let t = start + HELLO_RESEND + Duration::from_millis(10);
         host.receive(t, Message::Hello(hello(Role::Join, 2)));
         // Heard: one more Hello, now certain to arrive, and probing starts.
         let out = host.poll(t);
-        assert_eq!(hellos(out.clone()), 1);
+        assert_eq!(hellos(&out), 1);
         assert!(out.iter().any(|m| matches!(m, Message::Ping { .. })));
         let later = host.poll(t + Duration::from_secs(1));
-        assert_eq!(hellos(later), 0);
+        assert_eq!(hellos(&later), 0);
     }
 
     #[test]
