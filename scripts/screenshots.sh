@@ -56,6 +56,11 @@ echo "$out/menu.png"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$bin" serve --bind "127.0.0.1:$port" >/dev/null 2>&1 &
 pids+=($!)
+# Until it listens (a loaded machine can take a second to start it).
+for _ in $(seq 100); do
+    python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$port" 2>/dev/null && break
+    sleep 0.1
+done
 run host --room K7Q-2XM --server "ws://127.0.0.1:$port" --stun none --frames 30 --screenshot "$out/host.png"
 echo "$out/host.png"
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::online::{OnlineEnd, finish_online, online_in_window, start_online};
+use super::online::{OnlineEnd, online_in_window, start_online};
 use super::{Failure, Report, finish, local_sources, match_options, prepare_local};
 use crate::cli::{MenuArgs, NetArgs, RunArgs};
 use crate::frontend::menu::{Picked, choose, message, settings_screen, text_prompt};
@@ -12,7 +12,7 @@ use crate::frontend::replay_view;
 use crate::frontend::window::{self, MatchEnd, Screenshot, Ui};
 use crate::net::handshake::Role;
 use crate::net::room_code::RoomCode;
-use crate::session::{Driver, FPS, Mode, SessionError, Summary};
+use crate::session::{FPS, Match, Mode, Pacing};
 use crate::settings::{Settings, settings_path};
 
 const ITEMS: [&str; 8] = [
@@ -132,8 +132,9 @@ async fn play_local(ui: &mut Ui, mode: Mode, run: &RunArgs, settings: &Settings)
     };
     let sources = local_sources(run, mode, driver.options().seed, settings.keymaps());
     let options = match_options(run, &driver, &sources, settings, "back to the menu");
-    let end = window::play_match(ui, driver, sources, options).await;
-    after_match(ui, end, finish).await;
+    let game = Match::new(driver, Pacing::RealTime, run.frames);
+    let end = window::play_match(ui, game, sources, options).await;
+    after_match(ui, end).await;
 }
 
 async fn play_online(
@@ -149,27 +150,16 @@ async fn play_online(
         Err(f) => return show_failure(ui, "CANNOT CONNECT", &f).await,
     };
     match online_in_window(ui, start, run, settings, "back to the menu").await {
-        OnlineEnd::Played(end) => after_match(ui, *end, finish_online).await,
+        OnlineEnd::Played(end) => after_match(ui, *end).await,
         // Esc on the waiting screen: straight back, no error box.
-        OnlineEnd::Failed(Failure::Runtime(m, _)) if m.starts_with("cancelled") => {}
+        OnlineEnd::Cancelled | OnlineEnd::Captured(_) => {}
         OnlineEnd::Failed(f) => show_failure(ui, "COULD NOT CONNECT", &f).await,
-        OnlineEnd::Captured(_) => {}
     }
 }
 
-/// Finishes the recording and says how the match ended when it was not
-/// the player's own choice.
-async fn after_match(
-    ui: &mut Ui,
-    end: MatchEnd,
-    finish: impl FnOnce(&mut Driver, Option<SessionError>) -> Result<Summary, Failure>,
-) {
-    let MatchEnd {
-        mut driver, error, ..
-    } = end;
-    let replay = driver.recording_path();
-    let result = finish(&mut driver, error);
-    let saved = replay.map(|p| format!("replay saved as {}", p.display()));
+/// Says how the match ended when it was not the player's own choice.
+async fn after_match(ui: &mut Ui, end: MatchEnd) {
+    let result = finish(end.finished);
     match result {
         Ok(summary) => tracing::info!(
             "match over: {} frames, team score {}, replay {:?}",
@@ -178,11 +168,14 @@ async fn after_match(
             summary.replay
         ),
         Err(failure) => {
-            let text = match &failure {
-                Failure::BadInput(m) | Failure::Runtime(m, _) => m.clone(),
+            let (text, replay) = match &failure {
+                Failure::BadInput(m) => (m.clone(), None),
+                Failure::Runtime(m, summary) => {
+                    (m.clone(), summary.as_ref().and_then(|s| s.replay.clone()))
+                }
             };
             let mut lines = vec![text];
-            lines.extend(saved);
+            lines.extend(replay.map(|p| format!("replay saved as {p}")));
             message(ui, "MATCH ENDED", &lines, None).await;
         }
     }

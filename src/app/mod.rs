@@ -14,8 +14,11 @@ use crate::frontend::window::{self, MatchEnd, MatchOptions};
 use crate::frontend::{InputSource, headless};
 use crate::input::{KeyMap, ScriptBot};
 use crate::replay::{Header, Writer};
-use crate::session::{Driver, DriverOptions, Mode, SessionError, Summary};
+use crate::session::{
+    Driver, DriverOptions, Finished, Match, Mode, Outcome, Pacing, SessionError, Summary,
+};
 use crate::settings::{Settings, key_name};
+use crate::sim::Frame;
 use crate::sim::SimConfig;
 
 /// Frames a headless run plays when `--frames` is not given (one minute).
@@ -88,7 +91,7 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
 pub(super) fn prepare_local(
     args: &RunArgs,
     mode: Mode,
-    inject_desync_from: Option<u32>,
+    inject_desync_from: Option<Frame>,
 ) -> Result<Driver, Failure> {
     let config = SimConfig::preset(&args.preset)
         .ok_or_else(|| Failure::BadInput(format!("unknown preset '{}'", args.preset)))?;
@@ -147,7 +150,6 @@ pub(super) fn match_options(
         InputSource::Bot(_) => None,
     });
     MatchOptions {
-        frames: args.frames,
         screenshot: args.window.screenshot.clone(),
         overlay: args.window.overlay || settings.net_overlay || check_distance.is_some(),
         info: MatchInfo {
@@ -160,48 +162,44 @@ pub(super) fn match_options(
     }
 }
 
-fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<u32>) -> Result<Summary, Failure> {
+fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result<Summary, Failure> {
     if !args.headless && !window::display_available() {
         return Err(Failure::BadInput(
             window::WindowError::NoDisplay.to_string(),
         ));
     }
-    let mut driver = prepare_local(args, mode, inject_desync_from)?;
+    let driver = prepare_local(args, mode, inject_desync_from)?;
     let seed = driver.options().seed;
     if args.headless {
         let bot = |player| InputSource::Bot(ScriptBot::new(seed, player));
         let mut sources = [bot(0), bot(1)];
         let frames = args.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
-        let result = headless::run(&mut driver, &mut sources, frames);
-        return finish(&mut driver, result.err());
+        let game = Match::new(driver, Pacing::Unpaced, Some(frames));
+        return finish(headless::run(game, &mut sources));
     }
     let settings = Settings::load_or_default();
     let sources = local_sources(args, mode, seed, settings.keymaps());
     let options = match_options(args, &driver, &sources, &settings, "quit");
     let volume = args.window.volume.unwrap_or(settings.volume);
     let title = format!("twinstar - {}", mode.name());
+    let game = Match::new(driver, Pacing::RealTime, args.frames);
     let end = window::open(&title, move |mut ui| async move {
         ui.audio.set_volume(volume);
-        window::play_match(&mut ui, driver, sources, options).await
+        window::play_match(&mut ui, game, sources, options).await
     })
     .map_err(|e| Failure::BadInput(e.to_string()))?;
     let end = end.ok_or_else(|| Failure::Runtime("the window closed unexpectedly".into(), None))?;
-    finish_window(end, finish)
+    finish_window(end)
 }
 
 /// Summary of a match played in a window, with its drawing figures.
-pub(super) fn finish_window(
-    end: MatchEnd,
-    finish: impl FnOnce(&mut Driver, Option<SessionError>) -> Result<Summary, Failure>,
-) -> Result<Summary, Failure> {
+pub(super) fn finish_window(end: MatchEnd) -> Result<Summary, Failure> {
     let MatchEnd {
-        mut driver,
-        error,
+        finished,
         draw,
         screenshot_error,
-        ..
     } = end;
-    let mut result = finish(&mut driver, error);
+    let mut result = finish(finished);
     if let Some((mean, p99)) = draw.summary() {
         tracing::info!(
             "drawing took {mean:.2} ms per frame on average, {p99:.2} ms at the 99th percentile"
@@ -244,17 +242,34 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
         .find(|path| !path.exists())
 }
 
-pub(super) fn finish(driver: &mut Driver, error: Option<SessionError>) -> Result<Summary, Failure> {
-    let reason = match &error {
-        None => "completed".to_string(),
-        Some(e) => e.to_string(),
-    };
-    driver.finish_recording(&reason);
+/// The summary of a finished match, or the failure that ended it (with the
+/// summary still attached). After a desync, the world at that frame is
+/// written next to the replay to compare with the other player's.
+pub(super) fn finish(finished: Finished) -> Result<Summary, Failure> {
+    let Finished { driver, outcome } = finished;
     let summary = driver.summary();
-    match error {
-        None => Ok(summary),
-        Some(e) => Err(Failure::Runtime(e.to_string(), Some(Box::new(summary)))),
+    let error = match outcome {
+        Outcome::Completed | Outcome::Left => return Ok(summary),
+        Outcome::Failed(e) => e,
+    };
+    if let (
+        SessionError::Desync {
+            frame,
+            ours,
+            theirs,
+        },
+        Some(replay),
+    ) = (&error, &summary.replay)
+    {
+        match online::dump_state(std::path::Path::new(replay), *frame, *ours, *theirs) {
+            Ok(path) => eprintln!(
+                "twinstar: state at the desync written to {}",
+                path.display()
+            ),
+            Err(e) => eprintln!("twinstar: could not write the desync state dump: {e}"),
+        }
     }
+    Err(Failure::Runtime(error.to_string(), Some(Box::new(summary))))
 }
 
 pub(super) fn random_seed() -> u64 {

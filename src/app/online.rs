@@ -21,9 +21,11 @@ use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
 use crate::net::signaling::{self, DEFAULT_PORT};
 use crate::replay::{Header, Writer};
-use crate::session::{Driver, OnlineOptions, SessionError, Summary};
+use crate::session::{Driver, OnlineOptions};
+use crate::session::{Match, Pacing};
 use crate::settings::Settings;
 use crate::sim::SimConfig;
+use crate::sim::{Frame, hex_checksum};
 
 /// Frames a headless online match plays when `--frames` is not given.
 const DEFAULT_ONLINE_FRAMES: u32 = 3600;
@@ -214,6 +216,8 @@ fn signaling_server(role: Role, net: &NetArgs, runtime: &Runtime) -> Result<Stri
 pub(super) struct OnlineStart {
     pub connector: Connector,
     pub options: OnlineOptions,
+    /// The match ends once this frame is confirmed on both sides.
+    pub frames: Option<Frame>,
     pub hosting: bool,
     pub title: String,
     /// The server URL to tell the other player (this machine's LAN address
@@ -269,7 +273,6 @@ pub(super) fn start_online(
         protocol_skew: net.debug_protocol_skew,
     };
     let online_options = OnlineOptions {
-        frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
         delay,
         garbage_per_second: net.debug_garbage,
         inject_desync_from: net.debug_inject_desync,
@@ -282,14 +285,17 @@ pub(super) fn start_online(
         share_server,
         connector: Connector::start(runtime, options),
         options: online_options,
+        frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
         hosting: plan.role == Role::Host,
-        title: format!("twinstar - {}", plan.role_name()),
+        title: format!("twinstar - {}", plan.role.name()),
     })
 }
 
 /// How an online match in a window ended.
 pub(super) enum OnlineEnd {
     Played(Box<MatchEnd>),
+    /// Esc on the waiting screen.
+    Cancelled,
     Failed(Failure),
     /// `--screenshot` of the waiting screen.
     Captured(Result<(), String>),
@@ -306,6 +312,7 @@ pub(super) async fn online_in_window(
     let OnlineStart {
         connector,
         options,
+        frames,
         hosting,
         share_server,
         ..
@@ -318,6 +325,7 @@ pub(super) async fn online_in_window(
     let connection =
         match window::connect_screen(ui, connecting, hosting, &share_server, capture).await {
             ConnectOutcome::Connected(c) => *c,
+            ConnectOutcome::Cancelled => return OnlineEnd::Cancelled,
             ConnectOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
             ConnectOutcome::Captured(r) => return OnlineEnd::Captured(r),
         };
@@ -325,8 +333,9 @@ pub(super) async fn online_in_window(
         Err(f) => OnlineEnd::Failed(f),
         Ok((driver, sources)) => {
             let match_options = match_options(run, &driver, &sources, settings, escape_does);
+            let game = Match::new(driver, Pacing::RealTime, frames);
             OnlineEnd::Played(Box::new(
-                window::play_match(ui, driver, sources, match_options).await,
+                window::play_match(ui, game, sources, match_options).await,
             ))
         }
     }
@@ -342,11 +351,10 @@ pub fn online(
     let start = start_online(role, code, net, run, &settings)?;
     if run.headless {
         let connection = connect_blocking(start.connector)?;
-        let (mut driver, mut sources) =
+        let (driver, mut sources) =
             start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
-        let frames = start.options.frames.unwrap_or(DEFAULT_ONLINE_FRAMES);
-        let result = headless::run_online(&mut driver, &mut sources, frames);
-        return finish_online(&mut driver, result.err()).map(|s| Report::Summary(Box::new(s)));
+        let game = Match::new(driver, Pacing::RealTime, start.frames);
+        return finish(headless::run(game, &mut sources)).map(|s| Report::Summary(Box::new(s)));
     }
     let title = start.title.clone();
     let run = run.clone();
@@ -362,21 +370,10 @@ pub fn online(
             None,
         )),
         Some(OnlineEnd::Failed(f)) => Err(f),
+        Some(OnlineEnd::Cancelled) => Err(connect_failure(ConnectError::Cancelled)),
         Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
         Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
-        Some(OnlineEnd::Played(end)) => {
-            finish_window(*end, finish_online).map(|s| Report::Summary(Box::new(s)))
-        }
-    }
-}
-
-impl Plan {
-    fn role_name(&self) -> &'static str {
-        match self.role {
-            Role::Host => "host",
-            Role::Join => "join",
-            Role::Quick => "quick match",
-        }
+        Some(OnlineEnd::Played(end)) => finish_window(*end).map(|s| Report::Summary(Box::new(s))),
     }
 }
 
@@ -435,53 +432,22 @@ fn start_match(
     Ok((driver, sources))
 }
 
-pub(super) fn finish_online(
-    driver: &mut Driver,
-    error: Option<SessionError>,
-) -> Result<Summary, Failure> {
-    let desync = match &error {
-        Some(SessionError::Desync {
-            frame,
-            ours,
-            theirs,
-        }) => Some((*frame, *ours, *theirs)),
-        _ => None,
-    };
-    let replay = driver.recording_path();
-    let mut result = finish(driver, error);
-    // The end-of-match comparison finds desyncs outside the session too.
-    if desync.is_some()
-        && let Err(Failure::Runtime(_, Some(summary))) = &mut result
-    {
-        summary.desyncs = summary.desyncs.max(1);
-    }
-    if let (Some((frame, ours, theirs)), Some(replay)) = (desync, replay) {
-        match dump_state(&replay, frame, ours, theirs) {
-            Ok(path) => eprintln!(
-                "twinstar: state at the desync written to {}",
-                path.display()
-            ),
-            Err(e) => eprintln!("twinstar: could not write the desync state dump: {e}"),
-        }
-    }
-    result
-}
-
 /// Re-simulates our replay to the desync frame and writes the world there
 /// as text next to the replay: diff it against the other player's.
-fn dump_state(
+pub(super) fn dump_state(
     replay: &Path,
-    frame: i32,
+    frame: Frame,
     ours: u128,
     theirs: u128,
 ) -> Result<std::path::PathBuf, String> {
     let log = crate::replay::read(replay).map_err(|e| e.to_string())?;
-    let frame = u32::try_from(frame).map_err(|_| "negative frame".to_string())?;
     let world = crate::replay::simulate_to(&log, frame).ok_or("unreadable replay header")?;
     let path = replay.with_extension(format!("desync-f{frame}.txt"));
     let text = format!(
-        "desync at frame {frame}\nour checksum    {ours:032x}\ntheir checksum  {theirs:032x}\nre-simulated    {:032x} (frame {} of {} recorded)\nreplay          {}\n\n{world:#?}\n",
-        world.checksum(),
+        "desync at frame {frame}\nour checksum    {}\ntheir checksum  {}\nre-simulated    {} (frame {} of {} recorded)\nreplay          {}\n\n{world:#?}\n",
+        hex_checksum(ours),
+        hex_checksum(theirs),
+        hex_checksum(world.checksum()),
         world.frame,
         log.frames(),
         replay.display()

@@ -9,7 +9,8 @@ use crate::cli::{ReplayArgs, ReplayDiffArgs};
 use crate::frontend::replay_view;
 use crate::frontend::window::Screenshot;
 use crate::replay::{self, FieldDiff, Replay, first_divergence, simulate_to, world_diff};
-use crate::session::{Summary, hex_checksum};
+use crate::session::Summary;
+use crate::sim::hex_checksum;
 
 fn load(path: &Path) -> Result<Replay, Failure> {
     let replay =

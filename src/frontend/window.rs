@@ -21,7 +21,7 @@ use super::hud::{self, MatchInfo};
 use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
 use crate::net::connect::{BackgroundConnect, ConnectError, Connection, Stage};
-use crate::session::{Driver, Pacer, SessionError};
+use crate::session::{Finished, Match, Next};
 use crate::sim::Input;
 
 /// Most frames simulated per drawn frame, so a stall (window drag,
@@ -149,8 +149,7 @@ pub fn save_screenshot(path: &Path) -> Result<(), String> {
 /// How a match is shown.
 #[derive(Clone, Debug, Default)]
 pub struct MatchOptions {
-    /// End after this many confirmed frames.
-    pub frames: Option<u32>,
+    /// Saved when the match ends (after `--frames N`, or when it ends otherwise).
     pub screenshot: Option<PathBuf>,
     /// Network overlay shown at the start (F1 toggles).
     pub overlay: bool,
@@ -183,113 +182,110 @@ impl DrawStats {
     }
 }
 
+/// A match played in a window: how it ended and what drawing cost.
 pub struct MatchEnd {
-    pub driver: Driver,
-    pub error: Option<SessionError>,
+    pub finished: Finished,
     pub draw: DrawStats,
     /// `--screenshot` could not be written.
     pub screenshot_error: Option<String>,
-    /// The window was closed or Esc pressed before the planned end.
-    pub left_early: bool,
 }
 
-/// Plays until Esc, the planned last frame, or an error.
-pub async fn play_match(
-    ui: &mut Ui,
-    mut driver: Driver,
-    mut sources: [InputSource; 2],
-    options: MatchOptions,
-) -> MatchEnd {
-    enter_screen();
-    let mut pacer = Pacer::new(Instant::now());
-    let mut ledger = EventLedger::new();
-    let mut motion = Motion::default();
-    let mut graph = NetGraph::new(options.check_distance);
-    let mut info = options.info.clone();
-    info.started_frame = driver.world().frame;
-    let mut overlay = options.overlay;
-    let mut draw = DrawStats::default();
-    let mut frames_drawn = 0u32;
-    let end = |driver, error, left_early, screenshot_error, draw| MatchEnd {
-        driver,
-        error,
-        draw,
-        screenshot_error,
-        left_early,
-    };
-    loop {
-        ui.audio.update().await;
-        if pressed(KeyCode::Escape) {
-            driver.say_goodbye("the player pressed Esc");
-            return end(driver, None, true, None, draw);
-        }
-        if pressed(KeyCode::F1) {
-            overlay = !overlay;
-        }
-        if let Err(e) = driver.poll() {
-            return end(driver, Some(e), false, None, draw);
-        }
+/// What the window keeps across the frames of a match: the effects ledger,
+/// interpolation, the overlay's graph, the result panel's texts.
+struct MatchScreen {
+    ledger: EventLedger,
+    motion: Motion,
+    graph: NetGraph,
+    info: MatchInfo,
+    overlay: bool,
+}
+
+impl MatchScreen {
+    /// Runs the frames due now (at most `MAX_FRAMES_PER_DRAW`) with inputs
+    /// from `sources`; effects and sounds follow each frame's report.
+    fn run_due_frames(&mut self, ui: &mut Ui, game: &mut Match, sources: &mut [InputSource; 2]) {
         let now = Instant::now();
-        let mut finished = false;
         for _ in 0..MAX_FRAMES_PER_DRAW {
-            let skip = driver.take_skip_frames();
-            if !pacer.due(now, driver.frames_ahead(), skip) {
-                break;
+            if game.next(now) != Next::Frame {
+                return;
             }
             let inputs = [sources[0].next(is_key_down), sources[1].next(is_key_down)];
-            motion.remember(driver.world());
-            let report = match driver.advance(inputs) {
-                Ok(report) => report,
-                Err(e) => {
-                    if let SessionError::Desync { frame, .. } = &e {
-                        graph.desync = Some(format!("frame {frame}"));
-                    }
-                    return end(driver, Some(e), false, None, draw);
-                }
-            };
-            graph.record(&report);
+            self.motion.remember(game.driver().world());
+            let report = game.advance(inputs);
+            self.graph.record(&report);
             if let Some(inputs) = report.inputs {
-                info.holding_start = inputs.map(|i| i.has(Input::START));
+                self.info.holding_start = inputs.map(|i| i.has(Input::START));
             }
-            let changes = ledger.apply(&report);
+            let changes = self.ledger.apply(&report);
             for (frame, event) in &changes.fired {
-                info.note(*frame, event);
+                self.info.note(*frame, event);
             }
-            let sounds = sound_changes(&changes, &ledger);
+            let sounds = sound_changes(&changes, &self.ledger);
             for (frame, cue) in sounds.start {
                 ui.audio.play_event(cue, frame);
             }
             for (frame, cue) in sounds.stop {
                 ui.audio.cancel_event(cue, frame);
             }
-            if options
-                .frames
-                .is_some_and(|n| driver.confirmed_frames() >= n)
-            {
-                finished = true;
-                break;
-            }
         }
-        let drawing = Instant::now();
-        let alpha = pacer.alpha(Instant::now());
+    }
+
+    fn draw(&mut self, ui: &Ui, game: &Match) {
+        let alpha = game.alpha(Instant::now());
+        let driver = game.driver();
         let world = driver.world();
-        let layout = scene::draw_world(&ui.sprites, world, &motion, &ledger, alpha);
-        hud::draw_hud(&ui.sprites, world, &layout, &ledger);
+        let layout = scene::draw_world(&ui.sprites, world, &self.motion, &self.ledger, alpha);
+        hud::draw_hud(&ui.sprites, world, &layout, &self.ledger);
         let status = driver.net_status();
         if world.is_game_over() {
-            hud::draw_result(&ui.sprites.font, world, &info);
+            hud::draw_result(&ui.sprites.font, world, &self.info);
         }
-        if overlay {
-            graph.draw(&ui.sprites.font, status.as_ref());
+        if self.overlay {
+            self.graph.draw(&ui.sprites.font, status.as_ref());
         } else {
             draw_alerts(&ui.sprites.font, status.as_ref());
         }
-        if finished {
+    }
+}
+
+/// Plays until Esc, the planned last frame, or a failure; the match's
+/// lifecycle (its end, the checksum exchange, the verdict) is the session's.
+pub async fn play_match(
+    ui: &mut Ui,
+    mut game: Match,
+    mut sources: [InputSource; 2],
+    options: MatchOptions,
+) -> MatchEnd {
+    enter_screen();
+    let mut info = options.info.clone();
+    info.started_frame = game.driver().world().frame;
+    let mut screen = MatchScreen {
+        ledger: EventLedger::new(),
+        motion: Motion::default(),
+        graph: NetGraph::new(options.check_distance),
+        info,
+        overlay: options.overlay,
+    };
+    let mut draw = DrawStats::default();
+    let mut frames_drawn = 0u32;
+    loop {
+        ui.audio.update().await;
+        if pressed(KeyCode::Escape) {
+            game.leave("the player pressed Esc");
+        }
+        if pressed(KeyCode::F1) {
+            screen.overlay = !screen.overlay;
+        }
+        screen.run_due_frames(ui, &mut game, &mut sources);
+        let drawing = Instant::now();
+        screen.draw(ui, &game);
+        if game.is_over() {
             let shot = options.screenshot.as_deref().map(save_screenshot);
-            // Online: let the peer compare end checksums with ours.
-            driver.announce_done();
-            driver.say_goodbye("the match reached its last frame");
-            return end(driver, None, false, shot.and_then(Result::err), draw);
+            return MatchEnd {
+                finished: game.finish(),
+                draw,
+                screenshot_error: shot.and_then(Result::err),
+            };
         }
         end_frame().await;
         // The first frames compile shaders and upload textures: not drawing cost.
@@ -303,6 +299,8 @@ pub async fn play_match(
 /// How a connection attempt ended.
 pub enum ConnectOutcome {
     Connected(Box<Connection>),
+    /// The player pressed Esc.
+    Cancelled,
     Failed(ConnectError),
     /// `--screenshot` of the waiting screen was taken (or failed).
     Captured(Result<(), String>),
@@ -322,7 +320,7 @@ pub async fn connect_screen(
     let dots = ["", ".", "..", "..."];
     loop {
         if pressed(KeyCode::Escape) {
-            return ConnectOutcome::Failed(ConnectError::Cancelled);
+            return ConnectOutcome::Cancelled;
         }
         if let Poll::Ready(result) = connecting.poll() {
             return match result {

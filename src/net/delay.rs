@@ -15,7 +15,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Milliseconds per simulation frame.
-pub const FRAME_MS: f64 = 1000.0 / crate::session::FPS as f64;
+pub const FRAME_MS: f64 = 1000.0 / crate::sim::FPS as f64;
 
 /// Frames of one-way latency left to rollback instead of delay.
 pub const ROLLBACK_BUDGET: f64 = 2.0;
@@ -66,7 +66,7 @@ pub fn ideal_delay(rtt_ms: f64, jitter_ms: f64) -> f64 {
     let one_way = rtt_ms.max(0.0) / 2.0 + jitter_ms.max(0.0);
     // `* FPS / 1000` rather than `/ FRAME_MS`: exact for whole frames, so
     // 100 ms is 6 frames and not 6.000000001 (which would round up to 7).
-    one_way * crate::session::FPS as f64 / 1000.0 - ROLLBACK_BUDGET
+    one_way * crate::sim::FPS as f64 / 1000.0 - ROLLBACK_BUDGET
 }
 
 /// The policy: the ideal delay rounded up, clamped to `0..=MAX_INPUT_DELAY`.
@@ -114,7 +114,7 @@ const HYSTERESIS_FRAMES: f64 = 0.25;
 /// Consecutive evaluations that must agree on a change.
 const AGREEING_EVALUATIONS: u32 = 3;
 /// Frames after a change during which no other change happens.
-const SETTLE_FRAMES: u32 = 5 * crate::session::FPS;
+const SETTLE_FRAMES: u32 = 5 * crate::sim::FPS;
 
 /// Moves the delay when the measured RTT moves enough, with hysteresis.
 /// Pure: fed samples and frame numbers, it returns decisions.

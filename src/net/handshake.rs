@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::delay::{DelaySetting, input_delay_for, rtt_stats};
-use crate::sim::{SIM_VERSION, SimConfig};
+use crate::sim::{Frame, SIM_VERSION, SimConfig};
 
 /// Bumped whenever the handshake or the GGRS input encoding changes.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -50,6 +50,17 @@ pub enum Role {
     Host,
     Join,
     Quick,
+}
+
+impl Role {
+    /// The role's name in summaries, replays and window titles.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Host => "host",
+            Role::Join => "join",
+            Role::Quick => "quick",
+        }
+    }
 }
 
 /// What a peer tells the other before anything else.
@@ -107,8 +118,9 @@ pub enum Message {
     },
     /// End of a `--frames N` match: the confirmed checksum at frame N.
     Done {
-        frame: u32,
-        checksum: String,
+        frame: Frame,
+        #[serde(with = "hex_checksum_field")]
+        checksum: u128,
     },
     /// The player left on purpose (Esc, window closed).
     Bye {
@@ -117,10 +129,29 @@ pub enum Message {
     /// The sender detected a desync: its checksum and ours at `frame`, so
     /// both players see the same report even if one end noticed first.
     Desync {
-        frame: i32,
-        sender: String,
-        receiver: String,
+        frame: Frame,
+        #[serde(with = "hex_checksum_field")]
+        sender: u128,
+        #[serde(with = "hex_checksum_field")]
+        receiver: u128,
     },
+}
+
+/// Checksums travel as 32 hex digits (JSON has no 128-bit integers); one
+/// that does not parse makes the whole message fail to decode.
+mod hex_checksum_field {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use crate::sim::{hex_checksum, parse_hex_checksum};
+
+    pub fn serialize<S: Serializer>(checksum: &u128, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&hex_checksum(*checksum))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        let text = <&str>::deserialize(d)?;
+        parse_hex_checksum(text).map_err(D::Error::custom)
+    }
 }
 
 impl Message {
@@ -575,13 +606,28 @@ mod tests {
             Message::Ping { seq: 4 },
             Message::Done {
                 frame: 900,
-                checksum: "ab".into(),
+                checksum: u128::MAX - 7,
+            },
+            Message::Desync {
+                frame: 70,
+                sender: 1,
+                receiver: 0xabc,
             },
             Message::Bye {
                 reason: "esc".into(),
             },
         ] {
             assert_eq!(Message::decode(&m.encode()), Ok(m));
+        }
+    }
+
+    #[test]
+    fn a_checksum_that_is_not_32_hex_digits_does_not_decode() {
+        let good = r#"{"type":"done","frame":900,"checksum":"000000000000000000000000000000ab"}"#;
+        assert!(Message::decode(good.as_bytes()).is_ok());
+        for bad in ["ab", "zz000000000000000000000000000000", ""] {
+            let text = format!(r#"{{"type":"done","frame":900,"checksum":"{bad}"}}"#);
+            assert!(Message::decode(text.as_bytes()).is_err(), "{bad:?}");
         }
     }
 }

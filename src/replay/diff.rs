@@ -111,7 +111,7 @@ fn first_checksum_difference(a: &Replay, b: &Replay) -> Option<Divergence> {
             && fb == frame
             && cb != ca
         {
-            let hex = crate::session::hex_checksum;
+            let hex = crate::sim::hex_checksum;
             return Some(Divergence::Checksum {
                 frame,
                 a: hex(ca),

@@ -1,12 +1,19 @@
+//! `Driver`: one match's world under one backend, one frame at a time. It
+//! fulfils GGRS's requests, logs and records confirmed frames, and reports
+//! what each frame did; it never sleeps, draws or prints. The match's
+//! lifecycle around it (pacing, the end, the verdict) is `lifecycle::Match`.
+
 use std::marker::PhantomData;
 
-use ggrs::{GgrsRequest, InputStatus, PredictRepeatLast, SessionBuilder, SyncTestSession};
-
-use super::online::Online;
-use super::{CHECK_DISTANCES, MAX_PREDICTION, SessionError, Summary, hex_checksum};
+use super::backend::{Backend, LocalBackend};
+use super::frame_log::FrameLog;
+use super::online::OnlineBackend;
+use super::simulation::Simulation;
+use super::{CHECK_DISTANCES, NetStatus, OnlineOptions, SessionError, Summary};
+use crate::net::connect::Connection;
 use crate::net::handshake::Role;
 use crate::replay::Writer;
-use crate::sim::{Event, EventSink, Input, PLAYERS, SimConfig, World};
+use crate::sim::{Event, Frame, Input, PLAYERS, SimConfig, World, hex_checksum};
 
 /// GGRS type bundle. `A` is the peer address type of the transport.
 pub struct GgrsConfig<A>(PhantomData<A>);
@@ -16,13 +23,10 @@ where
     A: Clone + PartialEq + Eq + std::hash::Hash + Send + Sync + std::fmt::Debug + 'static,
 {
     type Input = Input;
-    type InputPredictor = PredictRepeatLast;
+    type InputPredictor = ggrs::PredictRepeatLast;
     type State = Box<World>;
     type Address = A;
 }
-
-/// Synctest and local sessions have no peers; their address type is unit.
-type LocalConfig = GgrsConfig<()>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -35,13 +39,12 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The mode's name in summaries, replays and window titles.
     pub fn name(&self) -> &'static str {
         match self {
             Mode::SyncTest { .. } => "synctest",
             Mode::Local => "local",
-            Mode::Online(Role::Host) => "host",
-            Mode::Online(Role::Join) => "join",
-            Mode::Online(Role::Quick) => "quick",
+            Mode::Online(role) => role.name(),
         }
     }
 }
@@ -54,7 +57,7 @@ pub struct DriverOptions {
     /// Debug aid: from this frame on, each simulation of a frame perturbs the
     /// world differently, as a non-deterministic bug would. Synctest must
     /// catch it; tests prove that it does.
-    pub inject_desync_from: Option<u32>,
+    pub inject_desync_from: Option<Frame>,
 }
 
 /// What one `advance` did.
@@ -68,10 +71,10 @@ pub struct FrameReport {
     /// frame whose step emitted them. A frame simulated twice in one advance
     /// (a rollback) keeps only its last simulation's events, so frontends
     /// can diff them against what they already showed (`frontend::effects`).
-    pub events: Vec<(u32, Event)>,
+    pub events: Vec<(Frame, Event)>,
     /// The lowest and highest frame simulated in this advance (frame numbers
     /// after the step), when any was.
-    pub simulated: Option<(u32, u32)>,
+    pub simulated: Option<(Frame, Frame)>,
     /// The inputs the newest simulated frame was stepped with (online, the
     /// other player's is GGRS's prediction until it is confirmed).
     pub inputs: Option<[Input; PLAYERS]>,
@@ -81,62 +84,15 @@ pub struct FrameReport {
     pub waiting: bool,
 }
 
-/// Tags each event with the frame that emitted it.
-struct FrameEvents<'a> {
-    frame: u32,
-    out: &'a mut Vec<(u32, Event)>,
-}
-
-impl EventSink for FrameEvents<'_> {
-    fn emit(&mut self, event: Event) {
-        self.out.push((self.frame, event));
-    }
-}
-
-pub(super) enum Backend {
-    Local(Box<SyncTestSession<LocalConfig>>),
-    Online(Box<Online>),
-}
-
-/// Recent simulated frames, so that confirmed ones can be recorded once
-/// their inputs are final. Longer than any rollback (GGRS predicts at most
-/// `MAX_PREDICTION` frames ahead).
-const FRAME_LOG: usize = 64;
-
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct LogEntry {
-    /// The frame these inputs advanced from (-1: empty slot).
-    frame: i64,
-    inputs: [Input; PLAYERS],
-    /// Checksum of the world after the frame, once GGRS saved it.
-    checksum_after: Option<u128>,
-}
-
 pub struct Driver {
-    pub(super) backend: Backend,
-    pub(super) world: Box<World>,
-    pub(super) options: DriverOptions,
-    /// Newest frame simulated so far: an advance at or below it is a re-simulation.
-    pub(super) newest_frame: u32,
-    /// First checksum seen for recent frames, keyed by frame % len.
-    first_checksums: [(i32, u128); 32],
-    steps: u64,
-    pub(super) rollback_frames: u64,
-    mismatches: u32,
-    /// Where confirmed frames go, if the run is recorded.
-    pub(super) recorder: Option<Writer>,
-    /// The finished recording's path, for the summary.
-    replay_path: Option<String>,
-    log: Box<[LogEntry; FRAME_LOG]>,
-    /// Frames confirmed (and recorded, if recording) so far: 0..confirmed.
-    pub(super) confirmed: u32,
-    /// Checksum of the world after `confirmed` frames.
-    pub(super) confirmed_checksum: u128,
-    /// Confirm no frame at or beyond this (the end of a `--frames N` match).
-    pub(super) confirm_limit: Option<u32>,
+    pub(super) backend: Box<dyn Backend>,
+    pub(super) sim: Simulation,
+    pub(super) log: FrameLog,
+    options: DriverOptions,
 }
 
 impl Driver {
+    /// A synctest or local match.
     pub fn new(options: DriverOptions) -> Result<Self, SessionError> {
         let check_distance = match options.mode {
             Mode::SyncTest { check_distance } => {
@@ -145,44 +101,41 @@ impl Driver {
             }
             Mode::Local | Mode::Online(_) => 0,
         };
-        let session = SessionBuilder::<LocalConfig>::new()
-            .with_num_players(PLAYERS)?
-            .with_max_prediction_window(MAX_PREDICTION)
-            .with_check_distance(check_distance)
-            .start_synctest_session()?;
-        Ok(Self::with_backend(
-            Backend::Local(Box::new(session)),
-            options,
-        ))
+        let backend = LocalBackend::new(check_distance)?;
+        Ok(Self::with_backend(Box::new(backend), options))
     }
 
-    pub(super) fn with_backend(backend: Backend, options: DriverOptions) -> Self {
-        let world = World::new(options.seed, options.config);
-        let confirmed_checksum = world.checksum();
-        let empty = LogEntry {
-            frame: -1,
-            ..LogEntry::default()
+    /// A match against the connected peer.
+    pub fn online(connection: Connection, options: OnlineOptions) -> Result<Self, SessionError> {
+        let driver_options = DriverOptions {
+            seed: connection.agreement.seed,
+            config: connection.agreement.config,
+            mode: Mode::Online(connection.role),
+            inject_desync_from: options.inject_desync_from,
         };
+        let backend = OnlineBackend::new(connection, options)?;
+        Ok(Self::with_backend(Box::new(backend), driver_options))
+    }
+
+    fn with_backend(backend: Box<dyn Backend>, options: DriverOptions) -> Self {
+        let synctest = matches!(options.mode, Mode::SyncTest { .. });
+        let sim = Simulation::new(
+            options.seed,
+            options.config,
+            synctest,
+            options.inject_desync_from,
+        );
+        let log = FrameLog::new(sim.world().checksum());
         Driver {
             backend,
-            world,
+            sim,
+            log,
             options,
-            newest_frame: 0,
-            first_checksums: [(-1, 0); 32],
-            steps: 0,
-            rollback_frames: 0,
-            mismatches: 0,
-            recorder: None,
-            replay_path: None,
-            log: Box::new([empty; FRAME_LOG]),
-            confirmed: 0,
-            confirmed_checksum,
-            confirm_limit: None,
         }
     }
 
     pub fn world(&self) -> &World {
-        &self.world
+        self.sim.world()
     }
 
     pub fn options(&self) -> &DriverOptions {
@@ -190,242 +143,69 @@ impl Driver {
     }
 
     /// Frames whose inputs are final (all of them, in local modes).
-    pub fn confirmed_frames(&self) -> u32 {
-        self.confirmed
+    pub fn confirmed_frames(&self) -> Frame {
+        self.log.confirmed()
     }
 
     /// Runs one frame. Local modes take both inputs; online play takes the
     /// local player's from its slot (see [`Driver::local_players`]).
     pub fn advance(&mut self, inputs: [Input; PLAYERS]) -> Result<FrameReport, SessionError> {
-        let session = match &mut self.backend {
-            Backend::Online(_) => return self.advance_online(inputs),
-            Backend::Local(session) => session,
-        };
-        for (handle, input) in inputs.into_iter().enumerate() {
-            session.add_local_input(handle, input)?;
-        }
-        let requests = match session.advance_frame() {
-            Ok(requests) => requests,
-            Err(ggrs::GgrsError::MismatchedChecksum {
-                mismatched_frames, ..
-            }) => {
-                // Our own check on save normally fires first, with both checksums.
-                self.mismatches += 1;
-                let frame = mismatched_frames.first().copied().unwrap_or(-1);
-                return Err(SessionError::GgrsMismatch { frame });
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let mut report = FrameReport::default();
-        for request in requests {
-            self.fulfil(request, &mut report)?;
-        }
-        Ok(report)
+        self.backend.advance(inputs, &mut self.sim, &mut self.log)
+    }
+
+    /// Online: receives packets, reacts to GGRS and WebRTC events and to
+    /// control messages. Local modes: nothing to do.
+    pub(super) fn poll(&mut self) -> Result<(), SessionError> {
+        self.backend.poll(&mut self.log)
     }
 
     /// Which player slots this machine controls.
     pub fn local_players(&self) -> Vec<usize> {
-        match &self.backend {
-            Backend::Local(_) => (0..PLAYERS).collect(),
-            Backend::Online(online) => vec![online.local],
-        }
+        self.backend.local_players()
     }
 
-    pub(super) fn fulfil<A>(
-        &mut self,
-        request: GgrsRequest<GgrsConfig<A>>,
-        report: &mut FrameReport,
-    ) -> Result<(), SessionError>
-    where
-        GgrsConfig<A>: ggrs::Config<Input = Input, State = Box<World>>,
-    {
-        match request {
-            GgrsRequest::SaveGameState { cell, frame } => {
-                let checksum = self.world.checksum();
-                self.check_first_checksum(frame, checksum)?;
-                if frame > 0 {
-                    let entry = &mut self.log[(frame as usize - 1) % FRAME_LOG];
-                    if entry.frame == i64::from(frame) - 1 {
-                        entry.checksum_after = Some(checksum);
-                    }
-                }
-                cell.save(frame, Some(self.world.clone()), Some(checksum));
-            }
-            GgrsRequest::LoadGameState { cell, frame } => {
-                let saved = cell.data().ok_or(SessionError::MissingState(frame))?;
-                *self.world = **saved;
-            }
-            GgrsRequest::AdvanceFrame { inputs } => {
-                let mut frame_inputs = [Input::default(); PLAYERS];
-                for (slot, (input, status)) in frame_inputs.iter_mut().zip(inputs) {
-                    // A disconnected player's input is a dummy: treat as idle.
-                    *slot = if status == InputStatus::Disconnected {
-                        Input::default()
-                    } else {
-                        input
-                    };
-                }
-                self.step(frame_inputs, report);
-            }
-        }
-        Ok(())
-    }
-
-    fn step(&mut self, inputs: [Input; PLAYERS], report: &mut FrameReport) {
-        let frame = self.world.frame;
-        let is_new = frame >= self.newest_frame;
-        // A re-simulation from here replaces the events of this frame and
-        // of every later one (they are all re-simulated after it).
-        let stepped = frame.wrapping_add(1);
-        report.events.retain(|(f, _)| *f < stepped);
-        let mut sink = FrameEvents {
-            frame: stepped,
-            out: &mut report.events,
-        };
-        self.world.step(inputs, &mut sink);
-        // Steps run in frame order, so the last one is the newest frame.
-        report.inputs = Some(inputs);
-        report.simulated = Some(match report.simulated {
-            None => (stepped, stepped),
-            Some((lo, hi)) => (lo.min(stepped), hi.max(stepped)),
-        });
-        if is_new {
-            self.newest_frame = self.world.frame;
-            report.new_frames += 1;
-        } else {
-            self.rollback_frames += 1;
-            report.resimulated += 1;
-        }
-        self.steps += 1;
-        if let Some(from) = self.options.inject_desync_from
-            && self.world.frame >= from
-        {
-            // Differs between the first simulation of a frame and any re-run.
-            self.world.players[0].score ^= self.steps as u32;
-        }
-        self.log[frame as usize % FRAME_LOG] = LogEntry {
-            frame: i64::from(frame),
-            inputs,
-            checksum_after: None,
-        };
-        // Synctest and local inputs are all local, so a frame's first
-        // simulation is its confirmed one. Online frames are confirmed later,
-        // from the log, when GGRS has every player's input for them.
-        if is_new && matches!(self.backend, Backend::Local(_)) {
-            let world = &self.world;
-            Self::record(&mut self.recorder, inputs, || world.checksum());
-            self.confirmed = self.world.frame;
-        }
-    }
-
-    /// Confirms logged frames up to GGRS's confirmed frame. Call right after
-    /// fulfilling an advance's requests: any rollback its inputs needed has
-    /// run, so the log holds each frame's final inputs and checksum.
-    pub(super) fn confirm_up_to(&mut self, ggrs_confirmed: i32) -> Result<(), SessionError> {
-        let through = u32::try_from(ggrs_confirmed + 1).unwrap_or(0);
-        let limit = through
-            .min(self.newest_frame)
-            .min(self.confirm_limit.unwrap_or(u32::MAX));
-        while self.confirmed < limit {
-            let frame = self.confirmed;
-            let entry = self.log[frame as usize % FRAME_LOG];
-            if entry.frame != i64::from(frame) {
-                return Err(SessionError::MissingState(frame as i32));
-            }
-            // GGRS saves a frame's resulting state at the start of the next
-            // advance: the newest frame's checksum comes one call later.
-            let Some(checksum) = entry.checksum_after else {
-                break;
-            };
-            Self::record(&mut self.recorder, entry.inputs, || checksum);
-            self.confirmed = frame + 1;
-            self.confirmed_checksum = checksum;
-        }
-        Ok(())
-    }
-
-    fn record(
-        recorder: &mut Option<Writer>,
-        inputs: [Input; PLAYERS],
-        checksum: impl FnOnce() -> u128,
-    ) {
-        if let Some(writer) = recorder
-            && let Err(e) = writer.frame(inputs, checksum)
-        {
-            tracing::warn!("recording stopped: {}: {e}", writer.path().display());
-            *recorder = None;
-        }
-    }
-
-    /// Adds a match event (interruption, delay change, desync) to the replay.
-    pub(super) fn record_event(&mut self, kind: &str, detail: &str) {
-        if let Some(writer) = &mut self.recorder
-            && let Err(e) = writer.event(kind, detail)
-        {
-            tracing::warn!("recording stopped: {}: {e}", writer.path().display());
-            self.recorder = None;
-        }
+    pub fn net_status(&self) -> Option<NetStatus> {
+        self.backend.net_status()
     }
 
     /// Records every confirmed frame from now on (call before the first frame).
     pub fn record_to(&mut self, writer: Writer) {
-        self.recorder = Some(writer);
+        self.log.record_to(writer);
     }
 
     /// Where the replay is being written, if anywhere.
     pub fn recording_path(&self) -> Option<std::path::PathBuf> {
-        self.recorder.as_ref().map(|w| w.path().to_path_buf())
-    }
-
-    /// Closes the recording with an end record; the path goes in the summary.
-    pub fn finish_recording(&mut self, reason: &str) {
-        let last = self.checksum_state().1;
-        if let Some(writer) = self.recorder.take() {
-            let path = writer.path().display().to_string();
-            match writer.finish(last, reason) {
-                Ok(_) => self.replay_path = Some(path),
-                Err(e) => tracing::warn!("could not finish the replay {path}: {e}"),
-            }
-        }
+        self.log.recording_path()
     }
 
     /// The frame the summary's checksum is of, and the checksum: the newest
-    /// world in local modes, the last confirmed frame online.
-    pub fn checksum_state(&self) -> (u32, u128) {
-        match self.backend {
-            Backend::Local(_) => (self.world.frame, self.world.checksum()),
-            Backend::Online(_) => (self.confirmed, self.confirmed_checksum),
+    /// world in local modes (every simulated frame is final), the last
+    /// confirmed frame online.
+    pub fn checksum_state(&self) -> (Frame, u128) {
+        if self.backend.has_peer() {
+            (self.log.confirmed(), self.log.confirmed_checksum())
+        } else {
+            let world = self.sim.world();
+            (world.frame, world.checksum())
         }
     }
 
-    /// Synctest: the first checksum of a frame must equal any later one.
-    fn check_first_checksum(&mut self, frame: i32, checksum: u128) -> Result<(), SessionError> {
-        if !matches!(self.options.mode, Mode::SyncTest { .. }) {
-            return Ok(());
-        }
-        let slot = &mut self.first_checksums[frame as usize % 32];
-        if slot.0 == frame && slot.1 != checksum {
-            self.mismatches += 1;
-            return Err(SessionError::Mismatch {
-                frame,
-                first: slot.1,
-                resimulated: checksum,
-            });
-        }
-        *slot = (frame, checksum);
-        Ok(())
+    /// Closes the recording with an end record; the path goes in the summary.
+    pub(super) fn finish_recording(&mut self, reason: &str) {
+        let last = self.checksum_state().1;
+        self.log.finish(last, reason);
     }
 
     pub fn summary(&self) -> Summary {
-        let w = &self.world;
+        let w = self.sim.world();
         let (checksum_frame, checksum) = self.checksum_state();
         let mut summary = Summary {
             mode: self.options.mode.name().to_string(),
-            frames: self.confirmed,
+            frames: self.log.confirmed(),
             checksum_frame,
             checksum: hex_checksum(checksum),
-            mismatches: self.mismatches,
-            rollback_frames: self.rollback_frames,
+            mismatches: self.sim.mismatches(),
+            rollback_frames: self.sim.rollback_frames(),
             connection: "local".to_string(),
             seed: self.options.seed,
             preset: self
@@ -442,12 +222,10 @@ impl Driver {
             score: [w.players[0].score, w.players[1].score],
             shared_score: w.shared_score(),
             restarts: w.restarts,
-            replay: self.replay_path.clone(),
+            replay: self.log.replay_path().map(str::to_string),
             ..Summary::default()
         };
-        if let Backend::Online(online) = &self.backend {
-            online.fill_summary(&mut summary);
-        }
+        self.backend.fill_summary(&mut summary);
         summary
     }
 }

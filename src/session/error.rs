@@ -1,32 +1,34 @@
 use thiserror::Error;
 
+use crate::sim::{Frame, hex_checksum};
+
 #[derive(Debug, Error)]
 pub enum SessionError {
     /// Re-simulating a frame gave other bits than simulating it the first
     /// time: the simulation is not deterministic.
     #[error(
         "synctest mismatch at frame {frame}: first simulation {first}, re-simulation {resimulated}",
-        first = super::hex_checksum(*first),
-        resimulated = super::hex_checksum(*resimulated)
+        first = hex_checksum(*first),
+        resimulated = hex_checksum(*resimulated)
     )]
     Mismatch {
-        frame: i32,
+        frame: Frame,
         first: u128,
         resimulated: u128,
     },
 
     /// GGRS's own synctest check fired before ours; it reports frames only.
     #[error("synctest mismatch at frame {frame} (reported by GGRS, which gives no checksums)")]
-    GgrsMismatch { frame: i32 },
+    GgrsMismatch { frame: Frame },
 
     /// Both peers simulated the same confirmed frame to different states.
     #[error(
         "desync at frame {frame}: our checksum {ours}, the other player's {theirs}",
-        ours = super::hex_checksum(*ours),
-        theirs = super::hex_checksum(*theirs)
+        ours = hex_checksum(*ours),
+        theirs = hex_checksum(*theirs)
     )]
     Desync {
-        frame: i32,
+        frame: Frame,
         ours: u128,
         theirs: u128,
     },
@@ -35,9 +37,16 @@ pub enum SessionError {
     #[error("the other player {0}")]
     PeerLost(String),
 
+    /// The other player sent something our protocol does not allow.
+    #[error("the other player broke the protocol: {0}")]
+    Protocol(String),
+
     #[error("GGRS: {0}")]
     Ggrs(#[from] ggrs::GgrsError),
 
     #[error("GGRS asked to load frame {0}, which was never saved")]
-    MissingState(i32),
+    MissingState(Frame),
+
+    #[error("GGRS asked for frame {0}, which does not exist")]
+    NegativeFrame(i32),
 }

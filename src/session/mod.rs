@@ -1,22 +1,27 @@
-//! The one frame loop behind every mode. A `Driver` owns the world and a
-//! GGRS session; `advance` feeds it this frame's local inputs, fulfils GGRS's
-//! save/load/advance requests, and returns what happened. Frontends (headless,
-//! window) decide what to do with it.
+//! The one match loop behind every mode. A `Driver` owns the world and runs
+//! it under a backend (GGRS synctest locally, P2P online): `advance` feeds
+//! it one frame's local inputs, fulfils GGRS's save/load/advance requests
+//! and returns what happened. A `Match` wraps a driver with the lifecycle
+//! every frontend shares: pacing, the end of the match and its verdict.
 
+mod backend;
 mod driver;
 mod error;
+mod frame_log;
+mod lifecycle;
 mod online;
 mod pacer;
+mod simulation;
 mod summary;
 
 pub use driver::{Driver, DriverOptions, FrameReport, GgrsConfig, Mode};
 pub use error::SessionError;
+pub use lifecycle::{END_WAIT, Finished, Match, Next, Outcome, Pacing};
 pub use online::{NetStatus, OnlineOptions};
 pub use pacer::Pacer;
-pub use summary::{Summary, hex_checksum, parse_hex_checksum};
+pub use summary::Summary;
 
-/// Simulation rate. The window draws at any rate; the simulation ticks at this.
-pub const FPS: u32 = 60;
+pub use crate::sim::FPS;
 
 /// GGRS's default prediction window; synctest check distances must be below it.
 pub const MAX_PREDICTION: usize = 8;

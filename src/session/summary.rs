@@ -84,13 +84,3 @@ impl Summary {
         self.draw_ms_p99 = Some(round(p99));
     }
 }
-
-pub fn hex_checksum(checksum: u128) -> String {
-    format!("{checksum:032x}")
-}
-
-/// The inverse of [`hex_checksum`] for checksums a peer sent; `None` if the
-/// text is not one.
-pub fn parse_hex_checksum(text: &str) -> Option<u128> {
-    u128::from_str_radix(text, 16).ok()
-}

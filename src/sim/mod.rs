@@ -6,6 +6,7 @@
 
 #![deny(clippy::float_arithmetic, clippy::float_cmp, clippy::float_cmp_const)]
 
+mod checksum;
 mod config;
 mod directions;
 mod event;
@@ -16,6 +17,7 @@ mod rng;
 mod step;
 mod world;
 
+pub use checksum::{BadChecksum, hex_checksum, parse_hex_checksum};
 pub use config::{PRESET_NAMES, SimConfig};
 pub use directions::DIRECTION_COUNT;
 pub use event::{Event, EventSink};
@@ -27,3 +29,13 @@ pub use world::*;
 /// Bumped whenever a rule change alters the bits a given input log produces;
 /// replays and peers refuse a different version.
 pub const SIM_VERSION: u32 = 1;
+
+/// The simulation's rate: every duration in the rules (cooldowns, respawn
+/// times) counts frames of 1/60 s. Displays draw at any rate; the match
+/// ticks at this one.
+pub const FPS: u32 = 60;
+
+/// A frame number: the world after `n` steps is frame `n`. One type for the
+/// simulation, the session and replays; GGRS's signed frames are converted
+/// where they enter the session.
+pub type Frame = u32;

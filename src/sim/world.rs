@@ -3,6 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::Frame;
 use super::config::SimConfig;
 use super::math::{Fx, Vec2, fx};
 use super::rng::Mwc;
@@ -118,7 +119,7 @@ pub struct Spawner {
 pub struct World {
     pub config: SimConfig,
     /// Frames simulated since the match began.
-    pub frame: u32,
+    pub frame: Frame,
     pub phase: u32,
     pub next_id: u32,
     /// Restarts after a game over.

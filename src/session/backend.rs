@@ -1,0 +1,129 @@
+//! What a driver runs its world under: GGRS's synctest session for local
+//! play, or a P2P session against a peer (`online.rs`). A backend turns one
+//! frame's local inputs into GGRS requests and fulfils them on the
+//! simulation; what only a network has (events, pacing hints, the end of
+//! match exchange) has no-op defaults here.
+
+use ggrs::{SessionBuilder, SyncTestSession};
+
+use super::frame_log::FrameLog;
+use super::simulation::Simulation;
+use super::{FrameReport, GgrsConfig, MAX_PREDICTION, NetStatus, SessionError, Summary};
+use crate::sim::{Frame, Input, PLAYERS};
+
+pub(super) trait Backend {
+    /// Hands this frame's local inputs to GGRS and fulfils its requests.
+    fn advance(
+        &mut self,
+        inputs: [Input; PLAYERS],
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<FrameReport, SessionError>;
+
+    /// Which player slots this machine controls.
+    fn local_players(&self) -> Vec<usize>;
+
+    /// Whether a peer plays too (its inputs arrive late, the match ends
+    /// with an exchange of checksums).
+    fn has_peer(&self) -> bool {
+        false
+    }
+
+    /// Receives packets and reacts to what the peer and GGRS report.
+    fn poll(&mut self, _log: &mut FrameLog) -> Result<(), SessionError> {
+        Ok(())
+    }
+
+    /// How many frames this peer runs ahead of the other.
+    fn frames_ahead(&self) -> i32 {
+        0
+    }
+
+    /// Frames GGRS recommends waiting (taken: reset to 0).
+    fn take_skip_frames(&mut self) -> u32 {
+        0
+    }
+
+    fn net_status(&self) -> Option<NetStatus> {
+        None
+    }
+
+    fn fill_summary(&self, _summary: &mut Summary) {}
+
+    /// Tells the peer our checksum at the last frame of the match.
+    fn send_done(&mut self, _frame: Frame, _checksum: u128) {}
+
+    /// The peer's end-of-match report, once it arrived.
+    fn peer_done(&self) -> Option<(Frame, u128)> {
+        None
+    }
+
+    /// The peer closed the connection after the match ended.
+    fn peer_gone(&self) -> bool {
+        false
+    }
+
+    /// Tells the peer we leave on purpose, so it need not wait for a timeout.
+    fn say_goodbye(&mut self, _reason: &str) {}
+
+    /// The end-of-match comparison found a desync (counted with GGRS's).
+    fn count_desync(&mut self) {}
+}
+
+/// Synctest and local sessions have no peers; their address type is unit.
+type LocalConfig = GgrsConfig<()>;
+
+/// Both players on this machine: GGRS's synctest session, with check
+/// distance 0 for plain local play (no saves, no rollback).
+pub(super) struct LocalBackend {
+    session: SyncTestSession<LocalConfig>,
+}
+
+impl LocalBackend {
+    pub(super) fn new(check_distance: usize) -> Result<Self, SessionError> {
+        let session = SessionBuilder::<LocalConfig>::new()
+            .with_num_players(PLAYERS)?
+            .with_max_prediction_window(MAX_PREDICTION)
+            .with_check_distance(check_distance)
+            .start_synctest_session()?;
+        Ok(LocalBackend { session })
+    }
+}
+
+impl Backend for LocalBackend {
+    fn advance(
+        &mut self,
+        inputs: [Input; PLAYERS],
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<FrameReport, SessionError> {
+        for (handle, input) in inputs.into_iter().enumerate() {
+            self.session.add_local_input(handle, input)?;
+        }
+        let requests = match self.session.advance_frame() {
+            Ok(requests) => requests,
+            Err(ggrs::GgrsError::MismatchedChecksum {
+                mismatched_frames, ..
+            }) => {
+                // Our own check on save normally fires first, with both checksums.
+                let frame = mismatched_frames.first().copied().unwrap_or(0);
+                return Err(sim.ggrs_mismatch(frame));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut report = FrameReport::default();
+        for request in requests {
+            sim.fulfil(request, log, &mut report)?;
+        }
+        // Every input is local, so a frame's first simulation is final.
+        if report.new_frames > 0 {
+            let world = sim.world();
+            log.confirm_first_simulation(world.frame, inputs, || world.checksum());
+        }
+        Ok(report)
+    }
+
+    fn local_players(&self) -> Vec<usize> {
+        (0..PLAYERS).collect()
+    }
+}

@@ -1,0 +1,171 @@
+//! Which frames are final, and their recording. Every simulated frame is
+//! logged (inputs, and the checksum after it once GGRS saves it); a frame is
+//! confirmed once its inputs can no longer change, and only confirmed frames
+//! reach the replay, each exactly once, in order.
+
+use super::SessionError;
+use crate::replay::Writer;
+use crate::sim::{Frame, Input, PLAYERS};
+
+/// Recent simulated frames. Longer than any rollback (GGRS predicts at most
+/// `MAX_PREDICTION` frames ahead), so a frame is confirmed before its entry
+/// is overwritten.
+const LOG_LEN: usize = 64;
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    /// The frame these inputs advanced from.
+    frame: Frame,
+    inputs: [Input; PLAYERS],
+    /// Checksum of the world after the frame, once GGRS saved it.
+    checksum_after: Option<u128>,
+}
+
+pub(super) struct FrameLog {
+    entries: Box<[Option<Entry>; LOG_LEN]>,
+    /// Frames confirmed (and recorded, if recording) so far: 0..confirmed.
+    confirmed: Frame,
+    /// Checksum of the world after `confirmed` frames, where known (online).
+    confirmed_checksum: u128,
+    /// Confirm no frame at or beyond this (the end of a `--frames N` match).
+    limit: Option<Frame>,
+    recorder: Option<Writer>,
+    /// The finished recording's path, for the summary.
+    replay_path: Option<String>,
+}
+
+impl FrameLog {
+    pub(super) fn new(initial_checksum: u128) -> Self {
+        FrameLog {
+            entries: Box::new([None; LOG_LEN]),
+            confirmed: 0,
+            confirmed_checksum: initial_checksum,
+            limit: None,
+            recorder: None,
+            replay_path: None,
+        }
+    }
+
+    pub(super) fn confirmed(&self) -> Frame {
+        self.confirmed
+    }
+
+    pub(super) fn confirmed_checksum(&self) -> u128 {
+        self.confirmed_checksum
+    }
+
+    pub(super) fn set_limit(&mut self, limit: Option<Frame>) {
+        self.limit = limit;
+    }
+
+    /// Every frame up to the limit is confirmed.
+    pub(super) fn limit_reached(&self) -> bool {
+        self.limit.is_some_and(|n| self.confirmed >= n)
+    }
+
+    /// A step from `frame` with these inputs (maybe a re-simulation).
+    pub(super) fn stepped(&mut self, frame: Frame, inputs: [Input; PLAYERS]) {
+        self.entries[frame as usize % LOG_LEN] = Some(Entry {
+            frame,
+            inputs,
+            checksum_after: None,
+        });
+    }
+
+    /// GGRS saved the world at `frame`: the checksum after frame − 1.
+    pub(super) fn saved(&mut self, frame: Frame, checksum: u128) {
+        let Some(before) = frame.checked_sub(1) else {
+            return;
+        };
+        if let Some(entry) = &mut self.entries[before as usize % LOG_LEN]
+            && entry.frame == before
+        {
+            entry.checksum_after = Some(checksum);
+        }
+    }
+
+    /// All inputs are local: a frame's first simulation is its final one.
+    /// `checksum` is asked for only when it is recorded.
+    pub(super) fn confirm_first_simulation(
+        &mut self,
+        after: Frame,
+        inputs: [Input; PLAYERS],
+        checksum: impl FnOnce() -> u128,
+    ) {
+        if self.limit.is_some_and(|n| after > n) {
+            return;
+        }
+        self.record(inputs, checksum);
+        self.confirmed = after;
+    }
+
+    /// Confirms logged frames through GGRS's confirmed frame. Call right
+    /// after an advance's requests were fulfilled: any rollback its inputs
+    /// needed has run, so the log holds each frame's final inputs.
+    pub(super) fn confirm_through(
+        &mut self,
+        ggrs_confirmed: i32,
+        newest: Frame,
+    ) -> Result<(), SessionError> {
+        let through = Frame::try_from(ggrs_confirmed + 1).unwrap_or(0);
+        let limit = through.min(newest).min(self.limit.unwrap_or(Frame::MAX));
+        while self.confirmed < limit {
+            let frame = self.confirmed;
+            let entry = self.entries[frame as usize % LOG_LEN]
+                .filter(|e| e.frame == frame)
+                .ok_or(SessionError::MissingState(frame))?;
+            // GGRS saves a frame's resulting state at the start of the next
+            // advance: the newest frame's checksum comes one call later.
+            let Some(checksum) = entry.checksum_after else {
+                break;
+            };
+            self.record(entry.inputs, || checksum);
+            self.confirmed = frame + 1;
+            self.confirmed_checksum = checksum;
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, inputs: [Input; PLAYERS], checksum: impl FnOnce() -> u128) {
+        if let Some(writer) = &mut self.recorder
+            && let Err(e) = writer.frame(inputs, checksum)
+        {
+            tracing::warn!("recording stopped: {}: {e}", writer.path().display());
+            self.recorder = None;
+        }
+    }
+
+    /// Adds a match event (interruption, delay change, desync) to the replay.
+    pub(super) fn event(&mut self, kind: &str, detail: &str) {
+        if let Some(writer) = &mut self.recorder
+            && let Err(e) = writer.event(kind, detail)
+        {
+            tracing::warn!("recording stopped: {}: {e}", writer.path().display());
+            self.recorder = None;
+        }
+    }
+
+    pub(super) fn record_to(&mut self, writer: Writer) {
+        self.recorder = Some(writer);
+    }
+
+    pub(super) fn recording_path(&self) -> Option<std::path::PathBuf> {
+        self.recorder.as_ref().map(|w| w.path().to_path_buf())
+    }
+
+    pub(super) fn replay_path(&self) -> Option<&str> {
+        self.replay_path.as_deref()
+    }
+
+    /// Closes the recording with its end record (`last`: the checksum the
+    /// run reports, of the world after `confirmed` frames).
+    pub(super) fn finish(&mut self, last: u128, reason: &str) {
+        if let Some(writer) = self.recorder.take() {
+            let path = writer.path().display().to_string();
+            match writer.finish(last, reason) {
+                Ok(_) => self.replay_path = Some(path),
+                Err(e) => tracing::warn!("could not finish the replay {path}: {e}"),
+            }
+        }
+    }
+}

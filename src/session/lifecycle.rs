@@ -1,0 +1,233 @@
+//! One match from its first frame to its verdict, the same for every
+//! frontend: when frames are due, when the match is over, the end-of-match
+//! checksum exchange with a peer, and the recording's end record. Like a
+//! GGRS session it returns what to do next instead of calling back:
+//!
+//! ```text
+//! loop {
+//!     match game.next(Instant::now()) {
+//!         Next::Frame => { let report = game.advance(inputs); /* effects */ }
+//!         Next::Wait(until) => { /* draw, or sleep until `until` */ }
+//!         Next::Over => break game.finish(),
+//!     }
+//! }
+//! ```
+
+use std::time::{Duration, Instant};
+
+use super::{Driver, FrameReport, Pacer, SessionError};
+use crate::sim::{Frame, Input, PLAYERS, hex_checksum};
+
+/// How long a peer that confirmed its last frame keeps the match going so
+/// the other can confirm too and send its checksum.
+pub const END_WAIT: Duration = Duration::from_secs(5);
+/// Once both checksums are known, a short pause so our last message leaves.
+const LINGER: Duration = Duration::from_millis(250);
+
+/// How frames are timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pacing {
+    /// Every frame at once (headless local runs: tests, benchmarks).
+    Unpaced,
+    /// 60 frames a second from the wall clock (windows, online play).
+    RealTime,
+}
+
+/// What the frontend does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// A frame is due: call [`Match::advance`] with this frame's inputs.
+    Frame,
+    /// No frame is due before this instant: draw, or sleep until then.
+    Wait(Instant),
+    /// The match is over: call [`Match::finish`] for the verdict.
+    Over,
+}
+
+/// How a match ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Every planned frame was played and, online, both peers reported
+    /// the same checksum for the last one (or the peer could not say).
+    Completed,
+    /// This player left before the planned end (Esc, window closed).
+    Left,
+    /// A mismatch, a desync, a lost peer, a protocol error.
+    Failed(SessionError),
+}
+
+/// A finished match: its driver (for the summary) and how it ended.
+pub struct Finished {
+    pub driver: Driver,
+    pub outcome: Outcome,
+}
+
+pub struct Match {
+    driver: Driver,
+    pacer: Option<Pacer>,
+    /// When our last frame was confirmed and our checksum sent (online).
+    ending_since: Option<Instant>,
+    /// When the peer was seen gone before our last frame was confirmed.
+    peer_gone_since: Option<Instant>,
+    outcome: Option<Outcome>,
+}
+
+impl Match {
+    /// Starts a match that ends after `frames` confirmed frames, or only
+    /// when the player leaves or something fails if `None`.
+    pub fn new(mut driver: Driver, pacing: Pacing, frames: Option<Frame>) -> Self {
+        driver.log.set_limit(frames);
+        Match {
+            driver,
+            pacer: (pacing == Pacing::RealTime).then(|| Pacer::new(Instant::now())),
+            ending_since: None,
+            peer_gone_since: None,
+            outcome: None,
+        }
+    }
+
+    pub fn driver(&self) -> &Driver {
+        &self.driver
+    }
+
+    /// Polls the network, checks whether the match is over, and says
+    /// whether a frame is due at `now`.
+    pub fn next(&mut self, now: Instant) -> Next {
+        if self.outcome.is_none()
+            && let Err(e) = self.driver.poll()
+        {
+            self.outcome = Some(Outcome::Failed(e));
+        }
+        if self.outcome.is_none() {
+            self.outcome = self.check_end(now);
+        }
+        if self.outcome.is_some() {
+            return Next::Over;
+        }
+        let Some(pacer) = &mut self.pacer else {
+            return Next::Frame;
+        };
+        let skip = self.driver.backend.take_skip_frames();
+        if pacer.due(now, self.driver.backend.frames_ahead(), skip) {
+            Next::Frame
+        } else {
+            Next::Wait(pacer.next_due())
+        }
+    }
+
+    /// Runs the due frame with this frame's local inputs. A failure ends
+    /// the match: the next [`Match::next`] says `Over`.
+    pub fn advance(&mut self, inputs: [Input; PLAYERS]) -> FrameReport {
+        if self.outcome.is_some() {
+            return FrameReport::default();
+        }
+        self.driver.advance(inputs).unwrap_or_else(|e| {
+            self.outcome = Some(Outcome::Failed(e));
+            FrameReport::default()
+        })
+    }
+
+    /// Whether the match is over (as the last [`Match::next`] or
+    /// [`Match::leave`] decided; asking does not poll or use up a frame).
+    pub fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// How far the clock is between the last frame and the next (0..=1),
+    /// for drawing motion in between; 1 when unpaced.
+    pub fn alpha(&self, now: Instant) -> f32 {
+        self.pacer.as_ref().map_or(1.0, |p| p.alpha(now))
+    }
+
+    /// The player leaves: the peer is told at once.
+    pub fn leave(&mut self, reason: &str) {
+        if self.outcome.is_none() {
+            self.driver.backend.say_goodbye(reason);
+            self.outcome = Some(Outcome::Left);
+        }
+    }
+
+    /// Closes the match: the peer is told we are done, the recording gets
+    /// its end record. Before `Next::Over` this counts as leaving.
+    pub fn finish(mut self) -> Finished {
+        let outcome = self.outcome.take().unwrap_or_else(|| {
+            self.driver.backend.say_goodbye("the player left");
+            Outcome::Left
+        });
+        let reason = match &outcome {
+            Outcome::Completed => {
+                self.driver
+                    .backend
+                    .say_goodbye("the match reached its last frame");
+                "completed".to_string()
+            }
+            Outcome::Left => "left by the player".to_string(),
+            Outcome::Failed(e) => e.to_string(),
+        };
+        self.driver.finish_recording(&reason);
+        Finished {
+            driver: self.driver,
+            outcome,
+        }
+    }
+
+    /// The end of the match, once it has come.
+    fn check_end(&mut self, now: Instant) -> Option<Outcome> {
+        let done = self.driver.log.limit_reached();
+        if !self.driver.backend.has_peer() {
+            return done.then_some(Outcome::Completed);
+        }
+        let (frame, ours) = self.driver.checksum_state();
+        let backend = &mut self.driver.backend;
+        // The peer ended its match and left before we confirmed ours: its
+        // last inputs may still be in flight; wait for them, not forever.
+        if backend.peer_gone() && !done {
+            let since = *self.peer_gone_since.get_or_insert(now);
+            if now.duration_since(since) > END_WAIT {
+                return Some(Outcome::Failed(SessionError::PeerLost(format!(
+                    "left after its last frame, before our frame {} was confirmed",
+                    frame + 1
+                ))));
+            }
+        }
+        if !done {
+            return None;
+        }
+        let since = *self.ending_since.get_or_insert_with(|| {
+            backend.send_done(frame, ours);
+            now
+        });
+        match backend.peer_done() {
+            Some((their_frame, theirs)) if their_frame == frame && theirs != ours => {
+                backend.count_desync();
+                let detail = format!(
+                    "frame {frame}: ours {}, theirs {} (end of match)",
+                    hex_checksum(ours),
+                    hex_checksum(theirs)
+                );
+                self.driver.log.event("desync", &detail);
+                Some(Outcome::Failed(SessionError::Desync {
+                    frame,
+                    ours,
+                    theirs,
+                }))
+            }
+            Some((their_frame, _)) => {
+                if their_frame != frame {
+                    tracing::warn!(
+                        "the other player stopped at frame {their_frame}, we at {frame}: checksums not compared"
+                    );
+                }
+                let lingered = now.duration_since(since) >= LINGER;
+                (lingered || backend.peer_gone()).then_some(Outcome::Completed)
+            }
+            None if backend.peer_gone() || now.duration_since(since) > END_WAIT => {
+                tracing::warn!(
+                    "the other player did not report its final checksum; ours stands alone"
+                );
+                Some(Outcome::Completed)
+            }
+            None => None,
+        }
+    }
+}

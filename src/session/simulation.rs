@@ -1,0 +1,184 @@
+//! The world under GGRS: fulfils save, load and advance requests, counts
+//! re-simulations, and in synctest compares every re-saved frame with its
+//! first checksum. It knows nothing of networks or frontends.
+
+use ggrs::{GgrsRequest, InputStatus};
+
+use super::frame_log::FrameLog;
+use super::{FrameReport, GgrsConfig, SessionError};
+use crate::sim::{Event, EventSink, Frame, Input, PLAYERS, SimConfig, World};
+
+/// Recent frames' first checksums kept for the synctest comparison; more
+/// than any check distance.
+const FIRST_CHECKSUMS: usize = 32;
+
+pub(super) struct Simulation {
+    world: Box<World>,
+    /// Newest frame simulated so far: a step at or below it is a re-simulation.
+    newest_frame: Frame,
+    /// Synctest only: the first checksum seen of recent frames, by frame % len.
+    first_checksums: Option<[Option<(Frame, u128)>; FIRST_CHECKSUMS]>,
+    steps: u64,
+    rollback_frames: u64,
+    mismatches: u32,
+    /// Debug aid: from this frame on, each simulation of a frame perturbs
+    /// the world differently, as a non-deterministic bug would.
+    inject_desync_from: Option<Frame>,
+}
+
+impl Simulation {
+    pub(super) fn new(
+        seed: u64,
+        config: SimConfig,
+        synctest: bool,
+        inject_desync_from: Option<Frame>,
+    ) -> Self {
+        Simulation {
+            world: World::new(seed, config),
+            newest_frame: 0,
+            first_checksums: synctest.then_some([None; FIRST_CHECKSUMS]),
+            steps: 0,
+            rollback_frames: 0,
+            mismatches: 0,
+            inject_desync_from,
+        }
+    }
+
+    pub(super) fn world(&self) -> &World {
+        &self.world
+    }
+
+    pub(super) fn newest_frame(&self) -> Frame {
+        self.newest_frame
+    }
+
+    pub(super) fn rollback_frames(&self) -> u64 {
+        self.rollback_frames
+    }
+
+    pub(super) fn mismatches(&self) -> u32 {
+        self.mismatches
+    }
+
+    /// GGRS's own synctest check fired (it carries no checksums).
+    pub(super) fn ggrs_mismatch(&mut self, frame: i32) -> SessionError {
+        self.mismatches += 1;
+        SessionError::GgrsMismatch {
+            frame: Frame::try_from(frame).unwrap_or(0),
+        }
+    }
+
+    /// Carries out one GGRS request; steps are logged in `log` and reported.
+    pub(super) fn fulfil<A>(
+        &mut self,
+        request: GgrsRequest<GgrsConfig<A>>,
+        log: &mut FrameLog,
+        report: &mut FrameReport,
+    ) -> Result<(), SessionError>
+    where
+        GgrsConfig<A>: ggrs::Config<Input = Input, State = Box<World>>,
+    {
+        match request {
+            GgrsRequest::SaveGameState { cell, frame } => {
+                let frame = ggrs_frame(frame)?;
+                let checksum = self.world.checksum();
+                self.check_first_checksum(frame, checksum)?;
+                log.saved(frame, checksum);
+                cell.save(frame as i32, Some(self.world.clone()), Some(checksum));
+            }
+            GgrsRequest::LoadGameState { cell, frame } => {
+                let saved = cell
+                    .data()
+                    .ok_or(SessionError::MissingState(ggrs_frame(frame)?))?;
+                *self.world = **saved;
+            }
+            GgrsRequest::AdvanceFrame { inputs } => {
+                let mut frame_inputs = [Input::default(); PLAYERS];
+                for (slot, (input, status)) in frame_inputs.iter_mut().zip(inputs) {
+                    // A disconnected player's input is a dummy: treat as idle.
+                    *slot = if status == InputStatus::Disconnected {
+                        Input::default()
+                    } else {
+                        input
+                    };
+                }
+                self.step(frame_inputs, log, report);
+            }
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, inputs: [Input; PLAYERS], log: &mut FrameLog, report: &mut FrameReport) {
+        let frame = self.world.frame;
+        let is_new = frame >= self.newest_frame;
+        // A re-simulation from here replaces the events of this frame and
+        // of every later one (they are all re-simulated after it).
+        let stepped = frame.wrapping_add(1);
+        report.events.retain(|(f, _)| *f < stepped);
+        let mut sink = FrameEvents {
+            frame: stepped,
+            out: &mut report.events,
+        };
+        self.world.step(inputs, &mut sink);
+        // Steps run in frame order, so the last one is the newest frame.
+        report.inputs = Some(inputs);
+        report.simulated = Some(match report.simulated {
+            None => (stepped, stepped),
+            Some((lo, hi)) => (lo.min(stepped), hi.max(stepped)),
+        });
+        if is_new {
+            self.newest_frame = self.world.frame;
+            report.new_frames += 1;
+        } else {
+            self.rollback_frames += 1;
+            report.resimulated += 1;
+        }
+        self.steps += 1;
+        if let Some(from) = self.inject_desync_from
+            && self.world.frame >= from
+        {
+            // Differs between the first simulation of a frame and any re-run.
+            self.world.players[0].score ^= self.steps as u32;
+        }
+        log.stepped(frame, inputs);
+    }
+
+    /// Synctest: the first checksum of a frame must equal any later one.
+    fn check_first_checksum(&mut self, frame: Frame, checksum: u128) -> Result<(), SessionError> {
+        let Some(first) = &mut self.first_checksums else {
+            return Ok(());
+        };
+        let slot = &mut first[frame as usize % FIRST_CHECKSUMS];
+        if let Some((seen, first)) = *slot
+            && seen == frame
+            && first != checksum
+        {
+            self.mismatches += 1;
+            return Err(SessionError::Mismatch {
+                frame,
+                first,
+                resimulated: checksum,
+            });
+        }
+        *slot = Some((frame, checksum));
+        Ok(())
+    }
+}
+
+/// GGRS numbers frames with `i32` and uses -1 for "none"; a request for a
+/// negative frame would be a GGRS bug, reported rather than wrapped.
+fn ggrs_frame(frame: i32) -> Result<Frame, SessionError> {
+    Frame::try_from(frame).map_err(|_| SessionError::NegativeFrame(frame))
+}
+
+/// Tags each event with the frame that emitted it.
+struct FrameEvents<'a> {
+    frame: Frame,
+    out: &'a mut Vec<(Frame, Event)>,
+}
+
+impl EventSink for FrameEvents<'_> {
+    fn emit(&mut self, event: Event) {
+        self.out.push((self.frame, event));
+    }
+}
