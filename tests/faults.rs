@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Server, Twinstar, peer_args, scratch, verify_replay};
+use common::{Server, Twinstar, host_then_join, peer_args, scratch, verify_replay};
 
 /// The peers talk directly once WebRTC is up: losing the signaling server
 /// mid-match must cost nothing.
@@ -15,26 +15,13 @@ fn the_match_plays_on_when_the_signaling_server_is_killed() {
     let mut server = Server::start();
     let dir = scratch("server-killed");
     let frames = "900";
-    let mut host = Twinstar::spawn(
+    let (mut host, mut join) = host_then_join(
         &dir,
-        &peer_args(
-            "host",
-            Some("KXM-7ED"),
-            &server.url,
-            frames,
-            &["--record", "host.tsr"],
-        ),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    let mut join = Twinstar::spawn(
-        &dir,
-        &peer_args(
-            "join",
-            Some("kxm 7ed"),
-            &server.url,
-            frames,
-            &["--record", "join.tsr"],
-        ),
+        &server.url,
+        ("KXM-7ED", "kxm 7ed"),
+        frames,
+        &["--record", "host.tsr"],
+        &["--record", "join.tsr"],
     );
     for (name, side) in [("host", &mut host), ("join", &mut join)] {
         assert!(

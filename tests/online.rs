@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{Finished, Twinstar, peer_args, scratch, verify_replay};
+use common::{Finished, Twinstar, host_then_join, peer_args, scratch, verify_replay};
 use twinstar::net::signaling;
 
 /// A signaling server on a free loopback port, serving until dropped.
@@ -46,19 +46,17 @@ fn play(
     let server = server();
     let dir = scratch(name);
     let frames = frames.to_string();
-    let code = "K7Q-2XM";
     let mut host_extra = host_extra.to_vec();
     host_extra.extend(["--record", "host.tsr"]);
     let mut join_extra = join_extra.to_vec();
     join_extra.extend(["--record", "join.tsr"]);
-    let host = Twinstar::spawn(
+    let (host, join) = host_then_join(
         &dir,
-        &peer_args("host", Some(code), &server.url, &frames, &host_extra),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    let join = Twinstar::spawn(
-        &dir,
-        &peer_args("join", Some("k7q 2xm"), &server.url, &frames, &join_extra),
+        &server.url,
+        ("K7Q-2XM", "k7q 2xm"),
+        &frames,
+        &host_extra,
+        &join_extra,
     );
     let joined = join.finish(LIMIT);
     let hosted = host.finish(LIMIT);
@@ -135,20 +133,13 @@ fn a_third_peer_is_refused_and_versions_must_match() {
     let server = server();
     let dir = scratch("refusals");
     // A host and a joiner whose protocol is "newer": both refuse, exit 2.
-    let host = Twinstar::spawn(
+    let (host, newer) = host_then_join(
         &dir,
-        &peer_args("host", Some("ABC-DEF"), &server.url, "600", &[]),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    let newer = Twinstar::spawn(
-        &dir,
-        &peer_args(
-            "join",
-            Some("abcdef"),
-            &server.url,
-            "600",
-            &["--debug-protocol-skew", "1"],
-        ),
+        &server.url,
+        ("ABC-DEF", "abcdef"),
+        "600",
+        &[],
+        &["--debug-protocol-skew", "1"],
     );
     // While both sit in the room, a third is turned away.
     std::thread::sleep(Duration::from_millis(100));
@@ -175,26 +166,13 @@ fn a_third_peer_is_refused_and_versions_must_match() {
 fn a_vanished_peer_is_reported_within_three_seconds() {
     let server = server();
     let dir = scratch("vanish");
-    let host = Twinstar::spawn(
+    let (host, mut join) = host_then_join(
         &dir,
-        &peer_args(
-            "host",
-            Some("VAN-XSH"),
-            &server.url,
-            "3600",
-            &["--record", "host.tsr"],
-        ),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    let mut join = Twinstar::spawn(
-        &dir,
-        &peer_args(
-            "join",
-            Some("vanxsh"),
-            &server.url,
-            "3600",
-            &["--no-record"],
-        ),
+        &server.url,
+        ("VAN-XSH", "vanxsh"),
+        "3600",
+        &["--record", "host.tsr"],
+        &["--no-record"],
     );
     // Let the match run a few seconds, then kill the joiner outright.
     std::thread::sleep(Duration::from_secs(5));

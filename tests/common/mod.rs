@@ -156,3 +156,26 @@ pub fn peer_args<'a>(
     args.extend_from_slice(extra);
     args
 }
+
+/// A bot match's two peers on `server` (see [`peer_args`]): the host of
+/// room `codes.0` first, so that the room exists, then 200 ms later a
+/// joiner giving `codes.1` (the same room, perhaps spelled another way).
+pub fn host_then_join(
+    dir: &Path,
+    server: &str,
+    codes: (&str, &str),
+    frames: &str,
+    host_extra: &[&str],
+    join_extra: &[&str],
+) -> (Twinstar, Twinstar) {
+    let host = Twinstar::spawn(
+        dir,
+        &peer_args("host", Some(codes.0), server, frames, host_extra),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let join = Twinstar::spawn(
+        dir,
+        &peer_args("join", Some(codes.1), server, frames, join_extra),
+    );
+    (host, join)
+}
