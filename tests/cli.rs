@@ -1,24 +1,22 @@
 //! The binary's contracts: `--json` last line, exit codes, error lines.
 
-use std::process::{Command, Output};
+mod common;
 
-/// Runs the binary in a scratch directory, so default recordings land there.
-fn twinstar(args: &[&str]) -> Output {
-    let dir = std::env::temp_dir().join(format!("twinstar-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_twinstar"))
-        .current_dir(&dir)
-        .args(args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .expect("binary runs")
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use common::{Finished, LIMIT, scratch};
+
+/// The scratch directory all runs of this suite share, so default
+/// recordings land there.
+fn runs_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| scratch("runs"))
 }
 
-fn summary(out: &Output) -> serde_json::Value {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let last = stdout.lines().last().expect("stdout has a summary line");
-    serde_json::from_str(last).unwrap_or_else(|e| panic!("last line is not JSON ({e}): {last}"))
+/// Runs the binary in [`runs_dir`].
+fn twinstar(args: &[&str]) -> Finished {
+    common::run(runs_dir(), args, LIMIT)
 }
 
 #[test]
@@ -32,12 +30,8 @@ fn synctest_json_summary_has_the_contract_fields() {
         "1",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = summary(&out);
+    assert!(out.status.success(), "{}", out.stderr);
+    let s = out.summary();
     for key in [
         "mode",
         "frames",
@@ -76,7 +70,7 @@ fn synctest_10k_frames_is_reproducible_and_seed_dependent() {
             "--json",
         ]);
         assert!(out.status.success());
-        let s = summary(&out);
+        let s = out.summary();
         assert_eq!(s["mismatches"], 0);
         s["checksum"].as_str().unwrap().to_string()
     };
@@ -99,13 +93,13 @@ fn injected_nondeterminism_exits_1_with_frame_and_both_checksums() {
         "250",
     ]);
     assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = &out.stderr;
     assert!(stderr.contains("mismatch at frame 250"), "{stderr}");
     assert!(
         stderr.matches(|c: char| c.is_ascii_hexdigit()).count() >= 64,
         "{stderr}"
     );
-    assert_eq!(summary(&out)["mismatches"], 1);
+    assert_eq!(out.summary()["mismatches"], 1);
 }
 
 #[test]
@@ -123,7 +117,7 @@ fn bad_arguments_exit_2_with_one_line() {
     ] {
         let out = twinstar(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = &out.stderr;
         assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
@@ -133,7 +127,7 @@ fn bad_arguments_exit_2_with_one_line() {
 fn window_without_display_is_a_clear_error() {
     let out = twinstar(&["local", "--frames", "10"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--headless"));
+    assert!(out.stderr.contains("--headless"));
 }
 
 #[test]
@@ -150,7 +144,7 @@ fn local_headless_runs_and_never_rolls_back() {
         "stress",
     ]);
     assert!(out.status.success());
-    let s = summary(&out);
+    let s = out.summary();
     assert_eq!(s["mode"], "local");
     assert_eq!(s["rollback_frames"], 0);
     assert_eq!(s["preset"], "stress");
@@ -168,7 +162,7 @@ fn runs_record_by_default_under_replays() {
         "--json",
     ]);
     assert!(out.status.success());
-    let path = summary(&out)["replay"]
+    let path = out.summary()["replay"]
         .as_str()
         .expect("a replay path")
         .to_string();
@@ -176,7 +170,7 @@ fn runs_record_by_default_under_replays() {
         path.starts_with("replays/") && path.ends_with("-local-seed77.tsr"),
         "{path}"
     );
-    let dir = std::env::temp_dir().join(format!("twinstar-cli-{}", std::process::id()));
+    let dir = runs_dir();
     assert!(dir.join(&path).is_file());
 
     // The same run again within the second gets its own file.
@@ -189,7 +183,7 @@ fn runs_record_by_default_under_replays() {
         "77",
         "--json",
     ]);
-    let second = summary(&again)["replay"].as_str().unwrap().to_string();
+    let second = again.summary()["replay"].as_str().unwrap().to_string();
     assert_ne!(second, path);
     assert!(dir.join(&second).is_file() && dir.join(&path).is_file());
 
@@ -201,13 +195,12 @@ fn runs_record_by_default_under_replays() {
         "--no-record",
         "--json",
     ]);
-    assert!(summary(&none)["replay"].is_null());
+    assert!(none.summary()["replay"].is_null());
 }
 
 #[test]
 fn broken_replay_files_exit_2_with_one_line() {
-    let dir = std::env::temp_dir().join(format!("twinstar-cli-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("bad-replays");
     let empty = dir.join("empty.tsr");
     std::fs::write(&empty, b"").unwrap();
     let junk = dir.join("junk.tsr");
@@ -220,7 +213,7 @@ fn broken_replay_files_exit_2_with_one_line() {
     ] {
         let out = twinstar(&["replay", file, "--headless", "--verify"]);
         assert_eq!(out.status.code(), Some(2), "{file}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = &out.stderr;
         assert_eq!(stderr.trim_end().lines().count(), 1, "{file}: {stderr}");
     }
 }

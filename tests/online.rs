@@ -1,12 +1,13 @@
 //! Online play between two real `twinstar` processes on loopback, paired by
 //! a signaling server running in this test process. Every wait is bounded.
 
-use std::io::Read;
+mod common;
+
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use common::{Finished, Twinstar, host_then_join, peer_args, scratch, verify_replay};
 use twinstar::net::signaling;
 
 /// A signaling server on a free loopback port, serving until dropped.
@@ -33,111 +34,7 @@ fn server() -> Server {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("twinstar-online-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn spawn(dir: &Path, args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_twinstar"))
-        .current_dir(dir)
-        .args(args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .env("RUST_LOG", "twinstar=info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs")
-}
-
-struct Finished {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-    took: Duration,
-}
-
-impl Finished {
-    fn summary(&self) -> serde_json::Value {
-        let last = self
-            .stdout
-            .lines()
-            .last()
-            .unwrap_or_else(|| panic!("no summary; stderr:\n{}", self.stderr));
-        serde_json::from_str(last).unwrap_or_else(|e| panic!("not JSON ({e}): {last}"))
-    }
-
-    fn code(&self) -> Option<i32> {
-        self.status.code()
-    }
-}
-
-/// Waits for the process, killing it after `limit`.
-fn finish(mut child: Child, limit: Duration) -> Finished {
-    let start = Instant::now();
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let stderr = err_reader.join().unwrap();
-            panic!("process still running after {limit:?}; stderr:\n{stderr}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Finished {
-        status,
-        stdout: reader.join().unwrap(),
-        stderr: err_reader.join().unwrap(),
-        took: start.elapsed(),
-    }
-}
-
 const LIMIT: Duration = Duration::from_secs(60);
-
-fn peer_args<'a>(
-    command: &'a str,
-    code: Option<&'a str>,
-    server: &'a str,
-    frames: &'a str,
-    extra: &[&'a str],
-) -> Vec<&'a str> {
-    let mut args = vec![command];
-    match (command, code) {
-        ("host", Some(code)) => args.extend(["--room", code]),
-        (_, Some(code)) => args.push(code),
-        _ => {}
-    }
-    args.extend([
-        "--server",
-        server,
-        "--stun",
-        "none",
-        "--headless",
-        "--bot",
-        "--frames",
-        frames,
-        "--json",
-    ]);
-    args.extend_from_slice(extra);
-    args
-}
 
 /// Host and join a match; returns both results.
 fn play(
@@ -149,22 +46,20 @@ fn play(
     let server = server();
     let dir = scratch(name);
     let frames = frames.to_string();
-    let code = "K7Q-2XM";
     let mut host_extra = host_extra.to_vec();
     host_extra.extend(["--record", "host.tsr"]);
     let mut join_extra = join_extra.to_vec();
     join_extra.extend(["--record", "join.tsr"]);
-    let host = spawn(
+    let (host, join) = host_then_join(
         &dir,
-        &peer_args("host", Some(code), &server.url, &frames, &host_extra),
+        &server.url,
+        ("K7Q-2XM", "k7q 2xm"),
+        &frames,
+        &host_extra,
+        &join_extra,
     );
-    std::thread::sleep(Duration::from_millis(200));
-    let join = spawn(
-        &dir,
-        &peer_args("join", Some("k7q 2xm"), &server.url, &frames, &join_extra),
-    );
-    let joined = finish(join, LIMIT);
-    let hosted = finish(host, LIMIT);
+    let joined = join.finish(LIMIT);
+    let hosted = host.finish(LIMIT);
     (hosted, joined, dir)
 }
 
@@ -185,22 +80,6 @@ fn assert_equal_end(host: &Finished, join: &Finished, frames: u32) {
     assert_eq!(h["connection"], "host", "loopback is a host/host pair: {h}");
 }
 
-fn verify_replay(dir: &Path, file: &str, frames: u32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_twinstar"))
-        .current_dir(dir)
-        .args(["replay", file, "--headless", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{file} does not verify: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let s: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
-    assert_eq!(s["frames"], frames, "{s}");
-}
-
 #[test]
 fn two_peers_play_to_the_same_checksum_and_replays_verify() {
     let (host, join, dir) = play("basic", 600, &["--seed", "5"], &["--seed", "999"]);
@@ -211,8 +90,8 @@ fn two_peers_play_to_the_same_checksum_and_replays_verify() {
     assert!(h["connect_ms"].as_u64().unwrap() < 5000, "{h}");
     assert!(h["bytes_sent"].as_u64().unwrap() > 0 && j["bytes_received"].as_u64().unwrap() > 0);
     assert_eq!(h["input_delay"], 0, "loopback needs no delay: {h}");
-    verify_replay(&dir, "host.tsr", 600);
-    verify_replay(&dir, "join.tsr", 600);
+    verify_replay(&dir.join("host.tsr"), Some(600));
+    verify_replay(&dir.join("join.tsr"), Some(600));
     // Both logs hold the same confirmed inputs.
     assert_eq!(
         std::fs::read(dir.join("host.tsr")).unwrap().len(),
@@ -254,31 +133,22 @@ fn a_third_peer_is_refused_and_versions_must_match() {
     let server = server();
     let dir = scratch("refusals");
     // A host and a joiner whose protocol is "newer": both refuse, exit 2.
-    let host = spawn(
+    let (host, newer) = host_then_join(
         &dir,
-        &peer_args("host", Some("ABC-DEF"), &server.url, "600", &[]),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    let newer = spawn(
-        &dir,
-        &peer_args(
-            "join",
-            Some("abcdef"),
-            &server.url,
-            "600",
-            &["--debug-protocol-skew", "1"],
-        ),
+        &server.url,
+        ("ABC-DEF", "abcdef"),
+        "600",
+        &[],
+        &["--debug-protocol-skew", "1"],
     );
     // While both sit in the room, a third is turned away.
     std::thread::sleep(Duration::from_millis(100));
-    let third = finish(
-        spawn(
-            &dir,
-            &peer_args("join", Some("ABCDEF"), &server.url, "600", &[]),
-        ),
-        LIMIT,
-    );
-    let (newer, host) = (finish(newer, LIMIT), finish(host, LIMIT));
+    let third = Twinstar::spawn(
+        &dir,
+        &peer_args("join", Some("ABCDEF"), &server.url, "600", &[]),
+    )
+    .finish(LIMIT);
+    let (newer, host) = (newer.finish(LIMIT), host.finish(LIMIT));
     assert_eq!(newer.code(), Some(2), "{}", newer.stderr);
     assert_eq!(host.code(), Some(2), "{}", host.stderr);
     for side in [&newer, &host] {
@@ -296,75 +166,58 @@ fn a_third_peer_is_refused_and_versions_must_match() {
 fn a_vanished_peer_is_reported_within_three_seconds() {
     let server = server();
     let dir = scratch("vanish");
-    let host = spawn(
+    let (host, mut join) = host_then_join(
         &dir,
-        &peer_args(
-            "host",
-            Some("VAN-XSH"),
-            &server.url,
-            "3600",
-            &["--record", "host.tsr"],
-        ),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    let mut join = spawn(
-        &dir,
-        &peer_args(
-            "join",
-            Some("vanxsh"),
-            &server.url,
-            "3600",
-            &["--no-record"],
-        ),
+        &server.url,
+        ("VAN-XSH", "vanxsh"),
+        "3600",
+        &["--record", "host.tsr"],
+        &["--no-record"],
     );
     // Let the match run a few seconds, then kill the joiner outright.
     std::thread::sleep(Duration::from_secs(5));
-    join.kill().unwrap();
-    let _ = join.wait();
-    let host = finish(host, Duration::from_secs(10));
+    join.kill();
+    let killed = Instant::now();
+    let host = host.finish(Duration::from_secs(10));
     assert_eq!(host.code(), Some(1), "{}", host.stderr);
     assert!(
-        host.took < Duration::from_secs(4),
+        killed.elapsed() < Duration::from_secs(4),
         "took {:?} to notice",
-        host.took
+        killed.elapsed()
     );
     assert!(host.stderr.contains("the other player"), "{}", host.stderr);
     let s = host.summary();
     let frames = s["frames"].as_u64().unwrap() as u32;
     assert!(frames > 60, "{s}");
-    verify_replay(&dir, "host.tsr", frames);
+    verify_replay(&dir.join("host.tsr"), Some(frames));
 }
 
 #[test]
 fn connection_failures_are_clear_and_bounded() {
     let dir = scratch("failures");
     // Nothing listens on port 1.
-    let out = finish(
-        spawn(
-            &dir,
-            &peer_args("join", Some("ABCDEF"), "ws://127.0.0.1:1", "60", &[]),
-        ),
-        Duration::from_secs(15),
-    );
+    let out = Twinstar::spawn(
+        &dir,
+        &peer_args("join", Some("ABCDEF"), "ws://127.0.0.1:1", "60", &[]),
+    )
+    .finish(Duration::from_secs(15));
     assert_eq!(out.code(), Some(1), "{}", out.stderr);
     assert!(out.took < Duration::from_secs(10));
     assert!(out.stderr.contains("signaling server"), "{}", out.stderr);
 
     // A room nobody hosts: a timeout, with words.
     let server = server();
-    let out = finish(
-        spawn(
-            &dir,
-            &peer_args(
-                "join",
-                Some("NXB-XDY"),
-                &server.url,
-                "60",
-                &["--timeout", "2"],
-            ),
+    let out = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "join",
+            Some("NXB-XDY"),
+            &server.url,
+            "60",
+            &["--timeout", "2"],
         ),
-        Duration::from_secs(15),
-    );
+    )
+    .finish(Duration::from_secs(15));
     assert_eq!(out.code(), Some(1), "{}", out.stderr);
     assert!(out.stderr.contains("nobody joined"), "{}", out.stderr);
 
@@ -388,7 +241,7 @@ fn connection_failures_are_clear_and_bounded() {
             "auto",
         ),
     ] {
-        let out = finish(spawn(&dir, &args), Duration::from_secs(10));
+        let out = common::run(&dir, &args, Duration::from_secs(10));
         assert_eq!(out.code(), Some(2), "{args:?}: {}", out.stderr);
         assert!(out.stderr.contains(needle), "{args:?}: {}", out.stderr);
         assert_eq!(
@@ -444,9 +297,9 @@ fn quick_match_pairs_two_codeless_joiners_with_default_stun() {
         "--json",
         "--no-record",
     ];
-    let a = spawn(&dir, &args);
-    let b = spawn(&dir, &args);
-    let (a, b) = (finish(a, LIMIT), finish(b, LIMIT));
+    let a = Twinstar::spawn(&dir, &args);
+    let b = Twinstar::spawn(&dir, &args);
+    let (a, b) = (a.finish(LIMIT), b.finish(LIMIT));
     assert_eq!(
         (a.code(), b.code()),
         (Some(0), Some(0)),

@@ -1,33 +1,16 @@
 //! Replays: record, verify, diff, and survive broken files.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::Path;
+
+use common::{LIMIT, Twinstar, run, scratch, verify_replay};
 use proptest::prelude::*;
 use twinstar::input::ScriptBot;
 use twinstar::replay::{
     self, Cut, Divergence, Header, ReplayError, Writer, first_divergence, world_diff,
 };
 use twinstar::sim::{Input, SimConfig, World};
-
-fn twinstar(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_twinstar"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn last_json(out: &Output) -> serde_json::Value {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.lines().last().expect("a summary line")).expect("JSON")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("twinstar-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Records `frames` frames of bots (optionally changing one input) straight
 /// through the library writer.
@@ -52,29 +35,27 @@ fn record(path: &Path, seed: u64, frames: u32, change: Option<(u32, Input)>) -> 
 
 #[test]
 fn recorded_run_and_verification_agree_on_the_checksum() {
-    let dir = temp_dir("verify");
+    let dir = scratch("verify");
     let file = dir.join("r.tsr");
     let f = file.to_str().unwrap();
-    let run = twinstar(&[
-        "local",
-        "--headless",
-        "--bot",
-        "--frames",
-        "3000",
-        "--seed",
-        "11",
-        "--record",
-        f,
-        "--json",
-    ]);
-    assert!(run.status.success());
-    let verify = twinstar(&["replay", f, "--headless", "--verify", "--json"]);
-    assert!(
-        verify.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verify.stderr)
+    let run = run(
+        &dir,
+        &[
+            "local",
+            "--headless",
+            "--bot",
+            "--frames",
+            "3000",
+            "--seed",
+            "11",
+            "--record",
+            f,
+            "--json",
+        ],
+        LIMIT,
     );
-    let (a, b) = (last_json(&run), last_json(&verify));
+    assert!(run.status.success());
+    let (a, b) = (run.summary(), verify_replay(&file, Some(3000)));
     assert_eq!(a["replay"], f);
     assert_eq!(a["checksum"], b["checksum"]);
     assert_eq!(b["frames"], 3000);
@@ -83,20 +64,24 @@ fn recorded_run_and_verification_agree_on_the_checksum() {
 
 #[test]
 fn synctest_records_too_and_the_log_verifies() {
-    let dir = temp_dir("synctest");
+    let dir = scratch("synctest");
     let file = dir.join("s.tsr");
     let f = file.to_str().unwrap();
-    let run = twinstar(&[
-        "synctest",
-        "--headless",
-        "--frames",
-        "500",
-        "--seed",
-        "3",
-        "--record",
-        f,
-        "--json",
-    ]);
+    let run = run(
+        &dir,
+        &[
+            "synctest",
+            "--headless",
+            "--frames",
+            "500",
+            "--seed",
+            "3",
+            "--record",
+            f,
+            "--json",
+        ],
+        LIMIT,
+    );
     assert!(run.status.success());
     let replay = replay::read(&file).unwrap();
     assert_eq!(replay.frames(), 500);
@@ -105,13 +90,13 @@ fn synctest_records_too_and_the_log_verifies() {
     assert!(v.first_mismatch.is_none());
     assert_eq!(
         format!("{:032x}", v.world.checksum()),
-        last_json(&run)["checksum"].as_str().unwrap()
+        run.summary()["checksum"].as_str().unwrap()
     );
 }
 
 #[test]
 fn a_tampered_checksum_fails_verification_at_its_frame() {
-    let dir = temp_dir("tamper");
+    let dir = scratch("tamper");
     let file = dir.join("t.tsr");
     record(&file, 5, 600, None);
     let mut replay = replay::read(&file).unwrap();
@@ -122,7 +107,7 @@ fn a_tampered_checksum_fails_verification_at_its_frame() {
 
 #[test]
 fn replay_diff_pinpoints_a_changed_input() {
-    let dir = temp_dir("diff");
+    let dir = scratch("diff");
     let (a, b) = (dir.join("a.tsr"), dir.join("b.tsr"));
     record(&a, 8, 2000, None);
     // Change player 0's input at the first frame from 1000 on where the ship
@@ -151,15 +136,19 @@ fn replay_diff_pinpoints_a_changed_input() {
     assert!(matches!(d, Divergence::Inputs { .. }), "{d}");
     assert!(first_divergence(&ra, &ra.clone()).is_none());
 
-    let out = twinstar(&[
-        "replay-diff",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--state",
-        "--json",
-    ]);
+    let out = run(
+        &dir,
+        &[
+            "replay-diff",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--state",
+            "--json",
+        ],
+        LIMIT,
+    );
     assert_eq!(out.status.code(), Some(1));
-    let report = last_json(&out);
+    let report = out.summary();
     assert_eq!(report["frame"], frame);
     let fields = report["state_diff"].as_array().unwrap();
     assert_eq!(
@@ -173,7 +162,11 @@ fn replay_diff_pinpoints_a_changed_input() {
         "{report}"
     );
 
-    let same = twinstar(&["replay-diff", a.to_str().unwrap(), a.to_str().unwrap()]);
+    let same = run(
+        &dir,
+        &["replay-diff", a.to_str().unwrap(), a.to_str().unwrap()],
+        LIMIT,
+    );
     assert_eq!(same.status.code(), Some(0));
 }
 
@@ -188,23 +181,21 @@ fn world_diff_is_empty_for_equal_worlds_and_precise_otherwise() {
 
 #[test]
 fn kill_dash_9_leaves_a_log_that_verifies_up_to_the_cut() {
-    let dir = temp_dir("kill");
+    let dir = scratch("kill");
     let file = dir.join("k.tsr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_twinstar"))
-        .args([
+    let mut child = Twinstar::spawn(
+        &dir,
+        &[
             "local",
             "--headless",
             "--frames",
             "4000000000",
             "--record",
             file.to_str().unwrap(),
-        ])
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+        ],
+    );
     std::thread::sleep(std::time::Duration::from_millis(700));
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    child.kill(); // SIGKILL, reaped
     let replay = replay::read(&file).expect("a killed recording is still readable");
     assert!(
         replay.cut.is_some(),
@@ -222,7 +213,7 @@ fn kill_dash_9_leaves_a_log_that_verifies_up_to_the_cut() {
 
 /// A finished 1,500-frame log; `name` keeps parallel tests off each other's file.
 fn sample_log(name: &str) -> Vec<u8> {
-    let dir = temp_dir(name);
+    let dir = scratch(name);
     let file = dir.join("s.tsr");
     record(&file, 21, 1500, None);
     std::fs::read(file).unwrap()
@@ -308,7 +299,7 @@ proptest! {
 
 thread_local! {
     static SAMPLE: Vec<u8> = {
-        let dir = temp_dir("mutation");
+        let dir = scratch("mutation");
         let file = dir.join("m.tsr");
         record(&file, 4, 300, None);
         std::fs::read(file).unwrap()

@@ -2,6 +2,8 @@
 //! captures five screens; each must show something, and no two the same.
 //! Needs Xvfb (scripts/test.sh installs it as root) or a display.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -62,13 +64,12 @@ fn difference(a: &Picture, b: &Picture) -> f64 {
 
 #[test]
 fn every_screen_is_drawn_and_each_is_different() {
-    let out: PathBuf = std::env::temp_dir().join(format!("twinstar-shots-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let out: PathBuf = common::scratch("shots");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/screenshots.sh");
     let status = Command::new("bash")
         .arg(&script)
         .arg(&out)
-        .env("TWINSTAR_BIN", env!("CARGO_BIN_EXE_twinstar"))
+        .env("TWINSTAR_BIN", common::BIN)
         .env_remove("DISPLAY")
         .status()
         .expect("bash runs");

@@ -4,6 +4,8 @@
 //! The client code is examples/signaling_load.rs (its full run, 200 clients,
 //! is scripts/signaling-load.sh). Every wait is bounded.
 
+mod common;
+
 #[allow(dead_code)]
 #[path = "../examples/signaling_load.rs"]
 mod load;
@@ -13,14 +15,13 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::Duration;
 
+use common::{BIN, Server};
 use futures::{SinkExt, StreamExt};
-use load::ServerProcess;
 use matchbox_protocol::{JsonPeerEvent, PeerId};
 use rand::{Rng, SeedableRng};
 use tokio::time::timeout;
 use tokio_tungstenite::tungstenite::Message;
 
-const BIN: &str = env!("CARGO_BIN_EXE_twinstar");
 const LIMIT: Duration = Duration::from_secs(60);
 
 type Ws =
@@ -85,13 +86,24 @@ fn status_line(answer: &str) -> &str {
     answer.lines().next().unwrap_or("")
 }
 
-fn server() -> ServerProcess {
-    ServerProcess::start(Path::new(BIN)).expect("twinstar serve starts")
+/// A process's (VmRSS, VmHWM) in KiB, from /proc (Linux).
+fn memory_kib(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_clients_do_not_stop_the_server_pairing_other_rooms() {
-    let mut server = server();
+    let mut server = Server::start();
     let url = server.url.clone();
     let addr = url.trim_start_matches("ws://").to_owned();
     timeout(LIMIT, async {
@@ -251,7 +263,7 @@ async fn hostile_clients_do_not_stop_the_server_pairing_other_rooms() {
 /// server's memory without bound.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_towards_a_partner_that_never_reads_is_bounded() {
-    let mut server = server();
+    let mut server = Server::start();
     let url = server.url.clone();
     timeout(LIMIT, async {
         let (mut x, _) = connect(&format!("{url}/FFFFFF")).await;
@@ -260,7 +272,7 @@ async fn a_flood_towards_a_partner_that_never_reads_is_bounded() {
             next_event(&mut x, Duration::from_secs(5)).await,
             Some(JsonPeerEvent::NewPeer(y_id))
         );
-        let (rss_before, _) = server.memory_kib().expect("/proc readable");
+        let (rss_before, _) = memory_kib(server.pid()).expect("/proc readable");
         // 3000 signals of 60 KiB: 180 MiB towards y, which reads nothing.
         let signal = format!(
             r#"{{"Signal":{{"receiver":"{y_id}","data":"{}"}}}}"#,
@@ -278,7 +290,7 @@ async fn a_flood_towards_a_partner_that_never_reads_is_bounded() {
                 other => panic!("no pong after the flood: {other:?}"),
             }
         }
-        let (rss_after, _) = server.memory_kib().expect("/proc readable");
+        let (rss_after, _) = memory_kib(server.pid()).expect("/proc readable");
         let grown_mib = rss_after.saturating_sub(rss_before) / 1024;
         assert!(
             grown_mib < 48,

@@ -1,0 +1,181 @@
+//! What the suites in tests/ share: the `twinstar` binary as a process that
+//! is killed and reaped when dropped ([`Twinstar`], [`run`]), scratch
+//! directories, the `--json` summary, replay verification, a `twinstar
+//! serve` signaling server ([`Server`]) and the arguments of a bot peer.
+//!
+//! A suite uses it with `mod common;`.
+
+// Every tests/*.rs file is a crate of its own that compiles this module
+// separately, and none of them uses every helper: what one suite leaves
+// unused is not dead code.
+#![allow(dead_code)]
+
+mod process;
+mod server;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+// Unused re-exports warn as imports, not as dead code: same reason.
+#[allow(unused_imports)]
+pub use process::{Finished, Twinstar};
+#[allow(unused_imports)]
+pub use server::Server;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_twinstar");
+
+/// The bound for a run whose test sets none of its own: far above what any
+/// such run takes in a debug build, so it only turns a hang into a failure.
+pub const LIMIT: Duration = Duration::from_secs(120);
+
+/// An empty directory for one test: `NAME` under this suite's folder of the
+/// target directory's scratch space. Emptied here, at the start, and left
+/// after the test so a failure's files can be read.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(env!("CARGO_CRATE_NAME"))
+        .join(name);
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => panic!("cannot empty {}: {e}", dir.display()),
+    }
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
+
+/// `twinstar ARGS` in `dir`, with stdin closed, `RUST_LOG=twinstar=info`
+/// (the binary's own default, pinned against the caller's environment) and
+/// no display, so a run that forgot `--headless` fails instead of opening a
+/// window.
+pub fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(dir)
+        .args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("RUST_LOG", "twinstar=info")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Runs `twinstar ARGS` in `dir` to its end; kills it and fails, with its
+/// stderr, if it runs longer than `limit`.
+pub fn run(dir: &Path, args: &[&str], limit: Duration) -> Finished {
+    Twinstar::spawn(dir, args).finish(limit)
+}
+
+/// The `--json` summary: the last line of `stdout`. Panics with the whole
+/// stdout when that line is missing or not JSON.
+pub fn summary(stdout: &str) -> serde_json::Value {
+    parse_summary(stdout).unwrap_or_else(|e| panic!("{e}; the whole stdout:\n{stdout}"))
+}
+
+fn parse_summary(stdout: &str) -> Result<serde_json::Value, String> {
+    let last = stdout
+        .lines()
+        .last()
+        .ok_or("no --json summary: stdout is empty")?;
+    serde_json::from_str(last)
+        .map_err(|e| format!("the last stdout line is not JSON ({e}): {last}"))
+}
+
+/// The last `n` lines of `text`, for failure messages.
+pub fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(n);
+    let skipped = if start > 0 {
+        format!("[{start} earlier lines]\n")
+    } else {
+        String::new()
+    };
+    skipped + &lines[start..].join("\n")
+}
+
+/// Replays and re-checks a recording: `twinstar replay FILE --headless
+/// --verify --json` (run in the file's folder) must exit 0 with no
+/// mismatch, over `expected_frames` frames when given. Returns its summary.
+pub fn verify_replay(path: &Path, expected_frames: Option<u32>) -> serde_json::Value {
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_else(|| panic!("not a UTF-8 file name: {}", path.display()));
+    let out = run(
+        dir,
+        &["replay", name, "--headless", "--verify", "--json"],
+        LIMIT,
+    );
+    assert_eq!(
+        out.code(),
+        Some(0),
+        "{} does not verify:\n{}",
+        path.display(),
+        tail(&out.stderr, 40)
+    );
+    let s = out.summary();
+    assert_eq!(s["mismatches"], 0, "{}: {s}", path.display());
+    if let Some(frames) = expected_frames {
+        assert_eq!(s["frames"], frames, "{}: {s}", path.display());
+    }
+    s
+}
+
+/// The arguments of a bot peer: `host --room CODE` or `join [CODE]`, on
+/// signaling `server` without STUN, headless, for `frames` frames, with a
+/// `--json` summary; then `extra`.
+pub fn peer_args<'a>(
+    role: &'a str,
+    code: Option<&'a str>,
+    server: &'a str,
+    frames: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![role];
+    match (role, code) {
+        ("host", Some(code)) => args.extend(["--room", code]),
+        (_, Some(code)) => args.push(code),
+        _ => {}
+    }
+    args.extend([
+        "--server",
+        server,
+        "--stun",
+        "none",
+        "--headless",
+        "--bot",
+        "--frames",
+        frames,
+        "--json",
+    ]);
+    args.extend_from_slice(extra);
+    args
+}
+
+/// A bot match's two peers on `server` (see [`peer_args`]): the host of
+/// room `codes.0` first, so that the room exists, then 200 ms later a
+/// joiner giving `codes.1` (the same room, perhaps spelled another way).
+pub fn host_then_join(
+    dir: &Path,
+    server: &str,
+    codes: (&str, &str),
+    frames: &str,
+    host_extra: &[&str],
+    join_extra: &[&str],
+) -> (Twinstar, Twinstar) {
+    let host = Twinstar::spawn(
+        dir,
+        &peer_args("host", Some(codes.0), server, frames, host_extra),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let join = Twinstar::spawn(
+        dir,
+        &peer_args("join", Some(codes.1), server, frames, join_extra),
+    );
+    (host, join)
+}

@@ -1,0 +1,192 @@
+//! `twinstar` as a child process that cannot outlive its test.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Child, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Lines of stderr a failure message shows.
+const TAIL: usize = 40;
+
+/// A pipe's bytes, collected on a thread and readable while the process
+/// runs. The pipe is drained to its end, so the child never blocks on it.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    fn read_from(mut pipe: impl Read + Send + 'static) -> (Self, JoinHandle<()>) {
+        let captured = Captured::default();
+        let sink = captured.clone();
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match pipe.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => sink.bytes().extend_from_slice(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                }
+            }
+        });
+        (captured, reader)
+    }
+
+    fn bytes(&self) -> std::sync::MutexGuard<'_, Vec<u8>> {
+        // A reader never panics while holding the lock; if one did, the
+        // bytes are still worth showing.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes()).into_owned()
+    }
+}
+
+/// A running `twinstar`, its stdout and stderr collected as it runs.
+/// Dropping it kills (SIGKILL) and reaps the process, so a failed assertion
+/// or a panic anywhere in the test leaves no process behind.
+pub struct Twinstar {
+    child: Child,
+    what: String,
+    stdout: Captured,
+    stderr: Captured,
+    readers: Vec<JoinHandle<()>>,
+    started: Instant,
+}
+
+/// How a process ended.
+pub struct Finished {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    /// From the spawn to the end of the process.
+    pub took: Duration,
+}
+
+impl Twinstar {
+    /// Starts `twinstar ARGS` in `dir` (see [`super::command`]).
+    pub fn spawn(dir: &Path, args: &[&str]) -> Self {
+        let mut child = super::command(dir, args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", super::BIN));
+        let (stdout, out_reader) = Captured::read_from(child.stdout.take().unwrap());
+        let (stderr, err_reader) = Captured::read_from(child.stderr.take().unwrap());
+        Twinstar {
+            child,
+            what: format!("twinstar {}", args.join(" ")),
+            stdout,
+            stderr,
+            readers: vec![out_reader, err_reader],
+            started: Instant::now(),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Its stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.text()
+    }
+
+    /// Waits until stderr contains `needle`; false after `limit`, or if the
+    /// process ended without writing it.
+    pub fn wait_for(&mut self, needle: &str, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if self.stderr().contains(needle) {
+                return true;
+            }
+            if !self.is_running() {
+                // Whatever it wrote last is in the pipe's remains.
+                self.join_readers();
+                return self.stderr().contains(needle);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    /// SIGKILL, no goodbye; reaps the process and returns its status.
+    pub fn kill(&mut self) -> ExitStatus {
+        let _ = self.child.kill();
+        self.child
+            .wait()
+            .unwrap_or_else(|e| panic!("reaping {}: {e}", self.what))
+    }
+
+    /// Waits for the process to end; after `limit` (counted from this call)
+    /// kills it and panics with its stderr tail.
+    pub fn finish(mut self, limit: Duration) -> Finished {
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                self.kill();
+                self.join_readers();
+                panic!(
+                    "{} still running after {limit:?}; killed. stderr:\n{}",
+                    self.what,
+                    super::tail(&self.stderr(), TAIL)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let took = self.started.elapsed();
+        self.join_readers();
+        Finished {
+            status,
+            stdout: self.stdout.text(),
+            stderr: self.stderr(),
+            took,
+        }
+    }
+
+    /// Once the process is gone its pipes close; this collects what they
+    /// still held.
+    fn join_readers(&mut self) {
+        for reader in self.readers.drain(..) {
+            let _ = reader.join();
+        }
+    }
+}
+
+impl Drop for Twinstar {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+impl Finished {
+    pub fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    /// The `--json` summary (the last stdout line); panics with stdout and
+    /// the stderr tail when there is none.
+    pub fn summary(&self) -> serde_json::Value {
+        super::parse_summary(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{e}\nstdout:\n{}\nstderr:\n{}",
+                self.stdout,
+                super::tail(&self.stderr, TAIL)
+            )
+        })
+    }
+}

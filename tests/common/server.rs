@@ -1,0 +1,92 @@
+//! `twinstar serve`, the signaling server, as a process.
+
+use std::net::{SocketAddr, TcpStream};
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use super::Twinstar;
+
+/// `twinstar serve` on a free loopback port, accepting TCP from the moment
+/// [`Server::start`] returns until it is dropped (killed and reaped).
+///
+/// The port is the one the system picks for `--bind 127.0.0.1:0`, read back
+/// from the server's own report: choosing a free port up front and passing
+/// it would race with the other tests binding ports in parallel.
+pub struct Server {
+    /// `ws://127.0.0.1:PORT`
+    pub url: String,
+    pub addr: SocketAddr,
+    process: Twinstar,
+}
+
+impl Server {
+    /// Starts the server; fails if it has not reported its address and
+    /// accepted a TCP connection within 10 s.
+    pub fn start() -> Self {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut process =
+            Twinstar::spawn(&std::env::temp_dir(), &["serve", "--bind", "127.0.0.1:0"]);
+        let fail = |process: &Twinstar, why: &str| -> ! {
+            panic!(
+                "twinstar serve {why}; stderr:\n{}",
+                super::tail(&process.stderr(), 40)
+            )
+        };
+        let url = loop {
+            // Only a whole line: a half-written address would be wrong.
+            let stderr = process.stderr();
+            let reported = stderr
+                .split_inclusive('\n')
+                .filter(|line| line.ends_with('\n'))
+                .find_map(|line| {
+                    let at = line.find("ws://")?;
+                    Some(
+                        line[at..]
+                            .chars()
+                            .take_while(|c| !c.is_whitespace() && *c != ')')
+                            .collect::<String>(),
+                    )
+                });
+            if let Some(url) = reported {
+                break url;
+            }
+            if !process.is_running() {
+                fail(&process, "ended before reporting its address");
+            }
+            if Instant::now() > deadline {
+                fail(&process, "did not report its address within 10 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let addr: SocketAddr = url
+            .trim_start_matches("ws://")
+            .parse()
+            .unwrap_or_else(|e| fail(&process, &format!("reported {url} ({e})")));
+        while TcpStream::connect_timeout(&addr, Duration::from_secs(1)).is_err() {
+            if !process.is_running() {
+                fail(&process, "ended before accepting TCP");
+            }
+            if Instant::now() > deadline {
+                fail(
+                    &process,
+                    &format!("did not accept TCP on {addr} within 10 s"),
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Server { url, addr, process }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+
+    pub fn is_alive(&mut self) -> bool {
+        self.process.is_running()
+    }
+
+    /// SIGKILL, no goodbye to anyone; returns the reaped status.
+    pub fn kill(&mut self) -> ExitStatus {
+        self.process.kill()
+    }
+}
