@@ -66,8 +66,14 @@ pub(super) trait Backend {
     /// Tells the peer we leave on purpose, so it need not wait for a timeout.
     fn say_goodbye(&mut self, _reason: &str) {}
 
-    /// The end-of-match comparison found a desync (counted with GGRS's).
-    fn count_desync(&mut self) {}
+    /// Keeps the connection serviced for a moment before it is dropped, so
+    /// that the last messages (end checksum, desync report, goodbye) reach
+    /// the peer: closing right after sending can lose them.
+    fn linger(&mut self) {}
+
+    /// A desync was found (by GGRS or by comparing the end checksums):
+    /// count it, record it, and tell the peer unless it told us.
+    fn report_desync(&mut self, _frame: Frame, _ours: u128, _theirs: u128, _log: &mut FrameLog) {}
 }
 
 /// Synctest and local sessions have no peers; their address type is unit.

@@ -16,7 +16,7 @@
 use std::time::{Duration, Instant};
 
 use super::{Driver, FrameReport, Pacer, SessionError};
-use crate::sim::{Frame, Input, PLAYERS, hex_checksum};
+use crate::sim::{Frame, Input, PLAYERS};
 
 /// How long a peer that confirmed its last frame keeps the match going so
 /// the other can confirm too and send its checksum.
@@ -164,6 +164,7 @@ impl Match {
             Outcome::Left => "left by the player".to_string(),
             Outcome::Failed(e) => e.to_string(),
         };
+        self.driver.backend.linger();
         self.driver.finish_recording(&reason);
         Finished {
             driver: self.driver,
@@ -199,13 +200,7 @@ impl Match {
         });
         match backend.peer_done() {
             Some((their_frame, theirs)) if their_frame == frame && theirs != ours => {
-                backend.count_desync();
-                let detail = format!(
-                    "frame {frame}: ours {}, theirs {} (end of match)",
-                    hex_checksum(ours),
-                    hex_checksum(theirs)
-                );
-                self.driver.log.event("desync", &detail);
+                backend.report_desync(frame, ours, theirs, &mut self.driver.log);
                 Some(Outcome::Failed(SessionError::Desync {
                     frame,
                     ours,

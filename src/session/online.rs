@@ -29,6 +29,9 @@ type OnlineConfig = GgrsConfig<PeerId>;
 pub const DESYNC_CHECK_INTERVAL: u32 = 10;
 /// No packet for this long: the peer is reported lost.
 pub const DISCONNECT_TIMEOUT: Duration = Duration::from_millis(2000);
+/// How long a finished match keeps its connection open so that its last
+/// messages are delivered (loopback needs a few ms, a real link one RTT).
+const CLOSE_LINGER: Duration = Duration::from_millis(250);
 /// No packet for this long: "connection interrupted" is shown.
 pub const INTERRUPTION_NOTICE: Duration = Duration::from_millis(500);
 
@@ -198,28 +201,6 @@ impl OnlineBackend {
         self.delay_changes += 1;
         log.event("input_delay", &detail);
     }
-
-    /// Tells the peer about a desync we found (not one it told us about),
-    /// and records it.
-    fn report_desync(&mut self, frame: Frame, ours: u128, theirs: u128, log: &mut FrameLog) {
-        self.desyncs += 1;
-        if !self.desync_reported_by_peer {
-            self.control.send(&Message::Desync {
-                frame,
-                sender: ours,
-                receiver: theirs,
-            });
-            self.control.drain(Duration::from_millis(200));
-        }
-        log.event(
-            "desync",
-            &format!(
-                "frame {frame}: ours {}, theirs {}",
-                hex_checksum(ours),
-                hex_checksum(theirs)
-            ),
-        );
-    }
 }
 
 impl Backend for OnlineBackend {
@@ -282,11 +263,13 @@ impl Backend for OnlineBackend {
         let mut result = events
             .into_iter()
             .try_for_each(|event| self.on_event(event, log));
-        if result.is_ok() {
-            result = self.poll_peer();
-        }
+        // Messages first: a peer that reported a desync or said goodbye
+        // and then closed the connection must be heard out.
         if result.is_ok() {
             result = self.poll_control(log);
+        }
+        if result.is_ok() {
+            result = self.poll_peer();
         }
         if let Err(SessionError::Desync {
             frame,
@@ -348,8 +331,35 @@ impl Backend for OnlineBackend {
         self.control.drain(Duration::from_millis(200));
     }
 
-    fn count_desync(&mut self) {
+    /// Tells the peer about a desync we found (not one it told us about),
+    /// and records it.
+    fn linger(&mut self) {
+        let until = Instant::now() + CLOSE_LINGER;
+        while Instant::now() < until {
+            self.session.poll_remote_clients();
+            self.control.flush();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn report_desync(&mut self, frame: Frame, ours: u128, theirs: u128, log: &mut FrameLog) {
         self.desyncs += 1;
+        if !self.desync_reported_by_peer {
+            self.control.send(&Message::Desync {
+                frame,
+                sender: ours,
+                receiver: theirs,
+            });
+            self.control.drain(Duration::from_millis(200));
+        }
+        log.event(
+            "desync",
+            &format!(
+                "frame {frame}: ours {}, theirs {}",
+                hex_checksum(ours),
+                hex_checksum(theirs)
+            ),
+        );
     }
 }
 

@@ -10,6 +10,7 @@
 // unused is not dead code.
 #![allow(dead_code)]
 
+mod display;
 mod process;
 mod server;
 
@@ -18,6 +19,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 // Unused re-exports warn as imports, not as dead code: same reason.
+#[allow(unused_imports)]
+pub use display::Display;
 #[allow(unused_imports)]
 pub use process::{Finished, Twinstar};
 #[allow(unused_imports)]

@@ -70,7 +70,18 @@ pub struct Finished {
 impl Twinstar {
     /// Starts `twinstar ARGS` in `dir` (see [`super::command`]).
     pub fn spawn(dir: &Path, args: &[&str]) -> Self {
-        let mut child = super::command(dir, args)
+        Self::spawn_command(super::command(dir, args), args)
+    }
+
+    /// Starts `twinstar ARGS` in a window on `display` (see [`super::Display`]).
+    pub fn spawn_in_window(dir: &Path, args: &[&str], display: &super::Display) -> Self {
+        let mut command = super::command(dir, args);
+        command.env("DISPLAY", &display.name);
+        Self::spawn_command(command, args)
+    }
+
+    fn spawn_command(mut command: std::process::Command, args: &[&str]) -> Self {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

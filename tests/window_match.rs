@@ -1,0 +1,87 @@
+//! A match in a real window (under Xvfb) ends by the same rules as a
+//! headless one: the session's lifecycle compares the end checksums, so a
+//! desync in the last frames before `--frames N` is caught there too.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Display, Server, Twinstar, peer_args, scratch};
+
+#[test]
+fn a_window_peer_catches_a_desync_in_the_last_frames() {
+    let display = Display::start();
+    let server = Server::start();
+    let dir = scratch("window-desync");
+    // GGRS compares checksums every 10 frames; the joiner's simulation goes
+    // wrong 3 frames before the end, after the last check inside the match.
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args("host", Some("K7Q2XM"), &server.url, "295", &["--no-record"]),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let mut join_args = peer_args(
+        "join",
+        Some("K7Q2XM"),
+        &server.url,
+        "295",
+        &[
+            "--debug-inject-desync",
+            "292",
+            "--volume",
+            "0",
+            "--no-record",
+        ],
+    );
+    join_args.retain(|a| *a != "--headless");
+    let join = Twinstar::spawn_in_window(&dir, &join_args, &display);
+    let join = join.finish(Duration::from_secs(60));
+    let host = host.finish(Duration::from_secs(60));
+    let both = format!(
+        "host ({:?}):\n{}\nwindow joiner ({:?}):\n{}",
+        host.status,
+        common::tail(&host.stderr, 15),
+        join.status,
+        common::tail(&join.stderr, 15)
+    );
+    for side in [&host, &join] {
+        assert_eq!(side.code(), Some(1), "{both}");
+        assert!(side.stderr.contains("desync at frame 29"), "{both}");
+        assert_eq!(side.summary()["desyncs"], 1, "{both}");
+    }
+    // The window run reports drawing figures: it really drew.
+    assert!(
+        join.summary()["draw_ms_mean"].is_number(),
+        "{}",
+        join.stdout
+    );
+}
+
+#[test]
+fn a_window_match_ends_in_sync_with_a_headless_peer() {
+    let display = Display::start();
+    let server = Server::start();
+    let dir = scratch("window-sync");
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args("host", Some("J4M2XW"), &server.url, "240", &["--no-record"]),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let mut join_args = peer_args(
+        "join",
+        Some("J4M2XW"),
+        &server.url,
+        "240",
+        &["--volume", "0", "--no-record"],
+    );
+    join_args.retain(|a| *a != "--headless");
+    let join = Twinstar::spawn_in_window(&dir, &join_args, &display);
+    let join = join.finish(Duration::from_secs(60));
+    let host = host.finish(Duration::from_secs(60));
+    assert_eq!(join.code(), Some(0), "{}", join.stderr);
+    assert_eq!(host.code(), Some(0), "{}", host.stderr);
+    let (h, j) = (host.summary(), join.summary());
+    assert_eq!(h["checksum_frame"], 240);
+    assert_eq!(h["checksum"], j["checksum"]);
+    assert_eq!(h["checksum_frame"], j["checksum_frame"]);
+}
