@@ -358,7 +358,7 @@ impl Driver {
     }
 
     /// Adds a match event (interruption, delay change, desync) to the replay.
-    pub(super) fn record_event(&mut self, kind: &str, detail: &str) {
+    pub(super) fn record_event(&mut self, kind: crate::replay::EventKind, detail: &str) {
         if let Some(writer) = &mut self.recorder
             && let Err(e) = writer.event(kind, detail)
         {

@@ -19,6 +19,7 @@ use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message};
 use crate::net::socket::{GgrsSocket, StatsHandle};
+use crate::replay::EventKind;
 use crate::sim::{Input, PLAYERS};
 
 type OnlineConfig = GgrsConfig<PeerId>;
@@ -286,7 +287,7 @@ impl Driver {
                 }
             }
             self.record_event(
-                "desync",
+                EventKind::Desync,
                 &format!(
                     "frame {frame}: ours {}, theirs {}",
                     hex_checksum(*ours),
@@ -395,7 +396,7 @@ impl Driver {
         tracing::info!("input delay {detail}");
         o.input_delay = delay;
         o.delay_changes += 1;
-        self.record_event("input_delay", &detail);
+        self.record_event(EventKind::InputDelay, &detail);
     }
 }
 
@@ -403,7 +404,7 @@ impl Online {
     fn on_event(
         &mut self,
         event: GgrsEvent<OnlineConfig>,
-        log: &mut Vec<(&'static str, String)>,
+        log: &mut Vec<(EventKind, String)>,
     ) -> Result<(), SessionError> {
         match event {
             GgrsEvent::Synchronizing { count, total, .. } => {
@@ -427,12 +428,15 @@ impl Online {
                 tracing::warn!(
                     "connection interrupted; the peer is dropped in {disconnect_timeout} ms unless it recovers"
                 );
-                log.push(("interrupted", format!("{disconnect_timeout} ms to timeout")));
+                log.push((
+                    EventKind::Interrupted,
+                    format!("{disconnect_timeout} ms to timeout"),
+                ));
             }
             GgrsEvent::NetworkResumed { .. } => {
                 self.interrupted = false;
                 tracing::info!("connection resumed");
-                log.push(("resumed", String::new()));
+                log.push((EventKind::Resumed, String::new()));
             }
             GgrsEvent::WaitRecommendation { skip_frames } => {
                 tracing::debug!("GGRS recommends waiting {skip_frames} frames");
@@ -479,14 +483,14 @@ impl Online {
         Ok(())
     }
 
-    fn poll_control(&mut self, log: &mut Vec<(&'static str, String)>) -> Result<(), SessionError> {
+    fn poll_control(&mut self, log: &mut Vec<(EventKind, String)>) -> Result<(), SessionError> {
         for received in self.control.receive() {
             match received {
                 Ok(Message::Done { frame, checksum }) => {
                     self.peer_done = Some((frame, checksum));
                 }
                 Ok(Message::Bye { reason }) => {
-                    log.push(("peer_left", reason.clone()));
+                    log.push((EventKind::PeerLeft, reason.clone()));
                     if self.match_over() {
                         self.peer_gone = true;
                     } else {
