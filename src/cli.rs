@@ -14,6 +14,8 @@ use crate::sim::PRESET_NAMES;
     name = "twinstar",
     version,
     about = "A deterministic peer-to-peer co-op arena shooter with rollback netcode",
+    mut_arg("screenshot", |a| a.help(MENU_SCREENSHOT_HELP)),
+    mut_arg("overlay", |a| a.help(MENU_OVERLAY_HELP)),
     after_help = "Examples:\n  twinstar host                        create a room; tell the other player its code\n  twinstar join K7Q-2XM                join that room (add --server ws://HOST:3536)\n  twinstar local                       two players, one keyboard\n  twinstar synctest --headless --json  check determinism without a window"
 )]
 pub struct Cli {
@@ -48,17 +50,27 @@ pub enum Command {
     ReplayDiff(ReplayDiffArgs),
 }
 
+/// The menu takes no `--frames`: its screenshot is of the menu itself.
+const MENU_SCREENSHOT_HELP: &str = "Save the main menu as a PNG once it is drawn, and exit";
+const MENU_OVERLAY_HELP: &str =
+    "Show the network overlay from the start of every match played from the menu (F1 toggles it)";
+
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("screenshot", |a| a.help(MENU_SCREENSHOT_HELP)),
+    mut_arg("overlay", |a| a.help(MENU_OVERLAY_HELP)),
+)]
 pub struct MenuArgs {
     #[command(flatten)]
     pub window: WindowArgs,
 }
 
-/// Flags of every window (ignored with --headless).
+/// Flags of every window (ignored with --headless). Each command words the
+/// `--screenshot` help for what it shows (`mut_arg`), since only some of
+/// them take `--frames`.
 #[derive(Clone, Debug, Default, Args)]
 pub struct WindowArgs {
-    /// Save the window as a PNG after --frames N frames (or the first
-    /// drawn frame) and exit.
+    /// Save the window as a PNG and exit.
     #[arg(long, value_name = "PATH")]
     pub screenshot: Option<PathBuf>,
 
@@ -72,17 +84,20 @@ pub struct WindowArgs {
     pub overlay: bool,
 }
 
+/// The viewer is silent and has no network overlay, so of the window flags
+/// it takes only `--screenshot`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// The replay file (.tsr).
     pub file: PathBuf,
 
-    /// No window: re-simulate the whole log as fast as possible.
+    /// No window: re-simulate the whole log as fast as possible and compare
+    /// every recorded checksum.
     #[arg(long)]
     pub headless: bool,
 
     /// Compare every recorded checksum (exit 1 at the first that differs).
-    /// Implied by --headless.
+    /// Only with --headless, which always does; the window does not check.
     #[arg(long)]
     pub verify: bool,
 
@@ -94,12 +109,13 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// With --screenshot: the frame to show.
+    /// With --screenshot: the frame to show [default: 0].
     #[arg(long, value_name = "N")]
     pub frames: Option<u32>,
 
-    #[command(flatten)]
-    pub window: WindowArgs,
+    /// Save the viewer showing frame --frames N (default 0) as a PNG, and exit.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["headless", "dump"])]
+    pub screenshot: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -118,6 +134,9 @@ pub struct ReplayDiffArgs {
 }
 
 #[derive(Clone, Debug, Args)]
+#[command(mut_arg("screenshot", |a| a.help(
+    "Save the window as a PNG when the match reaches --frames N, and exit (no --frames: no screenshot)"
+)))]
 pub struct RunArgs {
     /// Stop after N frames (60 per second). Headless runs default to 3600.
     #[arg(long, value_name = "N")]
@@ -185,7 +204,11 @@ pub struct ServeArgs {
     pub bind: SocketAddr,
 }
 
+/// Host and join show a waiting screen before the match starts.
+const ONLINE_SCREENSHOT_HELP: &str = "Save the window as a PNG and exit: the waiting screen after --frames N drawn frames (default 1), or the match at frame N if it starts first";
+
 #[derive(Debug, Args)]
+#[command(mut_arg("screenshot", |a| a.help(ONLINE_SCREENSHOT_HELP)))]
 pub struct HostArgs {
     /// Room code to create (random when omitted), e.g. K7Q-2XM.
     #[arg(long, value_name = "CODE")]
@@ -199,6 +222,7 @@ pub struct HostArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("screenshot", |a| a.help(ONLINE_SCREENSHOT_HELP)))]
 pub struct JoinArgs {
     /// The host's room code (case and dashes do not matter); omit for a quick match.
     pub code: Option<String>,

@@ -12,15 +12,21 @@ use macroquad::input::KeyCode;
 use serde::{Deserialize, Serialize};
 
 use crate::input::KeyMap;
-use crate::net::delay::DelaySetting;
+use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
+use crate::net::signaling::check_server_url;
+
+/// Largest settings file read: a few hundred bytes in practice.
+const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
-    /// Signaling server URL; empty for this machine (the host starts one).
+    /// Signaling server URL (checked and normalised like `--server`); empty
+    /// for this machine (the host starts one).
     pub server: String,
-    /// "auto" or 0..=8 frames.
-    pub input_delay: String,
+    /// In the file: "auto" or "0".."8" (a bare number is read too).
+    #[serde(with = "delay_text")]
+    pub input_delay: DelaySetting,
     /// 0..=100.
     pub volume: u8,
     /// Show the network overlay (F1 toggles it during a match).
@@ -29,24 +35,69 @@ pub struct Settings {
     pub player_two: Keys,
 }
 
-/// One player's bindings, by key name (`W`, `Space`, `LeftShift`, `Up`, ...).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One player's bindings. In the file each is a key name (`W`, `Space`,
+/// `LeftShift`, `Up`, ...; see [`BINDABLE_KEYS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Keys {
-    pub up: String,
-    pub down: String,
-    pub left: String,
-    pub right: String,
-    pub fire: String,
-    pub focus: String,
-    pub start: String,
+    #[serde(with = "key_text")]
+    pub up: KeyCode,
+    #[serde(with = "key_text")]
+    pub down: KeyCode,
+    #[serde(with = "key_text")]
+    pub left: KeyCode,
+    #[serde(with = "key_text")]
+    pub right: KeyCode,
+    #[serde(with = "key_text")]
+    pub fire: KeyCode,
+    #[serde(with = "key_text")]
+    pub focus: KeyCode,
+    #[serde(with = "key_text")]
+    pub start: KeyCode,
+}
+
+/// What a binding does; names one field of [`Keys`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Up,
+    Down,
+    Left,
+    Right,
+    Fire,
+    Focus,
+    Start,
+}
+
+impl Action {
+    /// In the order the Settings screen lists them.
+    pub const ALL: [Action; 7] = [
+        Action::Up,
+        Action::Down,
+        Action::Left,
+        Action::Right,
+        Action::Fire,
+        Action::Focus,
+        Action::Start,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Up => "up",
+            Action::Down => "down",
+            Action::Left => "left",
+            Action::Right => "right",
+            Action::Fire => "fire",
+            Action::Focus => "focus",
+            Action::Start => "start",
+        }
+    }
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             server: String::new(),
-            input_delay: "auto".into(),
+            input_delay: DelaySetting::Auto,
             volume: 70,
             net_overlay: false,
             player_one: Keys::from_map(&KeyMap::PLAYER_ONE),
@@ -57,10 +108,10 @@ impl Default for Settings {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
-    #[error("cannot read settings {path}: {source}")]
+    #[error("cannot read settings {path}: {source}; using the defaults")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        source: crate::fsutil::ReadError,
     },
     #[error(
         "settings {path} are invalid ({reason}); using the defaults (the file is left as it is)"
@@ -83,11 +134,13 @@ pub fn settings_path() -> Option<PathBuf> {
 
 impl Settings {
     /// The saved settings; defaults when there is no file. A broken file is
-    /// an error the caller reports (and then uses the defaults).
+    /// an error the caller reports (and then uses the defaults). Only a
+    /// regular file is read, and at most `MAX_SETTINGS_BYTES` of it: a
+    /// FIFO or a device here must not hang the game or fill its memory.
     pub fn load(path: &Path) -> Result<Settings, SettingsError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+        let bytes = match crate::fsutil::read_limited(path, MAX_SETTINGS_BYTES) {
+            Ok(bytes) => bytes,
+            Err(e) if e.is_not_found() => return Ok(Settings::default()),
             Err(source) => {
                 return Err(SettingsError::Read {
                     path: path.into(),
@@ -99,8 +152,15 @@ impl Settings {
             path: path.into(),
             reason,
         };
-        let settings: Settings = toml::from_str(&text)
-            .map_err(|e| invalid(e.message().to_string().replace('\n', " ")))?;
+        let text = String::from_utf8(bytes).map_err(|_| invalid("not UTF-8 text".into()))?;
+        let mut settings: Settings = toml::from_str(&text).map_err(|e| {
+            let message = e.message().replace('\n', " ");
+            match e.span() {
+                Some(span) => invalid(format!("line {}: {message}", line_of(&text, span.start))),
+                None => invalid(message),
+            }
+        })?;
+        settings.server = settings.checked_server().map_err(invalid)?;
         settings.validate().map_err(invalid)?;
         Ok(settings)
     }
@@ -132,34 +192,36 @@ impl Settings {
         std::fs::rename(&tmp, path).map_err(write)
     }
 
+    /// What the types do not rule out already.
     pub fn validate(&self) -> Result<(), String> {
-        self.delay()?;
         if self.volume > 100 {
             return Err(format!("volume {} is above 100", self.volume));
         }
-        for (who, keys) in [
-            ("player_one", &self.player_one),
-            ("player_two", &self.player_two),
-        ] {
-            keys.map().map_err(|e| format!("{who}: {e}"))?;
-        }
-        Ok(())
+        self.checked_server().map(|_| ())
     }
 
-    pub fn delay(&self) -> Result<DelaySetting, String> {
+    /// The server, checked by the same rule as `--server` and normalised;
+    /// empty stays empty (this machine).
+    fn checked_server(&self) -> Result<String, String> {
+        match self.server.trim() {
+            "" => Ok(String::new()),
+            url => check_server_url(url).map_err(|e| format!("server: {e}")),
+        }
+    }
+
+    /// The input delay a match uses unless `--input-delay` says otherwise.
+    pub fn delay(&self) -> DelaySetting {
         self.input_delay
-            .parse()
-            .map_err(|e| format!("input_delay '{}': {e}", self.input_delay))
     }
 
     /// Moves the input delay along auto, 0, 1, ..., 8: Left/Right stop at
     /// the ends, Enter (`wrap`) goes round.
     pub fn step_delay(&mut self, step: i32, wrap: bool) {
-        let values: Vec<String> = std::iter::once("auto".to_string())
-            .chain((0..=crate::net::delay::MAX_INPUT_DELAY).map(|n| n.to_string()))
+        let values: Vec<DelaySetting> = std::iter::once(DelaySetting::Auto)
+            .chain((0..=MAX_INPUT_DELAY).map(DelaySetting::Fixed))
             .collect();
         let now = values.iter().position(|v| *v == self.input_delay);
-        self.input_delay = values[stepped(values.len(), now.unwrap_or(0), step, wrap)].clone();
+        self.input_delay = values[stepped(values.len(), now.unwrap_or(0), step, wrap)];
     }
 
     /// Moves the volume in steps of 10 %, like [`Settings::step_delay`].
@@ -174,60 +236,132 @@ impl Settings {
     }
 
     pub fn keymaps(&self) -> [KeyMap; 2] {
-        [
-            self.player_one.map().unwrap_or(KeyMap::PLAYER_ONE),
-            self.player_two.map().unwrap_or(KeyMap::PLAYER_TWO),
-        ]
+        [self.player_one.map(), self.player_two.map()]
     }
+
+    /// One player's bindings: 0 is player one, anything else player two.
+    pub fn keys_mut(&mut self, player: usize) -> &mut Keys {
+        if player == 0 {
+            &mut self.player_one
+        } else {
+            &mut self.player_two
+        }
+    }
+}
+
+/// 1-based line number of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 impl Keys {
     pub fn from_map(map: &KeyMap) -> Keys {
-        let [up, down, left, right, fire, focus, start] = map.keys().map(key_name);
         Keys {
-            up,
-            down,
-            left,
-            right,
-            fire,
-            focus,
-            start,
+            up: map.up,
+            down: map.down,
+            left: map.left,
+            right: map.right,
+            fire: map.fire,
+            focus: map.focus,
+            start: map.start,
         }
     }
 
-    pub fn map(&self) -> Result<KeyMap, String> {
-        let names = self.names();
-        let mut keys = [KeyCode::Unknown; 7];
-        for (slot, name) in keys.iter_mut().zip(names) {
-            *slot = parse_key(name)?;
+    pub fn map(&self) -> KeyMap {
+        KeyMap {
+            up: self.up,
+            down: self.down,
+            left: self.left,
+            right: self.right,
+            fire: self.fire,
+            focus: self.focus,
+            start: self.start,
         }
-        Ok(KeyMap::from_keys(keys))
     }
 
-    /// In the order of [`KeyMap::ACTIONS`].
-    pub fn names(&self) -> [&String; 7] {
-        [
-            &self.up,
-            &self.down,
-            &self.left,
-            &self.right,
-            &self.fire,
-            &self.focus,
-            &self.start,
-        ]
+    pub fn get(&self, action: Action) -> KeyCode {
+        *self.binding(action)
     }
 
-    pub fn set(&mut self, action: usize, key: KeyCode) {
-        let name = key_name(key);
+    pub fn set(&mut self, action: Action, key: KeyCode) {
+        *self.binding_mut(action) = key;
+    }
+
+    fn binding(&self, action: Action) -> &KeyCode {
         match action {
-            0 => self.up = name,
-            1 => self.down = name,
-            2 => self.left = name,
-            3 => self.right = name,
-            4 => self.fire = name,
-            5 => self.focus = name,
-            _ => self.start = name,
+            Action::Up => &self.up,
+            Action::Down => &self.down,
+            Action::Left => &self.left,
+            Action::Right => &self.right,
+            Action::Fire => &self.fire,
+            Action::Focus => &self.focus,
+            Action::Start => &self.start,
         }
+    }
+
+    fn binding_mut(&mut self, action: Action) -> &mut KeyCode {
+        match action {
+            Action::Up => &mut self.up,
+            Action::Down => &mut self.down,
+            Action::Left => &mut self.left,
+            Action::Right => &mut self.right,
+            Action::Fire => &mut self.fire,
+            Action::Focus => &mut self.focus,
+            Action::Start => &mut self.start,
+        }
+    }
+}
+
+/// `input_delay` in the file: the text `--input-delay` takes ("auto", "3").
+/// A bare TOML number is read as well; it is written as text, as always.
+mod delay_text {
+    use serde::de::{self, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    use crate::net::delay::DelaySetting;
+
+    pub fn serialize<S: Serializer>(delay: &DelaySetting, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(delay)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DelaySetting, D::Error> {
+        struct Text;
+        impl Visitor<'_> for Text {
+            type Value = DelaySetting;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"auto\" or a number of frames")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DelaySetting, E> {
+                v.parse()
+                    .map_err(|e| E::custom(format!("input_delay '{v}': {e}")))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DelaySetting, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DelaySetting, E> {
+                self.visit_str(&v.to_string())
+            }
+        }
+        d.deserialize_any(Text)
+    }
+}
+
+/// A key binding in the file: its name, one of [`BINDABLE_KEYS`].
+mod key_text {
+    use macroquad::input::KeyCode;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(key: &KeyCode, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::key_name(*key))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<KeyCode, D::Error> {
+        let name = String::deserialize(d)?;
+        super::parse_key(&name).map_err(serde::de::Error::custom)
     }
 }
 
@@ -355,17 +489,40 @@ mod tests {
         assert_eq!(Settings::load(&path).unwrap(), Settings::default());
         let mut s = Settings {
             server: "ws://192.168.1.20:3536".into(),
-            input_delay: "3".into(),
+            input_delay: DelaySetting::Fixed(3),
             volume: 25,
             net_overlay: true,
             ..Settings::default()
         };
-        s.player_two.set(4, KeyCode::Kp0);
+        s.player_two.set(Action::Fire, KeyCode::Kp0);
         s.save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("input_delay = \"3\""), "{text}");
+        assert!(text.contains("fire = \"Kp0\""), "{text}");
         let back = Settings::load(&path).unwrap();
         assert_eq!(back, s);
         assert_eq!(back.keymaps()[1].fire, KeyCode::Kp0);
-        assert_eq!(back.delay().unwrap(), DelaySetting::Fixed(3));
+        assert_eq!(back.delay(), DelaySetting::Fixed(3));
+    }
+
+    #[test]
+    fn files_written_by_earlier_builds_still_load() {
+        let path = temp_path("earlier.toml");
+        let text = "server = \"ws://10.0.0.2:3536/\"\ninput_delay = \"auto\"\nvolume = 40\n\
+                    net_overlay = false\n\n[player_one]\nup = \"W\"\ndown = \"S\"\n\
+                    left = \"A\"\nright = \"D\"\nfire = \"Space\"\nfocus = \"LeftShift\"\n\
+                    start = \"Key1\"\n";
+        std::fs::write(&path, text).unwrap();
+        let s = Settings::load(&path).unwrap();
+        assert_eq!(s.delay(), DelaySetting::Auto);
+        assert_eq!(s.server(), Some("ws://10.0.0.2:3536"));
+        assert_eq!(s.player_one, Settings::default().player_one);
+        // A bare number is what people write by hand.
+        std::fs::write(&path, "input_delay = 2").unwrap();
+        assert_eq!(
+            Settings::load(&path).unwrap().delay(),
+            DelaySetting::Fixed(2)
+        );
     }
 
     #[test]
@@ -374,9 +531,12 @@ mod tests {
         for text in [
             "volume = 300",
             "input_delay = \"fast\"",
+            "input_delay = 9",
             "[player_one]\nup = \"Escape\"",
             "nonsense",
             "speed = 3",
+            "server = \"http://example.org\"",
+            "server = \"ws://example.org/K7Q2XM\"",
         ] {
             std::fs::write(&path, text).unwrap();
             let err = Settings::load(&path).unwrap_err().to_string();
@@ -384,6 +544,22 @@ mod tests {
             assert!(!err.contains('\n'), "{err}");
             assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
         }
+        std::fs::write(&path, "volume = 5\n[player_one]\nup = \"Escape\"").unwrap();
+        let err = Settings::load(&path).unwrap_err().to_string();
+        assert!(err.contains("line 3: unknown key 'Escape'"), "{err}");
+    }
+
+    #[test]
+    fn a_file_that_is_not_regular_is_refused_at_once() {
+        let dir = temp_path("a-directory");
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = Settings::load(&dir).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+        assert!(!err.contains('\n'), "{err}");
+        let big = temp_path("big.toml");
+        std::fs::write(&big, vec![b'#'; MAX_SETTINGS_BYTES as usize + 1]).unwrap();
+        let err = Settings::load(&big).unwrap_err().to_string();
+        assert!(err.contains("larger than 64 KiB"), "{err}");
     }
 
     #[test]
@@ -398,21 +574,21 @@ mod tests {
     #[test]
     fn delay_and_volume_step_with_arrows_and_wrap_with_enter() {
         let mut s = Settings::default();
-        let mut seen = vec![s.input_delay.clone()];
+        let mut seen = vec![s.input_delay];
         for _ in 0..10 {
             s.step_delay(1, true);
-            seen.push(s.input_delay.clone());
+            seen.push(s.input_delay);
         }
-        assert_eq!(seen[1], "0");
-        assert_eq!(seen[9], "8");
-        assert_eq!(seen[10], "auto", "Enter goes round");
+        assert_eq!(seen[1], DelaySetting::Fixed(0));
+        assert_eq!(seen[9], DelaySetting::Fixed(8));
+        assert_eq!(seen[10], DelaySetting::Auto, "Enter goes round");
         s.step_delay(-1, false);
-        assert_eq!(s.input_delay, "auto", "Left stops at auto");
-        s.input_delay = "8".into();
+        assert_eq!(s.input_delay, DelaySetting::Auto, "Left stops at auto");
+        s.input_delay = DelaySetting::Fixed(8);
         s.step_delay(1, false);
-        assert_eq!(s.input_delay, "8", "Right stops at 8");
+        assert_eq!(s.input_delay, DelaySetting::Fixed(8), "Right stops at 8");
         s.step_delay(-1, false);
-        assert_eq!(s.input_delay, "7");
+        assert_eq!(s.input_delay, DelaySetting::Fixed(7));
 
         s.volume = 95;
         s.step_volume(1, false);
@@ -426,6 +602,30 @@ mod tests {
         s.step_volume(1, false);
         assert_eq!(s.volume, 10);
         assert!(s.validate().is_ok());
+    }
+
+    #[test]
+    fn bindings_are_set_by_action() {
+        let mut keys = Settings::default().player_one;
+        for (i, action) in Action::ALL.into_iter().enumerate() {
+            keys.set(action, BINDABLE_KEYS[i]);
+        }
+        let map = keys.map();
+        assert_eq!(
+            [
+                map.up, map.down, map.left, map.right, map.fire, map.focus, map.start
+            ],
+            [
+                KeyCode::A,
+                KeyCode::B,
+                KeyCode::C,
+                KeyCode::D,
+                KeyCode::E,
+                KeyCode::F,
+                KeyCode::G
+            ]
+        );
+        assert_eq!(Keys::from_map(&map), keys);
     }
 
     #[test]

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 
 use super::online::{OnlineEnd, online_in_window, start_online};
 use super::{Failure, Report, finish, local_sources, match_options, prepare_local};
-use crate::cli::{MenuArgs, NetArgs, RunArgs};
+use crate::cli::{MenuArgs, NetArgs, RunArgs, WindowArgs};
 use crate::frontend::menu::{Picked, choose, message, settings_screen, text_prompt};
 use crate::frontend::replay_view;
 use crate::frontend::window::{self, MatchEnd, Screenshot, Ui};
 use crate::net::handshake::Role;
 use crate::net::room_code::RoomCode;
+use crate::replay::DEFAULT_DIR as REPLAY_DIR;
 use crate::session::{FPS, Match, Mode, Pacing};
 use crate::settings::{Settings, settings_path};
 
@@ -27,7 +28,6 @@ const ITEMS: [&str; 8] = [
 ];
 /// Replays listed, newest first.
 const REPLAYS_LISTED: usize = 40;
-const REPLAY_DIR: &str = "replays";
 
 pub fn menu(args: &MenuArgs) -> Result<Report, Failure> {
     let settings = Settings::load_or_default();
@@ -36,10 +36,15 @@ pub fn menu(args: &MenuArgs) -> Result<Report, Failure> {
         path,
         after_frames: 2,
     });
+    // Matches started here get --overlay; the screenshot is the menu's own.
+    let for_matches = WindowArgs {
+        overlay: window_args.overlay,
+        ..WindowArgs::default()
+    };
     let ended = window::open("twinstar", move |mut ui| async move {
         ui.audio
             .set_volume(window_args.volume.unwrap_or(settings.volume));
-        shell(&mut ui, settings, capture).await
+        shell(&mut ui, settings, capture, for_matches).await
     })
     .map_err(|e| Failure::BadInput(e.to_string()))?;
     match ended {
@@ -53,6 +58,7 @@ async fn shell(
     ui: &mut Ui,
     mut settings: Settings,
     capture: Option<Screenshot>,
+    for_matches: WindowArgs,
 ) -> Option<Result<(), String>> {
     let items: Vec<String> = ITEMS.iter().map(|s| s.to_string()).collect();
     let mut selected = 0;
@@ -61,7 +67,7 @@ async fn shell(
             "a co-op arena shooter with rollback netcode".to_string(),
             format!("twinstar {}", env!("CARGO_PKG_VERSION")),
         ];
-        let run = RunArgs::for_menu(Default::default());
+        let run = RunArgs::for_menu(for_matches.clone());
         match choose(ui, "TWINSTAR", &details, &items, selected, capture.as_ref()).await {
             Picked::Captured(result) => return Some(result),
             Picked::Back => return None,

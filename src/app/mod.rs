@@ -93,8 +93,8 @@ pub(super) fn prepare_local(
     mode: Mode,
     inject_desync_from: Option<Frame>,
 ) -> Result<Driver, Failure> {
-    let config = SimConfig::preset(&args.preset)
-        .ok_or_else(|| Failure::BadInput(format!("unknown preset '{}'", args.preset)))?;
+    let config =
+        SimConfig::from_preset_name(&args.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
     let seed = args.seed.unwrap_or_else(random_seed);
     let options = DriverOptions {
         seed,
@@ -163,10 +163,8 @@ pub(super) fn match_options(
 }
 
 fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result<Summary, Failure> {
-    if !args.headless && !window::display_available() {
-        return Err(Failure::BadInput(
-            window::WindowError::NoDisplay.to_string(),
-        ));
+    if !args.headless {
+        crate::frontend::require_display().map_err(|e| Failure::BadInput(e.to_string()))?;
     }
     let driver = prepare_local(args, mode, inject_desync_from)?;
     let seed = driver.options().seed;
@@ -233,7 +231,7 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
         .collect();
     // Two runs in the same second with the same seed must not overwrite
     // each other's log: take the first free name.
-    let base = format!("replays/{stamp}-{mode}-seed{seed}");
+    let base = format!("{}/{stamp}-{mode}-seed{seed}", crate::replay::DEFAULT_DIR);
     (1..)
         .map(|n| match n {
             1 => PathBuf::from(format!("{base}.tsr")),

@@ -19,7 +19,7 @@ use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
-use crate::net::signaling::{self, DEFAULT_PORT};
+use crate::net::signaling::{self, DEFAULT_PORT, check_server_url};
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions};
 use crate::session::{Match, Pacing};
@@ -130,19 +130,12 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
     };
     link.validate()
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
-    if SimConfig::preset(&run.preset).is_none() {
-        return Err(Failure::BadInput(format!(
-            "unknown preset '{}'",
-            run.preset
-        )));
-    }
+    SimConfig::from_preset_name(&run.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
     if let Some(server) = &net.server {
-        check_server_url(server)?;
+        check_server_url(server).map_err(|e| Failure::BadInput(e.to_string()))?;
     }
-    if !run.headless && !window::display_available() {
-        return Err(Failure::BadInput(
-            window::WindowError::NoDisplay.to_string(),
-        ));
+    if !run.headless {
+        crate::frontend::require_display().map_err(|e| Failure::BadInput(e.to_string()))?;
     }
     let default_timeout = if role == Role::Host { 600 } else { 20 };
     Ok(Plan {
@@ -154,24 +147,6 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         preset: run.preset.clone(),
         timeout: Duration::from_secs(net.timeout.unwrap_or(default_timeout)),
     })
-}
-
-fn check_server_url(url: &str) -> Result<(), Failure> {
-    let rest = url
-        .strip_prefix("ws://")
-        .or_else(|| url.strip_prefix("wss://"))
-        .ok_or_else(|| {
-            Failure::BadInput(format!(
-                "invalid server URL '{url}': it must start with ws:// or wss://, e.g. ws://192.168.1.20:{DEFAULT_PORT}"
-            ))
-        })?;
-    let host = rest.split('/').next().unwrap_or("");
-    if host.is_empty() || rest.trim_end_matches('/').contains('/') {
-        return Err(Failure::BadInput(format!(
-            "invalid server URL '{url}': give only the server, e.g. ws://192.168.1.20:{DEFAULT_PORT} (the room code goes separately)"
-        )));
-    }
-    Ok(())
 }
 
 /// The signaling server to use: `--server`, or for a host without one the
@@ -238,14 +213,14 @@ pub(super) fn start_online(
     let runtime = runtime()?;
     let server = match (&net.server, settings.server()) {
         (None, Some(saved)) => {
-            check_server_url(saved)?;
+            check_server_url(saved).map_err(|e| Failure::BadInput(e.to_string()))?;
             saved.trim_end_matches('/').to_string()
         }
         _ => signaling_server(plan.role, net, &runtime)?,
     };
     let delay = match net.input_delay {
         Some(delay) => delay,
-        None => settings.delay().map_err(Failure::BadInput)?,
+        None => settings.delay(),
     };
     match (&plan.room, plan.role) {
         (Some(room), Role::Host) => eprintln!(

@@ -24,19 +24,35 @@ fn load(path: &Path) -> Result<Replay, Failure> {
     Ok(replay)
 }
 
+/// Flag combinations clap cannot refuse with a clear one-line message.
+fn check_flags(args: &ReplayArgs) -> Result<(), Failure> {
+    let refuse = |m: &str| Err(Failure::BadInput(m.to_string()));
+    // The viewer shows a replay; it does not compare checksums, so a
+    // --verify it would ignore is refused rather than passed over.
+    if args.verify && !args.headless {
+        return refuse("--verify needs --headless (the window plays a replay without checking it)");
+    }
+    if args.json && !args.headless && !args.dump {
+        return refuse("--json needs --headless (the window prints no summary)");
+    }
+    if args.frames.is_some() && args.screenshot.is_none() {
+        return refuse("--frames N picks the frame for --screenshot; add --screenshot PATH");
+    }
+    Ok(())
+}
+
 pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
+    check_flags(args)?;
+    if !args.headless && !args.dump {
+        crate::frontend::require_display().map_err(|e| Failure::BadInput(e.to_string()))?;
+    }
     let replay = load(&args.file)?;
     if args.dump {
         dump(&replay);
         return Ok(Report::Printed);
     }
     if !args.headless {
-        if !crate::frontend::window::display_available() {
-            return Err(Failure::BadInput(
-                crate::frontend::window::WindowError::NoDisplay.to_string(),
-            ));
-        }
-        let capture = args.window.screenshot.clone().map(|path| Screenshot {
+        let capture = args.screenshot.clone().map(|path| Screenshot {
             path,
             after_frames: args.frames.unwrap_or(0),
         });

@@ -7,8 +7,8 @@ use macroquad::prelude::*;
 use super::assets::{Align, BitmapFont};
 use super::audio::Cue;
 use super::window::{Screenshot, Ui, clicked, end_frame, enter_screen, pressed, save_screenshot};
-use crate::input::KeyMap;
-use crate::settings::{BINDABLE_KEYS, Settings};
+use crate::net::signaling::check_server_url;
+use crate::settings::{Action, BINDABLE_KEYS, Settings, key_name};
 
 const BACKGROUND: Color = Color::new(0.024, 0.03, 0.086, 1.0);
 const ITEM: Color = Color::new(0.75, 0.8, 0.95, 1.0);
@@ -63,6 +63,39 @@ fn row_rect(i: usize, top: f32, height: f32, width: f32) -> Rect {
     )
 }
 
+/// Where a list screen puts its rows: fixed for the screen's life, except
+/// the scroll position, which follows the selection.
+struct ListLayout {
+    scale: f32,
+    row_h: f32,
+    /// Rows that fit; long lists scroll to keep the selection visible.
+    visible: usize,
+    /// Top of the first row (below the title and details).
+    top: f32,
+}
+
+impl ListLayout {
+    fn new(details: usize, items: usize) -> ListLayout {
+        let scale = if items > 9 { 2.0 } else { 3.0 };
+        let row_h = BitmapFont::line_height(scale) + 12.0;
+        ListLayout {
+            scale,
+            row_h,
+            visible: (((screen_height() - 300.0) / row_h) as usize).max(3),
+            top: 180.0 + details as f32 * 28.0,
+        }
+    }
+
+    /// (item index, rectangle) of the items shown while `selected` is
+    /// selected.
+    fn rows(&self, selected: usize, items: usize) -> impl Iterator<Item = (usize, Rect)> + '_ {
+        let first = selected.saturating_sub(self.visible - 1);
+        (first..items.min(first + self.visible))
+            .enumerate()
+            .map(|(row, i)| (i, row_rect(row, self.top, self.row_h, 900.0)))
+    }
+}
+
 /// A vertical list; Up/Down or the mouse move, Enter/Space or a click pick,
 /// Esc goes back. `details` are drawn small under the title.
 pub async fn choose(
@@ -75,93 +108,13 @@ pub async fn choose(
 ) -> Picked {
     enter_screen();
     let mut drawn = 0u32;
-    let scale = if items.len() > 9 { 2.0 } else { 3.0 };
-    let row_h = BitmapFont::line_height(scale) + 12.0;
-    // Long lists scroll to keep the selection visible.
-    let visible = (((screen_height() - 300.0) / row_h) as usize).max(3);
+    let layout = ListLayout::new(details.len(), items.len());
     loop {
         ui.audio.update().await;
-        if items.is_empty() {
-            if pressed(KeyCode::Escape) || confirm() || clicked(MouseButton::Left) {
-                return Picked::Back;
-            }
-        } else {
-            let before = selected;
-            if nav_up() {
-                selected = (selected + items.len() - 1) % items.len();
-            }
-            if nav_down() {
-                selected = (selected + 1) % items.len();
-            }
-            if pressed(KeyCode::Escape) {
-                return Picked::Back;
-            }
-            if confirm() {
-                ui.audio.play(Cue::MenuSelect);
-                return Picked::Item(selected);
-            }
-            for (keys, step) in [
-                ([KeyCode::Left, KeyCode::A], -1),
-                ([KeyCode::Right, KeyCode::D], 1),
-            ] {
-                if keys.into_iter().any(pressed) {
-                    ui.audio.play(Cue::MenuMove);
-                    return Picked::Adjust(selected, step);
-                }
-            }
-            let first = selected.saturating_sub(visible - 1);
-            let (mx, my) = mouse_position();
-            let top = 180.0 + details.len() as f32 * 28.0;
-            for (row, i) in (first..items.len().min(first + visible)).enumerate() {
-                if row_rect(row, top, row_h, 900.0).contains(vec2(mx, my)) {
-                    if mouse_delta_position() != Vec2::ZERO {
-                        selected = i;
-                    }
-                    if clicked(MouseButton::Left) {
-                        ui.audio.play(Cue::MenuSelect);
-                        return Picked::Item(i);
-                    }
-                }
-            }
-            if selected != before {
-                ui.audio.play(Cue::MenuMove);
-            }
+        if let Some(picked) = list_input(ui, items.len(), &mut selected, &layout) {
+            return picked;
         }
-        backdrop(ui);
-        let font = &ui.sprites.font;
-        let cx = screen_width() / 2.0;
-        font.draw_shadowed(title, cx, 50.0, 8.0, WHITE, Align::Center);
-        for (i, line) in details.iter().enumerate() {
-            font.draw(line, cx, 150.0 + i as f32 * 28.0, 2.0, HINT, Align::Center);
-        }
-        let top = 180.0 + details.len() as f32 * 28.0;
-        if items.is_empty() {
-            font.draw(
-                "(nothing here yet)",
-                cx,
-                top + 20.0,
-                3.0,
-                ITEM,
-                Align::Center,
-            );
-        }
-        let first = selected.saturating_sub(visible - 1);
-        for (row, i) in (first..items.len().min(first + visible)).enumerate() {
-            let r = row_rect(row, top, row_h, 900.0);
-            if i == selected {
-                draw_rectangle(r.x, r.y, r.w, r.h - 4.0, Color::new(0.2, 0.25, 0.5, 0.6));
-            }
-            let color = if i == selected { SELECTED } else { ITEM };
-            font.draw(&items[i], cx, r.y + 6.0, scale, color, Align::Center);
-        }
-        font.draw(
-            "Up/Down or mouse: choose   Enter or click: pick   Esc: back",
-            cx,
-            screen_height() - 40.0,
-            2.0,
-            HINT,
-            Align::Center,
-        );
+        draw_list(ui, title, details, items, selected, &layout);
         drawn += 1;
         if let Some(shot) = capture
             && drawn >= shot.after_frames
@@ -171,6 +124,98 @@ pub async fn choose(
         end_frame().await;
     }
 }
+
+/// This frame's keys and mouse on a list of `len` items: what was picked,
+/// if anything; moves `selected`.
+fn list_input(
+    ui: &mut Ui,
+    len: usize,
+    selected: &mut usize,
+    layout: &ListLayout,
+) -> Option<Picked> {
+    if len == 0 {
+        let leave = pressed(KeyCode::Escape) || confirm() || clicked(MouseButton::Left);
+        return leave.then_some(Picked::Back);
+    }
+    let before = *selected;
+    if nav_up() {
+        *selected = (*selected + len - 1) % len;
+    }
+    if nav_down() {
+        *selected = (*selected + 1) % len;
+    }
+    if pressed(KeyCode::Escape) {
+        return Some(Picked::Back);
+    }
+    if confirm() {
+        ui.audio.play(Cue::MenuSelect);
+        return Some(Picked::Item(*selected));
+    }
+    for (keys, step) in [
+        ([KeyCode::Left, KeyCode::A], -1),
+        ([KeyCode::Right, KeyCode::D], 1),
+    ] {
+        if keys.into_iter().any(pressed) {
+            ui.audio.play(Cue::MenuMove);
+            return Some(Picked::Adjust(*selected, step));
+        }
+    }
+    let (mx, my) = mouse_position();
+    for (i, rect) in layout.rows(*selected, len) {
+        if rect.contains(vec2(mx, my)) {
+            if mouse_delta_position() != Vec2::ZERO {
+                *selected = i;
+            }
+            if clicked(MouseButton::Left) {
+                ui.audio.play(Cue::MenuSelect);
+                return Some(Picked::Item(i));
+            }
+        }
+    }
+    if *selected != before {
+        ui.audio.play(Cue::MenuMove);
+    }
+    None
+}
+
+fn draw_list(
+    ui: &Ui,
+    title: &str,
+    details: &[String],
+    items: &[String],
+    selected: usize,
+    layout: &ListLayout,
+) {
+    backdrop(ui);
+    let font = &ui.sprites.font;
+    let cx = screen_width() / 2.0;
+    font.draw_shadowed(title, cx, 50.0, 8.0, WHITE, Align::Center);
+    for (i, line) in details.iter().enumerate() {
+        font.draw(line, cx, 150.0 + i as f32 * 28.0, 2.0, HINT, Align::Center);
+    }
+    if items.is_empty() {
+        let y = layout.top + 20.0;
+        font.draw("(nothing here yet)", cx, y, 3.0, ITEM, Align::Center);
+    }
+    for (i, r) in layout.rows(selected, items.len()) {
+        if i == selected {
+            draw_rectangle(r.x, r.y, r.w, r.h - 4.0, Color::new(0.2, 0.25, 0.5, 0.6));
+        }
+        let color = if i == selected { SELECTED } else { ITEM };
+        font.draw(&items[i], cx, r.y + 6.0, layout.scale, color, Align::Center);
+    }
+    font.draw(
+        "Up/Down or mouse: choose   Enter or click: pick   Esc: back",
+        cx,
+        screen_height() - 40.0,
+        2.0,
+        HINT,
+        Align::Center,
+    );
+}
+
+/// Longest text a prompt takes.
+const PROMPT_MAX_CHARS: usize = 200;
 
 /// A one-line text field (typing, Backspace, Ctrl+V pastes). `check`
 /// explains what is wrong with the text, shown under the field; Enter
@@ -192,20 +237,7 @@ pub async fn text_prompt(
         if pressed(KeyCode::Escape) {
             return None;
         }
-        let ctrl = is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl);
-        if ctrl && pressed(KeyCode::V) {
-            if let Some(pasted) = macroquad::miniquad::window::clipboard_get() {
-                text.extend(pasted.chars().filter(|c| !c.is_control()).take(200));
-            }
-        }
-        while let Some(c) = get_char_pressed() {
-            if !c.is_control() && !ctrl && text.chars().count() < 200 {
-                text.push(c);
-                error = None;
-            }
-        }
-        if pressed(KeyCode::Backspace) {
-            text.pop();
+        if edit_text(&mut text) {
             error = None;
         }
         if pressed(KeyCode::Enter) || pressed(KeyCode::KpEnter) {
@@ -217,62 +249,72 @@ pub async fn text_prompt(
                 Err(e) => error = Some(e),
             }
         }
-        backdrop(ui);
-        let font = &ui.sprites.font;
-        let cx = screen_width() / 2.0;
-        font.draw_shadowed(title, cx, 80.0, 6.0, WHITE, Align::Center);
-        font.draw(hint, cx, 200.0, 2.0, HINT, Align::Center);
-        let field = Rect::new(cx - 450.0, 260.0, 900.0, 80.0);
-        draw_rectangle(
-            field.x,
-            field.y,
-            field.w,
-            field.h,
-            Color::new(0.0, 0.0, 0.0, 0.6),
-        );
-        draw_rectangle_lines(field.x, field.y, field.w, field.h, 2.0, SELECTED);
-        let cursor = if (get_time() * 2.0) as i64 % 2 == 0 {
-            "_"
-        } else {
-            " "
-        };
-        let shown: String = text
-            .chars()
-            .rev()
-            .take(70)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        let scale = if shown.chars().count() > 22 { 2.0 } else { 6.0 };
-        font.draw(
-            &format!("{shown}{cursor}"),
-            cx,
-            field.y + 10.0,
-            scale,
-            WHITE,
-            Align::Center,
-        );
-        if let Some(e) = &error {
-            font.draw(
-                e,
-                cx,
-                370.0,
-                2.0,
-                Color::new(1.0, 0.45, 0.45, 1.0),
-                Align::Center,
-            );
-        }
-        font.draw(
-            "Enter: go   Ctrl+V: paste   Esc: back",
-            cx,
-            screen_height() - 40.0,
-            2.0,
-            HINT,
-            Align::Center,
-        );
+        draw_prompt(ui, title, hint, &text, error.as_deref());
         end_frame().await;
     }
+}
+
+/// Applies this frame's typing, paste and Backspace to `text`; true if it
+/// typed or deleted something.
+fn edit_text(text: &mut String) -> bool {
+    let ctrl = is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl);
+    if ctrl && pressed(KeyCode::V) {
+        if let Some(pasted) = macroquad::miniquad::window::clipboard_get() {
+            text.extend(
+                pasted
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .take(PROMPT_MAX_CHARS),
+            );
+        }
+    }
+    let mut edited = false;
+    while let Some(c) = get_char_pressed() {
+        if !c.is_control() && !ctrl && text.chars().count() < PROMPT_MAX_CHARS {
+            text.push(c);
+            edited = true;
+        }
+    }
+    if pressed(KeyCode::Backspace) {
+        text.pop();
+        edited = true;
+    }
+    edited
+}
+
+fn draw_prompt(ui: &Ui, title: &str, hint: &str, text: &str, error: Option<&str>) {
+    backdrop(ui);
+    let font = &ui.sprites.font;
+    let cx = screen_width() / 2.0;
+    font.draw_shadowed(title, cx, 80.0, 6.0, WHITE, Align::Center);
+    font.draw(hint, cx, 200.0, 2.0, HINT, Align::Center);
+    let field = Rect::new(cx - 450.0, 260.0, 900.0, 80.0);
+    let shade = Color::new(0.0, 0.0, 0.0, 0.6);
+    draw_rectangle(field.x, field.y, field.w, field.h, shade);
+    draw_rectangle_lines(field.x, field.y, field.w, field.h, 2.0, SELECTED);
+    let cursor = if (get_time() * 2.0) as i64 % 2 == 0 {
+        "_"
+    } else {
+        " "
+    };
+    // The end of a long text, where the typing happens.
+    let skip = text.chars().count().saturating_sub(70);
+    let shown: String = text.chars().skip(skip).collect();
+    let scale = if shown.chars().count() > 22 { 2.0 } else { 6.0 };
+    let line = format!("{shown}{cursor}");
+    font.draw(&line, cx, field.y + 10.0, scale, WHITE, Align::Center);
+    if let Some(e) = error {
+        let red = Color::new(1.0, 0.45, 0.45, 1.0);
+        font.draw(e, cx, 370.0, 2.0, red, Align::Center);
+    }
+    font.draw(
+        "Enter: go   Ctrl+V: paste   Esc: back",
+        cx,
+        screen_height() - 40.0,
+        2.0,
+        HINT,
+        Align::Center,
+    );
 }
 
 /// A message with a title (an error, a result) until Enter, Esc or a click.
@@ -343,115 +385,122 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// One row of the settings screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Row {
+    Server,
+    Delay,
+    Volume,
+    Overlay,
+    /// A binding of player 0 or 1.
+    Key(usize, Action),
+    Save,
+    Cancel,
+}
+
+impl Row {
+    fn all() -> Vec<Row> {
+        let keys = (0..2).flat_map(|p| Action::ALL.map(|a| Row::Key(p, a)));
+        [Row::Server, Row::Delay, Row::Volume, Row::Overlay]
+            .into_iter()
+            .chain(keys)
+            .chain([Row::Save, Row::Cancel])
+            .collect()
+    }
+
+    fn label(self, s: &Settings) -> String {
+        match self {
+            Row::Server => format!(
+                "server: {}",
+                s.server().unwrap_or("this machine (host starts one)")
+            ),
+            Row::Delay => format!("input delay: {}", s.input_delay),
+            Row::Volume => format!("volume: {}%", s.volume),
+            Row::Overlay => format!(
+                "network overlay: {}",
+                if s.net_overlay { "on" } else { "off" }
+            ),
+            Row::Key(p, action) => {
+                let keys = if p == 0 { &s.player_one } else { &s.player_two };
+                format!(
+                    "P{} {}: {}",
+                    p + 1,
+                    action.name(),
+                    key_name(keys.get(action))
+                )
+            }
+            Row::Save => "Save".into(),
+            Row::Cancel => "Back without saving".into(),
+        }
+    }
+}
+
 /// The settings editor. Returns the edited settings when the player chose
 /// "Save", `None` for "Back without saving" or Esc.
 pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Settings> {
     let mut s = settings.clone();
+    let rows = Row::all();
+    let details = vec![
+        "Enter or Left/Right change the selected row (a key row waits for the new key)".to_string(),
+        format!(
+            "file: {}",
+            crate::settings::settings_path().map_or_else(
+                || "(no config directory)".into(),
+                |p| p.display().to_string()
+            )
+        ),
+    ];
     let mut selected = 0usize;
     loop {
-        // Rows: server, delay, volume, overlay, 7 keys x 2 players, save, cancel.
-        let mut rows = vec![
-            format!(
-                "server: {}",
-                s.server().unwrap_or("this machine (host starts one)")
-            ),
-            format!("input delay: {}", s.input_delay),
-            format!("volume: {}%", s.volume),
-            format!(
-                "network overlay: {}",
-                if s.net_overlay { "on" } else { "off" }
-            ),
-        ];
-        for (p, keys) in [&s.player_one, &s.player_two].into_iter().enumerate() {
-            for (action, name) in KeyMap::ACTIONS.iter().zip(keys.names()) {
-                rows.push(format!("P{} {action}: {name}", p + 1));
-            }
-        }
-        rows.push("Save".into());
-        rows.push("Back without saving".into());
-        let save_row = rows.len() - 2;
-        let details = vec![
-            "Enter or Left/Right change the selected row (a key row waits for the new key)"
-                .to_string(),
-            format!(
-                "file: {}",
-                crate::settings::settings_path().map_or_else(
-                    || "(no config directory)".into(),
-                    |p| p.display().to_string()
-                )
-            ),
-        ];
-        match choose(ui, "SETTINGS", &details, &rows, selected, None).await {
+        let labels: Vec<String> = rows.iter().map(|row| row.label(&s)).collect();
+        match choose(ui, "SETTINGS", &details, &labels, selected, None).await {
             Picked::Back | Picked::Captured(_) => return None,
             Picked::Adjust(i, step) => {
                 selected = i;
-                step_value_row(&mut s, i, step, false);
+                step_value_row(&mut s, rows[i], step, false);
             }
-            Picked::Item(i) if i == save_row => return Some(s),
-            Picked::Item(i) if i == save_row + 1 => return None,
             Picked::Item(i) => {
                 selected = i;
-                match i {
-                    ROW_SERVER => {
-                        let check = |t: &str| {
-                            let t = t.trim();
-                            if t.is_empty() || t.starts_with("ws://") || t.starts_with("wss://") {
-                                Ok(())
-                            } else {
-                                Err(
-                                    "the server starts with ws:// or wss:// (empty: this machine)"
-                                        .to_string(),
-                                )
-                            }
-                        };
-                        if let Some(text) = text_prompt(
-                            ui,
-                            "SERVER",
-                            "signaling server, e.g. ws://192.168.1.20:3536 (empty: this machine)",
-                            &s.server,
-                            check,
-                        )
-                        .await
-                        {
-                            s.server = text.trim().to_string();
+                match rows[i] {
+                    Row::Save => return Some(s),
+                    Row::Cancel => return None,
+                    Row::Server => {
+                        if let Some(text) = server_prompt(ui, &s.server).await {
+                            s.server = text;
                         }
                     }
-                    ROW_DELAY..=ROW_OVERLAY => step_value_row(&mut s, i, 1, true),
-                    _ => {
-                        let k = i - FIRST_KEY_ROW;
-                        let (player, action) = (k / 7, k % 7);
-                        if let Some(key) =
-                            press_a_key(ui, &format!("P{} {}", player + 1, KeyMap::ACTIONS[action]))
-                                .await
-                        {
-                            let keys = if player == 0 {
-                                &mut s.player_one
-                            } else {
-                                &mut s.player_two
-                            };
-                            keys.set(action, key);
+                    Row::Key(p, action) => {
+                        let what = format!("P{} {}", p + 1, action.name());
+                        if let Some(key) = press_a_key(ui, &what).await {
+                            s.keys_mut(p).set(action, key);
                         }
                     }
+                    row => step_value_row(&mut s, row, 1, true),
                 }
             }
         }
     }
 }
 
-// Rows of the settings screen before the key bindings.
-const ROW_SERVER: usize = 0;
-const ROW_DELAY: usize = 1;
-const ROW_VOLUME: usize = 2;
-const ROW_OVERLAY: usize = 3;
-const FIRST_KEY_ROW: usize = 4;
+/// Asks for the signaling server; checked by the same rule as `--server`.
+/// Returns it normalised (empty: this machine), `None` on Esc.
+async fn server_prompt(ui: &mut Ui, now: &str) -> Option<String> {
+    let check = |t: &str| match t.trim() {
+        "" => Ok(()),
+        url => check_server_url(url).map(|_| ()).map_err(|e| e.to_string()),
+    };
+    let hint = "signaling server, e.g. ws://192.168.1.20:3536 (empty: this machine)";
+    let text = text_prompt(ui, "SERVER", hint, now, check).await?;
+    Some(check_server_url(&text).unwrap_or_default())
+}
 
 /// Changes a row that holds a value: Enter (`wrap`) goes round, Left/Right
 /// stop at the ends (the overlay: Left off, Right on).
-fn step_value_row(s: &mut Settings, row: usize, step: i32, wrap: bool) {
+fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
     match row {
-        ROW_DELAY => s.step_delay(step, wrap),
-        ROW_VOLUME => s.step_volume(step, wrap),
-        ROW_OVERLAY => s.net_overlay = if wrap { !s.net_overlay } else { step > 0 },
+        Row::Delay => s.step_delay(step, wrap),
+        Row::Volume => s.step_volume(step, wrap),
+        Row::Overlay => s.net_overlay = if wrap { !s.net_overlay } else { step > 0 },
         _ => {}
     }
 }
@@ -494,6 +543,17 @@ async fn press_a_key(ui: &mut Ui, what: &str) -> Option<KeyCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_rows_name_every_binding_once() {
+        let rows = Row::all();
+        assert_eq!(rows.len(), 4 + 2 * Action::ALL.len() + 2);
+        let s = Settings::default();
+        let labels: Vec<String> = rows.iter().map(|r| r.label(&s)).collect();
+        assert!(labels.contains(&"P1 fire: Space".to_string()), "{labels:?}");
+        assert!(labels.contains(&"P2 start: Key2".to_string()), "{labels:?}");
+        assert_eq!(rows.last(), Some(&Row::Cancel));
+    }
 
     #[test]
     fn wrap_keeps_words_and_width() {

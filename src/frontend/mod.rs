@@ -14,6 +14,16 @@ pub mod scene;
 pub mod window;
 use crate::input::{Input, KeyMap, ScriptBot};
 
+/// Fails with [`window::WindowError::NoDisplay`] when no window could open:
+/// commands check this before any work, so the error comes first and alone.
+pub fn require_display() -> Result<(), window::WindowError> {
+    if window::display_available() {
+        Ok(())
+    } else {
+        Err(window::WindowError::NoDisplay)
+    }
+}
+
 /// Where one player's inputs come from.
 #[derive(Clone, Debug)]
 pub enum InputSource {

@@ -122,6 +122,8 @@ fn shake(ledger: &EventLedger, world: &World, layout: &Layout) -> Vec2 {
     vec2((t * 2.3).sin(), (t * 3.1).cos()) * 4.0 * strength * layout.scale
 }
 
+/// Draws the arena and everything in it; returns where the arena went (the
+/// HUD lines up with it).
 pub fn draw_world(
     sprites: &Sprites,
     world: &World,
@@ -143,8 +145,23 @@ pub fn draw_world(
             ..Default::default()
         },
     );
+    // Enemies and bullets are drawn back along their velocity by the part
+    // of a frame not yet elapsed.
     let back = 1.0 - alpha.clamp(0.0, 1.0);
+    draw_enemies(sprites, world, ledger, &layout, back);
+    draw_bullets(sprites, world, &layout, back);
+    draw_ships(sprites, world, motion, &layout, alpha);
+    draw_explosions(sprites, world, ledger, &layout);
+    layout
+}
 
+fn draw_enemies(
+    sprites: &Sprites,
+    world: &World,
+    ledger: &EventLedger,
+    layout: &Layout,
+    back: f32,
+) {
     let flashing: Vec<u32> = ledger
         .recent(world.frame, HIT_FLASH_TICKS)
         .filter_map(|(_, e)| match e {
@@ -164,17 +181,16 @@ pub fn draw_world(
             EnemyKind::Shooter => (world.frame as f32 + e.id as f32 * 17.0) * 0.01,
             _ => 0.0,
         };
-        draw_sprite(sprites.enemy(kind), &layout, center, rotation, 1.0, WHITE);
+        draw_sprite(sprites.enemy(kind), layout, center, rotation, 1.0, WHITE);
         if flashing.contains(&e.id) {
             let at = layout.to_screen(center);
-            draw_circle(
-                at.x,
-                at.y,
-                9.0 * layout.scale,
-                Color::new(1.0, 1.0, 1.0, 0.55),
-            );
+            let flash = Color::new(1.0, 1.0, 1.0, 0.55);
+            draw_circle(at.x, at.y, 9.0 * layout.scale, flash);
         }
     }
+}
+
+fn draw_bullets(sprites: &Sprites, world: &World, layout: &Layout, back: f32) {
     for b in world.bullets() {
         let center = v(b.pos) - v(b.vel) * back;
         let texture = if b.owner == OWNER_ENEMY {
@@ -182,27 +198,30 @@ pub fn draw_world(
         } else {
             &sprites.bullet_player
         };
-        draw_sprite(texture, &layout, center, 0.0, 1.0, WHITE);
+        draw_sprite(texture, layout, center, 0.0, 1.0, WHITE);
     }
+}
+
+/// Living ships, interpolated; an invulnerable one blinks.
+fn draw_ships(sprites: &Sprites, world: &World, motion: &Motion, layout: &Layout, alpha: f32) {
     for (i, p) in world.players.iter().enumerate() {
-        let blink = p.invulnerable > 0 && (world.frame / 4) % 2 == 0;
         if p.alive == 0 {
             continue;
         }
+        let blink = p.invulnerable > 0 && (world.frame / 4) % 2 == 0;
         let tint = if blink {
             Color::new(1.0, 1.0, 1.0, 0.35)
         } else {
             WHITE
         };
-        draw_sprite(
-            &sprites.ships[i],
-            &layout,
-            motion.ship(world, i, alpha),
-            0.0,
-            1.0,
-            tint,
-        );
+        let at = motion.ship(world, i, alpha);
+        draw_sprite(&sprites.ships[i], layout, at, 0.0, 1.0, tint);
     }
+}
+
+/// Explosions from the ledger, so a rollback that erased a death erases
+/// its explosion too.
+fn draw_explosions(sprites: &Sprites, world: &World, ledger: &EventLedger, layout: &Layout) {
     for (age, event) in ledger.recent(world.frame, EXPLOSION_TICKS) {
         let (pos, scale) = match event {
             Event::EnemyKilled { pos, .. } => (*pos, 1.0),
@@ -225,5 +244,4 @@ pub fn draw_world(
             },
         );
     }
-    layout
 }

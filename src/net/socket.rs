@@ -209,18 +209,6 @@ impl<C: PacketChannel> GgrsSocket<C> {
         self.link.as_ref().map(LinkSim::stats)
     }
 
-    pub fn channel(&self) -> &C {
-        &self.channel
-    }
-
-    pub fn channel_mut(&mut self) -> &mut C {
-        &mut self.channel
-    }
-
-    pub fn into_inner(self) -> C {
-        self.channel
-    }
-
     /// Hands the simulated link's due packets to the channel. GGRS calls
     /// `send_to`/`receive_all_messages` every poll, and both flush, so the
     /// simulated delay is as fine as the caller's polling (call this, or

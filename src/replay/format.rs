@@ -23,6 +23,16 @@ pub const MAX_RECORD_BYTES: u32 = 64 * 1024;
 /// Also how often the writer flushes at 60 fps.
 pub const CHECKSUM_INTERVAL: u32 = 60;
 
+/// The largest input-chunk record on disk: every player's input changing on
+/// every frame (one run per frame), with the length, kind and check around it.
+pub const MAX_CHUNK_RECORD_BYTES: u64 =
+    4 + 1 + (4 + 1 + 2 * PLAYERS as u64 * CHECKSUM_INTERVAL as u64 + 16) + 4;
+/// Files above this size are refused, and no more is ever read: a 24-hour
+/// match with a new input on every frame is about 23 MB (86,400 of those
+/// chunks), so this leaves room for its events while bounding memory.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+const _: () = assert!(24 * 3600 * MAX_CHUNK_RECORD_BYTES < MAX_FILE_BYTES / 2);
+
 pub const KIND_HEADER: u8 = 1;
 pub const KIND_CHUNK: u8 = 2;
 pub const KIND_EVENT: u8 = 3;
@@ -87,9 +97,72 @@ impl Header {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReplayEvent {
     pub frame: u32,
-    /// `input_delay`, `interrupted`, `resumed`, `disconnected`, `desync`, ...
-    pub kind: String,
+    pub kind: EventKind,
     pub detail: String,
+}
+
+/// What an event record says happened. In the file it is the snake_case
+/// name (`peer_left`); `docs/replay-format.md` lists the same names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum EventKind {
+    /// The input delay was retuned; detail: `old -> new frames at frame F (rtt, jitter)`.
+    InputDelay,
+    /// No packet from the peer for a while; detail: the time left before giving up.
+    Interrupted,
+    /// Packets flow again after an interruption.
+    Resumed,
+    /// The peers' checksums differ; detail: the frame and both checksums.
+    Desync,
+    /// The peer ended the match; detail: its reason.
+    PeerLeft,
+    /// A kind this build does not know (a newer writer's): kept and shown as
+    /// it is, so one new kind does not make a whole replay unreadable.
+    Other(String),
+}
+
+impl EventKind {
+    /// Every kind this build writes.
+    pub const WRITTEN: [EventKind; 5] = [
+        EventKind::InputDelay,
+        EventKind::Interrupted,
+        EventKind::Resumed,
+        EventKind::Desync,
+        EventKind::PeerLeft,
+    ];
+
+    /// The name in the file.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventKind::InputDelay => "input_delay",
+            EventKind::Interrupted => "interrupted",
+            EventKind::Resumed => "resumed",
+            EventKind::Desync => "desync",
+            EventKind::PeerLeft => "peer_left",
+            EventKind::Other(name) => name,
+        }
+    }
+}
+
+impl From<String> for EventKind {
+    fn from(name: String) -> Self {
+        EventKind::WRITTEN
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+            .unwrap_or(EventKind::Other(name))
+    }
+}
+
+impl From<EventKind> for String {
+    fn from(kind: EventKind) -> Self {
+        kind.as_str().to_string()
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -205,6 +278,47 @@ mod tests {
         let mut bytes = Vec::new();
         encode_chunk(0, &frames, 0, &mut bytes);
         assert_eq!(bytes.len(), 4 + 1 + 2 + 2 + 16);
+    }
+
+    #[test]
+    fn event_kinds_keep_their_names_and_unknown_ones_survive() {
+        for kind in EventKind::WRITTEN {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+            assert_eq!(serde_json::from_str::<EventKind>(&json).unwrap(), kind);
+        }
+        let names = EventKind::WRITTEN.map(|k| k.as_str().to_string());
+        assert_eq!(
+            names,
+            [
+                "input_delay",
+                "interrupted",
+                "resumed",
+                "desync",
+                "peer_left"
+            ]
+        );
+        let event: ReplayEvent =
+            serde_json::from_str(r#"{"frame":3,"kind":"solar_flare","detail":""}"#).unwrap();
+        assert_eq!(event.kind, EventKind::Other("solar_flare".into()));
+    }
+
+    /// The format page lists exactly the kinds that are written.
+    #[test]
+    fn the_format_page_lists_the_written_event_kinds() {
+        let page = include_str!("../../docs/replay-format.md");
+        let table = page
+            .split("Event kinds this build writes")
+            .nth(1)
+            .expect("the page has the event kinds table");
+        let listed: Vec<&str> = table
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .filter_map(|l| l.split('`').nth(1))
+            .collect();
+        let written = EventKind::WRITTEN.map(|k| k.as_str().to_string());
+        assert_eq!(listed, written, "docs/replay-format.md");
     }
 
     #[test]

@@ -5,25 +5,16 @@ use std::path::Path;
 use thiserror::Error;
 
 use super::format::*;
+use crate::fsutil::{ReadError, read_limited};
 use crate::sim::{Input, PLAYERS, SIM_VERSION};
-
-/// Files above this size are refused before reading: a 10-minute match is
-/// ~30 KB, so this leaves room for hours while bounding memory.
-const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, Error)]
 pub enum ReplayError {
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{0} is a directory, not a replay file")]
-    IsDirectory(String),
+    /// Missing, unreadable, not a regular file, or over `MAX_FILE_BYTES`.
+    #[error("{0}")]
+    File(#[from] ReadError),
     #[error("the file is empty")]
     Empty,
-    #[error("the file is {0} bytes, larger than any replay ({MAX_FILE_BYTES} at most)")]
-    TooLarge(u64),
     #[error("not a twinstar replay (bad magic bytes)")]
     BadMagic,
     #[error("replay format version {found}; this build reads version {FORMAT_VERSION}")]
@@ -83,33 +74,36 @@ impl Replay {
     pub fn frames(&self) -> u32 {
         self.inputs.len() as u32
     }
-
-    /// The recorded checksum of the last frame (end record, else last chunk).
-    pub fn final_checksum(&self) -> Option<(u32, u128)> {
-        match &self.end {
-            Some(end) => Some((end.frame, end.checksum)),
-            None => self.checksums.last().copied(),
-        }
-    }
 }
 
+/// Reads and parses a replay file: a regular file of at most
+/// `MAX_FILE_BYTES`, read through a bounded reader (see `crate::fsutil`).
 pub fn read(path: &Path) -> Result<Replay, ReplayError> {
-    let io = |source| ReplayError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return Err(ReplayError::IsDirectory(path.display().to_string()));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(ReplayError::TooLarge(meta.len()));
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = read_limited(path, MAX_FILE_BYTES)?;
     read_bytes(&bytes)
 }
 
 pub fn read_bytes(bytes: &[u8]) -> Result<Replay, ReplayError> {
+    check_preamble(bytes)?;
+    let mut log = Log::default();
+    let mut offset = PREAMBLE_LEN;
+    while offset < bytes.len() {
+        let frame = log.inputs.len() as u32;
+        let Some((body, next)) = next_record(bytes, offset, frame)? else {
+            let cut = Cut::Truncated {
+                at_frame: frame,
+                offset,
+            };
+            return log.finish(Some(cut));
+        };
+        log.add(body, offset)?;
+        offset = next;
+    }
+    log.finish(None)
+}
+
+/// Magic bytes, then the format and simulation versions this build reads.
+fn check_preamble(bytes: &[u8]) -> Result<(), ReplayError> {
     if bytes.is_empty() {
         return Err(ReplayError::Empty);
     }
@@ -127,115 +121,136 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Replay, ReplayError> {
     if found != SIM_VERSION {
         return Err(ReplayError::SimVersion { found });
     }
+    Ok(())
+}
 
-    let mut header: Option<Header> = None;
-    let mut inputs: Vec<[Input; PLAYERS]> = Vec::new();
-    let mut checksums = Vec::new();
-    let mut events = Vec::new();
-    let mut end = None;
-    let mut cut = None;
-    let mut offset = PREAMBLE_LEN;
+/// The checked body of the record at `offset` and where the next one
+/// starts; `None` when the file ends inside it (a cut, not an error).
+/// `frame` (frames read so far) only names the place in errors.
+fn next_record(
+    bytes: &[u8],
+    offset: usize,
+    frame: u32,
+) -> Result<Option<(&[u8], usize)>, ReplayError> {
+    let Some((len, rest)) = bytes[offset..].split_first_chunk::<4>() else {
+        return Ok(None);
+    };
+    let len = u32::from_le_bytes(*len);
+    if len > MAX_RECORD_BYTES {
+        return Err(ReplayError::RecordTooLarge { offset, len });
+    }
+    if len == 0 {
+        return Err(malformed(offset, "empty record"));
+    }
+    let Some((body, rest)) = rest.split_at_checked(len as usize) else {
+        return Ok(None);
+    };
+    let Some((check, _)) = rest.split_first_chunk::<4>() else {
+        return Ok(None);
+    };
+    if u32::from_le_bytes(*check) != body_check(body) {
+        return Err(ReplayError::Corrupt { offset, frame });
+    }
+    Ok(Some((body, offset + 4 + len as usize + 4)))
+}
 
-    while offset < bytes.len() {
-        let frame = inputs.len() as u32;
-        let rest = &bytes[offset..];
-        let malformed = |what: &str| ReplayError::Malformed {
-            offset,
-            what: what.to_string(),
-        };
-        let Some((len, rest)) = rest.split_first_chunk::<4>() else {
-            cut = Some(Cut::Truncated {
-                at_frame: frame,
-                offset,
-            });
-            break;
-        };
-        let len = u32::from_le_bytes(*len);
-        if len > MAX_RECORD_BYTES {
-            return Err(ReplayError::RecordTooLarge { offset, len });
-        }
-        if len == 0 {
-            return Err(malformed("empty record"));
-        }
-        if rest.len() < len as usize + 4 {
-            cut = Some(Cut::Truncated {
-                at_frame: frame,
-                offset,
-            });
-            break;
-        }
-        let (body, rest) = rest.split_at(len as usize);
-        let check = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
-        if check != body_check(body) {
-            return Err(ReplayError::Corrupt { offset, frame });
-        }
-        if end.is_some() {
-            return Err(malformed("data after the end record"));
+fn malformed(offset: usize, what: impl Into<String>) -> ReplayError {
+    ReplayError::Malformed {
+        offset,
+        what: what.into(),
+    }
+}
+
+/// A replay being assembled record by record.
+#[derive(Default)]
+struct Log {
+    header: Option<Header>,
+    inputs: Vec<[Input; PLAYERS]>,
+    checksums: Vec<(u32, u128)>,
+    events: Vec<ReplayEvent>,
+    end: Option<EndRecord>,
+}
+
+impl Log {
+    /// Adds one whole, checked record body found at `offset`.
+    fn add(&mut self, body: &[u8], offset: usize) -> Result<(), ReplayError> {
+        let malformed = |what: String| malformed(offset, what);
+        if self.end.is_some() {
+            return Err(malformed("data after the end record".into()));
         }
         let (kind, payload) = (body[0], &body[1..]);
-        if kind != KIND_HEADER && header.is_none() {
-            return Err(malformed("the first record is not a header"));
+        if kind != KIND_HEADER && self.header.is_none() {
+            return Err(malformed("the first record is not a header".into()));
         }
+        let frame = self.inputs.len() as u32;
         match kind {
-            KIND_HEADER if header.is_some() => return Err(malformed("a second header record")),
-            KIND_HEADER => {
-                let h: Header = serde_json::from_slice(payload)
-                    .map_err(|e| malformed(&format!("bad header: {e}")))?;
-                if h.players != PLAYERS as u32 {
-                    return Err(malformed(&format!(
-                        "{} players; twinstar has {PLAYERS}",
-                        h.players
-                    )));
-                }
-                if h.config().is_none() {
-                    return Err(malformed("the header's simulation config is unreadable"));
-                }
-                header = Some(h);
+            KIND_HEADER if self.header.is_some() => {
+                return Err(malformed("a second header record".into()));
             }
+            KIND_HEADER => self.header = Some(parse_header(payload).map_err(malformed)?),
             KIND_CHUNK => {
-                let chunk = decode_chunk(payload).map_err(malformed)?;
+                let chunk = decode_chunk(payload).map_err(|e| malformed(e.into()))?;
                 if chunk.start != frame {
-                    return Err(malformed(&format!(
+                    return Err(malformed(format!(
                         "input chunk starts at frame {}, expected {frame}",
                         chunk.start
                     )));
                 }
-                inputs.extend_from_slice(&chunk.frames);
-                checksums.push((inputs.len() as u32, chunk.checksum));
+                self.inputs.extend_from_slice(&chunk.frames);
+                self.checksums
+                    .push((self.inputs.len() as u32, chunk.checksum));
             }
             KIND_EVENT => {
-                let e = serde_json::from_slice(payload)
-                    .map_err(|e| malformed(&format!("bad event: {e}")))?;
-                events.push(e);
+                let event = serde_json::from_slice(payload)
+                    .map_err(|e| malformed(format!("bad event: {e}")))?;
+                self.events.push(event);
             }
             KIND_END => {
-                let e: EndRecord = serde_json::from_slice(payload)
-                    .map_err(|e| malformed(&format!("bad end record: {e}")))?;
-                if e.frame != frame {
-                    return Err(malformed(&format!(
+                let end: EndRecord = serde_json::from_slice(payload)
+                    .map_err(|e| malformed(format!("bad end record: {e}")))?;
+                if end.frame != frame {
+                    return Err(malformed(format!(
                         "end record says frame {}, the inputs end at {frame}",
-                        e.frame
+                        end.frame
                     )));
                 }
-                end = Some(e);
+                self.end = Some(end);
             }
-            other => return Err(malformed(&format!("unknown record kind {other}"))),
+            other => return Err(malformed(format!("unknown record kind {other}"))),
         }
-        offset += 4 + len as usize + 4;
+        Ok(())
     }
 
-    let header = header.ok_or(ReplayError::NoHeader)?;
-    if cut.is_none() && end.is_none() {
-        cut = Some(Cut::NoEnd {
-            at_frame: inputs.len() as u32,
-        });
+    /// The replay, given where (if anywhere) the file was cut short.
+    fn finish(self, truncated: Option<Cut>) -> Result<Replay, ReplayError> {
+        let header = self.header.ok_or(ReplayError::NoHeader)?;
+        let frames = self.inputs.len() as u32;
+        let cut = match (truncated, &self.end) {
+            (Some(cut), _) => Some(cut),
+            (None, None) => Some(Cut::NoEnd { at_frame: frames }),
+            (None, Some(_)) => None,
+        };
+        Ok(Replay {
+            header,
+            inputs: self.inputs,
+            checksums: self.checksums,
+            events: self.events,
+            end: self.end,
+            cut,
+        })
     }
-    Ok(Replay {
-        header,
-        inputs,
-        checksums,
-        events,
-        end,
-        cut,
-    })
+}
+
+fn parse_header(payload: &[u8]) -> Result<Header, String> {
+    let header: Header = serde_json::from_slice(payload).map_err(|e| format!("bad header: {e}"))?;
+    if header.players != PLAYERS as u32 {
+        return Err(format!(
+            "{} players; twinstar has {PLAYERS}",
+            header.players
+        ));
+    }
+    if header.config().is_none() {
+        return Err("the header's simulation config is unreadable".into());
+    }
+    Ok(header)
 }

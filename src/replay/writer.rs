@@ -66,10 +66,10 @@ impl Writer {
     }
 
     /// Records a match event (delay change, interruption, desync, ...).
-    pub fn event(&mut self, kind: &str, detail: &str) -> io::Result<()> {
+    pub fn event(&mut self, kind: EventKind, detail: &str) -> io::Result<()> {
         let event = ReplayEvent {
             frame: self.frames(),
-            kind: kind.into(),
+            kind,
             detail: detail.into(),
         };
         let json = serde_json::to_vec(&event).map_err(io::Error::other)?;

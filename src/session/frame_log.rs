@@ -4,7 +4,7 @@
 //! reach the replay, each exactly once, in order.
 
 use super::SessionError;
-use crate::replay::Writer;
+use crate::replay::{EventKind, Writer};
 use crate::sim::{Frame, Input, PLAYERS};
 
 /// Recent simulated frames. Longer than any rollback (GGRS predicts at most
@@ -136,7 +136,7 @@ impl FrameLog {
     }
 
     /// Adds a match event (interruption, delay change, desync) to the replay.
-    pub(super) fn event(&mut self, kind: &str, detail: &str) {
+    pub(super) fn event(&mut self, kind: EventKind, detail: &str) {
         if let Some(writer) = &mut self.recorder
             && let Err(e) = writer.event(kind, detail)
         {

@@ -21,6 +21,7 @@ use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message};
 use crate::net::socket::{GgrsSocket, StatsHandle};
+use crate::replay::EventKind;
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 
 type OnlineConfig = GgrsConfig<PeerId>;
@@ -199,7 +200,7 @@ impl OnlineBackend {
         tracing::info!("input delay {detail}");
         self.input_delay = delay;
         self.delay_changes += 1;
-        log.event("input_delay", &detail);
+        log.event(EventKind::InputDelay, &detail);
     }
 }
 
@@ -353,7 +354,7 @@ impl Backend for OnlineBackend {
             self.control.drain(Duration::from_millis(200));
         }
         log.event(
-            "desync",
+            EventKind::Desync,
             &format!(
                 "frame {frame}: ours {}, theirs {}",
                 hex_checksum(ours),
@@ -392,14 +393,14 @@ impl OnlineBackend {
                     "connection interrupted; the peer is dropped in {disconnect_timeout} ms unless it recovers"
                 );
                 log.event(
-                    "interrupted",
+                    EventKind::Interrupted,
                     &format!("{disconnect_timeout} ms to timeout"),
                 );
             }
             GgrsEvent::NetworkResumed { .. } => {
                 self.interrupted = false;
                 tracing::info!("connection resumed");
-                log.event("resumed", "");
+                log.event(EventKind::Resumed, "");
             }
             GgrsEvent::WaitRecommendation { skip_frames } => {
                 tracing::debug!("GGRS recommends waiting {skip_frames} frames");
@@ -453,7 +454,7 @@ impl OnlineBackend {
                     self.peer_done = Some((frame, checksum));
                 }
                 Ok(Message::Bye { reason }) => {
-                    log.event("peer_left", &reason);
+                    log.event(EventKind::PeerLeft, &reason);
                     if self.match_over() {
                         self.peer_gone = true;
                     } else {

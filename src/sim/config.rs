@@ -42,6 +42,11 @@ pub struct SimConfig {
 /// Names accepted by `--preset`.
 pub const PRESET_NAMES: [&str; 2] = ["default", "stress"];
 
+/// A preset name that is not in [`PRESET_NAMES`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown preset '{0}' (presets: {names})", names = PRESET_NAMES.join(", "))]
+pub struct UnknownPreset(pub String);
+
 impl SimConfig {
     /// A normal match: waves that grow from 6 enemies, three lives each.
     pub const DEFAULT: SimConfig = SimConfig {
@@ -92,10 +97,30 @@ impl SimConfig {
         }
     }
 
+    /// The preset called `name`, or an error that lists the valid names.
+    pub fn from_preset_name(name: &str) -> Result<SimConfig, UnknownPreset> {
+        SimConfig::preset(name).ok_or_else(|| UnknownPreset(name.to_string()))
+    }
+
     /// The preset's name, if this config is one.
     pub fn preset_name(&self) -> Option<&'static str> {
         PRESET_NAMES
             .into_iter()
             .find(|name| SimConfig::preset(name).as_ref() == Some(self))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_preset_names_the_valid_ones() {
+        assert_eq!(SimConfig::from_preset_name("stress"), Ok(SimConfig::STRESS));
+        let err = SimConfig::from_preset_name("nope").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown preset 'nope' (presets: default, stress)"
+        );
     }
 }

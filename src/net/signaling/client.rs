@@ -4,7 +4,36 @@
 use axum::http::StatusCode;
 use matchbox_socket::{RtcIceServerConfig, WebRtcSocket, WebRtcSocketBuilder};
 
-use super::{QUICK_PATH, RoomCode};
+use super::{DEFAULT_PORT, QUICK_PATH, RoomCode};
+
+/// Why a signaling server URL (`--server`, the settings' server) is refused.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ServerUrlError {
+    #[error(
+        "invalid server URL '{0}': it must start with ws:// or wss://, e.g. ws://192.168.1.20:{DEFAULT_PORT}"
+    )]
+    Scheme(String),
+    #[error(
+        "invalid server URL '{0}': give only the server, e.g. ws://192.168.1.20:{DEFAULT_PORT} (the room code goes separately)"
+    )]
+    NotJustTheServer(String),
+}
+
+/// Checks a server URL (`ws://` or `wss://`, a host, no path: the room code
+/// is added by [`room_url`]) and returns it without surrounding spaces or
+/// trailing slashes. The command line and the settings share this rule.
+pub fn check_server_url(url: &str) -> Result<String, ServerUrlError> {
+    let url = url.trim();
+    let rest = url
+        .strip_prefix("ws://")
+        .or_else(|| url.strip_prefix("wss://"))
+        .ok_or_else(|| ServerUrlError::Scheme(url.to_string()))?;
+    let host = rest.trim_end_matches('/');
+    if host.is_empty() || host.contains('/') {
+        return Err(ServerUrlError::NotJustTheServer(url.to_string()));
+    }
+    Ok(url.trim_end_matches('/').to_string())
+}
 
 /// The URL a client connects to: `server` is `ws://host:port` (a trailing
 /// slash is fine), `room` `None` for a quick match.
@@ -82,5 +111,40 @@ pub fn classify_socket_error(error: &matchbox_socket::Error, room: Option<&RoomC
         }
         Error::ConnectionFailed(e) => JoinError::Unreachable(e.to_string()),
         Error::Disconnected(e) => JoinError::Disconnected(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_urls_are_checked_and_normalised() {
+        assert_eq!(
+            check_server_url(" ws://10.0.0.2:3536/ ").unwrap(),
+            "ws://10.0.0.2:3536"
+        );
+        assert_eq!(
+            check_server_url("wss://example.org").unwrap(),
+            "wss://example.org"
+        );
+        for bad in ["http://x:1", "10.0.0.2:3536", "", "ws://"] {
+            assert!(
+                matches!(check_server_url(bad), Err(ServerUrlError::Scheme(_)))
+                    || matches!(
+                        check_server_url(bad),
+                        Err(ServerUrlError::NotJustTheServer(_))
+                    ),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            check_server_url("ws://x:1/K7Q2XM"),
+            Err(ServerUrlError::NotJustTheServer("ws://x:1/K7Q2XM".into()))
+        );
+        assert_eq!(
+            check_server_url("ws:///"),
+            Err(ServerUrlError::NotJustTheServer("ws:///".into()))
+        );
     }
 }

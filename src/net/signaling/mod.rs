@@ -35,7 +35,10 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 
-pub use client::{JoinError, classify_socket_error, client_builder, no_ice_servers, room_url};
+pub use client::{
+    JoinError, ServerUrlError, check_server_url, classify_socket_error, client_builder,
+    no_ice_servers, room_url,
+};
 pub use registry::{Registry, RelayError};
 pub use server::{BoundServer, RoomState, RoomTopology, ServerError, bind, serve};
 
