@@ -15,10 +15,14 @@
 #   host A 10.0.1.2 -- 10.0.1.1 NAT A 198.51.100.2 --+
 #                                                     public 198.51.100.1  (signaling :3536,
 #   host B 10.0.2.2 -- 10.0.2.1 NAT B 203.0.113.2  --+       203.0.113.1   coturn :3478)
+#                                                       default route -> sink (drops all)
 #
 # Expected: routed, full-cone and port-restricted connect directly (never
-# relay), symmetric connects only with --turn (via relay), and without it both
-# peers must fail cleanly within their 15 s timeout, which counts as success.
+# relay), symmetric connects only with --turn (via relay). Without it the
+# joiner (B) must fail cleanly within its 15 s timeout, and the host (A, which
+# waits longer) must say, within that timeout + 3 s and while still waiting,
+# that a player reached the room without a network path; then it gives up
+# cleanly too. That counts as success.
 #
 # Last stdout line: one JSON object {"scenario","ok","connection","connect_ms",
 # "checksums_equal","turn",...}. Exit 0 iff ok, 1 on a failed scenario or
@@ -28,7 +32,9 @@
 # Environment: TWINSTAR_BIN (default target/release/twinstar), NAT_PROBE_BIN
 # (default /work/target-nat/release/examples/nat_probe), NAT_PROBE_TARGET_DIR
 # (where to build the probe if missing, default /work/target-nat), RUST_LOG
-# for the peers (default: ICE and TURN at debug level).
+# for the peers (default: ICE and TURN at debug level). Experiments:
+# NAT_TESTBED_PUBLIC_DEFAULT=sink|unreachable|none, NAT_TESTBED_COTURN_DENY_PRIVATE=0,
+# NAT_TESTBED_COTURN_FLAGS, NAT_TESTBED_NO_STUN=1, NAT_TESTBED_TURN_URL.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -93,6 +99,7 @@ TURN_PORT=3478
 ROOM_HOST="K7Q-2XM"
 ROOM_JOIN="K7Q2XM" # the same room, spelled differently on purpose
 PEER_TIMEOUT=15    # the peers' own --timeout
+NOTICE_GRACE=3     # the host's "no path" notice may come this long after it
 TURN_USER=u
 TURN_PASS=p
 if $PROBE; then
@@ -109,6 +116,13 @@ case "$SCENARIO" in
     symmetric) EXPECT=$($TURN && echo relay || echo fail) ;;
     *) EXPECT=direct ;;
 esac
+# When no path is expected, the host waits longer than the joiner, so that
+# it is still there to report the joiner's failed attempt (and to show that
+# such an attempt does not end its wait).
+HOST_TIMEOUT=$PEER_TIMEOUT
+if [ "$EXPECT" = fail ] && ! $PROBE; then
+    HOST_TIMEOUT=$((PEER_TIMEOUT + 2 * NOTICE_GRACE))
+fi
 
 # Final JSON fields filled in as we go.
 RESULT_ERROR=""
@@ -160,6 +174,7 @@ NS_NA="$PREFIX-nata"
 NS_PUB="$PREFIX-pub"
 NS_NB="$PREFIX-natb"
 NS_B="$PREFIX-b"
+NS_SINK="$PREFIX-sink"
 CREATED_NS=()
 LOGDIR="$(mktemp -d "${TMPDIR:-/tmp}/nat-testbed.$SCENARIO.XXXXXX")"
 echo "nat-testbed: $SCENARIO turn=$TURN mode=$MODE, logs in $LOGDIR" >&2
@@ -203,7 +218,7 @@ trap 'RESULT_ERROR="interrupted"; exit 130' INT
 trap 'RESULT_ERROR="terminated"; exit 143' TERM
 
 # ------------------------------------------------------------------ topology
-for ns in "$NS_A" "$NS_NA" "$NS_PUB" "$NS_NB" "$NS_B"; do
+for ns in "$NS_A" "$NS_NA" "$NS_PUB" "$NS_NB" "$NS_B" "$NS_SINK"; do
     if ip netns list | awk '{print $1}' | grep -qxF -- "$ns"; then
         RESULT_ERROR="namespace $ns already exists"
         exit 1
@@ -240,27 +255,27 @@ ip -n "$NS_A" route add default via 10.0.1.1
 ip -n "$NS_B" route add default via 10.0.2.1
 ip -n "$NS_NA" route add default via 198.51.100.1
 ip -n "$NS_NB" route add default via 203.0.113.1
-# The public namespace's default route leads to "the rest of the internet":
-# a veth whose far end (in the same namespace) drops everything, through a
-# gateway with a static MAC (no ARP, so no error ever comes back). A real
-# server's packets to 10.x addresses vanish upstream the same way: sendto()
-# succeeds and nothing arrives. It must not be an `unreachable` route or no
-# route at all: then sendto() from coturn's relay socket to a peer's private
-# host candidate fails (EHOSTUNREACH/ENETUNREACH), coturn closes that
-# allocation, and TURN silently stops working (see docs/nat-testbed.md).
-# NAT_TESTBED_PUBLIC_DEFAULT=unreachable|none reproduces that (together with
-# NAT_TESTBED_COTURN_DENY_PRIVATE=0, the other half of the fix).
-case "${NAT_TESTBED_PUBLIC_DEFAULT:-drop}" in
-    drop)
-        link "$NS_PUB" upstream "$NS_PUB" upstream-end
+# The public namespace routes like the internet: its default route leads to
+# a sink namespace that forwards nothing, so a packet to a 10.x address
+# (coturn relaying to a peer's private host candidate) is sent fine and
+# vanishes upstream, as it would from a real server. Without such a route
+# sendto() fails (ENETUNREACH/EHOSTUNREACH) and coturn closes the whole
+# allocation, which made TURN look broken (see docs/nat-testbed.md).
+# NAT_TESTBED_PUBLIC_DEFAULT=unreachable|none reproduces that, together with
+# NAT_TESTBED_COTURN_DENY_PRIVATE=0 (coturn's hardening hides it otherwise).
+case "${NAT_TESTBED_PUBLIC_DEFAULT:-sink}" in
+    sink)
+        link "$NS_PUB" upstream "$NS_SINK" in
         ip -n "$NS_PUB" addr add 192.0.2.1/24 dev upstream
-        ip -n "$NS_PUB" neigh add 192.0.2.254 lladdr 02:00:00:00:00:fe dev upstream nud permanent
-        ip -n "$NS_PUB" route add default via 192.0.2.254 dev upstream
+        ip -n "$NS_SINK" addr add 192.0.2.254/24 dev in
+        ip -n "$NS_PUB" route add default via 192.0.2.254
+        # New namespaces may inherit forwarding from the root namespace.
+        ip netns exec "$NS_SINK" sysctl -qw net.ipv4.ip_forward=0
         ;;
     unreachable) ip -n "$NS_PUB" route add unreachable default ;;
     none) ;; # coturn only runs here, and it needs no mDNS
     *)
-        RESULT_ERROR="NAT_TESTBED_PUBLIC_DEFAULT must be drop, unreachable or none"
+        RESULT_ERROR="NAT_TESTBED_PUBLIC_DEFAULT must be sink, unreachable or none"
         exit 1
         ;;
 esac
@@ -312,10 +327,10 @@ ip netns exec "$NS_PUB" env RUST_LOG="${SERVER_RUST_LOG:-info}" \
     >"$LOGDIR/signaling.out" 2>"$LOGDIR/signaling.err" &
 
 # coturn also answers the peers' STUN requests (srflx candidates), so it runs
-# with and without --turn. See docs/nat-testbed.md for why each flag is here;
-# in short: refusing private peer addresses (as any public TURN server should)
-# means coturn never tries to send to the peers' 10.x host candidates, a send
-# that, when it fails, makes coturn drop the whole allocation.
+# with and without --turn. See docs/nat-testbed.md for each flag. Refusing
+# private peer addresses is hardening (the relay cannot be used to reach the
+# operator's own network), not a requirement: with the sink route, stock
+# coturn relays without it (NAT_TESTBED_COTURN_DENY_PRIVATE=0).
 COTURN_ARGS=(-n --listening-ip="$PUBLIC_IP" --relay-ip="$PUBLIC_IP" --listening-port="$TURN_PORT"
     --lt-cred-mech --user="$TURN_USER:$TURN_PASS" --realm=twinstar
     --no-tls --no-dtls --no-cli --no-tcp-relay
@@ -362,9 +377,9 @@ if $PROBE; then
     ARGS_B=(peer --server "$SERVER_URL" --room "$ROOM_JOIN" "${ICE_ARGS[@]}" --timeout "$PEER_TIMEOUT")
 else
     GAME_ARGS=(--server "$SERVER_URL" "${ICE_ARGS[@]}" --headless --bot --frames "$FRAMES"
-        --json --timeout "$PEER_TIMEOUT" --no-record)
-    ARGS_A=(host --room "$ROOM_HOST" "${GAME_ARGS[@]}")
-    ARGS_B=(join "$ROOM_JOIN" "${GAME_ARGS[@]}")
+        --json --no-record)
+    ARGS_A=(host --room "$ROOM_HOST" "${GAME_ARGS[@]}" --timeout "$HOST_TIMEOUT")
+    ARGS_B=(join "$ROOM_JOIN" "${GAME_ARGS[@]}" --timeout "$PEER_TIMEOUT")
 fi
 PEER_RUST_LOG="${RUST_LOG:-info,webrtc_ice=debug,rtc_ice=debug,rtc_turn=debug,webrtc::peer_connection::transport=debug}"
 
@@ -375,6 +390,7 @@ run_peer() { # name ns args...
     (
         set +e
         start=$(date +%s%N)
+        echo "$start" >"$LOGDIR/$name.start"
         ip netns exec "$ns" env RUST_LOG="$PEER_RUST_LOG" \
             timeout -k 3 "$PEER_LIMIT" "$BIN" "$@" >"$LOGDIR/$name.out" 2>"$LOGDIR/$name.err"
         rc=$?
@@ -386,7 +402,32 @@ run_peer a "$NS_A" "${ARGS_A[@]}"
 PID_A=$!
 run_peer b "$NS_B" "${ARGS_B[@]}"
 PID_B=$!
-wait "$PID_A" "$PID_B" || true
+
+# The host's notice about the joiner's failed attempt: when it appears on the
+# host's stderr (ms since the host started; null if not within the joiner's
+# timeout + NOTICE_GRACE), and whether the host was still running then.
+NOTICE='no direct network path could be opened'
+NOTICE_MS=null
+HOST_WAITING=null
+if [ "$EXPECT" = fail ] && ! $PROBE; then
+    wait "$PID_B" || true
+    notice_limit_ms=$(((PEER_TIMEOUT + NOTICE_GRACE) * 1000))
+    start_a="$(cat "$LOGDIR/a.start" 2>/dev/null || date +%s%N)"
+    while :; do
+        now=$(date +%s%N)
+        since_ms=$(((now - start_a) / 1000000))
+        if grep -aqF "$NOTICE" "$LOGDIR/a.err" 2>/dev/null; then
+            NOTICE_MS=$since_ms
+            if [ -s "$LOGDIR/a.rc" ]; then HOST_WAITING=false; else HOST_WAITING=true; fi
+            break
+        fi
+        [ "$since_ms" -le "$notice_limit_ms" ] || break
+        sleep 0.05
+    done
+    echo "nat-testbed: host notice after ${NOTICE_MS} ms (host still waiting: $HOST_WAITING)" >&2
+fi
+# (b may have been waited for already)
+wait "$PID_A" "$PID_B" 2>/dev/null || true
 
 # ---------------------------------------------------------------- evaluation
 summary_a="$(peer_summary "$LOGDIR" a)"
@@ -396,7 +437,10 @@ echo "peer b: $summary_b" >&2
 
 RESULT="$(jq -cn --arg scenario "$SCENARIO" --arg expect "$EXPECT" --arg mode "$MODE" \
     --argjson turn "$TURN" --argjson a "$summary_a" --argjson b "$summary_b" \
-    --argjson limit_ms "$(((PEER_TIMEOUT + 2) * 1000))" --arg logs "$LOGDIR" \
+    --argjson limit_ms "$(((PEER_TIMEOUT + 2) * 1000))" \
+    --argjson host_limit_ms "$(((HOST_TIMEOUT + 2) * 1000))" \
+    --argjson notice_ms "$NOTICE_MS" --argjson host_waiting "$HOST_WAITING" \
+    --argjson notice_limit_ms "$(((PEER_TIMEOUT + NOTICE_GRACE) * 1000))" --arg logs "$LOGDIR" \
     -f "$REPO/scripts/lib/nat-testbed-verdict.jq")"
 PRINTED=true
 OK="$(jq -r .ok <<<"$RESULT")"

@@ -3,6 +3,7 @@
 //! stage it is in, so a window can draw progress while a headless run just
 //! polls in a loop; control stays with the caller.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::task::Poll;
 use std::time::{Duration, Instant};
@@ -51,6 +52,35 @@ impl fmt::Display for Stage {
 /// Longest wait after a refusal for the peer to read our Hello and leave.
 const REFUSAL_LINGER: Duration = Duration::from_millis(1500);
 
+/// A player reached the room but left again before a WebRTC path to it
+/// opened: what a joiner behind a strict NAT does when its own timeout ends.
+/// The connector keeps waiting in the room; this is what it can tell its
+/// user meanwhile (a window's host screen, a line on stderr).
+///
+/// matchbox reports nothing while a peer's connection is being negotiated,
+/// only `Disconnected` for a peer that leaves the room; a peer that was never
+/// `Connected` leaving is the sign that no path could be opened (or that the
+/// other player cancelled early: from here the two look the same).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedAttempt {
+    /// "room K7Q-2XM", or "the quick-match queue".
+    pub room: String,
+    /// Players who came and went without a connection, so far.
+    pub count: u32,
+    /// When the last one left, counted from the start of the attempt.
+    pub after: Duration,
+}
+
+impl fmt::Display for FailedAttempt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a player reached {} but no direct network path could be opened (behind strict NATs, pass a relay with --turn); still waiting",
+            self.room
+        )
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
     /// `ws://host:port`, without a room path.
@@ -83,6 +113,10 @@ pub enum ConnectError {
         "no connection to another player in {room} after {secs} s: nobody joined, or there is no direct network path between you (behind strict NATs, pass a relay with --turn)"
     )]
     NoPeer { room: String, secs: u64 },
+    #[error(
+        "a match is already running in {room}; ask the host for a new room code, or wait until that match ends"
+    )]
+    MatchRunning { room: String },
     #[error("the other player stopped answering during the latency probe")]
     HandshakeTimeout,
     #[error("the other player left before the match started")]
@@ -100,6 +134,7 @@ impl ConnectError {
         matches!(
             self,
             ConnectError::Join(JoinError::RoomFull(_) | JoinError::Refused { .. })
+                | ConnectError::MatchRunning { .. }
                 | ConnectError::Handshake(
                     HandshakeError::VersionMismatch { .. } | HandshakeError::Malformed { .. }
                 )
@@ -147,6 +182,10 @@ pub struct Connector {
     peer: Option<(PeerId, ControlChannel, WebRtcChannel)>,
     handshake: Handshake,
     measuring_since: Option<Instant>,
+    /// Every peer that ever reached `Connected`, to tell a failed attempt
+    /// (left without connecting) from a refused or finished one.
+    connected_once: HashSet<PeerId>,
+    failed_attempt: Option<FailedAttempt>,
 }
 
 /// The latency probe must finish this soon after the peer connected.
@@ -175,6 +214,8 @@ impl Connector {
             peer: None,
             handshake,
             measuring_since: None,
+            connected_once: HashSet::new(),
+            failed_attempt: None,
         }
     }
 
@@ -189,6 +230,40 @@ impl Connector {
 
     pub fn options(&self) -> &ConnectOptions {
         &self.options
+    }
+
+    /// The last player who reached the room without a connection opening,
+    /// if any; the connector is still waiting (see [`FailedAttempt`]).
+    pub fn failed_attempt(&self) -> Option<&FailedAttempt> {
+        self.failed_attempt.as_ref()
+    }
+
+    /// "room K7Q-2XM" or "the quick-match queue", for messages.
+    fn room_name(&self) -> String {
+        match &self.options.room {
+            Some(code) => format!("room {code}"),
+            None => "the quick-match queue".to_string(),
+        }
+    }
+
+    /// A failed handshake as the user should read it.
+    fn handshake_failed(&self, e: HandshakeError) -> ConnectError {
+        match e {
+            HandshakeError::MatchRunning => ConnectError::MatchRunning {
+                room: self.room_name(),
+            },
+            e => e.into(),
+        }
+    }
+
+    fn note_failed_attempt(&mut self, peer: PeerId) {
+        let attempt = FailedAttempt {
+            room: self.room_name(),
+            count: self.failed_attempt.as_ref().map_or(0, |a| a.count) + 1,
+            after: self.started.elapsed(),
+        };
+        tracing::warn!("{attempt} ({peer} left after no connection opened)");
+        self.failed_attempt = Some(attempt);
     }
 
     /// Makes progress; `Ready` once, with the connection or the reason
@@ -217,11 +292,19 @@ impl Connector {
         let mut peer_left = false;
         for (peer, state) in changes {
             match state {
-                PeerState::Connected if self.peer.is_none() => self.take_peer(peer)?,
+                PeerState::Connected => {
+                    self.connected_once.insert(peer);
+                    if self.peer.is_none() {
+                        self.take_peer(peer)?;
+                    }
+                }
                 PeerState::Disconnected if self.peer.as_ref().is_some_and(|p| p.0 == peer) => {
                     peer_left = true;
                 }
-                _ => {}
+                PeerState::Disconnected if !self.connected_once.contains(&peer) => {
+                    self.note_failed_attempt(peer);
+                }
+                PeerState::Disconnected => {}
             }
         }
         if self.stage == Stage::Signaling && has_id {
@@ -235,12 +318,8 @@ impl Connector {
             });
         }
         if self.stage == Stage::Connecting && waited > self.options.timeout {
-            let room = match &self.options.room {
-                Some(code) => format!("room {code}"),
-                None => "the quick-match queue".to_string(),
-            };
             return Err(ConnectError::NoPeer {
-                room,
+                room: self.room_name(),
                 secs: self.options.timeout.as_secs(),
             });
         }
@@ -259,7 +338,7 @@ impl Connector {
         }
         if peer_left {
             return Err(match self.handshake.outcome() {
-                Some(Err(e)) => e.clone().into(),
+                Some(Err(e)) => self.handshake_failed(e.clone()),
                 _ => ConnectError::PeerLeft,
             });
         }
@@ -268,10 +347,14 @@ impl Connector {
         }
         match self.handshake.outcome() {
             Some(Ok(_)) => Ok(true),
+            // A busy peer plays on and never leaves: nothing to wait for.
+            Some(Err(HandshakeError::MatchRunning)) => {
+                Err(self.handshake_failed(HandshakeError::MatchRunning))
+            }
             Some(Err(e)) => {
                 let e = e.clone();
                 self.linger_for_refusal();
-                Err(e.into())
+                Err(self.handshake_failed(e))
             }
             None if self
                 .measuring_since
@@ -383,17 +466,29 @@ impl Connector {
 /// first frames of a new window can take a long time): a pong answered late
 /// would inflate the measured latency and so the input delay.
 pub struct BackgroundConnect {
-    status: std::sync::Arc<std::sync::Mutex<(Stage, u32)>>,
+    status: std::sync::Arc<std::sync::Mutex<Progress>>,
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
     result: std::sync::mpsc::Receiver<Result<Connection, ConnectError>>,
     room: Option<RoomCode>,
     server: String,
 }
 
+/// What the polling thread last saw of its connector.
+#[derive(Clone)]
+struct Progress {
+    stage: Stage,
+    probes: u32,
+    failed_attempt: Option<FailedAttempt>,
+}
+
 impl BackgroundConnect {
     pub fn spawn(mut connector: Connector) -> Self {
         use std::sync::atomic::Ordering;
-        let status = std::sync::Arc::new(std::sync::Mutex::new((Stage::Signaling, 0)));
+        let status = std::sync::Arc::new(std::sync::Mutex::new(Progress {
+            stage: Stage::Signaling,
+            probes: 0,
+            failed_attempt: None,
+        }));
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (tx, result) = std::sync::mpsc::channel();
         let room = connector.options().room.clone();
@@ -403,7 +498,11 @@ impl BackgroundConnect {
             while !stop.load(Ordering::Relaxed) {
                 let polled = connector.poll();
                 if let Ok(mut s) = shared.lock() {
-                    *s = (connector.stage(), connector.probes_done());
+                    s.stage = connector.stage();
+                    s.probes = connector.probes_done();
+                    if s.failed_attempt.as_ref() != connector.failed_attempt() {
+                        s.failed_attempt = connector.failed_attempt().cloned();
+                    }
                 }
                 if let Poll::Ready(result) = polled {
                     let _ = tx.send(result);
@@ -430,8 +529,17 @@ impl BackgroundConnect {
     pub fn status(&self) -> (Stage, u32) {
         self.status
             .lock()
-            .map(|s| *s)
+            .map(|s| (s.stage, s.probes))
             .unwrap_or((Stage::Signaling, 0))
+    }
+
+    /// The last player who reached the room without a connection opening
+    /// (see [`Connector::failed_attempt`]); still waiting for another.
+    pub fn failed_attempt(&self) -> Option<FailedAttempt> {
+        self.status
+            .lock()
+            .ok()
+            .and_then(|s| s.failed_attempt.clone())
     }
 
     pub fn room(&self) -> Option<&RoomCode> {

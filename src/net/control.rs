@@ -4,7 +4,13 @@
 //! When a bad link is simulated, control messages are delayed like GGRS
 //! packets (latency and jitter; never lost: the real channel is reliable),
 //! so the latency probe measures the link the match will run over.
+//!
+//! Only the partner is listened to. Anyone else who says `Hello` (a third
+//! player let into the room by a signaling server without room caps) is
+//! answered `Busy`, so it can tell its user that a match is running instead
+//! of waiting for a handshake that never comes.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use matchbox_socket::{Packet, PeerId, WebRtcChannel};
@@ -16,7 +22,12 @@ pub struct ControlChannel {
     channel: WebRtcChannel,
     peer: PeerId,
     link: Option<LinkSim<Packet>>,
+    /// Peers already told `Busy`, so each is logged once.
+    refused: HashSet<PeerId>,
 }
+
+/// More refused peers than this are still answered, just not remembered.
+const REFUSED_LOGGED: usize = 16;
 
 impl ControlChannel {
     pub fn new(channel: WebRtcChannel, peer: PeerId, link: LinkConfig, seed: u64) -> Self {
@@ -29,6 +40,7 @@ impl ControlChannel {
             channel,
             peer,
             link: (!delay_only.is_passthrough()).then(|| LinkSim::new(delay_only, seed)),
+            refused: HashSet::new(),
         }
     }
 
@@ -57,16 +69,34 @@ impl ControlChannel {
     }
 
     /// Messages received from the peer since the last call; ones that do
-    /// not decode are returned as errors for the caller to judge.
+    /// not decode are returned as errors for the caller to judge. A `Hello`
+    /// from any other peer is answered `Busy` here; the rest of what other
+    /// peers send is dropped.
     pub fn receive(&mut self) -> Vec<Result<Message, HandshakeError>> {
         self.flush();
-        self.channel
-            .receive()
-            .into_iter()
-            .filter(|(from, _)| *from == self.peer)
-            .map(|(_, packet)| Message::decode(&packet))
-            .inspect(|m| tracing::trace!("control in: {m:?}"))
-            .collect()
+        let mut from_partner = Vec::new();
+        for (from, packet) in self.channel.receive() {
+            if from == self.peer {
+                let message = Message::decode(&packet);
+                tracing::trace!("control in: {message:?}");
+                from_partner.push(message);
+            } else if let Ok(Message::Hello(_)) = Message::decode(&packet) {
+                self.refuse(from);
+            }
+        }
+        from_partner
+    }
+
+    fn refuse(&mut self, from: PeerId) {
+        if self.refused.len() < REFUSED_LOGGED && self.refused.insert(from) {
+            tracing::info!(
+                "{from} wants to play too; told it a match with {} is running",
+                self.peer
+            );
+        }
+        let _ = self
+            .channel
+            .try_send(Packet::from(Message::Busy.encode()), from);
     }
 
     /// Keeps flushing the simulated link for up to `linger`, so messages

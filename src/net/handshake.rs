@@ -135,6 +135,11 @@ pub enum Message {
         #[serde(with = "hex_checksum_field")]
         receiver: u128,
     },
+    /// The answer to a `Hello` from anyone but the partner: this peer is
+    /// already paired (its match runs or its handshake does). A signaling
+    /// server without room caps (matchbox's stock full mesh) lets a third
+    /// player into a room; this tells it why nobody will play with it.
+    Busy,
 }
 
 /// Checksums travel as 32 hex digits (JSON has no 128-bit integers); one
@@ -179,6 +184,10 @@ pub enum HandshakeError {
     UnknownPreset(String),
     #[error("both peers drew the same tie-break number; try again")]
     Tie,
+    /// The peer answered our `Hello` with `Busy`; [`super::connect`] names
+    /// the room.
+    #[error("a match is already running with the other player")]
+    MatchRunning,
 }
 
 /// What both peers agreed on; identical on both sides except `local_handle`.
@@ -313,6 +322,11 @@ impl Handshake {
             }
             Message::Measured { rtt_us, jitter_us } => {
                 self.their_measure = Some((rtt_us, jitter_us));
+            }
+            Message::Busy => {
+                if self.outcome.is_none() {
+                    self.outcome = Some(Err(HandshakeError::MatchRunning));
+                }
             }
             Message::Done { .. } | Message::Bye { .. } | Message::Desync { .. } => {}
         }
@@ -582,6 +596,17 @@ mod tests {
     }
 
     #[test]
+    fn busy_ends_the_handshake_with_match_running() {
+        let mut newcomer = Handshake::new(hello(Role::Join, 1), DelaySetting::Auto);
+        let now = Instant::now();
+        newcomer.poll(now);
+        assert_eq!(newcomer.receive(now, Message::Busy), None);
+        assert_eq!(newcomer.outcome(), Some(&Err(HandshakeError::MatchRunning)));
+        assert!(newcomer.poll(now + HELLO_RESEND).is_empty());
+        assert_eq!(Message::decode(br#"{"type":"busy"}"#), Ok(Message::Busy));
+    }
+
+    #[test]
     fn unknown_preset_and_garbage_are_errors() {
         let mut odd = hello(Role::Host, 1);
         odd.preset = "turbo".into();
@@ -616,6 +641,7 @@ mod tests {
             Message::Bye {
                 reason: "esc".into(),
             },
+            Message::Busy,
         ] {
             assert_eq!(Message::decode(&m.encode()), Ok(m));
         }
