@@ -362,10 +362,18 @@ fn connect_failure(e: ConnectError) -> Failure {
 
 fn connect_blocking(mut connector: Connector) -> Result<Connection, Failure> {
     let mut last_stage = None;
+    let mut attempts_told = 0;
     loop {
         if last_stage != Some(connector.stage()) {
             last_stage = Some(connector.stage());
             tracing::info!("{}", connector.stage());
+        }
+        // The host keeps waiting; the player should know someone tried.
+        if let Some(attempt) = connector.failed_attempt()
+            && attempt.count != attempts_told
+        {
+            attempts_told = attempt.count;
+            eprintln!("twinstar: {attempt}");
         }
         match connector.poll() {
             Poll::Ready(result) => return result.map_err(connect_failure),

@@ -383,6 +383,14 @@ pub async fn connect_screen(
             WHITE,
             Align::Center,
         );
+        if let Some(attempt) = connecting.failed_attempt() {
+            // Too long for one line: wrapped before the parenthesis.
+            let text = attempt.to_string();
+            let (first, rest) = text.split_once(" (").unwrap_or((&text, ""));
+            let warn = Color::new(1.0, 0.6, 0.3, 1.0);
+            font.draw(first, cx, 480.0, 2.0, warn, Align::Center);
+            font.draw(&format!("({rest}"), cx, 510.0, 2.0, warn, Align::Center);
+        }
         font.draw(
             "Esc: back",
             cx,
