@@ -47,9 +47,11 @@ fi
 bin="$TWINSTAR_BIN"
 # Default settings, whatever this machine's player saved.
 export TWINSTAR_CONFIG="$work/settings.toml"
-run() { timeout 120 "$bin" "$@" --volume 0 >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; exit 1; }; }
+run() { timeout 120 "$bin" "$@" >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; exit 1; }; }
+# Matches and the menu are silent here; the replay viewer plays no sound.
+play() { run "$@" --volume 0; }
 
-run menu --screenshot "$out/menu.png"
+play menu --screenshot "$out/menu.png"
 echo "$out/menu.png"
 
 # The host screen needs a signaling server; a private one on a free port.
@@ -61,13 +63,13 @@ for _ in $(seq 100); do
     python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$port" 2>/dev/null && break
     sleep 0.1
 done
-run host --room K7Q-2XM --server "ws://127.0.0.1:$port" --stun none --frames 30 --screenshot "$out/host.png"
+play host --room K7Q-2XM --server "ws://127.0.0.1:$port" --stun none --frames 30 --screenshot "$out/host.png"
 echo "$out/host.png"
 
-run local --bots --seed 5 --frames 1500 --record "$work/match.tsr" --screenshot "$out/local.png"
+play local --bots --seed 5 --frames 1500 --record "$work/match.tsr" --screenshot "$out/local.png"
 echo "$out/local.png"
 
-run synctest --seed 5 --frames 600 --no-record --screenshot "$out/overlay.png"
+play synctest --seed 5 --frames 600 --no-record --screenshot "$out/overlay.png"
 echo "$out/overlay.png"
 
 run replay "$work/match.tsr" --frames 1200 --screenshot "$out/replay.png"

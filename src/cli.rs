@@ -135,7 +135,7 @@ pub struct ReplayDiffArgs {
 
 #[derive(Clone, Debug, Args)]
 #[command(mut_arg("screenshot", |a| a.help(
-    "Save the window as a PNG when the match reaches --frames N, and exit (no --frames: no screenshot)"
+    "Save the window as a PNG when the match ends (after --frames N, or when the player leaves), and exit"
 )))]
 pub struct RunArgs {
     /// Stop after N frames (60 per second). Headless runs default to 3600.

@@ -317,7 +317,6 @@ pub async fn connect_screen(
 ) -> ConnectOutcome {
     enter_screen();
     let mut drawn = 0u32;
-    let dots = ["", ".", "..", "..."];
     loop {
         if pressed(KeyCode::Escape) {
             return ConnectOutcome::Cancelled;
@@ -328,77 +327,7 @@ pub async fn connect_screen(
                 Err(e) => ConnectOutcome::Failed(e),
             };
         }
-        let (stage, probes) = connecting.status();
-        super::menu::backdrop(ui);
-        let font = &ui.sprites.font;
-        let cx = screen_width() / 2.0;
-        let title = match (hosting, connecting.room()) {
-            (true, _) => "HOSTING A MATCH",
-            (false, Some(_)) => "JOINING A MATCH",
-            (false, None) => "QUICK MATCH",
-        };
-        font.draw_shadowed(title, cx, 60.0, 4.0, WHITE, Align::Center);
-        if let Some(room) = connecting.room() {
-            font.draw("room code", cx, 150.0, 3.0, GRAY, Align::Center);
-            font.draw_shadowed(
-                &room.to_string(),
-                cx,
-                190.0,
-                12.0,
-                Color::new(1.0, 0.9, 0.4, 1.0),
-                Align::Center,
-            );
-        } else {
-            font.draw(
-                "paired with the next player who picks Quick match",
-                cx,
-                200.0,
-                2.0,
-                GRAY,
-                Align::Center,
-            );
-        }
-        let server = if hosting {
-            format!("the other player joins with server {share_server}")
-        } else {
-            format!("server {}", connecting.server())
-        };
-        font.draw(&server, cx, 350.0, 2.0, GRAY, Align::Center);
-        let tick = (get_time() * 3.0) as usize % dots.len();
-        let what = match (stage, hosting) {
-            (Stage::Connecting, true) => {
-                "waiting for the other player to join - tell them the code".to_string()
-            }
-            (Stage::Measuring, _) => format!(
-                "connected; measuring latency ({probes}/{})",
-                crate::net::handshake::PROBES
-            ),
-            _ => stage.to_string(),
-        };
-        font.draw(
-            &format!("{what}{}", dots[tick]),
-            cx,
-            420.0,
-            3.0,
-            WHITE,
-            Align::Center,
-        );
-        if let Some(attempt) = connecting.failed_attempt() {
-            // Too long for one line: wrapped before the parenthesis.
-            let text = attempt.to_string();
-            let (first, rest) = text.split_once(" (").unwrap_or((&text, ""));
-            let warn = Color::new(1.0, 0.6, 0.3, 1.0);
-            font.draw(first, cx, 480.0, 2.0, warn, Align::Center);
-            font.draw(&format!("({rest}"), cx, 510.0, 2.0, warn, Align::Center);
-        }
-        font.draw(
-            "Esc: back",
-            cx,
-            screen_height() - 60.0,
-            2.0,
-            GRAY,
-            Align::Center,
-        );
+        draw_connecting(ui, &connecting, hosting, share_server);
         drawn += 1;
         if let Some(shot) = &screenshot
             && drawn >= shot.after_frames
@@ -407,4 +336,81 @@ pub async fn connect_screen(
         }
         end_frame().await;
     }
+}
+
+/// The waiting screen: the room code, the server to share, the stage in
+/// words and, on the host, a failed attempt by a player with no path.
+fn draw_connecting(ui: &Ui, connecting: &BackgroundConnect, hosting: bool, share_server: &str) {
+    let dots = ["", ".", "..", "..."];
+    let (stage, probes) = connecting.status();
+    super::menu::backdrop(ui);
+    let font = &ui.sprites.font;
+    let cx = screen_width() / 2.0;
+    let title = match (hosting, connecting.room()) {
+        (true, _) => "HOSTING A MATCH",
+        (false, Some(_)) => "JOINING A MATCH",
+        (false, None) => "QUICK MATCH",
+    };
+    font.draw_shadowed(title, cx, 60.0, 4.0, WHITE, Align::Center);
+    if let Some(room) = connecting.room() {
+        font.draw("room code", cx, 150.0, 3.0, GRAY, Align::Center);
+        font.draw_shadowed(
+            &room.to_string(),
+            cx,
+            190.0,
+            12.0,
+            Color::new(1.0, 0.9, 0.4, 1.0),
+            Align::Center,
+        );
+    } else {
+        font.draw(
+            "paired with the next player who picks Quick match",
+            cx,
+            200.0,
+            2.0,
+            GRAY,
+            Align::Center,
+        );
+    }
+    let server = if hosting {
+        format!("the other player joins with server {share_server}")
+    } else {
+        format!("server {}", connecting.server())
+    };
+    font.draw(&server, cx, 350.0, 2.0, GRAY, Align::Center);
+    let tick = (get_time() * 3.0) as usize % dots.len();
+    let what = match (stage, hosting) {
+        (Stage::Connecting, true) => {
+            "waiting for the other player to join - tell them the code".to_string()
+        }
+        (Stage::Measuring, _) => format!(
+            "connected; measuring latency ({probes}/{})",
+            crate::net::handshake::PROBES
+        ),
+        _ => stage.to_string(),
+    };
+    font.draw(
+        &format!("{what}{}", dots[tick]),
+        cx,
+        420.0,
+        3.0,
+        WHITE,
+        Align::Center,
+    );
+    if let Some(attempt) = connecting.failed_attempt() {
+        // Too long for one line: wrapped before the parenthesis.
+        let text = attempt.to_string();
+        let (first, rest) = text.split_once(" (").unwrap_or((&text, ""));
+        let warn = Color::new(1.0, 0.6, 0.3, 1.0);
+        font.draw(first, cx, 480.0, 2.0, warn, Align::Center);
+        font.draw(&format!("({rest}"), cx, 510.0, 2.0, warn, Align::Center);
+    }
+    font.draw(
+        "Esc: back",
+        cx,
+        screen_height() - 60.0,
+        2.0,
+        GRAY,
+        Align::Center,
+    );
 }
