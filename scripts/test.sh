@@ -22,7 +22,7 @@ cargo test --locked
 # writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
 bash scripts/bench.sh --quick
 
-# Real networks (issue 6): NAT traversal between network namespaces, the
+# Real networks: NAT traversal between network namespaces, the
 # bad-link soak and signaling under load. One twinstar binary for all of
 # them: the release build bench.sh just made (a no-op build here); the load
 # client is the example `cargo test` built. ~5 minutes in all.
