@@ -45,8 +45,7 @@ pub fn menu(args: &MenuArgs) -> Result<Report, Failure> {
         ui.audio
             .set_volume(window_args.volume.unwrap_or(settings.volume));
         shell(&mut ui, settings, capture, for_matches).await
-    })
-    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    })?;
     match ended {
         Some(Some(Err(e))) => Err(Failure::BadInput(e)),
         _ => Ok(Report::Printed),

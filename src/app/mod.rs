@@ -43,6 +43,13 @@ impl Failure {
     }
 }
 
+/// No window could open: the user asked for one where there is no display.
+impl From<window::WindowError> for Failure {
+    fn from(e: window::WindowError) -> Self {
+        Failure::BadInput(e.to_string())
+    }
+}
+
 /// What a successful command leaves for `main` to print.
 pub enum Report {
     /// A run summary (human line, or JSON with `--json`).
@@ -164,7 +171,7 @@ pub(super) fn match_options(
 
 fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result<Summary, Failure> {
     if !args.headless {
-        crate::frontend::require_display().map_err(|e| Failure::BadInput(e.to_string()))?;
+        crate::frontend::require_display()?;
     }
     let driver = prepare_local(args, mode, inject_desync_from)?;
     let seed = driver.options().seed;
@@ -184,8 +191,7 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result
     let end = window::open(&title, move |mut ui| async move {
         ui.audio.set_volume(volume);
         window::play_match(&mut ui, game, sources, options).await
-    })
-    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    })?;
     let end = end.ok_or_else(|| Failure::Runtime("the window closed unexpectedly".into(), None))?;
     finish_window(end)
 }

@@ -135,7 +135,7 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         check_server_url(server).map_err(|e| Failure::BadInput(e.to_string()))?;
     }
     if !run.headless {
-        crate::frontend::require_display().map_err(|e| Failure::BadInput(e.to_string()))?;
+        crate::frontend::require_display()?;
     }
     let default_timeout = if role == Role::Host { 600 } else { 20 };
     Ok(Plan {
@@ -337,8 +337,7 @@ pub fn online(
     let ended = window::open(&title, move |mut ui| async move {
         ui.audio.set_volume(volume);
         online_in_window(&mut ui, start, &run, &settings, "quit").await
-    })
-    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    })?;
     match ended {
         None => Err(Failure::Runtime(
             "the window closed unexpectedly".into(),

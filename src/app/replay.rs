@@ -44,7 +44,7 @@ fn check_flags(args: &ReplayArgs) -> Result<(), Failure> {
 pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
     check_flags(args)?;
     if !args.headless && !args.dump {
-        crate::frontend::require_display().map_err(|e| Failure::BadInput(e.to_string()))?;
+        crate::frontend::require_display()?;
     }
     let replay = load(&args.file)?;
     if args.dump {

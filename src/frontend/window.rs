@@ -86,9 +86,7 @@ where
     F: FnOnce(Ui) -> Fut + 'static,
     Fut: std::future::Future<Output = T> + 'static,
 {
-    if !display_available() {
-        return Err(WindowError::NoDisplay);
-    }
+    super::require_display()?;
     super::audio::install_panic_filter();
     let slot: Arc<Mutex<Option<T>>> = Arc::default();
     let out = slot.clone();

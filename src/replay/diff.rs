@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::reader::Replay;
-use crate::sim::{Input, PLAYERS, World};
+use crate::sim::{Frame, Input, PLAYERS, World};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -13,19 +13,19 @@ pub enum Divergence {
     Header { field: String, a: String, b: String },
     /// The inputs of `frame` differ (they lead from state frame-1 to frame).
     Inputs {
-        frame: u32,
+        frame: Frame,
         a: [u8; PLAYERS],
         b: [u8; PLAYERS],
     },
     /// Same inputs, different recorded state: a determinism bug.
-    Checksum { frame: u32, a: String, b: String },
+    Checksum { frame: Frame, a: String, b: String },
     /// One log goes on after the other ends; everything shared matches.
-    Length { a_frames: u32, b_frames: u32 },
+    Length { a_frames: Frame, b_frames: Frame },
 }
 
 impl Divergence {
     /// The first frame whose state differs, for `--state`.
-    pub fn frame(&self) -> u32 {
+    pub fn frame(&self) -> Frame {
         match self {
             Divergence::Header { .. } => 0,
             Divergence::Inputs { frame, .. } | Divergence::Checksum { frame, .. } => *frame,

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::sim::{Input, PLAYERS, SimConfig};
+use crate::sim::{Frame, Input, PLAYERS, SimConfig};
 
 pub const MAGIC: [u8; 8] = *b"TWINSTAR";
 pub const FORMAT_VERSION: u16 = 1;
@@ -96,7 +96,7 @@ impl Header {
 /// Something that happened during the match, other than inputs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReplayEvent {
-    pub frame: u32,
+    pub frame: Frame,
     pub kind: EventKind,
     pub detail: String,
 }
@@ -167,7 +167,7 @@ impl std::fmt::Display for EventKind {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EndRecord {
-    pub frame: u32,
+    pub frame: Frame,
     pub checksum: u128,
     pub reason: String,
 }
@@ -179,7 +179,7 @@ pub struct EndRecord {
 /// start u32 | count u8 | per player: (input u8, run u8)* summing to count
 /// | checksum u128
 /// ```
-pub fn encode_chunk(start: u32, frames: &[[Input; PLAYERS]], checksum: u128, out: &mut Vec<u8>) {
+pub fn encode_chunk(start: Frame, frames: &[[Input; PLAYERS]], checksum: u128, out: &mut Vec<u8>) {
     debug_assert!(!frames.is_empty() && frames.len() <= u8::MAX as usize);
     out.extend_from_slice(&start.to_le_bytes());
     out.push(frames.len() as u8);

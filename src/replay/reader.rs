@@ -6,7 +6,7 @@ use thiserror::Error;
 
 use super::format::*;
 use crate::fsutil::{ReadError, read_limited};
-use crate::sim::{Input, PLAYERS, SIM_VERSION};
+use crate::sim::{Frame, Input, PLAYERS, SIM_VERSION};
 
 #[derive(Debug, Error)]
 pub enum ReplayError {
@@ -28,7 +28,7 @@ pub enum ReplayError {
     )]
     RecordTooLarge { offset: usize, len: u32 },
     #[error("record at byte {offset} (after frame {frame}) is corrupt: checksum mismatch")]
-    Corrupt { offset: usize, frame: u32 },
+    Corrupt { offset: usize, frame: Frame },
     #[error("record at byte {offset}: {what}")]
     Malformed { offset: usize, what: String },
     #[error("the file ends before its header record")]
@@ -39,9 +39,9 @@ pub enum ReplayError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cut {
     /// The file ends inside a record (a crash mid-write): playable up to here.
-    Truncated { at_frame: u32, offset: usize },
+    Truncated { at_frame: Frame, offset: usize },
     /// All records are whole, but there is no end record.
-    NoEnd { at_frame: u32 },
+    NoEnd { at_frame: Frame },
 }
 
 impl std::fmt::Display for Cut {
@@ -71,7 +71,7 @@ pub struct Replay {
 }
 
 impl Replay {
-    pub fn frames(&self) -> u32 {
+    pub fn frames(&self) -> Frame {
         self.inputs.len() as u32
     }
 }
@@ -88,7 +88,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Replay, ReplayError> {
     let mut log = Log::default();
     let mut offset = PREAMBLE_LEN;
     while offset < bytes.len() {
-        let frame = log.inputs.len() as u32;
+        let frame = log.inputs.len() as Frame;
         let Some((body, next)) = next_record(bytes, offset, frame)? else {
             let cut = Cut::Truncated {
                 at_frame: frame,
@@ -130,7 +130,7 @@ fn check_preamble(bytes: &[u8]) -> Result<(), ReplayError> {
 fn next_record(
     bytes: &[u8],
     offset: usize,
-    frame: u32,
+    frame: Frame,
 ) -> Result<Option<(&[u8], usize)>, ReplayError> {
     let Some((len, rest)) = bytes[offset..].split_first_chunk::<4>() else {
         return Ok(None);
@@ -182,7 +182,7 @@ impl Log {
         if kind != KIND_HEADER && self.header.is_none() {
             return Err(malformed("the first record is not a header".into()));
         }
-        let frame = self.inputs.len() as u32;
+        let frame = self.inputs.len() as Frame;
         match kind {
             KIND_HEADER if self.header.is_some() => {
                 return Err(malformed("a second header record".into()));
@@ -224,7 +224,7 @@ impl Log {
     /// The replay, given where (if anywhere) the file was cut short.
     fn finish(self, truncated: Option<Cut>) -> Result<Replay, ReplayError> {
         let header = self.header.ok_or(ReplayError::NoHeader)?;
-        let frames = self.inputs.len() as u32;
+        let frames = self.inputs.len() as Frame;
         let cut = match (truncated, &self.end) {
             (Some(cut), _) => Some(cut),
             (None, None) => Some(Cut::NoEnd { at_frame: frames }),

@@ -1,12 +1,12 @@
 //! Re-simulates a replay and compares every recorded checksum.
 
 use super::reader::Replay;
-use crate::sim::World;
+use crate::sim::{Frame, World};
 
 #[derive(Debug)]
 pub struct Verification {
     /// Frames re-simulated.
-    pub frames: u32,
+    pub frames: Frame,
     /// Recorded checksums compared (all matched, unless `first_mismatch`).
     pub checked: u32,
     /// (frame, recorded, re-simulated) of the first checksum that differs.
@@ -60,7 +60,7 @@ pub fn verify(replay: &Replay) -> Option<Verification> {
 }
 
 /// The world after `frame` frames of the replay (clamped to its length).
-pub fn simulate_to(replay: &Replay, frame: u32) -> Option<Box<World>> {
+pub fn simulate_to(replay: &Replay, frame: Frame) -> Option<Box<World>> {
     let mut world = initial_world(replay)?;
     for inputs in replay.inputs.iter().take(frame as usize) {
         world.step(*inputs, &mut ());

@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::format::*;
-use crate::sim::{Input, PLAYERS, SIM_VERSION};
+use crate::sim::{Frame, Input, PLAYERS, SIM_VERSION};
 
 /// Writes whole records only, flushing after each chunk (one second of
 /// play), so after a crash or `kill -9` the file is readable up to the last
@@ -47,7 +47,7 @@ impl Writer {
     }
 
     /// Frames recorded so far (including ones not yet on disk).
-    pub fn frames(&self) -> u32 {
+    pub fn frames(&self) -> Frame {
         self.written + self.pending.len() as u32
     }
 
