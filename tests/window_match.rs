@@ -4,39 +4,43 @@
 
 mod common;
 
+use std::path::Path;
 use std::time::Duration;
 
-use common::{Display, Server, Twinstar, peer_args, scratch};
+use common::{Display, Finished, Server, Twinstar, peer_args, scratch};
+
+/// A bot match on a fresh server in `dir`: a headless host of `room`, then
+/// 200 ms later a joiner in a window on a fresh display, given `join_extra`
+/// too; neither records. Both must end within 60 s: (host, joiner).
+fn headless_host_window_join(
+    dir: &Path,
+    room: &str,
+    frames: &str,
+    join_extra: &[&str],
+) -> (Finished, Finished) {
+    let display = Display::start();
+    let server = Server::start();
+    let host = Twinstar::spawn(
+        dir,
+        &peer_args("host", Some(room), &server.url, frames, &["--no-record"]),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let extra = [join_extra, &["--volume", "0", "--no-record"]].concat();
+    let mut join_args = peer_args("join", Some(room), &server.url, frames, &extra);
+    join_args.retain(|a| *a != "--headless");
+    let join = Twinstar::spawn_in_window(dir, &join_args, &display);
+    let join = join.finish(Duration::from_secs(60));
+    let host = host.finish(Duration::from_secs(60));
+    (host, join)
+}
 
 #[test]
 fn a_window_peer_catches_a_desync_in_the_last_frames() {
-    let display = Display::start();
-    let server = Server::start();
     let dir = scratch("window-desync");
     // GGRS compares checksums every 10 frames; the joiner's simulation goes
     // wrong 3 frames before the end, after the last check inside the match.
-    let host = Twinstar::spawn(
-        &dir,
-        &peer_args("host", Some("K7Q2XM"), &server.url, "295", &["--no-record"]),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    let mut join_args = peer_args(
-        "join",
-        Some("K7Q2XM"),
-        &server.url,
-        "295",
-        &[
-            "--debug-inject-desync",
-            "292",
-            "--volume",
-            "0",
-            "--no-record",
-        ],
-    );
-    join_args.retain(|a| *a != "--headless");
-    let join = Twinstar::spawn_in_window(&dir, &join_args, &display);
-    let join = join.finish(Duration::from_secs(60));
-    let host = host.finish(Duration::from_secs(60));
+    let (host, join) =
+        headless_host_window_join(&dir, "K7Q2XM", "295", &["--debug-inject-desync", "292"]);
     let both = format!(
         "host ({:?}):\n{}\nwindow joiner ({:?}):\n{}",
         host.status,
@@ -59,25 +63,8 @@ fn a_window_peer_catches_a_desync_in_the_last_frames() {
 
 #[test]
 fn a_window_match_ends_in_sync_with_a_headless_peer() {
-    let display = Display::start();
-    let server = Server::start();
     let dir = scratch("window-sync");
-    let host = Twinstar::spawn(
-        &dir,
-        &peer_args("host", Some("J4M2XW"), &server.url, "240", &["--no-record"]),
-    );
-    std::thread::sleep(Duration::from_millis(200));
-    let mut join_args = peer_args(
-        "join",
-        Some("J4M2XW"),
-        &server.url,
-        "240",
-        &["--volume", "0", "--no-record"],
-    );
-    join_args.retain(|a| *a != "--headless");
-    let join = Twinstar::spawn_in_window(&dir, &join_args, &display);
-    let join = join.finish(Duration::from_secs(60));
-    let host = host.finish(Duration::from_secs(60));
+    let (host, join) = headless_host_window_join(&dir, "J4M2XW", "240", &[]);
     assert_eq!(join.code(), Some(0), "{}", join.stderr);
     assert_eq!(host.code(), Some(0), "{}", host.stderr);
     let (h, j) = (host.summary(), join.summary());
