@@ -88,17 +88,7 @@ impl ServerProcess {
 
     /// (VmRSS, VmHWM) in KiB, from /proc (Linux).
     pub fn memory_kib(&self) -> Option<(u64, u64)> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
-        let field = |name: &str| {
-            status
-                .lines()
-                .find(|l| l.starts_with(name))?
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()
-        };
-        Some((field("VmRSS:")?, field("VmHWM:")?))
+        memory_kib(self.pid())
     }
 }
 
@@ -107,6 +97,21 @@ impl Drop for ServerProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Process `pid`'s (VmRSS, VmHWM) in KiB, from /proc/PID/status (Linux).
+pub fn memory_kib(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
 }
 
 /// What one client saw.

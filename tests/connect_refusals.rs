@@ -8,18 +8,18 @@
 //!
 //! Real `twinstar` processes on loopback; every wait is bounded.
 
-use std::io::{BufRead, BufReader, Read};
+mod common;
+
 use std::net::SocketAddr;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use common::{Finished, Twinstar, host_then_join, peer_args, scratch};
 use futures::StreamExt;
 use matchbox_protocol::JsonPeerEvent;
 use tokio::runtime::Runtime;
 use tokio_tungstenite::tungstenite::Message;
 
-const BIN: &str = env!("CARGO_BIN_EXE_twinstar");
 const LIMIT: Duration = Duration::from_secs(60);
 const ROOM: &str = "K7Q-2XM";
 
@@ -44,132 +44,53 @@ fn stock_server(runtime: &Runtime) -> String {
     format!("ws://{addr}")
 }
 
-/// A twinstar process whose stderr is collected line by line as it comes.
-struct Peer {
-    child: Child,
-    stderr: Arc<Mutex<Vec<String>>>,
-    started: Instant,
+/// The peer options of this suite beyond [`peer_args`]: no recording, and
+/// give up after `timeout` seconds without a partner.
+fn extra(timeout: &str) -> [&str; 3] {
+    ["--no-record", "--timeout", timeout]
 }
 
-fn spawn(command: &str, room: &str, server: &str, frames: &str, timeout: &str) -> Peer {
-    let mut args = vec![command];
-    if command == "host" {
-        args.push("--room");
-    }
-    args.extend([
-        room,
-        "--server",
-        server,
-        "--stun",
-        "none",
-        "--headless",
-        "--bot",
-        "--frames",
-        frames,
-        "--json",
-        "--no-record",
-        "--timeout",
-        timeout,
-    ]);
-    let mut child = Command::new(BIN)
-        .args(&args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .env("RUST_LOG", "twinstar=info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    let stderr = Arc::new(Mutex::new(Vec::new()));
-    let lines = stderr.clone();
-    let pipe = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-            lines.lock().unwrap().push(line);
-        }
-    });
-    Peer {
-        child,
-        stderr,
-        started: Instant::now(),
-    }
+/// A bot peer in `dir` (see [`peer_args`]) that gives up after `timeout`.
+fn spawn(
+    dir: &Path,
+    role: &str,
+    room: &str,
+    server: &str,
+    frames: &str,
+    timeout: &str,
+) -> Twinstar {
+    Twinstar::spawn(
+        dir,
+        &peer_args(role, Some(room), server, frames, &extra(timeout)),
+    )
 }
 
-struct Finished {
-    status: ExitStatus,
-    summary: Option<serde_json::Value>,
-    stderr: String,
-    took: Duration,
+/// Waits for `peer` to end; kills it and fails `limit` after `started`.
+fn finish(peer: Twinstar, started: Instant, limit: Duration) -> Finished {
+    peer.finish(limit.saturating_sub(started.elapsed()))
 }
 
-impl Peer {
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().join("\n")
-    }
-
-    /// Waits up to `limit` for a stderr line containing `needle`.
-    fn wait_for_line(&self, needle: &str, limit: Duration) -> Option<String> {
-        let until = Instant::now() + limit;
-        while Instant::now() < until {
-            if let Some(line) = self
-                .stderr
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|l| l.contains(needle))
-            {
-                return Some(line.clone());
-            }
-            std::thread::sleep(Duration::from_millis(20));
+/// The first whole stderr line of `peer` containing `needle`, waiting up to
+/// `limit` for it.
+fn wait_for_line(peer: &mut Twinstar, needle: &str, limit: Duration) -> Option<String> {
+    let until = Instant::now() + limit;
+    while peer.wait_for(needle, until.saturating_duration_since(Instant::now())) {
+        let stderr = peer.stderr();
+        let line = stderr
+            .split_inclusive('\n')
+            .find(|l| l.ends_with('\n') && l.contains(needle));
+        if let Some(line) = line {
+            return Some(line.trim_end().to_string());
         }
-        None
+        std::thread::sleep(Duration::from_millis(20));
     }
-
-    fn running(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-
-    /// Waits for the exit, killing the process after `limit`.
-    fn finish(mut self, limit: Duration) -> Finished {
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if self.started.elapsed() > limit {
-                let _ = self.child.kill();
-                panic!("still running after {limit:?}; stderr:\n{}", self.stderr());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let took = self.started.elapsed();
-        let mut stdout = String::new();
-        let _ = self
-            .child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut stdout);
-        // The reader thread ends with the pipe; give it a moment to flush.
-        std::thread::sleep(Duration::from_millis(50));
-        Finished {
-            status,
-            summary: stdout
-                .lines()
-                .last()
-                .and_then(|l| serde_json::from_str(l).ok()),
-            stderr: self.stderr(),
-            took,
-        }
-    }
+    None
 }
 
 fn assert_played_in_sync(host: &Finished, join: &Finished, frames: u32) {
-    assert_eq!(host.status.code(), Some(0), "host failed:\n{}", host.stderr);
-    assert_eq!(join.status.code(), Some(0), "join failed:\n{}", join.stderr);
-    let (h, j) = (
-        host.summary.as_ref().unwrap(),
-        join.summary.as_ref().unwrap(),
-    );
+    assert_eq!(host.code(), Some(0), "host failed:\n{}", host.stderr);
+    assert_eq!(join.code(), Some(0), "join failed:\n{}", join.stderr);
+    let (h, j) = (host.summary(), join.summary());
     assert_eq!(h["checksum_frame"], frames, "{h}");
     assert_eq!(h["checksum"], j["checksum"], "host {h}\njoin {j}");
     assert_eq!(h["desyncs"], 0, "{h}");
@@ -180,14 +101,24 @@ fn assert_played_in_sync(host: &Finished, join: &Finished, frames: u32) {
 fn a_third_player_on_a_stock_server_is_told_a_match_is_running() {
     let runtime = runtime();
     let server = stock_server(&runtime);
-    let host = spawn("host", ROOM, &server, "600", "20");
-    std::thread::sleep(Duration::from_millis(200));
-    let join = spawn("join", "K7Q2XM", &server, "600", "20");
+    let dir = scratch("third_player");
+    let started = Instant::now();
+    let (host, join) = host_then_join(
+        &dir,
+        &server,
+        (ROOM, "K7Q2XM"),
+        "600",
+        &extra("20"),
+        &extra("20"),
+    );
+    // host_then_join starts the joiner 200 ms after the host.
+    let join_started = started + Duration::from_millis(200);
     std::thread::sleep(Duration::from_millis(800));
     // The stock server introduces it to both players; both refuse it.
-    let third = spawn("join", "k7q-2xm", &server, "600", "20").finish(Duration::from_secs(15));
+    let third =
+        spawn(&dir, "join", "k7q-2xm", &server, "600", "20").finish(Duration::from_secs(15));
     eprintln!("third player refused after {:?}", third.took);
-    assert_eq!(third.status.code(), Some(2), "stderr:\n{}", third.stderr);
+    assert_eq!(third.code(), Some(2), "stderr:\n{}", third.stderr);
     assert!(third.took < Duration::from_secs(10), "{:?}", third.took);
     let said = third.stderr.lines().last().unwrap_or_default();
     assert!(
@@ -195,8 +126,8 @@ fn a_third_player_on_a_stock_server_is_told_a_match_is_running() {
         "last stderr line: {said}\n{}",
         third.stderr
     );
-    let join = join.finish(LIMIT);
-    let host = host.finish(LIMIT);
+    let join = finish(join, join_started, LIMIT);
+    let host = finish(host, started, LIMIT);
     assert_played_in_sync(&host, &join, 600);
 }
 
@@ -238,7 +169,9 @@ fn the_host_says_when_a_player_came_without_a_path_and_waits_for_the_next() {
     runtime.spawn(bound.serve(std::future::pending()));
     let code = twinstar::net::RoomCode::parse(ROOM).unwrap();
 
-    let mut host = spawn("host", ROOM, &server, "300", "60");
+    let dir = scratch("came_without_a_path");
+    let started = Instant::now();
+    let mut host = spawn(&dir, "host", ROOM, &server, "300", "60");
     let until = Instant::now() + Duration::from_secs(10);
     while rooms.members_of(&code) == 0 {
         assert!(Instant::now() < until, "host never entered the room");
@@ -249,12 +182,12 @@ fn the_host_says_when_a_player_came_without_a_path_and_waits_for_the_next() {
         Duration::from_secs(1),
     ));
     let left = Instant::now();
-    let notice = host
-        .wait_for_line(
-            "no direct network path could be opened",
-            Duration::from_secs(5),
-        )
-        .unwrap_or_else(|| panic!("the host said nothing; stderr:\n{}", host.stderr()));
+    let notice = wait_for_line(
+        &mut host,
+        "no direct network path could be opened",
+        Duration::from_secs(5),
+    )
+    .unwrap_or_else(|| panic!("the host said nothing; stderr:\n{}", host.stderr()));
     eprintln!(
         "host notice {:?} after the visitor left: {notice}",
         left.elapsed()
@@ -264,10 +197,10 @@ fn the_host_says_when_a_player_came_without_a_path_and_waits_for_the_next() {
         notice.contains("--turn") && notice.contains("still waiting"),
         "{notice}"
     );
-    assert!(host.running(), "the host gave up:\n{}", host.stderr());
+    assert!(host.is_running(), "the host gave up:\n{}", host.stderr());
 
     // The room is still open: a joiner that can connect plays.
-    let join = spawn("join", "K7Q2XM", &server, "300", "20").finish(LIMIT);
-    let host = host.finish(LIMIT);
+    let join = spawn(&dir, "join", "K7Q2XM", &server, "300", "20").finish(LIMIT);
+    let host = finish(host, started, LIMIT);
     assert_played_in_sync(&host, &join, 300);
 }

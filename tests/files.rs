@@ -6,94 +6,50 @@
 //! Every run has a time limit: a regression that blocks (a FIFO) or reads
 //! without end (`/dev/zero`, `/proc`) fails here instead of hanging.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// How a run of the binary ended.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    took: Duration,
+use common::{Finished, Twinstar, scratch};
+
+/// Exit 2 with exactly one stderr line containing `needle`.
+fn assert_refused(run: &Finished, needle: &str) {
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    assert_eq!(run.stderr.trim_end().lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(needle),
+        "wanted '{needle}': {}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
 
-impl Run {
-    /// Exit 2 with exactly one stderr line containing `needle`.
-    fn assert_refused(&self, needle: &str) {
-        assert_eq!(self.code, Some(2), "{}", self.stderr);
-        assert_eq!(self.stderr.trim_end().lines().count(), 1, "{}", self.stderr);
-        assert!(
-            self.stderr.contains(needle),
-            "wanted '{needle}': {}",
-            self.stderr
-        );
-        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
-    }
-}
-
-/// A scratch directory of this test process.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("twinstar-files-{}", std::process::id()))
-        .join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs the binary without a display, killing it after `limit`. Output goes
-/// to files, so a child that never ends cannot block the test on a pipe.
-fn twinstar(args: &[&str], env: &[(&str, &Path)], limit: Duration) -> Run {
+/// Runs the binary (see [`common::command`]) with no signaling server from
+/// the environment and, unless `env` names another, a settings file that
+/// does not exist; kills it and fails after `limit`.
+fn twinstar(args: &[&str], env: &[(&str, &Path)], limit: Duration) -> Finished {
     // Tests run in parallel: each run gets its own directory.
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let dir = scratch(&format!("run-{}", RUNS.fetch_add(1, Ordering::Relaxed)));
-    let (out, err) = (dir.join("stdout"), dir.join("stderr"));
-    let mut command = Command::new(env!("CARGO_BIN_EXE_twinstar"));
+    let mut command = common::command(&dir, args);
     command
-        .current_dir(&dir)
-        .args(args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
         .env_remove("TWINSTAR_SERVER")
         // Never the developer's own settings.
-        .env("TWINSTAR_CONFIG", dir.join("no-settings.toml"))
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap());
+        .env("TWINSTAR_CONFIG", dir.join("no-settings.toml"));
     for (key, value) in env {
         command.env(key, value);
     }
-    let start = Instant::now();
-    let mut child = command.spawn().expect("binary runs");
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "twinstar {args:?} still running after {limit:?}; stderr: {}",
-                std::fs::read_to_string(&err).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Run {
-        code: status.code(),
-        stdout: std::fs::read_to_string(&out).unwrap(),
-        stderr: std::fs::read_to_string(&err).unwrap(),
-        took: start.elapsed(),
-    }
+    Twinstar::spawn_command(command).finish(limit)
 }
 
 const LIMIT: Duration = Duration::from_secs(10);
 
-/// A named pipe nobody writes to: opening it for reading blocks.
-fn fifo(name: &str) -> PathBuf {
-    let path = scratch("fifos").join(name);
-    let _ = std::fs::remove_file(&path);
+/// A named pipe nobody writes to, in `dir`: opening it for reading blocks.
+fn fifo(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
     let status = Command::new("mkfifo")
         .arg(&path)
         .status()
@@ -102,9 +58,9 @@ fn fifo(name: &str) -> PathBuf {
     path
 }
 
-/// A short real replay, recorded for the test called `name`.
-fn recorded_replay(name: &str) -> PathBuf {
-    let path = scratch("recorded").join(format!("{name}.tsr"));
+/// A short real replay, recorded in `dir`.
+fn recorded_replay(dir: &Path) -> PathBuf {
+    let path = dir.join("recorded.tsr");
     let run = twinstar(
         &[
             "local",
@@ -119,47 +75,54 @@ fn recorded_replay(name: &str) -> PathBuf {
         &[],
         LIMIT,
     );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
     path
 }
 
 /// `twinstar replay PATH --headless --verify`.
-fn verify(path: &str) -> Run {
+fn verify(path: &str) -> Finished {
     twinstar(&["replay", path, "--headless", "--verify"], &[], LIMIT)
 }
 
 #[test]
 fn a_device_as_replay_is_refused_at_once() {
-    verify("/dev/zero").assert_refused("/dev/zero: not a regular file (a character device)");
+    assert_refused(
+        &verify("/dev/zero"),
+        "/dev/zero: not a regular file (a character device)",
+    );
 }
 
 #[test]
 fn a_fifo_as_replay_is_refused_without_blocking() {
-    let pipe = fifo("replay.tsr");
+    let dir = scratch("fifo_as_replay");
+    let pipe = fifo(&dir, "replay.tsr");
     let path = pipe.to_str().unwrap();
     let run = verify(path);
-    run.assert_refused("not a regular file (a FIFO)");
+    assert_refused(&run, "not a regular file (a FIFO)");
     assert!(run.took < Duration::from_secs(2), "took {:?}", run.took);
 
-    let good = recorded_replay("fifo");
+    let good = recorded_replay(&dir);
     let run = twinstar(&["replay-diff", good.to_str().unwrap(), path], &[], LIMIT);
-    run.assert_refused("not a regular file (a FIFO)");
+    assert_refused(&run, "not a regular file (a FIFO)");
 }
 
 /// `/proc/self/pagemap` claims size 0 and streams gigabytes.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_proc_file_is_read_only_up_to_the_replay_limit() {
-    verify("/proc/self/pagemap").assert_refused("/proc/self/pagemap: larger than 64 MiB");
+    assert_refused(
+        &verify("/proc/self/pagemap"),
+        "/proc/self/pagemap: larger than 64 MiB",
+    );
 }
 
 #[test]
 fn a_settings_path_that_is_not_a_file_is_reported_and_the_defaults_used() {
-    let pipe = fifo("settings.toml");
+    let pipe = fifo(&scratch("settings_not_a_file"), "settings.toml");
     for path in [pipe.as_path(), Path::new("/dev/zero")] {
         // The menu reads the settings first, then finds no display.
         let run = twinstar(&["menu"], &[("TWINSTAR_CONFIG", path)], LIMIT);
-        assert_eq!(run.code, Some(2), "{}", run.stderr);
+        assert_eq!(run.code(), Some(2), "{}", run.stderr);
         let lines: Vec<&str> = run.stderr.lines().collect();
         assert_eq!(lines.len(), 2, "{}", run.stderr);
         assert!(
@@ -175,31 +138,34 @@ fn a_settings_path_that_is_not_a_file_is_reported_and_the_defaults_used() {
 
 #[test]
 fn verify_without_headless_is_refused() {
-    let replay = recorded_replay("verify");
+    let replay = recorded_replay(&scratch("verify_without_headless"));
     let file = replay.to_str().unwrap();
-    twinstar(&["replay", file, "--verify"], &[], LIMIT).assert_refused("--verify needs --headless");
-    twinstar(&["replay", file, "--json"], &[], LIMIT).assert_refused("--json needs --headless");
-    twinstar(&["replay", file, "--frames", "9"], &[], LIMIT).assert_refused("--screenshot");
-    twinstar(
-        &["replay", file, "--headless", "--screenshot", "x.png"],
-        &[],
-        LIMIT,
-    )
-    .assert_refused("--headless");
-    twinstar(&["replay", file, "--overlay"], &[], LIMIT).assert_refused("--overlay");
+    for (flags, needle) in [
+        (&["--verify"][..], "--verify needs --headless"),
+        (&["--json"], "--json needs --headless"),
+        (&["--frames", "9"], "--screenshot"),
+        (&["--headless", "--screenshot", "x.png"], "--headless"),
+        (&["--overlay"], "--overlay"),
+    ] {
+        let args = [&["replay", file][..], flags].concat();
+        assert_refused(&twinstar(&args, &[], LIMIT), needle);
+    }
     // What the help promises still works.
     let run = twinstar(
         &["replay", file, "--headless", "--verify", "--json"],
         &[],
         LIMIT,
     );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
     assert!(run.stdout.contains("\"frames\":130"), "{}", run.stdout);
 }
 
 #[test]
 fn the_menu_refuses_frames_and_its_help_does_not_offer_it() {
-    twinstar(&["menu", "--frames", "5"], &[], LIMIT).assert_refused("--frames");
+    assert_refused(
+        &twinstar(&["menu", "--frames", "5"], &[], LIMIT),
+        "--frames",
+    );
     let help = twinstar(&["menu", "--help"], &[], LIMIT).stdout;
     assert!(!help.contains("--frames"), "{help}");
 }
@@ -263,7 +229,7 @@ fn every_help_mentions_only_flags_its_command_takes() {
             .filter(|a| !a.is_empty())
             .collect();
         let run = twinstar(&args, &[], LIMIT);
-        assert_eq!(run.code, Some(0), "{cmd} --help: {}", run.stderr);
+        assert_eq!(run.code(), Some(0), "{cmd} --help: {}", run.stderr);
         help_flags(&run.stdout)
     };
     let mut checked = 0;

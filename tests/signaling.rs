@@ -86,21 +86,6 @@ fn status_line(answer: &str) -> &str {
     answer.lines().next().unwrap_or("")
 }
 
-/// A process's (VmRSS, VmHWM) in KiB, from /proc (Linux).
-fn memory_kib(pid: u32) -> Option<(u64, u64)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))?
-            .split_whitespace()
-            .nth(1)?
-            .parse()
-            .ok()
-    };
-    Some((field("VmRSS:")?, field("VmHWM:")?))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_clients_do_not_stop_the_server_pairing_other_rooms() {
     let mut server = Server::start();
@@ -272,7 +257,7 @@ async fn a_flood_towards_a_partner_that_never_reads_is_bounded() {
             next_event(&mut x, Duration::from_secs(5)).await,
             Some(JsonPeerEvent::NewPeer(y_id))
         );
-        let (rss_before, _) = memory_kib(server.pid()).expect("/proc readable");
+        let (rss_before, _) = load::memory_kib(server.pid()).expect("/proc readable");
         // 3000 signals of 60 KiB: 180 MiB towards y, which reads nothing.
         let signal = format!(
             r#"{{"Signal":{{"receiver":"{y_id}","data":"{}"}}}}"#,
@@ -290,7 +275,7 @@ async fn a_flood_towards_a_partner_that_never_reads_is_bounded() {
                 other => panic!("no pong after the flood: {other:?}"),
             }
         }
-        let (rss_after, _) = memory_kib(server.pid()).expect("/proc readable");
+        let (rss_after, _) = load::memory_kib(server.pid()).expect("/proc readable");
         let grown_mib = rss_after.saturating_sub(rss_before) / 1024;
         assert!(
             grown_mib < 48,

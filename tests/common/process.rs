@@ -70,17 +70,24 @@ pub struct Finished {
 impl Twinstar {
     /// Starts `twinstar ARGS` in `dir` (see [`super::command`]).
     pub fn spawn(dir: &Path, args: &[&str]) -> Self {
-        Self::spawn_command(super::command(dir, args), args)
+        Self::spawn_command(super::command(dir, args))
     }
 
     /// Starts `twinstar ARGS` in a window on `display` (see [`super::Display`]).
     pub fn spawn_in_window(dir: &Path, args: &[&str], display: &super::Display) -> Self {
         let mut command = super::command(dir, args);
         command.env("DISPLAY", &display.name);
-        Self::spawn_command(command, args)
+        Self::spawn_command(command)
     }
 
-    fn spawn_command(mut command: std::process::Command, args: &[&str]) -> Self {
+    /// Starts `command`: one made by [`super::command`] and then given what
+    /// a suite needs beyond it, such as other environment variables. Its
+    /// stdout and stderr are replaced by pipes collected as it runs.
+    pub fn spawn_command(mut command: std::process::Command) -> Self {
+        let args: Vec<String> = command
+            .get_args()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
         let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
