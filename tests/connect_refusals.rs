@@ -88,8 +88,15 @@ fn wait_for_line(peer: &mut Twinstar, needle: &str, limit: Duration) -> Option<S
 }
 
 fn assert_played_in_sync(host: &Finished, join: &Finished, frames: u32) {
-    assert_eq!(host.code(), Some(0), "host failed:\n{}", host.stderr);
-    assert_eq!(join.code(), Some(0), "join failed:\n{}", join.stderr);
+    let both = format!(
+        "host ({:?}):\n{}\njoin ({:?}):\n{}",
+        host.status,
+        common::tail(&host.stderr, 60),
+        join.status,
+        common::tail(&join.stderr, 60)
+    );
+    assert_eq!(host.code(), Some(0), "{both}");
+    assert_eq!(join.code(), Some(0), "{both}");
     let (h, j) = (host.summary(), join.summary());
     assert_eq!(h["checksum_frame"], frames, "{h}");
     assert_eq!(h["checksum"], j["checksum"], "host {h}\njoin {j}");

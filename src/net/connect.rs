@@ -19,6 +19,7 @@ use super::ice::IceServers;
 use super::link_sim::LinkConfig;
 use super::room_code::RoomCode;
 use super::signaling::{JoinError, classify_socket_error, client_builder, room_url};
+use crate::sim::PLAYERS;
 
 /// Channel 0 carries the handshake and control messages, reliably and in order.
 pub const CONTROL_CHANNEL: usize = 0;
@@ -51,6 +52,13 @@ impl fmt::Display for Stage {
 
 /// Longest wait after a refusal for the peer to read our Hello and leave.
 const REFUSAL_LINGER: Duration = Duration::from_millis(1500);
+/// Longest stay after a `Busy` (see `linger_until_both_players_connected`):
+/// connections open in well under a second on any link a match could use.
+const BUSY_LINGER: Duration = Duration::from_secs(3);
+/// How long after our end of a connection opens the far end may still be
+/// opening its own (see ARCHITECTURE.md, "Reliable is not reliable at the
+/// very start").
+const FAR_END_OPENING: Duration = Duration::from_millis(300);
 
 /// A player reached the room but left again before a WebRTC path to it
 /// opened: what a joiner behind a strict NAT does when its own timeout ends.
@@ -347,8 +355,10 @@ impl Connector {
         }
         match self.handshake.outcome() {
             Some(Ok(_)) => Ok(true),
-            // A busy peer plays on and never leaves: nothing to wait for.
+            // A busy peer plays on and never leaves; but its partner may
+            // still be opening its connection to us.
             Some(Err(HandshakeError::MatchRunning)) => {
+                self.linger_until_both_players_connected();
                 Err(self.handshake_failed(HandshakeError::MatchRunning))
             }
             Some(Err(e)) => {
@@ -385,6 +395,42 @@ impl Connector {
             };
             if changes.contains(&(peer, PeerState::Disconnected)) {
                 return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Refused because a match is running (an uncapped server put us in a
+    /// room with two players, and both open connections to us): stay until
+    /// the connection to each player is open, plus a moment for the far end
+    /// to open too, at most `BUSY_LINGER`. matchbox 0.15 panics in its
+    /// message loop when a peer leaves while the handshake with it is still
+    /// open ("Sender closed before channel was ready"), which takes that
+    /// player's whole socket, and its match, down.
+    fn linger_until_both_players_connected(&mut self) {
+        let until = Instant::now() + BUSY_LINGER;
+        let mut all_open_at: Option<Instant> = None;
+        while Instant::now() < until {
+            let Some(socket) = self.socket.as_mut() else {
+                return;
+            };
+            let Ok(changes) = socket.try_update_peers() else {
+                return;
+            };
+            for (peer, state) in changes {
+                if state == PeerState::Connected {
+                    self.connected_once.insert(peer);
+                }
+            }
+            if let Some((_, control, _)) = &mut self.peer {
+                // Read (and drop) what arrives, so nothing queues up.
+                let _ = control.receive();
+            }
+            if self.connected_once.len() >= PLAYERS {
+                let since = *all_open_at.get_or_insert_with(Instant::now);
+                if since.elapsed() >= FAR_END_OPENING {
+                    return;
+                }
             }
             std::thread::sleep(Duration::from_millis(10));
         }

@@ -50,7 +50,8 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 /// `twinstar ARGS` in `dir`, with stdin closed, `RUST_LOG=twinstar=info`
-/// (the binary's own default, pinned against the caller's environment) and
+/// (the binary's own default, pinned against the caller's environment;
+/// `TWINSTAR_TEST_LOG` overrides it) and
 /// no display, so a run that forgot `--headless` fails instead of opening a
 /// window.
 pub fn command(dir: &Path, args: &[&str]) -> Command {
@@ -59,7 +60,11 @@ pub fn command(dir: &Path, args: &[&str]) -> Command {
         .args(args)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
-        .env("RUST_LOG", "twinstar=info")
+        .env(
+            "RUST_LOG",
+            // TWINSTAR_TEST_LOG=twinstar=trace,... to debug a failing test.
+            std::env::var("TWINSTAR_TEST_LOG").unwrap_or_else(|_| "twinstar=info".into()),
+        )
         .stdin(Stdio::null());
     cmd
 }
