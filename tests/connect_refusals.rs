@@ -88,13 +88,7 @@ fn wait_for_line(peer: &mut Twinstar, needle: &str, limit: Duration) -> Option<S
 }
 
 fn assert_played_in_sync(host: &Finished, join: &Finished, frames: u32) {
-    let both = format!(
-        "host ({:?}):\n{}\njoin ({:?}):\n{}",
-        host.status,
-        common::tail(&host.stderr, 60),
-        join.status,
-        common::tail(&join.stderr, 60)
-    );
+    let both = host.report("host", 60) + &join.report("join", 60);
     assert_eq!(host.code(), Some(0), "{both}");
     assert_eq!(join.code(), Some(0), "{both}");
     let (h, j) = (host.summary(), join.summary());

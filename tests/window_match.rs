@@ -43,13 +43,7 @@ fn a_window_peer_catches_a_desync_in_the_last_frames() {
         "295",
         &["--debug-inject-desync", "292"],
     );
-    let both = format!(
-        "host ({:?}):\n{}\nwindow joiner ({:?}):\n{}",
-        host.status,
-        common::tail(&host.stderr, 15),
-        join.status,
-        common::tail(&join.stderr, 15)
-    );
+    let both = host.report("host", 15) + &join.report("window joiner", 15);
     for side in [&host, &join] {
         assert_eq!(side.code(), Some(1), "{both}");
         assert!(side.stderr.contains("desync at frame 29"), "{both}");

@@ -226,3 +226,77 @@ impl Match {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::ScriptBot;
+    use crate::session::{DriverOptions, Mode};
+    use crate::sim::SimConfig;
+
+    fn driver(mode: Mode, inject_desync_from: Option<Frame>) -> Driver {
+        Driver::new(DriverOptions {
+            seed: 9,
+            config: SimConfig::preset("default").expect("default preset"),
+            mode,
+            inject_desync_from,
+        })
+        .expect("a local session")
+    }
+
+    /// Plays `game` with two bots the way every frontend does.
+    fn play(mut game: Match) -> Finished {
+        let mut bots = [ScriptBot::new(9, 0), ScriptBot::new(9, 1)];
+        loop {
+            match game.next(Instant::now()) {
+                Next::Frame => {
+                    game.advance([bots[0].next_input(), bots[1].next_input()]);
+                }
+                Next::Wait(until) => {
+                    std::thread::sleep(until.saturating_duration_since(Instant::now()))
+                }
+                Next::Over => return game.finish(),
+            }
+        }
+    }
+
+    #[test]
+    fn a_local_match_completes_exactly_at_its_last_frame() {
+        let finished = play(Match::new(
+            driver(Mode::Local, None),
+            Pacing::Unpaced,
+            Some(120),
+        ));
+        assert!(matches!(finished.outcome, Outcome::Completed));
+        assert_eq!(finished.driver.world().frame, 120);
+        assert_eq!(finished.driver.confirmed_frames(), 120);
+    }
+
+    #[test]
+    fn a_synctest_mismatch_ends_the_match_as_a_failure() {
+        let synctest = Mode::SyncTest { check_distance: 2 };
+        let finished = play(Match::new(
+            driver(synctest, Some(30)),
+            Pacing::Unpaced,
+            Some(120),
+        ));
+        match finished.outcome {
+            Outcome::Failed(SessionError::Mismatch { frame, .. }) => assert!(frame >= 30),
+            other => panic!("expected a mismatch, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn leaving_ends_the_match_at_once_and_real_time_pacing_waits() {
+        let mut game = Match::new(driver(Mode::Local, None), Pacing::RealTime, None);
+        let start = Instant::now();
+        assert_eq!(game.next(start), Next::Frame);
+        game.advance(Default::default());
+        // The next frame is due one period (1/60 s) later, not now.
+        assert!(matches!(game.next(start), Next::Wait(t) if t > start));
+        game.leave("test");
+        assert!(game.is_over());
+        assert_eq!(game.next(start), Next::Over);
+        assert!(matches!(game.finish().outcome, Outcome::Left));
+    }
+}

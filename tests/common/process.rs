@@ -198,6 +198,16 @@ impl Finished {
 
     /// The `--json` summary (the last stdout line); panics with stdout and
     /// the stderr tail when there is none.
+    /// How it ended and the last `lines` of its stderr, under `name`: for
+    /// assertion messages about several processes at once.
+    pub fn report(&self, name: &str, lines: usize) -> String {
+        format!(
+            "{name} ({:?}):\n{}\n",
+            self.status,
+            super::tail(&self.stderr, lines)
+        )
+    }
+
     pub fn summary(&self) -> serde_json::Value {
         super::parse_summary(&self.stdout).unwrap_or_else(|e| {
             panic!(
