@@ -13,8 +13,9 @@ use crate::frontend::window::{self, MatchEnd, Screenshot, Ui};
 use crate::net::handshake::Role;
 use crate::net::room_code::RoomCode;
 use crate::replay::DEFAULT_DIR as REPLAY_DIR;
-use crate::session::{FPS, Match, Mode, Pacing};
+use crate::session::{Match, Mode, Pacing};
 use crate::settings::{Settings, settings_path};
+use crate::sim::FPS;
 
 const ITEMS: [&str; 8] = [
     "Host online",

@@ -6,7 +6,7 @@ use macroquad::prelude::*;
 use super::assets::{Align, BitmapFont, Sprites};
 use super::effects::EventLedger;
 use super::scene::Layout;
-use crate::session::FPS;
+use crate::sim::FPS;
 use crate::sim::{Event, World};
 
 pub const PLAYER_COLORS: [Color; 2] = [

@@ -15,7 +15,8 @@ use super::window::{
     self, Screenshot, Ui, WindowError, end_frame, enter_screen, pressed, save_screenshot,
 };
 use crate::replay::Replay;
-use crate::session::{FPS, FrameReport};
+use crate::session::FrameReport;
+use crate::sim::FPS;
 use crate::sim::World;
 
 const KEYFRAME_INTERVAL: u32 = 300;

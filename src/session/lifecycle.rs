@@ -20,7 +20,7 @@ use crate::sim::{Frame, Input, PLAYERS};
 
 /// How long a peer that confirmed its last frame keeps the match going so
 /// the other can confirm too and send its checksum.
-pub const END_WAIT: Duration = Duration::from_secs(5);
+const END_WAIT: Duration = Duration::from_secs(5);
 /// Once both checksums are known, a short pause so our last message leaves.
 const LINGER: Duration = Duration::from_millis(250);
 

@@ -16,12 +16,10 @@ mod summary;
 
 pub use driver::{Driver, DriverOptions, FrameReport, GgrsConfig, Mode};
 pub use error::SessionError;
-pub use lifecycle::{END_WAIT, Finished, Match, Next, Outcome, Pacing};
+pub use lifecycle::{Finished, Match, Next, Outcome, Pacing};
 pub use online::{NetStatus, OnlineOptions};
 pub use pacer::Pacer;
 pub use summary::Summary;
-
-pub use crate::sim::FPS;
 
 /// GGRS's default prediction window; synctest check distances must be below it.
 pub const MAX_PREDICTION: usize = 8;

@@ -27,14 +27,14 @@ use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 type OnlineConfig = GgrsConfig<PeerId>;
 
 /// Frames between GGRS desync checks (6 a second).
-pub const DESYNC_CHECK_INTERVAL: u32 = 10;
+const DESYNC_CHECK_INTERVAL: u32 = 10;
 /// No packet for this long: the peer is reported lost.
-pub const DISCONNECT_TIMEOUT: Duration = Duration::from_millis(2000);
+const DISCONNECT_TIMEOUT: Duration = Duration::from_millis(2000);
 /// How long a finished match keeps its connection open so that its last
 /// messages are delivered (loopback needs a few ms, a real link one RTT).
 const CLOSE_LINGER: Duration = Duration::from_millis(250);
 /// No packet for this long: "connection interrupted" is shown.
-pub const INTERRUPTION_NOTICE: Duration = Duration::from_millis(500);
+const INTERRUPTION_NOTICE: Duration = Duration::from_millis(500);
 
 #[derive(Clone, Debug, Default)]
 pub struct OnlineOptions {

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::FPS;
+use crate::sim::FPS;
 
 /// Stretch of the frame period while ahead of the peer (GGRS's examples use
 /// the same 10 %): slow enough to let the peer catch up within a second or
