@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::net::delay::DelaySetting;
+use crate::net::link_sim::Outage;
 use crate::session::CHECK_DISTANCES;
 use crate::sim::PRESET_NAMES;
 
@@ -282,6 +283,18 @@ pub struct NetArgs {
     /// Simulated link: percentage of this peer's packets duplicated.
     #[arg(long, value_name = "PCT", default_value_t = 0.0)]
     pub sim_dup: f64,
+
+    /// Simulated link: cut this peer's packets for LEN seconds, AT seconds
+    /// after the match starts (AT:LEN, e.g. 8:3; give both peers the same
+    /// to cut both directions).
+    #[arg(long, value_name = "AT:LEN")]
+    pub sim_outage: Option<Outage>,
+
+    /// When the other player's packets stop, wait this many seconds for
+    /// them to come back before ending the match (0: end after 2 s, as a
+    /// lost peer) [default: the settings' value, else 20]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=600))]
+    pub reconnect_window: Option<u32>,
 
     /// Debug aid: send this many garbage datagrams per second to the peer's
     /// GGRS channel.

@@ -18,6 +18,13 @@ use crate::net::signaling::check_server_url;
 /// Largest settings file read: a few hundred bytes in practice.
 const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
 
+/// Seconds an interrupted match waits by default: long enough for a Wi-Fi
+/// or mobile link to come back, short enough that a player who is really
+/// gone does not hold the other for long.
+pub const DEFAULT_RECONNECT_WINDOW: u32 = 20;
+/// The values the settings screen steps through.
+pub const RECONNECT_WINDOWS: [u32; 7] = [0, 5, 10, 20, 30, 60, 120];
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
@@ -31,6 +38,9 @@ pub struct Settings {
     pub volume: u8,
     /// Show the network overlay (F1 toggles it during a match).
     pub net_overlay: bool,
+    /// Seconds an interrupted match waits for the other player's packets
+    /// (`--reconnect-window`); 0 ends it after 2 s.
+    pub reconnect_window: u32,
     pub player_one: Keys,
     pub player_two: Keys,
 }
@@ -100,6 +110,7 @@ impl Default for Settings {
             input_delay: DelaySetting::Auto,
             volume: 70,
             net_overlay: false,
+            reconnect_window: DEFAULT_RECONNECT_WINDOW,
             player_one: Keys::from_map(&KeyMap::PLAYER_ONE),
             player_two: Keys::from_map(&KeyMap::PLAYER_TWO),
         }
@@ -222,6 +233,17 @@ impl Settings {
             .collect();
         let now = values.iter().position(|v| *v == self.input_delay);
         self.input_delay = values[stepped(values.len(), now.unwrap_or(0), step, wrap)];
+    }
+
+    /// Moves the reconnect window along [`RECONNECT_WINDOWS`], like
+    /// [`Settings::step_delay`].
+    pub fn step_reconnect_window(&mut self, step: i32, wrap: bool) {
+        let now = RECONNECT_WINDOWS
+            .iter()
+            .position(|&w| w >= self.reconnect_window)
+            .unwrap_or(RECONNECT_WINDOWS.len() - 1);
+        self.reconnect_window =
+            RECONNECT_WINDOWS[stepped(RECONNECT_WINDOWS.len(), now, step, wrap)];
     }
 
     /// Moves the volume in steps of 10 %, like [`Settings::step_delay`].

@@ -127,6 +127,7 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         jitter_ms: net.sim_jitter,
         loss_pct: net.sim_loss,
         dup_pct: net.sim_dup,
+        outage: net.sim_outage,
     };
     link.validate()
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
@@ -247,10 +248,15 @@ pub(super) fn start_online(
         link_seed: plan.seed ^ u64::from(plan.role as u8),
         protocol_skew: net.debug_protocol_skew,
     };
+    // The settings file is not range-checked like the flag: clamp it here.
+    let reconnect_window = net
+        .reconnect_window
+        .unwrap_or(settings.reconnect_window.min(600));
     let online_options = OnlineOptions {
         delay,
         garbage_per_second: net.debug_garbage,
         inject_desync_from: net.debug_inject_desync,
+        reconnect_window: Duration::from_secs(reconnect_window.into()),
     };
     let share_server = match options.server.strip_prefix("ws://127.0.0.1:") {
         Some(port) => format!("ws://{}:{port}", lan_address()),

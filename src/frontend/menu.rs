@@ -390,6 +390,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 enum Row {
     Server,
     Delay,
+    Reconnect,
     Volume,
     Overlay,
     /// A binding of player 0 or 1.
@@ -401,11 +402,17 @@ enum Row {
 impl Row {
     fn all() -> Vec<Row> {
         let keys = (0..2).flat_map(|p| Action::ALL.map(|a| Row::Key(p, a)));
-        [Row::Server, Row::Delay, Row::Volume, Row::Overlay]
-            .into_iter()
-            .chain(keys)
-            .chain([Row::Save, Row::Cancel])
-            .collect()
+        [
+            Row::Server,
+            Row::Delay,
+            Row::Reconnect,
+            Row::Volume,
+            Row::Overlay,
+        ]
+        .into_iter()
+        .chain(keys)
+        .chain([Row::Save, Row::Cancel])
+        .collect()
     }
 
     fn label(self, s: &Settings) -> String {
@@ -415,6 +422,10 @@ impl Row {
                 s.server().unwrap_or("this machine (host starts one)")
             ),
             Row::Delay => format!("input delay: {}", s.input_delay),
+            Row::Reconnect => match s.reconnect_window {
+                0 => "wait for a lost player: no (2 s)".into(),
+                secs => format!("wait for a lost player: {secs} s"),
+            },
             Row::Volume => format!("volume: {}%", s.volume),
             Row::Overlay => format!(
                 "network overlay: {}",
@@ -499,6 +510,7 @@ async fn server_prompt(ui: &mut Ui, now: &str) -> Option<String> {
 fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
     match row {
         Row::Delay => s.step_delay(step, wrap),
+        Row::Reconnect => s.step_reconnect_window(step, wrap),
         Row::Volume => s.step_volume(step, wrap),
         Row::Overlay => s.net_overlay = if wrap { !s.net_overlay } else { step > 0 },
         _ => {}
@@ -547,7 +559,7 @@ mod tests {
     #[test]
     fn settings_rows_name_every_binding_once() {
         let rows = Row::all();
-        assert_eq!(rows.len(), 4 + 2 * Action::ALL.len() + 2);
+        assert_eq!(rows.len(), 5 + 2 * Action::ALL.len() + 2);
         let s = Settings::default();
         let labels: Vec<String> = rows.iter().map(|r| r.label(&s)).collect();
         assert!(labels.contains(&"P1 fire: Space".to_string()), "{labels:?}");

@@ -4,8 +4,8 @@
 //! Top line: ping, input delay, frames ahead, bytes per second each way and
 //! whether the path is direct or relayed. Below, a scrolling graph of
 //! rollback frames per simulated frame (last 4 seconds; one bar per frame,
-//! green 0-2, yellow 3-5, red 6+), and banners for interruptions and
-//! desyncs.
+//! green 0-2, yellow 3-5, red 6+). `draw_alerts` shows an interruption
+//! (with the time left to wait) or synchronizing, overlay on or off.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -24,7 +24,6 @@ pub struct NetGraph {
     bytes_at: Option<(Instant, u64, u64)>,
     /// Bytes per second sent and received over the last second.
     rate: (f64, f64),
-    pub desync: Option<String>,
     /// Synctest: the fixed rollback distance (explains the flat graph).
     pub check_distance: Option<usize>,
 }
@@ -35,7 +34,6 @@ impl NetGraph {
             rollbacks: VecDeque::with_capacity(GRAPH_FRAMES),
             bytes_at: None,
             rate: (0.0, 0.0),
-            desync: None,
             check_distance,
         }
     }
@@ -138,39 +136,24 @@ impl NetGraph {
             dim,
             Align::Left,
         );
-        let banner = if let Some(d) = &self.desync {
-            Some((format!("DESYNC: {d}"), RED))
-        } else if status.is_some_and(|s| s.interrupted) {
-            Some(("CONNECTION INTERRUPTED".to_string(), RED))
-        } else if status.is_some_and(|s| !s.synchronized) {
-            Some(("synchronizing...".to_string(), YELLOW))
-        } else {
-            None
-        };
-        if let Some((msg, color)) = banner {
-            font.draw_shadowed(&msg, x + 10.0, y - 34.0, 3.0, color, Align::Left);
-        }
     }
 }
 
-/// The banners that matter even with the overlay off.
+/// The banners about the connection, shown with or without the overlay:
+/// an interruption with the time left to wait, or synchronizing.
 pub fn draw_alerts(font: &BitmapFont, status: Option<&NetStatus>) {
     let Some(s) = status else { return };
-    let msg = if s.interrupted {
-        Some(("CONNECTION INTERRUPTED - waiting for the other player", RED))
-    } else if !s.synchronized {
-        Some(("synchronizing...", YELLOW))
-    } else {
-        None
-    };
-    if let Some((msg, color)) = msg {
-        font.draw_shadowed(
-            msg,
-            screen_width() / 2.0,
-            screen_height() - 60.0,
-            3.0,
-            color,
-            Align::Center,
+    let (cx, y) = (screen_width() / 2.0, screen_height() - 90.0);
+    if s.interrupted {
+        let title = format!("CONNECTION TO P{} INTERRUPTED", s.peer_player);
+        font.draw_shadowed(&title, cx, y, 3.0, RED, Align::Center);
+        let left = s.gives_up_in.map_or(0, |d| d.as_secs_f32().ceil() as u64);
+        let detail = format!(
+            "waiting up to {} s for it to come back: {left} s left (Esc leaves)",
+            s.reconnect_window.as_secs()
         );
+        font.draw_shadowed(&detail, cx, y + 36.0, 2.0, WHITE, Align::Center);
+    } else if !s.synchronized {
+        font.draw_shadowed("synchronizing...", cx, y + 30.0, 3.0, YELLOW, Align::Center);
     }
 }

@@ -240,9 +240,8 @@ impl MatchScreen {
         }
         if self.overlay {
             self.graph.draw(&ui.sprites.font, status.as_ref());
-        } else {
-            draw_alerts(&ui.sprites.font, status.as_ref());
         }
+        draw_alerts(&ui.sprites.font, status.as_ref());
     }
 }
 

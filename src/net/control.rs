@@ -31,9 +31,12 @@ const REFUSED_LOGGED: usize = 16;
 
 impl ControlChannel {
     pub fn new(channel: WebRtcChannel, peer: PeerId, link: LinkConfig, seed: u64) -> Self {
+        // The real channel is reliable: what a cut holds back arrives
+        // later, so only the delay is simulated here.
         let delay_only = LinkConfig {
             loss_pct: 0.0,
             dup_pct: 0.0,
+            outage: None,
             ..link
         };
         ControlChannel {

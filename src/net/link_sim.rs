@@ -10,7 +10,9 @@
 //! - otherwise delivered after `latency + U[0, jitter]`, so never earlier than
 //!   `latency`; packets sent close together can overtake each other when the
 //!   jitter exceeds their spacing, which is the reordering a real path shows;
-//! - duplicated with probability `dup_pct`: the copy draws its own delay.
+//! - duplicated with probability `dup_pct`: the copy draws its own delay;
+//! - during an `outage` (a cut of the path for a while, counted from the
+//!   first packet), every packet is lost.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -27,6 +29,39 @@ pub struct LinkConfig {
     pub loss_pct: f64,
     /// Probability (percent, 0..=100) that a delivered packet arrives twice.
     pub dup_pct: f64,
+    /// A cut of the path: nothing gets through for a while.
+    pub outage: Option<Outage>,
+}
+
+/// The path is cut `after` the first packet, for `length`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outage {
+    pub after: Duration,
+    pub length: Duration,
+}
+
+impl std::str::FromStr for Outage {
+    type Err = String;
+
+    /// `AT:LEN` in seconds, e.g. `8:3` (fractions allowed: `2.5:0.5`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let secs = |t: &str| {
+            t.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && (0.0..=86_400.0).contains(v))
+                .map(Duration::from_secs_f64)
+        };
+        let (at, len) = s
+            .split_once(':')
+            .ok_or_else(|| format!("expected AT:LEN in seconds, e.g. 8:3, got '{s}'"))?;
+        match (secs(at), secs(len)) {
+            (Some(after), Some(length)) => Ok(Outage { after, length }),
+            _ => Err(format!(
+                "expected AT:LEN, two numbers of seconds from 0 to 86400, got '{s}'"
+            )),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -64,6 +99,7 @@ impl LinkConfig {
             && self.jitter_ms <= 0.0
             && self.loss_pct <= 0.0
             && self.dup_pct <= 0.0
+            && self.outage.is_none()
     }
 }
 
@@ -145,6 +181,8 @@ pub struct LinkSim<P> {
     queue: BinaryHeap<Reverse<InFlight<P>>>,
     next_seq: u64,
     stats: LinkStats,
+    /// When the first packet was pushed (the outage counts from there).
+    first_push: Option<Instant>,
 }
 
 impl<P: Clone> LinkSim<P> {
@@ -160,6 +198,7 @@ impl<P: Clone> LinkSim<P> {
             jitter_ms: clamp(config.jitter_ms, 3_600_000.0),
             loss_pct: clamp(config.loss_pct, 100.0),
             dup_pct: clamp(config.dup_pct, 100.0),
+            outage: config.outage,
         };
         LinkSim {
             config,
@@ -167,6 +206,7 @@ impl<P: Clone> LinkSim<P> {
             queue: BinaryHeap::new(),
             next_seq: 0,
             stats: LinkStats::default(),
+            first_push: None,
         }
     }
 
@@ -191,7 +231,12 @@ impl<P: Clone> LinkSim<P> {
     /// Sends `packet` into the link at time `now`.
     pub fn push(&mut self, now: Instant, packet: P) {
         self.stats.pushed += 1;
-        if self.rng.chance(self.config.loss_pct) {
+        let first = *self.first_push.get_or_insert(now);
+        let cut = self.config.outage.is_some_and(|o| {
+            let since = now.saturating_duration_since(first);
+            since >= o.after && since < o.after + o.length
+        });
+        if cut || self.rng.chance(self.config.loss_pct) {
             self.stats.lost += 1;
             return;
         }
@@ -288,6 +333,7 @@ mod tests {
             jitter_ms: 20.0,
             loss_pct: 10.0,
             dup_pct: 10.0,
+            outage: None,
         };
         let mut link = LinkSim::new(cfg, 3);
         let t0 = Instant::now();
@@ -431,6 +477,7 @@ mod tests {
             jitter_ms: 15.0,
             loss_pct: 30.0,
             dup_pct: 30.0,
+            outage: None,
         };
         let run = |seed| {
             let mut link = LinkSim::new(cfg, seed);
@@ -454,6 +501,7 @@ mod tests {
             jitter_ms: 5.0,
             loss_pct: 100.0,
             dup_pct: 0.0,
+            outage: None,
         };
         assert_eq!(ok.validate(), Ok(()));
         let bad_loss = LinkConfig {
@@ -486,11 +534,40 @@ mod tests {
             jitter_ms: f64::NAN,
             loss_pct: -5.0,
             dup_pct: 1e9,
+            outage: None,
         };
         let mut link = LinkSim::new(wild, 1);
         let t = Instant::now();
         link.push(t, 1u8);
         assert_eq!(link.stats().duplicated, 1);
         assert!(link.pop_ready(t).is_empty());
+    }
+
+    #[test]
+    fn an_outage_loses_everything_inside_it_counted_from_the_first_packet() {
+        let outage: Outage = "1:0.5".parse().unwrap();
+        assert_eq!(outage.after, Duration::from_secs(1));
+        assert_eq!(outage.length, Duration::from_millis(500));
+        for bad in ["1", "a:1", "1:-1", "-1:1", "1:inf", ""] {
+            assert!(bad.parse::<Outage>().is_err(), "{bad:?}");
+        }
+        let cfg = LinkConfig {
+            outage: Some(outage),
+            ..LinkConfig::default()
+        };
+        assert!(!cfg.is_passthrough());
+        let mut link = LinkSim::new(cfg, 1);
+        let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
+        // One packet every 100 ms for 2 s, starting at t0.
+        let mut got = Vec::new();
+        for n in 0..20u64 {
+            link.push(ms(n * 100), n);
+            got.extend(link.pop_ready(ms(n * 100)));
+        }
+        // Lost: sent at 1000..1499 ms after the first packet.
+        let expected: Vec<u64> = (0..20).filter(|n| !(10..15).contains(n)).collect();
+        assert_eq!(got, expected);
+        assert_eq!(link.stats().lost, 5);
     }
 }

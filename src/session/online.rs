@@ -28,7 +28,7 @@ type OnlineConfig = GgrsConfig<PeerId>;
 
 /// Frames between GGRS desync checks (6 a second).
 const DESYNC_CHECK_INTERVAL: u32 = 10;
-/// No packet for this long: the peer is reported lost.
+/// With no reconnect window: no packet for this long, the peer is lost.
 const DISCONNECT_TIMEOUT: Duration = Duration::from_millis(2000);
 /// How long a finished match keeps its connection open so that its last
 /// messages are delivered (loopback needs a few ms, a real link one RTT).
@@ -45,6 +45,9 @@ pub struct OnlineOptions {
     pub garbage_per_second: u32,
     /// Debug aid for tests: perturb this peer's simulation from this frame.
     pub inject_desync_from: Option<Frame>,
+    /// How long to wait for the peer's packets to come back before the
+    /// match ends; zero: `DISCONNECT_TIMEOUT`, a lost peer as before.
+    pub reconnect_window: Duration,
 }
 
 /// What the network overlay shows.
@@ -55,6 +58,13 @@ pub struct NetStatus {
     pub input_delay: u32,
     pub frames_ahead: i32,
     pub interrupted: bool,
+    /// While interrupted: how long until the match ends unless packets
+    /// come back.
+    pub gives_up_in: Option<Duration>,
+    /// The whole wait (`--reconnect-window`, or 2 s).
+    pub reconnect_window: Duration,
+    /// The other player's number (1 or 2).
+    pub peer_player: u32,
     pub connection: Option<&'static str>,
     pub bytes_sent: u64,
     pub bytes_received: u64,
@@ -76,7 +86,9 @@ pub(super) struct OnlineBackend {
     delay_changes: u32,
     started: Instant,
     first_frame_at: Option<Instant>,
-    interrupted: bool,
+    /// While interrupted: when the match ends unless packets come back,
+    /// and when the silence began.
+    interrupted: Option<(Instant, Instant)>,
     skip_frames: u32,
     stalled_frames: u64,
     /// Frames skipped on GGRS's wait recommendations.
@@ -102,7 +114,21 @@ pub(super) struct OnlineBackend {
     _runtime: Runtime,
 }
 
+/// The silence after which GGRS drops the peer: the reconnect window, or
+/// the old 2 s when it is zero.
+fn disconnect_timeout(options: &OnlineOptions) -> Duration {
+    if options.reconnect_window.is_zero() {
+        DISCONNECT_TIMEOUT
+    } else {
+        options.reconnect_window
+    }
+}
+
 impl OnlineBackend {
+    fn disconnect_timeout(&self) -> Duration {
+        disconnect_timeout(&self.options)
+    }
+
     pub(super) fn new(
         connection: Connection,
         options: OnlineOptions,
@@ -132,7 +158,7 @@ impl OnlineBackend {
             .with_desync_detection_mode(DesyncDetection::On {
                 interval: DESYNC_CHECK_INTERVAL,
             })
-            .with_disconnect_timeout(DISCONNECT_TIMEOUT)
+            .with_disconnect_timeout(disconnect_timeout(&options))
             .with_disconnect_notify_delay(INTERRUPTION_NOTICE)
             .add_player(PlayerType::Local, local)?
             .add_player(PlayerType::Remote(peer), remote)?
@@ -152,7 +178,7 @@ impl OnlineBackend {
             delay_changes: 0,
             started,
             first_frame_at: None,
-            interrupted: false,
+            interrupted: None,
             skip_frames: 0,
             stalled_frames: 0,
             skipped_frames: 0,
@@ -298,7 +324,12 @@ impl Backend for OnlineBackend {
             ping_ms: self.last_ping,
             input_delay: self.input_delay,
             frames_ahead: self.session.frames_ahead(),
-            interrupted: self.interrupted,
+            interrupted: self.interrupted.is_some(),
+            gives_up_in: self
+                .interrupted
+                .map(|(deadline, _)| deadline.saturating_duration_since(Instant::now())),
+            reconnect_window: self.disconnect_timeout(),
+            peer_player: self.remote as u32 + 1,
             connection: self.connection,
             bytes_sent: stats.bytes_sent,
             bytes_received: stats.bytes_received,
@@ -381,16 +412,20 @@ impl OnlineBackend {
                 } else {
                     return Err(SessionError::PeerLost(format!(
                         "stopped responding (no packets for {} s)",
-                        DISCONNECT_TIMEOUT.as_secs()
+                        self.disconnect_timeout().as_secs_f64()
                     )));
                 }
             }
             GgrsEvent::NetworkInterrupted {
                 disconnect_timeout, ..
             } => {
-                self.interrupted = true;
+                let now = Instant::now();
+                let deadline = now + Duration::from_millis(disconnect_timeout as u64);
+                self.interrupted = Some((deadline, now - INTERRUPTION_NOTICE));
                 tracing::warn!(
-                    "connection interrupted; the peer is dropped in {disconnect_timeout} ms unless it recovers"
+                    "connection to player {} interrupted; waiting up to {} s in all for it to come back ({disconnect_timeout} ms more)",
+                    self.remote + 1,
+                    self.disconnect_timeout().as_secs_f64()
                 );
                 log.event(
                     EventKind::Interrupted,
@@ -398,9 +433,12 @@ impl OnlineBackend {
                 );
             }
             GgrsEvent::NetworkResumed { .. } => {
-                self.interrupted = false;
-                tracing::info!("connection resumed");
-                log.event(EventKind::Resumed, "");
+                let silent = self
+                    .interrupted
+                    .take()
+                    .map_or(0, |(_, since)| since.elapsed().as_millis());
+                tracing::info!("connection resumed after {silent} ms without packets");
+                log.event(EventKind::Resumed, &format!("after {silent} ms"));
             }
             GgrsEvent::WaitRecommendation { skip_frames } => {
                 tracing::debug!("GGRS recommends waiting {skip_frames} frames");
