@@ -80,6 +80,28 @@ fn synctest_10k_frames_is_reproducible_and_seed_dependent() {
 }
 
 #[test]
+fn synctest_of_the_human_bot_has_no_mismatch_and_differs_from_the_script_bot() {
+    let run = |style: &str| {
+        let out = twinstar(&[
+            "synctest",
+            "--headless",
+            "--bot-style",
+            style,
+            "--frames",
+            "3000",
+            "--seed",
+            "1",
+            "--json",
+        ]);
+        assert!(out.status.success(), "{style}: {}", out.stderr);
+        let s = out.summary();
+        assert_eq!(s["mismatches"], 0, "{style}");
+        s["checksum"].as_str().unwrap().to_string()
+    };
+    assert_ne!(run("human"), run("script"));
+}
+
+#[test]
 fn injected_nondeterminism_exits_1_with_frame_and_both_checksums() {
     let out = twinstar(&[
         "synctest",
@@ -112,6 +134,7 @@ fn bad_arguments_exit_2_with_one_line() {
         &["synctest", "--frames", "many"],
         &["synctest", "--unknown-flag"],
         &["local", "--preset", "nope"],
+        &["local", "--bot-style", "robot"],
         &["warp"],
         &[],
     ] {

@@ -37,6 +37,8 @@
 //!   people (Wikipedia, "Mental chronometry"), and choosing a direction
 //!   under load is slower than a simple reaction.
 
+#![deny(clippy::float_arithmetic, clippy::float_cmp, clippy::float_cmp_const)]
+
 use super::Input;
 use crate::sim::{
     ARENA_HEIGHT, ARENA_WIDTH, CHARGER_WINDUP, EnemyKind, Fx, Mwc, OWNER_ENEMY, PLAYERS, World,
