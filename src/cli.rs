@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::input::BotStyle;
 use crate::net::delay::DelaySetting;
 use crate::net::link_sim::Outage;
 use crate::session::CHECK_DISTANCES;
@@ -163,6 +164,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub bots: bool,
 
+    /// How bots play: 'script' (random presses from the seed, blind to the
+    /// world) or 'human' (reacts to what it sees with a person's timing).
+    #[arg(long, value_name = "STYLE", value_enum, default_value_t = BotStyle::Script)]
+    pub bot_style: BotStyle,
+
     /// Print the run summary as one JSON object on the last stdout line.
     #[arg(long)]
     pub json: bool,
@@ -190,6 +196,7 @@ impl RunArgs {
             headless: false,
             bot: false,
             bots: false,
+            bot_style: BotStyle::Script,
             json: false,
             record: None,
             no_record: false,

@@ -57,26 +57,38 @@ fn synctest_json_summary_has_the_contract_fields() {
     assert_eq!(s["checksum"].as_str().unwrap().len(), 32);
 }
 
+/// The checksum of a headless synctest of `frames` frames from `seed`
+/// (plus `extra` arguments), which must pass with no mismatch.
+fn synctest_checksum(frames: &str, seed: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "synctest",
+        "--headless",
+        "--frames",
+        frames,
+        "--seed",
+        seed,
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = twinstar(&args);
+    assert!(out.status.success(), "{args:?}: {}", out.stderr);
+    let s = out.summary();
+    assert_eq!(s["mismatches"], 0, "{args:?}");
+    s["checksum"].as_str().unwrap().to_string()
+}
+
 #[test]
 fn synctest_10k_frames_is_reproducible_and_seed_dependent() {
-    let run = |seed: &str| {
-        let out = twinstar(&[
-            "synctest",
-            "--headless",
-            "--frames",
-            "10000",
-            "--seed",
-            seed,
-            "--json",
-        ]);
-        assert!(out.status.success());
-        let s = out.summary();
-        assert_eq!(s["mismatches"], 0);
-        s["checksum"].as_str().unwrap().to_string()
-    };
+    let run = |seed| synctest_checksum("10000", seed, &[]);
     let first = run("1");
     assert_eq!(first, run("1"));
     assert_ne!(first, run("2"));
+}
+
+#[test]
+fn synctest_of_the_human_bot_has_no_mismatch_and_differs_from_the_script_bot() {
+    let run = |style| synctest_checksum("3000", "1", &["--bot-style", style]);
+    assert_ne!(run("human"), run("script"));
 }
 
 #[test]
@@ -112,6 +124,7 @@ fn bad_arguments_exit_2_with_one_line() {
         &["synctest", "--frames", "many"],
         &["synctest", "--unknown-flag"],
         &["local", "--preset", "nope"],
+        &["local", "--bot-style", "robot"],
         &["warp"],
         &[],
     ] {

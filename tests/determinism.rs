@@ -1,13 +1,59 @@
 //! The simulation produces the same bits from the same inputs: a golden
 //! checksum pins the rules, and GGRS synctest re-simulates every frame.
+//! Human-bot matches reach the later waves and every enemy kind, so a golden
+//! checksum over one of them pins those rules too.
 
-use twinstar::input::ScriptBot;
+use twinstar::input::{HumanBot, ScriptBot};
 use twinstar::session::{CHECK_DISTANCES, Driver, DriverOptions, Mode, SessionError};
-use twinstar::sim::{SimConfig, World};
+use twinstar::sim::{EnemyKind, SimConfig, World};
 
 /// Checksum of the default preset after 10,000 frames of seed-1 bots.
 /// A rule change moves it: update it on purpose, and bump SIM_VERSION.
 const GOLDEN_10K_SEED_1: u128 = 0x77801b4e430db3c044e460bb21973641;
+
+/// Checksum of the default preset after `HUMAN_GOLDEN_FRAMES` frames of
+/// human-bot play from `HUMAN_GOLDEN_SEED`: a match that reaches wave 5 with
+/// every enemy kind on the field at some point. It moves when the rules or
+/// the human bot change: update it on purpose.
+const HUMAN_GOLDEN_SEED: u64 = 5;
+const HUMAN_GOLDEN_FRAMES: u32 = 6_000;
+const GOLDEN_HUMAN: u128 = 0x4a129542a03a1870efd5193b7a41d86a;
+
+/// What a human-bot match went through.
+struct HumanRun {
+    world: Box<World>,
+    /// Highest wave started.
+    wave: u32,
+    /// Frame at which wave 5 started, if it did.
+    wave_5_at: Option<u32>,
+    /// Which enemy kinds were alive at some point.
+    kinds_seen: [bool; 3],
+}
+
+fn human_run(seed: u64, frames: u32) -> HumanRun {
+    let mut world = World::new(seed, SimConfig::DEFAULT);
+    let mut bots = [HumanBot::new(seed, 0), HumanBot::new(seed, 1)];
+    let mut run_wave = 0;
+    let mut wave_5_at = None;
+    let mut kinds_seen = [false; 3];
+    for _ in 0..frames {
+        let inputs = [bots[0].next_input(&world), bots[1].next_input(&world)];
+        world.step(inputs, &mut ());
+        run_wave = run_wave.max(world.spawner.wave);
+        if run_wave >= 5 && wave_5_at.is_none() {
+            wave_5_at = Some(world.frame);
+        }
+        for e in world.enemies() {
+            kinds_seen[e.kind() as usize] = true;
+        }
+    }
+    HumanRun {
+        world,
+        wave: run_wave,
+        wave_5_at,
+        kinds_seen,
+    }
+}
 
 fn bot_run(seed: u64, frames: u32) -> Box<World> {
     let mut world = World::new(seed, SimConfig::DEFAULT);
@@ -120,4 +166,61 @@ fn local_mode_never_rolls_back_and_matches_plain_stepping() {
     }
     assert_eq!(driver.summary().rollback_frames, 0);
     assert_eq!(driver.world().checksum(), bot_run(5, 1_000).checksum());
+}
+
+#[test]
+fn golden_checksum_of_a_human_bot_match_that_reaches_wave_5() {
+    let run = human_run(HUMAN_GOLDEN_SEED, HUMAN_GOLDEN_FRAMES);
+    assert!(run.wave >= 5, "only reached wave {}", run.wave);
+    for kind in EnemyKind::ALL {
+        assert!(run.kinds_seen[kind as usize], "no {kind:?} was ever alive");
+    }
+    assert_eq!(
+        run.world.checksum(),
+        GOLDEN_HUMAN,
+        "rules or the human bot changed: got {:032x}",
+        run.world.checksum()
+    );
+}
+
+#[test]
+fn human_bots_reach_wave_5_within_10_minutes_in_most_seeds() {
+    const SEEDS: u64 = 8;
+    const FRAMES: u32 = 10 * 60 * 60;
+    let mut reached = 0;
+    for seed in 1..=SEEDS {
+        let run = human_run(seed, FRAMES);
+        eprintln!(
+            "seed {seed}: wave {} (wave 5 at frame {:?}), {} restarts",
+            run.wave, run.wave_5_at, run.world.restarts
+        );
+        reached += (run.wave >= 5) as u64;
+    }
+    assert!(
+        reached * 4 >= SEEDS * 3,
+        "only {reached} of {SEEDS} seeds reached wave 5"
+    );
+}
+
+#[test]
+fn synctest_of_human_bots_matches_plain_stepping() {
+    let (seed, frames) = (1, 1_500);
+    let options = DriverOptions {
+        seed,
+        config: SimConfig::DEFAULT,
+        mode: Mode::SyncTest { check_distance: 7 },
+        inject_desync_from: None,
+    };
+    let mut driver = Driver::new(options).expect("valid session");
+    let mut bots = [HumanBot::new(seed, 0), HumanBot::new(seed, 1)];
+    while driver.world().frame < frames {
+        let world = driver.world();
+        let inputs = [bots[0].next_input(world), bots[1].next_input(world)];
+        driver.advance(inputs).expect("no mismatch");
+    }
+    assert_eq!(driver.summary().mismatches, 0);
+    assert_eq!(
+        driver.world().checksum(),
+        human_run(seed, frames).world.checksum()
+    );
 }

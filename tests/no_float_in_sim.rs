@@ -1,5 +1,6 @@
 //! The simulation must not contain float types: besides the clippy lint on
 //! the module, scan its sources so a float cannot sneak in under `allow`.
+//! The human bot, whose decisions feed the simulation, is scanned too.
 
 use std::path::Path;
 
@@ -69,6 +70,23 @@ fn no_float_types_under_src_sim() {
     assert!(
         offenders.is_empty(),
         "floats in the simulation:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn no_float_types_in_the_human_bot() {
+    // It decides the inputs the simulation steps on: floats there could
+    // round differently on two machines just as in the simulation.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/input/human.rs");
+    let source = std::fs::read_to_string(&path).unwrap();
+    let offenders: Vec<String> = float_tokens(&source)
+        .into_iter()
+        .map(|(line, text)| format!("{}:{line}: {text}", path.display()))
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "floats in the human bot:\n{}",
         offenders.join("\n")
     );
 }

@@ -12,7 +12,7 @@ use crate::cli::{Cli, Command, MenuArgs, RunArgs};
 use crate::frontend::hud::MatchInfo;
 use crate::frontend::window::{self, MatchEnd, MatchOptions};
 use crate::frontend::{InputSource, headless};
-use crate::input::{KeyMap, ScriptBot};
+use crate::input::KeyMap;
 use crate::replay::{Header, Writer};
 use crate::session::{
     Driver, DriverOptions, Finished, Match, Mode, Outcome, Pacing, SessionError, Summary,
@@ -126,7 +126,7 @@ pub(super) fn local_sources(
     seed: u64,
     keys: [KeyMap; 2],
 ) -> [InputSource; 2] {
-    let bot = |player| InputSource::Bot(ScriptBot::new(seed, player));
+    let bot = |player| InputSource::bot(args.bot_style, seed, player);
     let player_one = if args.bots {
         bot(0)
     } else {
@@ -154,7 +154,7 @@ pub(super) fn match_options(
     };
     let start_keys = [0, 1].map(|i| match &sources[i] {
         InputSource::Keys(map) => Some(key_name(map.start).trim_start_matches("Key").to_string()),
-        InputSource::Bot(_) => None,
+        InputSource::Bot(_) | InputSource::Human(_) => None,
     });
     MatchOptions {
         screenshot: args.window.screenshot.clone(),
@@ -176,7 +176,7 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result
     let driver = prepare_local(args, mode, inject_desync_from)?;
     let seed = driver.options().seed;
     if args.headless {
-        let bot = |player| InputSource::Bot(ScriptBot::new(seed, player));
+        let bot = |player| InputSource::bot(args.bot_style, seed, player);
         let mut sources = [bot(0), bot(1)];
         let frames = args.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let game = Match::new(driver, Pacing::Unpaced, Some(frames));

@@ -12,7 +12,7 @@ use super::{Failure, Report, finish, finish_window, match_options, random_seed, 
 use crate::cli::{NetArgs, RunArgs, ServeArgs};
 use crate::frontend::window::{self, ConnectOutcome, MatchEnd, Screenshot, Ui};
 use crate::frontend::{InputSource, headless};
-use crate::input::{KeyMap, ScriptBot};
+use crate::input::KeyMap;
 use crate::net::connect::BackgroundConnect;
 use crate::net::connect::{ConnectError, ConnectOptions, Connection, Connector};
 use crate::net::handshake::Role;
@@ -412,7 +412,7 @@ fn start_match(
         driver.record_to(writer);
     }
     let local = agreement.local_handle;
-    let bot = |player| InputSource::Bot(ScriptBot::new(agreement.seed, player));
+    let bot = |player| InputSource::bot(run.bot_style, agreement.seed, player);
     let mut sources = [bot(0), bot(1)];
     if !run.headless && !run.bot && !run.bots {
         sources[local] = InputSource::Keys(keys);

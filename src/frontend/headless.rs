@@ -12,7 +12,11 @@ pub fn run(mut game: Match, sources: &mut [InputSource; 2]) -> Finished {
     loop {
         match game.next(Instant::now()) {
             Next::Frame => {
-                let inputs = [sources[0].next(|_| false), sources[1].next(|_| false)];
+                let world = game.driver().world();
+                let inputs = [
+                    sources[0].next(world, |_| false),
+                    sources[1].next(world, |_| false),
+                ];
                 game.advance(inputs);
             }
             Next::Wait(until) => {

@@ -207,7 +207,11 @@ impl MatchScreen {
             if game.next(now) != Next::Frame {
                 return;
             }
-            let inputs = [sources[0].next(is_key_down), sources[1].next(is_key_down)];
+            let world = game.driver().world();
+            let inputs = [
+                sources[0].next(world, is_key_down),
+                sources[1].next(world, is_key_down),
+            ];
             self.motion.remember(game.driver().world());
             let report = game.advance(inputs);
             self.graph.record(&report);

@@ -1,9 +1,23 @@
 //! Where inputs come from: the `Input` bits (defined by the sim, which reads
-//! them), seeded bots, and keyboard bindings.
+//! them), seeded bots (a scripted one and a human-like one), and keyboard
+//! bindings.
 
 mod bot;
+mod human;
 mod keymap;
 
 pub use crate::sim::Input;
 pub use bot::ScriptBot;
+pub use human::HumanBot;
 pub use keymap::KeyMap;
+
+/// Which bot plays a bot's slot (`--bot-style`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum BotStyle {
+    /// [`ScriptBot`]: random presses from the seed alone, blind to the world.
+    #[default]
+    Script,
+    /// [`HumanBot`]: reacts to the world with a person's timing and plays
+    /// well enough to reach later waves.
+    Human,
+}
