@@ -4,11 +4,16 @@
 # namespaces on this machine. See docs/nat-testbed.md.
 #
 #   scripts/nat-testbed.sh SCENARIO [--turn] [--frames N] [--probe]
+#                          [--cut SECS [--cut-at SECS] [--cut-side a|b] [--reconnect-window SECS]]
 #
 #   SCENARIO   routed | full-cone | port-restricted | symmetric
 #   --turn     also give the peers the TURN server (coturn) as ICE server
-#   --frames N frames the game plays (game mode only; default 300)
+#   --frames N frames the game plays (game mode only; default 300, with --cut (AT+5)*60)
 #   --probe    run examples/nat_probe instead of the game (network only)
+#   --cut SECS cut all traffic of one side's NAT for SECS s in mid-match (game mode)
+#   --cut-at SECS   when: SECS after both peers logged the match start (default 4)
+#   --cut-side a|b  whose NAT goes dark (default a, the host)
+#   --reconnect-window SECS  the peers' --reconnect-window (with --cut; default 20)
 #
 # Topology (every address stays inside namespaces this script creates):
 #
@@ -24,6 +29,17 @@
 # that a player reached the room without a network path; then it gives up
 # cleanly too. That counts as success.
 #
+# With --cut, once both peers have logged "synchronized with the peer" and
+# --cut-at seconds more have passed, the cut side's NAT namespace drops every
+# IPv4 packet that enters it from either side (iptables raw PREROUTING DROP on
+# lan and wan: before conntrack, so its NAT state ages as in a real outage) for
+# SECS seconds; then the rules go. A cut shorter than the reconnect window must
+# pause and resume the match: both exit 0, equal checksums, both logged the
+# interruption and the resumption, both replays verify and replay-diff finds
+# no difference. A longer cut must end it: both exit 1 with "stopped
+# responding" within window + 3 s after the cut began (the link comes back as
+# soon as both have exited). Replays go to the log dir (--record).
+#
 # Last stdout line: one JSON object {"scenario","ok","connection","connect_ms",
 # "checksums_equal","turn",...}. Exit 0 iff ok, 1 on a failed scenario or
 # setup failure, 2 on bad arguments. Needs root. Logs of every process go to a
@@ -35,6 +51,7 @@
 # for the peers (default: ICE and TURN at debug level). Experiments:
 # NAT_TESTBED_PUBLIC_DEFAULT=sink|unreachable|none, NAT_TESTBED_COTURN_DENY_PRIVATE=0,
 # NAT_TESTBED_COTURN_FLAGS, NAT_TESTBED_NO_STUN=1, NAT_TESTBED_TURN_URL.
+# NAT_TESTBED_GAME_FLAGS: extra flags for both game peers, split on spaces.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,14 +59,18 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$REPO/scripts/lib/nat-testbed-lib.sh"
 
 usage() {
-    sed -n '5,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '5,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # ---------------------------------------------------------------- arguments
 SCENARIO=""
 TURN=false
-FRAMES=300
+FRAMES=""
 PROBE=false
+CUT=""          # seconds; empty: no cut
+CUT_AT=4        # seconds after both peers logged the match start
+CUT_SIDE=a
+WINDOW=""       # the peers' --reconnect-window; empty: 20 (passed explicitly with --cut)
 bad_input() {
     echo "nat-testbed: $*" >&2
     usage
@@ -67,6 +88,16 @@ while [ $# -gt 0 ]; do
             shift
             ;;
         --frames=*) FRAMES="${1#--frames=}" ;;
+        --cut | --cut-at | --cut-side | --reconnect-window)
+            [ $# -ge 2 ] || bad_input "$1 needs a value"
+            case "$1" in
+                --cut) CUT="$2" ;;
+                --cut-at) CUT_AT="$2" ;;
+                --cut-side) CUT_SIDE="$2" ;;
+                --reconnect-window) WINDOW="$2" ;;
+            esac
+            shift
+            ;;
         -h | --help)
             usage
             exit 0
@@ -84,7 +115,34 @@ case "$SCENARIO" in
     "") bad_input "missing SCENARIO" ;;
     *) bad_input "unknown scenario '$SCENARIO' (routed, full-cone, port-restricted, symmetric)" ;;
 esac
+if [ -n "$CUT" ]; then
+    [[ "$CUT" =~ ^[1-9][0-9]{0,2}$ ]] || bad_input "--cut must be a whole number of seconds from 1 to 999, got '$CUT'"
+    [[ "$CUT_AT" =~ ^[0-9]{1,2}$ ]] || bad_input "--cut-at must be a whole number of seconds from 0 to 99, got '$CUT_AT'"
+    [[ "$CUT_SIDE" =~ ^[ab]$ ]] || bad_input "--cut-side must be a or b, got '$CUT_SIDE'"
+    WINDOW="${WINDOW:-20}"
+    [[ "$WINDOW" =~ ^[1-9][0-9]{0,2}$ ]] || bad_input "--reconnect-window must be a whole number of seconds from 1 to 999, got '$WINDOW'"
+    ! $PROBE || bad_input "--cut needs the game (not --probe)"
+    [ "$SCENARIO" != symmetric ] || $TURN || bad_input "--cut needs a connection: symmetric only connects with --turn"
+    # The game calls the link interrupted after 0.5 s of silence and gives
+    # up WINDOW s after the last packet: too close to call either way.
+    [ $((CUT - WINDOW)) -ge 2 ] || [ $((WINDOW - CUT)) -ge 2 ] ||
+        bad_input "--cut $CUT is within 2 s of the reconnect window ($WINDOW s): no single expected outcome"
+    # Play goes on CUT_AT s before the cut and ~5 s after it.
+    FRAMES="${FRAMES:-$(((CUT_AT + 5) * 60))}"
+elif [ "$CUT_AT" != 4 ] || [ "$CUT_SIDE" != a ] || [ -n "$WINDOW" ]; then
+    bad_input "--cut-at, --cut-side and --reconnect-window only go with --cut"
+fi
+FRAMES="${FRAMES:-300}"
 [[ "$FRAMES" =~ ^[1-9][0-9]{0,6}$ ]] || bad_input "--frames must be a positive integer, got '$FRAMES'"
+read -r -a EXTRA_GAME_FLAGS <<<"${NAT_TESTBED_GAME_FLAGS:-}"
+for flag in "${EXTRA_GAME_FLAGS[@]}"; do
+    case "$flag" in
+        --reconnect-window* | --frames*)
+            bad_input "NAT_TESTBED_GAME_FLAGS: pass $flag as the script's own option (the verdict needs its value)" ;;
+        --record* | --no-record | --timeout* | --json | --headless)
+            bad_input "NAT_TESTBED_GAME_FLAGS: $flag is set by the script" ;;
+    esac
+done
 
 if [ "$(id -u)" != 0 ]; then
     echo "nat-testbed: must run as root (it creates network namespaces and iptables rules)" >&2
@@ -109,9 +167,16 @@ if $PROBE; then
 else
     MODE=game
     BIN="${TWINSTAR_BIN:-$REPO/target/release/twinstar}"
-    # Connect (<= 15 s) + the match at 60 fps, twice over, + margin.
-    PEER_LIMIT=$((PEER_TIMEOUT + FRAMES / 30 + 30))
+    # Connect (<= 15 s) + the match at 60 fps, twice over, + margin
+    # (+ the pause of a cut).
+    PEER_LIMIT=$((PEER_TIMEOUT + FRAMES / 30 + 30 + ${CUT:-0} + CUT_AT))
 fi
+# What a cut must do to the match: pause it (resume) or end it (end).
+CUT_EXPECT=null
+if [ -n "$CUT" ]; then
+    if [ "$CUT" -lt "$WINDOW" ]; then CUT_EXPECT=resume; else CUT_EXPECT=end; fi
+fi
+END_GRACE=3 # a too-long cut: both must have ended within WINDOW + this after it began
 case "$SCENARIO" in
     symmetric) EXPECT=$($TURN && echo relay || echo fail) ;;
     *) EXPECT=direct ;;
@@ -377,11 +442,22 @@ if $PROBE; then
     ARGS_B=(peer --server "$SERVER_URL" --room "$ROOM_JOIN" "${ICE_ARGS[@]}" --timeout "$PEER_TIMEOUT")
 else
     GAME_ARGS=(--server "$SERVER_URL" "${ICE_ARGS[@]}" --headless --bot --frames "$FRAMES"
-        --json --no-record)
-    ARGS_A=(host --room "$ROOM_HOST" "${GAME_ARGS[@]}" --timeout "$HOST_TIMEOUT")
-    ARGS_B=(join "$ROOM_JOIN" "${GAME_ARGS[@]}" --timeout "$PEER_TIMEOUT")
+        --json "${EXTRA_GAME_FLAGS[@]}")
+    if [ -n "$CUT" ]; then
+        # Replays of a cut match must verify and be identical.
+        GAME_ARGS+=(--reconnect-window "$WINDOW")
+        REC_A=(--record "$LOGDIR/a.tsr")
+        REC_B=(--record "$LOGDIR/b.tsr")
+    else
+        REC_A=(--no-record)
+        REC_B=(--no-record)
+    fi
+    ARGS_A=(host --room "$ROOM_HOST" "${GAME_ARGS[@]}" "${REC_A[@]}" --timeout "$HOST_TIMEOUT")
+    ARGS_B=(join "$ROOM_JOIN" "${GAME_ARGS[@]}" "${REC_B[@]}" --timeout "$PEER_TIMEOUT")
 fi
 PEER_RUST_LOG="${RUST_LOG:-info,webrtc_ice=debug,rtc_ice=debug,rtc_turn=debug,webrtc::peer_connection::transport=debug}"
+# The cut needs the match start, the interruption and the resumption lines.
+[ -z "$CUT" ] || PEER_RUST_LOG="$PEER_RUST_LOG,twinstar::session::online=info"
 
 run_peer() { # name ns args...
     local name="$1" ns="$2"
@@ -395,6 +471,7 @@ run_peer() { # name ns args...
             timeout -k 3 "$PEER_LIMIT" "$BIN" "$@" >"$LOGDIR/$name.out" 2>"$LOGDIR/$name.err"
         rc=$?
         end=$(date +%s%N)
+        echo "$end" >"$LOGDIR/$name.end"
         echo "$rc $(((end - start) / 1000000))" >"$LOGDIR/$name.rc"
     ) &
 }
@@ -402,6 +479,54 @@ run_peer a "$NS_A" "${ARGS_A[@]}"
 PID_A=$!
 run_peer b "$NS_B" "${ARGS_B[@]}"
 PID_B=$!
+
+# ----------------------------------------------------------------------- cut
+# Once both peers have logged the match start, wait CUT_AT s, then the cut
+# side's NAT drops every IPv4 packet entering it from the LAN or the WAN
+# (raw PREROUTING: before conntrack, so nothing refreshes its NAT state,
+# as when the link is really gone) for CUT s, or until both peers have
+# exited. Times are epoch ns on this machine's clock, the same one the
+# peers' log timestamps use.
+CUT_ERROR=""
+CUT_START_NS=null
+CUT_END_NS=null
+CUT_DROPPED=null
+both_done() { [ -s "$LOGDIR/a.rc" ] && [ -s "$LOGDIR/b.rc" ]; }
+any_done() { [ -s "$LOGDIR/a.rc" ] || [ -s "$LOGDIR/b.rc" ]; }
+if [ -n "$CUT" ]; then
+    SYNC='synchronized with the peer'
+    if [ "$CUT_SIDE" = a ]; then NS_CUT="$NS_NA"; else NS_CUT="$NS_NB"; fi
+    sync_deadline=$(($(date +%s) + HOST_TIMEOUT + 10))
+    until grep -aqF "$SYNC" "$LOGDIR/a.err" 2>/dev/null && grep -aqF "$SYNC" "$LOGDIR/b.err" 2>/dev/null; do
+        if any_done || [ "$(date +%s)" -gt "$sync_deadline" ]; then
+            CUT_ERROR="the match did not start on both sides, no cut"
+            break
+        fi
+        sleep 0.05
+    done
+    if [ -z "$CUT_ERROR" ]; then
+        sleep "$CUT_AT"
+        if any_done; then
+            CUT_ERROR="a peer had already exited ${CUT_AT} s after the match start: --frames $FRAMES is too short for the cut"
+        fi
+    fi
+    if [ -z "$CUT_ERROR" ]; then
+        ipt "$NS_CUT" -t raw -I PREROUTING 1 -i lan -j DROP
+        ipt "$NS_CUT" -t raw -I PREROUTING 1 -i wan -j DROP
+        CUT_START_NS=$(date +%s%N)
+        echo "nat-testbed: cut NAT $CUT_SIDE for $CUT s (reconnect window $WINDOW s)" >&2
+        cut_until=$((CUT_START_NS + CUT * 1000000000))
+        while [ "$(date +%s%N)" -lt "$cut_until" ] && ! both_done; do sleep 0.02; done
+        # Packets dropped in each direction (proof that the cut was two-way).
+        CUT_DROPPED="$(ipt "$NS_CUT" -t raw -L PREROUTING -v -x -n |
+            awk '$3 == "DROP" { for (i = 4; i <= NF; i++) if ($i == "lan" || $i == "wan") n[$i] = $1 }
+                 END { printf "{\"from_lan\":%d,\"from_wan\":%d}", n["lan"], n["wan"] }')"
+        ipt "$NS_CUT" -t raw -D PREROUTING -i wan -j DROP
+        ipt "$NS_CUT" -t raw -D PREROUTING -i lan -j DROP
+        CUT_END_NS=$(date +%s%N)
+        echo "nat-testbed: link restored after $(((CUT_END_NS - CUT_START_NS) / 1000000)) ms, dropped $CUT_DROPPED" >&2
+    fi
+fi
 
 # The host's notice about the joiner's failed attempt: when it appears on the
 # host's stderr (ms since the host started; null if not within the joiner's
@@ -435,12 +560,31 @@ summary_b="$(peer_summary "$LOGDIR" b)"
 echo "peer a: $summary_a" >&2
 echo "peer b: $summary_b" >&2
 
+CUT_JSON=null
+if [ -n "$CUT" ]; then
+    facts_a="$(cut_peer_facts "$LOGDIR" a "$CUT_START_NS" "$CUT_END_NS")"
+    facts_b="$(cut_peer_facts "$LOGDIR" b "$CUT_START_NS" "$CUT_END_NS")"
+    replays="$(replay_checks "$BIN" "$LOGDIR")"
+    cut_ms=null
+    [ "$CUT_END_NS" = null ] || cut_ms=$(((CUT_END_NS - CUT_START_NS) / 1000000))
+    CUT_JSON="$(jq -cn --argjson cut_s "$CUT" --argjson at "$CUT_AT" --arg side "$CUT_SIDE" \
+        --argjson window "$WINDOW" --arg expect "$CUT_EXPECT" --arg err "$CUT_ERROR" \
+        --argjson cut_ms "$cut_ms" --argjson dropped "$CUT_DROPPED" \
+        --argjson a "$facts_a" --argjson b "$facts_b" --argjson replays "$replays" \
+        --argjson end_limit_ms "$(((WINDOW + END_GRACE) * 1000))" \
+        '{cut_s:$cut_s, cut_at_s:$at, side:$side, reconnect_window_s:$window, expect:$expect,
+          error:(if $err == "" then null else $err end), cut_ms:$cut_ms, dropped:$dropped,
+          end_limit_ms:$end_limit_ms, a:$a, b:$b, replays:$replays}')"
+    echo "cut: $CUT_JSON" >&2
+fi
+
 RESULT="$(jq -cn --arg scenario "$SCENARIO" --arg expect "$EXPECT" --arg mode "$MODE" \
     --argjson turn "$TURN" --argjson a "$summary_a" --argjson b "$summary_b" \
     --argjson limit_ms "$(((PEER_TIMEOUT + 2) * 1000))" \
     --argjson host_limit_ms "$(((HOST_TIMEOUT + 2) * 1000))" \
     --argjson notice_ms "$NOTICE_MS" --argjson host_waiting "$HOST_WAITING" \
     --argjson notice_limit_ms "$(((PEER_TIMEOUT + NOTICE_GRACE) * 1000))" --arg logs "$LOGDIR" \
+    --argjson cut "$CUT_JSON" \
     -f "$REPO/scripts/lib/nat-testbed-verdict.jq")"
 PRINTED=true
 OK="$(jq -r .ok <<<"$RESULT")"

@@ -4,7 +4,9 @@
 # (how long the joiner b and the host a may take to give up), $notice_ms and
 # $host_waiting (when the host said that a player reached the room without a
 # path, and whether it was still waiting then; null when not looked for),
-# $notice_limit_ms, $logs.
+# $notice_limit_ms, $logs; $cut (null without --cut, else what
+# scripts/nat-testbed.sh measured around the cut: see cut_peer_facts and
+# replay_checks in nat-testbed-lib.sh).
 def conn($p): $p.json.connection // null;
 def good($p): $p.rc == 0 and $p.json != null and (($p.json | has("ok") | not) or $p.json.ok == true);
 def clean_failure($p; $limit):
@@ -18,6 +20,36 @@ def checksums_equal:
     end;
 def desyncs: [($a.json.desyncs // 0), ($b.json.desyncs // 0)] | add;
 def connect_ms: [$a.json.connect_ms, $b.json.connect_ms] | map(select(. != null)) | max;
+def both(f): [$cut.a, $cut.b] | map(f);
+# A cut shorter than the reconnect window: the base verdict (both exit 0,
+# connection, equal checksums, no desyncs) must hold, and both peers logged
+# the interruption after the cut began and the resumption, and the replays
+# verify and do not differ.
+def cut_resume_verdict($base):
+    if $cut.error != null then {ok: false, reason: "cut: \($cut.error)"}
+    elif $base.ok | not then $base
+    elif both(.interrupted_after_ms) | any(. == null) then
+        {ok: false, reason: "a peer did not log the interruption after the cut began: a \($cut.a.interrupted_after_ms), b \($cut.b.interrupted_after_ms)"}
+    elif both(.resumed_after_ms) | any(. == null) then
+        {ok: false, reason: "a peer did not log the resumption: a \($cut.a.resumed_after_ms), b \($cut.b.resumed_after_ms)"}
+    elif [$cut.replays.a_verify_rc, $cut.replays.b_verify_rc, $cut.replays.diff_rc] != [0, 0, 0] then
+        {ok: false, reason: "replays: verify a rc=\($cut.replays.a_verify_rc), b rc=\($cut.replays.b_verify_rc), replay-diff rc=\($cut.replays.diff_rc) (0, 0, 0 expected)"}
+    else
+        {ok: true, reason: "\($cut.cut_s) s cut of NAT \($cut.side): both paused and resumed (after \($cut.a.resumed_after_ms)/\($cut.b.resumed_after_ms) ms without packets, \($cut.a.restored_to_resumed_ms)/\($cut.b.restored_to_resumed_ms) ms after the link came back), equal checksums, replays verify and match; \($base.reason)"}
+    end;
+# A cut longer than the window: both exit 1 (not a kill, not a panic)
+# with "stopped responding", within window + grace after the cut began.
+def cut_end_verdict:
+    if $cut.error != null then {ok: false, reason: "cut: \($cut.error)"}
+    elif [$a.rc, $b.rc] != [1, 1] then
+        {ok: false, reason: "expected both peers to exit 1 after a \($cut.cut_s) s cut with a \($cut.reconnect_window_s) s window; got a rc=\($a.rc) (\($a.error)), b rc=\($b.rc) (\($b.error))"}
+    elif both(.stopped_responding) | any(. != true) then
+        {ok: false, reason: "a peer did not say 'stopped responding': a \($cut.a.stopped_responding) (\($a.error)), b \($cut.b.stopped_responding) (\($b.error))"}
+    elif both(.ended_after_cut_ms) | any(. == null or . < 0 or . > $cut.end_limit_ms) then
+        {ok: false, reason: "both peers must end within \($cut.end_limit_ms) ms after the cut began; a after \($cut.a.ended_after_cut_ms) ms, b after \($cut.b.ended_after_cut_ms) ms"}
+    else
+        {ok: true, reason: "\($cut.cut_s) s cut of NAT \($cut.side), \($cut.reconnect_window_s) s window: both stopped waiting and exited 1 ('stopped responding') \($cut.a.ended_after_cut_ms)/\($cut.b.ended_after_cut_ms) ms after the cut began, as expected"}
+    end;
 
 (if $expect == "fail" then
     if (good($a) and good($b)) then
@@ -43,10 +75,25 @@ def connect_ms: [$a.json.connect_ms, $b.json.connect_ms] | map(select(. != null)
     {ok: false, reason: "\(desyncs) desyncs reported"}
  else
     {ok: true, reason: "connected via \(conn($a))/\(conn($b)) as expected (\($expect))"}
- end) as $v
+ end) as $base
+| (if $cut == null then $base
+   elif $cut.expect == "end" then cut_end_verdict
+   else cut_resume_verdict($base) end) as $v
 | {scenario: $scenario, ok: $v.ok,
    connection: (if $expect == "fail" then null else (conn($a) // conn($b)) end),
    connect_ms: (if $expect == "fail" then null else connect_ms end),
    checksums_equal: checksums_equal, turn: $turn, mode: $mode, expected: $expect,
-   host_notice_ms: $notice_ms,
-   reason: $v.reason, a: $a, b: $b, logs: $logs}
+   host_notice_ms: $notice_ms}
+| if $cut == null then . else . + {
+   cut_s: $cut.cut_s, cut_at_s: $cut.cut_at_s, cut_side: $cut.side,
+   reconnect_window_s: $cut.reconnect_window_s, cut_expect: $cut.expect, cut_ms: $cut.cut_ms,
+   dropped_pkts: $cut.dropped,
+   interrupted_after_ms: {a: $cut.a.interrupted_after_ms, b: $cut.b.interrupted_after_ms},
+   resumed_after_ms: {a: $cut.a.resumed_after_ms, b: $cut.b.resumed_after_ms},
+   restored_to_resumed_ms: {a: $cut.a.restored_to_resumed_ms, b: $cut.b.restored_to_resumed_ms},
+   restored_to_first_resumed_ms: (both(.restored_to_resumed_ms) | map(select(. != null)) | min),
+   ended_after_cut_ms: {a: $cut.a.ended_after_cut_ms, b: $cut.b.ended_after_cut_ms},
+   end_limit_ms: $cut.end_limit_ms,
+   stopped_responding: {a: $cut.a.stopped_responding, b: $cut.b.stopped_responding},
+   replays: $cut.replays, cut_error: $cut.error} end
+| . + {reason: $v.reason, a: $a, b: $b, logs: $logs}
