@@ -188,8 +188,12 @@ fn help_flags(help: &str) -> (Vec<String>, Vec<(String, String)>) {
             _ => String::new(),
         };
         let flags = flags_in(line);
-        if section == "Options:" && line.trim_start().starts_with('-') {
-            defined.push(flags[0].clone());
+        // An option's own line (not one of its listed values, "- human: ...").
+        if section == "Options:"
+            && line.trim_start().starts_with('-')
+            && let Some(first) = flags.first()
+        {
+            defined.push(first.clone());
         }
         mentioned.extend(flags.into_iter().map(|f| (owner.clone(), f)));
     }

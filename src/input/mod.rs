@@ -14,10 +14,10 @@ pub use keymap::KeyMap;
 /// Which bot plays a bot's slot (`--bot-style`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum BotStyle {
-    /// [`ScriptBot`]: random presses from the seed alone, blind to the world.
+    /// Random presses from the seed alone, blind to the world (`ScriptBot`).
     #[default]
     Script,
-    /// [`HumanBot`]: reacts to the world with a person's timing and plays
-    /// well enough to reach later waves.
+    /// Reacts to the world with a person's timing and plays well enough to
+    /// reach later waves (`HumanBot`).
     Human,
 }
