@@ -3,9 +3,11 @@
 
     python3 scripts/net_bench.py connect [--runs 5]
         room code to first frame, median of N matches (also payload bytes/s)
-    python3 scripts/net_bench.py link --rtt 100 --jitter 10 [--delay auto|N] [--frames 1800]
-        one match over the in-process link simulator: rollback frames per
-        frame, stalled frames, input delay
+    python3 scripts/net_bench.py link --rtt 100 --jitter 10 [--loss 5] [--delay auto|table|N]
+            [--bot-style script|human] [--frames 1800]
+        one match over the in-process link simulator: effective input
+        latency (latency_ms), rollback frames per frame (rb_mean, rb_p99),
+        stalls, input delay; the same figures as a cell of bench.sh's grid
 
 Every result is printed as one JSON line. The binary is target/release/twinstar
 (built if missing) unless TWINSTAR_BIN says otherwise. A signaling server is
@@ -111,22 +113,28 @@ def cmd_connect(args):
 
 
 def cmd_link(args):
-    one_way = args.rtt / 2
-    link = ["--sim-latency", str(one_way), "--sim-jitter", str(args.jitter),
-            "--sim-loss", str(args.loss), "--input-delay", args.delay]
+    # The grid's own figures (bench.py), so a cell checked by hand reads the same.
+    from bench import link_flags, measure
+    flags = link_flags(args.rtt, args.jitter, args.loss, args.delay)
+    flags += ["--bot-style", args.bot_style]
     with Server() as server:
-        host, join = match(server, args.frames, link, link)
-    frames = host["frames"] + join["frames"]
+        host, join = match(server, args.frames, flags, flags)
+    m = measure([host, join])
     print(json.dumps({
         "rtt_ms": args.rtt,
         "jitter_ms": args.jitter,
         "loss_pct": args.loss,
         "delay": args.delay,
+        "bot_style": args.bot_style,
         "input_delay": [host["input_delay"], join["input_delay"]],
         "measured_rtt_ms": host["handshake_rtt_ms"],
-        "rollback_frames_per_frame": round((host["rollback_frames"] + join["rollback_frames"]) / frames, 3),
-        "stalled_frames": host["stalled_frames"] + join["stalled_frames"],
-        "delay_changes": host["delay_changes"] + join["delay_changes"],
+        "latency_ms": round(m["latency_ms"], 1),
+        "rb_mean": round(m["rollback_mean"], 3),
+        "rb_p99": m["rollback_p99"],
+        "rb_max": m["rollback_max"],
+        "stalls": m["stalled"],
+        "skipped": m["skipped"],
+        "delay_changes": m["delay_changes"],
     }))
 
 
@@ -140,7 +148,8 @@ def main():
     l.add_argument("--rtt", type=float, required=True)
     l.add_argument("--jitter", type=float, default=0)
     l.add_argument("--loss", type=float, default=0)
-    l.add_argument("--delay", default="auto")
+    l.add_argument("--delay", default="auto", help="auto, table (the Fightcade/nullDC ping table) or frames")
+    l.add_argument("--bot-style", default="script", choices=["script", "human"])
     l.add_argument("--frames", type=int, default=1800)
     args = parser.parse_args()
     ensure_binary()

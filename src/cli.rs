@@ -265,9 +265,10 @@ pub struct NetArgs {
     pub turn_pass: Option<String>,
 
     /// Frames of input delay: 'auto' (from the measured latency, retuned
-    /// during the match) or a fixed number from 0 to 8 [default: the
+    /// during the match), 'table' (the Fightcade/nullDC ping table, fixed
+    /// for the match) or a fixed number from 0 to 8 [default: the
     /// settings' value, else auto]
-    #[arg(long, value_name = "auto|N")]
+    #[arg(long, value_name = "auto|table|N")]
     pub input_delay: Option<DelaySetting>,
 
     /// Give up when no match starts within this many seconds [default: host 600, join 20]

@@ -33,6 +33,28 @@ pub enum DelaySetting {
     Auto,
     /// Exactly this many frames for the whole match.
     Fixed(u32),
+    /// From the measured round trip by the table netplay players use on
+    /// Fightcade and nullDC ([`table_delay`]), fixed for the match: the
+    /// community's bar for `Auto`.
+    Table,
+}
+
+/// The ping-to-delay table of Fightcade/nullDC netplay: RTT below 25 ms →
+/// 1 frame, below 60 → 2, below 100 → 3, below 130 → 4, below 155 → 5,
+/// below 180 → 6, above → 7.
+pub fn table_delay(rtt_ms: f64) -> u32 {
+    const STEPS: [(f64, u32); 6] = [
+        (25.0, 1),
+        (60.0, 2),
+        (100.0, 3),
+        (130.0, 4),
+        (155.0, 5),
+        (180.0, 6),
+    ];
+    STEPS
+        .iter()
+        .find(|&&(below, _)| rtt_ms < below)
+        .map_or(7, |&(_, delay)| delay)
 }
 
 impl FromStr for DelaySetting {
@@ -42,10 +64,13 @@ impl FromStr for DelaySetting {
         if s.eq_ignore_ascii_case("auto") {
             return Ok(DelaySetting::Auto);
         }
+        if s.eq_ignore_ascii_case("table") {
+            return Ok(DelaySetting::Table);
+        }
         match s.parse::<u32>() {
             Ok(n) if n <= MAX_INPUT_DELAY => Ok(DelaySetting::Fixed(n)),
             _ => Err(format!(
-                "expected 'auto' or a number of frames from 0 to {MAX_INPUT_DELAY}"
+                "expected 'auto', 'table' or a number of frames from 0 to {MAX_INPUT_DELAY}"
             )),
         }
     }
@@ -56,6 +81,7 @@ impl fmt::Display for DelaySetting {
         match self {
             DelaySetting::Auto => f.write_str("auto"),
             DelaySetting::Fixed(n) => write!(f, "{n}"),
+            DelaySetting::Table => f.write_str("table"),
         }
     }
 }
@@ -197,6 +223,30 @@ impl Retuner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_netplay_table_and_its_boundaries() {
+        let cases = [
+            (0.0, 1),
+            (24.9, 1),
+            (25.0, 2),
+            (59.9, 2),
+            (60.0, 3),
+            (99.9, 3),
+            (100.0, 4),
+            (130.0, 5),
+            (155.0, 6),
+            (179.9, 6),
+            (180.0, 7),
+            (400.0, 7),
+        ];
+        for (rtt, frames) in cases {
+            assert_eq!(table_delay(rtt), frames, "rtt {rtt}");
+        }
+        assert_eq!("table".parse::<DelaySetting>(), Ok(DelaySetting::Table));
+        assert_eq!(DelaySetting::Table.to_string(), "table");
+        assert!("9".parse::<DelaySetting>().is_err());
+    }
 
     #[test]
     fn policy_table() {

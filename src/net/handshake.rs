@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::delay::{DelaySetting, input_delay_for, rtt_stats};
+use super::delay::{DelaySetting, input_delay_for, rtt_stats, table_delay};
 use crate::sim::{Frame, SIM_VERSION, SimConfig};
 
 /// Bumped whenever the handshake or the GGRS input encoding changes.
@@ -393,6 +393,7 @@ fn agree(
     let input_delay = match delay {
         DelaySetting::Auto => input_delay_for(rtt_ms, jitter_ms),
         DelaySetting::Fixed(n) => n,
+        DelaySetting::Table => table_delay(rtt_ms),
     };
     Ok(Agreement {
         local_handle: if we_lead { 0 } else { 1 },
