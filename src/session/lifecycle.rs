@@ -208,13 +208,13 @@ impl Match {
                 }))
             }
             Some((their_frame, _)) => {
-                if their_frame != frame {
+                let over = now.duration_since(since) >= LINGER || backend.peer_gone();
+                if over && their_frame != frame {
                     tracing::warn!(
                         "the other player stopped at frame {their_frame}, we at {frame}: checksums not compared"
                     );
                 }
-                let lingered = now.duration_since(since) >= LINGER;
-                (lingered || backend.peer_gone()).then_some(Outcome::Completed)
+                over.then_some(Outcome::Completed)
             }
             None if backend.peer_gone() || now.duration_since(since) > END_WAIT => {
                 tracing::warn!(
