@@ -20,9 +20,6 @@ pub(super) trait Backend {
         log: &mut FrameLog,
     ) -> Result<FrameReport, SessionError>;
 
-    /// Which player slots this machine controls.
-    fn local_players(&self) -> Vec<usize>;
-
     /// Whether a peer plays too (its inputs arrive late, the match ends
     /// with an exchange of checksums).
     fn has_peer(&self) -> bool {
@@ -127,9 +124,5 @@ impl Backend for LocalBackend {
             log.confirm_first_simulation(world.frame, inputs, || world.checksum());
         }
         Ok(report)
-    }
-
-    fn local_players(&self) -> Vec<usize> {
-        (0..PLAYERS).collect()
     }
 }

@@ -147,8 +147,9 @@ impl Driver {
         self.log.confirmed()
     }
 
-    /// Runs one frame. Local modes take both inputs; online play takes the
-    /// local player's from its slot (see [`Driver::local_players`]).
+    /// Runs one frame. Local modes take both inputs; online play takes only
+    /// this machine's player's (its slot from the handshake), the other
+    /// slot is ignored.
     pub fn advance(&mut self, inputs: [Input; PLAYERS]) -> Result<FrameReport, SessionError> {
         self.backend.advance(inputs, &mut self.sim, &mut self.log)
     }
@@ -157,11 +158,6 @@ impl Driver {
     /// control messages. Local modes: nothing to do.
     pub(super) fn poll(&mut self) -> Result<(), SessionError> {
         self.backend.poll(&mut self.log)
-    }
-
-    /// Which player slots this machine controls.
-    pub fn local_players(&self) -> Vec<usize> {
-        self.backend.local_players()
     }
 
     pub fn net_status(&self) -> Option<NetStatus> {

@@ -21,8 +21,6 @@ use crate::sim::{Frame, Input, PLAYERS};
 /// How long a peer that confirmed its last frame keeps the match going so
 /// the other can confirm too and send its checksum.
 const END_WAIT: Duration = Duration::from_secs(5);
-/// Once both checksums are known, a short pause so our last message leaves.
-const LINGER: Duration = Duration::from_millis(250);
 
 /// How frames are timed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,14 +205,16 @@ impl Match {
                     theirs,
                 }))
             }
+            // The peer has confirmed its last frame, so it has all our
+            // inputs; our own `Done` left before its arrived, and `finish`
+            // keeps the connection up long enough for it to land.
             Some((their_frame, _)) => {
-                let over = now.duration_since(since) >= LINGER || backend.peer_gone();
-                if over && their_frame != frame {
+                if their_frame != frame {
                     tracing::warn!(
                         "the other player stopped at frame {their_frame}, we at {frame}: checksums not compared"
                     );
                 }
-                over.then_some(Outcome::Completed)
+                Some(Outcome::Completed)
             }
             None if backend.peer_gone() || now.duration_since(since) > END_WAIT => {
                 tracing::warn!(

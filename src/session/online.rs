@@ -275,10 +275,6 @@ impl Backend for OnlineBackend {
         Ok(report)
     }
 
-    fn local_players(&self) -> Vec<usize> {
-        vec![self.local]
-    }
-
     fn has_peer(&self) -> bool {
         true
     }
