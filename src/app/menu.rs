@@ -67,6 +67,7 @@ async fn shell(
 ) -> Option<Result<(), String>> {
     let items: Vec<String> = ITEMS.iter().map(|s| s.to_string()).collect();
     let mut selected = 0;
+    tracing::info!("main menu");
     loop {
         let details = vec![
             "a co-op arena shooter with rollback netcode".to_string(),
