@@ -355,7 +355,30 @@ fn parse_check_distance(s: &str) -> Result<usize, String> {
     }
 }
 
+/// clap's error as one line, like the rest of our errors (its first line
+/// says it all), with the way to the help.
+pub fn one_line_error(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let first = rendered.lines().next().unwrap_or("bad arguments");
+    format!(
+        "{} (see 'twinstar --help')",
+        first.trim_start_matches("error: ")
+    )
+}
+
 impl Cli {
+    /// Parses a command line given as words (the browser's page link);
+    /// `--help` comes back as an error holding the help text.
+    pub fn try_parse_args(args: impl IntoIterator<Item = String>) -> Result<Cli, String> {
+        Cli::try_parse_from(args).map_err(|e| {
+            if e.use_stderr() {
+                one_line_error(&e)
+            } else {
+                e.render().to_string()
+            }
+        })
+    }
+
     /// Whether the summary is wanted as JSON.
     pub fn json(&self) -> bool {
         let Some(command) = &self.command else {

@@ -11,12 +11,20 @@
 //! Replays and settings both read through here; it sits at the crate root
 //! because neither module may depend on the other.
 //!
+//! In the browser there is no file system: [`create`] and [`read_limited`]
+//! use an in-memory store for the page's lifetime instead (`memory`), so
+//! replays are recorded, listed and read by the same code, and the page
+//! offers them as downloads.
+//!
 //! Known gap: a regular file swapped for a FIFO between the stat and the
 //! open would still block in `open`; closing it needs `O_NONBLOCK`, which
 //! std does not name portably. The size bound holds either way.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::fs::{File, FileType};
-use std::io::{self, Read};
+#[cfg(not(target_arch = "wasm32"))]
+use std::io::Read;
+use std::io::{self, Write};
 use std::path::Path;
 
 /// Why a file could not be read. The messages leave the path out: the
@@ -41,6 +49,114 @@ impl ReadError {
 /// The whole file, if `path` (symlinks followed) is a regular file of at most
 /// `limit` bytes. Reads at most `limit` bytes and one 4 KiB probe, whatever
 /// size the file claims.
+#[cfg(target_arch = "wasm32")]
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let bytes = memory::read(path).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge { limit });
+    }
+    Ok(bytes)
+}
+
+/// A file being written: a real one natively, a page-lifetime buffer in the
+/// browser.
+pub struct OutFile {
+    #[cfg(not(target_arch = "wasm32"))]
+    file: io::BufWriter<File>,
+    #[cfg(target_arch = "wasm32")]
+    file: memory::MemoryFile,
+}
+
+/// Creates (or replaces) `path`, with its directories.
+pub fn create(path: &Path) -> io::Result<OutFile> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        Ok(OutFile {
+            file: io::BufWriter::new(File::create(path)?),
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    Ok(OutFile {
+        file: memory::create(path),
+    })
+}
+
+impl OutFile {
+    /// Flushes and asks the disk to keep it (nothing to do in memory).
+    pub fn sync(&mut self) -> io::Result<()> {
+        self.file.flush()?;
+        #[cfg(not(target_arch = "wasm32"))]
+        self.file.get_ref().sync_all()?;
+        Ok(())
+    }
+}
+
+impl Write for OutFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// The browser's stand-in for a directory of files: path -> bytes, for as
+/// long as the page is open.
+#[cfg(target_arch = "wasm32")]
+pub mod memory {
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+    use std::io;
+    use std::path::{Path, PathBuf};
+    use std::rc::Rc;
+
+    type Shared = Rc<RefCell<Vec<u8>>>;
+
+    thread_local! {
+        static FILES: RefCell<BTreeMap<PathBuf, Shared>> = RefCell::default();
+    }
+
+    /// Appends to its file's bytes.
+    pub struct MemoryFile(Shared);
+
+    impl io::Write for MemoryFile {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    pub fn create(path: &Path) -> MemoryFile {
+        let shared = Shared::default();
+        FILES.with(|f| f.borrow_mut().insert(path.to_path_buf(), shared.clone()));
+        MemoryFile(shared)
+    }
+
+    /// Adds a whole file (one the player opened in the page).
+    pub fn insert(path: &Path, bytes: Vec<u8>) {
+        FILES.with(|f| {
+            f.borrow_mut()
+                .insert(path.to_path_buf(), Rc::new(RefCell::new(bytes)))
+        });
+    }
+
+    pub fn read(path: &Path) -> Option<Vec<u8>> {
+        FILES.with(|f| f.borrow().get(path).map(|b| b.borrow().clone()))
+    }
+
+    /// Every file's path, in order.
+    pub fn list() -> Vec<PathBuf> {
+        FILES.with(|f| f.borrow().keys().cloned().collect())
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
@@ -61,6 +177,7 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn describe(kind: FileType) -> &'static str {
     if kind.is_dir() {
         return "a directory";

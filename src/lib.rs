@@ -11,3 +11,4 @@ pub mod replay;
 pub mod session;
 pub mod settings;
 pub mod sim;
+pub mod web;

@@ -135,6 +135,10 @@ pub enum SettingsError {
     },
 }
 
+/// The local-storage key of the browser build's settings.
+#[cfg(target_arch = "wasm32")]
+const BROWSER_KEY: &str = "twinstar.settings";
+
 /// Where the settings live.
 pub fn settings_path() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("TWINSTAR_CONFIG") {
@@ -159,24 +163,56 @@ impl Settings {
                 });
             }
         };
-        let invalid = |reason: String| SettingsError::Invalid {
+        Settings::from_bytes(bytes).map_err(|reason| SettingsError::Invalid {
             path: path.into(),
             reason,
-        };
-        let text = String::from_utf8(bytes).map_err(|_| invalid("not UTF-8 text".into()))?;
+        })
+    }
+
+    /// Settings from the text of a settings file, checked.
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Settings, String> {
+        let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
         let mut settings: Settings = toml::from_str(&text).map_err(|e| {
             let message = e.message().replace('\n', " ");
             match e.span() {
-                Some(span) => invalid(format!("line {}: {message}", line_of(&text, span.start))),
-                None => invalid(message),
+                Some(span) => format!("line {}: {message}", line_of(&text, span.start)),
+                None => message,
             }
         })?;
-        settings.server = settings.checked_server().map_err(invalid)?;
-        settings.validate().map_err(invalid)?;
+        settings.server = settings.checked_server()?;
+        settings.validate()?;
         Ok(settings)
     }
 
+    /// The text of a settings file.
+    pub fn to_text(&self) -> String {
+        toml::to_string_pretty(self).expect("settings always serialize")
+    }
+
+    /// In the browser: the settings kept in the page's local storage.
+    #[cfg(target_arch = "wasm32")]
+    pub fn load_or_default() -> Settings {
+        let Some(text) = crate::web::page::stored(BROWSER_KEY) else {
+            return Settings::default();
+        };
+        Settings::from_bytes(text.into_bytes()).unwrap_or_else(|e| {
+            tracing::warn!("the settings kept in this browser are invalid ({e}); using defaults");
+            Settings::default()
+        })
+    }
+
+    /// In the browser: keeps the settings in the page's local storage.
+    #[cfg(target_arch = "wasm32")]
+    pub fn save_in_browser(&self) -> Result<(), String> {
+        if crate::web::page::store(BROWSER_KEY, &self.to_text()) {
+            Ok(())
+        } else {
+            Err("this browser refused to keep them (private window, or storage full)".into())
+        }
+    }
+
     /// Loads from the usual place, reporting a problem on stderr.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn load_or_default() -> Settings {
         let Some(path) = settings_path() else {
             return Settings::default();
@@ -197,7 +233,7 @@ impl Settings {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(write)?;
         }
-        let text = toml::to_string_pretty(self).expect("settings always serialize");
+        let text = self.to_text();
         let tmp = path.with_extension("toml.tmp");
         std::fs::write(&tmp, text).map_err(write)?;
         std::fs::rename(&tmp, path).map_err(write)

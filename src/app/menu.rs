@@ -14,7 +14,9 @@ use crate::net::handshake::Role;
 use crate::net::room_code::RoomCode;
 use crate::replay::DEFAULT_DIR as REPLAY_DIR;
 use crate::session::{Match, Mode, Pacing};
-use crate::settings::{Settings, settings_path};
+use crate::settings::Settings;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::settings::settings_path;
 use crate::sim::FPS;
 
 const ITEMS: [&str; 8] = [
@@ -42,15 +44,18 @@ pub fn menu(args: &MenuArgs) -> Result<Report, Failure> {
         overlay: window_args.overlay,
         ..WindowArgs::default()
     };
-    let ended = window::open("twinstar", move |mut ui| async move {
-        ui.audio
-            .set_volume(window_args.volume.unwrap_or(settings.volume));
-        shell(&mut ui, settings, capture, for_matches).await
-    })?;
-    match ended {
-        Some(Some(Err(e))) => Err(Failure::BadInput(e)),
-        _ => Ok(Report::Printed),
-    }
+    super::windowed(
+        "twinstar",
+        move |mut ui| async move {
+            ui.audio
+                .set_volume(window_args.volume.unwrap_or(settings.volume));
+            shell(&mut ui, settings, capture, for_matches).await
+        },
+        |ended| match ended {
+            Some(Some(Err(e))) => Err(Failure::BadInput(e)),
+            _ => Ok(Report::Printed),
+        },
+    )
 }
 
 /// The menu loop. Returns the screenshot's outcome when one was asked for.
@@ -107,18 +112,20 @@ async fn shell(
 }
 
 async fn save_settings(ui: &mut Ui, settings: &Settings) {
-    let Some(path) = settings_path() else {
-        message(
-            ui,
-            "NOT SAVED",
-            &["this system has no config directory; the settings last until you quit".into()],
-            None,
-        )
-        .await;
-        return;
-    };
-    if let Err(e) = settings.save(&path) {
-        message(ui, "NOT SAVED", &[e.to_string()], None).await;
+    #[cfg(target_arch = "wasm32")]
+    if let Err(e) = settings.save_in_browser() {
+        message(ui, "NOT SAVED", &[e], None).await;
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let Some(path) = settings_path() else {
+            let why = "this system has no config directory; the settings last until you quit";
+            message(ui, "NOT SAVED", &[why.into()], None).await;
+            return;
+        };
+        if let Err(e) = settings.save(&path) {
+            message(ui, "NOT SAVED", &[e.to_string()], None).await;
+        }
     }
 }
 
@@ -212,7 +219,7 @@ fn list_replays(dir: &Path) -> Vec<Entry> {
                     let secs = r.frames() / FPS;
                     let started = humantime::format_rfc3339_seconds(
                         std::time::UNIX_EPOCH
-                            + std::time::Duration::from_millis(r.header.start_unix_ms),
+                            + web_time::Duration::from_millis(r.header.start_unix_ms),
                     )
                     .to_string()
                     .replace('T', " ")

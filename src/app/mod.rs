@@ -36,9 +36,20 @@ pub enum Failure {
 
 impl Failure {
     pub fn exit_code(&self) -> ExitCode {
+        ExitCode::from(self.code())
+    }
+
+    /// The exit status: 2 bad input, 1 runtime failure.
+    pub fn code(&self) -> u8 {
         match self {
-            Failure::BadInput(_) => ExitCode::from(2),
-            Failure::Runtime(..) => ExitCode::from(1),
+            Failure::BadInput(_) => 2,
+            Failure::Runtime(..) => 1,
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            Failure::BadInput(m) | Failure::Runtime(m, _) => m,
         }
     }
 }
@@ -56,42 +67,110 @@ pub enum Report {
     Summary(Box<Summary>),
     /// The command printed its own output.
     Printed,
+    /// In the browser: the command runs on the page's event loop (in its
+    /// window) and reports its own conclusion when it ends.
+    Running,
+}
+
+/// A line of a command's conclusion.
+pub struct Line {
+    pub to_stderr: bool,
+    pub text: String,
+}
+
+/// What a finished command prints (the summary as a line or as JSON, or
+/// the error and any summary) and its exit status.
+pub fn conclusion(result: &Result<Report, Failure>, json: bool) -> (Vec<Line>, u8) {
+    let summary_line = |summary: &Summary| Line {
+        to_stderr: false,
+        text: if json {
+            serde_json::to_string(summary).expect("a summary always serializes")
+        } else {
+            format!(
+                "{}: {} frames, checksum {} at frame {}, {} mismatches, {} rollback frames, seed {}",
+                summary.mode,
+                summary.frames,
+                summary.checksum,
+                summary.checksum_frame,
+                summary.mismatches,
+                summary.rollback_frames,
+                summary.seed
+            )
+        },
+    };
+    match result {
+        Ok(Report::Summary(summary)) => (vec![summary_line(summary)], 0),
+        Ok(Report::Printed | Report::Running) => (Vec::new(), 0),
+        Err(failure) => {
+            let mut lines = vec![Line {
+                to_stderr: true,
+                text: format!("twinstar: {}", failure.message()),
+            }];
+            if let Failure::Runtime(_, Some(summary)) = failure {
+                lines.push(summary_line(summary));
+            }
+            (lines, failure.code())
+        }
+    }
+}
+
+/// Runs `body` in a window, then `then` on what it returned (`None`: the
+/// player closed the window early). Natively the window loop blocks and
+/// `then`'s report is returned. In the browser the page's event loop runs
+/// the window after this returns, so `then` runs at the end of `body`
+/// inside it and its report goes to the console; this returns `Running`.
+pub(super) fn windowed<T, Fut>(
+    title: &str,
+    body: impl FnOnce(window::Ui) -> Fut + 'static,
+    then: impl FnOnce(Option<T>) -> Result<Report, Failure> + 'static,
+) -> Result<Report, Failure>
+where
+    T: 'static,
+    Fut: std::future::Future<Output = T> + 'static,
+{
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        then(window::open(title, body)?)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        window::open(title, move |ui| async move {
+            let ended = body(ui).await;
+            crate::web::page::conclude(then(Some(ended)));
+        })?;
+        Ok(Report::Running)
+    }
 }
 
 pub fn run(cli: Cli) -> Result<Report, Failure> {
     let command = cli
         .command
         .unwrap_or(Command::Menu(MenuArgs { window: cli.window }));
-    let summary = match command {
-        Command::Menu(args) => return menu::menu(&args),
+    match command {
+        Command::Menu(args) => menu::menu(&args),
         Command::Synctest(args) => {
             let mode = Mode::SyncTest {
                 check_distance: args.check_distance,
             };
-            play(&args.run, mode, args.debug_inject_desync)?
+            play(&args.run, mode, args.debug_inject_desync)
         }
-        Command::Local(args) => play(&args, Mode::Local, None)?,
-        Command::Host(args) => {
-            return online::online(
-                crate::net::handshake::Role::Host,
-                args.room.as_deref(),
-                &args.net,
-                &args.run,
-            );
-        }
-        Command::Join(args) => {
-            return online::online(
-                crate::net::handshake::Role::Join,
-                args.code.as_deref(),
-                &args.net,
-                &args.run,
-            );
-        }
-        Command::Serve(args) => return online::serve(&args),
-        Command::Replay(args) => return replay::replay(&args),
-        Command::ReplayDiff(args) => return replay::diff(&args),
-    };
-    Ok(Report::Summary(Box::new(summary)))
+        Command::Local(args) => play(&args, Mode::Local, None),
+        Command::Host(args) => online::online(
+            crate::net::handshake::Role::Host,
+            args.room.as_deref(),
+            &args.net,
+            &args.run,
+        ),
+        Command::Join(args) => online::online(
+            crate::net::handshake::Role::Join,
+            args.code.as_deref(),
+            &args.net,
+            &args.run,
+        ),
+        Command::Serve(args) => online::serve(&args),
+        Command::Replay(args) => replay::replay(&args),
+        Command::ReplayDiff(args) => replay::diff(&args),
+    }
 }
 
 /// A recorded local or synctest match, ready to run.
@@ -169,7 +248,7 @@ pub(super) fn match_options(
     }
 }
 
-fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result<Summary, Failure> {
+fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result<Report, Failure> {
     if !args.headless {
         crate::frontend::require_display()?;
     }
@@ -180,7 +259,7 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result
         let mut sources = [bot(0), bot(1)];
         let frames = args.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let game = Match::new(driver, Pacing::Unpaced, Some(frames));
-        return finish(headless::run(game, &mut sources));
+        return finish(headless::run(game, &mut sources)).map(|s| Report::Summary(Box::new(s)));
     }
     let settings = Settings::load_or_default();
     let sources = local_sources(args, mode, seed, settings.keymaps());
@@ -188,12 +267,18 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result
     let volume = args.window.volume.unwrap_or(settings.volume);
     let title = format!("twinstar - {}", mode.name());
     let game = Match::new(driver, Pacing::RealTime, args.frames);
-    let end = window::open(&title, move |mut ui| async move {
-        ui.audio.set_volume(volume);
-        window::play_match(&mut ui, game, sources, options).await
-    })?;
-    let end = end.ok_or_else(|| Failure::Runtime("the window closed unexpectedly".into(), None))?;
-    finish_window(end)
+    windowed(
+        &title,
+        move |mut ui| async move {
+            ui.audio.set_volume(volume);
+            window::play_match(&mut ui, game, sources, options).await
+        },
+        |end| {
+            let end =
+                end.ok_or_else(|| Failure::Runtime("the window closed unexpectedly".into(), None))?;
+            finish_window(end).map(|s| Report::Summary(Box::new(s)))
+        },
+    )
 }
 
 /// Summary of a match played in a window, with its drawing figures.
@@ -229,7 +314,11 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
         return Some(path.clone());
     }
     // 2026-11-22T01:02:03Z -> 20261122-010203
-    let stamp: String = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+    // humantime formats std's SystemTime; the browser's clock is web_time's.
+    let since_epoch = web_time::SystemTime::now()
+        .duration_since(web_time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let stamp: String = humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + since_epoch)
         .to_string()
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == 'T')
@@ -278,5 +367,5 @@ pub(super) fn finish(finished: Finished) -> Result<Summary, Failure> {
 
 pub(super) fn random_seed() -> u64 {
     use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(std::time::SystemTime::now())
+    RandomState::new().hash_one(web_time::SystemTime::now())
 }

@@ -1,17 +1,17 @@
 //! `serve`, `host` and `join`: argument checks (all before any connection),
 //! the signaling server, connecting, and the online match.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream, UdpSocket};
 use std::path::Path;
+#[cfg(not(target_arch = "wasm32"))]
 use std::task::Poll;
-use std::time::Duration;
+use web_time::Duration;
 
-use tokio::runtime::Runtime;
-
-use super::{Failure, Report, finish, finish_window, match_options, random_seed, record_path};
+use super::{Failure, Report, finish_window, match_options, random_seed, record_path};
 use crate::cli::{NetArgs, RunArgs, ServeArgs};
+use crate::frontend::InputSource;
 use crate::frontend::window::{self, ConnectOutcome, MatchEnd, Screenshot, Ui};
-use crate::frontend::{InputSource, headless};
 use crate::input::KeyMap;
 use crate::net::connect::BackgroundConnect;
 use crate::net::connect::{ConnectError, ConnectOptions, Connection, Connector};
@@ -19,7 +19,10 @@ use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
-use crate::net::signaling::{self, DEFAULT_PORT, WebClient, browser_link, check_server_url};
+use crate::net::signaling::{browser_link, check_server_url};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
+use crate::net::task::NetRuntime;
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions};
 use crate::session::{Match, Pacing};
@@ -30,16 +33,14 @@ use crate::sim::{Frame, hex_checksum};
 /// Frames a headless online match plays when `--frames` is not given.
 const DEFAULT_ONLINE_FRAMES: u32 = 3600;
 
-fn runtime() -> Result<Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
+fn runtime() -> Result<NetRuntime, Failure> {
+    NetRuntime::new()
         .map_err(|e| Failure::Runtime(format!("cannot start the network runtime: {e}"), None))
 }
 
 /// This machine's address on its LAN, for the URL the other player types.
 /// Connecting a UDP socket sends nothing; it only picks the outgoing route.
+#[cfg(not(target_arch = "wasm32"))]
 fn lan_address() -> IpAddr {
     UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0))
         .and_then(|s| {
@@ -52,13 +53,21 @@ fn lan_address() -> IpAddr {
         .unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
 }
 
+#[cfg(target_arch = "wasm32")]
+pub fn serve(_args: &ServeArgs) -> Result<Report, Failure> {
+    Err(Failure::BadInput(
+        "a browser cannot run the signaling server; run twinstar serve on a computer".into(),
+    ))
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 pub fn serve(args: &ServeArgs) -> Result<Report, Failure> {
     let web = match &args.web {
         Some(dir) => Some(WebClient::load(dir).map_err(|e| Failure::BadInput(e.to_string()))?),
         None => WebClient::find_default(),
     };
     let runtime = runtime()?;
-    runtime.block_on(async {
+    runtime.tokio().block_on(async {
         let server = signaling::bind(args.bind, web.clone())
             .map_err(|e| Failure::BadInput(format!("{e} (address {})", args.bind)))?;
         let addr = server.local_addr();
@@ -82,6 +91,7 @@ pub fn serve(args: &ServeArgs) -> Result<Report, Failure> {
     Ok(Report::Printed)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 async fn shutdown_signal() {
     #[cfg(unix)]
     {
@@ -160,14 +170,32 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
     })
 }
 
+/// The signaling server to use: `--server`, or in the browser the server
+/// that served the page; and whether a browser can play there (yes).
+#[cfg(target_arch = "wasm32")]
+fn signaling_server(
+    _role: Role,
+    net: &NetArgs,
+    _runtime: &NetRuntime,
+) -> Result<(String, bool), Failure> {
+    match &net.server {
+        Some(url) => Ok(url.trim_end_matches('/').to_string()),
+        None => crate::web::page::page_server().ok_or_else(|| {
+            Failure::BadInput("this page has no server address; pass --server".into())
+        }),
+    }
+    .map(|url| (url, true))
+}
+
 /// The signaling server to use: `--server`, or for a host without one the
 /// local default, started in-process when nothing answers there; and
 /// whether a browser can play there (false only for a server started here
 /// without a web client; of another, we cannot know and assume it can).
+#[cfg(not(target_arch = "wasm32"))]
 fn signaling_server(
     role: Role,
     net: &NetArgs,
-    runtime: &Runtime,
+    runtime: &NetRuntime,
 ) -> Result<(String, bool), Failure> {
     if let Some(url) = &net.server {
         return Ok((url.trim_end_matches('/').to_string(), true));
@@ -188,7 +216,7 @@ fn signaling_server(
     let web = WebClient::find_default();
     let browsers = web.is_some();
     let server = {
-        let _guard = runtime.enter();
+        let _guard = runtime.tokio().enter();
         signaling::bind(bind_addr, web).map_err(|e| {
             Failure::Runtime(
                 format!(
@@ -198,7 +226,7 @@ fn signaling_server(
             )
         })?
     };
-    runtime.spawn(server.serve(std::future::pending()));
+    runtime.tokio().spawn(server.serve(std::future::pending()));
     eprintln!(
         "twinstar: started a signaling server on port {DEFAULT_PORT}; the other player passes --server ws://{}:{DEFAULT_PORT}",
         lan_address()
@@ -238,8 +266,9 @@ pub(super) fn start_online(
         _ => signaling_server(plan.role, net, &runtime)?,
     };
     let share_server = match server.strip_prefix("ws://127.0.0.1:") {
+        #[cfg(not(target_arch = "wasm32"))]
         Some(port) => format!("ws://{}:{port}", lan_address()),
-        None => server.clone(),
+        _ => server.clone(),
     };
     let delay = match net.input_delay {
         Some(delay) => delay,
@@ -353,30 +382,49 @@ pub fn online(
     let settings = Settings::load_or_default();
     let start = start_online(role, code, net, run, &settings)?;
     if run.headless {
-        let connection = connect_blocking(start.connector)?;
-        let (driver, mut sources) =
-            start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
-        let game = Match::new(driver, Pacing::RealTime, start.frames);
-        return finish(headless::run(game, &mut sources)).map(|s| Report::Summary(Box::new(s)));
+        return online_headless(start, run);
     }
     let title = start.title.clone();
     let run = run.clone();
     let volume = run.window.volume.unwrap_or(settings.volume);
-    let ended = window::open(&title, move |mut ui| async move {
-        ui.audio.set_volume(volume);
-        online_in_window(&mut ui, start, &run, &settings, "quit").await
-    })?;
-    match ended {
-        None => Err(Failure::Runtime(
-            "the window closed unexpectedly".into(),
-            None,
-        )),
-        Some(OnlineEnd::Failed(f)) => Err(f),
-        Some(OnlineEnd::Cancelled) => Err(connect_failure(ConnectError::Cancelled)),
-        Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
-        Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
-        Some(OnlineEnd::Played(end)) => finish_window(*end).map(|s| Report::Summary(Box::new(s))),
-    }
+    super::windowed(
+        &title,
+        move |mut ui| async move {
+            ui.audio.set_volume(volume);
+            online_in_window(&mut ui, start, &run, &settings, "quit").await
+        },
+        |ended| match ended {
+            None => Err(Failure::Runtime(
+                "the window closed unexpectedly".into(),
+                None,
+            )),
+            Some(OnlineEnd::Failed(f)) => Err(f),
+            Some(OnlineEnd::Cancelled) => Err(connect_failure(ConnectError::Cancelled)),
+            Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
+            Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
+            Some(OnlineEnd::Played(end)) => {
+                finish_window(*end).map(|s| Report::Summary(Box::new(s)))
+            }
+        },
+    )
+}
+
+/// An online match with no window: connects, then plays, blocking.
+#[cfg(not(target_arch = "wasm32"))]
+fn online_headless(start: OnlineStart, run: &RunArgs) -> Result<Report, Failure> {
+    let connection = connect_blocking(start.connector)?;
+    let (driver, mut sources) = start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
+    let game = Match::new(driver, Pacing::RealTime, start.frames);
+    let finished = crate::frontend::headless::run(game, &mut sources);
+    super::finish(finished).map(|s| Report::Summary(Box::new(s)))
+}
+
+/// The browser cannot block: its event loop delivers the network.
+#[cfg(target_arch = "wasm32")]
+fn online_headless(_start: OnlineStart, _run: &RunArgs) -> Result<Report, Failure> {
+    Err(Failure::BadInput(
+        "online play in the browser needs its window; leave out --headless".into(),
+    ))
 }
 
 fn connect_failure(e: ConnectError) -> Failure {
@@ -387,6 +435,7 @@ fn connect_failure(e: ConnectError) -> Failure {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn connect_blocking(mut connector: Connector) -> Result<Connection, Failure> {
     let mut last_stage = None;
     let mut attempts_told = 0;

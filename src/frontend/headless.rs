@@ -2,7 +2,7 @@
 //! online play paced in real time. Both players are bots (or whatever
 //! input sources the caller passes).
 
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 use super::InputSource;
 use crate::session::{Finished, Match, Next};

@@ -8,7 +8,7 @@
 //! (with the time left to wait) or synchronizing, overlay on or off.
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 use macroquad::prelude::*;
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 use macroquad::prelude::*;
 
@@ -64,7 +64,10 @@ pub fn clicked(button: MouseButton) -> bool {
 
 /// Whether a window could open at all (X11 or Wayland).
 pub fn display_available() -> bool {
-    std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
+    // A page always has its canvas.
+    cfg!(target_arch = "wasm32")
+        || std::env::var_os("DISPLAY").is_some()
+        || std::env::var_os("WAYLAND_DISPLAY").is_some()
 }
 
 fn window_conf(title: &str) -> Conf {
@@ -79,7 +82,8 @@ fn window_conf(title: &str) -> Conf {
 
 /// Opens the window, runs `body` in it and returns its result once the
 /// window loop ends (also when the player closes the window early: then
-/// `None`).
+/// `None`). In the browser the page's event loop runs the window after
+/// this returns, so it returns `None` at once: see `app::windowed`.
 pub fn open<T, F, Fut>(title: &str, body: F) -> Result<Option<T>, WindowError>
 where
     T: 'static,

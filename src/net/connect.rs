@@ -6,11 +6,9 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 use matchbox_socket::{CandidateType, PeerId, PeerState, WebRtcChannel, WebRtcSocket};
-use tokio::runtime::Runtime;
-use tokio::task::JoinHandle;
 
 use super::control::ControlChannel;
 use super::delay::DelaySetting;
@@ -19,6 +17,7 @@ use super::ice::IceServers;
 use super::link_sim::LinkConfig;
 use super::room_code::RoomCode;
 use super::signaling::{JoinError, classify_socket_error, client_builder, room_url};
+use super::task::{LoopEnd, LoopHandle, NetRuntime, poll_in_background};
 use crate::sim::PLAYERS;
 
 /// Channel 0 carries the handshake and control messages, reliably and in order.
@@ -163,9 +162,9 @@ pub fn connection_kind(remote: CandidateType) -> &'static str {
 /// A connected, agreed peer: everything the P2P session needs.
 pub struct Connection {
     /// Runs the WebRTC message loop; must outlive the socket.
-    pub runtime: Runtime,
+    pub runtime: NetRuntime,
     pub socket: WebRtcSocket,
-    pub message_loop: JoinHandle<Result<(), matchbox_socket::Error>>,
+    pub message_loop: LoopHandle,
     pub ggrs_channel: WebRtcChannel,
     pub control: ControlChannel,
     pub peer: PeerId,
@@ -180,10 +179,10 @@ pub struct Connection {
 }
 
 pub struct Connector {
-    runtime: Option<Runtime>,
+    runtime: Option<NetRuntime>,
     /// Moves into the [`Connection`] at the end.
     socket: Option<WebRtcSocket>,
-    message_loop: Option<JoinHandle<Result<(), matchbox_socket::Error>>>,
+    message_loop: Option<LoopHandle>,
     options: ConnectOptions,
     started: Instant,
     stage: Stage,
@@ -194,6 +193,30 @@ pub struct Connector {
     /// (left without connecting) from a refused or finished one.
     connected_once: HashSet<PeerId>,
     failed_attempt: Option<FailedAttempt>,
+    /// Refused or refusing: staying a moment before reporting `error`.
+    leaving: Option<Leaving>,
+}
+
+/// After a refusal the connector stays a little (polled like the rest,
+/// never blocking), so that both sides can explain it.
+struct Leaving {
+    until: Instant,
+    wait_for: WaitFor,
+    error: ConnectError,
+}
+
+enum WaitFor {
+    /// Until our Hello has reached the peer and it has left (it refuses us
+    /// too). Leaving at once raced with delivery.
+    PeerToLeave,
+    /// Refused because a match is running (an uncapped server put us in a
+    /// room with two players, and both open connections to us): until the
+    /// connection to each player is open, plus a moment for the far end to
+    /// open too. matchbox 0.15 panics in its message loop when a peer leaves
+    /// while the handshake with it is still open ("Sender closed before
+    /// channel was ready"), which takes that player's whole socket, and its
+    /// match, down.
+    BothPlayersConnected { all_open_at: Option<Instant> },
 }
 
 /// The latency probe must finish this soon after the peer connected.
@@ -202,13 +225,13 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 impl Connector {
     /// Opens the signaling connection on `runtime` (which the connection
     /// keeps). Does not block.
-    pub fn start(runtime: Runtime, options: ConnectOptions) -> Connector {
+    pub fn start(runtime: NetRuntime, options: ConnectOptions) -> Connector {
         let url = room_url(&options.server, options.room.as_ref());
         let (socket, message_loop) = client_builder(&url, options.ice.to_matchbox())
             .add_reliable_channel()
             .add_unreliable_channel()
             .build();
-        let message_loop = runtime.spawn(message_loop);
+        let message_loop = runtime.spawn_message_loop(message_loop);
         let mut hello = Hello::new(options.role, options.seed, &options.preset, options.delay);
         hello.protocol += options.protocol_skew;
         let handshake = Handshake::new(hello, options.delay);
@@ -224,6 +247,7 @@ impl Connector {
             measuring_since: None,
             connected_once: HashSet::new(),
             failed_attempt: None,
+            leaving: None,
         }
     }
 
@@ -286,6 +310,9 @@ impl Connector {
 
     fn step(&mut self) -> Result<bool, ConnectError> {
         let now = Instant::now();
+        if self.leaving.is_some() {
+            return self.keep_leaving(now);
+        }
         if self.message_loop.as_ref().is_some_and(|h| h.is_finished()) {
             return Err(self.loop_error());
         }
@@ -358,13 +385,13 @@ impl Connector {
             // A busy peer plays on and never leaves; but its partner may
             // still be opening its connection to us.
             Some(Err(HandshakeError::MatchRunning)) => {
-                self.linger_until_both_players_connected();
-                Err(self.handshake_failed(HandshakeError::MatchRunning))
+                let error = self.handshake_failed(HandshakeError::MatchRunning);
+                let wait_for = WaitFor::BothPlayersConnected { all_open_at: None };
+                self.leave_after(now + BUSY_LINGER, wait_for, error)
             }
             Some(Err(e)) => {
-                let e = e.clone();
-                self.linger_for_refusal();
-                Err(self.handshake_failed(e))
+                let error = self.handshake_failed(e.clone());
+                self.leave_after(now + REFUSAL_LINGER, WaitFor::PeerToLeave, error)
             }
             None if self
                 .measuring_since
@@ -376,63 +403,67 @@ impl Connector {
         }
     }
 
-    /// After refusing the peer: stay until our Hello has reached it and it
-    /// has left (it refuses us too), at most `REFUSAL_LINGER`, so both sides
-    /// can explain the mismatch. Leaving at once raced with delivery.
-    fn linger_for_refusal(&mut self) {
-        let until = Instant::now() + REFUSAL_LINGER;
-        while Instant::now() < until {
-            let Some((peer, control, _)) = &mut self.peer else {
-                return;
-            };
-            let peer = *peer;
-            control.drain(Duration::from_millis(10));
-            let Some(socket) = self.socket.as_mut() else {
-                return;
-            };
-            let Ok(changes) = socket.try_update_peers() else {
-                return;
-            };
-            if changes.contains(&(peer, PeerState::Disconnected)) {
-                return;
+    fn leave_after(
+        &mut self,
+        until: Instant,
+        wait_for: WaitFor,
+        error: ConnectError,
+    ) -> Result<bool, ConnectError> {
+        self.leaving = Some(Leaving {
+            until,
+            wait_for,
+            error,
+        });
+        Ok(false)
+    }
+
+    /// One poll while leaving (see [`WaitFor`]); the refusal once done.
+    fn keep_leaving(&mut self, now: Instant) -> Result<bool, ConnectError> {
+        let done = self.leaving_done(now);
+        match self.leaving.take() {
+            Some(leaving) if done => Err(leaving.error),
+            Some(leaving) => {
+                self.leaving = Some(leaving);
+                Ok(false)
             }
-            std::thread::sleep(Duration::from_millis(10));
+            None => Err(ConnectError::LoopGone),
         }
     }
 
-    /// Refused because a match is running (an uncapped server put us in a
-    /// room with two players, and both open connections to us): stay until
-    /// the connection to each player is open, plus a moment for the far end
-    /// to open too, at most `BUSY_LINGER`. matchbox 0.15 panics in its
-    /// message loop when a peer leaves while the handshake with it is still
-    /// open ("Sender closed before channel was ready"), which takes that
-    /// player's whole socket, and its match, down.
-    fn linger_until_both_players_connected(&mut self) {
-        let until = Instant::now() + BUSY_LINGER;
-        let mut all_open_at: Option<Instant> = None;
-        while Instant::now() < until {
-            let Some(socket) = self.socket.as_mut() else {
-                return;
-            };
-            let Ok(changes) = socket.try_update_peers() else {
-                return;
-            };
-            for (peer, state) in changes {
-                if state == PeerState::Connected {
-                    self.connected_once.insert(peer);
+    fn leaving_done(&mut self, now: Instant) -> bool {
+        let Some(leaving) = &mut self.leaving else {
+            return true;
+        };
+        if now >= leaving.until {
+            return true;
+        }
+        let Some(socket) = self.socket.as_mut() else {
+            return true;
+        };
+        let Ok(changes) = socket.try_update_peers() else {
+            return true;
+        };
+        match &mut leaving.wait_for {
+            WaitFor::PeerToLeave => {
+                let Some((peer, control, _)) = &mut self.peer else {
+                    return true;
+                };
+                control.flush();
+                changes.contains(&(*peer, PeerState::Disconnected))
+            }
+            WaitFor::BothPlayersConnected { all_open_at } => {
+                for (peer, state) in changes {
+                    if state == PeerState::Connected {
+                        self.connected_once.insert(peer);
+                    }
                 }
-            }
-            if let Some((_, control, _)) = &mut self.peer {
-                // Read (and drop) what arrives, so nothing queues up.
-                let _ = control.receive();
-            }
-            if self.connected_once.len() >= PLAYERS {
-                let since = *all_open_at.get_or_insert_with(Instant::now);
-                if since.elapsed() >= FAR_END_OPENING {
-                    return;
+                if let Some((_, control, _)) = &mut self.peer {
+                    // Read (and drop) what arrives, so nothing queues up.
+                    let _ = control.receive();
                 }
+                self.connected_once.len() >= PLAYERS
+                    && now.duration_since(*all_open_at.get_or_insert(now)) >= FAR_END_OPENING
             }
-            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -459,16 +490,17 @@ impl Connector {
 
     /// Why the message loop ended (it only ends on errors or a close).
     fn loop_error(&mut self) -> ConnectError {
-        let Some(handle) = self.message_loop.take() else {
+        let Some(mut handle) = self.message_loop.take() else {
             return ConnectError::LoopGone;
         };
-        let Some(runtime) = &self.runtime else {
-            return ConnectError::LoopGone;
-        };
-        match runtime.block_on(handle) {
-            Ok(Err(e)) => classify_socket_error(&e, self.options.room.as_ref()).into(),
-            Ok(Ok(())) => JoinError::Disconnected("the server closed the connection".into()).into(),
-            Err(_) => ConnectError::LoopGone,
+        match handle.take_end() {
+            Some(LoopEnd::Returned(Err(e))) => {
+                classify_socket_error(&e, self.options.room.as_ref()).into()
+            }
+            Some(LoopEnd::Returned(Ok(()))) => {
+                JoinError::Disconnected("the server closed the connection".into()).into()
+            }
+            Some(LoopEnd::Panicked) | None => ConnectError::LoopGone,
         }
     }
 
@@ -507,7 +539,8 @@ impl Connector {
     }
 }
 
-/// A [`Connector`] polled every millisecond on its own thread, for frontends
+/// A [`Connector`] polled every millisecond in the background (a thread, or
+/// a timer task in the browser: see [`poll_in_background`]), for frontends
 /// that poll slower than that (a window polls once per drawn frame, and the
 /// first frames of a new window can take a long time): a pong answered late
 /// would inflate the measured latency and so the input delay.
@@ -540,21 +573,24 @@ impl BackgroundConnect {
         let room = connector.options().room.clone();
         let server = connector.options().server.clone();
         let (shared, stop) = (status.clone(), cancel.clone());
-        std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                let polled = connector.poll();
-                if let Ok(mut s) = shared.lock() {
-                    s.stage = connector.stage();
-                    s.probes = connector.probes_done();
-                    if s.failed_attempt.as_ref() != connector.failed_attempt() {
-                        s.failed_attempt = connector.failed_attempt().cloned();
-                    }
+        poll_in_background(Duration::from_millis(1), move || {
+            if stop.load(Ordering::Relaxed) {
+                return true;
+            }
+            let polled = connector.poll();
+            if let Ok(mut s) = shared.lock() {
+                s.stage = connector.stage();
+                s.probes = connector.probes_done();
+                if s.failed_attempt.as_ref() != connector.failed_attempt() {
+                    s.failed_attempt = connector.failed_attempt().cloned();
                 }
-                if let Poll::Ready(result) = polled {
+            }
+            match polled {
+                Poll::Ready(result) => {
                     let _ = tx.send(result);
-                    return;
+                    true
                 }
-                std::thread::sleep(Duration::from_millis(1));
+                Poll::Pending => false,
             }
         });
         BackgroundConnect {

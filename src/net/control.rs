@@ -11,7 +11,7 @@
 //! of waiting for a handshake that never comes.
 
 use std::collections::HashSet;
-use std::time::Instant;
+use web_time::Instant;
 
 use matchbox_socket::{Packet, PeerId, WebRtcChannel};
 
@@ -100,15 +100,5 @@ impl ControlChannel {
         let _ = self
             .channel
             .try_send(Packet::from(Message::Busy.encode()), from);
-    }
-
-    /// Keeps flushing the simulated link for up to `linger`, so messages
-    /// leave before the caller closes the connection.
-    pub fn drain(&mut self, linger: std::time::Duration) {
-        let until = Instant::now() + linger;
-        while self.link.as_ref().is_some_and(|l| l.in_flight() > 0) && Instant::now() < until {
-            self.flush();
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
     }
 }

@@ -16,7 +16,7 @@
 //!    the input delay from the combined measurements.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 

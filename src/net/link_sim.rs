@@ -16,7 +16,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 /// How bad the simulated link is. One direction of a path.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -11,6 +11,7 @@ pub mod link_sim;
 pub mod room_code;
 pub mod signaling;
 pub mod socket;
+pub mod task;
 
 pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
 pub use room_code::{RoomCode, RoomCodeError};

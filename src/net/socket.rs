@@ -13,7 +13,7 @@
 use std::hash::Hash;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use web_time::Instant;
 
 use bincode::config::{self, Configuration, LittleEndian, Varint};
 use ggrs::{Message, NonBlockingSocket};
@@ -157,7 +157,7 @@ fn message_kind(bytes: &[u8]) -> Option<u8> {
 /// every frame, the separate ack is redundant. Dropping it when an input
 /// left this recently halves the packet rate; when this peer stalls or stops
 /// sending inputs, acks flow again.
-const ACK_COALESCE_WINDOW: std::time::Duration = std::time::Duration::from_millis(34);
+const ACK_COALESCE_WINDOW: web_time::Duration = web_time::Duration::from_millis(34);
 
 /// How many malformed packets are logged at `warn` before going quiet; the
 /// counter keeps counting. A flood must not flood the log too.
@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(b.receive_all_messages().len(), 2);
         assert_eq!(a.stats().acks_coalesced, 1);
         assert_eq!(a.stats().packets_sent, 2);
-        std::thread::sleep(ACK_COALESCE_WINDOW + std::time::Duration::from_millis(5));
+        std::thread::sleep(ACK_COALESCE_WINDOW + web_time::Duration::from_millis(5));
         // The input is old now (this peer stalled): acks flow again.
         a.send_to(ack, &1);
         assert_eq!(b.receive_all_messages().len(), 1);
@@ -506,7 +506,7 @@ mod tests {
         a.flush(Instant::now());
         assert!(b.receive_all_messages().is_empty(), "arrived before 10 s");
         // `flush` takes the clock as an argument: no sleeping in tests.
-        a.flush(sent_at + std::time::Duration::from_millis(10_001));
+        a.flush(sent_at + web_time::Duration::from_millis(10_001));
         assert_eq!(b.receive_all_messages().len(), 1);
         assert_eq!(a.link_stats().unwrap().delivered, 1);
 
@@ -550,7 +550,7 @@ mod tests {
         use crate::net::room_code::RoomCode;
         use crate::net::signaling::{bind, client_builder, no_ice_servers, room_url};
         use matchbox_socket::WebRtcSocket;
-        use std::time::Duration;
+        use web_time::Duration;
 
         tokio::time::timeout(Duration::from_secs(30), async {
             let server = bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap();

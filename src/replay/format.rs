@@ -58,8 +58,8 @@ pub struct Header {
 
 impl Header {
     pub fn new(mode: &str, seed: u64, config: &SimConfig) -> Self {
-        let start_unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
+        let start_unix_ms = web_time::SystemTime::now()
+            .duration_since(web_time::UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
         Header {

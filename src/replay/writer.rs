@@ -1,17 +1,17 @@
 //! Appends a match to a replay file as it is played.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::format::*;
+use crate::fsutil::OutFile;
 use crate::sim::{Frame, Input, PLAYERS, SIM_VERSION};
 
 /// Writes whole records only, flushing after each chunk (one second of
 /// play), so after a crash or `kill -9` the file is readable up to the last
 /// complete second.
 pub struct Writer {
-    out: BufWriter<File>,
+    out: OutFile,
     path: PathBuf,
     pending: Vec<[Input; PLAYERS]>,
     /// Frames written in complete chunks so far.
@@ -22,10 +22,7 @@ pub struct Writer {
 impl Writer {
     /// Creates (or replaces) the file and writes the preamble and header.
     pub fn create(path: &Path, header: &Header) -> io::Result<Writer> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)?;
-        }
-        let mut out = BufWriter::new(File::create(path)?);
+        let mut out = crate::fsutil::create(path)?;
         out.write_all(&MAGIC)?;
         out.write_all(&FORMAT_VERSION.to_le_bytes())?;
         out.write_all(&SIM_VERSION.to_le_bytes())?;
@@ -90,8 +87,7 @@ impl Writer {
         };
         let json = serde_json::to_vec(&end).map_err(io::Error::other)?;
         self.record(KIND_END, &json)?;
-        self.out.flush()?;
-        self.out.get_ref().sync_all()?;
+        self.out.sync()?;
         Ok(self.path)
     }
 

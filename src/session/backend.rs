@@ -5,6 +5,7 @@
 //! match exchange) has no-op defaults here.
 
 use ggrs::{SessionBuilder, SyncTestSession};
+use web_time::Duration;
 
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
@@ -63,10 +64,15 @@ pub(super) trait Backend {
     /// Tells the peer we leave on purpose, so it need not wait for a timeout.
     fn say_goodbye(&mut self, _reason: &str) {}
 
-    /// Keeps the connection serviced for a moment before it is dropped, so
+    /// How long to keep the connection serviced after the match ended, so
     /// that the last messages (end checksum, desync report, goodbye) reach
     /// the peer: closing right after sending can lose them.
-    fn linger(&mut self) {}
+    fn close_linger(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    /// One round of that servicing: the network polled, queued messages sent.
+    fn service(&mut self) {}
 
     /// A desync was found (by GGRS or by comparing the end checksums):
     /// count it, record it, and tell the peer unless it told us.

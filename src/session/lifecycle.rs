@@ -13,7 +13,7 @@
 //! }
 //! ```
 
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 use super::{Driver, FrameReport, Pacer, SessionError};
 use crate::sim::{Frame, Input, PLAYERS};
@@ -21,6 +21,8 @@ use crate::sim::{Frame, Input, PLAYERS};
 /// How long a peer that confirmed its last frame keeps the match going so
 /// the other can confirm too and send its checksum.
 const END_WAIT: Duration = Duration::from_secs(5);
+/// How often the connection is serviced while a match closes.
+const CLOSE_SERVICE_PERIOD: Duration = Duration::from_millis(5);
 
 /// How frames are timed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +70,11 @@ pub struct Match {
     /// When the peer was seen gone before our last frame was confirmed.
     peer_gone_since: Option<Instant>,
     outcome: Option<Outcome>,
+    /// Once the outcome is known: until when the connection is serviced so
+    /// the last messages reach the peer (see [`Backend::close_linger`]).
+    closing_until: Option<Instant>,
+    /// The closing linger is over: `next` says `Over`.
+    closed: bool,
 }
 
 impl Match {
@@ -81,6 +88,8 @@ impl Match {
             ending_since: None,
             peer_gone_since: None,
             outcome: None,
+            closing_until: None,
+            closed: false,
         }
     }
 
@@ -100,7 +109,7 @@ impl Match {
             self.outcome = self.check_end(now);
         }
         if self.outcome.is_some() {
-            return Next::Over;
+            return self.close(now);
         }
         let Some(pacer) = &mut self.pacer else {
             return Next::Frame;
@@ -125,10 +134,10 @@ impl Match {
         })
     }
 
-    /// Whether the match is over (as the last [`Match::next`] or
-    /// [`Match::leave`] decided; asking does not poll or use up a frame).
+    /// Whether the match is over and closed: the last [`Match::next`] said
+    /// `Over` (asking does not poll or use up a frame).
     pub fn is_over(&self) -> bool {
-        self.outcome.is_some()
+        self.closed
     }
 
     /// How far the clock is between the last frame and the next (0..=1),
@@ -145,24 +154,38 @@ impl Match {
         }
     }
 
-    /// Closes the match: the peer is told we are done, the recording gets
-    /// its end record. Before `Next::Over` this counts as leaving.
+    /// The outcome is known: the peer is told a completed match is over,
+    /// then the connection is serviced for the backend's close linger
+    /// (polled like everything else, never blocking) before `Over`.
+    fn close(&mut self, now: Instant) -> Next {
+        let backend = &mut self.driver.backend;
+        let until = *self.closing_until.get_or_insert_with(|| {
+            if matches!(self.outcome, Some(Outcome::Completed)) {
+                backend.say_goodbye("the match reached its last frame");
+            }
+            now + backend.close_linger()
+        });
+        if now >= until {
+            self.closed = true;
+            return Next::Over;
+        }
+        backend.service();
+        Next::Wait(until.min(now + CLOSE_SERVICE_PERIOD))
+    }
+
+    /// The verdict, and the recording's end record. Called before
+    /// `Next::Over` (a window closed mid-match) this counts as leaving,
+    /// without the closing linger.
     pub fn finish(mut self) -> Finished {
         let outcome = self.outcome.take().unwrap_or_else(|| {
             self.driver.backend.say_goodbye("the player left");
             Outcome::Left
         });
         let reason = match &outcome {
-            Outcome::Completed => {
-                self.driver
-                    .backend
-                    .say_goodbye("the match reached its last frame");
-                "completed".to_string()
-            }
+            Outcome::Completed => "completed".to_string(),
             Outcome::Left => "left by the player".to_string(),
             Outcome::Failed(e) => e.to_string(),
         };
-        self.driver.backend.linger();
         self.driver.finish_recording(&reason);
         Finished {
             driver: self.driver,
@@ -295,8 +318,10 @@ mod tests {
         // The next frame is due one period (1/60 s) later, not now.
         assert!(matches!(game.next(start), Next::Wait(t) if t > start));
         game.leave("test");
-        assert!(game.is_over());
+        // A local backend has nothing to deliver: closed at the next poll.
+        assert!(!game.is_over());
         assert_eq!(game.next(start), Next::Over);
+        assert!(game.is_over());
         assert!(matches!(game.finish().outcome, Outcome::Left));
     }
 }

@@ -3,14 +3,13 @@
 //! delay, confirming frames for the replay, carrying the end-of-match
 //! messages and noticing a peer that left.
 
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 use futures::channel::mpsc::UnboundedSender;
 use ggrs::{
     DesyncDetection, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder, SessionState,
 };
 use matchbox_socket::{Packet, PeerId, PeerState, WebRtcSocket};
-use tokio::runtime::Runtime;
 
 use super::backend::Backend;
 use super::frame_log::FrameLog;
@@ -21,6 +20,7 @@ use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message};
 use crate::net::socket::{GgrsSocket, StatsHandle};
+use crate::net::task::{LoopHandle, NetRuntime};
 use crate::replay::EventKind;
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 
@@ -110,8 +110,8 @@ pub(super) struct OnlineBackend {
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
     garbage_owed: f64,
     // Last: dropped after everything that runs on it.
-    _message_loop: tokio::task::JoinHandle<Result<(), matchbox_socket::Error>>,
-    _runtime: Runtime,
+    _message_loop: LoopHandle,
+    _runtime: NetRuntime,
 }
 
 /// The silence after which GGRS drops the peer: the reconnect window, or
@@ -356,20 +356,19 @@ impl Backend for OnlineBackend {
         self.control.send(&Message::Bye {
             reason: reason.to_string(),
         });
-        self.control.drain(Duration::from_millis(200));
+    }
+
+    fn close_linger(&self) -> Duration {
+        CLOSE_LINGER
+    }
+
+    fn service(&mut self) {
+        self.session.poll_remote_clients();
+        self.control.flush();
     }
 
     /// Tells the peer about a desync we found (not one it told us about),
     /// and records it.
-    fn linger(&mut self) {
-        let until = Instant::now() + CLOSE_LINGER;
-        while Instant::now() < until {
-            self.session.poll_remote_clients();
-            self.control.flush();
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
     fn report_desync(&mut self, frame: Frame, ours: u128, theirs: u128, log: &mut FrameLog) {
         self.desyncs += 1;
         if !self.desync_reported_by_peer {
@@ -378,7 +377,6 @@ impl Backend for OnlineBackend {
                 sender: ours,
                 receiver: theirs,
             });
-            self.control.drain(Duration::from_millis(200));
         }
         log.event(
             EventKind::Desync,

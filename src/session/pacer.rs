@@ -2,7 +2,7 @@
 //! slower while GGRS says this peer runs ahead, and pauses when GGRS
 //! recommends waiting, so neither peer drifts ahead of the other.
 
-use std::time::{Duration, Instant};
+use web_time::{Duration, Instant};
 
 use crate::sim::FPS;
 

@@ -1,7 +1,6 @@
 //! The client side of signaling: which URL a room lives at, a matchbox
 //! socket builder set up for our server, and what its refusals mean.
 
-use axum::http::StatusCode;
 use matchbox_socket::{RtcIceServerConfig, WebRtcSocket, WebRtcSocketBuilder};
 
 use super::{DEFAULT_PORT, QUICK_PATH, RoomCode};
@@ -102,17 +101,24 @@ pub enum JoinError {
 
 /// Explains the error a matchbox socket's message loop ended with. `room`
 /// is the code the client asked for (names the room in "room X is full").
+#[cfg_attr(target_arch = "wasm32", allow(unused_variables))]
 pub fn classify_socket_error(error: &matchbox_socket::Error, room: Option<&RoomCode>) -> JoinError {
-    use matchbox_socket::{Error, SignalingError};
+    use matchbox_socket::Error;
     match error {
-        Error::ConnectionFailed(SignalingError::WebSocket(tungstenite::Error::Http(response))) => {
+        // Natively the refused upgrade's status and body are readable; a
+        // browser's WebSocket hides them (it reports only a failure).
+        #[cfg(not(target_arch = "wasm32"))]
+        Error::ConnectionFailed(matchbox_socket::SignalingError::WebSocket(
+            tungstenite::Error::Http(response),
+        )) => {
             let status = response.status().as_u16();
             let reason = response
                 .body()
                 .as_deref()
                 .map(|b| String::from_utf8_lossy(b).into_owned())
                 .unwrap_or_default();
-            if status == StatusCode::CONFLICT.as_u16() {
+            // 409 Conflict: our server's "room is full".
+            if status == 409 {
                 // Our server's body is "room CODE is full"; another server's
                 // may be anything, so fall back to the whole body.
                 let name = room.map_or_else(

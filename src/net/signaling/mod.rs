@@ -32,20 +32,26 @@
 //! completes expires after [`RESERVATION_TTL`].
 
 mod client;
+// The server side is native only: a browser cannot accept connections.
+#[cfg(not(target_arch = "wasm32"))]
 mod registry;
+#[cfg(not(target_arch = "wasm32"))]
 mod server;
 #[cfg(not(target_arch = "wasm32"))]
 mod web;
 
-use std::time::Duration;
+use web_time::Duration;
 
+#[cfg(not(target_arch = "wasm32"))]
 use axum::http::StatusCode;
 
 pub use client::{
     JoinError, ServerUrlError, browser_link, check_server_url, classify_socket_error,
     client_builder, no_ice_servers, room_url,
 };
+#[cfg(not(target_arch = "wasm32"))]
 pub use registry::{Registry, RelayError};
+#[cfg(not(target_arch = "wasm32"))]
 pub use server::{BoundServer, RoomState, RoomTopology, ServerError, bind, serve};
 #[cfg(not(target_arch = "wasm32"))]
 pub use web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError};
@@ -96,6 +102,7 @@ pub enum Refusal {
     BadRoom(RoomCodeError),
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Refusal {
     pub fn status(&self) -> StatusCode {
         match self {

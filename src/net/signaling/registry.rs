@@ -3,7 +3,7 @@
 //! one lock, and the tests call in directly.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use web_time::Instant;
 
 use axum::extract::ws::Message;
 use matchbox_protocol::{JsonPeerEvent, PeerId};
@@ -211,7 +211,7 @@ impl Registry {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
+    use web_time::Duration;
 
     use super::*;
     use crate::net::RoomCode;

@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use web_time::Instant;
 
 use async_trait::async_trait;
 use axum::extract::ws::Message;
@@ -231,7 +231,7 @@ pub async fn serve(
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
+    use web_time::Duration;
 
     use matchbox_protocol::PeerId;
     use matchbox_socket::WebRtcSocket;
