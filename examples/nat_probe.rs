@@ -109,7 +109,7 @@ fn main() -> ExitCode {
 }
 
 async fn serve(addr: SocketAddr) -> ExitCode {
-    let server = match bind(addr) {
+    let server = match bind(addr, None) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("nat_probe serve: {e}");

@@ -210,6 +210,12 @@ pub struct ServeArgs {
     /// Address and port to listen on.
     #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:3536")]
     pub bind: SocketAddr,
+
+    /// Serve the web client (bash scripts/build-web.sh builds it) from DIR
+    /// [default: $TWINSTAR_WEB, else web/ beside the executable's folder,
+    /// i.e. target/web]
+    #[arg(long, value_name = "DIR")]
+    pub web: Option<PathBuf>,
 }
 
 /// Host and join show a waiting screen before the match starts.

@@ -24,7 +24,7 @@ fn server() -> Server {
         .unwrap();
     let bound = {
         let _guard = runtime.enter();
-        signaling::bind(SocketAddr::from(([127, 0, 0, 1], 0))).unwrap()
+        signaling::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap()
     };
     let url = format!("ws://{}", bound.local_addr());
     runtime.spawn(bound.serve(std::future::pending()));

@@ -19,9 +19,9 @@ use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
-use crate::net::signaling::check_server_url;
+use crate::net::signaling::{browser_link, check_server_url};
 #[cfg(not(target_arch = "wasm32"))]
-use crate::net::signaling::{self, DEFAULT_PORT};
+use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
 use crate::net::task::NetRuntime;
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions};
@@ -62,9 +62,13 @@ pub fn serve(_args: &ServeArgs) -> Result<Report, Failure> {
 
 #[cfg(not(target_arch = "wasm32"))]
 pub fn serve(args: &ServeArgs) -> Result<Report, Failure> {
+    let web = match &args.web {
+        Some(dir) => Some(WebClient::load(dir).map_err(|e| Failure::BadInput(e.to_string()))?),
+        None => WebClient::find_default(),
+    };
     let runtime = runtime()?;
     runtime.tokio().block_on(async {
-        let server = signaling::bind(args.bind)
+        let server = signaling::bind(args.bind, web.clone())
             .map_err(|e| Failure::BadInput(format!("{e} (address {})", args.bind)))?;
         let addr = server.local_addr();
         let shown = if addr.ip().is_unspecified() {
@@ -73,6 +77,12 @@ pub fn serve(args: &ServeArgs) -> Result<Report, Failure> {
             addr
         };
         eprintln!("twinstar: signaling server on ws://{shown} (players pass --server ws://{shown}); Ctrl-C stops it");
+        match browser_link(&format!("ws://{shown}"), None) {
+            Some(page) if web.is_some() => {
+                eprintln!("twinstar: web client at {page} (a room's link: {page}#K7Q-2XM)")
+            }
+            _ => eprintln!("twinstar: no web client here (bash scripts/build-web.sh builds one)"),
+        }
         server
             .serve(shutdown_signal())
             .await
@@ -161,23 +171,34 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
 }
 
 /// The signaling server to use: `--server`, or in the browser the server
-/// that served the page.
+/// that served the page; and whether a browser can play there (yes).
 #[cfg(target_arch = "wasm32")]
-fn signaling_server(_role: Role, net: &NetArgs, _runtime: &NetRuntime) -> Result<String, Failure> {
+fn signaling_server(
+    _role: Role,
+    net: &NetArgs,
+    _runtime: &NetRuntime,
+) -> Result<(String, bool), Failure> {
     match &net.server {
         Some(url) => Ok(url.trim_end_matches('/').to_string()),
         None => crate::web::page::page_server().ok_or_else(|| {
             Failure::BadInput("this page has no server address; pass --server".into())
         }),
     }
+    .map(|url| (url, true))
 }
 
 /// The signaling server to use: `--server`, or for a host without one the
-/// local default, started in-process when nothing answers there.
+/// local default, started in-process when nothing answers there; and
+/// whether a browser can play there (false only for a server started here
+/// without a web client; of another, we cannot know and assume it can).
 #[cfg(not(target_arch = "wasm32"))]
-fn signaling_server(role: Role, net: &NetArgs, runtime: &NetRuntime) -> Result<String, Failure> {
+fn signaling_server(
+    role: Role,
+    net: &NetArgs,
+    runtime: &NetRuntime,
+) -> Result<(String, bool), Failure> {
     if let Some(url) = &net.server {
-        return Ok(url.trim_end_matches('/').to_string());
+        return Ok((url.trim_end_matches('/').to_string(), true));
     }
     let local = SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT));
     let default_url = format!("ws://{local}");
@@ -189,12 +210,14 @@ fn signaling_server(role: Role, net: &NetArgs, runtime: &NetRuntime) -> Result<S
                 lan_address()
             );
         }
-        return Ok(default_url);
+        return Ok((default_url, true));
     }
     let bind_addr = SocketAddr::from((Ipv4Addr::UNSPECIFIED, DEFAULT_PORT));
+    let web = WebClient::find_default();
+    let browsers = web.is_some();
     let server = {
         let _guard = runtime.tokio().enter();
-        signaling::bind(bind_addr).map_err(|e| {
+        signaling::bind(bind_addr, web).map_err(|e| {
             Failure::Runtime(
                 format!(
                     "no signaling server answers at {default_url} and starting one failed: {e}"
@@ -208,7 +231,7 @@ fn signaling_server(role: Role, net: &NetArgs, runtime: &NetRuntime) -> Result<S
         "twinstar: started a signaling server on port {DEFAULT_PORT}; the other player passes --server ws://{}:{DEFAULT_PORT}",
         lan_address()
     );
-    Ok(default_url)
+    Ok((default_url, browsers))
 }
 
 /// A connection on its way and how the match will run once it is made.
@@ -235,12 +258,17 @@ pub(super) fn start_online(
 ) -> Result<OnlineStart, Failure> {
     let plan = plan(role, code, net, run)?;
     let runtime = runtime()?;
-    let server = match (&net.server, settings.server()) {
+    let (server, browsers) = match (&net.server, settings.server()) {
         (None, Some(saved)) => {
             check_server_url(saved).map_err(|e| Failure::BadInput(e.to_string()))?;
-            saved.trim_end_matches('/').to_string()
+            (saved.trim_end_matches('/').to_string(), true)
         }
         _ => signaling_server(plan.role, net, &runtime)?,
+    };
+    let share_server = match server.strip_prefix("ws://127.0.0.1:") {
+        #[cfg(not(target_arch = "wasm32"))]
+        Some(port) => format!("ws://{}:{port}", lan_address()),
+        _ => server.clone(),
     };
     let delay = match net.input_delay {
         Some(delay) => delay,
@@ -248,11 +276,15 @@ pub(super) fn start_online(
     };
     match (&plan.room, plan.role) {
         (Some(room), Role::Host) => eprintln!(
-            "twinstar: room code {room}; the other player runs: twinstar join {room}{}",
+            "twinstar: room code {room}; the other player runs: twinstar join {room}{}{}",
             if net.server.is_some() {
                 format!(" --server {server}")
             } else {
                 String::new()
+            },
+            match browser_link(&share_server, Some(room)) {
+                Some(link) if browsers => format!(", or opens {link}"),
+                _ => String::new(),
             }
         ),
         (Some(room), _) => eprintln!("twinstar: joining room {room} on {server}"),
@@ -280,11 +312,6 @@ pub(super) fn start_online(
         garbage_per_second: net.debug_garbage,
         inject_desync_from: net.debug_inject_desync,
         reconnect_window: Duration::from_secs(reconnect_window.into()),
-    };
-    let share_server = match options.server.strip_prefix("ws://127.0.0.1:") {
-        #[cfg(not(target_arch = "wasm32"))]
-        Some(port) => format!("ws://{}:{port}", lan_address()),
-        _ => options.server.clone(),
     };
     Ok(OnlineStart {
         share_server,

@@ -553,7 +553,7 @@ mod tests {
         use web_time::Duration;
 
         tokio::time::timeout(Duration::from_secs(30), async {
-            let server = bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
+            let server = bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap();
             let url = room_url(
                 &format!("ws://{}", server.local_addr()),
                 Some(&RoomCode::parse("SCKTST").unwrap()),

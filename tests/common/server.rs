@@ -1,5 +1,6 @@
 //! `twinstar serve`, the signaling server, as a process.
 
+use std::ffi::OsStr;
 use std::net::{SocketAddr, TcpStream};
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
@@ -23,9 +24,18 @@ impl Server {
     /// Starts the server; fails if it has not reported its address and
     /// accepted a TCP connection within 10 s.
     pub fn start() -> Self {
+        Self::start_with(&[], &[])
+    }
+
+    /// [`Server::start`] with more arguments after `serve --bind
+    /// 127.0.0.1:0`, and environment variables set.
+    pub fn start_with(args: &[&str], envs: &[(&str, &OsStr)]) -> Self {
         let deadline = Instant::now() + Duration::from_secs(10);
-        let mut process =
-            Twinstar::spawn(&std::env::temp_dir(), &["serve", "--bind", "127.0.0.1:0"]);
+        let mut all = vec!["serve", "--bind", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        let mut command = super::command(&std::env::temp_dir(), &all);
+        command.envs(envs.iter().copied());
+        let mut process = Twinstar::spawn_command(command);
         let fail = |process: &Twinstar, why: &str| -> ! {
             panic!(
                 "twinstar serve {why}; stderr:\n{}",
@@ -79,6 +89,16 @@ impl Server {
 
     pub fn pid(&self) -> u32 {
         self.process.pid()
+    }
+
+    /// What it has written to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.process.stderr()
+    }
+
+    /// Waits until stderr contains `needle` (see [`Twinstar::wait_for`]).
+    pub fn wait_for(&mut self, needle: &str, limit: Duration) -> bool {
+        self.process.wait_for(needle, limit)
     }
 
     pub fn is_alive(&mut self) -> bool {

@@ -44,6 +44,27 @@ pub fn room_url(server: &str, room: Option<&RoomCode>) -> String {
     }
 }
 
+/// The page a browser opens to play in `room` (`None`: a quick match) on
+/// the signaling server `server`, which also serves the web client:
+/// `ws://HOST:PORT` gives `http://HOST:PORT/#K7Q-2XM`, `wss://` gives
+/// `https://`. The code rides in the fragment, which the browser keeps to
+/// itself; the page reads it. `None` for a URL that is neither.
+pub fn browser_link(server: &str, room: Option<&RoomCode>) -> Option<String> {
+    let server = server.trim().trim_end_matches('/');
+    let (scheme, host) = match server.split_once("://")? {
+        ("ws", host) => ("http", host),
+        ("wss", host) => ("https", host),
+        _ => return None,
+    };
+    if host.is_empty() {
+        return None;
+    }
+    Some(match room {
+        Some(code) => format!("{scheme}://{host}/#{code}"),
+        None => format!("{scheme}://{host}/"),
+    })
+}
+
 /// A matchbox socket builder for a room URL, set up the way our clients need:
 /// one connection attempt (matchbox's default of three, 3 s apart, would
 /// delay a "room is full" by 6 s; our refusals are final) and the given ICE
@@ -152,5 +173,33 @@ mod tests {
             check_server_url("ws:///"),
             Err(ServerUrlError::NotJustTheServer("ws:///".into()))
         );
+    }
+
+    #[test]
+    fn browser_links_put_the_room_in_the_fragment() {
+        let code = RoomCode::parse("k7q2xm").unwrap();
+        assert_eq!(
+            browser_link("ws://192.168.1.20:3536", Some(&code)).as_deref(),
+            Some("http://192.168.1.20:3536/#K7Q-2XM")
+        );
+        assert_eq!(
+            browser_link("ws://192.168.1.20:3536/", None).as_deref(),
+            Some("http://192.168.1.20:3536/")
+        );
+        assert_eq!(
+            browser_link("wss://play.example.org", Some(&code)).as_deref(),
+            Some("https://play.example.org/#K7Q-2XM")
+        );
+        assert_eq!(
+            browser_link("ws://[::1]:3536", Some(&code)).as_deref(),
+            Some("http://[::1]:3536/#K7Q-2XM")
+        );
+        for not_signaling in ["http://x:1", "x:1", "ws://", "", "wss:///"] {
+            assert_eq!(
+                browser_link(not_signaling, Some(&code)),
+                None,
+                "{not_signaling}"
+            );
+        }
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! - [`registry`]: rooms, seats and relaying; pure bookkeeping, unit-tested;
 //! - [`server`]: the matchbox topology around it, binding and serving;
-//! - [`client`]: room URLs, the client socket builder, refusals explained.
+//! - [`client`]: room URLs, the client socket builder, refusals explained;
+//! - [`web`]: the web client, served on plain HTTP `GET`s by the same server.
 //!
 //! Built on `matchbox_signaling` with our own topology: matchbox's full-mesh
 //! topology lets any number of peers into a room, we need rooms of two.
@@ -14,6 +15,9 @@
 //! - `ws://HOST:PORT/` or `/quick` is a quick match: paired with the next
 //!   client that also asked for one.
 //! - Anything else is refused with HTTP 400.
+//! - A plain `GET` (no websocket upgrade) is no client: `/` answers with the
+//!   web client's page when the server has one, see [`web`]. Its players
+//!   open `http://HOST:PORT/#K7Q-2XM` ([`browser_link`]).
 //!
 //! Why refuse before the upgrade: after it, matchbox clients have no way to
 //! learn why the server closed (a close frame ends their socket future with
@@ -33,6 +37,8 @@ mod client;
 mod registry;
 #[cfg(not(target_arch = "wasm32"))]
 mod server;
+#[cfg(not(target_arch = "wasm32"))]
+mod web;
 
 use web_time::Duration;
 
@@ -40,13 +46,15 @@ use web_time::Duration;
 use axum::http::StatusCode;
 
 pub use client::{
-    JoinError, ServerUrlError, check_server_url, classify_socket_error, client_builder,
-    no_ice_servers, room_url,
+    JoinError, ServerUrlError, browser_link, check_server_url, classify_socket_error,
+    client_builder, no_ice_servers, room_url,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use registry::{Registry, RelayError};
 #[cfg(not(target_arch = "wasm32"))]
 pub use server::{BoundServer, RoomState, RoomTopology, ServerError, bind, serve};
+#[cfg(not(target_arch = "wasm32"))]
+pub use web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError};
 
 use super::room_code::{RoomCode, RoomCodeError};
 

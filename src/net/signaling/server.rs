@@ -21,6 +21,7 @@ use tokio::sync::oneshot;
 use tracing::{info, warn};
 
 use super::registry::Registry;
+use super::web::{self, WebClient};
 use super::{ROOM_CAPACITY, Refusal, RoomCode, RoomRequest};
 
 /// The shared registry, cloned into every connection task by matchbox.
@@ -133,10 +134,19 @@ pub struct BoundServer {
     state: RoomState,
 }
 
-/// Binds the signaling server (`port` 0 picks a free one).
+/// Binds the signaling server (`port` 0 picks a free one). Plain HTTP
+/// `GET`s (no websocket upgrade) are answered from `web`, the web client,
+/// or with 404 when there is none (see [`web::respond`]).
 // The admission callback's `Result<bool, Response>` is matchbox's signature.
 #[allow(clippy::result_large_err)]
-pub fn bind(addr: SocketAddr) -> Result<BoundServer, ServerError> {
+pub fn bind(addr: SocketAddr, web: Option<WebClient>) -> Result<BoundServer, ServerError> {
+    if let Some(web) = &web {
+        info!(
+            "web client from {}: {}",
+            web.dir().display(),
+            web.describe()
+        );
+    }
     let state = RoomState::default();
     let admission = state.clone();
     let (shutdown_tx, shutdown_rx) = oneshot::channel();
@@ -158,7 +168,8 @@ pub fn bind(addr: SocketAddr) -> Result<BoundServer, ServerError> {
         }
     })
     .with_shutdown(shutdown_rx)
-    .build();
+    // After matchbox's `/` and `/{path}` routes: the layer sees every request.
+    .build_with(|router| router.layer(axum::middleware::from_fn_with_state(web, web::middleware)));
     let addr = server.bind().map_err(|e| match e {
         matchbox_signaling::Error::Bind(io) => ServerError::Bind(io),
         other => ServerError::Serve(other),
@@ -209,12 +220,13 @@ impl RoomState {
     }
 }
 
-/// Binds and serves until `shutdown` resolves (`twinstar serve`).
+/// Binds and serves until `shutdown` resolves.
 pub async fn serve(
     bind_addr: SocketAddr,
+    web: Option<WebClient>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
-    bind(bind_addr)?.serve(shutdown).await
+    bind(bind_addr, web)?.serve(shutdown).await
 }
 
 #[cfg(test)]
@@ -244,7 +256,7 @@ mod tests {
 
     impl TestServer {
         fn start() -> Self {
-            let server = bind(SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
+            let server = bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap();
             let base = format!("ws://{}", server.local_addr());
             let state = server.state();
             let (stop, stopped) = oneshot::channel::<()>();

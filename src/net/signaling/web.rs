@@ -1,0 +1,474 @@
+//! The web client, served by the signaling server on plain HTTP.
+//!
+//! `scripts/build-web.sh` builds the browser version of twinstar into
+//! `target/web`: `index.html`, the wasm-bindgen glue `twinstar.js`, the
+//! module `twinstar_bg.wasm` and macroquad's loader `mq_js_bundle.js`, each
+//! with a gzipped `NAME.gz` beside it. The server reads exactly those files
+//! into memory when it starts ([`WebClient::load`]) and answers a `GET`
+//! that is no websocket upgrade from them ([`respond`]): `/` is
+//! `index.html`, `/NAME` one of the others, anything else 404. The set of
+//! names is fixed, so no request can reach another file; a rebuild is
+//! served after a restart.
+//!
+//! Websocket upgrades (on `/` and `/ROOM`) pass through to matchbox, as
+//! before. Players open `http://HOST:PORT/#K7Q-2XM` (see
+//! [`super::browser_link`]); the fragment never reaches the server.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::header::{
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue,
+    IF_NONE_MATCH, UPGRADE, VARY,
+};
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use tracing::warn;
+
+use crate::fsutil::{ReadError, read_limited};
+
+/// The files of the web client: name, content type. `index.html` first:
+/// it is the one a directory must hold to count as a web client.
+pub const WEB_FILES: [(&str, &str); 4] = [
+    ("index.html", "text/html; charset=utf-8"),
+    ("twinstar.js", "text/javascript; charset=utf-8"),
+    ("twinstar_bg.wasm", "application/wasm"),
+    ("mq_js_bundle.js", "text/javascript; charset=utf-8"),
+];
+
+/// The environment variable naming the web client's directory.
+pub const WEB_DIR_ENV: &str = "TWINSTAR_WEB";
+
+/// Largest file read (the wasm module is about 1 MB).
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What `GET /` answers when the server has no web client.
+pub const NOT_BUILT: &str = "the web client is not built here: run bash scripts/build-web.sh\n";
+
+const NOT_FOUND: &str =
+    "not found: the web client is /, /twinstar.js, /twinstar_bg.wasm and /mq_js_bundle.js\n";
+
+/// Why a directory could not be served.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    #[error("{dir}: no web client there (no index.html); bash scripts/build-web.sh builds one")]
+    NotBuilt { dir: PathBuf },
+    #[error("{path}: {source}")]
+    Read { path: PathBuf, source: ReadError },
+}
+
+/// One file, as sent.
+#[derive(Debug)]
+struct WebFile {
+    name: &'static str,
+    content_type: &'static str,
+    body: Bytes,
+    /// The `NAME.gz` beside it, if there was one.
+    gzip: Option<Bytes>,
+    /// Quoted, from the content: a reload that finds it unchanged is a 304.
+    etag: HeaderValue,
+}
+
+/// The web client's files, in memory. Cloning is cheap.
+#[derive(Clone, Debug)]
+pub struct WebClient(Arc<Loaded>);
+
+#[derive(Debug)]
+struct Loaded {
+    dir: PathBuf,
+    files: Vec<WebFile>,
+}
+
+impl WebClient {
+    /// Reads the web client's files from `dir`. `index.html` must be there;
+    /// another file missing is logged and answered with 404.
+    pub fn load(dir: &Path) -> Result<WebClient, WebError> {
+        let read = |name: &str| -> Result<Option<Bytes>, WebError> {
+            let path = dir.join(name);
+            match read_limited(&path, MAX_FILE_BYTES) {
+                Ok(bytes) => Ok(Some(Bytes::from(bytes))),
+                Err(e) if e.is_not_found() => Ok(None),
+                Err(source) => Err(WebError::Read { path, source }),
+            }
+        };
+        let mut files = Vec::new();
+        for (name, content_type) in WEB_FILES {
+            let Some(body) = read(name)? else {
+                if name == "index.html" {
+                    return Err(WebError::NotBuilt {
+                        dir: dir.to_path_buf(),
+                    });
+                }
+                warn!("web client in {}: {name} is missing", dir.display());
+                continue;
+            };
+            let gzip = read(&format!("{name}.gz"))?;
+            let hash = xxhash_rust::xxh3::xxh3_128(&body);
+            let etag = HeaderValue::from_str(&format!("\"{:032x}\"", hash))
+                .expect("hex digits in quotes are a valid header value");
+            files.push(WebFile {
+                name,
+                content_type,
+                body,
+                gzip,
+                etag,
+            });
+        }
+        Ok(WebClient(Arc::new(Loaded {
+            dir: dir.to_path_buf(),
+            files,
+        })))
+    }
+
+    /// The web client a server uses when not told (`twinstar serve` without
+    /// `--web`, and the server `twinstar host` starts): the directory named
+    /// by `TWINSTAR_WEB` if set, else `web` beside the executable's folder
+    /// (`target/debug/twinstar` and `target/release/twinstar` both find
+    /// `target/web`). `None`, after a warning, when that directory holds no
+    /// web client but was named, or cannot be read.
+    pub fn find_default() -> Option<WebClient> {
+        let (dir, named) = match std::env::var_os(WEB_DIR_ENV) {
+            Some(dir) if !dir.is_empty() => (PathBuf::from(dir), true),
+            _ => (beside_executable()?, false),
+        };
+        match WebClient::load(&dir) {
+            Ok(web) => Some(web),
+            Err(WebError::NotBuilt { .. }) if !named => None,
+            Err(e) => {
+                warn!("not serving the web client: {e}");
+                None
+            }
+        }
+    }
+
+    /// The directory it was read from.
+    pub fn dir(&self) -> &Path {
+        &self.0.dir
+    }
+
+    /// The files it holds and their sizes, e.g. for a log line.
+    pub fn describe(&self) -> String {
+        let files: Vec<String> = self
+            .0
+            .files
+            .iter()
+            .map(|f| match &f.gzip {
+                Some(gz) => format!("{} {} B ({} B gzipped)", f.name, f.body.len(), gz.len()),
+                None => format!("{} {} B", f.name, f.body.len()),
+            })
+            .collect();
+        files.join(", ")
+    }
+
+    fn file(&self, path: &str) -> Option<&WebFile> {
+        let name = match path {
+            "/" => "index.html",
+            _ => path.strip_prefix('/')?,
+        };
+        self.0.files.iter().find(|f| f.name == name)
+    }
+}
+
+/// `<folder of the executable>/../web`, if the executable is known.
+fn beside_executable() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.parent()?.parent()?.join("web"))
+}
+
+/// Whether the request asks for a websocket (matchbox's business).
+fn is_upgrade(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(UPGRADE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|protocol| protocol.trim().eq_ignore_ascii_case("websocket"))
+}
+
+/// Whether `Accept-Encoding` allows gzip: named (or `*`) with a quality
+/// above zero, and not refused by name.
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    let mut gzip = None;
+    let mut any = None;
+    for value in headers.get_all(ACCEPT_ENCODING) {
+        let Ok(value) = value.to_str() else { continue };
+        for item in value.split(',') {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or("").trim();
+            let quality = parts
+                .filter_map(|p| p.trim().strip_prefix("q="))
+                .filter_map(|q| q.trim().parse::<f32>().ok())
+                .next_back()
+                .unwrap_or(1.0);
+            let acceptable = quality > 0.0;
+            if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+                gzip = Some(acceptable);
+            } else if coding == "*" {
+                any = Some(acceptable);
+            }
+        }
+    }
+    gzip.or(any).unwrap_or(false)
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response {
+    (
+        status,
+        [
+            (CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// The answer to a request that is no websocket upgrade: a file of the
+/// web client, 404, or (`None`) nothing, for matchbox to handle as before.
+/// Only `GET` and `HEAD` are answered here.
+pub fn respond(
+    web: Option<&WebClient>,
+    method: &Method,
+    path: &str,
+    headers: &HeaderMap,
+) -> Option<Response> {
+    if is_upgrade(headers) || (method != Method::GET && method != Method::HEAD) {
+        return None;
+    }
+    let Some(web) = web else {
+        return Some(text(StatusCode::NOT_FOUND, NOT_BUILT));
+    };
+    let Some(file) = web.file(path) else {
+        return Some(text(StatusCode::NOT_FOUND, NOT_FOUND));
+    };
+    let mut response = if headers
+        .get_all(IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|tag| tag.trim() == file.etag || tag.trim() == "*")
+    {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        match &file.gzip {
+            Some(gz) if accepts_gzip(headers) => {
+                let mut r = Response::new(Body::from(gz.clone()));
+                r.headers_mut()
+                    .insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                r
+            }
+            _ => Response::new(Body::from(file.body.clone())),
+        }
+    };
+    let h = response.headers_mut();
+    h.insert(CONTENT_TYPE, HeaderValue::from_static(file.content_type));
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(ETAG, file.etag.clone());
+    if file.gzip.is_some() {
+        h.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
+    }
+    Some(response)
+}
+
+/// The axum middleware around matchbox's routes: [`respond`], else on to
+/// matchbox.
+pub async fn middleware(
+    State(web): State<Option<WebClient>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match respond(
+        web.as_ref(),
+        request.method(),
+        request.uri().path(),
+        request.headers(),
+    ) {
+        Some(response) => response,
+        None => next.run(request).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir_with(name: &str, files: &[(&str, &[u8])]) -> PathBuf {
+        let dir = std::env::temp_dir()
+            .join(format!("twinstar-web-{}", std::process::id()))
+            .join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (file, bytes) in files {
+            std::fs::write(dir.join(file), bytes).unwrap();
+        }
+        dir
+    }
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (name, value) in pairs {
+            h.append(*name, HeaderValue::from_static(value));
+        }
+        h
+    }
+
+    fn get(
+        web: Option<&WebClient>,
+        path: &str,
+        pairs: &[(&'static str, &'static str)],
+    ) -> Response {
+        respond(web, &Method::GET, path, &headers(pairs)).expect("not answered")
+    }
+
+    fn header<'a>(r: &'a Response, name: &str) -> Option<&'a str> {
+        r.headers().get(name).map(|v| v.to_str().unwrap())
+    }
+
+    async fn body(r: Response) -> Vec<u8> {
+        axum::body::to_bytes(r.into_body(), usize::MAX)
+            .await
+            .unwrap()
+            .to_vec()
+    }
+
+    fn client() -> WebClient {
+        let dir = dir_with(
+            "full",
+            &[
+                ("index.html", b"<!DOCTYPE html>hello"),
+                ("twinstar.js", b"export {}"),
+                ("twinstar_bg.wasm", b"\0asm\x01\0\0\0"),
+                ("twinstar_bg.wasm.gz", b"GZ-OF-WASM"),
+                ("mq_js_bundle.js", b"var x;"),
+                ("secret.txt", b"not served"),
+            ],
+        );
+        WebClient::load(&dir).unwrap()
+    }
+
+    #[tokio::test]
+    async fn serves_the_fixed_files_with_their_types() {
+        let web = client();
+        for path in ["/", "/index.html"] {
+            let r = get(Some(&web), path, &[]);
+            assert_eq!(r.status(), StatusCode::OK);
+            assert_eq!(header(&r, "content-type"), Some("text/html; charset=utf-8"));
+            assert_eq!(header(&r, "cache-control"), Some("no-cache"));
+            assert_eq!(body(r).await, b"<!DOCTYPE html>hello");
+        }
+        let r = get(Some(&web), "/twinstar.js", &[]);
+        assert_eq!(
+            header(&r, "content-type"),
+            Some("text/javascript; charset=utf-8")
+        );
+        let r = get(Some(&web), "/twinstar_bg.wasm", &[]);
+        assert_eq!(header(&r, "content-type"), Some("application/wasm"));
+        assert_eq!(header(&r, "content-encoding"), None);
+        assert_eq!(header(&r, "vary"), Some("Accept-Encoding"));
+        assert_eq!(body(r).await, b"\0asm\x01\0\0\0");
+    }
+
+    #[tokio::test]
+    async fn gzip_only_when_accepted_and_present() {
+        let web = client();
+        let gz = |accept: &'static str| {
+            get(
+                Some(&web),
+                "/twinstar_bg.wasm",
+                &[("accept-encoding", accept)],
+            )
+        };
+        let r = gz("gzip, deflate, br");
+        assert_eq!(header(&r, "content-encoding"), Some("gzip"));
+        assert_eq!(header(&r, "content-type"), Some("application/wasm"));
+        assert_eq!(header(&r, "vary"), Some("Accept-Encoding"));
+        assert_eq!(body(r).await, b"GZ-OF-WASM");
+        for refused in ["br", "gzip;q=0", "*;q=0", "identity", "gzip; q=0.0, *"] {
+            let r = gz(refused);
+            assert_eq!(header(&r, "content-encoding"), None, "{refused}");
+            assert_eq!(body(r).await, b"\0asm\x01\0\0\0", "{refused}");
+        }
+        assert_eq!(header(&gz("*"), "content-encoding"), Some("gzip"));
+        assert_eq!(header(&gz("GZIP;q=0.5"), "content-encoding"), Some("gzip"));
+        // No .gz of index.html: plain, and no Vary.
+        let r = get(Some(&web), "/", &[("accept-encoding", "gzip")]);
+        assert_eq!(header(&r, "content-encoding"), None);
+        assert_eq!(header(&r, "vary"), None);
+    }
+
+    #[tokio::test]
+    async fn anything_else_is_404_and_upgrades_pass_through() {
+        let web = client();
+        for path in [
+            "/secret.txt",
+            "/twinstar_bg.wasm.gz",
+            "/../Cargo.toml",
+            "/%2e%2e/Cargo.toml",
+            "/K7Q2XM",
+            "/quick",
+            "//index.html",
+            "/web/index.html",
+        ] {
+            let r = get(Some(&web), path, &[]);
+            assert_eq!(r.status(), StatusCode::NOT_FOUND, "{path}");
+            assert_eq!(
+                header(&r, "content-type"),
+                Some("text/plain; charset=utf-8")
+            );
+            let text = String::from_utf8(body(r).await).unwrap();
+            assert_eq!(text.lines().count(), 1, "{text}");
+        }
+        let upgrade = headers(&[("connection", "Upgrade"), ("upgrade", "websocket")]);
+        assert!(respond(Some(&web), &Method::GET, "/K7Q2XM", &upgrade).is_none());
+        assert!(respond(Some(&web), &Method::GET, "/", &upgrade).is_none());
+        assert!(respond(None, &Method::GET, "/", &upgrade).is_none());
+        assert!(respond(Some(&web), &Method::POST, "/", &HeaderMap::new()).is_none());
+        let r = respond(Some(&web), &Method::HEAD, "/", &HeaderMap::new()).unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn without_a_build_get_says_how_to_make_one() {
+        let r = get(None, "/", &[]);
+        assert_eq!(r.status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            header(&r, "content-type"),
+            Some("text/plain; charset=utf-8")
+        );
+        assert_eq!(body(r).await, NOT_BUILT.as_bytes());
+
+        let empty = dir_with("empty", &[("twinstar.js", b"x")]);
+        let err = WebClient::load(&empty).unwrap_err();
+        assert!(matches!(err, WebError::NotBuilt { .. }), "{err}");
+        assert!(WebClient::load(&empty.join("nowhere")).is_err());
+    }
+
+    #[test]
+    fn an_unchanged_file_is_not_sent_again() {
+        let web = client();
+        let first = get(Some(&web), "/twinstar.js", &[]);
+        let etag = header(&first, "etag").unwrap().to_string();
+        let mut h = HeaderMap::new();
+        h.insert(IF_NONE_MATCH, HeaderValue::from_str(&etag).unwrap());
+        let again = respond(Some(&web), &Method::GET, "/twinstar.js", &h).unwrap();
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+        let other = respond(Some(&web), &Method::GET, "/index.html", &h).unwrap();
+        assert_eq!(other.status(), StatusCode::OK);
+    }
+
+    #[test]
+    fn a_partial_build_serves_what_is_there() {
+        let dir = dir_with("partial", &[("index.html", b"i")]);
+        let web = WebClient::load(&dir).unwrap();
+        assert_eq!(web.dir(), dir);
+        assert_eq!(get(Some(&web), "/", &[]).status(), StatusCode::OK);
+        assert_eq!(
+            get(Some(&web), "/twinstar_bg.wasm", &[]).status(),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(web.describe(), "index.html 1 B");
+    }
+}

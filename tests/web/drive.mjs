@@ -1,0 +1,264 @@
+// The browser driver of the web tests: opens a page in headless Chromium,
+// prints what it logs, presses keys, and ends when a line says so.
+//
+//   node tests/web/drive.mjs URL [--timeout SECS] [--screenshot PATH]
+//        [--keys "ArrowDown,Enter@1500,ArrowLeft@3000+400"] [--until REGEX]
+//        [--size WxH] [--chromium PATH] [--flag CHROMIUM_FLAG]...
+//
+// stdout, one line each, as it happens:
+//   console: TEXT     every console message of the page (any level)
+//   dialog: TEXT      an alert() (dismissed), e.g. macroquad's "no WebGL"
+//   http: STATUS URL  a response with status 400 or more
+//   timing: ...       navigation start to the load event and to the first
+//                     animation frame (the game's first frame); at the end,
+//                     frames drawn and their rate
+//   TEXT              last, the console line that matched --until
+//
+// Exit 0 once a console line matches --until (default ^TWINSTAR-RESULT ),
+// after the screenshot if one was asked for. Exit 1 on a timeout (default
+// 60 s), an uncaught error in the page or a crash, with one line on stderr
+// saying which (`drive: ...`); the screenshot is still taken if it can be.
+// Exit 2 for bad arguments.
+//
+// --keys: comma-separated KEY[@MS][+HOLD]. KEY is a Playwright key name
+// (ArrowDown, Enter, Escape, KeyA, Digit1, F1, ...: it sets the event's
+// `code`, which macroquad reads). MS is when to press it, in ms after the
+// page's first animation frame (keys sent before the game runs are lost);
+// without it, 250 ms after the previous key (the first: 1000 ms). HOLD is
+// how long it is held down (default 80 ms, about 5 frames).
+//
+// --screenshot PATH: a PNG of the canvas, read inside an animation frame
+// right after the game drew it (`canvas.toDataURL`; a WebGL canvas reads
+// blank outside the frame that drew it, and Chromium's own --screenshot
+// captures black), else Playwright's screenshot of the canvas element.
+//
+// Chromium: /usr/bin/chromium (or --chromium, or $CHROMIUM), headless, with
+// the flags a root container needs (see DEFAULT_FLAGS) plus each --flag.
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+
+import { chromium } from "playwright-core";
+
+const DEFAULT_FLAGS = [
+  "--no-sandbox", // root in a container
+  "--disable-gpu", // no GPU here: WebGL in software (SwiftShader)
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--autoplay-policy=no-user-gesture-required",
+];
+
+const USAGE =
+  "usage: node tests/web/drive.mjs URL [--timeout SECS] [--screenshot PATH] " +
+  '[--keys "ArrowDown,Enter@1500,..."] [--until REGEX] [--size WxH] [--chromium PATH] [--flag FLAG]...';
+
+function usage(why) {
+  console.error(`drive: ${why}\n${USAGE}`);
+  process.exit(2);
+}
+
+const line = (text) => process.stdout.write(`${text}\n`);
+
+function parseKeys(spec) {
+  const keys = [];
+  let at = 750;
+  for (const item of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([^@+]+)(?:@(\d+))?(?:\+(\d+))?$/.exec(item);
+    if (!m) usage(`bad --keys item '${item}': KEY[@MS][+HOLD]`);
+    at = m[2] !== undefined ? Number(m[2]) : at + 250;
+    keys.push({ key: m[1], at, hold: m[3] !== undefined ? Number(m[3]) : 80 });
+  }
+  return keys.sort((a, b) => a.at - b.at);
+}
+
+let args;
+try {
+  args = parseArgs({
+    allowPositionals: true,
+    options: {
+      timeout: { type: "string", default: "60" },
+      screenshot: { type: "string" },
+      keys: { type: "string", default: "" },
+      until: { type: "string", default: "^TWINSTAR-RESULT " },
+      size: { type: "string", default: "960x540" },
+      chromium: { type: "string", default: process.env.CHROMIUM || "/usr/bin/chromium" },
+      flag: { type: "string", multiple: true, default: [] },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+} catch (e) {
+  usage(e.message);
+}
+if (args.values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (args.positionals.length !== 1) usage("give exactly one URL");
+const url = args.positionals[0];
+const timeoutSecs = Number(args.values.timeout);
+if (!(timeoutSecs > 0)) usage(`bad --timeout '${args.values.timeout}'`);
+let until;
+try {
+  until = new RegExp(args.values.until);
+} catch (e) {
+  usage(`bad --until: ${e.message}`);
+}
+const size = /^(\d+)x(\d+)$/.exec(args.values.size);
+if (!size) usage(`bad --size '${args.values.size}': WxH`);
+const keys = parseKeys(args.values.keys);
+
+// Runs in the page before any of its scripts: counts animation frames,
+// notes the first, and captures the canvas inside a frame when asked.
+function instrument() {
+  const state = { frames: 0, firstFrame: null, capture: null };
+  window.__drive = state;
+  const raf = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = (callback) =>
+    raf((time) => {
+      try {
+        callback(time);
+      } finally {
+        state.frames++;
+        if (state.firstFrame === null) state.firstFrame = performance.now();
+        if (state.capture) {
+          const done = state.capture;
+          state.capture = null;
+          const canvas = document.querySelector("canvas");
+          try {
+            done(canvas ? canvas.toDataURL("image/png") : null);
+          } catch (e) {
+            done(null);
+          }
+        }
+      }
+    });
+}
+
+let browser;
+let page;
+let finished = false;
+
+async function screenshot() {
+  const path = args.values.screenshot;
+  if (!path || !page) return;
+  try {
+    const data = await Promise.race([
+      page.evaluate(() => new Promise((resolve) => (window.__drive.capture = resolve))),
+      new Promise((resolve) => setTimeout(() => resolve(null), 2000)),
+    ]);
+    if (data && data.startsWith("data:image/png;base64,")) {
+      writeFileSync(path, Buffer.from(data.slice(22), "base64"));
+    } else {
+      // No frame came (the game stopped drawing): the element as composited.
+      await page.locator("canvas").first().screenshot({ path, timeout: 5000 });
+    }
+    line(`screenshot: ${path}`);
+  } catch (e) {
+    console.error(`drive: could not take the screenshot: ${e.message.split("\n")[0]}`);
+  }
+}
+
+async function timing() {
+  if (!page) return;
+  try {
+    const t = await page.evaluate(() => ({
+      frames: window.__drive.frames,
+      first: window.__drive.firstFrame,
+      now: performance.now(),
+    }));
+    if (t.first !== null) {
+      const secs = (t.now - t.first) / 1000;
+      const fps = secs > 0 ? (t.frames - 1) / secs : 0;
+      line(`timing: ${t.frames} frames in ${secs.toFixed(1)} s since the first (${fps.toFixed(1)} per second)`);
+    } else {
+      line("timing: no animation frame was drawn");
+    }
+  } catch {
+    // The page is gone; nothing to report.
+  }
+}
+
+async function finish(code, why, matched) {
+  if (finished) return;
+  finished = true;
+  clearTimeout(deadline);
+  await timing();
+  await screenshot();
+  if (matched !== undefined) line(matched);
+  if (why) console.error(`drive: ${why}`);
+  // A browser that will not close must not keep the test waiting.
+  await Promise.race([browser?.close(), new Promise((r) => setTimeout(r, 5000))]).catch(() => {});
+  process.exit(code);
+}
+
+const deadline = setTimeout(
+  () => finish(1, `timeout: no console line matched /${until.source}/ within ${timeoutSecs} s`),
+  timeoutSecs * 1000,
+);
+
+async function pressKeys() {
+  const first = await page.waitForFunction(() => window.__drive.firstFrame, null, {
+    timeout: timeoutSecs * 1000,
+    polling: 50,
+  });
+  const t0 = Date.now();
+  line(`timing: first frame ${Math.round(await first.jsonValue())} ms after navigation start`);
+  await page.locator("canvas").first().focus().catch(() => {});
+  for (const { key, at, hold } of keys) {
+    const wait = t0 + at - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (finished) return;
+    await page.keyboard.down(key);
+    await new Promise((r) => setTimeout(r, hold));
+    await page.keyboard.up(key);
+    line(`key: ${key} at ${at} ms (+${hold})`);
+  }
+}
+
+try {
+  browser = await chromium.launch({
+    executablePath: args.values.chromium,
+    headless: true,
+    args: [...DEFAULT_FLAGS, ...args.values.flag],
+  });
+  browser.on("disconnected", () => finish(1, "the browser closed or crashed"));
+  const context = await browser.newContext({
+    viewport: { width: Number(size[1]), height: Number(size[2]) },
+  });
+  page = await context.newPage();
+  await page.addInitScript(instrument);
+  page.on("console", (message) => {
+    const text = message.text();
+    // Chromium leaves the resource out of this one; its location has it.
+    const where = text.startsWith("Failed to load resource") ? ` (${message.location().url})` : "";
+    line(`console: ${text}${where}`);
+    if (!finished && until.test(text)) finish(0, null, text);
+  });
+  page.on("pageerror", (error) => {
+    line(`console: [uncaught] ${error.message}`);
+    finish(1, `page error: ${error.message.split("\n")[0]}`);
+  });
+  page.on("crash", () => finish(1, "the page crashed"));
+  page.on("dialog", (dialog) => {
+    line(`dialog: ${dialog.message()}`);
+    dialog.dismiss().catch(() => {});
+  });
+  page.on("response", (response) => {
+    if (response.status() >= 400) line(`http: ${response.status()} ${response.url()}`);
+  });
+  page.on("load", async () => {
+    try {
+      const ms = await page.evaluate(
+        () => performance.getEntriesByType("navigation")[0]?.loadEventStart ?? performance.now(),
+      );
+      line(`timing: load event ${Math.round(ms)} ms after navigation start`);
+    } catch {
+      // Navigated away or closed.
+    }
+  });
+  await page.goto(url, { waitUntil: "commit", timeout: timeoutSecs * 1000 });
+  await pressKeys();
+} catch (e) {
+  if (!finished) await finish(1, e.message.split("\n")[0]);
+}
