@@ -4,6 +4,7 @@
 //   node tests/web/drive.mjs URL [--timeout SECS] [--screenshot PATH]
 //        [--keys "ArrowDown,Enter@1500,ArrowLeft@3000+400"] [--until REGEX]
 //        [--size WxH] [--chromium PATH] [--flag CHROMIUM_FLAG]...
+//        [--downloads DIR]
 //
 // stdout, one line each, as it happens:
 //   console: TEXT     every console message of the page (any level)
@@ -12,6 +13,8 @@
 //   timing: ...       navigation start to the load event and to the first
 //                     animation frame (the game's first frame); at the end,
 //                     frames drawn and their rate
+//   download: PATH    a file the page offered, saved (with --downloads DIR
+//                     under its suggested name; before the exit)
 //   TEXT              last, the console line that matched --until
 //
 // Exit 0 once a console line matches --until (default ^TWINSTAR-RESULT ),
@@ -35,6 +38,7 @@
 // Chromium: /usr/bin/chromium (or --chromium, or $CHROMIUM), headless, with
 // the flags a root container needs (see DEFAULT_FLAGS) plus each --flag.
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 import { chromium } from "playwright-core";
@@ -51,7 +55,7 @@ const DEFAULT_FLAGS = [
 
 const USAGE =
   "usage: node tests/web/drive.mjs URL [--timeout SECS] [--screenshot PATH] " +
-  '[--keys "ArrowDown,Enter@1500,..."] [--until REGEX] [--size WxH] [--chromium PATH] [--flag FLAG]...';
+  '[--keys "ArrowDown,Enter@1500,..."] [--until REGEX] [--size WxH] [--chromium PATH] [--flag FLAG]... [--downloads DIR]';
 
 function usage(why) {
   console.error(`drive: ${why}\n${USAGE}`);
@@ -84,6 +88,7 @@ try {
       size: { type: "string", default: "960x540" },
       chromium: { type: "string", default: process.env.CHROMIUM || "/usr/bin/chromium" },
       flag: { type: "string", multiple: true, default: [] },
+      downloads: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -138,6 +143,8 @@ function instrument() {
 let browser;
 let page;
 let finished = false;
+// Downloads being saved: the exit waits for them.
+const saving = [];
 
 async function screenshot() {
   const path = args.values.screenshot;
@@ -183,6 +190,7 @@ async function finish(code, why, matched) {
   if (finished) return;
   finished = true;
   clearTimeout(deadline);
+  await Promise.allSettled(saving);
   await timing();
   await screenshot();
   if (matched !== undefined) line(matched);
@@ -225,8 +233,19 @@ try {
   browser.on("disconnected", () => finish(1, "the browser closed or crashed"));
   const context = await browser.newContext({
     viewport: { width: Number(size[1]), height: Number(size[2]) },
+    acceptDownloads: Boolean(args.values.downloads),
   });
   page = await context.newPage();
+  page.on("download", (download) => {
+    if (!args.values.downloads) return;
+    const path = join(args.values.downloads, download.suggestedFilename());
+    saving.push(
+      download
+        .saveAs(path)
+        .then(() => line(`download: ${path}`))
+        .catch((e) => console.error(`drive: could not save ${path}: ${e.message}`)),
+    );
+  });
   await page.addInitScript(instrument);
   page.on("console", (message) => {
     const text = message.text();
