@@ -156,6 +156,30 @@ pub mod memory {
     }
 }
 
+/// The files in `dir` named `*.EXT`, the most recently written first.
+pub fn newest_first(dir: &Path, ext: &str) -> Vec<std::path::PathBuf> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let Ok(read) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = read
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == ext))
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        files.sort_by_key(|f| std::cmp::Reverse(f.0));
+        files.into_iter().map(|(_, path)| path).collect()
+    }
+    // Names start with the time they were made: reverse name order.
+    #[cfg(target_arch = "wasm32")]
+    memory::list()
+        .into_iter()
+        .rev()
+        .filter(|p| p.parent() == Some(dir) && p.extension().is_some_and(|x| x == ext))
+        .collect()
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let meta = std::fs::metadata(path)?;

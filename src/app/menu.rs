@@ -67,6 +67,7 @@ async fn shell(
 ) -> Option<Result<(), String>> {
     let items: Vec<String> = ITEMS.iter().map(|s| s.to_string()).collect();
     let mut selected = 0;
+    tracing::info!("main menu");
     loop {
         let details = vec![
             "a co-op arena shooter with rollback netcode".to_string(),
@@ -201,19 +202,10 @@ struct Entry {
 }
 
 fn list_replays(dir: &Path) -> Vec<Entry> {
-    let Ok(read) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<(std::time::SystemTime, PathBuf)> = read
-        .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "tsr"))
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .collect();
-    files.sort_by_key(|f| std::cmp::Reverse(f.0));
-    files
+    crate::fsutil::newest_first(dir, "tsr")
         .into_iter()
         .take(REPLAYS_LISTED)
-        .map(|(_, path)| {
+        .map(|path| {
             let label = match crate::replay::read(&path) {
                 Ok(r) => {
                     let secs = r.frames() / FPS;
@@ -244,17 +236,48 @@ fn list_replays(dir: &Path) -> Vec<Entry> {
 
 async fn replays(ui: &mut Ui) {
     let mut selected = 0;
+    // In the browser: "Open a .tsr file..." first; replays are kept for
+    // as long as the page is open, and the arrow keys download one.
     loop {
         let entries = list_replays(Path::new(REPLAY_DIR));
-        let labels: Vec<String> = entries.iter().map(|e| e.label.clone()).collect();
-        let details = vec![format!(
-            "{} in {REPLAY_DIR}/, newest first (date UTC, mode, length)",
-            entries.len()
-        )];
+        let open_file: &[&str] = if cfg!(target_arch = "wasm32") {
+            &["Open a .tsr file..."]
+        } else {
+            &[]
+        };
+        let labels: Vec<String> = (open_file.iter().map(|s| s.to_string()))
+            .chain(entries.iter().map(|e| e.label.clone()))
+            .collect();
+        let details = if cfg!(target_arch = "wasm32") {
+            vec![format!(
+                "{} kept while this page is open, newest first; Enter watches, Right downloads",
+                entries.len()
+            )]
+        } else {
+            vec![format!(
+                "{} in {REPLAY_DIR}/, newest first (date UTC, mode, length)",
+                entries.len()
+            )]
+        };
+        let first = open_file.len();
         match choose(ui, "REPLAYS", &details, &labels, selected, None).await {
+            #[cfg(target_arch = "wasm32")]
+            Picked::Item(0) => {
+                crate::web::page::pick_file(Path::new(REPLAY_DIR), ".tsr");
+            }
+            #[cfg(target_arch = "wasm32")]
+            Picked::Adjust(i, _) if i >= first => {
+                selected = i;
+                let path = &entries[i - first].path;
+                let name = path.file_name().unwrap_or_default().to_string_lossy();
+                let bytes = crate::fsutil::memory::read(path).unwrap_or_default();
+                if let Err(e) = crate::web::page::download(&name, &bytes) {
+                    show_failure(ui, "CANNOT DOWNLOAD", &Failure::Runtime(e, None)).await;
+                }
+            }
             Picked::Item(i) => {
                 selected = i;
-                let path = &entries[i].path;
+                let path = &entries[i - first].path;
                 match crate::replay::read(path) {
                     Ok(replay) => {
                         let name = path

@@ -341,6 +341,17 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
 pub(super) fn finish(finished: Finished) -> Result<Summary, Failure> {
     let Finished { driver, outcome } = finished;
     let summary = driver.summary();
+    // In the browser `--record NAME` means "save it to my downloads".
+    #[cfg(target_arch = "wasm32")]
+    if let Some(replay) = summary.replay.as_deref().map(std::path::Path::new)
+        && !replay.starts_with(crate::replay::DEFAULT_DIR)
+    {
+        let name = replay.file_name().unwrap_or_default().to_string_lossy();
+        let bytes = crate::fsutil::memory::read(replay).unwrap_or_default();
+        if let Err(e) = crate::web::page::download(&name, &bytes) {
+            tracing::warn!("{e}");
+        }
+    }
     let error = match outcome {
         Outcome::Completed | Outcome::Left => return Ok(summary),
         Outcome::Failed(e) => e,

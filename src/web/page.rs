@@ -147,3 +147,44 @@ pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
     let _ = web_sys::Url::revoke_object_url(&url);
     Ok(())
 }
+
+/// Asks the player for a file (the browser's file picker, filtered by
+/// `accept`, e.g. ".tsr") and, once picked, keeps it in the page's file
+/// store under `dir`, where the game's own file reading finds it.
+pub fn pick_file(dir: &std::path::Path, accept: &str) {
+    use wasm_bindgen::closure::Closure;
+    let Some(document) = window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(input) = document
+        .create_element("input")
+        .ok()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+    else {
+        return;
+    };
+    input.set_type("file");
+    input.set_accept(accept);
+    let dir = dir.to_path_buf();
+    let picked = input.clone();
+    let on_change = Closure::once(move || {
+        let Some(file) = picked.files().and_then(|files| files.get(0)) else {
+            return;
+        };
+        let path = dir.join(file.name());
+        wasm_bindgen_futures::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                Ok(buffer) => {
+                    let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+                    tracing::info!("opened {} ({} bytes)", path.display(), bytes.len());
+                    crate::fsutil::memory::insert(&path, bytes);
+                }
+                Err(_) => tracing::warn!("could not read {}", path.display()),
+            }
+        });
+    });
+    input.set_onchange(Some(on_change.as_ref().unchecked_ref()));
+    // The element lives until the page closes; so may its handler.
+    on_change.forget();
+    input.click();
+}

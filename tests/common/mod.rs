@@ -10,7 +10,9 @@
 // unused is not dead code.
 #![allow(dead_code)]
 
+pub mod browser;
 mod display;
+pub mod picture;
 mod process;
 mod server;
 

@@ -1,0 +1,232 @@
+//! The web client in headless Chromium: the same simulation bits as native,
+//! cross-play with a native peer, two browsers in one room, room links,
+//! the menu, and refusals. Needs the web client built once
+//! (`bash scripts/build-web.sh`) and the driver (`npm ci` in tests/web):
+//! `scripts/test.sh` does both.
+//!
+//! The tests run one at a time: Chromium's software WebGL takes most of a
+//! core, and the matches are paced in real time.
+
+mod common;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::browser::{self, page_url};
+use common::picture::{load, richness};
+use common::{LIMIT, Server, Twinstar, peer_args, scratch, verify_replay};
+
+/// Checksum of the default preset after 10,000 frames of seed-1 bots, the
+/// same constant as tests/determinism.rs pins natively.
+const GOLDEN_10K_SEED_1: &str = "77801b4e430db3c044e460bb21973641";
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn web_server() -> Server {
+    let web = browser::web_dir();
+    browser::require_web_client();
+    Server::start_with(&["--web", &web.to_string_lossy()], &[])
+}
+
+#[test]
+fn the_golden_synctest_gives_the_same_bits_in_the_browser() {
+    let _one = serial();
+    let server = web_server();
+    let url = page_url(
+        &server,
+        "#!synctest --headless --json --seed 1 --frames 10000 --no-record",
+    );
+    let page = browser::open(&url, &["--timeout", "90"]).finish(LIMIT);
+    let result = browser::result(&page);
+    assert_eq!(result["exit"], 0, "{result}");
+    let summary = &result["summary"];
+    assert_eq!(summary["checksum_frame"], 10_000, "{summary}");
+    assert_eq!(summary["mismatches"], 0, "{summary}");
+    assert_eq!(
+        summary["checksum"], GOLDEN_10K_SEED_1,
+        "wasm32 and x86_64 disagree: {summary}"
+    );
+}
+
+#[test]
+fn a_browser_and_a_native_player_play_one_match() {
+    let _one = serial();
+    let dir = scratch("crossplay");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("K7Q-2XM"),
+            &server.url,
+            "1200",
+            &["--record", "host.tsr"],
+        ),
+    );
+    let url = page_url(
+        &server,
+        "#!join K7Q-2XM --bots --frames 1200 --json --stun none --record browser.tsr",
+    );
+    let downloads = dir.to_string_lossy();
+    let page = browser::open(&url, &["--timeout", "100", "--downloads", &downloads]);
+    let host = host.finish(LIMIT);
+    let page = page.finish(LIMIT);
+    let result = browser::result(&page);
+    assert_eq!(host.code(), Some(0), "{}", host.report("native host", 30));
+    assert_eq!(result["exit"], 0, "{result}");
+    let (native, web) = (host.summary(), &result["summary"]);
+    for summary in [&native, web] {
+        assert_eq!(summary["checksum_frame"], 1200, "{summary}");
+        assert_eq!(summary["desyncs"], 0, "{summary}");
+    }
+    assert_eq!(
+        native["checksum"], web["checksum"],
+        "browser and native ended apart"
+    );
+    assert_eq!(web["player"], 2, "{web}");
+    // The browser's replay, downloaded, verifies natively and equals the host's.
+    let downloaded = dir.join("browser.tsr");
+    assert!(
+        downloaded.is_file(),
+        "the browser offered no replay download; page output:\n{}",
+        common::tail(&page.stdout, 30)
+    );
+    verify_replay(&downloaded, Some(1200));
+    let diff = common::run(
+        &dir,
+        &["replay-diff", "host.tsr", "browser.tsr"],
+        Duration::from_secs(30),
+    );
+    assert_eq!(diff.code(), Some(0), "{}", diff.report("replay-diff", 20));
+}
+
+#[test]
+fn two_browsers_play_one_match() {
+    let _one = serial();
+    let server = web_server();
+    let host = browser::open(
+        &page_url(
+            &server,
+            "#!host --room B2B-ROOM --bots --frames 600 --json --stun none --no-record",
+        ),
+        &["--timeout", "90"],
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let join = browser::open(
+        &page_url(
+            &server,
+            "#!join B2B-ROOM --bots --frames 600 --json --stun none --no-record",
+        ),
+        &["--timeout", "90"],
+    );
+    let (host, join) = (host.finish(LIMIT), join.finish(LIMIT));
+    let (host, join) = (browser::result(&host), browser::result(&join));
+    assert_eq!(host["exit"], 0, "{host}");
+    assert_eq!(join["exit"], 0, "{join}");
+    assert_eq!(host["summary"]["checksum_frame"], 600, "{host}");
+    assert_eq!(host["summary"]["checksum"], join["summary"]["checksum"]);
+    assert_eq!(host["summary"]["desyncs"], 0, "{host}");
+}
+
+#[test]
+fn a_room_link_joins_that_room_at_once() {
+    let _one = serial();
+    let dir = scratch("room-link");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args("host", Some("LNK-7QX"), &server.url, "300", &["--no-record"]),
+    );
+    // What a player opens: the link the host prints. The page's player is
+    // the keyboard (idle here); the host's bot plays, and ends the match.
+    let page = browser::open(
+        &page_url(&server, "#lnk7qx"),
+        &["--timeout", "60"],
+    );
+    let host = host.finish(LIMIT);
+    let page = page.finish(LIMIT);
+    assert_eq!(host.code(), Some(0), "{}", host.report("native host", 30));
+    assert_eq!(host.summary()["checksum_frame"], 300);
+    assert!(
+        page.stdout.contains("agreed: player 2"),
+        "the page did not join room LNK-7QX:\n{}",
+        common::tail(&page.stdout, 30)
+    );
+}
+
+#[test]
+fn the_menu_opens_and_draws() {
+    let _one = serial();
+    let dir = scratch("menu");
+    let server = web_server();
+    let shot = dir.join("menu.png");
+    let page = browser::open(
+        &page_url(&server, ""),
+        &[
+            "--timeout",
+            "60",
+            "--until",
+            "main menu",
+            "--screenshot",
+            &shot.to_string_lossy(),
+        ],
+    )
+    .finish(LIMIT);
+    assert_eq!(page.code(), Some(0), "{}", common::tail(&page.stdout, 30));
+    // The same bar as the native screenshots (tests/screenshots.rs).
+    let (colours, spread) = richness(&load(&shot));
+    assert!(
+        colours >= 8 && spread > 8.0,
+        "the menu looks blank: {colours} colours, brightness spread {spread:.1}"
+    );
+}
+
+#[test]
+fn a_link_that_names_nothing_is_refused_in_words() {
+    let _one = serial();
+    let server = web_server();
+    let page = browser::open(&page_url(&server, "#hello"), &["--timeout", "60"]).finish(LIMIT);
+    let result = browser::result(&page);
+    assert_eq!(result["exit"], 2, "{result}");
+    let error = result["error"].as_str().unwrap_or_default();
+    assert!(error.contains("'#hello'"), "{error}");
+}
+
+#[test]
+fn a_browser_of_another_version_is_refused_on_both_sides() {
+    let _one = serial();
+    let dir = scratch("version");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("VER-2XM"),
+            &server.url,
+            "300",
+            &["--debug-protocol-skew", "1", "--no-record"],
+        ),
+    );
+    let page = browser::open(
+        &page_url(
+            &server,
+            "#!join VER-2XM --bots --frames 300 --json --stun none --no-record",
+        ),
+        &["--timeout", "60"],
+    );
+    let (host, page) = (host.finish(LIMIT), page.finish(LIMIT));
+    let result = browser::result(&page);
+    assert_eq!(result["exit"], 2, "{result}");
+    assert!(
+        result["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("version mismatch")),
+        "{result}"
+    );
+    assert_eq!(host.code(), Some(2), "{}", host.report("native host", 20));
+    assert!(host.stderr.contains("version mismatch"), "{}", host.stderr);
+}

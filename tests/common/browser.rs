@@ -1,0 +1,80 @@
+//! The web client in headless Chromium, driven by `tests/web/drive.mjs`
+//! (playwright-core on Debian's `/usr/bin/chromium`). The web client is
+//! built once by `bash scripts/build-web.sh` into `TARGET/web`; the driver's
+//! packages come from `npm ci` in `tests/web`. `scripts/test.sh` does both.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::{Finished, Twinstar};
+
+/// The prefix of the page's one result line (`web::page::RESULT_PREFIX`).
+const RESULT_PREFIX: &str = "TWINSTAR-RESULT ";
+
+/// `TARGET/web`: beside `TARGET/debug/twinstar`, where build-web.sh puts it.
+pub fn web_dir() -> PathBuf {
+    let bin = Path::new(super::BIN);
+    let target = bin
+        .parent()
+        .and_then(Path::parent)
+        .expect("the binary lies in TARGET/PROFILE/");
+    target.join("web")
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Fails with what to run when the web client or the driver is missing.
+pub fn require_web_client() {
+    let web = web_dir();
+    assert!(
+        web.join("twinstar_bg.wasm").is_file(),
+        "no web client in {}: run bash scripts/build-web.sh first (scripts/test.sh does)",
+        web.display()
+    );
+    let driver = repo().join("tests/web/node_modules/playwright-core");
+    assert!(
+        driver.is_dir(),
+        "the browser driver is not installed: run (cd tests/web && npm ci) (scripts/test.sh does)"
+    );
+}
+
+/// Opens `url` in a fresh headless Chromium; `extra` are drive.mjs options
+/// (`--timeout`, `--keys`, `--screenshot`, `--downloads`, `--until`).
+pub fn open(url: &str, extra: &[&str]) -> Twinstar {
+    require_web_client();
+    let mut command = Command::new("node");
+    command
+        .current_dir(repo())
+        .arg("tests/web/drive.mjs")
+        .arg(url)
+        .args(extra);
+    Twinstar::spawn_command(command)
+}
+
+/// The page's result line: `{"exit": N, "summary": {...} or null,
+/// "error": "..." or null}`; fails with the page's output when there is none.
+pub fn result(page: &Finished) -> serde_json::Value {
+    let line = page
+        .stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(RESULT_PREFIX))
+        .unwrap_or_else(|| {
+            panic!(
+                "the page gave no result ({:?}); its output:\n{}\n{}",
+                page.status,
+                super::tail(&page.stdout, 60),
+                super::tail(&page.stderr, 20)
+            )
+        });
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("bad result line {line}: {e}"))
+}
+
+/// `http://127.0.0.1:PORT/` of a server started with `--web`, plus the
+/// fragment (`#K7Q-2XM`, `#!synctest ...`, spaces allowed).
+pub fn page_url(server: &super::Server, fragment: &str) -> String {
+    let fragment = fragment.replace(' ', "%20");
+    format!("http://{}/{fragment}", server.addr)
+}
