@@ -139,14 +139,17 @@ fn a_room_link_joins_that_room_at_once() {
     let server = web_server();
     let host = Twinstar::spawn(
         &dir,
-        &peer_args("host", Some("LNK-7QX"), &server.url, "300", &["--no-record"]),
+        &peer_args(
+            "host",
+            Some("LNK-7QX"),
+            &server.url,
+            "300",
+            &["--no-record"],
+        ),
     );
     // What a player opens: the link the host prints. The page's player is
     // the keyboard (idle here); the host's bot plays, and ends the match.
-    let page = browser::open(
-        &page_url(&server, "#lnk7qx"),
-        &["--timeout", "60"],
-    );
+    let page = browser::open(&page_url(&server, "#lnk7qx"), &["--timeout", "60"]);
     let host = host.finish(LIMIT);
     let page = page.finish(LIMIT);
     assert_eq!(host.code(), Some(0), "{}", host.report("native host", 30));

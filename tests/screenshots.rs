@@ -11,7 +11,6 @@ use std::process::Command;
 
 const SCREENS: [&str; 5] = ["menu", "host", "local", "overlay", "replay"];
 
-
 /// Fraction of pixels that differ noticeably between two pictures.
 fn difference(a: &Picture, b: &Picture) -> f64 {
     assert_eq!((a.width, a.height), (b.width, b.height));

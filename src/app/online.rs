@@ -19,9 +19,9 @@ use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
-use crate::net::signaling::{browser_link, check_server_url};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
+use crate::net::signaling::{browser_link, check_server_url};
 use crate::net::task::NetRuntime;
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions};
