@@ -111,7 +111,7 @@ fn two_browsers_play_one_match() {
     let host = browser::open(
         &page_url(
             &server,
-            "#!host --room B2B-ROOM --bots --frames 600 --json --stun none --no-record",
+            "#!host --room B2B-RQM --bots --frames 600 --json --stun none --no-record",
         ),
         &["--timeout", "90"],
     );
@@ -119,7 +119,7 @@ fn two_browsers_play_one_match() {
     let join = browser::open(
         &page_url(
             &server,
-            "#!join B2B-ROOM --bots --frames 600 --json --stun none --no-record",
+            "#!join B2B-RQM --bots --frames 600 --json --stun none --no-record",
         ),
         &["--timeout", "90"],
     );
@@ -141,7 +141,7 @@ fn a_room_link_joins_that_room_at_once() {
         &dir,
         &peer_args(
             "host",
-            Some("LNK-7QX"),
+            Some("KNK-7QX"),
             &server.url,
             "300",
             &["--no-record"],
@@ -149,14 +149,14 @@ fn a_room_link_joins_that_room_at_once() {
     );
     // What a player opens: the link the host prints. The page's player is
     // the keyboard (idle here); the host's bot plays, and ends the match.
-    let page = browser::open(&page_url(&server, "#lnk7qx"), &["--timeout", "60"]);
+    let page = browser::open(&page_url(&server, "#knk7qx"), &["--timeout", "60"]);
     let host = host.finish(LIMIT);
     let page = page.finish(LIMIT);
     assert_eq!(host.code(), Some(0), "{}", host.report("native host", 30));
     assert_eq!(host.summary()["checksum_frame"], 300);
     assert!(
         page.stdout.contains("agreed: player 2"),
-        "the page did not join room LNK-7QX:\n{}",
+        "the page did not join room KNK-7QX:\n{}",
         common::tail(&page.stdout, 30)
     );
 }
