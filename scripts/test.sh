@@ -5,10 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # gcc links; libasound2-dev for the game's sound (ALSA); Xvfb and Mesa's
-# software OpenGL for the window tests (tests/screenshots.rs).
+# software OpenGL for the window tests (tests/screenshots.rs); Chromium,
+# Node.js and npm for the browser tests (tests/browser.rs).
 need_pkgs=()
 command -v cc >/dev/null || need_pkgs+=(gcc)
-for pkg in libasound2-dev xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 python3; do
+command -v node >/dev/null || need_pkgs+=(nodejs)
+command -v npm >/dev/null || need_pkgs+=(npm)
+for pkg in libasound2-dev xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 python3 chromium gzip; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done
 if [ ${#need_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
@@ -17,6 +20,11 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings
+# The web client, once, for tests/browser.rs (and the browser's driver);
+# it also installs the wasm target the next lint needs.
+bash scripts/build-web.sh
+cargo clippy --locked --target wasm32-unknown-unknown -- -D warnings
+(cd tests/web && npm ci --no-audit --no-fund --silent)
 cargo test --locked
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
 # writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
