@@ -11,7 +11,7 @@ use web_time::Duration;
 use super::{Failure, Report, finish_window, match_options, random_seed, record_path};
 use crate::cli::{NetArgs, RunArgs, ServeArgs};
 use crate::frontend::InputSource;
-use crate::frontend::window::{self, ConnectOutcome, MatchEnd, Screenshot, Ui};
+use crate::frontend::window::{self, ConnectOutcome, MatchEnd, Screenshot, Share, Ui};
 use crate::input::KeyMap;
 use crate::net::connect::BackgroundConnect;
 use crate::net::connect::{ConnectError, ConnectOptions, Connection, Connector};
@@ -242,9 +242,8 @@ pub(super) struct OnlineStart {
     pub frames: Option<Frame>,
     pub hosting: bool,
     pub title: String,
-    /// The server URL to tell the other player (this machine's LAN address
-    /// when the server runs here).
-    pub share_server: String,
+    /// What to tell the other player.
+    pub share: Share,
 }
 
 /// Checks everything, picks (or starts) the signaling server and starts
@@ -274,6 +273,9 @@ pub(super) fn start_online(
         Some(delay) => delay,
         None => settings.delay(),
     };
+    // The room's link for a player with a browser (see browser_link).
+    let share_link = browser_link(&share_server, plan.room.as_ref())
+        .filter(|_| browsers && plan.role == Role::Host && plan.room.is_some());
     match (&plan.room, plan.role) {
         (Some(room), Role::Host) => eprintln!(
             "twinstar: room code {room}; the other player runs: twinstar join {room}{}{}",
@@ -282,9 +284,9 @@ pub(super) fn start_online(
             } else {
                 String::new()
             },
-            match browser_link(&share_server, Some(room)) {
-                Some(link) if browsers => format!(", or opens {link}"),
-                _ => String::new(),
+            match &share_link {
+                Some(link) => format!(", or opens {link}"),
+                None => String::new(),
             }
         ),
         (Some(room), _) => eprintln!("twinstar: joining room {room} on {server}"),
@@ -314,7 +316,10 @@ pub(super) fn start_online(
         reconnect_window: Duration::from_secs(reconnect_window.into()),
     };
     Ok(OnlineStart {
-        share_server,
+        share: Share {
+            server: share_server,
+            link: share_link,
+        },
         connector: Connector::start(runtime, options),
         options: online_options,
         frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
@@ -346,7 +351,7 @@ pub(super) async fn online_in_window(
         options,
         frames,
         hosting,
-        share_server,
+        share,
         ..
     } = start;
     let capture = run.window.screenshot.clone().map(|path| Screenshot {
@@ -355,7 +360,7 @@ pub(super) async fn online_in_window(
     });
     let connecting = BackgroundConnect::spawn(connector);
     let connection =
-        match window::connect_screen(ui, connecting, hosting, &share_server, capture).await {
+        match window::connect_screen(ui, connecting, hosting, &share, capture).await {
             ConnectOutcome::Connected(c) => *c,
             ConnectOutcome::Cancelled => return OnlineEnd::Cancelled,
             ConnectOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),

@@ -301,6 +301,16 @@ pub async fn play_match(
     }
 }
 
+/// What the host tells the other player.
+#[derive(Clone, Debug)]
+pub struct Share {
+    /// The signaling server's URL (this machine's LAN address when the
+    /// server runs here).
+    pub server: String,
+    /// The room's link for a browser, when the server serves the web client.
+    pub link: Option<String>,
+}
+
 /// How a connection attempt ended.
 pub enum ConnectOutcome {
     Connected(Box<Connection>),
@@ -317,7 +327,7 @@ pub async fn connect_screen(
     ui: &mut Ui,
     connecting: BackgroundConnect,
     hosting: bool,
-    share_server: &str,
+    share: &Share,
     screenshot: Option<Screenshot>,
 ) -> ConnectOutcome {
     enter_screen();
@@ -332,7 +342,7 @@ pub async fn connect_screen(
                 Err(e) => ConnectOutcome::Failed(e),
             };
         }
-        draw_connecting(ui, &connecting, hosting, share_server);
+        draw_connecting(ui, &connecting, hosting, share);
         drawn += 1;
         if let Some(shot) = &screenshot
             && drawn >= shot.after_frames
@@ -345,7 +355,7 @@ pub async fn connect_screen(
 
 /// The waiting screen: the room code, the server to share, the stage in
 /// words and, on the host, a failed attempt by a player with no path.
-fn draw_connecting(ui: &Ui, connecting: &BackgroundConnect, hosting: bool, share_server: &str) {
+fn draw_connecting(ui: &Ui, connecting: &BackgroundConnect, hosting: bool, share: &Share) {
     let dots = ["", ".", "..", "..."];
     let (stage, probes) = connecting.status();
     super::menu::backdrop(ui);
@@ -378,11 +388,15 @@ fn draw_connecting(ui: &Ui, connecting: &BackgroundConnect, hosting: bool, share
         );
     }
     let server = if hosting {
-        format!("the other player joins with server {share_server}")
+        format!("the other player joins with server {}", share.server)
     } else {
         format!("server {}", connecting.server())
     };
-    font.draw(&server, cx, 350.0, 2.0, GRAY, Align::Center);
+    font.draw(&server, cx, 340.0, 2.0, GRAY, Align::Center);
+    if let (true, Some(link)) = (hosting, &share.link) {
+        let text = format!("or opens {link} in a browser");
+        font.draw(&text, cx, 370.0, 2.0, GRAY, Align::Center);
+    }
     let tick = (get_time() * 3.0) as usize % dots.len();
     let what = match (stage, hosting) {
         (Stage::Connecting, true) => {
