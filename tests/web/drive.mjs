@@ -177,6 +177,7 @@ async function timing() {
     if (t.first !== null) {
       const secs = (t.now - t.first) / 1000;
       const fps = secs > 0 ? (t.frames - 1) / secs : 0;
+      line(`timing: first frame ${Math.round(t.first)} ms after navigation start`);
       line(`timing: ${t.frames} frames in ${secs.toFixed(1)} s since the first (${fps.toFixed(1)} per second)`);
     } else {
       line("timing: no animation frame was drawn");
@@ -191,8 +192,8 @@ async function finish(code, why, matched) {
   finished = true;
   clearTimeout(deadline);
   await Promise.allSettled(saving);
-  await timing();
   await screenshot();
+  await timing();
   if (matched !== undefined) line(matched);
   if (why) console.error(`drive: ${why}`);
   // A browser that will not close must not keep the test waiting.

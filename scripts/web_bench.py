@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""The web client's figures, measured in headless Chromium on loopback.
+
+    python3 scripts/web_bench.py [--runs 3] [--frames 600]
+
+Prints one JSON line:
+  download_kib / wasm_kib        what a browser downloads, gzipped (the
+                                 server sends the .gz files), all files / wasm
+  first_frame_ms                 navigation start to the game's first frame
+                                 (the menu), median of --runs page loads
+  connect_ms_browser_join        room code to first frame, browser joining a
+                                 native host (the page's own connect_ms:
+                                 from the attempt's start, after the page
+                                 loaded), median of --runs matches
+  connect_ms_native_join         the same with a native joiner and a browser
+                                 host (the native joiner's connect_ms)
+  crossplay_frames, crossplay_desyncs
+                                 frames played browser<->native in those
+                                 matches, and desyncs (checked every 10
+                                 frames and at the end)
+  frame_ms_{default,stress}      drawing time per frame in the browser (mean,
+                                 p99) in a local bot match of --frames frames,
+                                 and the frame rate the page achieved
+
+Needs the web client (bash scripts/build-web.sh), the driver (npm ci in
+tests/web), Chromium, and target/release/twinstar (built when missing, or
+$TWINSTAR_BIN).
+"""
+
+import argparse
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("TWINSTAR_BIN", os.path.join(ROOT, "target", "release", "twinstar"))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+WEB = os.path.join(TARGET, "web")
+DRIVE = os.path.join(ROOT, "tests", "web", "drive.mjs")
+FILES = ["index.html", "twinstar.js", "twinstar_bg.wasm", "mq_js_bundle.js"]
+RESULT = "TWINSTAR-RESULT "
+
+
+def fail(why):
+    raise SystemExit(f"web_bench: {why}")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`twinstar serve --web TARGET/web` on a free loopback port."""
+
+    def __enter__(self):
+        self.port = free_port()
+        self.url = f"ws://127.0.0.1:{self.port}"
+        self.page = f"http://127.0.0.1:{self.port}/"
+        self.proc = subprocess.Popen([BIN, "serve", "--bind", f"127.0.0.1:{self.port}",
+                                      "--web", WEB],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return self
+            except OSError:
+                time.sleep(0.05)
+        fail("the signaling server did not start")
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def page(url, *extra, timeout=90):
+    """Runs the driver on `url`; returns (result or None, its stdout)."""
+    proc = subprocess.run(["node", DRIVE, url, "--timeout", str(timeout), *extra],
+                          capture_output=True, text=True, timeout=timeout + 30, cwd=ROOT)
+    result = None
+    for line in proc.stdout.splitlines():
+        if line.startswith(RESULT):
+            result = json.loads(line[len(RESULT):])
+    return result, proc.stdout
+
+
+def fragment(args):
+    return "#!" + "%20".join(args)
+
+
+def first_frame_ms(out):
+    m = re.search(r"timing: first frame (\d+) ms", out)
+    return int(m.group(1)) if m else None
+
+
+def fps(out):
+    m = re.findall(r"timing: \d+ frames in [\d.]+ s since the first \(([\d.]+) per second\)", out)
+    return float(m[-1]) if m else None
+
+
+def native(server, role, room, frames):
+    args = [BIN, role, *(["--room", room] if role == "host" else [room]),
+            "--server", server.url, "--stun", "none", "--headless", "--bot",
+            "--frames", str(frames), "--json", "--no-record", "--timeout", "60"]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish_native(proc, what):
+    out, err = proc.communicate(timeout=180)
+    if proc.returncode != 0:
+        fail(f"{what} exited {proc.returncode}: {err.strip()[-800:]}")
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def crossplay(server, frames, browser_role, room):
+    """One browser<->native match; returns (browser summary, native summary)."""
+    web_args = [browser_role, *(["--room", room] if browser_role == "host" else [room]),
+                "--bots", "--frames", str(frames), "--json", "--stun", "none", "--no-record"]
+    native_role = "join" if browser_role == "host" else "host"
+    if native_role == "host":
+        peer = native(server, "host", room, frames)
+        time.sleep(0.3)
+        result, out = page(server.page + fragment(web_args))
+    else:
+        # The page starts hosting about a second after launch (Chromium and
+        # the wasm load first); the native joiner waits in the room for it.
+        web = subprocess.Popen(["node", DRIVE, server.page + fragment(web_args), "--timeout", "90"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        time.sleep(4)
+        peer = native(server, "join", room, frames)
+        out, _ = web.communicate(timeout=150)
+        result = next((json.loads(l[len(RESULT):]) for l in out.splitlines()
+                       if l.startswith(RESULT)), None)
+    theirs = finish_native(peer, f"native {native_role}")
+    if not result or result["exit"] != 0:
+        fail(f"the browser {browser_role} failed: {result}\n{out[-1500:]}")
+    ours = result["summary"]
+    if ours["checksum"] != theirs["checksum"]:
+        fail(f"browser and native ended apart: {ours['checksum']} vs {theirs['checksum']}")
+    return ours, theirs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--frames", type=int, default=600)
+    args = parser.parse_args()
+    for f in FILES:
+        if not os.path.exists(os.path.join(WEB, f + ".gz")):
+            fail(f"no {f}.gz in {WEB}: run bash scripts/build-web.sh")
+    if not os.path.exists(BIN):
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+    sizes = {f: os.path.getsize(os.path.join(WEB, f + ".gz")) for f in FILES}
+    out = {"download_kib": round(sum(sizes.values()) / 1024, 1),
+           "wasm_kib": round(sizes["twinstar_bg.wasm"] / 1024, 1)}
+    with Server() as server:
+        loads = []
+        for _ in range(args.runs):
+            # The screenshot waits for a drawn frame: the menu is on screen.
+            shot = os.path.join(TARGET, "web-bench-menu.png")
+            _, text = page(server.page, "--until", "main menu", "--screenshot", shot, timeout=60)
+            ms = first_frame_ms(text)
+            if ms is None:
+                fail("the menu page drew no frame:\n" + text[-1500:])
+            loads.append(ms)
+        out["first_frame_ms"] = statistics.median(loads)
+        joins, hosts, frames, desyncs = [], [], 0, 0
+        for i in range(args.runs):
+            web, nat = crossplay(server, args.frames, "join", f"WB{i + 2}-J2X")
+            joins.append(web["connect_ms"])
+            web2, nat2 = crossplay(server, args.frames, "host", f"WB{i + 2}-H2X")
+            hosts.append(nat2["connect_ms"])
+            frames += web["checksum_frame"] + web2["checksum_frame"]
+            desyncs += sum(s["desyncs"] for s in (web, nat, web2, nat2))
+        out["connect_ms_browser_join"] = statistics.median(joins)
+        out["connect_ms_native_join"] = statistics.median(hosts)
+        out["crossplay_frames"] = frames
+        out["crossplay_desyncs"] = desyncs
+        for preset in ["default", "stress"]:
+            web_args = ["local", "--bots", "--frames", str(args.frames), "--json",
+                        "--preset", preset, "--no-record"]
+            result, text = page(server.page + fragment(web_args))
+            if not result or result["exit"] != 0:
+                fail(f"local {preset} failed: {result}\n{text[-1500:]}")
+            s = result["summary"]
+            out[f"frame_ms_{preset}"] = {"mean": s.get("draw_ms_mean"), "p99": s.get("draw_ms_p99"),
+                                         "fps": fps(text)}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
