@@ -41,13 +41,17 @@ def free_port():
 
 
 class Server:
-    """`twinstar serve` on a free loopback port."""
+    """`twinstar serve` on a free loopback port (`extra`: more arguments)."""
+
+    def __init__(self, extra=()):
+        self.extra = list(extra)
 
     def __enter__(self):
         port = free_port()
         self.url = f"ws://127.0.0.1:{port}"
+        self.page = f"http://127.0.0.1:{port}/"
         self.proc = subprocess.Popen(
-            [BIN, "serve", "--bind", f"127.0.0.1:{port}"],
+            [BIN, "serve", "--bind", f"127.0.0.1:{port}", *self.extra],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,39 +44,12 @@ DRIVE = os.path.join(ROOT, "tests", "web", "drive.mjs")
 FILES = ["index.html", "twinstar.js", "twinstar_bg.wasm", "mq_js_bundle.js"]
 RESULT = "TWINSTAR-RESULT "
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from net_bench import Server  # noqa: E402  (the same `twinstar serve` helper)
+
 
 def fail(why):
     raise SystemExit(f"web_bench: {why}")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`twinstar serve --web TARGET/web` on a free loopback port."""
-
-    def __enter__(self):
-        self.port = free_port()
-        self.url = f"ws://127.0.0.1:{self.port}"
-        self.page = f"http://127.0.0.1:{self.port}/"
-        self.proc = subprocess.Popen([BIN, "serve", "--bind", f"127.0.0.1:{self.port}",
-                                      "--web", WEB],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return self
-            except OSError:
-                time.sleep(0.05)
-        fail("the signaling server did not start")
-
-    def __exit__(self, *exc):
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
 
 
 def page(url, *extra, timeout=90):
@@ -161,7 +133,7 @@ def main():
     sizes = {f: os.path.getsize(os.path.join(WEB, f + ".gz")) for f in FILES}
     out = {"download_kib": round(sum(sizes.values()) / 1024, 1),
            "wasm_kib": round(sizes["twinstar_bg.wasm"] / 1024, 1)}
-    with Server() as server:
+    with Server(["--web", WEB]) as server:
         loads = []
         for _ in range(args.runs):
             # The screenshot waits for a drawn frame: the menu is on screen.
