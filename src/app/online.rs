@@ -359,13 +359,12 @@ pub(super) async fn online_in_window(
         after_frames: run.frames.unwrap_or(1),
     });
     let connecting = BackgroundConnect::spawn(connector);
-    let connection =
-        match window::connect_screen(ui, connecting, hosting, &share, capture).await {
-            ConnectOutcome::Connected(c) => *c,
-            ConnectOutcome::Cancelled => return OnlineEnd::Cancelled,
-            ConnectOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
-            ConnectOutcome::Captured(r) => return OnlineEnd::Captured(r),
-        };
+    let connection = match window::connect_screen(ui, connecting, hosting, &share, capture).await {
+        ConnectOutcome::Connected(c) => *c,
+        ConnectOutcome::Cancelled => return OnlineEnd::Cancelled,
+        ConnectOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
+        ConnectOutcome::Captured(r) => return OnlineEnd::Captured(r),
+    };
     match start_match(connection, &options, run, settings.keymaps()[0]) {
         Err(f) => OnlineEnd::Failed(f),
         Ok((driver, sources)) => {
