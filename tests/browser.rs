@@ -133,6 +133,31 @@ fn two_browsers_play_one_match() {
 }
 
 #[test]
+fn a_browser_and_a_native_player_meet_in_quick_match() {
+    let _one = serial();
+    let dir = scratch("quick");
+    let server = web_server();
+    let page = browser::open(
+        &page_url(
+            &server,
+            "#!join --bots --frames 300 --json --stun none --no-record",
+        ),
+        &["--timeout", "60"],
+    );
+    std::thread::sleep(Duration::from_millis(2000));
+    let native = Twinstar::spawn(
+        &dir,
+        &peer_args("join", None, &server.url, "300", &["--no-record"]),
+    );
+    let (native, page) = (native.finish(LIMIT), page.finish(LIMIT));
+    let result = browser::result(&page);
+    assert_eq!(result["exit"], 0, "{result}");
+    assert_eq!(native.code(), Some(0), "{}", native.report("native", 30));
+    assert_eq!(native.summary()["checksum"], result["summary"]["checksum"]);
+    assert_eq!(result["summary"]["checksum_frame"], 300, "{result}");
+}
+
+#[test]
 fn a_room_link_joins_that_room_at_once() {
     let _one = serial();
     let dir = scratch("room-link");
