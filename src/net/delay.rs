@@ -184,6 +184,12 @@ const WINDOW: usize = 10;
 const HYSTERESIS_FRAMES: f64 = 0.25;
 /// Consecutive evaluations that must agree on a change.
 const AGREEING_EVALUATIONS: u32 = 3;
+/// The same for a step down: a whole window of fresh samples. Consecutive
+/// windows share all but one sample, so three agreeing evaluations are
+/// one unlucky window (its median and deviation vary by several ms on a
+/// jittery link); a step down costs the other player rollbacks at once,
+/// a step up only a frame of latency.
+const AGREEING_EVALUATIONS_DOWN: u32 = WINDOW as u32;
 /// Frames after a change during which no other change happens.
 const SETTLE_FRAMES: u32 = 5 * crate::sim::FPS;
 /// Input-change counts kept (one per sample: the last 10 s).
@@ -286,7 +292,12 @@ impl Retuner {
         };
         self.pending = Some((proposed, agreeing));
         let settled = frame.saturating_sub(self.last_change_frame) >= SETTLE_FRAMES;
-        if agreeing >= AGREEING_EVALUATIONS && settled {
+        let needed = if proposed < self.current {
+            AGREEING_EVALUATIONS_DOWN
+        } else {
+            AGREEING_EVALUATIONS
+        };
+        if agreeing >= needed && settled {
             self.current = proposed;
             self.pending = None;
             self.last_change_frame = frame;
@@ -508,6 +519,21 @@ mod tests {
         assert_eq!(feed(&mut r, &mut frame, 20, |_| 200.0), vec![4]);
         // And faster again.
         assert_eq!(feed(&mut r, &mut frame, 20, |_| 40.0), vec![0]);
+    }
+
+    #[test]
+    fn retuner_steps_up_quickly_and_down_only_after_a_whole_window() {
+        // A 4 s stretch of a faster path does not take the delay down...
+        let mut r = Retuner::new(input_delay_at(200.0, 0.0, 0.0));
+        let mut frame = 0;
+        let dip = |i: u32| if (20..28).contains(&i) { 80.0 } else { 200.0 };
+        assert_eq!(feed(&mut r, &mut frame, 20, dip), Vec::<u32>::new());
+        assert_eq!(r.current(), 4);
+        // ...while a 4 s stretch of a slower one takes it up.
+        let mut r = Retuner::new(input_delay_at(80.0, 0.0, 0.0));
+        let mut frame = 0;
+        let rise = |i: u32| if (20..28).contains(&i) { 200.0 } else { 80.0 };
+        assert_eq!(feed(&mut r, &mut frame, 20, rise).first(), Some(&4));
     }
 
     #[test]
