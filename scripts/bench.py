@@ -6,7 +6,8 @@
 Measures the simulation (criterion, benches/sim.rs), replay verification,
 connect time and payload (scripts/net_bench.py connect), the memory of a
 headless peer, and the input-delay policy on a grid of simulated links (two
-headless bot peers per run). Writes the report (Markdown tables, machine,
+headless bot peers per run), once with the scripted bots and once with the
+human-like bot on both sides, judged by the criterion stated below. Writes the report (Markdown tables, machine,
 date, exact commands) and PNG plots into DIR, and prints one JSON line of
 headline figures last. Plots need matplotlib; without it they are skipped
 with a warning and everything else still runs.
@@ -43,6 +44,33 @@ ROOM_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 LATENCY_TOLERANCE_MS = 1.0
 ROLLBACK_TOLERANCE_ABS = 0.005
 ROLLBACK_TOLERANCE_REL = 0.10
+
+# The second grid: human-like input on both peers (`--bot-style human`), the
+# same links, auto against fixed delays 0-4 and the Fightcade/nullDC ping
+# table. Its criterion, stated before the run (BENCHMARKS.md says why):
+HUMAN_POLICIES = ["auto", "0", "1", "2", "3", "4", "table"]
+HUMAN_BOT_STYLE = "human"
+# A correction of this many frames is what players see as teleporting: at
+# 4 units a frame the ship jumps 12 units, its own diameter (radius 6).
+TELEPORT_FRAMES = 3
+# So a policy keeps rollback acceptable when its p99 rollback (over both
+# peers' frames) is at most this...
+HUMAN_P99_LIMIT = TELEPORT_FRAMES - 1
+# ...and among those auto must have the lowest effective latency, within
+# this: the most that skipped and stalled frames moved a fixed delay's
+# latency in the runs behind this criterion was ~0.1 ms, and one frame of
+# delay is 16.7 ms, so 1 ms separates noise from any real difference.
+HUMAN_LATENCY_TOLERANCE_MS = 1.0
+# Where no policy keeps p99 within the limit: auto within this many frames
+# of the lowest p99, at no more latency than the policy that achieves it.
+HUMAN_FALLBACK_P99_SLACK = 1
+# Frames per run and runs in parallel. 1800 frames as in the first grid:
+# 3600 frames per cell and policy, so p99 rests on the worst 36. A match
+# costs ~12 % of one core (2.5 s of CPU for both peers over 32 s), so four
+# at once use half a core of the two: 168 runs in ~25 min, and the whole
+# bench.sh stays near an hour (the first grid runs two at a time, as before).
+HUMAN_FRAMES = 1800
+HUMAN_JOBS = 4
 
 COMMANDS = []  # (what, command line) for the report
 PRINT_LOCK = threading.Lock()
@@ -283,7 +311,8 @@ def link_flags(rtt, jitter, loss, policy):
 
 
 def measure(summaries):
-    """Per-run figures from both peers' summaries."""
+    """Per-run figures from both peers' summaries. `rollback_teleport` is the
+    share of frames preceded by a rollback of `TELEPORT_FRAMES` or more."""
     hist = [0] * max(len(s["rollback_histogram"]) for s in summaries)
     for s in summaries:
         for i, c in enumerate(s["rollback_histogram"]):
@@ -300,6 +329,9 @@ def measure(summaries):
         "rollback_mean": sum(i * c for i, c in enumerate(hist)) / max(frames, 1),
         "rollback_p99": percentile(hist, 0.99),
         "rollback_max": max((i for i, c in enumerate(hist) if c), default=0),
+        "rollback_teleport": sum(hist[TELEPORT_FRAMES:]) / max(frames, 1),
+        "rollback_share": sum(hist[1:]) / max(frames, 1),
+        "rollback_histogram": hist,
         "stalled": sum(s["stalled_frames"] for s in summaries),
         "skipped": sum(s.get("skipped_frames", 0) for s in summaries),
         "delay_changes": sum(s["delay_changes"] for s in summaries),
@@ -377,9 +409,111 @@ def pareto(runs):
     return {"on_front": not by, "dominated_by": by}
 
 
+# ------------------------------------------------------ human-input delay grid
+
+def human_cells(quick):
+    """The first grid's links; in the quick run two of them, one clean and
+    one with jitter and loss."""
+    if quick:
+        return [(80, 0, 0), (160, 20, 5)]
+    return grid_cells(False)
+
+
+def human_policies(quick):
+    # All seven in the quick run too: 14 runs of 600 frames, about a minute.
+    return HUMAN_POLICIES
+
+
+def run_human_grid(args, server):
+    frames = 600 if args.quick else HUMAN_FRAMES
+    cells = human_cells(args.quick)
+    policies = human_policies(args.quick)
+    record("human-input delay grid, per cell and policy (both peers the same flags)",
+           [args.bin, "host|join", "--headless", "--bot", "--bot-style", HUMAN_BOT_STYLE,
+            "--frames", frames, "--json", "--no-record", "--stun", "none",
+            "--sim-latency", "RTT/2", "--sim-jitter", "J", "--sim-loss", "L",
+            "--input-delay", "|".join(policies), "(host: --seed 1)"])
+    jobs = [(cell, policy) for cell in cells for policy in policies]
+    results = {}
+
+    def one(job):
+        (rtt, jitter, loss), policy = job
+        flags = link_flags(rtt, jitter, loss, policy) + ["--bot-style", HUMAN_BOT_STYLE]
+        for attempt in range(2):
+            try:
+                host, join, _ = play(args, server, frames, flags, seed=GRID_SEED)
+                m = measure([host, join])
+                log(f"human: rtt {rtt} jitter {jitter} loss {loss} delay {policy}: "
+                    f"{m['latency_ms']:.1f} ms, rollback p99 {m['rollback_p99']} "
+                    f"(>= {TELEPORT_FRAMES}: {m['rollback_teleport']:.2%}), stalls {m['stalled']}")
+                return job, m
+            except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+                log(f"human: rtt {rtt} jitter {jitter} loss {loss} delay {policy}: "
+                    f"attempt {attempt + 1} failed: {e}")
+        return job, None
+
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.human_jobs) as pool:
+        for job, m in pool.map(one, jobs):
+            results[job] = m
+    log(f"human grid: {len(jobs)} runs in {time.time() - started:.0f} s")
+    rows = []
+    for cell in cells:
+        runs = {p: results[(cell, p)] for p in policies}
+        rows.append({"cell": cell, "runs": runs, **judge(runs)})
+    return {"frames": frames, "policies": policies, "rows": rows,
+            "elapsed_s": time.time() - started}
+
+
+def keeps_rollback(m):
+    """Rollback a player accepts: p99 below teleporting."""
+    return m["rollback_p99"] <= HUMAN_P99_LIMIT
+
+
+def passes(name, runs):
+    """The human-input criterion for policy `name` among `runs` (policy ->
+    figures; failed runs left out): among the policies that keep rollback
+    within the limit, the lowest latency (within the tolerance); where none
+    does, within the slack of the lowest p99 at no more latency than the
+    (fastest) policy achieving it."""
+    ms = {p: m for p, m in runs.items() if m is not None}
+    if name not in ms:
+        return False
+    me = ms[name]
+    within = [m for m in ms.values() if keeps_rollback(m)]
+    if within:
+        best = min(m["latency_ms"] for m in within)
+        return keeps_rollback(me) and me["latency_ms"] <= best + HUMAN_LATENCY_TOLERANCE_MS
+    low = min(m["rollback_p99"] for m in ms.values())
+    ref = min(m["latency_ms"] for m in ms.values() if m["rollback_p99"] == low)
+    return (me["rollback_p99"] <= low + HUMAN_FALLBACK_P99_SLACK
+            and me["latency_ms"] <= ref + HUMAN_LATENCY_TOLERANCE_MS)
+
+
+def versus(auto, other):
+    """Auto against one alternative: the criterion applied to the two of
+    them. 'win': only auto passes; 'tie': both do; 'loss': auto does not."""
+    if auto is None or other is None:
+        return "n/a"
+    pair = {"auto": auto, "other": other}
+    a, o = passes("auto", pair), passes("other", pair)
+    return "tie" if a and o else "win" if a else "loss"
+
+
+def judge(runs):
+    auto = runs.get("auto")
+    vs = {p: versus(auto, runs[p]) for p in runs if p != "auto"}
+    best = passes("auto", runs)
+    why = ""
+    if not best and auto is not None:
+        beaten_by = [p for p in runs if p != "auto" and runs[p] and passes(p, runs)]
+        why = ", ".join(beaten_by)
+    return {"auto_best": best, "versus": vs, "beaten_by": why}
+
+
 # --------------------------------------------------------------------- plots
 
-def make_plots(args, sim, grid):
+def make_plots(args, sim, grid, human):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -478,6 +612,48 @@ def make_plots(args, sim, grid):
     fig.savefig(path)
     plt.close(fig)
     made.append(path)
+
+    # The human-input grid, the same layout: latency against the share of
+    # frames after a rollback of TELEPORT_FRAMES or more; p99 <= the limit
+    # is exactly "at most 1 %" (dashed).
+    hcolors = {"auto": "tab:red", "0": "tab:blue", "1": "tab:cyan", "2": "tab:green",
+               "3": "tab:olive", "4": "tab:purple", "table": "black"}
+    hmarkers = {"auto": "*", "0": "o", "1": "v", "2": "s", "3": "D", "4": "^", "table": "x"}
+    rows = human["rows"]
+    policies = human["policies"]
+    cols = 6 if len(rows) > 4 else len(rows)
+    nrows = (len(rows) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(2.6 * cols, 2.3 * nrows), dpi=100,
+                             squeeze=False)
+    for k, row in enumerate(rows):
+        ax = axes[k // cols][k % cols]
+        rtt, jitter, loss = row["cell"]
+        for policy in policies:
+            m = row["runs"][policy]
+            if m:
+                ax.scatter(m["latency_ms"], 100 * m["rollback_teleport"], c=hcolors[policy],
+                           marker=hmarkers[policy], s=80 if policy == "auto" else 25)
+        ax.axhline(1.0, color="gray", ls="--", lw=0.8)
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.set_ylim(bottom=0)
+        mark = "" if row["auto_best"] else "  auto NOT best"
+        ax.set_title(f"RTT {rtt} J {jitter} L {loss}%{mark}", fontsize=8)
+        ax.tick_params(labelsize=6)
+        ax.grid(alpha=0.3)
+    for k in range(len(rows), nrows * cols):
+        axes[k // cols][k % cols].axis("off")
+    handles = [plt.Line2D([], [], ls="", marker=hmarkers[p], color=hcolors[p],
+                          label=p if p in ("auto", "table") else f"delay {p}")
+               for p in policies]
+    fig.legend(handles=handles, loc="upper center", ncol=len(policies), fontsize=8)
+    fig.supxlabel("effective input latency (ms)", fontsize=9)
+    fig.supylabel(f"% of frames after a rollback >= {TELEPORT_FRAMES} (dashed: p99 limit)",
+                  fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    path = os.path.join(args.out, "delay_grid_human.png")
+    fig.savefig(path)
+    plt.close(fig)
+    made.append(path)
     return made
 
 
@@ -525,7 +701,7 @@ def verdict(ok):
     return "met" if ok else "**missed**"
 
 
-def write_report(args, sim, verify, connect, ref, grid, plots, headline, elapsed):
+def write_report(args, sim, verify, connect, ref, grid, human, plots, headline, elapsed):
     m = machine()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     P = sim["presets"]
@@ -537,8 +713,9 @@ def write_report(args, sim, verify, connect, ref, grid, plots, headline, elapsed
       f"in {elapsed / 60:.0f} min. Do not edit by hand; rerun the script.")
     if args.quick:
         w("")
-        w("**Quick (smoke) run**: shorter criterion runs, 2 grid cells of 600 frames, "
-          "fewer connects. The committed full report is `BENCHMARKS.md` at the root.")
+        w("**Quick (smoke) run**: shorter criterion runs, 2 grid cells of 600 frames "
+          "in each delay grid, fewer connects. The committed full report is "
+          "`BENCHMARKS.md` at the root.")
     w("")
     w("## Machine")
     w("")
@@ -569,6 +746,14 @@ def write_report(args, sim, verify, connect, ref, grid, plots, headline, elapsed
     on = headline["auto_delay_pareto_cells"]
     w(f"| auto delay on the Pareto front in every cell | {on} of {headline['grid_cells']} | "
       f"{verdict(on == headline['grid_cells'])} |")
+    hb, hn = headline["human_auto_best_cells"], headline["human_grid_cells"]
+    w(f"| human input: auto best by the criterion in every cell | {hb} of {hn} | "
+      f"{verdict(hb == hn)} |")
+    noisy = [r for r in human["rows"] if r["cell"][1] or r["cell"][2]]
+    tw = sum(1 for r in noisy if r["versus"].get("table") == "win")
+    w(f"| human input: auto strictly better than the table in most cells with jitter or loss | "
+      f"{tw} of {len(noisy)} ({headline['human_vs_table_wins']} of {hn} in all) | "
+      f"{verdict(2 * tw > len(noisy))} |")
     w("")
 
     w("## Simulation")
@@ -676,7 +861,7 @@ def write_report(args, sim, verify, connect, ref, grid, plots, headline, elapsed
     prefix = "" if args.quick else "bench/"
     for p in plots:
         name = os.path.basename(p)
-        if name.startswith("delay_"):
+        if name.startswith("delay_") and "_human" not in name:
             w(f"![{name}]({prefix}{name})")
             w("")
     w("Caveats:")
@@ -695,6 +880,8 @@ def write_report(args, sim, verify, connect, ref, grid, plots, headline, elapsed
       "rollback rates are tiny and their noise relatively large.")
     w("")
 
+    write_human_section(w, args, human, grid, plots)
+
     w("## Method: exact commands")
     w("")
     w("```sh")
@@ -709,6 +896,159 @@ def write_report(args, sim, verify, connect, ref, grid, plots, headline, elapsed
     log(f"wrote {args.report}")
 
 
+def pct(x):
+    return f"{100 * x:.2f}"
+
+
+def write_human_section(w, args, human, grid, plots):
+    rows = human["rows"]
+    policies = human["policies"]
+    alts = [p for p in policies if p != "auto"]
+    runs = [m for r in rows for m in r["runs"].values() if m]
+    w("## Input-delay policy with human-like input")
+    w("")
+    w(f"The same links, both peers played by the human-like bot (`--bot-style "
+      f"{HUMAN_BOT_STYLE}`, `src/input/human.rs`: 3.5-4.5 input changes a second, "
+      "dwell median 9-10 frames, as ARCHITECTURE.md \"Bots\" documents), "
+      f"{human['frames']} frames a run, seed {GRID_SEED}, auto against fixed delays "
+      f"{', '.join(p for p in alts if p != 'table')} and `table`, the ping-to-delay "
+      "table Fightcade/nullDC netplay players use (RTT < 25 ms → 1 frame, < 60 → 2, "
+      "< 100 → 3, < 130 → 4, < 155 → 5, < 180 → 6, above → 7). Latency, rollback "
+      "and stalls are measured as in the first grid.")
+    w("")
+    w("### The criterion (fixed before the run; constants in `scripts/bench.py`)")
+    w("")
+    w(f"1. **Rollbacks of {TELEPORT_FRAMES} frames or more are teleporting.** A rollback "
+      "of k frames corrects the other player's ship by what it did differently in those "
+      "k frames. Ships move 4 units a frame (1.5 focused) and have a radius of 6: after "
+      "a stop or start the correction is 4k units, 8 at 2 frames (two thirds of the "
+      "ship: a nudge) and 12 at 3 (the ship's whole diameter: it jumps by its own size; "
+      "a reversal doubles these). A shot fired 3 frames earlier appears 30 units out "
+      "(shots move 10 a frame).")
+    w(f"2. **A policy keeps rollback acceptable when its p99 rollback is at most "
+      f"{HUMAN_P99_LIMIT} frames** (over both peers' frames; the same as: at most 1 % "
+      f"of frames follow a rollback of {TELEPORT_FRAMES} or more, the \"≥ 3\" column). "
+      "Why p99: with this input a rollback precedes "
+      + share_range(rows, "auto") +
+      " of frames under auto, so p99 ≤ 2 allows at most one rollback in several to be a "
+      "jump (≤ 0.6 a second). p95 would let most rollbacks jump; p99.9 is 4 frames of a "
+      "3600-frame run, one packet-loss burst. Max is set by single lost packets.")
+    w(f"3. **Among the policies that keep rollback acceptable, auto must have the "
+      f"lowest effective latency, within {HUMAN_LATENCY_TOLERANCE_MS:g} ms.** Effective "
+      "latency moves in steps of 16.7 ms (a frame of delay); what else moves it is "
+      "skipped and stalled frames: "
+      + latency_noise(rows) +
+      f" {HUMAN_LATENCY_TOLERANCE_MS:g} ms is far above that and far below a frame.")
+    w(f"4. **Where no policy keeps p99 within {HUMAN_P99_LIMIT}**, auto must be within "
+      f"{HUMAN_FALLBACK_P99_SLACK} frame of the lowest p99 at no more latency (+ the "
+      "tolerance) than the fastest policy achieving that p99. p99 is an integer and "
+      "moves by a frame between runs of the same policy near the limit.")
+    w("5. **Auto against each alternative**: the same rule applied to the two of them. "
+      "*win*: only auto passes (it keeps rollback acceptable and the other does not, "
+      "or both do and auto is faster by more than the tolerance); *tie*: both pass; "
+      "*loss*: auto does not. **Auto is best in a cell** when it passes against all "
+      "policies at once.")
+    w("")
+    best = sum(1 for r in rows if r["auto_best"])
+    w(f"**Result: auto is best in {best} of {len(rows)} cells.**")
+    w("")
+    w("| auto against | wins | ties | losses |")
+    w("|---|---|---|---|")
+    for p in alts:
+        c = {k: sum(1 for r in rows if r["versus"].get(p) == k) for k in ("win", "tie", "loss")}
+        w(f"| {'table' if p == 'table' else 'delay ' + p} | {c['win']} | {c['tie']} | {c['loss']} |")
+    w("")
+    lost = [r for r in rows if not r["auto_best"]]
+    if lost:
+        w("Cells where auto is not best:")
+        w("")
+        for r in lost:
+            rtt, jitter, loss = r["cell"]
+            a = r["runs"]["auto"]
+            if a is None:
+                w(f"- RTT {rtt}, jitter {jitter}, loss {loss} %: the auto run failed.")
+                continue
+            w(f"- RTT {rtt}, jitter {jitter}, loss {loss} %: auto picked "
+              f"{a['delay_frames']:.2f} frames ({a['latency_ms']:.1f} ms, p99 "
+              f"{a['rollback_p99']}, {pct(a['rollback_teleport'])} % ≥ {TELEPORT_FRAMES}); "
+              f"passing instead: {r['beaten_by'] or '?'}.")
+        w("")
+    w("Per cell: auto's run, and how it fares against each alternative "
+      "(W win, T tie, **L** loss).")
+    w("")
+    w("| RTT | jitter | loss | auto delay | latency (ms) | p99 | ≥ 3 (%) | "
+      + " | ".join(f"vs {p}" for p in alts) + " | auto best |")
+    w("|---|---|---|---|---|---|---|" + "---|" * len(alts) + "---|")
+    mark = {"win": "W", "tie": "T", "loss": "**L**", "n/a": "–"}
+    for r in rows:
+        rtt, jitter, loss = r["cell"]
+        a = r["runs"]["auto"]
+        head = (f"{a['delay_frames']:.2f} | {a['latency_ms']:.1f} | {a['rollback_p99']} | "
+                f"{pct(a['rollback_teleport'])}") if a else "failed | | |"
+        w(f"| {rtt} | {jitter} | {loss}% | {head} | "
+          + " | ".join(mark[r["versus"][p]] for p in alts)
+          + f" | {'yes' if r['auto_best'] else '**no**'} |")
+    w("")
+    w("Every run (rb: rollback frames per frame; ≥ 3: % of frames after a rollback of "
+      f"{TELEPORT_FRAMES} or more; any: % of frames after any rollback):")
+    w("")
+    w("| RTT | jitter | loss | policy | delay | latency (ms) | rb mean | rb p99 | ≥ 3 (%) | "
+      "any (%) | rb max | stalls | skipped | delay changes |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        rtt, jitter, loss = r["cell"]
+        for p in policies:
+            m = r["runs"][p]
+            if m is None:
+                w(f"| {rtt} | {jitter} | {loss}% | {p} | failed | | | | | | | | | |")
+                continue
+            w(f"| {rtt} | {jitter} | {loss}% | {p} | {m['delay_frames']:.2f} | "
+              f"{m['latency_ms']:.1f} | {m['rollback_mean']:.3f} | {m['rollback_p99']} | "
+              f"{pct(m['rollback_teleport'])} | {pct(m['rollback_share'])} | "
+              f"{m['rollback_max']} | {m['stalled']} | {m['skipped']} | "
+              f"{m['delay_changes']} |")
+    w("")
+    names = [os.path.basename(p) for p in plots]
+    prefix = "" if args.quick else "bench/"
+    if "delay_grid_human.png" in names:
+        w("The two grids side by side (left: the scripted bots, rollback frames per "
+          "frame; right: human-like input, % of frames after a rollback of "
+          f"{TELEPORT_FRAMES} or more, dashed at the p99 limit):")
+        w("")
+        w("| scripted bots (`delay_grid.png`) | human-like input (`delay_grid_human.png`) |")
+        w("|---|---|")
+        w(f"| ![delay_grid.png]({prefix}delay_grid.png) | "
+          f"![delay_grid_human.png]({prefix}delay_grid_human.png) |")
+        w("")
+    w("Caveats:")
+    w("")
+    w("- One run per cell and policy. p99 is an integer: a policy whose ≥ 3 share sits "
+      "near 1 % can land on either side of the limit from one run to the next, so read "
+      "the ≥ 3 column for the margin.")
+    w("- Online, each peer's human bot sees its own (possibly predicted) world, so the "
+      "two bots' inputs differ a little between policies: the runs are paired by seed, "
+      "not frame for frame.")
+    w("")
+
+
+def share_range(rows, policy):
+    shares = [r["runs"][policy]["rollback_share"] for r in rows if r["runs"].get(policy)]
+    if not shares:
+        return "an unknown share"
+    return f"{pct(min(shares))}-{pct(max(shares))} %"
+
+
+def latency_noise(rows):
+    """How far skipped and stalled frames moved fixed delays' latency."""
+    extra = [m["latency_ms"] - m["delay_frames"] * FRAME_MS
+             for r in rows for p, m in r["runs"].items()
+             if m and p not in ("auto", "table")]
+    if not extra:
+        return "none measured."
+    return (f"in this grid they added at most {max(extra):.2f} ms to a fixed delay's "
+            f"latency (median {statistics.median(extra):.3f} ms).")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -718,6 +1058,8 @@ def main():
     parser.add_argument("--work", required=True, help="scratch directory")
     parser.add_argument("--report", required=True, help="the Markdown report to write")
     parser.add_argument("--jobs", type=int, default=2, help="grid runs in parallel")
+    parser.add_argument("--human-jobs", type=int, default=HUMAN_JOBS,
+                        help="human-input grid runs in parallel")
     args = parser.parse_args()
     args.bin = os.path.abspath(args.bin)
     os.makedirs(args.out, exist_ok=True)
@@ -731,6 +1073,7 @@ def main():
     try:
         ref = run_reference(args, server)
         grid = run_grid(args, server)
+        human = run_human_grid(args, server)
     finally:
         server.close()
     headline = {
@@ -742,13 +1085,20 @@ def main():
         "verify_speed_x_realtime": round(verify["default"]["x_realtime"], 1),
         "auto_delay_pareto_cells": sum(1 for r in grid["rows"] if r["on_front"]),
         "grid_cells": len(grid["rows"]),
+        "human_auto_best_cells": sum(1 for r in human["rows"] if r["auto_best"]),
+        "human_grid_cells": len(human["rows"]),
+        "human_vs_table_wins": sum(1 for r in human["rows"]
+                                   if r["versus"].get("table") == "win"),
     }
     with open(os.path.join(args.work, "results.json"), "w") as f:
         json.dump({"sim": sim, "verify": verify, "connect": connect, "reference": ref,
                    "grid": {**grid, "rows": [{**r, "cell": list(r["cell"])} for r in grid["rows"]]},
+                   "human_grid": {**human, "rows": [{**r, "cell": list(r["cell"])}
+                                                    for r in human["rows"]]},
                    "headline": headline}, f, indent=1)
-    plots = make_plots(args, sim, grid)
-    write_report(args, sim, verify, connect, ref, grid, plots, headline, time.time() - started)
+    plots = make_plots(args, sim, grid, human)
+    write_report(args, sim, verify, connect, ref, grid, human, plots, headline,
+                 time.time() - started)
     print(json.dumps(headline), flush=True)
 
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks: simulation costs, replay verification, connect time, payload,
-# memory and the input-delay policy grid. Writes BENCHMARKS.md and the PNG
+# memory and the input-delay policy grids (scripted and human-like input).
+# Writes BENCHMARKS.md and the PNG
 # plots in bench/, and prints one JSON line of headline figures last.
 #
-#   bash scripts/bench.sh           # the full report (~35 min on 2 cores)
+#   bash scripts/bench.sh           # the full report (~60 min on 2 cores)
 #   bash scripts/bench.sh --quick   # CI smoke run (a few minutes), writes
 #                                   # bench/quick/ (gitignored) instead
 #
@@ -18,7 +19,7 @@ quick=0
 for arg in "$@"; do
     case "$arg" in
         --quick) quick=1 ;;
-        -h | --help) sed -n 2,13p "$0"; exit 0 ;;
+        -h | --help) sed -n 2,14p "$0"; exit 0 ;;
         *) echo "bench.sh: unknown argument $arg (expected --quick)" >&2; exit 2 ;;
     esac
 done

@@ -6,8 +6,9 @@
     python3 scripts/net_bench.py link --rtt 100 --jitter 10 [--loss 5] [--delay auto|table|N]
             [--bot-style script|human] [--frames 1800]
         one match over the in-process link simulator: effective input
-        latency (latency_ms), rollback frames per frame (rb_mean, rb_p99),
-        stalls, input delay; the same figures as a cell of bench.sh's grid
+        latency (latency_ms), rollback frames per frame (rb_mean, rb_p99;
+        rb_teleport_pct: % of frames after a rollback of 3 or more), stalls,
+        input delay; the same figures as a cell of bench.sh's grids
 
 Every result is printed as one JSON line. The binary is target/release/twinstar
 (built if missing) unless TWINSTAR_BIN says otherwise. A signaling server is
@@ -135,6 +136,7 @@ def cmd_link(args):
         "latency_ms": round(m["latency_ms"], 1),
         "rb_mean": round(m["rollback_mean"], 3),
         "rb_p99": m["rollback_p99"],
+        "rb_teleport_pct": round(100 * m["rollback_teleport"], 2),
         "rb_max": m["rollback_max"],
         "stalls": m["stalled"],
         "skipped": m["skipped"],

@@ -82,6 +82,11 @@ pub(super) struct OnlineBackend {
     agreement: Agreement,
     options: OnlineOptions,
     retuner: Retuner,
+    /// The last local input, and how many times it changed since the
+    /// retuner's last sample (the auto policy's measure of how often the
+    /// peer mispredicts us).
+    last_local_input: Input,
+    local_input_changes: u32,
     input_delay: u32,
     delay_changes: u32,
     started: Instant,
@@ -173,6 +178,8 @@ impl OnlineBackend {
             stats,
             input_delay: agreement.input_delay,
             retuner: Retuner::new(agreement.input_delay),
+            last_local_input: Input::default(),
+            local_input_changes: 0,
             agreement,
             options,
             delay_changes: 0,
@@ -203,6 +210,7 @@ impl OnlineBackend {
         if frame % Retuner::SAMPLE_EVERY != 0 {
             return;
         }
+        let changes = std::mem::take(&mut self.local_input_changes);
         let Ok(stats) = self.session.network_stats(self.remote) else {
             return;
         };
@@ -211,7 +219,7 @@ impl OnlineBackend {
         if self.options.delay != DelaySetting::Auto {
             return;
         }
-        let Some(delay) = self.retuner.sample(frame, ping) else {
+        let Some(delay) = self.retuner.sample(frame, ping, changes) else {
             return;
         };
         if let Err(e) = self.session.set_input_delay(self.local, delay as usize) {
@@ -219,8 +227,12 @@ impl OnlineBackend {
             return;
         }
         let (rtt, jitter) = self.retuner.measured().unwrap_or((ping, 0.0));
+        let rate = self
+            .retuner
+            .changes_per_s()
+            .map_or("not yet measured".to_string(), |r| format!("{r:.1}/s"));
         let detail = format!(
-            "{} -> {delay} frames at frame {frame} (rtt {rtt:.0} ms, jitter {jitter:.0} ms)",
+            "{} -> {delay} frames at frame {frame} (rtt {rtt:.0} ms, jitter {jitter:.0} ms, input changes {rate})",
             self.input_delay
         );
         tracing::info!("input delay {detail}");
@@ -243,8 +255,8 @@ impl Backend for OnlineBackend {
             report.waiting = true;
             return Ok(report);
         }
-        self.session
-            .add_local_input(self.local, inputs[self.local])?;
+        let local_input = inputs[self.local];
+        self.session.add_local_input(self.local, local_input)?;
         let requests = match self.session.advance_frame() {
             Ok(requests) => requests,
             Err(GgrsError::PredictionThreshold) => {
@@ -260,6 +272,10 @@ impl Backend for OnlineBackend {
         };
         for request in requests {
             sim.fulfil(request, log, &mut report)?;
+        }
+        if local_input != self.last_local_input {
+            self.local_input_changes += 1;
+            self.last_local_input = local_input;
         }
         if report.new_frames > 0 {
             self.first_frame_at.get_or_insert_with(Instant::now);
