@@ -340,6 +340,34 @@ def measure(summaries):
     }
 
 
+def play_links(args, server, frames, jobs, workers, label, extra=(), describe=None):
+    """Plays each (cell, policy) job once (one retry after a failure), `workers`
+    at a time; returns ({job: figures or None}, peak memory KiB, seconds)."""
+    hwm = [0]
+
+    def one(job):
+        (rtt, jitter, loss), policy = job
+        flags = link_flags(rtt, jitter, loss, policy) + list(extra)
+        what = f"{label}rtt {rtt} jitter {jitter} loss {loss} delay {policy}"
+        for attempt in range(2):
+            try:
+                host, join, peak = play(args, server, frames, flags, seed=GRID_SEED)
+                hwm[0] = max(hwm[0], peak)
+                m = measure([host, join])
+                log(f"{what}: {describe(m)}")
+                return job, m
+            except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+                log(f"{what}: attempt {attempt + 1} failed: {e}")
+        return job, None
+
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        results = dict(pool.map(one, jobs))
+    elapsed = time.time() - started
+    log(f"{label}grid: {len(jobs)} runs in {elapsed:.0f} s")
+    return results, hwm[0], elapsed
+
+
 def run_grid(args, server):
     frames = 600 if args.quick else 1800
     cells = grid_cells(args.quick)
@@ -348,35 +376,15 @@ def run_grid(args, server):
             "--no-record", "--stun", "none", "--sim-latency", "RTT/2", "--sim-jitter", "J",
             "--sim-loss", "L", "--input-delay", "auto|0|2|4", "(host: --seed 1)"])
     jobs = [(cell, policy) for cell in cells for policy in POLICIES]
-    results = {}
-    hwm = [0]
-
-    def one(job):
-        (rtt, jitter, loss), policy = job
-        for attempt in range(2):
-            try:
-                host, join, peak = play(args, server, frames,
-                                        link_flags(rtt, jitter, loss, policy), seed=GRID_SEED)
-                hwm[0] = max(hwm[0], peak)
-                m = measure([host, join])
-                log(f"rtt {rtt} jitter {jitter} loss {loss} delay {policy}: "
-                    f"{m['latency_ms']:.1f} ms, rollback {m['rollback_mean']:.3f}/frame "
-                    f"p99 {m['rollback_p99']}, stalls {m['stalled']}")
-                return job, m
-            except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
-                log(f"rtt {rtt} jitter {jitter} loss {loss} delay {policy}: attempt {attempt + 1} failed: {e}")
-        return job, None
-
-    started = time.time()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for job, m in pool.map(one, jobs):
-            results[job] = m
-    log(f"grid: {len(jobs)} runs in {time.time() - started:.0f} s")
+    results, hwm, _ = play_links(
+        args, server, frames, jobs, args.jobs, "",
+        describe=lambda m: (f"{m['latency_ms']:.1f} ms, rollback {m['rollback_mean']:.3f}/frame "
+                            f"p99 {m['rollback_p99']}, stalls {m['stalled']}"))
     rows = []
     for cell in cells:
         runs = {p: results[(cell, p)] for p in POLICIES}
         rows.append({"cell": cell, "runs": runs, **pareto(runs), "closest": closest(runs)})
-    return {"frames": frames, "rows": rows, "vm_hwm_mib": hwm[0] / 1024.0}
+    return {"frames": frames, "rows": rows, "vm_hwm_mib": hwm / 1024.0}
 
 
 def dominates(fixed, auto):
@@ -434,35 +442,17 @@ def run_human_grid(args, server):
             "--sim-latency", "RTT/2", "--sim-jitter", "J", "--sim-loss", "L",
             "--input-delay", "|".join(policies), "(host: --seed 1)"])
     jobs = [(cell, policy) for cell in cells for policy in policies]
-    results = {}
-
-    def one(job):
-        (rtt, jitter, loss), policy = job
-        flags = link_flags(rtt, jitter, loss, policy) + ["--bot-style", HUMAN_BOT_STYLE]
-        for attempt in range(2):
-            try:
-                host, join, _ = play(args, server, frames, flags, seed=GRID_SEED)
-                m = measure([host, join])
-                log(f"human: rtt {rtt} jitter {jitter} loss {loss} delay {policy}: "
-                    f"{m['latency_ms']:.1f} ms, rollback p99 {m['rollback_p99']} "
-                    f"(>= {TELEPORT_FRAMES}: {m['rollback_teleport']:.2%}), stalls {m['stalled']}")
-                return job, m
-            except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
-                log(f"human: rtt {rtt} jitter {jitter} loss {loss} delay {policy}: "
-                    f"attempt {attempt + 1} failed: {e}")
-        return job, None
-
-    started = time.time()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.human_jobs) as pool:
-        for job, m in pool.map(one, jobs):
-            results[job] = m
-    log(f"human grid: {len(jobs)} runs in {time.time() - started:.0f} s")
+    results, _, elapsed = play_links(
+        args, server, frames, jobs, args.human_jobs, "human: ",
+        extra=["--bot-style", HUMAN_BOT_STYLE],
+        describe=lambda m: (f"{m['latency_ms']:.1f} ms, rollback p99 {m['rollback_p99']} "
+                            f"(>= {TELEPORT_FRAMES}: {m['rollback_teleport']:.2%}), "
+                            f"stalls {m['stalled']}"))
     rows = []
     for cell in cells:
         runs = {p: results[(cell, p)] for p in policies}
         rows.append({"cell": cell, "runs": runs, **judge(runs)})
-    return {"frames": frames, "policies": policies, "rows": rows,
-            "elapsed_s": time.time() - started}
+    return {"frames": frames, "policies": policies, "rows": rows, "elapsed_s": elapsed}
 
 
 def keeps_rollback(m):
