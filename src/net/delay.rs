@@ -190,6 +190,12 @@ const AGREEING_EVALUATIONS: u32 = 3;
 /// jittery link); a step down costs the other player rollbacks at once,
 /// a step up only a frame of latency.
 const AGREEING_EVALUATIONS_DOWN: u32 = WINDOW as u32;
+/// A step up passes on [`AGREEING_EVALUATIONS`] only when the ideal delay
+/// is at least this far above the current one (the path got slower, or
+/// the player busier: followed within 1.5 s); a smaller excursion, what a
+/// 10-sample window's noise makes on a jittery link, needs a whole
+/// window of fresh samples like a step down.
+const QUICK_STEP_UP_FRAMES: f64 = 1.0;
 /// Frames after a change during which no other change happens.
 const SETTLE_FRAMES: u32 = 5 * crate::sim::FPS;
 /// Input-change counts kept (one per sample: the last 10 s).
@@ -292,7 +298,7 @@ impl Retuner {
         };
         self.pending = Some((proposed, agreeing));
         let settled = frame.saturating_sub(self.last_change_frame) >= SETTLE_FRAMES;
-        let needed = if proposed < self.current {
+        let needed = if proposed < self.current || ideal < current + QUICK_STEP_UP_FRAMES {
             AGREEING_EVALUATIONS_DOWN
         } else {
             AGREEING_EVALUATIONS
@@ -534,6 +540,26 @@ mod tests {
         let mut frame = 0;
         let rise = |i: u32| if (20..28).contains(&i) { 200.0 } else { 80.0 };
         assert_eq!(feed(&mut r, &mut frame, 20, rise).first(), Some(&4));
+    }
+
+    #[test]
+    fn retuner_steps_up_a_little_only_after_a_whole_window() {
+        // 120 ms with 20 ms of jitter: a calm player's 3 frames (ideal
+        // 2.8). Four seconds of a window reading 16 ms more (ideal 3.3,
+        // just past the 0.25 hysteresis) is noise, not a slower path...
+        let mut r = Retuner::new(3);
+        let mut frame = 0;
+        let bump = |from: u32, to: u32| {
+            move |i: u32| jittery(i) + if (from..to).contains(&i) { 16.0 } else { 0.0 }
+        };
+        assert_eq!(
+            feed(&mut r, &mut frame, 30, bump(20, 32)),
+            Vec::<u32>::new()
+        );
+        // ...while a slower path that stays is followed.
+        let mut r = Retuner::new(3);
+        let mut frame = 0;
+        assert_eq!(feed(&mut r, &mut frame, 30, bump(20, 60)), vec![4]);
     }
 
     #[test]
