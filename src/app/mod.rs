@@ -4,6 +4,7 @@
 mod menu;
 mod online;
 mod replay;
+mod tickets;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

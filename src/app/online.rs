@@ -8,7 +8,7 @@ use std::path::Path;
 use std::task::Poll;
 use web_time::Duration;
 
-use super::{Failure, Report, finish_window, match_options, random_seed, record_path};
+use super::{Failure, Report, finish_window, match_options, random_seed, record_path, tickets};
 use crate::cli::{NetArgs, RunArgs, ServeArgs};
 use crate::frontend::InputSource;
 use crate::frontend::window::{self, ConnectOutcome, MatchEnd, Screenshot, Share, Ui};
@@ -293,7 +293,7 @@ pub(super) fn start_online(
         (None, _) => eprintln!("twinstar: quick match on {server}: waiting for another player"),
     }
     let options = ConnectOptions {
-        server,
+        server: server.clone(),
         room: plan.room.clone(),
         role: plan.role,
         ice: plan.ice.clone(),
@@ -304,6 +304,10 @@ pub(super) fn start_online(
         link: plan.link,
         link_seed: plan.seed ^ u64::from(plan.role as u8),
         protocol_skew: net.debug_protocol_skew,
+        rejoin: match &plan.room {
+            Some(room) => super::tickets::claims(room, &server),
+            None => Vec::new(),
+        },
     };
     // The settings file is not range-checked like the flag: clamp it here.
     let reconnect_window = net
@@ -367,7 +371,7 @@ pub(super) async fn online_in_window(
     };
     match start_match(connection, &options, run, settings.keymaps()[0]) {
         Err(f) => OnlineEnd::Failed(f),
-        Ok((driver, sources)) => {
+        Ok((driver, sources, _ticket)) => {
             let match_options = match_options(run, &driver, &sources, settings, escape_does);
             let game = Match::new(driver, Pacing::RealTime, frames);
             OnlineEnd::Played(Box::new(
@@ -417,7 +421,8 @@ pub fn online(
 #[cfg(not(target_arch = "wasm32"))]
 fn online_headless(start: OnlineStart, run: &RunArgs) -> Result<Report, Failure> {
     let connection = connect_blocking(start.connector)?;
-    let (driver, mut sources) = start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
+    let (driver, mut sources, _ticket) =
+        start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
     let game = Match::new(driver, Pacing::RealTime, start.frames);
     let finished = crate::frontend::headless::run(game, &mut sources);
     super::finish(finished).map(|s| Report::Summary(Box::new(s)))
@@ -470,10 +475,24 @@ fn start_match(
     options: &OnlineOptions,
     run: &RunArgs,
     keys: KeyMap,
-) -> Result<(Driver, [InputSource; 2]), Failure> {
+) -> Result<(Driver, [InputSource; 2], Option<tickets::Held>), Failure> {
     let agreement = connection.agreement.clone();
     let room = connection.room.as_ref().map(ToString::to_string);
     let peer = connection.peer.to_string();
+    let player = agreement.local_handle as u8 + 1;
+    let ticket = connection.room.as_ref().map(|code| {
+        if let Some(history) = &connection.history {
+            eprintln!(
+                "twinstar: rejoined the match in room {code} as player {player}; catching up on {} frames",
+                history.frames
+            );
+        }
+        let claim = crate::net::handshake::Claim {
+            match_id: agreement.match_id,
+            player,
+        };
+        tickets::hold(code, &connection.server, claim)
+    });
     let mut driver = Driver::online(connection, options.clone())
         .map_err(|e| Failure::Runtime(e.to_string(), None))?;
     let mode = driver.options().mode.name();
@@ -492,7 +511,7 @@ fn start_match(
     if !run.headless && !run.bot && !run.bots {
         sources[local] = InputSource::Keys(keys);
     }
-    Ok((driver, sources))
+    Ok((driver, sources, ticket))
 }
 
 /// Re-simulates our replay to the desync frame and writes the world there

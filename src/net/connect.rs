@@ -12,9 +12,10 @@ use matchbox_socket::{CandidateType, PeerId, PeerState, WebRtcChannel, WebRtcSoc
 
 use super::control::ControlChannel;
 use super::delay::DelaySetting;
-use super::handshake::{Agreement, Handshake, HandshakeError, Hello, Role};
+use super::handshake::{Agreement, Claim, Handshake, HandshakeError, Hello, Message, Role};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
+use super::rejoin::{CatchUpError, CatchUpReceiver, History};
 use super::room_code::RoomCode;
 use super::signaling::{JoinError, classify_socket_error, client_builder, room_url};
 use super::task::{LoopEnd, LoopHandle, NetRuntime, poll_in_background};
@@ -37,6 +38,8 @@ pub enum Stage {
     Connecting,
     /// Connected; handshake and latency probe running.
     Measuring,
+    /// Rejoining a paused match: receiving the match so far.
+    CatchingUp,
 }
 
 impl fmt::Display for Stage {
@@ -45,6 +48,7 @@ impl fmt::Display for Stage {
             Stage::Signaling => "contacting the signaling server",
             Stage::Connecting => "waiting for the other player",
             Stage::Measuring => "measuring latency",
+            Stage::CatchingUp => "catching up on the match",
         })
     }
 }
@@ -106,6 +110,8 @@ pub struct ConnectOptions {
     pub link_seed: u64,
     /// Debug aid for tests: claim another protocol version.
     pub protocol_skew: u32,
+    /// Matches this player left in this room and may rejoin (its tickets).
+    pub rejoin: Vec<Claim>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -128,6 +134,8 @@ pub enum ConnectError {
     HandshakeTimeout,
     #[error("the other player left before the match started")]
     PeerLeft,
+    #[error("could not catch up on the paused match: {0}")]
+    CatchUp(#[from] CatchUpError),
     #[error("the connection's event loop stopped unexpectedly")]
     LoopGone,
     #[error("cancelled before the match started")]
@@ -143,7 +151,10 @@ impl ConnectError {
             ConnectError::Join(JoinError::RoomFull(_) | JoinError::Refused { .. })
                 | ConnectError::MatchRunning { .. }
                 | ConnectError::Handshake(
-                    HandshakeError::VersionMismatch { .. } | HandshakeError::Malformed { .. }
+                    HandshakeError::VersionMismatch { .. }
+                        | HandshakeError::Malformed { .. }
+                        | HandshakeError::Paused { .. }
+                        | HandshakeError::NotThisMatch { .. }
                 )
         )
     }
@@ -173,9 +184,13 @@ pub struct Connection {
     /// to the first frame).
     pub started: Instant,
     pub room: Option<RoomCode>,
+    /// The signaling server's URL (`ws://host:port`).
+    pub server: String,
     pub role: Role,
     pub link: LinkConfig,
     pub link_seed: u64,
+    /// Rejoining a paused match: the match so far, from the other player.
+    pub history: Option<History>,
 }
 
 pub struct Connector {
@@ -195,6 +210,9 @@ pub struct Connector {
     failed_attempt: Option<FailedAttempt>,
     /// Refused or refusing: staying a moment before reporting `error`.
     leaving: Option<Leaving>,
+    /// Rejoining: the match so far as it arrives, then all of it.
+    catch_up: CatchUpReceiver,
+    history: Option<History>,
 }
 
 /// After a refusal the connector stays a little (polled like the rest,
@@ -234,6 +252,7 @@ impl Connector {
         let message_loop = runtime.spawn_message_loop(message_loop);
         let mut hello = Hello::new(options.role, options.seed, &options.preset, options.delay);
         hello.protocol += options.protocol_skew;
+        hello.rejoin = options.rejoin.clone();
         let handshake = Handshake::new(hello, options.delay);
         Connector {
             runtime: Some(runtime),
@@ -248,6 +267,8 @@ impl Connector {
             connected_once: HashSet::new(),
             failed_attempt: None,
             leaving: None,
+            catch_up: CatchUpReceiver::default(),
+            history: None,
         }
     }
 
@@ -363,6 +384,15 @@ impl Connector {
         };
         for received in control.receive() {
             match received {
+                // Only after an agreement to rejoin does the peer send these.
+                Ok(Message::CatchUp { chunks }) => {
+                    self.stage = Stage::CatchingUp;
+                    self.catch_up.add(&chunks)?;
+                }
+                Ok(Message::CaughtUp { frame, checksum }) => {
+                    let received = std::mem::take(&mut self.catch_up);
+                    self.history = Some(received.finish(frame, checksum)?);
+                }
                 Ok(message) => {
                     if let Some(reply) = self.handshake.receive(now, message) {
                         control.send(&reply);
@@ -381,6 +411,16 @@ impl Connector {
             control.send(&message);
         }
         match self.handshake.outcome() {
+            Some(Ok(agreed)) if agreed.rejoin && self.history.is_none() => {
+                if self
+                    .measuring_since
+                    .is_some_and(|t| now.duration_since(t) > HANDSHAKE_TIMEOUT)
+                {
+                    return Err(ConnectError::HandshakeTimeout);
+                }
+                self.stage = Stage::CatchingUp;
+                Ok(false)
+            }
             Some(Ok(_)) => Ok(true),
             // A busy peer plays on and never leaves; but its partner may
             // still be opening its connection to us.
@@ -532,9 +572,11 @@ impl Connector {
             agreement,
             started: self.started,
             room: self.options.room.clone(),
+            server: self.options.server.clone(),
             role: self.options.role,
             link: self.options.link,
             link_seed: self.options.link_seed,
+            history: self.history.take(),
         })
     }
 }

@@ -47,6 +47,12 @@ impl ControlChannel {
         }
     }
 
+    /// Talks to `peer` from now on (a player rejoining a paused match).
+    pub fn set_peer(&mut self, peer: PeerId) {
+        self.peer = peer;
+        self.refused.remove(&peer);
+    }
+
     pub fn send(&mut self, message: &Message) {
         tracing::trace!("control out: {message:?}");
         let packet = Packet::from(message.encode());

@@ -24,7 +24,7 @@ use super::delay::{DelaySetting, input_delay_for, rtt_stats, table_delay};
 use crate::sim::{Frame, SIM_VERSION, SimConfig};
 
 /// Bumped whenever the handshake or the GGRS input encoding changes.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 /// Round trips measured before the match.
 pub const PROBES: u32 = 16;
 /// Spacing of the probes.
@@ -77,6 +77,31 @@ pub struct Hello {
     pub preset: String,
     /// `auto` or a number of frames: informational, each side applies its own.
     pub input_delay: String,
+    /// Matches this peer played in this room and may rejoin (from its
+    /// rejoin tickets, at most one per player slot).
+    #[serde(default)]
+    pub rejoin: Vec<Claim>,
+    /// Set by a peer whose partner dropped: it keeps match `match_id` as
+    /// player `player` and admits only the other player of that match.
+    #[serde(default)]
+    pub resume: Option<Claim>,
+}
+
+/// A player of one match: "match M, player P" (P is 1 or 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    pub match_id: u64,
+    pub player: u8,
+}
+
+impl Claim {
+    /// The other player of the same match.
+    pub fn partner(self) -> Claim {
+        Claim {
+            match_id: self.match_id,
+            player: 3 - self.player,
+        }
+    }
 }
 
 impl Hello {
@@ -90,6 +115,8 @@ impl Hello {
             seed,
             preset: preset.to_string(),
             input_delay: delay.to_string(),
+            rejoin: Vec::new(),
+            resume: None,
         }
     }
 
@@ -140,6 +167,18 @@ pub enum Message {
     /// server without room caps (matchbox's stock full mesh) lets a third
     /// player into a room; this tells it why nobody will play with it.
     Busy,
+    /// To a rejoining player: the next confirmed frames of the match, as
+    /// replay chunks (`net::rejoin::encode_catch_up`), in base64.
+    CatchUp {
+        chunks: String,
+    },
+    /// The catch-up is complete: `frame` frames, the world's checksum after
+    /// them. Both peers start a new GGRS session from there.
+    CaughtUp {
+        frame: Frame,
+        #[serde(with = "hex_checksum_field")]
+        checksum: u128,
+    },
 }
 
 /// Checksums travel as 32 hex digits (JSON has no 128-bit integers); one
@@ -188,6 +227,18 @@ pub enum HandshakeError {
     /// the room.
     #[error("a match is already running with the other player")]
     MatchRunning,
+    /// A newcomer reached a match that waits for its dropped player.
+    #[error(
+        "the match in this room is paused, waiting for player {waiting_for} to rejoin; only that player can join it now"
+    )]
+    Paused { waiting_for: u8 },
+    /// A rejoin ticket of another match (or of the player who is still there).
+    #[error(
+        "the match in this room is not the one you left (it waits for player {waiting_for} of another match to rejoin)"
+    )]
+    NotThisMatch { waiting_for: u8 },
+    #[error("both peers claim to hold the same paused match")]
+    BothResuming,
 }
 
 /// What both peers agreed on; identical on both sides except `local_handle`.
@@ -204,6 +255,12 @@ pub struct Agreement {
     /// Frames of input delay for the local player (policy or override).
     pub input_delay: u32,
     pub peer_version: String,
+    /// Names this match for rejoining: the same on both sides, different
+    /// for every match (mixed from both peers' random nonces).
+    pub match_id: u64,
+    /// This agreement continues a paused match (a player rejoined): the
+    /// keeper sends the match so far before the new session starts.
+    pub rejoin: bool,
 }
 
 pub struct Handshake {
@@ -308,6 +365,11 @@ impl Handshake {
                     if !self.hello_delivered {
                         return Some(self.hello(now));
                     }
+                } else if let Err(e) = rejoin_slot(&self.ours, &hello) {
+                    self.outcome = Some(Err(e));
+                    if !self.hello_delivered {
+                        return Some(self.hello(now));
+                    }
                 }
                 self.theirs = Some(hello);
             }
@@ -328,7 +390,11 @@ impl Handshake {
                     self.outcome = Some(Err(HandshakeError::MatchRunning));
                 }
             }
-            Message::Done { .. } | Message::Bye { .. } | Message::Desync { .. } => {}
+            Message::Done { .. }
+            | Message::Bye { .. }
+            | Message::Desync { .. }
+            | Message::CatchUp { .. }
+            | Message::CaughtUp { .. } => {}
         }
         self.try_finish();
         None
@@ -367,15 +433,24 @@ fn agree(
     (their_rtt_us, their_jitter_us): (u64, u64),
     delay: DelaySetting,
 ) -> Result<Agreement, HandshakeError> {
-    let we_lead = match ours.role.cmp(&theirs.role) {
-        std::cmp::Ordering::Less => true,
-        std::cmp::Ordering::Greater => false,
-        std::cmp::Ordering::Equal if ours.nonce == theirs.nonce => {
+    let rejoin = rejoin_slot(ours, theirs)?;
+    let we_lead = match (rejoin, ours.role.cmp(&theirs.role)) {
+        // A rejoined player keeps its slot.
+        (Some(claim), _) => claim.player == 1,
+        (None, std::cmp::Ordering::Less) => true,
+        (None, std::cmp::Ordering::Greater) => false,
+        (None, std::cmp::Ordering::Equal) if ours.nonce == theirs.nonce => {
             return Err(HandshakeError::Tie);
         }
-        std::cmp::Ordering::Equal => ours.nonce < theirs.nonce,
+        (None, std::cmp::Ordering::Equal) => ours.nonce < theirs.nonce,
     };
-    let leader = if we_lead { ours } else { theirs };
+    // The seed and preset are the match's: the keeper's when resuming.
+    let leader = match (&ours.resume, rejoin) {
+        (Some(_), _) => ours,
+        (None, Some(_)) => theirs,
+        (None, None) if we_lead => ours,
+        (None, None) => theirs,
+    };
     let config = SimConfig::preset(&leader.preset)
         .ok_or_else(|| HandshakeError::UnknownPreset(leader.preset.clone()))?;
     // Both sides must compute identical numbers: work in whole microseconds
@@ -383,6 +458,15 @@ fn agree(
     let (our_rtt, our_jitter) = rtt_stats(our_rtts_ms).unwrap_or((0.0, 0.0));
     let ours_us = ((our_rtt * 1000.0) as u64, (our_jitter * 1000.0) as u64);
     let theirs_us = (their_rtt_us, their_jitter_us);
+    let (first_nonce, second_nonce) = if we_lead {
+        (ours.nonce, theirs.nonce)
+    } else {
+        (theirs.nonce, ours.nonce)
+    };
+    let match_id = match rejoin {
+        Some(claim) => claim.match_id,
+        None => first_nonce ^ second_nonce.rotate_left(29),
+    };
     let (first, second) = if we_lead {
         (ours_us, theirs_us)
     } else {
@@ -404,7 +488,33 @@ fn agree(
         jitter_ms,
         input_delay,
         peer_version: theirs.game_version.clone(),
+        match_id,
+        rejoin: rejoin.is_some(),
     })
+}
+
+/// Whether these two peers continue a paused match: the claim of the local
+/// player if so, `None` for a new match, an error if one side holds a
+/// paused match the other did not play (the same verdict on both sides).
+fn rejoin_slot(ours: &Hello, theirs: &Hello) -> Result<Option<Claim>, HandshakeError> {
+    let (keeper, rejoiner, we_keep) = match (ours.resume, theirs.resume) {
+        (Some(_), Some(_)) => return Err(HandshakeError::BothResuming),
+        (Some(kept), None) => (kept, theirs, true),
+        (None, Some(kept)) => (kept, ours, false),
+        (None, None) => return Ok(None),
+    };
+    let wanted = keeper.partner();
+    if rejoiner.rejoin.contains(&wanted) {
+        Ok(Some(if we_keep { keeper } else { wanted }))
+    } else if rejoiner.rejoin.is_empty() {
+        Err(HandshakeError::Paused {
+            waiting_for: wanted.player,
+        })
+    } else {
+        Err(HandshakeError::NotThisMatch {
+            waiting_for: wanted.player,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -547,6 +657,79 @@ mod tests {
     }
 
     #[test]
+    fn a_new_match_gets_the_same_fresh_id_on_both_sides() {
+        let (x, y) = run(
+            Handshake::new(hello(Role::Host, 1), DelaySetting::Auto),
+            Handshake::new(hello(Role::Join, 2), DelaySetting::Auto),
+            Duration::ZERO,
+        );
+        let (x, y) = (x.unwrap(), y.unwrap());
+        assert_eq!(x.match_id, y.match_id);
+        assert!(!x.rejoin && !y.rejoin);
+        let (z, _) = run(
+            Handshake::new(hello(Role::Host, 1), DelaySetting::Auto),
+            Handshake::new(hello(Role::Join, 2), DelaySetting::Auto),
+            Duration::ZERO,
+        );
+        assert_ne!(z.unwrap().match_id, x.match_id);
+    }
+
+    /// The keeper of paused match 77 as player 2 (its seed 9), and a
+    /// newcomer with these tickets, joining with `role` and seed 1.
+    fn resume(tickets: &[Claim], role: Role) -> Outcomes {
+        let mut keeper = hello(Role::Join, 9);
+        keeper.resume = Some(Claim {
+            match_id: 77,
+            player: 2,
+        });
+        let mut newcomer = hello(role, 1);
+        newcomer.rejoin = tickets.to_vec();
+        run(
+            Handshake::new(keeper, DelaySetting::Auto),
+            Handshake::new(newcomer, DelaySetting::Auto),
+            Duration::from_millis(3),
+        )
+    }
+
+    #[test]
+    fn a_rejoining_player_keeps_its_slot_and_the_match_its_seed() {
+        let tickets = [
+            Claim {
+                match_id: 5,
+                player: 2,
+            },
+            Claim {
+                match_id: 77,
+                player: 1,
+            },
+        ];
+        // Player 1 of match 77 rejoins with `join`: still player 1.
+        let (keeper, rejoiner) = resume(&tickets, Role::Join);
+        let (keeper, rejoiner) = (keeper.unwrap(), rejoiner.unwrap());
+        assert_eq!((keeper.local_handle, rejoiner.local_handle), (1, 0));
+        assert_eq!((keeper.seed, rejoiner.seed), (9, 9));
+        assert_eq!((keeper.match_id, rejoiner.match_id), (77, 77));
+        assert!(keeper.rejoin && rejoiner.rejoin);
+    }
+
+    #[test]
+    fn only_the_dropped_player_of_the_paused_match_gets_in() {
+        let paused = HandshakeError::Paused { waiting_for: 1 };
+        let (keeper, newcomer) = resume(&[], Role::Join);
+        assert_eq!((keeper, newcomer), (Err(paused.clone()), Err(paused)));
+        // A ticket of another match, and one of the player still there.
+        for ticket in [(78, 1), (77, 2)] {
+            let claim = Claim {
+                match_id: ticket.0,
+                player: ticket.1,
+            };
+            let other = HandshakeError::NotThisMatch { waiting_for: 1 };
+            let (keeper, newcomer) = resume(&[claim], Role::Join);
+            assert_eq!((keeper, newcomer), (Err(other.clone()), Err(other)));
+        }
+    }
+
+    #[test]
     fn fixed_delay_overrides_only_its_own_side() {
         let (x, y) = run(
             Handshake::new(hello(Role::Host, 1), DelaySetting::Fixed(5)),
@@ -643,6 +826,13 @@ mod tests {
                 reason: "esc".into(),
             },
             Message::Busy,
+            Message::CatchUp {
+                chunks: "AAEC".into(),
+            },
+            Message::CaughtUp {
+                frame: 36_000,
+                checksum: 5,
+            },
         ] {
             assert_eq!(Message::decode(&m.encode()), Ok(m));
         }

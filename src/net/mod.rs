@@ -8,6 +8,7 @@ pub mod delay;
 pub mod handshake;
 pub mod ice;
 pub mod link_sim;
+pub mod rejoin;
 pub mod room_code;
 pub mod signaling;
 pub mod socket;
@@ -15,4 +16,4 @@ pub mod task;
 
 pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
 pub use room_code::{RoomCode, RoomCodeError};
-pub use socket::{GgrsSocket, PacketChannel, SocketStats, StatsHandle};
+pub use socket::{GgrsSocket, PacketChannel, SharedChannel, SocketStats, StatsHandle};

@@ -118,6 +118,36 @@ impl PacketChannel for WebRtcChannel {
     }
 }
 
+/// One channel shared by successive GGRS sessions: a rejoin starts a new
+/// session over the same WebRTC socket, and GGRS keeps a session's socket
+/// for its whole life.
+#[derive(Clone)]
+pub struct SharedChannel(Arc<std::sync::Mutex<WebRtcChannel>>);
+
+impl SharedChannel {
+    pub fn new(channel: WebRtcChannel) -> Self {
+        SharedChannel(Arc::new(std::sync::Mutex::new(channel)))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, WebRtcChannel> {
+        // Every use is one call into the channel: a panic cannot leave it
+        // half-changed.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl PacketChannel for SharedChannel {
+    type Addr = PeerId;
+
+    fn send_packet(&mut self, to: &PeerId, packet: Packet) -> Result<(), ChannelClosed> {
+        self.lock().send_packet(to, packet)
+    }
+
+    fn receive_packets(&mut self) -> Vec<(PeerId, Packet)> {
+        self.lock().receive_packets()
+    }
+}
+
 const WIRE: Configuration<LittleEndian, Varint> = config::standard();
 
 /// Encodes a GGRS message the way matchbox's adapter does. `None` only if
@@ -197,6 +227,12 @@ impl<C: PacketChannel> GgrsSocket<C> {
 
     pub fn stats(&self) -> SocketStats {
         self.stats.snapshot()
+    }
+
+    /// Counts into `stats` (a rejoin's new socket adds to the match's totals).
+    pub fn counting_into(mut self, stats: &StatsHandle) -> Self {
+        self.stats = Arc::clone(&stats.0);
+        self
     }
 
     /// A handle that keeps reading the counters after GGRS took the socket.

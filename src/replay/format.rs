@@ -116,6 +116,10 @@ pub enum EventKind {
     Desync,
     /// The peer ended the match; detail: its reason.
     PeerLeft,
+    /// A player whose connection was lost came back and the match went on
+    /// from its confirmed frame; detail: who, the frame, the wait and the
+    /// catch-up's size.
+    Rejoined,
     /// A kind this build does not know (a newer writer's): kept and shown as
     /// it is, so one new kind does not make a whole replay unreadable.
     Other(String),
@@ -123,12 +127,13 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind this build writes.
-    pub const WRITTEN: [EventKind; 5] = [
+    pub const WRITTEN: [EventKind; 6] = [
         EventKind::InputDelay,
         EventKind::Interrupted,
         EventKind::Resumed,
         EventKind::Desync,
         EventKind::PeerLeft,
+        EventKind::Rejoined,
     ];
 
     /// The name in the file.
@@ -139,6 +144,7 @@ impl EventKind {
             EventKind::Resumed => "resumed",
             EventKind::Desync => "desync",
             EventKind::PeerLeft => "peer_left",
+            EventKind::Rejoined => "rejoined",
             EventKind::Other(name) => name,
         }
     }
@@ -295,7 +301,8 @@ mod tests {
                 "interrupted",
                 "resumed",
                 "desync",
-                "peer_left"
+                "peer_left",
+                "rejoined"
             ]
         );
         let event: ReplayEvent =

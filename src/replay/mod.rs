@@ -15,8 +15,8 @@ mod writer;
 
 pub use diff::{Divergence, FieldDiff, first_divergence, world_diff};
 pub use format::{
-    CHECKSUM_INTERVAL, EndRecord, EventKind, FORMAT_VERSION, Header, MAGIC, MAX_FILE_BYTES,
-    MAX_RECORD_BYTES, ReplayEvent,
+    CHECKSUM_INTERVAL, Chunk, EndRecord, EventKind, FORMAT_VERSION, Header, MAGIC, MAX_FILE_BYTES,
+    MAX_RECORD_BYTES, ReplayEvent, decode_chunk, encode_chunk,
 };
 pub use reader::{Cut, Replay, ReplayError, read, read_bytes};
 pub use verify::{Verification, simulate_to, verify};

@@ -27,8 +27,9 @@ pub(super) trait Backend {
         false
     }
 
-    /// Receives packets and reacts to what the peer and GGRS report.
-    fn poll(&mut self, _log: &mut FrameLog) -> Result<(), SessionError> {
+    /// Receives packets and reacts to what the peer and GGRS report (a
+    /// rejoin also restarts the simulation from the confirmed frame).
+    fn poll(&mut self, _sim: &mut Simulation, _log: &mut FrameLog) -> Result<(), SessionError> {
         Ok(())
     }
 

@@ -114,7 +114,10 @@ impl Driver {
             inject_desync_from: options.inject_desync_from,
         };
         let backend = OnlineBackend::new(connection, options)?;
-        Ok(Self::with_backend(Box::new(backend), driver_options))
+        let mut driver = Self::with_backend(Box::new(backend), driver_options);
+        // What a player who rejoins is sent to catch up.
+        driver.log.keep_history();
+        Ok(driver)
     }
 
     fn with_backend(backend: Box<dyn Backend>, options: DriverOptions) -> Self {
@@ -157,7 +160,7 @@ impl Driver {
     /// Online: receives packets, reacts to GGRS and WebRTC events and to
     /// control messages. Local modes: nothing to do.
     pub(super) fn poll(&mut self) -> Result<(), SessionError> {
-        self.backend.poll(&mut self.log)
+        self.backend.poll(&mut self.sim, &mut self.log)
     }
 
     pub fn net_status(&self) -> Option<NetStatus> {

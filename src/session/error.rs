@@ -41,6 +41,18 @@ pub enum SessionError {
     #[error("the other player broke the protocol: {0}")]
     Protocol(String),
 
+    /// A rejoin's catch-up does not re-simulate to the checksums it carries.
+    #[error(
+        "the match sent to catch up on does not re-simulate: at frame {frame} ours is {ours}, the other player's {theirs}",
+        ours = hex_checksum(*ours),
+        theirs = hex_checksum(*theirs)
+    )]
+    CatchUp {
+        frame: Frame,
+        ours: u128,
+        theirs: u128,
+    },
+
     #[error("GGRS: {0}")]
     Ggrs(#[from] ggrs::GgrsError),
 

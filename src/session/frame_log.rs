@@ -4,6 +4,7 @@
 //! reach the replay, each exactly once, in order.
 
 use super::SessionError;
+use crate::net::rejoin::CHUNK_FRAMES;
 use crate::replay::{EventKind, Writer};
 use crate::sim::{Frame, Input, PLAYERS};
 
@@ -32,6 +33,17 @@ pub(super) struct FrameLog {
     recorder: Option<Writer>,
     /// The finished recording's path, for the summary.
     replay_path: Option<String>,
+    /// Online: every confirmed frame's inputs and the checksum after every
+    /// `CHUNK_FRAMES` of them, to catch up a player who rejoins.
+    history: Option<ConfirmedInputs>,
+}
+
+/// The whole confirmed match, about 2 bytes a frame (72 KB for 10 minutes).
+#[derive(Default)]
+pub(super) struct ConfirmedInputs {
+    pub inputs: Vec<[Input; PLAYERS]>,
+    /// The checksum after frame `(i + 1) × CHUNK_FRAMES`.
+    pub checksums: Vec<u128>,
 }
 
 impl FrameLog {
@@ -43,6 +55,44 @@ impl FrameLog {
             limit: None,
             recorder: None,
             replay_path: None,
+            history: None,
+        }
+    }
+
+    /// Keeps every confirmed frame's inputs from now on (online play).
+    pub(super) fn keep_history(&mut self) {
+        self.history.get_or_insert_with(ConfirmedInputs::default);
+    }
+
+    pub(super) fn history(&self) -> Option<&ConfirmedInputs> {
+        self.history.as_ref()
+    }
+
+    /// A frame confirmed elsewhere (a rejoin's catch-up), re-simulated
+    /// here: `checksum` is asked for at chunk ends and at the last frame.
+    pub(super) fn confirm_caught_up(
+        &mut self,
+        inputs: [Input; PLAYERS],
+        checksum: impl Fn() -> u128,
+        last: bool,
+    ) {
+        let after = self.confirmed + 1;
+        let chunk_end = after as usize % CHUNK_FRAMES == 0;
+        let known = (chunk_end || last).then(&checksum);
+        self.record(inputs, || known.unwrap_or_else(&checksum));
+        self.remember(inputs, || known.unwrap_or_else(&checksum));
+        self.confirmed = after;
+        if let Some(sum) = known {
+            self.confirmed_checksum = sum;
+        }
+    }
+
+    fn remember(&mut self, inputs: [Input; PLAYERS], checksum: impl FnOnce() -> u128) {
+        if let Some(history) = &mut self.history {
+            history.inputs.push(inputs);
+            if history.inputs.len() % CHUNK_FRAMES == 0 {
+                history.checksums.push(checksum());
+            }
         }
     }
 
@@ -99,15 +149,15 @@ impl FrameLog {
         self.confirmed = after;
     }
 
-    /// Confirms logged frames through GGRS's confirmed frame. Call right
+    /// Confirms logged frames before `through` (GGRS's confirmed frame + 1,
+    /// in the world's frame numbers). Call right
     /// after an advance's requests were fulfilled: any rollback its inputs
     /// needed has run, so the log holds each frame's final inputs.
     pub(super) fn confirm_through(
         &mut self,
-        ggrs_confirmed: i32,
+        through: Frame,
         newest: Frame,
     ) -> Result<(), SessionError> {
-        let through = Frame::try_from(ggrs_confirmed + 1).unwrap_or(0);
         let limit = through.min(newest).min(self.limit.unwrap_or(Frame::MAX));
         while self.confirmed < limit {
             let frame = self.confirmed;
@@ -120,6 +170,7 @@ impl FrameLog {
                 break;
             };
             self.record(entry.inputs, || checksum);
+            self.remember(entry.inputs, || checksum);
             self.confirmed = frame + 1;
             self.confirmed_checksum = checksum;
         }

@@ -1,7 +1,10 @@
 //! The online backend: a GGRS P2P session over our WebRTC socket, plus what
 //! GGRS leaves to the game: reacting to its events, retuning the input
 //! delay, confirming frames for the replay, carrying the end-of-match
-//! messages and noticing a peer that left.
+//! messages and noticing a peer that left; and, when the connection to
+//! the peer is lost, keeping the match until its player rejoins (`rejoin`).
+
+mod rejoin;
 
 use web_time::{Duration, Instant};
 
@@ -18,8 +21,11 @@ use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
 use crate::net::connect::{Connection, connection_kind};
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
-use crate::net::handshake::{Agreement, Message};
-use crate::net::socket::{GgrsSocket, StatsHandle};
+use crate::net::handshake::{Agreement, Message, Role};
+use crate::net::link_sim::LinkConfig;
+use crate::net::rejoin::History;
+use crate::net::room_code::RoomCode;
+use crate::net::socket::{GgrsSocket, SharedChannel, StatsHandle};
 use crate::net::task::{LoopHandle, NetRuntime};
 use crate::replay::EventKind;
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
@@ -69,6 +75,9 @@ pub struct NetStatus {
     pub bytes_sent: u64,
     pub bytes_received: u64,
     pub stalled_frames: u64,
+    /// The connection to the peer was lost: the match waits for that
+    /// player to rejoin (until `gives_up_in` runs out).
+    pub awaiting_rejoin: bool,
 }
 
 pub(super) struct OnlineBackend {
@@ -114,6 +123,23 @@ pub(super) struct OnlineBackend {
     peer_gone: bool,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
     garbage_owed: f64,
+    /// GGRS frame 0 of the current session is this frame of the match (a
+    /// rejoin starts a new session from the confirmed frame).
+    base: Frame,
+    /// The GGRS channel, kept for the next session after a rejoin.
+    ggrs_channel: SharedChannel,
+    link: LinkConfig,
+    link_seed: u64,
+    room: Option<RoomCode>,
+    role: Role,
+    /// The peer's connection is lost and the match waits for it.
+    rejoin: Option<rejoin::Waiting>,
+    /// This peer rejoined: the match so far, re-simulated at the first poll.
+    history: Option<History>,
+    /// Rejoins this peer kept the match through, and the catch-up bytes it
+    /// sent (or, rejoining, received).
+    rejoins: u32,
+    catch_up_bytes: u64,
     // Last: dropped after everything that runs on it.
     _message_loop: LoopHandle,
     _runtime: NetRuntime,
@@ -127,6 +153,28 @@ fn disconnect_timeout(options: &OnlineOptions) -> Duration {
     } else {
         options.reconnect_window
     }
+}
+
+/// A P2P session with the peer from the agreement's slots and delay.
+fn start_session(
+    agreement: &Agreement,
+    peer: PeerId,
+    socket: GgrsSocket<SharedChannel>,
+    options: &OnlineOptions,
+) -> Result<P2PSession<OnlineConfig>, SessionError> {
+    let local = agreement.local_handle;
+    Ok(SessionBuilder::<OnlineConfig>::new()
+        .with_num_players(PLAYERS)?
+        .with_max_prediction_window(MAX_PREDICTION)
+        .with_input_delay(agreement.input_delay as usize)
+        .with_desync_detection_mode(DesyncDetection::On {
+            interval: DESYNC_CHECK_INTERVAL,
+        })
+        .with_disconnect_timeout(disconnect_timeout(options))
+        .with_disconnect_notify_delay(INTERRUPTION_NOTICE)
+        .add_player(PlayerType::Local, local)?
+        .add_player(PlayerType::Remote(peer), 1 - local)?
+        .start_p2p_session(socket)?)
 }
 
 impl OnlineBackend {
@@ -149,25 +197,18 @@ impl OnlineBackend {
             started,
             link,
             link_seed,
+            room,
+            role,
+            history,
             ..
         } = connection;
         let garbage = (options.garbage_per_second > 0).then(|| ggrs_channel.sender_clone());
-        let ggrs_socket = GgrsSocket::with_link(ggrs_channel, link, link_seed);
+        let ggrs_channel = SharedChannel::new(ggrs_channel);
+        let ggrs_socket = GgrsSocket::with_link(ggrs_channel.clone(), link, link_seed);
         let stats = ggrs_socket.stats_handle();
         let local = agreement.local_handle;
         let remote = 1 - local;
-        let session = SessionBuilder::<OnlineConfig>::new()
-            .with_num_players(PLAYERS)?
-            .with_max_prediction_window(MAX_PREDICTION)
-            .with_input_delay(agreement.input_delay as usize)
-            .with_desync_detection_mode(DesyncDetection::On {
-                interval: DESYNC_CHECK_INTERVAL,
-            })
-            .with_disconnect_timeout(disconnect_timeout(&options))
-            .with_disconnect_notify_delay(INTERRUPTION_NOTICE)
-            .add_player(PlayerType::Local, local)?
-            .add_player(PlayerType::Remote(peer), remote)?
-            .start_p2p_session(ggrs_socket)?;
+        let session = start_session(&agreement, peer, ggrs_socket, &options)?;
         Ok(OnlineBackend {
             session,
             local,
@@ -200,6 +241,16 @@ impl OnlineBackend {
             peer_gone: false,
             garbage,
             garbage_owed: 0.0,
+            base: history.as_ref().map_or(0, |h| h.frames),
+            ggrs_channel,
+            link,
+            link_seed,
+            room,
+            role,
+            rejoin: None,
+            rejoins: 0,
+            catch_up_bytes: history.as_ref().map_or(0, |h| h.bytes as u64),
+            history,
             _message_loop: message_loop,
             _runtime: runtime,
         })
@@ -250,6 +301,10 @@ impl Backend for OnlineBackend {
         log: &mut FrameLog,
     ) -> Result<FrameReport, SessionError> {
         let mut report = FrameReport::default();
+        if self.rejoin.is_some() {
+            report.waiting = true;
+            return Ok(report);
+        }
         if self.session.current_state() != SessionState::Running {
             self.session.poll_remote_clients();
             report.waiting = true;
@@ -284,7 +339,8 @@ impl Backend for OnlineBackend {
             self.delay_frame_sum += u64::from(self.input_delay) * u64::from(report.new_frames);
         }
         self.send_garbage();
-        log.confirm_through(self.session.confirmed_frame(), sim.newest_frame())?;
+        let confirmed = Frame::try_from(self.session.confirmed_frame() + 1).unwrap_or(0);
+        log.confirm_through(self.base + confirmed, sim.newest_frame())?;
         if report.new_frames > 0 {
             self.retune(sim.world().frame, log);
         }
@@ -295,7 +351,13 @@ impl Backend for OnlineBackend {
         true
     }
 
-    fn poll(&mut self, log: &mut FrameLog) -> Result<(), SessionError> {
+    fn poll(&mut self, sim: &mut Simulation, log: &mut FrameLog) -> Result<(), SessionError> {
+        if let Some(history) = self.history.take() {
+            self.catch_up(history, sim, log)?;
+        }
+        if self.rejoin.is_some() {
+            return self.wait_for_rejoin(sim, log);
+        }
         self.session.poll_remote_clients();
         self.control.flush();
         let events: Vec<_> = self.session.events().collect();
@@ -308,7 +370,7 @@ impl Backend for OnlineBackend {
             result = self.poll_control(log);
         }
         if result.is_ok() {
-            result = self.poll_peer();
+            result = self.poll_peer(log);
         }
         if let Err(SessionError::Desync {
             frame,
@@ -346,6 +408,7 @@ impl Backend for OnlineBackend {
             bytes_sent: stats.bytes_sent,
             bytes_received: stats.bytes_received,
             stalled_frames: self.stalled_frames,
+            awaiting_rejoin: self.rejoin.is_some(),
         })
     }
 
@@ -462,7 +525,7 @@ impl OnlineBackend {
                 ..
             } => {
                 return Err(SessionError::Desync {
-                    frame: Frame::try_from(frame).unwrap_or(0),
+                    frame: self.base + Frame::try_from(frame).unwrap_or(0),
                     ours: local_checksum,
                     theirs: remote_checksum,
                 });
@@ -472,13 +535,16 @@ impl OnlineBackend {
     }
 
     /// WebRTC's view of the peer: connection kind, or gone.
-    fn poll_peer(&mut self) -> Result<(), SessionError> {
+    fn poll_peer(&mut self, log: &mut FrameLog) -> Result<(), SessionError> {
         // Err: the signaling connection closed; the data channels may live on.
         let changes = self.socket.try_update_peers().unwrap_or_default();
         for (peer, state) in changes {
             if peer == self.peer && state == PeerState::Disconnected {
                 if self.match_over() {
                     self.peer_gone = true;
+                } else if self.can_wait_for_rejoin() {
+                    self.start_waiting_for_rejoin(log);
+                    return Ok(());
                 } else {
                     return Err(SessionError::PeerLost("closed the connection".into()));
                 }
@@ -577,6 +643,8 @@ impl OnlineBackend {
             .then(|| (self.delay_frame_sum as f64 / frames as f64 * 1000.0).round() / 1000.0);
         summary.delay_changes = Some(self.delay_changes);
         summary.player = Some(self.local as u32 + 1);
+        summary.rejoins = Some(self.rejoins);
+        summary.catch_up_bytes = Some(self.catch_up_bytes);
         summary.elapsed_s = self
             .first_frame_at
             .map(|t| (t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);

@@ -52,6 +52,13 @@ impl Simulation {
         self.newest_frame
     }
 
+    /// Goes on from `world` (a rejoin restarts from the match's confirmed
+    /// frame, re-simulated); later frames are simulated anew.
+    pub(super) fn restart_from(&mut self, world: Box<World>) {
+        self.newest_frame = world.frame;
+        self.world = world;
+    }
+
     pub(super) fn rollback_frames(&self) -> u64 {
         self.rollback_frames
     }
@@ -83,7 +90,9 @@ impl Simulation {
                 let frame = ggrs_frame(frame)?;
                 let checksum = self.world.checksum();
                 self.check_first_checksum(frame, checksum)?;
-                log.saved(frame, checksum);
+                // The world's own frame: a rejoin starts a new GGRS session,
+                // whose frame 0 is the match's confirmed frame.
+                log.saved(self.world.frame, checksum);
                 cell.save(frame as i32, Some(self.world.clone()), Some(checksum));
             }
             GgrsRequest::LoadGameState { cell, frame } => {

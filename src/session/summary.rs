@@ -52,6 +52,13 @@ pub struct Summary {
     /// Which player this machine was (1 or 2).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub player: Option<u32>,
+    /// Online: players who rejoined this match here (kept by this peer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejoins: Option<u32>,
+    /// Online: bytes of the match so far sent to rejoining players, or
+    /// received by this peer when it rejoined.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catch_up_bytes: Option<u64>,
     /// Seconds from the first frame to the summary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elapsed_s: Option<f64>,

@@ -188,3 +188,10 @@ pub fn pick_file(dir: &std::path::Path, accept: &str) {
     on_change.forget();
     input.click();
 }
+
+/// Forgets a value in local storage.
+pub fn unstore(key: &str) {
+    if let Some(storage) = storage() {
+        let _ = storage.remove_item(key);
+    }
+}

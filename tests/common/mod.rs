@@ -51,7 +51,7 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `twinstar ARGS` in `dir`, with stdin closed, `RUST_LOG=twinstar=info`
+/// `twinstar ARGS` in `dir` (also its data folder, for rejoin tickets), with stdin closed, `RUST_LOG=twinstar=info`
 /// (the binary's own default, pinned against the caller's environment;
 /// `TWINSTAR_TEST_LOG` overrides it) and
 /// no display, so a run that forgot `--headless` fails instead of opening a
@@ -62,6 +62,9 @@ pub fn command(dir: &Path, args: &[&str]) -> Command {
         .args(args)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
+        // Rejoin tickets stay in the test's folder (a test that kills a
+        // peer may leave one behind).
+        .env("TWINSTAR_DATA_DIR", dir)
         .env(
             "RUST_LOG",
             // TWINSTAR_TEST_LOG=twinstar=trace,... to debug a failing test.

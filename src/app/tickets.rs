@@ -1,0 +1,161 @@
+//! Rejoin tickets. While a player plays an online match in a room, a small
+//! record says "match M, player P, room R on server S" (a file in the data
+//! directory, or the page's local storage). A game that crashed leaves it
+//! behind, and `join R` hands it to the player who stayed, who lets back in
+//! only the player of its paused match (`net::handshake`, `Claim`). A match
+//! that ends in any other way removes it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::net::RoomCode;
+use crate::net::handshake::Claim;
+
+/// A ticket older than this is stale: no match waits that long.
+const MAX_AGE_S: u64 = 24 * 60 * 60;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Ticket {
+    server: String,
+    match_id: u64,
+    player: u8,
+    version: String,
+    saved_at: u64,
+}
+
+fn key(room: &RoomCode, player: u8) -> String {
+    format!("rejoin-{}-p{player}", room.canonical())
+}
+
+fn now_s() -> u64 {
+    web_time::SystemTime::now()
+        .duration_since(web_time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A ticket kept while its match runs: removed when this is dropped (the
+/// match ended here, in any way but a crash).
+#[must_use = "the ticket is removed when this is dropped"]
+pub struct Held {
+    room: RoomCode,
+    player: u8,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        remove(&self.room, self.player);
+    }
+}
+
+/// Keeps a ticket for `claim` in `room` on `server` while `Held` lives.
+pub fn hold(room: &RoomCode, server: &str, claim: Claim) -> Held {
+    save(room, server, claim);
+    Held {
+        room: room.clone(),
+        player: claim.player,
+    }
+}
+
+/// Notes that this player plays `claim` in `room` on `server`.
+fn save(room: &RoomCode, server: &str, claim: Claim) {
+    let ticket = Ticket {
+        server: server.to_string(),
+        match_id: claim.match_id,
+        player: claim.player,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        saved_at: now_s(),
+    };
+    let text = serde_json::to_string(&ticket).unwrap_or_default();
+    if let Err(e) = store::write(&key(room, claim.player), &text) {
+        tracing::warn!("cannot keep a rejoin ticket ({e}); a crash here cannot be rejoined");
+    }
+}
+
+/// The match is over for this player: it has nothing to rejoin.
+fn remove(room: &RoomCode, player: u8) {
+    store::remove(&key(room, player));
+}
+
+/// What this machine may rejoin in `room` on `server`: at most one claim
+/// per player slot (both, when both players of a match ran here).
+pub fn claims(room: &RoomCode, server: &str) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    for player in [1, 2] {
+        let key = key(room, player);
+        let Some(text) = store::read(&key) else {
+            continue;
+        };
+        match serde_json::from_str::<Ticket>(&text) {
+            Ok(t) if now_s().saturating_sub(t.saved_at) > MAX_AGE_S => store::remove(&key),
+            Ok(t) if t.server == server && t.player == player => claims.push(Claim {
+                match_id: t.match_id,
+                player,
+            }),
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!("ignoring an unreadable rejoin ticket {key}: {e}");
+                store::remove(&key);
+            }
+        }
+    }
+    claims
+}
+
+/// Tickets live in `$TWINSTAR_DATA_DIR` (tests give each run its own), or
+/// the platform's local data directory.
+#[cfg(not(target_arch = "wasm32"))]
+mod store {
+    use std::path::PathBuf;
+
+    fn dir() -> Option<PathBuf> {
+        match std::env::var_os("TWINSTAR_DATA_DIR") {
+            Some(dir) => Some(PathBuf::from(dir)),
+            None => dirs::data_local_dir().map(|d| d.join("twinstar")),
+        }
+    }
+
+    fn path(key: &str) -> Option<PathBuf> {
+        dir().map(|d| d.join(format!("{key}.json")))
+    }
+
+    pub fn write(key: &str, text: &str) -> Result<(), String> {
+        let path = path(key).ok_or("no data directory")?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn read(key: &str) -> Option<String> {
+        let bytes = crate::fsutil::read_limited(&path(key)?, 4096).ok()?;
+        String::from_utf8(bytes).ok()
+    }
+
+    pub fn remove(key: &str) {
+        if let Some(path) = path(key) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod store {
+    use crate::web::page;
+
+    fn key(key: &str) -> String {
+        format!("twinstar.{key}")
+    }
+
+    pub fn write(name: &str, text: &str) -> Result<(), String> {
+        page::store(&key(name), text)
+            .then_some(())
+            .ok_or_else(|| "the browser refused local storage".to_string())
+    }
+
+    pub fn read(name: &str) -> Option<String> {
+        page::stored(&key(name))
+    }
+
+    pub fn remove(name: &str) {
+        page::unstore(&key(name));
+    }
+}
