@@ -104,6 +104,60 @@ fn a_browser_and_a_native_player_play_one_match() {
     assert_eq!(diff.code(), Some(0), "{}", diff.report("replay-diff", 20));
 }
 
+/// The browser keeps the match while a native player is killed and rejoins.
+#[test]
+fn a_browser_keeps_the_match_while_a_killed_native_player_rejoins() {
+    let _one = serial();
+    let dir = scratch("browser-keeps");
+    let server = web_server();
+    let url = page_url(
+        &server,
+        "#!host --room R4J-KWM --bots --frames 1200 --json --stun none --record browser.tsr",
+    );
+    let downloads = dir.to_string_lossy();
+    let page = browser::open(&url, &["--timeout", "100", "--downloads", &downloads]);
+    let join_args = |record| {
+        peer_args(
+            "join",
+            Some("R4J-KWM"),
+            &server.url,
+            "1200",
+            &["--record", record],
+        )
+    };
+    let mut first = Twinstar::spawn(&dir, &join_args("first.tsr"));
+    assert!(
+        first.wait_for("synchronized with the peer", Duration::from_secs(40)),
+        "{}",
+        first.stderr()
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    first.kill();
+    std::thread::sleep(Duration::from_millis(500));
+    let rejoin = Twinstar::spawn(&dir, &join_args("rejoin.tsr")).finish(LIMIT);
+    let page = page.finish(LIMIT);
+    let result = browser::result(&page);
+    assert_eq!(
+        rejoin.code(),
+        Some(0),
+        "{}",
+        rejoin.report("native rejoin", 30)
+    );
+    assert_eq!(result["exit"], 0, "{result}");
+    let (native, web) = (rejoin.summary(), &result["summary"]);
+    assert_eq!(native["checksum_frame"], 1200, "{native}");
+    assert_eq!(native["checksum"], web["checksum"], "{native}\n{web}");
+    assert_eq!(web["rejoins"], 1, "{web}");
+    assert_eq!(native["player"], 2, "{native}");
+    verify_replay(&dir.join("rejoin.tsr"), Some(1200));
+    let diff = common::run(
+        &dir,
+        &["replay-diff", "browser.tsr", "rejoin.tsr"],
+        Duration::from_secs(30),
+    );
+    assert_eq!(diff.code(), Some(0), "{}", diff.report("replay-diff", 20));
+}
+
 #[test]
 fn two_browsers_play_one_match() {
     let _one = serial();

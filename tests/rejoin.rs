@@ -186,4 +186,22 @@ fn only_the_dropped_player_gets_in_and_only_within_the_window() {
         "ended {ended:?} after the kill\n{}",
         host.report("host", 30)
     );
+    // After the window a ticket finds nobody, and says so.
+    let late = common::run(
+        &other_dir,
+        &peer_args(
+            "join",
+            Some("J4M2XW"),
+            &server.url,
+            "600",
+            &["--no-record", "--timeout", "2"],
+        ),
+        common::LIMIT,
+    );
+    assert_eq!(late.code(), Some(1), "{}", late.report("late", 20));
+    assert!(
+        late.stderr.contains("no longer waiting for you"),
+        "{}",
+        late.report("late", 20)
+    );
 }

@@ -140,18 +140,31 @@ impl NetGraph {
 }
 
 /// The banners about the connection, shown with or without the overlay:
-/// an interruption with the time left to wait, or synchronizing.
+/// an interruption or a dropped player with the time left to wait, or
+/// synchronizing.
 pub fn draw_alerts(font: &BitmapFont, status: Option<&NetStatus>) {
     let Some(s) = status else { return };
     let (cx, y) = (screen_width() / 2.0, screen_height() - 90.0);
     if s.interrupted {
-        let title = format!("CONNECTION TO P{} INTERRUPTED", s.peer_player);
-        font.draw_shadowed(&title, cx, y, 3.0, RED, Align::Center);
         let left = s.gives_up_in.map_or(0, |d| d.as_secs_f32().ceil() as u64);
-        let detail = format!(
-            "waiting up to {} s for it to come back: {left} s left (Esc leaves)",
-            s.reconnect_window.as_secs()
-        );
+        let (title, detail) = if s.awaiting_rejoin {
+            (
+                format!("P{} DROPPED OUT", s.peer_player),
+                format!(
+                    "waiting up to {} s for them to rejoin with the room code: {left} s left (Esc leaves)",
+                    s.reconnect_window.as_secs()
+                ),
+            )
+        } else {
+            (
+                format!("CONNECTION TO P{} INTERRUPTED", s.peer_player),
+                format!(
+                    "waiting up to {} s for it to come back: {left} s left (Esc leaves)",
+                    s.reconnect_window.as_secs()
+                ),
+            )
+        };
+        font.draw_shadowed(&title, cx, y, 3.0, RED, Align::Center);
         font.draw_shadowed(&detail, cx, y + 36.0, 2.0, WHITE, Align::Center);
     } else if !s.synchronized {
         font.draw_shadowed("synchronizing...", cx, y + 30.0, 3.0, YELLOW, Align::Center);

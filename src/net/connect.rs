@@ -127,6 +127,10 @@ pub enum ConnectError {
     )]
     NoPeer { room: String, secs: u64 },
     #[error(
+        "nobody in {room} after {secs} s: the match you left there is no longer waiting for you (its reconnect window ended, or the other player left)"
+    )]
+    NothingToRejoin { room: String, secs: u64 },
+    #[error(
         "a match is already running in {room}; ask the host for a new room code, or wait until that match ends"
     )]
     MatchRunning { room: String },
@@ -374,6 +378,12 @@ impl Connector {
             });
         }
         if self.stage == Stage::Connecting && waited > self.options.timeout {
+            if !self.options.rejoin.is_empty() {
+                return Err(ConnectError::NothingToRejoin {
+                    room: self.room_name(),
+                    secs: self.options.timeout.as_secs(),
+                });
+            }
             return Err(ConnectError::NoPeer {
                 room: self.room_name(),
                 secs: self.options.timeout.as_secs(),
