@@ -5,6 +5,7 @@
 #
 #   scripts/nat-testbed.sh SCENARIO [--turn] [--frames N] [--probe]
 #                          [--cut SECS [--cut-at SECS] [--cut-side a|b] [--reconnect-window SECS]]
+#                          [--rejoin]
 #
 #   SCENARIO   routed | full-cone | port-restricted | symmetric
 #   --turn     also give the peers the TURN server (coturn) as ICE server
@@ -14,6 +15,8 @@
 #   --cut-at SECS   when: SECS after both peers logged the match start (default 4)
 #   --cut-side a|b  whose NAT goes dark (default a, the host)
 #   --reconnect-window SECS  the peers' --reconnect-window (with --cut; default 20)
+#   --rejoin   kill peer b (-9) 4 s into the match and run its join again:
+#              it must rejoin, and both finish in sync with identical replays
 #
 # Topology (every address stays inside namespaces this script creates):
 #
@@ -70,6 +73,7 @@ PROBE=false
 CUT=""          # seconds; empty: no cut
 CUT_AT=4        # seconds after both peers logged the match start
 CUT_SIDE=a
+REJOIN=false
 WINDOW=""       # the peers' --reconnect-window; empty: 20 (passed explicitly with --cut)
 bad_input() {
     echo "nat-testbed: $*" >&2
@@ -82,6 +86,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --turn) TURN=true ;;
         --probe) PROBE=true ;;
+        --rejoin) REJOIN=true ;;
         --frames)
             [ $# -ge 2 ] || bad_input "--frames needs a value"
             FRAMES="$2"
@@ -131,6 +136,14 @@ if [ -n "$CUT" ]; then
     FRAMES="${FRAMES:-$(((CUT_AT + 5) * 60))}"
 elif [ "$CUT_AT" != 4 ] || [ "$CUT_SIDE" != a ] || [ -n "$WINDOW" ]; then
     bad_input "--cut-at, --cut-side and --reconnect-window only go with --cut"
+fi
+if $REJOIN; then
+    [ -z "$CUT" ] || bad_input "--rejoin and --cut are separate tests"
+    ! $PROBE || bad_input "--rejoin needs the game (not --probe)"
+    [ "$SCENARIO" != symmetric ] || $TURN || bad_input "--rejoin needs a connection: symmetric only connects with --turn"
+    WINDOW=20
+    # 4 s of play, the kill, ~2 s to rejoin, ~6 s more.
+    FRAMES="${FRAMES:-$(((CUT_AT + 8) * 60))}"
 fi
 FRAMES="${FRAMES:-300}"
 [[ "$FRAMES" =~ ^[1-9][0-9]{0,6}$ ]] || bad_input "--frames must be a positive integer, got '$FRAMES'"
@@ -443,8 +456,8 @@ if $PROBE; then
 else
     GAME_ARGS=(--server "$SERVER_URL" "${ICE_ARGS[@]}" --headless --bot --frames "$FRAMES"
         --json "${EXTRA_GAME_FLAGS[@]}")
-    if [ -n "$CUT" ]; then
-        # Replays of a cut match must verify and be identical.
+    if [ -n "$CUT" ] || $REJOIN; then
+        # Replays of a cut or rejoined match must verify and be identical.
         GAME_ARGS+=(--reconnect-window "$WINDOW")
         REC_A=(--record "$LOGDIR/a.tsr")
         REC_B=(--record "$LOGDIR/b.tsr")
@@ -467,7 +480,7 @@ run_peer() { # name ns args...
         set +e
         start=$(date +%s%N)
         echo "$start" >"$LOGDIR/$name.start"
-        ip netns exec "$ns" env RUST_LOG="$PEER_RUST_LOG" \
+        ip netns exec "$ns" env RUST_LOG="$PEER_RUST_LOG" TWINSTAR_DATA_DIR="$LOGDIR" \
             timeout -k 3 "$PEER_LIMIT" "$BIN" "$@" >"$LOGDIR/$name.out" 2>"$LOGDIR/$name.err"
         rc=$?
         end=$(date +%s%N)
@@ -480,6 +493,69 @@ PID_A=$!
 run_peer b "$NS_B" "${ARGS_B[@]}"
 PID_B=$!
 
+both_done() { [ -s "$LOGDIR/a.rc" ] && [ -s "$LOGDIR/b.rc" ]; }
+any_done() { [ -s "$LOGDIR/a.rc" ] || [ -s "$LOGDIR/b.rc" ]; }
+
+# -------------------------------------------------------------------- rejoin
+# Kill b once the match runs, wait for a to say it waits, start b's join
+# again (its rejoin ticket is in its data folder) and judge the outcome here.
+if $REJOIN; then
+    SYNC='synchronized with the peer'
+    fail_rejoin() {
+        echo "nat-testbed: $SCENARIO rejoin FAILED: $1" >&2
+        print_log_tails "$LOGDIR" >&2
+        FAILED_TAILS=true
+        PRINTED=true
+        jq -cn --arg s "$SCENARIO" --arg e "$1" --arg logs "$LOGDIR" --argjson turn "$TURN" \
+            '{scenario:$s, ok:false, turn:$turn, mode:"rejoin", error:$e, logs:$logs}'
+        exit 1
+    }
+    deadline=$(($(date +%s) + HOST_TIMEOUT + 10))
+    until grep -aqF "$SYNC" "$LOGDIR/a.err" 2>/dev/null && grep -aqF "$SYNC" "$LOGDIR/b.err" 2>/dev/null; do
+        { ! any_done && [ "$(date +%s)" -le "$deadline" ]; } || fail_rejoin "the match did not start on both sides"
+        sleep 0.05
+    done
+    sleep "$CUT_AT"
+    for pid in $(ip netns pids "$NS_B"); do kill -9 "$pid" 2>/dev/null || true; done
+    KILLED_NS=$(date +%s%N)
+    wait "$PID_B" 2>/dev/null || true
+    until grep -aqF "waiting up to" "$LOGDIR/a.err"; do
+        [ $(($(date +%s%N) - KILLED_NS)) -lt 10000000000 ] || fail_rejoin "a did not notice that b was killed within 10 s"
+        sleep 0.02
+    done
+    NOTICED_MS=$((($(date +%s%N) - KILLED_NS) / 1000000))
+    ARGS_B2=(join "$ROOM_JOIN" "${GAME_ARGS[@]}" --record "$LOGDIR/b2.tsr" --timeout "$PEER_TIMEOUT")
+    run_peer b2 "$NS_B" "${ARGS_B2[@]}"
+    PID_B2=$!
+    wait "$PID_A" "$PID_B2" 2>/dev/null || true
+    summary_a="$(peer_summary "$LOGDIR" a)"
+    summary_b2="$(peer_summary "$LOGDIR" b2)"
+    echo "peer a: $summary_a" >&2
+    echo "peer b2: $summary_b2" >&2
+    va=0 vb=0 d=0
+    timeout 120 "$BIN" replay "$LOGDIR/a.tsr" --headless --verify --json >"$LOGDIR/a.verify.out" 2>&1 || va=$?
+    timeout 120 "$BIN" replay "$LOGDIR/b2.tsr" --headless --verify --json >"$LOGDIR/b2.verify.out" 2>&1 || vb=$?
+    timeout 120 "$BIN" replay-diff "$LOGDIR/a.tsr" "$LOGDIR/b2.tsr" >"$LOGDIR/replay-diff.out" 2>&1 || d=$?
+    RESULT="$(jq -cn --arg s "$SCENARIO" --argjson turn "$TURN" --arg expect "$EXPECT" \
+        --argjson a "$summary_a" --argjson b "$summary_b2" --argjson frames "$FRAMES" \
+        --argjson noticed "$NOTICED_MS" --argjson va "$va" --argjson vb "$vb" --argjson d "$d" \
+        --arg logs "$LOGDIR" '
+        ($a.json // {}) as $ja | ($b.json // {}) as $jb |
+        {scenario:$s, turn:$turn, mode:"rejoin", logs:$logs,
+         ok:($a.rc == 0 and $b.rc == 0 and $ja.checksum_frame == $frames
+             and $ja.checksum == $jb.checksum and $ja.rejoins == 1 and $jb.player == 2
+             and $va == 0 and $vb == 0 and $d == 0
+             and (if $expect == "relay" then $jb.connection == "relay" else true end)),
+         connection:$jb.connection, checksum:$ja.checksum, noticed_kill_ms:$noticed,
+         rejoin_connect_ms:$jb.connect_ms, catch_up_bytes:$ja.catch_up_bytes,
+         replays:{a_verify_rc:$va, b2_verify_rc:$vb, diff_rc:$d}, a:$a, b2:$b}')"
+    PRINTED=true
+    [ "$(jq -r .ok <<<"$RESULT")" = true ] || fail_rejoin "$RESULT"
+    echo "nat-testbed: $SCENARIO rejoin ok (killed b, a noticed in $NOTICED_MS ms, b rejoined over $(jq -r .connection <<<"$RESULT") and played to frame $FRAMES in $(jq -r .rejoin_connect_ms <<<"$RESULT") ms from its start; equal checksums, replays verify and match)" >&2
+    echo "$RESULT"
+    exit 0
+fi
+
 # ----------------------------------------------------------------------- cut
 # Once both peers have logged the match start, wait CUT_AT s, then the cut
 # side's NAT drops every IPv4 packet entering it from the LAN or the WAN
@@ -491,8 +567,6 @@ CUT_ERROR=""
 CUT_START_NS=null
 CUT_END_NS=null
 CUT_DROPPED=null
-both_done() { [ -s "$LOGDIR/a.rc" ] && [ -s "$LOGDIR/b.rc" ]; }
-any_done() { [ -s "$LOGDIR/a.rc" ] || [ -s "$LOGDIR/b.rc" ]; }
 if [ -n "$CUT" ]; then
     SYNC='synchronized with the peer'
     if [ "$CUT_SIDE" = a ]; then NS_CUT="$NS_NA"; else NS_CUT="$NS_NB"; fi

@@ -41,10 +41,13 @@ export TWINSTAR_BIN="$target_dir/release/twinstar"
 export SIGNALING_LOAD_BIN="$target_dir/debug/examples/signaling_load"
 if [ "$(id -u)" = 0 ]; then
     failed=()
-    # The last two cut NAT A mid-match: 5 s (the match pauses and resumes,
-    # ~18 s) and 15 s with a 5 s reconnect window (both end it, ~11 s).
+    # Two cut NAT A mid-match: 5 s (the match pauses and resumes, ~18 s)
+    # and 15 s with a 5 s reconnect window (both end it, ~11 s); the last
+    # kills the joiner behind its symmetric NAT, which rejoins through the
+    # TURN relay (~25 s).
     for scenario in routed full-cone port-restricted symmetric "symmetric --turn" \
-        "port-restricted --cut 5" "port-restricted --cut 15 --reconnect-window 5"; do
+        "port-restricted --cut 5" "port-restricted --cut 15 --reconnect-window 5" \
+        "symmetric --turn --rejoin"; do
         # shellcheck disable=SC2086 # "symmetric --turn" is two arguments
         timeout 300 scripts/nat-testbed.sh $scenario || failed+=("nat-testbed $scenario")
     done
