@@ -158,6 +158,65 @@ fn a_browser_keeps_the_match_while_a_killed_native_player_rejoins() {
     assert_eq!(diff.code(), Some(0), "{}", diff.report("replay-diff", 20));
 }
 
+/// A browser player whose tab closes mid-match opens the same link again:
+/// its rejoin ticket (local storage) gets it back into the same match.
+#[test]
+fn a_browser_player_reopens_the_link_and_rejoins() {
+    let _one = serial();
+    let dir = scratch("browser-rejoins");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("W3B-RJN"),
+            &server.url,
+            "1200",
+            &["--record", "host.tsr"],
+        ),
+    );
+    let url = page_url(
+        &server,
+        "#!join W3B-RJN --bots --frames 1200 --json --stun none --record browser.tsr",
+    );
+    let downloads = dir.to_string_lossy();
+    let page = browser::open(
+        &url,
+        &[
+            "--timeout",
+            "100",
+            "--downloads",
+            &downloads,
+            "--reload-on",
+            "synchronized with the peer",
+            "--reload-delay",
+            "3000",
+        ],
+    );
+    let host = host.finish(LIMIT);
+    let page = page.finish(LIMIT);
+    let result = browser::result(&page);
+    assert!(
+        page.stdout.contains("reload: after"),
+        "{}",
+        common::tail(&page.stdout, 30)
+    );
+    assert_eq!(host.code(), Some(0), "{}", host.report("native host", 30));
+    assert_eq!(result["exit"], 0, "{result}");
+    let (native, web) = (host.summary(), &result["summary"]);
+    assert_eq!(native["rejoins"], 1, "{native}");
+    assert_eq!(web["player"], 2, "{web}");
+    assert_eq!(native["checksum_frame"], 1200, "{native}");
+    assert_eq!(native["checksum"], web["checksum"], "{native}\n{web}");
+    verify_replay(&dir.join("browser.tsr"), Some(1200));
+    let diff = common::run(
+        &dir,
+        &["replay-diff", "host.tsr", "browser.tsr"],
+        Duration::from_secs(30),
+    );
+    assert_eq!(diff.code(), Some(0), "{}", diff.report("replay-diff", 20));
+}
+
 #[test]
 fn two_browsers_play_one_match() {
     let _one = serial();

@@ -4,7 +4,11 @@
 //   node tests/web/drive.mjs URL [--timeout SECS] [--screenshot PATH]
 //        [--keys "ArrowDown,Enter@1500,ArrowLeft@3000+400"] [--until REGEX]
 //        [--size WxH] [--chromium PATH] [--flag CHROMIUM_FLAG]...
-//        [--downloads DIR]
+//        [--downloads DIR] [--reload-on REGEX [--reload-delay MS]]
+//
+// --reload-on: once a console line matches REGEX, wait --reload-delay ms
+// (default 0) and reload the page, as a player closing the tab and opening
+// the same link again would (local storage survives; the game does not).
 //
 // stdout, one line each, as it happens:
 //   console: TEXT     every console message of the page (any level)
@@ -89,6 +93,8 @@ try {
       chromium: { type: "string", default: process.env.CHROMIUM || "/usr/bin/chromium" },
       flag: { type: "string", multiple: true, default: [] },
       downloads: { type: "string" },
+      "reload-on": { type: "string" },
+      "reload-delay": { type: "string", default: "0" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -112,6 +118,16 @@ try {
 const size = /^(\d+)x(\d+)$/.exec(args.values.size);
 if (!size) usage(`bad --size '${args.values.size}': WxH`);
 const keys = parseKeys(args.values.keys);
+let reloadOn = null;
+if (args.values["reload-on"] !== undefined) {
+  try {
+    reloadOn = new RegExp(args.values["reload-on"]);
+  } catch (e) {
+    usage(`bad --reload-on: ${e.message}`);
+  }
+}
+const reloadDelay = Number(args.values["reload-delay"]);
+if (!(reloadDelay >= 0)) usage(`bad --reload-delay '${args.values["reload-delay"]}'`);
 
 // Runs in the page before any of its scripts: counts animation frames,
 // notes the first, and captures the canvas inside a frame when asked.
@@ -254,6 +270,13 @@ try {
     const where = text.startsWith("Failed to load resource") ? ` (${message.location().url})` : "";
     line(`console: ${text}${where}`);
     if (!finished && until.test(text)) finish(0, null, text);
+    if (!finished && reloadOn && reloadOn.test(text)) {
+      reloadOn = null;
+      setTimeout(() => {
+        line(`reload: after '${text.slice(0, 80)}' + ${reloadDelay} ms`);
+        page.reload({ waitUntil: "commit" }).catch((e) => finish(1, `reload failed: ${e.message}`));
+      }, reloadDelay);
+    }
   });
   page.on("pageerror", (error) => {
     line(`console: [uncaught] ${error.message}`);
