@@ -151,6 +151,12 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
     };
     link.validate()
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
+    if net.say.len() > crate::session::chat::BURST as usize {
+        return Err(Failure::BadInput(format!(
+            "at most {} --say lines (the chat's rate limit lets no more through at once)",
+            crate::session::chat::BURST
+        )));
+    }
     SimConfig::from_preset_name(&run.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
     if let Some(server) = &net.server {
         check_server_url(server).map_err(|e| Failure::BadInput(e.to_string()))?;
@@ -314,6 +320,8 @@ pub(super) fn start_online(
         garbage_per_second: net.debug_garbage,
         inject_desync_from: net.debug_inject_desync,
         reconnect_window: Duration::from_secs(reconnect_window.into()),
+        say: net.say.clone(),
+        chat_flood_per_second: net.debug_chat_flood,
     };
     Ok(OnlineStart {
         share: Share {

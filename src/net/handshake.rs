@@ -23,8 +23,9 @@ use serde::{Deserialize, Serialize};
 use super::delay::{DelaySetting, input_delay_for, rtt_stats, table_delay};
 use crate::sim::{Frame, SIM_VERSION, SimConfig};
 
-/// Bumped whenever the handshake or the GGRS input encoding changes.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// Bumped whenever the handshake, the control messages or the GGRS input
+/// encoding changes (2: `Chat`, which a version-1 peer could not decode).
+pub const PROTOCOL_VERSION: u32 = 2;
 /// Round trips measured before the match.
 pub const PROBES: u32 = 16;
 /// Spacing of the probes.
@@ -140,6 +141,11 @@ pub enum Message {
     /// server without room caps (matchbox's stock full mesh) lets a third
     /// player into a room; this tells it why nobody will play with it.
     Busy,
+    /// A room chat line (`session::chat`). Never part of the simulation;
+    /// the receiver checks it (length, printable, rate) before keeping it.
+    Chat {
+        text: String,
+    },
 }
 
 /// Checksums travel as 32 hex digits (JSON has no 128-bit integers); one
@@ -328,7 +334,10 @@ impl Handshake {
                     self.outcome = Some(Err(HandshakeError::MatchRunning));
                 }
             }
-            Message::Done { .. } | Message::Bye { .. } | Message::Desync { .. } => {}
+            Message::Done { .. }
+            | Message::Bye { .. }
+            | Message::Desync { .. }
+            | Message::Chat { .. } => {}
         }
         self.try_finish();
         None
@@ -643,6 +652,9 @@ mod tests {
                 reason: "esc".into(),
             },
             Message::Busy,
+            Message::Chat {
+                text: "gg \"wp\" é".into(),
+            },
         ] {
             assert_eq!(Message::decode(&m.encode()), Ok(m));
         }

@@ -116,6 +116,8 @@ pub enum EventKind {
     Desync,
     /// The peer ended the match; detail: its reason.
     PeerLeft,
+    /// A room chat line, ours or the peer's; detail: `P2: text`.
+    Chat,
     /// A kind this build does not know (a newer writer's): kept and shown as
     /// it is, so one new kind does not make a whole replay unreadable.
     Other(String),
@@ -123,12 +125,13 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind this build writes.
-    pub const WRITTEN: [EventKind; 5] = [
+    pub const WRITTEN: [EventKind; 6] = [
         EventKind::InputDelay,
         EventKind::Interrupted,
         EventKind::Resumed,
         EventKind::Desync,
         EventKind::PeerLeft,
+        EventKind::Chat,
     ];
 
     /// The name in the file.
@@ -139,6 +142,7 @@ impl EventKind {
             EventKind::Resumed => "resumed",
             EventKind::Desync => "desync",
             EventKind::PeerLeft => "peer_left",
+            EventKind::Chat => "chat",
             EventKind::Other(name) => name,
         }
     }
@@ -295,7 +299,8 @@ mod tests {
                 "interrupted",
                 "resumed",
                 "desync",
-                "peer_left"
+                "peer_left",
+                "chat"
             ]
         );
         let event: ReplayEvent =

@@ -12,6 +12,7 @@ use ggrs::{
 use matchbox_socket::{Packet, PeerId, PeerState, WebRtcSocket};
 
 use super::backend::Backend;
+use super::chat::{Chat, ChatError, ChatLine};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
@@ -48,6 +49,11 @@ pub struct OnlineOptions {
     /// How long to wait for the peer's packets to come back before the
     /// match ends; zero: `DISCONNECT_TIMEOUT`, a lost peer as before.
     pub reconnect_window: Duration,
+    /// Chat lines sent right after the first frame (`--say`).
+    pub say: Vec<String>,
+    /// Debug aid for tests: chat messages per second sent to the peer,
+    /// mostly junk (`session::chat::flood_message`).
+    pub chat_flood_per_second: u32,
 }
 
 /// What the network overlay shows.
@@ -114,6 +120,7 @@ pub(super) struct OnlineBackend {
     peer_gone: bool,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
     garbage_owed: f64,
+    chat: Chat,
     // Last: dropped after everything that runs on it.
     _message_loop: LoopHandle,
     _runtime: NetRuntime,
@@ -156,6 +163,9 @@ impl OnlineBackend {
         let stats = ggrs_socket.stats_handle();
         let local = agreement.local_handle;
         let remote = 1 - local;
+        let chat = Chat::new(local, remote)
+            .with_greeting(options.say.clone())
+            .with_flood(options.chat_flood_per_second);
         let session = SessionBuilder::<OnlineConfig>::new()
             .with_num_players(PLAYERS)?
             .with_max_prediction_window(MAX_PREDICTION)
@@ -200,6 +210,7 @@ impl OnlineBackend {
             peer_gone: false,
             garbage,
             garbage_owed: 0.0,
+            chat,
             _message_loop: message_loop,
             _runtime: runtime,
         })
@@ -284,6 +295,9 @@ impl Backend for OnlineBackend {
             self.delay_frame_sum += u64::from(self.input_delay) * u64::from(report.new_frames);
         }
         self.send_garbage();
+        if self.first_frame_at.is_some() {
+            self.chat.service_over(&mut self.control, log);
+        }
         log.confirm_through(self.session.confirmed_frame(), sim.newest_frame())?;
         if report.new_frames > 0 {
             self.retune(sim.world().frame, log);
@@ -402,6 +416,14 @@ impl Backend for OnlineBackend {
                 hex_checksum(theirs)
             ),
         );
+    }
+
+    fn send_chat(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
+        self.chat.say_over(&mut self.control, log, text)
+    }
+
+    fn take_chat(&mut self) -> Vec<ChatLine> {
+        self.chat.take_new()
     }
 }
 
@@ -523,6 +545,7 @@ impl OnlineBackend {
                 }
                 // A late probe from a peer still measuring: answer it.
                 Ok(Message::Ping { seq }) => self.control.send(&Message::Pong { seq }),
+                Ok(Message::Chat { text }) => self.chat.received_over(log, &text),
                 Ok(_) => {}
                 // The channel is reliable and both ends run the same
                 // version: bytes that do not decode are a broken peer, and
@@ -577,6 +600,10 @@ impl OnlineBackend {
             .then(|| (self.delay_frame_sum as f64 / frames as f64 * 1000.0).round() / 1000.0);
         summary.delay_changes = Some(self.delay_changes);
         summary.player = Some(self.local as u32 + 1);
+        let chat = self.chat.counters();
+        summary.chat_sent = Some(chat.sent);
+        summary.chat_received = Some(chat.received);
+        summary.chat_dropped = Some(chat.dropped);
         summary.elapsed_s = self
             .first_frame_at
             .map(|t| (t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
