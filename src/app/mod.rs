@@ -245,6 +245,8 @@ pub(super) fn match_options(
             ..MatchInfo::default()
         },
         check_distance,
+        // Online matches turn it on (`online::online_in_window`).
+        chat: false,
     }
 }
 

@@ -11,7 +11,9 @@ use web_time::Duration;
 use super::{Failure, Report, finish_window, match_options, random_seed, record_path};
 use crate::cli::{NetArgs, RunArgs, ServeArgs};
 use crate::frontend::InputSource;
-use crate::frontend::window::{self, ConnectOutcome, MatchEnd, Screenshot, Share, Ui};
+use crate::frontend::window::{
+    self, ConnectOutcome, MatchEnd, MatchOptions, Screenshot, Share, Ui,
+};
 use crate::input::KeyMap;
 use crate::net::connect::BackgroundConnect;
 use crate::net::connect::{ConnectError, ConnectOptions, Connection, Connector};
@@ -250,6 +252,9 @@ pub(super) struct OnlineStart {
     pub title: String,
     /// What to tell the other player.
     pub share: Share,
+    /// Show the other player's chat lines and open the prompt on Enter
+    /// (`--no-chat` and the settings' `chat` turn it off).
+    pub chat: bool,
 }
 
 /// Checks everything, picks (or starts) the signaling server and starts
@@ -332,6 +337,7 @@ pub(super) fn start_online(
         options: online_options,
         frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
         hosting: plan.role == Role::Host,
+        chat: settings.chat && !net.no_chat,
         title: format!("twinstar - {}", plan.role.name()),
     })
 }
@@ -360,6 +366,7 @@ pub(super) async fn online_in_window(
         frames,
         hosting,
         share,
+        chat,
         ..
     } = start;
     let capture = run.window.screenshot.clone().map(|path| Screenshot {
@@ -376,7 +383,10 @@ pub(super) async fn online_in_window(
     match start_match(connection, &options, run, settings.keymaps()[0]) {
         Err(f) => OnlineEnd::Failed(f),
         Ok((driver, sources)) => {
-            let match_options = match_options(run, &driver, &sources, settings, escape_does);
+            let match_options = MatchOptions {
+                chat,
+                ..match_options(run, &driver, &sources, settings, escape_does)
+            };
             let game = Match::new(driver, Pacing::RealTime, frames);
             OnlineEnd::Played(Box::new(
                 window::play_match(ui, game, sources, match_options).await,
