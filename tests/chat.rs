@@ -2,14 +2,18 @@
 //! reach the other player over the control channel and land in both
 //! replays as `chat` events; a peer flooding junk and valid lines
 //! (`--debug-chat-flood`) is dropped, counted and rate-limited without
-//! disturbing the match.
+//! disturbing the match; in a window, Enter opens the prompt, typing there
+//! never reaches the game, and Esc closes the prompt without leaving.
 
 mod common;
 
 use std::path::Path;
 use std::time::Duration;
 
-use common::{Finished, Server, host_then_join, scratch, verify_replay};
+use common::{
+    Display, Finished, Server, Twinstar, host_then_join, peer_args, scratch, verify_replay,
+};
+use twinstar::input::Input;
 use twinstar::replay::EventKind;
 use twinstar::session::chat::{BURST, NETWORK_SLACK};
 
@@ -135,4 +139,65 @@ fn a_chat_flood_is_dropped_counted_and_rate_limited() {
         events.iter().all(|(_, d)| d.starts_with("P1: flood line ")),
         "{events:?}"
     );
+}
+
+#[test]
+fn a_line_typed_in_the_window_is_sent_and_the_keys_never_reach_the_game() {
+    let display = Display::start();
+    let server = Server::start();
+    let dir = scratch("window");
+    let code = "K7Q2XM";
+    let frames = "480";
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some(code),
+            &server.url,
+            frames,
+            &["--record", "host.tsr"],
+        ),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    // The joiner plays from the keyboard (no bot), in a window.
+    let extra = ["--volume", "0", "--record", "join.tsr"];
+    let mut join_args = peer_args("join", Some(code), &server.url, frames, &extra);
+    join_args.retain(|a| *a != "--headless" && *a != "--bot");
+    let mut join = Twinstar::spawn_in_window(&dir, &join_args, &display);
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "{}",
+        join.stderr()
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    // W, A, S and D are this player's movement keys; typed into the prompt
+    // they must not move the ship. The second prompt is closed with Esc,
+    // which must not leave the match.
+    display.type_keys(&[
+        "<Return>", "wasd Hi!", "<Return>", "@0.3", "<Return>", "dddd", "<Escape>",
+    ]);
+    let (host, join) = (host.finish(LIMIT), join.finish(LIMIT));
+    let both = host.report("host", 20) + &join.report("window joiner", 20);
+    assert_eq!(host.code(), Some(0), "{both}");
+    assert_eq!(join.code(), Some(0), "{both}");
+    let (h, j) = (host.summary(), join.summary());
+    assert_eq!(h["checksum"], j["checksum"], "{both}");
+    assert_eq!(j["frames"], 480, "the Esc left the match: {both}");
+    assert_eq!(counters(&j), [1, 0, 0], "{j}");
+    assert_eq!(counters(&h), [0, 1, 0], "{h}");
+    for name in ["host.tsr", "join.tsr"] {
+        let events = chat_events(&dir.join(name));
+        let details: Vec<&str> = events.iter().map(|(_, d)| d.as_str()).collect();
+        assert_eq!(details, ["P2: wasd Hi!"], "{name}");
+    }
+    // Nothing but the prompt was typed: player 2 (the keyboard) pressed
+    // nothing in any frame.
+    let replay = twinstar::replay::read(&dir.join("join.tsr")).unwrap();
+    assert_eq!(replay.frames(), 480);
+    let pressed = replay
+        .inputs
+        .iter()
+        .filter(|i| i[1] != Input::default())
+        .count();
+    assert_eq!(pressed, 0, "keys typed into the chat reached the game");
 }
