@@ -144,8 +144,9 @@ pub fn printable(c: char) -> bool {
 /// not empty, at most [`MAX_CHARS`] characters, printable. Returns the
 /// trimmed line.
 pub fn validate(text: &str) -> Result<&str, ChatError> {
-    // A line over the limit is refused by its byte length before anything
-    // else looks at it (4 bytes is the longest UTF-8 character).
+    // A huge message is refused by its byte length before it is trimmed or
+    // scanned: 120 characters of at most 4 bytes each, with room to spare
+    // for surrounding spaces, never come near 16 bytes a character.
     if text.len() > 16 * MAX_CHARS {
         return Err(ChatError::TooLong {
             chars: text.chars().count(),
