@@ -310,6 +310,22 @@ pub struct NetArgs {
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=600))]
     pub reconnect_window: Option<u32>,
 
+    /// Send this chat line to the other player right after the first frame
+    /// (repeatable, at most 5; each at most 120 printable characters).
+    #[arg(long = "say", value_name = "TEXT", value_parser = parse_say)]
+    pub say: Vec<String>,
+
+    /// Do not show the other player's chat lines, and do not open the chat
+    /// prompt on Enter (lines are still counted and recorded) [default: the
+    /// settings' chat, else on]
+    #[arg(long)]
+    pub no_chat: bool,
+
+    /// Debug aid: send this many chat messages per second to the peer, most
+    /// of them junk it must drop.
+    #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
+    pub debug_chat_flood: u32,
+
     /// Debug aid: send this many garbage datagrams per second to the peer's
     /// GGRS channel.
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
@@ -338,6 +354,13 @@ pub struct SynctestArgs {
     /// to see synctest catch it.
     #[arg(long, value_name = "F", hide = true)]
     pub debug_inject_desync: Option<u32>,
+}
+
+/// A `--say` line: the chat's own rules (`session::chat::validate`), trimmed.
+fn parse_say(s: &str) -> Result<String, String> {
+    crate::session::chat::validate(s)
+        .map(str::to_string)
+        .map_err(|e| e.to_string())
 }
 
 fn parse_check_distance(s: &str) -> Result<usize, String> {

@@ -38,6 +38,10 @@ pub struct Settings {
     pub volume: u8,
     /// Show the network overlay (F1 toggles it during a match).
     pub net_overlay: bool,
+    /// Room chat: show the other player's lines and open the prompt on
+    /// Enter (`--no-chat` turns it off for one run). Off, lines are still
+    /// counted and recorded in the replay.
+    pub chat: bool,
     /// Seconds an interrupted match waits for the other player's packets
     /// (`--reconnect-window`); 0 ends it after 2 s.
     pub reconnect_window: u32,
@@ -110,6 +114,7 @@ impl Default for Settings {
             input_delay: DelaySetting::Auto,
             volume: 70,
             net_overlay: false,
+            chat: true,
             reconnect_window: DEFAULT_RECONNECT_WINDOW,
             player_one: Keys::from_map(&KeyMap::PLAYER_ONE),
             player_two: Keys::from_map(&KeyMap::PLAYER_TWO),
@@ -550,6 +555,7 @@ mod tests {
             input_delay: DelaySetting::Fixed(3),
             volume: 25,
             net_overlay: true,
+            chat: false,
             ..Settings::default()
         };
         s.player_two.set(Action::Fire, KeyCode::Kp0);
@@ -557,6 +563,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("input_delay = \"3\""), "{text}");
         assert!(text.contains("fire = \"Kp0\""), "{text}");
+        assert!(text.contains("chat = false"), "{text}");
         let back = Settings::load(&path).unwrap();
         assert_eq!(back, s);
         assert_eq!(back.keymaps()[1].fire, KeyCode::Kp0);
@@ -575,6 +582,7 @@ mod tests {
         assert_eq!(s.delay(), DelaySetting::Auto);
         assert_eq!(s.server(), Some("ws://10.0.0.2:3536"));
         assert_eq!(s.player_one, Settings::default().player_one);
+        assert!(s.chat, "chat is on unless the file turns it off");
         // A bare number is what people write by hand.
         std::fs::write(&path, "input_delay = 2").unwrap();
         assert_eq!(

@@ -246,6 +246,8 @@ pub(super) fn match_options(
             ..MatchInfo::default()
         },
         check_distance,
+        // Online matches turn it on (`online::online_in_window`).
+        chat: false,
     }
 }
 

@@ -11,7 +11,9 @@ use web_time::Duration;
 use super::{Failure, Report, finish_window, match_options, random_seed, record_path, tickets};
 use crate::cli::{NetArgs, RunArgs, ServeArgs};
 use crate::frontend::InputSource;
-use crate::frontend::window::{self, ConnectOutcome, MatchEnd, Screenshot, Share, Ui};
+use crate::frontend::window::{
+    self, ConnectOutcome, MatchEnd, MatchOptions, Screenshot, Share, Ui,
+};
 use crate::input::KeyMap;
 use crate::net::connect::BackgroundConnect;
 use crate::net::connect::{ConnectError, ConnectOptions, Connection, Connector};
@@ -151,6 +153,12 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
     };
     link.validate()
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
+    if net.say.len() > crate::session::chat::BURST as usize {
+        return Err(Failure::BadInput(format!(
+            "at most {} --say lines (the chat's rate limit lets no more through at once)",
+            crate::session::chat::BURST
+        )));
+    }
     SimConfig::from_preset_name(&run.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
     if let Some(server) = &net.server {
         check_server_url(server).map_err(|e| Failure::BadInput(e.to_string()))?;
@@ -244,6 +252,9 @@ pub(super) struct OnlineStart {
     pub title: String,
     /// What to tell the other player.
     pub share: Share,
+    /// Show the other player's chat lines and open the prompt on Enter
+    /// (`--no-chat` and the settings' `chat` turn it off).
+    pub chat: bool,
 }
 
 /// Checks everything, picks (or starts) the signaling server and starts
@@ -318,6 +329,8 @@ pub(super) fn start_online(
         garbage_per_second: net.debug_garbage,
         inject_desync_from: net.debug_inject_desync,
         reconnect_window: Duration::from_secs(reconnect_window.into()),
+        say: net.say.clone(),
+        chat_flood_per_second: net.debug_chat_flood,
     };
     Ok(OnlineStart {
         share: Share {
@@ -328,6 +341,7 @@ pub(super) fn start_online(
         options: online_options,
         frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
         hosting: plan.role == Role::Host,
+        chat: settings.chat && !net.no_chat,
         title: format!("twinstar - {}", plan.role.name()),
     })
 }
@@ -356,6 +370,7 @@ pub(super) async fn online_in_window(
         frames,
         hosting,
         share,
+        chat,
         ..
     } = start;
     let capture = run.window.screenshot.clone().map(|path| Screenshot {
@@ -372,7 +387,10 @@ pub(super) async fn online_in_window(
     match start_match(connection, &options, run, settings.keymaps()[0]) {
         Err(f) => OnlineEnd::Failed(f),
         Ok((driver, sources, _ticket)) => {
-            let match_options = match_options(run, &driver, &sources, settings, escape_does);
+            let match_options = MatchOptions {
+                chat,
+                ..match_options(run, &driver, &sources, settings, escape_does)
+            };
             let game = Match::new(driver, Pacing::RealTime, frames);
             OnlineEnd::Played(Box::new(
                 window::play_match(ui, game, sources, match_options).await,

@@ -144,9 +144,19 @@ fn rematch_status(player: usize, key: Option<&str>, holding: bool) -> String {
     format!("P{} holds {key}: {state}", player + 1)
 }
 
-/// The game-over panel: scores, wave, duration, replay file, what next.
-pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo) {
-    let (w, h) = (760.0, 420.0);
+/// Height of one chat line at the bottom of the result panel.
+const RESULT_CHAT_LINE: f32 = 26.0;
+
+/// The game-over panel: scores, wave, duration, replay file, what next,
+/// and the last chat lines (`chat`, oldest first; at most 3 are shown).
+pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo, chat: &[String]) {
+    let chat = &chat[chat.len().saturating_sub(3)..];
+    let chat_h = if chat.is_empty() {
+        0.0
+    } else {
+        10.0 + chat.len() as f32 * RESULT_CHAT_LINE
+    };
+    let (w, h) = (760.0, 420.0 + chat_h);
     let x = (screen_width() - w) / 2.0;
     let y = (screen_height() - h) / 2.0;
     panel(x, y, w, h);
@@ -232,6 +242,18 @@ pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo) {
         Color::new(0.8, 0.8, 0.8, 1.0),
         Align::Center,
     );
+    // 12 pixels a character at scale 2, 24 of margin.
+    let width = ((w - 48.0) / 12.0) as usize;
+    for (i, line) in chat.iter().enumerate() {
+        font.draw(
+            &super::chat_box::fit(line, width),
+            x + 24.0,
+            y + 410.0 + i as f32 * RESULT_CHAT_LINE,
+            2.0,
+            Color::new(0.85, 0.88, 1.0, 1.0),
+            Align::Left,
+        );
+    }
 }
 
 #[cfg(test)]

@@ -237,7 +237,7 @@ pub async fn text_prompt(
         if pressed(KeyCode::Escape) {
             return None;
         }
-        if edit_text(&mut text) {
+        if edit_text(&mut text, PROMPT_MAX_CHARS) {
             error = None;
         }
         if pressed(KeyCode::Enter) || pressed(KeyCode::KpEnter) {
@@ -254,23 +254,19 @@ pub async fn text_prompt(
     }
 }
 
-/// Applies this frame's typing, paste and Backspace to `text`; true if it
-/// typed or deleted something.
-fn edit_text(text: &mut String) -> bool {
+/// Applies this frame's typing, paste and Backspace to `text`, keeping it
+/// to `max_chars` characters; true if it typed or deleted something.
+pub(super) fn edit_text(text: &mut String, max_chars: usize) -> bool {
     let ctrl = is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl);
     if ctrl && pressed(KeyCode::V) {
         if let Some(pasted) = macroquad::miniquad::window::clipboard_get() {
-            text.extend(
-                pasted
-                    .chars()
-                    .filter(|c| !c.is_control())
-                    .take(PROMPT_MAX_CHARS),
-            );
+            let room = max_chars.saturating_sub(text.chars().count());
+            text.extend(pasted.chars().filter(|c| !c.is_control()).take(room));
         }
     }
     let mut edited = false;
     while let Some(c) = get_char_pressed() {
-        if !c.is_control() && !ctrl && text.chars().count() < PROMPT_MAX_CHARS {
+        if !c.is_control() && !ctrl && text.chars().count() < max_chars {
             text.push(c);
             edited = true;
         }
@@ -393,6 +389,7 @@ enum Row {
     Reconnect,
     Volume,
     Overlay,
+    Chat,
     /// A binding of player 0 or 1.
     Key(usize, Action),
     Save,
@@ -408,6 +405,7 @@ impl Row {
             Row::Reconnect,
             Row::Volume,
             Row::Overlay,
+            Row::Chat,
         ]
         .into_iter()
         .chain(keys)
@@ -430,6 +428,10 @@ impl Row {
             Row::Overlay => format!(
                 "network overlay: {}",
                 if s.net_overlay { "on" } else { "off" }
+            ),
+            Row::Chat => format!(
+                "chat (Enter in a match): {}",
+                if s.chat { "on" } else { "off" }
             ),
             Row::Key(p, action) => {
                 let keys = if p == 0 { &s.player_one } else { &s.player_two };
@@ -506,13 +508,14 @@ async fn server_prompt(ui: &mut Ui, now: &str) -> Option<String> {
 }
 
 /// Changes a row that holds a value: Enter (`wrap`) goes round, Left/Right
-/// stop at the ends (the overlay: Left off, Right on).
+/// stop at the ends (the overlay and chat: Left off, Right on).
 fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
     match row {
         Row::Delay => s.step_delay(step, wrap),
         Row::Reconnect => s.step_reconnect_window(step, wrap),
         Row::Volume => s.step_volume(step, wrap),
         Row::Overlay => s.net_overlay = if wrap { !s.net_overlay } else { step > 0 },
+        Row::Chat => s.chat = if wrap { !s.chat } else { step > 0 },
         _ => {}
     }
 }
@@ -559,11 +562,15 @@ mod tests {
     #[test]
     fn settings_rows_name_every_binding_once() {
         let rows = Row::all();
-        assert_eq!(rows.len(), 5 + 2 * Action::ALL.len() + 2);
+        assert_eq!(rows.len(), 6 + 2 * Action::ALL.len() + 2);
         let s = Settings::default();
         let labels: Vec<String> = rows.iter().map(|r| r.label(&s)).collect();
         assert!(labels.contains(&"P1 fire: Space".to_string()), "{labels:?}");
         assert!(labels.contains(&"P2 start: Key2".to_string()), "{labels:?}");
+        assert!(
+            labels.contains(&"chat (Enter in a match): on".to_string()),
+            "{labels:?}"
+        );
         assert_eq!(rows.last(), Some(&Row::Cancel));
     }
 

@@ -4,6 +4,7 @@
 
 pub mod assets;
 pub mod audio;
+pub mod chat_box;
 pub mod effects;
 pub mod headless;
 pub mod hud;

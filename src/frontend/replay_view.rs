@@ -8,6 +8,7 @@
 use macroquad::prelude::*;
 
 use super::assets::Align;
+use super::chat_box;
 use super::effects::EventLedger;
 use super::hud;
 use super::scene::{Motion, draw_world};
@@ -99,6 +100,7 @@ pub async fn view(
     capture: Option<&Screenshot>,
 ) -> Option<Result<(), String>> {
     enter_screen();
+    let chat = chat_box::replay_lines(&replay.events);
     let timeline = Timeline::build(replay)?;
     let mut world = timeline.seek(capture.map_or(0, |c| c.after_frames));
     let mut paused = false;
@@ -163,6 +165,7 @@ pub async fn view(
         };
         let layout = draw_world(&ui.sprites, &world, &motion, &ledger, alpha);
         hud::draw_hud(&ui.sprites, &world, &layout, &ledger);
+        chat.draw(&ui.sprites.font, &layout, world.frame);
         draw_bar(ui, &timeline, &world, paused, speed, name);
         if let Some(shot) = capture {
             return Some(save_screenshot(&shot.path));

@@ -16,6 +16,7 @@ use macroquad::prelude::*;
 use super::InputSource;
 use super::assets::{Align, Sprites};
 use super::audio::{Audio, sound_changes};
+use super::chat_box::ChatBox;
 use super::effects::EventLedger;
 use super::hud::{self, MatchInfo};
 use super::overlay::{NetGraph, draw_alerts};
@@ -157,6 +158,9 @@ pub struct MatchOptions {
     pub overlay: bool,
     pub info: MatchInfo,
     pub check_distance: Option<usize>,
+    /// Room chat shown and Enter opens its prompt (online matches; the
+    /// settings' `chat`, `--no-chat`).
+    pub chat: bool,
 }
 
 /// Milliseconds spent per drawn frame (drawing through buffer swap).
@@ -200,6 +204,7 @@ struct MatchScreen {
     graph: NetGraph,
     info: MatchInfo,
     overlay: bool,
+    chat: ChatBox,
 }
 
 impl MatchScreen {
@@ -207,15 +212,15 @@ impl MatchScreen {
     /// from `sources`; effects and sounds follow each frame's report.
     fn run_due_frames(&mut self, ui: &mut Ui, game: &mut Match, sources: &mut [InputSource; 2]) {
         let now = Instant::now();
+        // While a chat line is typed, the keyboard plays no part.
+        let typing = self.chat.is_typing();
+        let keys = |key| !typing && is_key_down(key);
         for _ in 0..MAX_FRAMES_PER_DRAW {
             if game.next(now) != Next::Frame {
                 return;
             }
             let world = game.driver().world();
-            let inputs = [
-                sources[0].next(world, is_key_down),
-                sources[1].next(world, is_key_down),
-            ];
+            let inputs = [sources[0].next(world, keys), sources[1].next(world, keys)];
             self.motion.remember(game.driver().world());
             let report = game.advance(inputs);
             self.graph.record(&report);
@@ -242,9 +247,11 @@ impl MatchScreen {
         let world = driver.world();
         let layout = scene::draw_world(&ui.sprites, world, &self.motion, &self.ledger, alpha);
         hud::draw_hud(&ui.sprites, world, &layout, &self.ledger);
+        self.chat.draw(&ui.sprites.font, &layout, world.frame);
         let status = driver.net_status();
         if world.is_game_over() {
-            hud::draw_result(&ui.sprites.font, world, &self.info);
+            let chat: Vec<String> = self.chat.last(3).map(ToString::to_string).collect();
+            hud::draw_result(&ui.sprites.font, world, &self.info, &chat);
         }
         if self.overlay {
             self.graph.draw(&ui.sprites.font, status.as_ref());
@@ -270,18 +277,22 @@ pub async fn play_match(
         graph: NetGraph::new(options.check_distance),
         info,
         overlay: options.overlay,
+        chat: ChatBox::new(options.chat),
     };
     let mut draw = DrawStats::default();
     let mut frames_drawn = 0u32;
     loop {
         ui.audio.update().await;
-        if pressed(KeyCode::Escape) {
+        // Esc closes the chat prompt first; only then does it leave.
+        let esc_used = screen.chat.handle_keys(&mut game);
+        if !esc_used && pressed(KeyCode::Escape) {
             game.leave("the player pressed Esc");
         }
         if pressed(KeyCode::F1) {
             screen.overlay = !screen.overlay;
         }
         screen.run_due_frames(ui, &mut game, &mut sources);
+        screen.chat.collect(&mut game);
         let drawing = Instant::now();
         screen.draw(ui, &game);
         if game.is_over() {

@@ -23,7 +23,9 @@ use serde::{Deserialize, Serialize};
 use super::delay::{DelaySetting, input_delay_for, rtt_stats, table_delay};
 use crate::sim::{Frame, SIM_VERSION, SimConfig};
 
-/// Bumped whenever the handshake or the GGRS input encoding changes.
+/// Bumped whenever the handshake, the control messages or the GGRS input
+/// encoding changes (2: `Chat`, `CatchUp`, `CaughtUp`, rejoin claims in
+/// `Hello`, which a version-1 peer could not decode).
 pub const PROTOCOL_VERSION: u32 = 2;
 /// Round trips measured before the match.
 pub const PROBES: u32 = 16;
@@ -178,6 +180,11 @@ pub enum Message {
         frame: Frame,
         #[serde(with = "hex_checksum_field")]
         checksum: u128,
+    },
+    /// A room chat line (`session::chat`). Never part of the simulation;
+    /// the receiver checks it (length, printable, rate) before keeping it.
+    Chat {
+        text: String,
     },
 }
 
@@ -394,7 +401,8 @@ impl Handshake {
             | Message::Bye { .. }
             | Message::Desync { .. }
             | Message::CatchUp { .. }
-            | Message::CaughtUp { .. } => {}
+            | Message::CaughtUp { .. }
+            | Message::Chat { .. } => {}
         }
         self.try_finish();
         None
@@ -832,6 +840,9 @@ mod tests {
             Message::CaughtUp {
                 frame: 36_000,
                 checksum: 5,
+            },
+            Message::Chat {
+                text: "gg \"wp\" é".into(),
             },
         ] {
             assert_eq!(Message::decode(&m.encode()), Ok(m));

@@ -120,6 +120,8 @@ pub enum EventKind {
     /// from its confirmed frame; detail: who, the frame, the wait and the
     /// catch-up's size.
     Rejoined,
+    /// A room chat line, ours or the peer's; detail: `P2: text`.
+    Chat,
     /// A kind this build does not know (a newer writer's): kept and shown as
     /// it is, so one new kind does not make a whole replay unreadable.
     Other(String),
@@ -127,13 +129,14 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind this build writes.
-    pub const WRITTEN: [EventKind; 6] = [
+    pub const WRITTEN: [EventKind; 7] = [
         EventKind::InputDelay,
         EventKind::Interrupted,
         EventKind::Resumed,
         EventKind::Desync,
         EventKind::PeerLeft,
         EventKind::Rejoined,
+        EventKind::Chat,
     ];
 
     /// The name in the file.
@@ -145,6 +148,7 @@ impl EventKind {
             EventKind::Desync => "desync",
             EventKind::PeerLeft => "peer_left",
             EventKind::Rejoined => "rejoined",
+            EventKind::Chat => "chat",
             EventKind::Other(name) => name,
         }
     }
@@ -302,7 +306,8 @@ mod tests {
                 "resumed",
                 "desync",
                 "peer_left",
-                "rejoined"
+                "rejoined",
+                "chat"
             ]
         );
         let event: ReplayEvent =

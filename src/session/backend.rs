@@ -7,6 +7,7 @@
 use ggrs::{SessionBuilder, SyncTestSession};
 use web_time::Duration;
 
+use super::chat::{ChatError, ChatLine};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, NetStatus, SessionError, Summary};
@@ -78,6 +79,17 @@ pub(super) trait Backend {
     /// A desync was found (by GGRS or by comparing the end checksums):
     /// count it, record it, and tell the peer unless it told us.
     fn report_desync(&mut self, _frame: Frame, _ours: u128, _theirs: u128, _log: &mut FrameLog) {}
+
+    /// Sends a chat line to the peer and records it (`session::chat`).
+    /// With no peer there is no one to talk to.
+    fn send_chat(&mut self, _text: &str, _log: &mut FrameLog) -> Result<(), ChatError> {
+        Err(ChatError::NoPeer)
+    }
+
+    /// Chat lines, sent and received, since the last call.
+    fn take_chat(&mut self) -> Vec<ChatLine> {
+        Vec::new()
+    }
 }
 
 /// Synctest and local sessions have no peers; their address type is unit.

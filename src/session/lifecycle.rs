@@ -15,7 +15,7 @@
 
 use web_time::{Duration, Instant};
 
-use super::{Driver, FrameReport, Pacer, SessionError};
+use super::{ChatError, ChatLine, Driver, FrameReport, Pacer, SessionError};
 use crate::sim::{Frame, Input, PLAYERS};
 
 /// How long a peer that confirmed its last frame keeps the match going so
@@ -152,6 +152,27 @@ impl Match {
             self.driver.backend.say_goodbye(reason);
             self.outcome = Some(Outcome::Left);
         }
+    }
+
+    /// Whether there is anyone to chat with (online: the other player).
+    pub fn can_chat(&self) -> bool {
+        self.driver.backend.has_peer()
+    }
+
+    /// Sends a chat line to the other player and records it in the replay
+    /// (each peer records both sides' lines). Refused, with the reason, if
+    /// it is empty, too long, not printable or over the rate limit, and
+    /// always in local and synctest matches: there is no one to read it
+    /// ([`ChatError::NoPeer`]; an echo would only fill the replay).
+    pub fn say(&mut self, text: &str) -> Result<(), ChatError> {
+        let driver = &mut self.driver;
+        driver.backend.send_chat(text, &mut driver.log)
+    }
+
+    /// Chat lines sent and received since the last call, for the
+    /// frontend to show.
+    pub fn take_chat(&mut self) -> Vec<ChatLine> {
+        self.driver.backend.take_chat()
     }
 
     /// The outcome is known: the peer is told a completed match is over,
@@ -323,5 +344,14 @@ mod tests {
         assert_eq!(game.next(start), Next::Over);
         assert!(game.is_over());
         assert!(matches!(game.finish().outcome, Outcome::Left));
+    }
+
+    #[test]
+    fn a_local_match_refuses_chat() {
+        let mut game = Match::new(driver(Mode::Local, None), Pacing::Unpaced, Some(10));
+        assert!(!game.can_chat());
+        assert_eq!(game.say("hello"), Err(ChatError::NoPeer));
+        assert!(game.take_chat().is_empty());
+        assert!(matches!(play(game).outcome, Outcome::Completed));
     }
 }

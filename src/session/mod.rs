@@ -5,6 +5,7 @@
 //! every frontend shares: pacing, the end of the match and its verdict.
 
 mod backend;
+pub mod chat;
 mod driver;
 mod error;
 mod frame_log;
@@ -14,6 +15,7 @@ mod pacer;
 mod simulation;
 mod summary;
 
+pub use chat::{ChatError, ChatLine};
 pub use driver::{Driver, DriverOptions, FrameReport, GgrsConfig, Mode};
 pub use error::SessionError;
 pub use lifecycle::{Finished, Match, Next, Outcome, Pacing};

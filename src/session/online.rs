@@ -15,6 +15,7 @@ use ggrs::{
 use matchbox_socket::{Packet, PeerId, PeerState, WebRtcSocket};
 
 use super::backend::Backend;
+use super::chat::{Chat, ChatError, ChatLine};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
@@ -54,6 +55,11 @@ pub struct OnlineOptions {
     /// How long to wait for the peer's packets to come back before the
     /// match ends; zero: `DISCONNECT_TIMEOUT`, a lost peer as before.
     pub reconnect_window: Duration,
+    /// Chat lines sent right after the first frame (`--say`).
+    pub say: Vec<String>,
+    /// Debug aid for tests: chat messages per second sent to the peer,
+    /// mostly junk (`session::chat::flood_message`).
+    pub chat_flood_per_second: u32,
 }
 
 /// What the network overlay shows.
@@ -140,6 +146,7 @@ pub(super) struct OnlineBackend {
     /// sent (or, rejoining, received).
     rejoins: u32,
     catch_up_bytes: u64,
+    chat: Chat,
     // Last: dropped after everything that runs on it.
     _message_loop: LoopHandle,
     _runtime: NetRuntime,
@@ -208,6 +215,9 @@ impl OnlineBackend {
         let stats = ggrs_socket.stats_handle();
         let local = agreement.local_handle;
         let remote = 1 - local;
+        let chat = Chat::new(local, remote)
+            .with_greeting(options.say.clone())
+            .with_flood(options.chat_flood_per_second);
         let session = start_session(&agreement, peer, ggrs_socket, &options)?;
         Ok(OnlineBackend {
             session,
@@ -251,6 +261,7 @@ impl OnlineBackend {
             rejoins: 0,
             catch_up_bytes: history.as_ref().map_or(0, |h| h.bytes as u64),
             history,
+            chat,
             _message_loop: message_loop,
             _runtime: runtime,
         })
@@ -339,6 +350,9 @@ impl Backend for OnlineBackend {
             self.delay_frame_sum += u64::from(self.input_delay) * u64::from(report.new_frames);
         }
         self.send_garbage();
+        if self.first_frame_at.is_some() {
+            self.chat.service_over(&mut self.control, log);
+        }
         let confirmed = Frame::try_from(self.session.confirmed_frame() + 1).unwrap_or(0);
         log.confirm_through(self.base + confirmed, sim.newest_frame())?;
         if report.new_frames > 0 {
@@ -466,6 +480,14 @@ impl Backend for OnlineBackend {
             ),
         );
     }
+
+    fn send_chat(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
+        self.chat.say_over(&mut self.control, log, text)
+    }
+
+    fn take_chat(&mut self) -> Vec<ChatLine> {
+        self.chat.take_new()
+    }
 }
 
 impl OnlineBackend {
@@ -589,6 +611,7 @@ impl OnlineBackend {
                 }
                 // A late probe from a peer still measuring: answer it.
                 Ok(Message::Ping { seq }) => self.control.send(&Message::Pong { seq }),
+                Ok(Message::Chat { text }) => self.chat.received_over(log, &text),
                 Ok(_) => {}
                 // The channel is reliable and both ends run the same
                 // version: bytes that do not decode are a broken peer, and
@@ -645,6 +668,10 @@ impl OnlineBackend {
         summary.player = Some(self.local as u32 + 1);
         summary.rejoins = Some(self.rejoins);
         summary.catch_up_bytes = Some(self.catch_up_bytes);
+        let chat = self.chat.counters();
+        summary.chat_sent = Some(chat.sent);
+        summary.chat_received = Some(chat.received);
+        summary.chat_dropped = Some(chat.dropped);
         summary.elapsed_s = self
             .first_frame_at
             .map(|t| (t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);

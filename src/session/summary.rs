@@ -71,6 +71,16 @@ pub struct Summary {
     /// The input delay averaged over this peer's frames (auto retunes it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_input_delay: Option<f64>,
+    /// Our chat lines sent to the peer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_sent: Option<u32>,
+    /// The peer's chat lines accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_received: Option<u32>,
+    /// The peer's chat messages dropped: too long, not printable, or over
+    /// its rate limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_dropped: Option<u32>,
     /// Frames the pacer was asked to skip by GGRS's wait recommendations
     /// (time in which local input, like during a stall, is not taken).
     #[serde(skip_serializing_if = "Option::is_none")]

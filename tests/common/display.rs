@@ -50,6 +50,27 @@ impl Display {
     }
 }
 
+impl Display {
+    /// Types `steps` on this display's keyboard through XTEST
+    /// (`tests/common/keys.py`: words, `<Return>`-style key names,
+    /// `@0.5` pauses); fails if a key cannot be sent.
+    pub fn type_keys(&self, steps: &[&str]) {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/keys.py");
+        let out = Command::new("python3")
+            .arg(script)
+            .arg(&self.name)
+            .args(steps)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run python3 {script}: {e}"));
+        assert!(
+            out.status.success(),
+            "{script} failed ({}): {}; apt-get install python3 libxtst6",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 impl Drop for Display {
     fn drop(&mut self) {
         let _ = self.process.kill();
