@@ -170,7 +170,9 @@ fn a_vanished_peer_is_reported_within_three_seconds() {
         &server.url,
         ("VAN-XSH", "vanxsh"),
         "3600",
-        &["--record", "host.tsr"],
+        // No reconnect window: a vanished peer ends the match at once
+        // (with one, the host waits for a rejoin: tests/rejoin.rs).
+        &["--record", "host.tsr", "--reconnect-window", "0"],
         &["--no-record"],
     );
     // Let the match run a few seconds, then kill the joiner outright.
