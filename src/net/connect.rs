@@ -152,8 +152,11 @@ impl ConnectError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            ConnectError::Join(JoinError::RoomFull(_) | JoinError::Refused { .. })
-                | ConnectError::MatchRunning { .. }
+            ConnectError::Join(
+                JoinError::RoomFull(_)
+                    | JoinError::TooManySpectators(_)
+                    | JoinError::Refused { .. }
+            ) | ConnectError::MatchRunning { .. }
                 | ConnectError::Handshake(
                     HandshakeError::VersionMismatch { .. }
                         | HandshakeError::Malformed { .. }
