@@ -50,8 +50,9 @@ pub(super) trait Backend {
 
     fn fill_summary(&self, _summary: &mut Summary) {}
 
-    /// Tells the peer our checksum at the last frame of the match.
-    fn send_done(&mut self, _frame: Frame, _checksum: u128) {}
+    /// Tells the peer our checksum at the last frame of the match (and
+    /// any spectators, after the frames they have not had yet).
+    fn send_done(&mut self, _frame: Frame, _checksum: u128, _log: &FrameLog) {}
 
     /// The peer's end-of-match report, once it arrived.
     fn peer_done(&self) -> Option<(Frame, u128)> {
@@ -64,7 +65,7 @@ pub(super) trait Backend {
     }
 
     /// Tells the peer we leave on purpose, so it need not wait for a timeout.
-    fn say_goodbye(&mut self, _reason: &str) {}
+    fn say_goodbye(&mut self, _reason: &str, _log: &FrameLog) {}
 
     /// How long to keep the connection serviced after the match ended, so
     /// that the last messages (end checksum, desync report, goodbye) reach
