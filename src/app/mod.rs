@@ -5,6 +5,9 @@ mod menu;
 mod online;
 mod replay;
 mod tickets;
+// Until watching has a window, the browser build uses none of it.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code, unused_imports))]
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -168,6 +171,7 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             &args.net,
             &args.run,
         ),
+        Command::Watch(args) => watch::watch(&args),
         Command::Serve(args) => online::serve(&args),
         Command::Replay(args) => replay::replay(&args),
         Command::ReplayDiff(args) => replay::diff(&args),

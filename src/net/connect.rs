@@ -140,6 +140,11 @@ pub enum ConnectError {
     PeerLeft,
     #[error("could not catch up on the paused match: {0}")]
     CatchUp(#[from] CatchUpError),
+    #[error("no match to watch in room {room} after {secs} s: both players must be in the room")]
+    NothingToWatch { room: String, secs: u64 },
+    /// The streaming player cannot serve this spectator (another version).
+    #[error("{0}")]
+    WatchRefused(String),
     #[error("the connection's event loop stopped unexpectedly")]
     LoopGone,
     #[error("cancelled before the match started")]

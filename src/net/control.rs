@@ -29,6 +29,8 @@ pub struct ControlChannel {
     refused: HashSet<PeerId>,
     /// Spectators who sent `Watch` (with it) since the last take.
     watchers: Vec<(PeerId, Message)>,
+    /// Bytes received from the peer (a spectator's `bytes_received`).
+    pub bytes_received: u64,
 }
 
 /// Spectators' `Watch`es kept between two takes: each repeats every 500 ms
@@ -54,6 +56,7 @@ impl ControlChannel {
             link: (!delay_only.is_passthrough()).then(|| LinkSim::new(delay_only, seed)),
             refused: HashSet::new(),
             watchers: Vec::new(),
+            bytes_received: 0,
         }
     }
 
@@ -126,6 +129,7 @@ impl ControlChannel {
         let mut from_partner = Vec::new();
         for (from, packet) in self.channel.receive() {
             if from == self.peer {
+                self.bytes_received += packet.len() as u64;
                 let message = Message::decode(&packet);
                 tracing::trace!("control in: {message:?}");
                 from_partner.push(message);

@@ -201,6 +201,12 @@ pub enum Message {
     WatchRefused {
         reason: String,
     },
+    /// The answer to a `Watch`, before the match's frames: what a spectator
+    /// needs to simulate them.
+    Streaming {
+        seed: u64,
+        preset: String,
+    },
 }
 
 impl Message {
@@ -449,7 +455,8 @@ impl Handshake {
             | Message::CaughtUp { .. }
             | Message::Chat { .. }
             | Message::Watch { .. }
-            | Message::WatchRefused { .. } => {}
+            | Message::WatchRefused { .. }
+            | Message::Streaming { .. } => {}
         }
         self.try_finish();
         None

@@ -10,7 +10,9 @@ use web_time::Duration;
 use super::chat::{ChatError, ChatLine};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
-use super::{FrameReport, GgrsConfig, MAX_PREDICTION, NetStatus, SessionError, Summary};
+use super::{
+    FrameReport, GgrsConfig, MAX_PREDICTION, NetStatus, SessionError, Summary, WatchStatus,
+};
 use crate::sim::{Frame, Input, PLAYERS};
 
 pub(super) trait Backend {
@@ -45,6 +47,11 @@ pub(super) trait Backend {
     }
 
     fn net_status(&self) -> Option<NetStatus> {
+        None
+    }
+
+    /// Watching a match: the room and how far behind the players.
+    fn watch_status(&self) -> Option<WatchStatus> {
         None
     }
 

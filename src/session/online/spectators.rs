@@ -84,6 +84,11 @@ impl OnlineBackend {
             let Some(history) = log.history() else {
                 continue;
             };
+            let streaming = Message::Streaming {
+                seed: self.agreement.seed,
+                preset: self.agreement.preset.clone(),
+            };
+            let mut bytes = self.control.send_to(peer, &streaming);
             let mut messages = encode_catch_up(
                 &history.inputs,
                 &history.checksums,
@@ -91,7 +96,6 @@ impl OnlineBackend {
             );
             // The end of a rejoin's catch-up; a spectator's goes on live.
             messages.pop();
-            let mut bytes = 0;
             for message in &messages {
                 bytes += self.control.send_to(peer, message);
             }
