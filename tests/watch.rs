@@ -1,0 +1,213 @@
+//! Spectators: `twinstar watch CODE` joins a room beside its two players at
+//! any time, is streamed the confirmed match by the first player, fast-
+//! forwards what it missed, follows live, and ends with the players'
+//! checksum and a replay equal to theirs. A spectator never disturbs the
+//! players, and a room takes eight.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{Server, Twinstar, host_then_join, scratch, verify_replay};
+
+/// `twinstar watch CODE` on `server` without STUN, headless, with a
+/// `--json` summary; then `extra`.
+fn spectator(dir: &Path, server: &str, code: &str, extra: &[&str]) -> Twinstar {
+    let mut args = vec![
+        "watch",
+        code,
+        "--server",
+        server,
+        "--stun",
+        "none",
+        "--headless",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    Twinstar::spawn(dir, &args)
+}
+
+fn replay_diff(dir: &Path, a: &str, b: &str) {
+    let diff = common::run(dir, &["replay-diff", a, b], common::LIMIT);
+    assert_eq!(
+        diff.code(),
+        Some(0),
+        "{a} vs {b}:\n{}\n{}",
+        diff.stdout,
+        diff.stderr
+    );
+}
+
+#[test]
+fn spectators_from_the_start_and_from_midway_see_the_players_match() {
+    let server = Server::start();
+    let dir = scratch("early-and-late");
+    let started = Instant::now();
+    // A is in the room before either player.
+    let a = spectator(&dir, &server.url, "K7Q-2XM", &["--record", "a.tsr"]);
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("K7Q2XM", "K7Q2XM"),
+        "1800",
+        &["--record", "host.tsr"],
+        &["--record", "join.tsr"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    // B comes about 15 s into the 30 s match.
+    std::thread::sleep(Duration::from_secs(15));
+    let b_started = Instant::now();
+    let b = spectator(&dir, &server.url, "k7q2xm", &["--record", "b.tsr"]);
+    let limit = Duration::from_secs(50).saturating_sub(started.elapsed());
+    let (host, join, a, b) = (
+        host.finish(limit),
+        join.finish(limit),
+        a.finish(limit),
+        b.finish(limit),
+    );
+    let all = format!(
+        "{}\n{}\n{}\n{}",
+        host.report("host", 20),
+        join.report("join", 10),
+        a.report("spectator A", 20),
+        b.report("spectator B", 20)
+    );
+    for run in [&host, &join, &a, &b] {
+        assert_eq!(run.code(), Some(0), "{all}");
+    }
+    let (h, j, sa, sb) = (host.summary(), join.summary(), a.summary(), b.summary());
+    for s in [&h, &j, &sa, &sb] {
+        assert_eq!(s["checksum_frame"], 1800, "{all}");
+        assert_eq!(s["checksum"], h["checksum"], "{all}");
+    }
+    for s in [&sa, &sb] {
+        assert_eq!(s["mode"], "watch", "{all}");
+        assert_eq!(s["frames"], 1800, "{all}");
+        assert!(s["bytes_received"].as_u64().unwrap() > 0, "{all}");
+        assert!(s["behind_live_ms"].as_u64().is_some(), "{all}");
+    }
+    // The host streamed to both; the joiner to none.
+    assert_eq!(h["spectators"], 2, "{all}");
+    assert_eq!(j["spectators"], 0, "{all}");
+    let streamed = h["spectator_bytes_sent"].as_u64().unwrap();
+    assert!(
+        streamed > 1000 && streamed < 40_000,
+        "{streamed} bytes for two spectators of 30 s\n{all}"
+    );
+    // The players' own traffic is what it always is (inputs both ways).
+    assert_eq!(h["bytes_sent"], j["bytes_received"], "{all}");
+    // B arrived 15 s in: brought up to the present at once, then live.
+    let caught_up = sb["caught_up_ms"].as_u64().expect("B caught up");
+    assert!(
+        Duration::from_millis(caught_up) < b_started.elapsed(),
+        "{all}"
+    );
+    assert!(
+        caught_up < 5_000,
+        "B took {caught_up} ms to catch up\n{all}"
+    );
+    assert!(b.stderr.contains("brought up to the present"), "{all}");
+    assert!(b.stderr.contains("fast-forwarded"), "{all}");
+    // Both spectators recorded the whole match, equal to the players'.
+    for name in ["a.tsr", "b.tsr", "host.tsr"] {
+        verify_replay(&dir.join(name), Some(1800));
+    }
+    replay_diff(&dir, "host.tsr", "a.tsr");
+    replay_diff(&dir, "host.tsr", "b.tsr");
+    replay_diff(&dir, "join.tsr", "b.tsr");
+}
+
+#[test]
+fn a_spectator_killed_mid_match_does_not_disturb_the_players() {
+    let server = Server::start();
+    let dir = scratch("killed-spectator");
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("H4RD4X", "H4RD4X"),
+        "900",
+        &["--no-record"],
+        &["--no-record"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    let mut watcher = spectator(&dir, &server.url, "H4RD4X", &["--no-record"]);
+    assert!(
+        watcher.wait_for("brought up to the present", Duration::from_secs(10)),
+        "the spectator never caught up\n{}",
+        watcher.stderr()
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    watcher.kill();
+    let host = host.finish(Duration::from_secs(40));
+    let join = join.finish(Duration::from_secs(40));
+    let both = format!("{}\n{}", host.report("host", 20), join.report("join", 20));
+    assert_eq!(host.code(), Some(0), "{both}");
+    assert_eq!(join.code(), Some(0), "{both}");
+    let (h, j) = (host.summary(), join.summary());
+    assert_eq!(h["checksum_frame"], 900, "{both}");
+    assert_eq!(h["checksum"], j["checksum"], "{both}");
+    assert_eq!(h["spectators"], 1, "{both}");
+    assert_eq!(h["stalled_frames"], 0, "{both}");
+    assert!(
+        host.stderr
+            .lines()
+            .any(|l| l.contains("spectator") && l.ends_with(" left")),
+        "{both}"
+    );
+}
+
+#[test]
+fn a_ninth_spectator_is_refused() {
+    let server = Server::start();
+    let dir = scratch("ninth");
+    let mut eight = Vec::new();
+    for _ in 0..8 {
+        let mut s = spectator(
+            &dir,
+            &server.url,
+            "N9NTHX",
+            &["--no-record", "--timeout", "30"],
+        );
+        assert!(
+            s.wait_for("waiting for both players", Duration::from_secs(10)),
+            "a spectator did not get in\n{}",
+            s.stderr()
+        );
+        eight.push(s);
+    }
+    let ninth = common::run(
+        &dir,
+        &[
+            "watch",
+            "N9NTHX",
+            "--server",
+            &server.url,
+            "--stun",
+            "none",
+            "--headless",
+            "--no-record",
+        ],
+        Duration::from_secs(20),
+    );
+    assert_eq!(ninth.code(), Some(2), "{}", ninth.report("ninth", 20));
+    assert!(
+        ninth
+            .stderr
+            .contains("twinstar: room N9N-THX already has 8 spectators"),
+        "{}",
+        ninth.report("ninth", 20)
+    );
+    // The eight are still waiting: nobody was pushed out.
+    for s in &mut eight {
+        assert!(s.is_running(), "{}", s.stderr());
+    }
+}
