@@ -5,8 +5,6 @@ mod menu;
 mod online;
 mod replay;
 mod tickets;
-// Until watching has a window, the browser build uses none of it.
-#[cfg_attr(target_arch = "wasm32", allow(dead_code, unused_imports))]
 mod watch;
 
 use std::path::PathBuf;

@@ -6,13 +6,17 @@
 use std::task::Poll;
 use web_time::Duration;
 
-use super::online::{connect_failure, runtime};
-use super::{Failure, Report, record_path};
+use super::online::{OnlineEnd, connect_failure, runtime};
+use super::{Failure, Report, finish_window, match_options, record_path};
 use crate::cli::{RunArgs, WatchArgs};
 use crate::frontend::InputSource;
+use crate::frontend::hud::MatchInfo;
+use crate::frontend::window::{self, MatchOptions, Ui, WatchOutcome};
 use crate::net::ice::IceServers;
 use crate::net::room_code::RoomCode;
-use crate::net::signaling::{DEFAULT_PORT, check_server_url};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::net::signaling::DEFAULT_PORT;
+use crate::net::signaling::check_server_url;
 use crate::net::watch::{WatchConnection, WatchConnector, WatchOptions};
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, Match, Pacing};
@@ -95,15 +99,68 @@ pub(super) fn idle_sources(run: &RunArgs) -> [InputSource; 2] {
     [0, 1].map(|player| InputSource::bot(run.bot_style, 0, player))
 }
 
+/// The waiting screen, then the match, inside an open window.
+pub(super) async fn watch_in_window(
+    ui: &mut Ui,
+    start: WatchStart,
+    settings: &Settings,
+    escape_does: &'static str,
+) -> OnlineEnd {
+    let WatchStart { connector, run } = start;
+    let connection = match window::watch_screen(ui, connector).await {
+        WatchOutcome::Connected(c) => *c,
+        WatchOutcome::Cancelled => return OnlineEnd::Cancelled,
+        WatchOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
+    };
+    match start_driver(connection, &run) {
+        Err(f) => OnlineEnd::Failed(f),
+        Ok(driver) => {
+            let sources = idle_sources(&run);
+            let options = MatchOptions {
+                // A spectator holds no start key and cannot chat yet.
+                info: MatchInfo {
+                    start_keys: [None, None],
+                    ..match_options(&run, &driver, &sources, settings, escape_does).info
+                },
+                ..match_options(&run, &driver, &sources, settings, escape_does)
+            };
+            let game = Match::new(driver, Pacing::RealTime, None);
+            OnlineEnd::Played(Box::new(
+                window::play_match(ui, game, sources, options).await,
+            ))
+        }
+    }
+}
+
 pub fn watch(args: &WatchArgs) -> Result<Report, Failure> {
     let settings = Settings::load_or_default();
     let start = start_watch(args, &settings)?;
     if start.run.headless {
         return watch_headless(start);
     }
-    Err(Failure::BadInput(
-        "watching in a window is not built yet; pass --headless".into(),
-    ))
+    let volume = args.window.volume.unwrap_or(settings.volume);
+    super::windowed(
+        "twinstar - watch",
+        move |mut ui| async move {
+            ui.audio.set_volume(volume);
+            watch_in_window(&mut ui, start, &settings, "quit").await
+        },
+        |ended| match ended {
+            None => Err(Failure::Runtime(
+                "the window closed unexpectedly".into(),
+                None,
+            )),
+            Some(OnlineEnd::Failed(f)) => Err(f),
+            Some(OnlineEnd::Cancelled) => Err(connect_failure(
+                crate::net::connect::ConnectError::Cancelled,
+            )),
+            Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
+            Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
+            Some(OnlineEnd::Played(end)) => {
+                finish_window(*end).map(|s| Report::Summary(Box::new(s)))
+            }
+        },
+    )
 }
 
 #[cfg(not(target_arch = "wasm32"))]
