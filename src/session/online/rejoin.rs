@@ -22,7 +22,7 @@ use matchbox_socket::{PeerId, PeerState};
 
 use super::{OnlineBackend, start_session};
 use crate::net::delay::Retuner;
-use crate::net::handshake::{Agreement, Claim, Handshake, Hello};
+use crate::net::handshake::{Agreement, Claim, Handshake, Hello, Message};
 use crate::net::rejoin::{History, encode_catch_up};
 use crate::net::socket::GgrsSocket;
 use crate::replay::EventKind;
@@ -38,6 +38,9 @@ pub(in crate::session) struct Waiting {
     /// A player who came into the room, and the handshake that decides
     /// whether it is the one we wait for.
     candidate: Option<(PeerId, Handshake)>,
+    /// Others who connected meanwhile: the next candidates (a spectator
+    /// introduced with the rejoiner may connect first).
+    others: Vec<PeerId>,
 }
 
 impl OnlineBackend {
@@ -76,6 +79,7 @@ impl OnlineBackend {
             since: now,
             deadline,
             candidate: None,
+            others: Vec::new(),
         });
     }
 
@@ -99,24 +103,11 @@ impl OnlineBackend {
         let changes = self.socket.try_update_peers().unwrap_or_default();
         for (peer, state) in changes {
             match state {
-                PeerState::Connected if waiting.candidate.is_none() => {
-                    tracing::info!(
-                        "{peer} came into the room; checking it is the player we wait for"
-                    );
-                    let claim = Claim {
-                        match_id: self.agreement.match_id,
-                        player: self.local as u8 + 1,
-                    };
-                    let mut hello = Hello::new(
-                        self.role,
-                        self.agreement.seed,
-                        &self.agreement.preset,
-                        self.options.delay,
-                    );
-                    hello.resume = Some(claim);
-                    self.control.set_peer(peer);
-                    waiting.candidate = Some((peer, Handshake::new(hello, self.options.delay)));
+                PeerState::Disconnected if self.spectators.drop_peer(peer) => {}
+                PeerState::Disconnected if waiting.others.contains(&peer) => {
+                    waiting.others.retain(|p| *p != peer);
                 }
+                PeerState::Connected => waiting.others.push(peer),
                 PeerState::Disconnected
                     if waiting.candidate.as_ref().is_some_and(|(p, _)| *p == peer) =>
                 {
@@ -126,11 +117,37 @@ impl OnlineBackend {
                 _ => {}
             }
         }
+        if waiting.candidate.is_none()
+            && let Some(next) = waiting.others.first().copied()
+        {
+            waiting.others.remove(0);
+            tracing::info!("{next} came into the room; checking it is the player we wait for");
+            let claim = Claim {
+                match_id: self.agreement.match_id,
+                player: self.local as u8 + 1,
+            };
+            let mut hello = Hello::new(
+                self.role,
+                self.agreement.seed,
+                &self.agreement.preset,
+                self.options.delay,
+            );
+            hello.resume = Some(claim);
+            self.control.set_peer(next);
+            waiting.candidate = Some((next, Handshake::new(hello, self.options.delay)));
+        }
         let Some((peer, handshake)) = &mut waiting.candidate else {
             return Ok(());
         };
         for received in self.control.receive() {
             match received {
+                // A spectator, not the player: kept for the stream.
+                Ok(watch @ Message::Watch { .. }) => {
+                    tracing::info!("{peer} is a spectator, not the player we wait for");
+                    self.control.add_watcher(*peer, watch);
+                    waiting.candidate = None;
+                    return Ok(());
+                }
                 Ok(message) => {
                     if let Some(reply) = handshake.receive(now, message) {
                         self.control.send(&reply);
