@@ -202,10 +202,12 @@ pub enum Message {
         reason: String,
     },
     /// The answer to a `Watch`, before the match's frames: what a spectator
-    /// needs to simulate them.
+    /// needs to simulate them, and how many frames the match so far has
+    /// (the `CatchUp`s right after carry them).
     Streaming {
         seed: u64,
         preset: String,
+        frame: Frame,
     },
 }
 

@@ -21,7 +21,7 @@ use super::rejoin::CatchUpReceiver;
 use super::room_code::RoomCode;
 use super::signaling::{JoinError, classify_socket_error, client_builder, watch_url};
 use super::task::{LoopEnd, LoopHandle, NetRuntime};
-use crate::sim::SimConfig;
+use crate::sim::{Frame, SimConfig};
 
 /// How often `Watch` is repeated until the player answers: a message sent
 /// before the far end's channel has opened is lost (ARCHITECTURE.md,
@@ -72,6 +72,8 @@ pub struct WatchConnection {
     pub seed: u64,
     pub preset: String,
     pub config: SimConfig,
+    /// Frames in the match so far when the player answered.
+    pub so_far: Frame,
     /// The match so far, as far as it came with the answer.
     pub received: CatchUpReceiver,
     /// Other messages that came with it (an early `Done` or `Bye`).
@@ -177,7 +179,11 @@ impl WatchConnector {
         let mut early = Vec::new();
         for message in control.receive() {
             match message {
-                Ok(Message::Streaming { seed, preset }) => streaming = Some((seed, preset)),
+                Ok(Message::Streaming {
+                    seed,
+                    preset,
+                    frame,
+                }) => streaming = Some((seed, preset, frame)),
                 Ok(Message::CatchUp { chunks }) if streaming.is_some() => {
                     received.add(&chunks)?;
                 }
@@ -195,7 +201,7 @@ impl WatchConnector {
                 Err(e) => return Err(e.into()),
             }
         }
-        if let Some((seed, preset)) = streaming {
+        if let Some((seed, preset, so_far)) = streaming {
             let config = SimConfig::from_preset_name(&preset)
                 .map_err(|_| HandshakeError::UnknownPreset(preset.clone()))?;
             let peer = *peer;
@@ -204,7 +210,7 @@ impl WatchConnector {
                 self.options.room
             );
             return self
-                .finish(peer, seed, preset, config, received, early)
+                .finish(peer, (seed, preset, config, so_far), received, early)
                 .map(Some);
         }
         if peer_left {
@@ -253,9 +259,7 @@ impl WatchConnector {
     fn finish(
         &mut self,
         peer: PeerId,
-        seed: u64,
-        preset: String,
-        config: SimConfig,
+        (seed, preset, config, so_far): (u64, String, SimConfig, Frame),
         received: CatchUpReceiver,
         early: Vec<Message>,
     ) -> Result<WatchConnection, ConnectError> {
@@ -270,6 +274,7 @@ impl WatchConnector {
             seed,
             preset,
             config,
+            so_far,
             received,
             early,
             started: self.started,

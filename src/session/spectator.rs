@@ -28,7 +28,7 @@ use crate::net::rejoin::CatchUpReceiver;
 use crate::net::room_code::RoomCode;
 use crate::net::task::{LoopHandle, NetRuntime};
 use crate::net::watch::WatchConnection;
-use crate::replay::{Chunk, EventKind};
+use crate::replay::Chunk;
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 
 /// Frames received but not shown beyond this many (half a second) are
@@ -61,6 +61,9 @@ pub(super) struct SpectatorBackend {
     pending_at: usize,
     /// Frames received (0..received).
     received: Frame,
+    /// Frames in the match when the player answered: until they are all
+    /// here, this spectator is still catching up.
+    so_far: Frame,
     /// `Done`: the match's last frame and its checksum.
     done: Option<(Frame, u128)>,
     /// `Bye`: why the match ended early.
@@ -93,6 +96,7 @@ impl SpectatorBackend {
             early,
             started,
             room,
+            so_far,
             ..
         } = connection;
         let mut backend = SpectatorBackend {
@@ -104,6 +108,7 @@ impl SpectatorBackend {
             pending: VecDeque::new(),
             pending_at: 0,
             received: 0,
+            so_far,
             done: None,
             bye: None,
             started,
@@ -227,12 +232,10 @@ impl Backend for SpectatorBackend {
                 started.elapsed().as_millis()
             );
             tracing::info!("{detail}");
-            if self.caught_up.is_none() {
-                log.event(EventKind::Resumed, &format!("watching: {detail}"));
-            }
         }
         let backlog = self.backlog();
-        if backlog <= KEEP_BEHIND && self.received > 0 && self.caught_up.is_none() {
+        let all_so_far = self.received > 0 && self.received >= self.so_far;
+        if backlog <= KEEP_BEHIND && all_so_far && self.caught_up.is_none() {
             let now = Instant::now();
             self.caught_up = Some(now);
             eprintln!(

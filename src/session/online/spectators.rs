@@ -87,6 +87,7 @@ impl OnlineBackend {
             let streaming = Message::Streaming {
                 seed: self.agreement.seed,
                 preset: self.agreement.preset.clone(),
+                frame: history.inputs.len() as Frame,
             };
             let mut bytes = self.control.send_to(peer, &streaming);
             let mut messages = encode_catch_up(
