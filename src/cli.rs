@@ -298,6 +298,10 @@ pub struct WatchArgs {
     #[arg(long)]
     pub no_record: bool,
 
+    /// Debug aid: claim a protocol version this much newer (tests refusals).
+    #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
+    pub debug_protocol_skew: u32,
+
     #[command(flatten)]
     pub window: WindowArgs,
 }

@@ -166,6 +166,58 @@ fn a_spectator_killed_mid_match_does_not_disturb_the_players() {
 }
 
 #[test]
+fn a_spectator_of_another_version_is_refused_and_both_say_why() {
+    let server = Server::start();
+    let dir = scratch("version");
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("V3RS4N", "V3RS4N"),
+        "600",
+        &["--no-record"],
+        &["--no-record"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    let other = common::run(
+        &dir,
+        &[
+            "watch",
+            "V3RS4N",
+            "--server",
+            &server.url,
+            "--stun",
+            "none",
+            "--headless",
+            "--no-record",
+            "--debug-protocol-skew",
+            "1",
+        ],
+        Duration::from_secs(20),
+    );
+    let host = host.finish(Duration::from_secs(30));
+    let join = join.finish(Duration::from_secs(30));
+    let all = format!(
+        "{}\n{}\n{}",
+        other.report("spectator", 20),
+        host.report("host", 20),
+        join.report("join", 10)
+    );
+    assert_eq!(other.code(), Some(2), "{all}");
+    assert!(other.stderr.contains("twinstar: version mismatch"), "{all}");
+    assert!(host.stderr.contains("refused spectator"), "{all}");
+    // The players' match is untouched.
+    assert_eq!(host.code(), Some(0), "{all}");
+    assert_eq!(join.code(), Some(0), "{all}");
+    let (h, j) = (host.summary(), join.summary());
+    assert_eq!(h["checksum"], j["checksum"], "{all}");
+    assert_eq!(h["spectators"], 0, "{all}");
+}
+
+#[test]
 fn a_ninth_spectator_is_refused() {
     let server = Server::start();
     let dir = scratch("ninth");

@@ -195,6 +195,7 @@ async fn watch(ui: &mut Ui, code: &str, window: &WindowArgs, settings: &Settings
         json: false,
         record: None,
         no_record: false,
+        debug_protocol_skew: 0,
         window: window.clone(),
     };
     let start = match start_watch(&args, settings) {

@@ -56,6 +56,7 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
         room,
         ice,
         timeout: Duration::from_secs(args.timeout),
+        protocol_skew: args.debug_protocol_skew,
     };
     Ok(WatchStart {
         connector: WatchConnector::start(runtime()?, options),

@@ -162,6 +162,7 @@ impl ConnectError {
                     | JoinError::TooManySpectators(_)
                     | JoinError::Refused { .. }
             ) | ConnectError::MatchRunning { .. }
+                | ConnectError::WatchRefused(_)
                 | ConnectError::Handshake(
                     HandshakeError::VersionMismatch { .. }
                         | HandshakeError::Malformed { .. }

@@ -36,6 +36,8 @@ pub struct WatchOptions {
     pub ice: IceServers,
     /// Give up when no player streams to us by then.
     pub timeout: Duration,
+    /// Debug aid for tests: claim another protocol version.
+    pub protocol_skew: u32,
 }
 
 /// Where a spectator's connection is.
@@ -218,7 +220,11 @@ impl WatchConnector {
         }
         if self.last_watch.is_none_or(|t| now >= t + WATCH_RESEND) {
             self.last_watch = Some(now);
-            control.send(&Message::watch());
+            let mut watch = Message::watch();
+            if let Message::Watch { protocol, .. } = &mut watch {
+                *protocol += self.options.protocol_skew;
+            }
+            control.send(&watch);
         }
         Ok(None)
     }
