@@ -23,7 +23,7 @@ use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
 use crate::net::connect::{BackgroundConnect, ConnectError, Connection, Stage};
 use crate::net::watch::{WatchConnection, WatchConnector};
-use crate::session::{Finished, Match, Next, WatchStatus};
+use crate::session::{Finished, Match, Next, WatchControl, WatchStatus};
 use crate::sim::Input;
 
 /// Most frames simulated per drawn frame, so a stall (window drag,
@@ -266,16 +266,17 @@ impl MatchScreen {
 
 /// A spectator's line at the bottom: the room and how far behind live.
 fn draw_watching(ui: &Ui, watching: &WatchStatus) {
-    let text = if watching.ended {
+    let (room, behind) = (&watching.room, watching.behind_s);
+    let text = if watching.paused {
         format!(
-            "watching {} - the match has ended (Esc leaves)",
-            watching.room
+            "watching {room} - paused, {behind:.1} s behind live (Space resumes, End jumps to live)"
         )
+    } else if watching.ended {
+        format!("watching {room} - the match has ended (Esc leaves)")
+    } else if !watching.live {
+        format!("watching {room} - {behind:.1} s behind live (End jumps to live, Space pauses)")
     } else {
-        format!(
-            "watching {} - {:.1} s behind live (Esc leaves)",
-            watching.room, watching.behind_s
-        )
+        format!("watching {room} - {behind:.1} s behind live (Space pauses, Esc leaves)")
     };
     let (cx, y) = (screen_width() / 2.0, screen_height() - 30.0);
     ui.sprites
@@ -313,6 +314,14 @@ pub async fn play_match(
         }
         if pressed(KeyCode::F1) {
             screen.overlay = !screen.overlay;
+        }
+        if game.driver().watch_status().is_some() {
+            if pressed(KeyCode::Space) {
+                game.watch_control(WatchControl::TogglePause);
+            }
+            if pressed(KeyCode::End) {
+                game.watch_control(WatchControl::JumpToLive);
+            }
         }
         screen.run_due_frames(ui, &mut game, &mut sources);
         screen.chat.collect(&mut game);

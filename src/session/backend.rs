@@ -11,7 +11,8 @@ use super::chat::{ChatError, ChatLine};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{
-    FrameReport, GgrsConfig, MAX_PREDICTION, NetStatus, SessionError, Summary, WatchStatus,
+    FrameReport, GgrsConfig, MAX_PREDICTION, NetStatus, SessionError, Summary, WatchControl,
+    WatchStatus,
 };
 use crate::sim::{Frame, Input, PLAYERS};
 
@@ -54,6 +55,9 @@ pub(super) trait Backend {
     fn watch_status(&self) -> Option<WatchStatus> {
         None
     }
+
+    /// Watching: pause, resume, jump back to live. Players cannot.
+    fn watch_control(&mut self, _control: WatchControl) {}
 
     fn fill_summary(&self, _summary: &mut Summary) {}
 

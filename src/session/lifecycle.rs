@@ -155,6 +155,12 @@ impl Match {
         }
     }
 
+    /// Watching a match: pause, resume, jump back to live (nothing for
+    /// players).
+    pub fn watch_control(&mut self, control: super::WatchControl) {
+        self.driver.backend.watch_control(control);
+    }
+
     /// Whether there is anyone to chat with (online: the other player).
     pub fn can_chat(&self) -> bool {
         self.driver.backend.has_peer()

@@ -12,6 +12,10 @@
 //! than [`CATCH_UP_ABOVE`] wait, so the clock drift between the players'
 //! machine and this one never builds up. `Done` ends the match at its
 //! frame; `Bye` ends it after the frames received.
+//!
+//! The viewer may pause ([`WatchControl::TogglePause`]: frames keep
+//! arriving and wait); resumed, it plays on from where it was, behind
+//! live, until [`WatchControl::JumpToLive`] fast-forwards it back.
 
 use std::collections::VecDeque;
 use web_time::Instant;
@@ -48,6 +52,18 @@ pub struct WatchStatus {
     pub behind_s: f64,
     /// The match ended (Done or Bye arrived): the rest plays out.
     pub ended: bool,
+    pub paused: bool,
+    /// Following live (not held back by a pause since).
+    pub live: bool,
+}
+
+/// What the viewer of a watched match can do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchControl {
+    /// Pause, or resume from where it was (behind live).
+    TogglePause,
+    /// Fast-forward to the present and follow live again.
+    JumpToLive,
 }
 
 pub(super) struct SpectatorBackend {
@@ -77,6 +93,13 @@ pub(super) struct SpectatorBackend {
     behind_sum: u64,
     behind_samples: u64,
     fast_forwarded: Frame,
+    paused: bool,
+    /// Following live: fast-forwards keep it near the present. Off after a
+    /// pause until the viewer jumps back.
+    live: bool,
+    /// The viewer asked to jump to live: fast-forward whatever is over
+    /// [`KEEP_BEHIND`] at the next frame.
+    jump: bool,
     // Last: dropped after everything that runs on it.
     _ggrs_channel: WebRtcChannel,
     _message_loop: LoopHandle,
@@ -116,6 +139,9 @@ impl SpectatorBackend {
             behind_sum: 0,
             behind_samples: 0,
             fast_forwarded: 0,
+            paused: false,
+            live: true,
+            jump: false,
             _ggrs_channel: ggrs_channel,
             _message_loop: message_loop,
             _runtime: runtime,
@@ -218,8 +244,13 @@ impl Backend for SpectatorBackend {
         log: &mut FrameLog,
     ) -> Result<FrameReport, SessionError> {
         let mut report = FrameReport::default();
+        if self.paused {
+            report.waiting = true;
+            return Ok(report);
+        }
         let backlog = self.backlog();
-        if backlog > FAST_FORWARD {
+        let jump = std::mem::take(&mut self.jump) && backlog > KEEP_BEHIND;
+        if (self.live && backlog > FAST_FORWARD) || jump {
             let started = Instant::now();
             let skip = backlog - KEEP_BEHIND;
             for _ in 0..skip {
@@ -244,11 +275,15 @@ impl Backend for SpectatorBackend {
                 now.duration_since(self.started).as_millis()
             );
         }
-        if self.caught_up.is_some() && self.end().is_none() {
+        if self.caught_up.is_some() && self.end().is_none() && self.live {
             self.behind_sum += backlog as u64;
             self.behind_samples += 1;
         }
-        let steps = if backlog > CATCH_UP_ABOVE { 2 } else { 1 };
+        let steps = if self.live && backlog > CATCH_UP_ABOVE {
+            2
+        } else {
+            1
+        };
         for _ in 0..steps {
             if !self.step_one(sim, log, Some(&mut report))? {
                 report.waiting = true;
@@ -304,6 +339,26 @@ impl Backend for SpectatorBackend {
             room: self.room.to_string(),
             behind_s: self.backlog() as f64 / f64::from(FPS),
             ended: self.end().is_some(),
+            paused: self.paused,
+            live: self.live,
         })
+    }
+
+    fn watch_control(&mut self, control: WatchControl) {
+        match control {
+            WatchControl::TogglePause if self.paused => {
+                self.paused = false;
+                tracing::info!("resumed, {} frames behind live", self.backlog());
+            }
+            WatchControl::TogglePause => {
+                self.paused = true;
+                self.live = false;
+            }
+            WatchControl::JumpToLive => {
+                self.paused = false;
+                self.live = true;
+                self.jump = true;
+            }
+        }
     }
 }
