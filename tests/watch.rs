@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Server, Twinstar, host_then_join, scratch, verify_replay};
+use common::{Display, Server, Twinstar, host_then_join, scratch, verify_replay};
 
 /// `twinstar watch CODE` on `server` without STUN, headless, with a
 /// `--json` summary; then `extra`.
@@ -262,4 +262,84 @@ fn a_ninth_spectator_is_refused() {
     for s in &mut eight {
         assert!(s.is_running(), "{}", s.stderr());
     }
+}
+
+#[test]
+fn a_spectator_window_pauses_resumes_behind_live_and_jumps_back() {
+    let display = Display::start();
+    let server = Server::start();
+    let dir = scratch("window");
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("WXNDWW", "WXNDWW"),
+        "1200",
+        &["--record", "host.tsr"],
+        &["--no-record"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    let mut watcher = Twinstar::spawn_in_window(
+        &dir,
+        &[
+            "watch",
+            "WXNDWW",
+            "--server",
+            &server.url,
+            "--stun",
+            "none",
+            "--json",
+            "--volume",
+            "0",
+            "--record",
+            "watch.tsr",
+        ],
+        &display,
+    );
+    assert!(
+        watcher.wait_for("brought up to the present", Duration::from_secs(20)),
+        "{}",
+        watcher.stderr()
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    display.type_keys(&["<space>", "@1.5", "<space>", "@1", "<End>"]);
+    let limit = Duration::from_secs(40);
+    let (host, join, watcher) = (
+        host.finish(limit),
+        join.finish(limit),
+        watcher.finish(limit),
+    );
+    let all = format!(
+        "{}\n{}\n{}",
+        host.report("host", 10),
+        join.report("join", 10),
+        watcher.report("window spectator", 30)
+    );
+    for run in [&host, &join, &watcher] {
+        assert_eq!(run.code(), Some(0), "{all}");
+    }
+    let (h, w) = (host.summary(), watcher.summary());
+    assert_eq!(w["checksum_frame"], 1200, "{all}");
+    assert_eq!(w["checksum"], h["checksum"], "{all}");
+    // Resumed some 1.5 s (90 frames) behind, then jumped back to live.
+    let resumed = watcher
+        .stderr
+        .lines()
+        .find_map(|l| {
+            l.split("resumed, ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u32>()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("never resumed\n{all}"));
+    assert!(resumed >= 60, "resumed {resumed} frames behind\n{all}");
+    // End: the frames it was behind are fast-forwarded after the resume.
+    let after_resume = &watcher.stderr[watcher.stderr.find("resumed, ").unwrap_or(0)..];
+    assert!(after_resume.contains("fast-forwarded"), "{all}");
+    replay_diff(&dir, "host.tsr", "watch.tsr");
 }
