@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Display, Server, Twinstar, host_then_join, scratch, verify_replay};
+use common::{Display, Server, Twinstar, host_then_join, peer_args, scratch, verify_replay};
 
 /// `twinstar watch CODE` on `server` without STUN, headless, with a
 /// `--json` summary; then `extra`.
@@ -163,6 +163,77 @@ fn a_spectator_killed_mid_match_does_not_disturb_the_players() {
             .any(|l| l.contains("spectator") && l.ends_with(" left")),
         "{both}"
     );
+}
+
+#[test]
+fn a_spectator_watches_on_while_a_killed_player_rejoins() {
+    let server = Server::start();
+    let dir = scratch("rejoin");
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("R3J4NX", "R3J4NX"),
+        "1200",
+        &["--record", "host.tsr"],
+        &["--no-record"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    let mut watcher = spectator(&dir, &server.url, "R3J4NX", &["--record", "watch.tsr"]);
+    assert!(
+        watcher.wait_for("brought up to the present", Duration::from_secs(10)),
+        "{}",
+        watcher.stderr()
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    join.kill();
+    // A second spectator comes while the match is paused: the server
+    // introduces it to the host with the rejoiner, in either order.
+    let late = spectator(&dir, &server.url, "R3J4NX", &["--no-record"]);
+    std::thread::sleep(Duration::from_secs(1));
+    let rejoin = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "join",
+            Some("R3J4NX"),
+            &server.url,
+            "1200",
+            &["--no-record"],
+        ),
+    );
+    let limit = Duration::from_secs(45);
+    let (host, rejoin, watcher, late) = (
+        host.finish(limit),
+        rejoin.finish(limit),
+        watcher.finish(limit),
+        late.finish(limit),
+    );
+    let all = format!(
+        "{}\n{}\n{}\n{}",
+        host.report("host", 30),
+        rejoin.report("rejoin", 10),
+        watcher.report("spectator", 20),
+        late.report("late spectator", 20)
+    );
+    for run in [&host, &rejoin, &watcher, &late] {
+        assert_eq!(run.code(), Some(0), "{all}");
+    }
+    let (h, r, w, l) = (
+        host.summary(),
+        rejoin.summary(),
+        watcher.summary(),
+        late.summary(),
+    );
+    assert_eq!(h["rejoins"], 1, "{all}");
+    assert_eq!(h["spectators"], 2, "{all}");
+    for s in [&r, &w, &l] {
+        assert_eq!(s["checksum_frame"], 1200, "{all}");
+        assert_eq!(s["checksum"], h["checksum"], "{all}");
+    }
+    replay_diff(&dir, "host.tsr", "watch.tsr");
 }
 
 #[test]

@@ -31,6 +31,9 @@ pub struct ControlChannel {
     watchers: Vec<(PeerId, Message)>,
     /// Bytes received from the peer (a spectator's `bytes_received`).
     pub bytes_received: u64,
+    /// While a paused match waits for its player: who said `Hello`, kept
+    /// (not told `Busy`) for the session to check one by one.
+    knocking: Option<Vec<PeerId>>,
 }
 
 /// Spectators' `Watch`es kept between two takes: each repeats every 500 ms
@@ -57,7 +60,23 @@ impl ControlChannel {
             refused: HashSet::new(),
             watchers: Vec::new(),
             bytes_received: 0,
+            knocking: None,
         }
+    }
+
+    /// Keeps the peers other than the partner that say `Hello` for
+    /// [`ControlChannel::take_knocking`] instead of answering `Busy` (`on`),
+    /// or goes back to answering `Busy`.
+    pub fn hold_hellos(&mut self, on: bool) {
+        self.knocking = on.then(Vec::new);
+    }
+
+    /// Peers that said `Hello` since the last call (while holding them).
+    pub fn take_knocking(&mut self) -> Vec<PeerId> {
+        self.knocking
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// The peer this channel talks to.
@@ -135,7 +154,14 @@ impl ControlChannel {
                 from_partner.push(message);
             } else {
                 match Message::decode(&packet) {
-                    Ok(Message::Hello(_)) => self.refuse(from),
+                    Ok(Message::Hello(_)) => match &mut self.knocking {
+                        Some(knocking) => {
+                            if !knocking.contains(&from) && knocking.len() < WATCHERS_KEPT {
+                                knocking.push(from);
+                            }
+                        }
+                        None => self.refuse(from),
+                    },
                     Ok(watch @ Message::Watch { .. }) => self.add_watcher(from, watch),
                     _ => {}
                 }

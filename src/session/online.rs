@@ -374,7 +374,14 @@ impl Backend for OnlineBackend {
             self.catch_up(history, sim, log)?;
         }
         if self.rejoin.is_some() {
-            return self.wait_for_rejoin(sim, log);
+            let result = self.wait_for_rejoin(sim, log);
+            if let Err(e) = &result {
+                let bye = Message::Bye {
+                    reason: e.to_string(),
+                };
+                self.tell_spectators(log, &bye);
+            }
+            return result;
         }
         self.session.poll_remote_clients();
         self.control.flush();

@@ -38,8 +38,9 @@ pub(in crate::session) struct Waiting {
     /// A player who came into the room, and the handshake that decides
     /// whether it is the one we wait for.
     candidate: Option<(PeerId, Handshake)>,
-    /// Others who connected meanwhile: the next candidates (a spectator
-    /// introduced with the rejoiner may connect first).
+    /// Others who said `Hello` meanwhile: the next candidates. Only a
+    /// player says `Hello` (a spectator says `Watch`), so a spectator
+    /// introduced with the rejoiner never holds the rejoiner up.
     others: Vec<PeerId>,
 }
 
@@ -75,6 +76,7 @@ impl OnlineBackend {
             ),
         );
         self.interrupted = Some((deadline, now));
+        self.control.hold_hellos(true);
         self.rejoin = Some(Waiting {
             since: now,
             deadline,
@@ -107,7 +109,6 @@ impl OnlineBackend {
                 PeerState::Disconnected if waiting.others.contains(&peer) => {
                     waiting.others.retain(|p| *p != peer);
                 }
-                PeerState::Connected => waiting.others.push(peer),
                 PeerState::Disconnected
                     if waiting.candidate.as_ref().is_some_and(|(p, _)| *p == peer) =>
                 {
@@ -115,6 +116,17 @@ impl OnlineBackend {
                     waiting.candidate = None;
                 }
                 _ => {}
+            }
+        }
+        if waiting.candidate.is_none() {
+            // Nobody to listen to yet: this reads who knocks (and drops
+            // what the lost peer had left in flight).
+            drop(self.control.receive());
+        }
+        for peer in self.control.take_knocking() {
+            let is_candidate = waiting.candidate.as_ref().is_some_and(|(p, _)| *p == peer);
+            if !is_candidate && !waiting.others.contains(&peer) {
+                waiting.others.push(peer);
             }
         }
         if waiting.candidate.is_none()
@@ -280,6 +292,7 @@ impl OnlineBackend {
         self.input_delay = agreement.input_delay;
         self.retuner = Retuner::new(agreement.input_delay);
         self.rejoin = None;
+        self.control.hold_hellos(false);
         self.interrupted = None;
         self.connection = None;
         self.skip_frames = 0;
