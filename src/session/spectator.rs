@@ -265,8 +265,15 @@ impl Backend for SpectatorBackend {
             tracing::info!("{detail}");
         }
         let backlog = self.backlog();
-        let all_so_far = self.received > 0 && self.received >= self.so_far;
-        if backlog <= KEEP_BEHIND && all_so_far && self.caught_up.is_none() {
+        // Brought up to the present: every frame of the match so far has
+        // arrived and been stepped, and no fast-forward is pending (the
+        // backlog may settle anywhere up to CATCH_UP_ABOVE, not below
+        // KEEP_BEHIND: one frame arrives per frame stepped).
+        let all_so_far = self.received > 0
+            && self.received >= self.so_far
+            && sim.world().frame >= self.so_far
+            && backlog <= FAST_FORWARD;
+        if all_so_far && self.caught_up.is_none() {
             let now = Instant::now();
             self.caught_up = Some(now);
             eprintln!(
