@@ -44,6 +44,9 @@ pub enum Command {
     /// Join a room by its code; without a code, quick-match with the next
     /// player who also joins without one.
     Join(JoinArgs),
+    /// Watch the match in room CODE as a spectator (joins at any time;
+    /// the match so far is fast-forwarded, then followed live).
+    Watch(WatchArgs),
     /// Run the signaling server that pairs players by room code.
     Serve(ServeArgs),
     /// Play a replay file in a window, or re-simulate it with --headless --verify.
@@ -249,6 +252,73 @@ pub struct JoinArgs {
     pub run: RunArgs,
 }
 
+#[derive(Clone, Debug, Args)]
+#[command(mut_arg("screenshot", |a| a.help(
+    "Save the window as a PNG when the match ends or the spectator leaves, and exit"
+)))]
+pub struct WatchArgs {
+    /// The room's code (case and dashes do not matter).
+    pub code: String,
+
+    /// Signaling server [default: the settings' server, else ws://127.0.0.1:3536]
+    #[arg(long, value_name = "URL", env = "TWINSTAR_SERVER")]
+    pub server: Option<String>,
+
+    /// STUN server (repeatable); 'none' for host candidates only [default: public Google STUN]
+    #[arg(long = "stun", value_name = "URL")]
+    pub stun: Vec<String>,
+
+    /// TURN relay for when the player cannot be reached directly.
+    #[arg(long, value_name = "URL", requires_all = ["turn_user", "turn_pass"])]
+    pub turn: Option<String>,
+
+    #[arg(long, value_name = "USER", requires = "turn")]
+    pub turn_user: Option<String>,
+
+    #[arg(long, value_name = "PASS", requires = "turn")]
+    pub turn_pass: Option<String>,
+
+    /// Give up when no match is streamed to us within this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub timeout: u64,
+
+    /// No window: follow the match to its end and print the summary.
+    #[arg(long)]
+    pub headless: bool,
+
+    /// Print the run summary as one JSON object on the last stdout line.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write the replay here instead of replays/<date>-watch-seed<S>.tsr.
+    #[arg(long, value_name = "PATH", conflicts_with = "no_record")]
+    pub record: Option<PathBuf>,
+
+    /// Do not record a replay.
+    #[arg(long)]
+    pub no_record: bool,
+
+    /// Debug aid: claim a protocol version this much newer (tests refusals).
+    #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
+    pub debug_protocol_skew: u32,
+
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+impl WatchArgs {
+    /// The run flags a spectator shares with players (recording, window).
+    pub fn run_args(&self) -> RunArgs {
+        RunArgs {
+            headless: self.headless,
+            json: self.json,
+            record: self.record.clone(),
+            no_record: self.no_record,
+            ..RunArgs::for_menu(self.window.clone())
+        }
+    }
+}
+
 #[derive(Debug, Default, Args)]
 pub struct NetArgs {
     /// Signaling server [default: the settings' server, else
@@ -413,6 +483,7 @@ impl Cli {
             Command::Local(a) => a.json,
             Command::Host(a) => a.run.json,
             Command::Join(a) => a.run.json,
+            Command::Watch(a) => a.json,
             Command::Serve(_) => false,
             Command::Replay(a) => a.json,
             Command::ReplayDiff(a) => a.json,

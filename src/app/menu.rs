@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use super::online::{OnlineEnd, online_in_window, start_online};
+use super::watch::{start_watch, watch_in_window};
 use super::{Failure, Report, finish, local_sources, match_options, prepare_local};
-use crate::cli::{MenuArgs, NetArgs, RunArgs, WindowArgs};
+use crate::cli::{MenuArgs, NetArgs, RunArgs, WatchArgs, WindowArgs};
 use crate::frontend::menu::{Picked, choose, message, settings_screen, text_prompt};
 use crate::frontend::replay_view;
 use crate::frontend::window::{self, MatchEnd, Screenshot, Ui};
@@ -19,10 +20,11 @@ use crate::settings::Settings;
 use crate::settings::settings_path;
 use crate::sim::FPS;
 
-const ITEMS: [&str; 8] = [
+const ITEMS: [&str; 9] = [
     "Host online",
     "Join with a code",
     "Quick match",
+    "Watch a match",
     "Local: two players",
     "Synctest (developer)",
     "Replays",
@@ -93,12 +95,20 @@ async fn shell(
                         }
                     }
                     2 => play_online(ui, Role::Quick, None, &run, &settings).await,
-                    3 => play_local(ui, Mode::Local, &run, &settings).await,
-                    4 => {
+                    3 => {
+                        let check =
+                            |t: &str| RoomCode::parse(t).map(|_| ()).map_err(|e| e.to_string());
+                        let hint = "the room's code, e.g. K7Q-2XM: watch its match as a spectator";
+                        if let Some(code) = text_prompt(ui, "WATCH", hint, "", check).await {
+                            watch(ui, &code, &for_matches, &settings).await;
+                        }
+                    }
+                    4 => play_local(ui, Mode::Local, &run, &settings).await,
+                    5 => {
                         play_local(ui, Mode::SyncTest { check_distance: 7 }, &run, &settings).await
                     }
-                    5 => replays(ui).await,
-                    6 => {
+                    6 => replays(ui).await,
+                    7 => {
                         if let Some(edited) = settings_screen(ui, &settings).await {
                             save_settings(ui, &edited).await;
                             settings = edited;
@@ -168,6 +178,34 @@ async fn play_online(
         // Esc on the waiting screen: straight back, no error box.
         OnlineEnd::Cancelled | OnlineEnd::Captured(_) => {}
         OnlineEnd::Failed(f) => show_failure(ui, "COULD NOT CONNECT", &f).await,
+    }
+}
+
+/// Watches the match in room `code` (the server from the settings).
+async fn watch(ui: &mut Ui, code: &str, window: &WindowArgs, settings: &Settings) {
+    let args = WatchArgs {
+        code: code.to_string(),
+        server: None,
+        stun: Vec::new(),
+        turn: None,
+        turn_user: None,
+        turn_pass: None,
+        timeout: 120,
+        headless: false,
+        json: false,
+        record: None,
+        no_record: false,
+        debug_protocol_skew: 0,
+        window: window.clone(),
+    };
+    let start = match start_watch(&args, settings) {
+        Ok(s) => s,
+        Err(f) => return show_failure(ui, "CANNOT WATCH", &f).await,
+    };
+    match watch_in_window(ui, start, settings, "back to the menu").await {
+        OnlineEnd::Played(end) => after_match(ui, *end).await,
+        OnlineEnd::Cancelled | OnlineEnd::Captured(_) => {}
+        OnlineEnd::Failed(f) => show_failure(ui, "COULD NOT WATCH", &f).await,
     }
 }
 

@@ -5,6 +5,7 @@ mod menu;
 mod online;
 mod replay;
 mod tickets;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -168,6 +169,7 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             &args.net,
             &args.run,
         ),
+        Command::Watch(args) => watch::watch(&args),
         Command::Serve(args) => online::serve(&args),
         Command::Replay(args) => replay::replay(&args),
         Command::ReplayDiff(args) => replay::diff(&args),

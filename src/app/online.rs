@@ -35,7 +35,7 @@ use crate::sim::{Frame, hex_checksum};
 /// Frames a headless online match plays when `--frames` is not given.
 const DEFAULT_ONLINE_FRAMES: u32 = 3600;
 
-fn runtime() -> Result<NetRuntime, Failure> {
+pub(super) fn runtime() -> Result<NetRuntime, Failure> {
     NetRuntime::new()
         .map_err(|e| Failure::Runtime(format!("cannot start the network runtime: {e}"), None))
 }
@@ -454,7 +454,7 @@ fn online_headless(_start: OnlineStart, _run: &RunArgs) -> Result<Report, Failur
     ))
 }
 
-fn connect_failure(e: ConnectError) -> Failure {
+pub(super) fn connect_failure(e: ConnectError) -> Failure {
     if e.is_bad_input() {
         Failure::BadInput(e.to_string())
     } else {

@@ -22,7 +22,8 @@ use super::hud::{self, MatchInfo};
 use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
 use crate::net::connect::{BackgroundConnect, ConnectError, Connection, Stage};
-use crate::session::{Finished, Match, Next};
+use crate::net::watch::{WatchConnection, WatchConnector};
+use crate::session::{Finished, Match, Next, WatchControl, WatchStatus};
 use crate::sim::Input;
 
 /// Most frames simulated per drawn frame, so a stall (window drag,
@@ -257,7 +258,30 @@ impl MatchScreen {
             self.graph.draw(&ui.sprites.font, status.as_ref());
         }
         draw_alerts(&ui.sprites.font, status.as_ref());
+        if let Some(watching) = driver.watch_status() {
+            draw_watching(ui, &watching);
+        }
     }
+}
+
+/// A spectator's line at the bottom: the room and how far behind live.
+fn draw_watching(ui: &Ui, watching: &WatchStatus) {
+    let (room, behind) = (&watching.room, watching.behind_s);
+    let text = if watching.paused {
+        format!(
+            "watching {room} - paused, {behind:.1} s behind live (Space resumes, End jumps to live)"
+        )
+    } else if watching.ended {
+        format!("watching {room} - the match has ended (Esc leaves)")
+    } else if !watching.live {
+        format!("watching {room} - {behind:.1} s behind live (End jumps to live, Space pauses)")
+    } else {
+        format!("watching {room} - {behind:.1} s behind live (Space pauses, Esc leaves)")
+    };
+    let (cx, y) = (screen_width() / 2.0, screen_height() - 30.0);
+    ui.sprites
+        .font
+        .draw_shadowed(&text, cx, y, 2.0, LIGHTGRAY, Align::Center);
 }
 
 /// Plays until Esc, the planned last frame, or a failure; the match's
@@ -290,6 +314,14 @@ pub async fn play_match(
         }
         if pressed(KeyCode::F1) {
             screen.overlay = !screen.overlay;
+        }
+        if game.driver().watch_status().is_some() {
+            if pressed(KeyCode::Space) {
+                game.watch_control(WatchControl::TogglePause);
+            }
+            if pressed(KeyCode::End) {
+                game.watch_control(WatchControl::JumpToLive);
+            }
         }
         screen.run_due_frames(ui, &mut game, &mut sources);
         screen.chat.collect(&mut game);
@@ -443,4 +475,57 @@ fn draw_connecting(ui: &Ui, connecting: &BackgroundConnect, hosting: bool, share
         GRAY,
         Align::Center,
     );
+}
+
+/// How a spectator's connection attempt ended.
+pub enum WatchOutcome {
+    Connected(Box<WatchConnection>),
+    /// Esc.
+    Cancelled,
+    Failed(ConnectError),
+}
+
+/// The spectator's waiting screen: the room, the stage; Esc cancels. The
+/// connector is polled once per drawn frame (no latency is measured).
+pub async fn watch_screen(ui: &mut Ui, mut connector: WatchConnector) -> WatchOutcome {
+    enter_screen();
+    let dots = ["", ".", "..", "..."];
+    loop {
+        if pressed(KeyCode::Escape) {
+            return WatchOutcome::Cancelled;
+        }
+        if let Poll::Ready(result) = connector.poll() {
+            return match result {
+                Ok(c) => WatchOutcome::Connected(Box::new(c)),
+                Err(e) => WatchOutcome::Failed(e),
+            };
+        }
+        super::menu::backdrop(ui);
+        let font = &ui.sprites.font;
+        let cx = screen_width() / 2.0;
+        font.draw_shadowed("WATCHING A MATCH", cx, 60.0, 4.0, WHITE, Align::Center);
+        font.draw("room code", cx, 150.0, 3.0, GRAY, Align::Center);
+        font.draw_shadowed(
+            &connector.options().room.to_string(),
+            cx,
+            190.0,
+            12.0,
+            Color::new(1.0, 0.9, 0.4, 1.0),
+            Align::Center,
+        );
+        let server = format!("server {}", connector.options().server);
+        font.draw(&server, cx, 340.0, 2.0, GRAY, Align::Center);
+        let tick = (get_time() * 3.0) as usize % dots.len();
+        let what = format!("{}{}", connector.stage(), dots[tick]);
+        font.draw(&what, cx, 420.0, 3.0, WHITE, Align::Center);
+        font.draw(
+            "Esc: back",
+            cx,
+            screen_height() - 60.0,
+            2.0,
+            GRAY,
+            Align::Center,
+        );
+        end_frame().await;
+    }
 }

@@ -140,6 +140,11 @@ pub enum ConnectError {
     PeerLeft,
     #[error("could not catch up on the paused match: {0}")]
     CatchUp(#[from] CatchUpError),
+    #[error("no match to watch in room {room} after {secs} s: both players must be in the room")]
+    NothingToWatch { room: String, secs: u64 },
+    /// The streaming player cannot serve this spectator (another version).
+    #[error("{0}")]
+    WatchRefused(String),
     #[error("the connection's event loop stopped unexpectedly")]
     LoopGone,
     #[error("cancelled before the match started")]
@@ -152,8 +157,12 @@ impl ConnectError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            ConnectError::Join(JoinError::RoomFull(_) | JoinError::Refused { .. })
-                | ConnectError::MatchRunning { .. }
+            ConnectError::Join(
+                JoinError::RoomFull(_)
+                    | JoinError::TooManySpectators(_)
+                    | JoinError::Refused { .. }
+            ) | ConnectError::MatchRunning { .. }
+                | ConnectError::WatchRefused(_)
                 | ConnectError::Handshake(
                     HandshakeError::VersionMismatch { .. }
                         | HandshakeError::Malformed { .. }
@@ -217,6 +226,13 @@ pub struct Connector {
     /// Rejoining: the match so far as it arrives, then all of it.
     catch_up: CatchUpReceiver,
     history: Option<History>,
+    /// Peers connected now (in order), to find the partner among them.
+    live: Vec<PeerId>,
+    /// Peers that said `Watch`: spectators, never the partner.
+    spectators: HashSet<PeerId>,
+    /// The peer taken for the partner was a spectator and no other peer is
+    /// connected yet: the channels are kept, the next peer is the partner.
+    awaiting_partner: bool,
 }
 
 /// After a refusal the connector stays a little (polled like the rest,
@@ -273,6 +289,9 @@ impl Connector {
             leaving: None,
             catch_up: CatchUpReceiver::default(),
             history: None,
+            live: Vec::new(),
+            spectators: HashSet::new(),
+            awaiting_partner: false,
         }
     }
 
@@ -354,17 +373,24 @@ impl Connector {
             match state {
                 PeerState::Connected => {
                     self.connected_once.insert(peer);
+                    self.live.push(peer);
                     if self.peer.is_none() {
                         self.take_peer(peer)?;
+                    } else if self.awaiting_partner {
+                        self.switch_partner(peer);
                     }
                 }
+                PeerState::Disconnected if self.spectators.contains(&peer) => {
+                    self.live.retain(|p| *p != peer);
+                }
                 PeerState::Disconnected if self.peer.as_ref().is_some_and(|p| p.0 == peer) => {
+                    self.live.retain(|p| *p != peer);
                     peer_left = true;
                 }
                 PeerState::Disconnected if !self.connected_once.contains(&peer) => {
                     self.note_failed_attempt(peer);
                 }
-                PeerState::Disconnected => {}
+                PeerState::Disconnected => self.live.retain(|p| *p != peer),
             }
         }
         if self.stage == Stage::Signaling && has_id {
@@ -389,11 +415,43 @@ impl Connector {
                 secs: self.options.timeout.as_secs(),
             });
         }
-        let Some((_, control, _)) = &mut self.peer else {
+        if self.awaiting_partner {
+            if let Some((_, control, _)) = &mut self.peer {
+                // Spectators' Watches are kept by the channel; the rest is
+                // from the spectator we took for the partner.
+                let _ = control.receive();
+            }
+            return Ok(false);
+        }
+        let Some((partner, control, _)) = &mut self.peer else {
             return Ok(false);
         };
-        for received in control.receive() {
+        let partner = *partner;
+        let mut received_all = control.receive().into_iter();
+        while let Some(received) = received_all.next() {
+            let Some((_, control, _)) = &mut self.peer else {
+                break;
+            };
             match received {
+                // A spectator, not a player: never the partner.
+                Ok(watch @ Message::Watch { .. }) => {
+                    tracing::info!("{partner} is a spectator, not the other player");
+                    control.add_watcher(partner, watch);
+                    self.spectators.insert(partner);
+                    // What else it sent is a spectator's too.
+                    received_all.by_ref().for_each(drop);
+                    let next = self
+                        .live
+                        .iter()
+                        .copied()
+                        .find(|p| *p != partner && !self.spectators.contains(p));
+                    self.awaiting_partner = true;
+                    self.stage = Stage::Connecting;
+                    if let Some(next) = next {
+                        self.switch_partner(next);
+                    }
+                    return Ok(false);
+                }
                 // Only after an agreement to rejoin does the peer send these.
                 Ok(Message::CatchUp { chunks }) => {
                     self.stage = Stage::CatchingUp;
@@ -417,6 +475,9 @@ impl Connector {
                 _ => ConnectError::PeerLeft,
             });
         }
+        let Some((_, control, _)) = &mut self.peer else {
+            return Ok(false);
+        };
         for message in self.handshake.poll(now) {
             control.send(&message);
         }
@@ -515,6 +576,19 @@ impl Connector {
                     && now.duration_since(*all_open_at.get_or_insert(now)) >= FAR_END_OPENING
             }
         }
+    }
+
+    /// The partner is `peer` from now on (the one taken was a spectator).
+    fn switch_partner(&mut self, peer: PeerId) {
+        let Some((partner, control, _)) = &mut self.peer else {
+            return;
+        };
+        tracing::info!("taking {peer} for the other player");
+        *partner = peer;
+        control.set_peer(peer);
+        self.awaiting_partner = false;
+        self.stage = Stage::Measuring;
+        self.measuring_since = Some(Instant::now());
     }
 
     fn take_peer(&mut self, peer: PeerId) -> Result<(), ConnectError> {

@@ -8,7 +8,10 @@
 //! Only the partner is listened to. Anyone else who says `Hello` (a third
 //! player let into the room by a signaling server without room caps) is
 //! answered `Busy`, so it can tell its user that a match is running instead
-//! of waiting for a handshake that never comes.
+//! of waiting for a handshake that never comes. A `Watch` from anyone but
+//! the partner is a spectator asking for the match: it is kept for the
+//! session to take ([`ControlChannel::take_watchers`]), and the session
+//! streams to it with [`ControlChannel::send_to`].
 
 use std::collections::HashSet;
 use web_time::Instant;
@@ -24,7 +27,18 @@ pub struct ControlChannel {
     link: Option<LinkSim<Packet>>,
     /// Peers already told `Busy`, so each is logged once.
     refused: HashSet<PeerId>,
+    /// Spectators who sent `Watch` (with it) since the last take.
+    watchers: Vec<(PeerId, Message)>,
+    /// Bytes received from the peer (a spectator's `bytes_received`).
+    pub bytes_received: u64,
+    /// While a paused match waits for its player: who said `Hello`, kept
+    /// (not told `Busy`) for the session to check one by one.
+    knocking: Option<Vec<PeerId>>,
 }
+
+/// Spectators' `Watch`es kept between two takes: each repeats every 500 ms
+/// until answered, so dropping the excess loses nothing for long.
+const WATCHERS_KEPT: usize = 64;
 
 /// More refused peers than this are still answered, just not remembered.
 const REFUSED_LOGGED: usize = 16;
@@ -44,7 +58,55 @@ impl ControlChannel {
             peer,
             link: (!delay_only.is_passthrough()).then(|| LinkSim::new(delay_only, seed)),
             refused: HashSet::new(),
+            watchers: Vec::new(),
+            bytes_received: 0,
+            knocking: None,
         }
+    }
+
+    /// Keeps the peers other than the partner that say `Hello` for
+    /// [`ControlChannel::take_knocking`] instead of answering `Busy` (`on`),
+    /// or goes back to answering `Busy`.
+    pub fn hold_hellos(&mut self, on: bool) {
+        self.knocking = on.then(Vec::new);
+    }
+
+    /// Peers that said `Hello` since the last call (while holding them).
+    pub fn take_knocking(&mut self) -> Vec<PeerId> {
+        self.knocking
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// The peer this channel talks to.
+    pub fn peer(&self) -> PeerId {
+        self.peer
+    }
+
+    /// Spectators who asked to watch since the last call, with their
+    /// `Watch` (versions), in arrival order; repeats included.
+    pub fn take_watchers(&mut self) -> Vec<(PeerId, Message)> {
+        std::mem::take(&mut self.watchers)
+    }
+
+    /// A spectator that turned out to be the peer (a player's connector
+    /// took it for its partner): kept like any other `Watch`.
+    pub fn add_watcher(&mut self, peer: PeerId, watch: Message) {
+        if self.watchers.len() < WATCHERS_KEPT {
+            self.watchers.push((peer, watch));
+        }
+    }
+
+    /// Sends to someone other than the peer (a spectator), at once and
+    /// without the simulated link; never blocks. Returns the bytes sent.
+    pub fn send_to(&mut self, to: PeerId, message: &Message) -> usize {
+        let bytes = message.encode();
+        let len = bytes.len();
+        // A spectator that left is dropped by the session when matchbox
+        // says so; until then its messages go nowhere.
+        let _ = self.channel.try_send(Packet::from(bytes), to);
+        len
     }
 
     /// Talks to `peer` from now on (a player rejoining a paused match).
@@ -86,11 +148,23 @@ impl ControlChannel {
         let mut from_partner = Vec::new();
         for (from, packet) in self.channel.receive() {
             if from == self.peer {
+                self.bytes_received += packet.len() as u64;
                 let message = Message::decode(&packet);
                 tracing::trace!("control in: {message:?}");
                 from_partner.push(message);
-            } else if let Ok(Message::Hello(_)) = Message::decode(&packet) {
-                self.refuse(from);
+            } else {
+                match Message::decode(&packet) {
+                    Ok(Message::Hello(_)) => match &mut self.knocking {
+                        Some(knocking) => {
+                            if !knocking.contains(&from) && knocking.len() < WATCHERS_KEPT {
+                                knocking.push(from);
+                            }
+                        }
+                        None => self.refuse(from),
+                    },
+                    Ok(watch @ Message::Watch { .. }) => self.add_watcher(from, watch),
+                    _ => {}
+                }
             }
         }
         from_partner

@@ -25,8 +25,9 @@ use crate::sim::{Frame, SIM_VERSION, SimConfig};
 
 /// Bumped whenever the handshake, the control messages or the GGRS input
 /// encoding changes (2: `Chat`, `CatchUp`, `CaughtUp`, rejoin claims in
-/// `Hello`, which a version-1 peer could not decode).
-pub const PROTOCOL_VERSION: u32 = 2;
+/// `Hello`, which a version-1 peer could not decode; 3: `Watch`,
+/// `WatchRefused`, spectators' catch-up and `Done`).
+pub const PROTOCOL_VERSION: u32 = 3;
 /// Round trips measured before the match.
 pub const PROBES: u32 = 16;
 /// Spacing of the probes.
@@ -186,6 +187,58 @@ pub enum Message {
     Chat {
         text: String,
     },
+    /// A spectator asks the player it reached to stream the match to it,
+    /// every 500 ms until the first `CatchUp` arrives (a message sent
+    /// before the far end's channel opens is lost). The player answers
+    /// with the confirmed match so far (`CatchUp`, no `CaughtUp`), then a
+    /// `CatchUp` of each few new confirmed frames, and `Done` or `Bye`.
+    Watch {
+        protocol: u32,
+        sim_version: u32,
+        game_version: String,
+    },
+    /// The answer to a `Watch` this player cannot serve (another version).
+    WatchRefused {
+        reason: String,
+    },
+    /// The answer to a `Watch`, before the match's frames: what a spectator
+    /// needs to simulate them, and how many frames the match so far has
+    /// (the `CatchUp`s right after carry them).
+    Streaming {
+        seed: u64,
+        preset: String,
+        frame: Frame,
+    },
+}
+
+impl Message {
+    /// The `Watch` this build sends.
+    pub fn watch() -> Message {
+        Message::Watch {
+            protocol: PROTOCOL_VERSION,
+            sim_version: SIM_VERSION,
+            game_version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+
+    /// Why this build cannot stream to the spectator that sent `watch`,
+    /// if it cannot (the same versions as players need).
+    pub fn watch_mismatch(watch: &Message) -> Option<String> {
+        let Message::Watch {
+            protocol,
+            sim_version,
+            game_version,
+        } = watch
+        else {
+            return None;
+        };
+        (*protocol != PROTOCOL_VERSION || *sim_version != SIM_VERSION).then(|| {
+            format!(
+                "version mismatch: the players run twinstar {} (protocol {PROTOCOL_VERSION}, simulation {SIM_VERSION}), the spectator {game_version} (protocol {protocol}, simulation {sim_version}); both need the same version",
+                env!("CARGO_PKG_VERSION")
+            )
+        })
+    }
 }
 
 /// Checksums travel as 32 hex digits (JSON has no 128-bit integers); one
@@ -402,7 +455,10 @@ impl Handshake {
             | Message::Desync { .. }
             | Message::CatchUp { .. }
             | Message::CaughtUp { .. }
-            | Message::Chat { .. } => {}
+            | Message::Chat { .. }
+            | Message::Watch { .. }
+            | Message::WatchRefused { .. }
+            | Message::Streaming { .. } => {}
         }
         self.try_finish();
         None

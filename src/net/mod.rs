@@ -13,6 +13,7 @@ pub mod room_code;
 pub mod signaling;
 pub mod socket;
 pub mod task;
+pub mod watch;
 
 pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
 pub use room_code::{RoomCode, RoomCodeError};

@@ -69,6 +69,38 @@ pub fn encode_catch_up(
     messages
 }
 
+/// Frames `start..start + inputs.len()` as one `CatchUp` message: chunks
+/// that end at multiples of [`CHUNK_FRAMES`] or at the last frame, each
+/// with `checksum_after(f)`, the world's checksum after frame `f` (asked at
+/// each chunk's end). Empty `inputs` give no message.
+pub fn encode_frames(
+    start: Frame,
+    inputs: &[[Input; PLAYERS]],
+    checksum_after: impl Fn(Frame) -> u128,
+) -> Option<Message> {
+    let mut bytes = Vec::new();
+    let mut at = 0usize;
+    while at < inputs.len() {
+        let first = start as usize + at;
+        let boundary = (first / CHUNK_FRAMES + 1) * CHUNK_FRAMES;
+        let end = (boundary - start as usize).min(inputs.len());
+        let mut chunk = Vec::new();
+        let last = (start as usize + end) as Frame;
+        encode_chunk(
+            first as Frame,
+            &inputs[at..end],
+            checksum_after(last),
+            &mut chunk,
+        );
+        bytes.extend_from_slice(&(chunk.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(&chunk);
+        at = end;
+    }
+    (!bytes.is_empty()).then(|| Message::CatchUp {
+        chunks: BASE64.encode(bytes),
+    })
+}
+
 /// Collects catch-up messages in order.
 #[derive(Default)]
 pub struct CatchUpReceiver {
@@ -122,6 +154,17 @@ impl CatchUpReceiver {
             at += 2 + len;
         }
         Ok(())
+    }
+
+    /// The chunks received since the last call (a spectator steps them as
+    /// they come); the count of frames received goes on.
+    pub fn take_chunks(&mut self) -> Vec<Chunk> {
+        std::mem::take(&mut self.chunks)
+    }
+
+    /// Frames received so far.
+    pub fn frames(&self) -> Frame {
+        self.frames as Frame
     }
 
     /// The `CaughtUp` message: everything must have arrived.
@@ -184,6 +227,50 @@ mod tests {
         assert_eq!(history.chunks[122].checksum, 123_000);
         // The partial last chunk carries the final checksum.
         assert_eq!(history.chunks[123].checksum, 42);
+    }
+
+    #[test]
+    fn live_frames_follow_the_match_so_far_in_chunks_ending_on_the_grid() {
+        let sent = inputs(200);
+        let checksum_after = |f: Frame| u128::from(f) * 7;
+        // The first 100 frames as a rejoin would get them, minus the end.
+        let mut messages = encode_catch_up(&sent[..100], &[60 * 7], 100 * 7);
+        assert!(matches!(messages.pop(), Some(Message::CaughtUp { .. })));
+        // Then 100..106, 106..130 (crosses frame 120), 130..200.
+        for (a, b) in [(100, 106), (106, 130), (130, 200)] {
+            messages.push(encode_frames(a, &sent[a as usize..b], checksum_after).unwrap());
+        }
+        assert!(encode_frames(200, &[], checksum_after).is_none());
+        let mut receiver = CatchUpReceiver::default();
+        let mut chunks = Vec::new();
+        for message in &messages {
+            let Message::CatchUp { chunks: text } = message else {
+                panic!("{message:?}")
+            };
+            receiver.add(text).unwrap();
+            chunks.extend(receiver.take_chunks());
+        }
+        assert_eq!(receiver.frames(), 200);
+        let ends: Vec<_> = chunks
+            .iter()
+            .map(|c| (c.start + c.frames.len() as Frame, c.checksum))
+            .collect();
+        let want: Vec<_> = [60, 100, 106, 120, 130, 180, 200]
+            .into_iter()
+            .map(|f| (f, checksum_after(f)))
+            .collect();
+        assert_eq!(ends, want);
+        let got: Vec<_> = chunks.iter().flat_map(|c| c.frames.clone()).collect();
+        assert_eq!(got, sent);
+        // Out of order is refused as before.
+        let mut late = CatchUpReceiver::default();
+        let Message::CatchUp { chunks: text } = &messages[2] else {
+            panic!()
+        };
+        assert!(matches!(
+            late.add(text),
+            Err(CatchUpError::OutOfOrder { .. })
+        ));
     }
 
     #[test]

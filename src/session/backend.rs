@@ -10,7 +10,10 @@ use web_time::Duration;
 use super::chat::{ChatError, ChatLine};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
-use super::{FrameReport, GgrsConfig, MAX_PREDICTION, NetStatus, SessionError, Summary};
+use super::{
+    FrameReport, GgrsConfig, MAX_PREDICTION, NetStatus, SessionError, Summary, WatchControl,
+    WatchStatus,
+};
 use crate::sim::{Frame, Input, PLAYERS};
 
 pub(super) trait Backend {
@@ -48,10 +51,19 @@ pub(super) trait Backend {
         None
     }
 
+    /// Watching a match: the room and how far behind the players.
+    fn watch_status(&self) -> Option<WatchStatus> {
+        None
+    }
+
+    /// Watching: pause, resume, jump back to live. Players cannot.
+    fn watch_control(&mut self, _control: WatchControl) {}
+
     fn fill_summary(&self, _summary: &mut Summary) {}
 
-    /// Tells the peer our checksum at the last frame of the match.
-    fn send_done(&mut self, _frame: Frame, _checksum: u128) {}
+    /// Tells the peer our checksum at the last frame of the match (and
+    /// any spectators, after the frames they have not had yet).
+    fn send_done(&mut self, _frame: Frame, _checksum: u128, _log: &FrameLog) {}
 
     /// The peer's end-of-match report, once it arrived.
     fn peer_done(&self) -> Option<(Frame, u128)> {
@@ -64,7 +76,7 @@ pub(super) trait Backend {
     }
 
     /// Tells the peer we leave on purpose, so it need not wait for a timeout.
-    fn say_goodbye(&mut self, _reason: &str) {}
+    fn say_goodbye(&mut self, _reason: &str, _log: &FrameLog) {}
 
     /// How long to keep the connection serviced after the match ended, so
     /// that the last messages (end checksum, desync report, goodbye) reach

@@ -9,9 +9,11 @@ use super::backend::{Backend, LocalBackend};
 use super::frame_log::FrameLog;
 use super::online::OnlineBackend;
 use super::simulation::Simulation;
-use super::{CHECK_DISTANCES, NetStatus, OnlineOptions, SessionError, Summary};
+use super::spectator::SpectatorBackend;
+use super::{CHECK_DISTANCES, NetStatus, OnlineOptions, SessionError, Summary, WatchStatus};
 use crate::net::connect::Connection;
 use crate::net::handshake::Role;
+use crate::net::watch::WatchConnection;
 use crate::replay::Writer;
 use crate::sim::{Event, Frame, Input, PLAYERS, SimConfig, World, hex_checksum};
 
@@ -36,6 +38,8 @@ pub enum Mode {
     Local,
     /// Against a peer over the network (`host`, `join`, quick match).
     Online(Role),
+    /// Watching a match played by others (`twinstar watch`).
+    Watch,
 }
 
 impl Mode {
@@ -45,6 +49,7 @@ impl Mode {
             Mode::SyncTest { .. } => "synctest",
             Mode::Local => "local",
             Mode::Online(role) => role.name(),
+            Mode::Watch => "watch",
         }
     }
 }
@@ -99,7 +104,7 @@ impl Driver {
                 debug_assert!(CHECK_DISTANCES.contains(&check_distance));
                 check_distance
             }
-            Mode::Local | Mode::Online(_) => 0,
+            Mode::Local | Mode::Online(_) | Mode::Watch => 0,
         };
         let backend = LocalBackend::new(check_distance)?;
         Ok(Self::with_backend(Box::new(backend), options))
@@ -118,6 +123,18 @@ impl Driver {
         // What a player who rejoins is sent to catch up.
         driver.log.keep_history();
         Ok(driver)
+    }
+
+    /// A match others play, streamed by one of them.
+    pub fn watch(connection: WatchConnection) -> Result<Self, SessionError> {
+        let options = DriverOptions {
+            seed: connection.seed,
+            config: connection.config,
+            mode: Mode::Watch,
+            inject_desync_from: None,
+        };
+        let backend = SpectatorBackend::new(connection)?;
+        Ok(Self::with_backend(Box::new(backend), options))
     }
 
     fn with_backend(backend: Box<dyn Backend>, options: DriverOptions) -> Self {
@@ -165,6 +182,11 @@ impl Driver {
 
     pub fn net_status(&self) -> Option<NetStatus> {
         self.backend.net_status()
+    }
+
+    /// Watching: the room and how far behind live.
+    pub fn watch_status(&self) -> Option<WatchStatus> {
+        self.backend.watch_status()
     }
 
     /// Records every confirmed frame from now on (call before the first frame).
@@ -215,7 +237,7 @@ impl Driver {
                 .to_string(),
             check_distance: match self.options.mode {
                 Mode::SyncTest { check_distance } => Some(check_distance),
-                Mode::Local | Mode::Online(_) => None,
+                Mode::Local | Mode::Online(_) | Mode::Watch => None,
             },
             wave: w.spawner.wave,
             score: [w.players[0].score, w.players[1].score],

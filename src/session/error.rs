@@ -53,6 +53,19 @@ pub enum SessionError {
         theirs: u128,
     },
 
+    /// A spectator's re-simulation of the streamed frames does not give
+    /// the players' checksum.
+    #[error(
+        "out of sync with the players at frame {frame}: our checksum {ours}, theirs {theirs}",
+        ours = hex_checksum(*ours),
+        theirs = hex_checksum(*theirs)
+    )]
+    OutOfSync {
+        frame: Frame,
+        ours: u128,
+        theirs: u128,
+    },
+
     #[error("GGRS: {0}")]
     Ggrs(#[from] ggrs::GgrsError),
 

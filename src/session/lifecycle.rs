@@ -149,9 +149,16 @@ impl Match {
     /// The player leaves: the peer is told at once.
     pub fn leave(&mut self, reason: &str) {
         if self.outcome.is_none() {
-            self.driver.backend.say_goodbye(reason);
+            let driver = &mut self.driver;
+            driver.backend.say_goodbye(reason, &driver.log);
             self.outcome = Some(Outcome::Left);
         }
+    }
+
+    /// Watching a match: pause, resume, jump back to live (nothing for
+    /// players).
+    pub fn watch_control(&mut self, control: super::WatchControl) {
+        self.driver.backend.watch_control(control);
     }
 
     /// Whether there is anyone to chat with (online: the other player).
@@ -180,9 +187,10 @@ impl Match {
     /// (polled like everything else, never blocking) before `Over`.
     fn close(&mut self, now: Instant) -> Next {
         let backend = &mut self.driver.backend;
+        let log = &self.driver.log;
         let until = *self.closing_until.get_or_insert_with(|| {
             if matches!(self.outcome, Some(Outcome::Completed)) {
-                backend.say_goodbye("the match reached its last frame");
+                backend.say_goodbye("the match reached its last frame", log);
             }
             now + backend.close_linger()
         });
@@ -199,7 +207,8 @@ impl Match {
     /// without the closing linger.
     pub fn finish(mut self) -> Finished {
         let outcome = self.outcome.take().unwrap_or_else(|| {
-            self.driver.backend.say_goodbye("the player left");
+            let driver = &mut self.driver;
+            driver.backend.say_goodbye("the player left", &driver.log);
             Outcome::Left
         });
         let reason = match &outcome {
@@ -222,6 +231,7 @@ impl Match {
         }
         let (frame, ours) = self.driver.checksum_state();
         let backend = &mut self.driver.backend;
+        let log = &self.driver.log;
         // The peer ended its match and left before we confirmed ours: its
         // last inputs may still be in flight; wait for them, not forever.
         if backend.peer_gone() && !done {
@@ -237,7 +247,7 @@ impl Match {
             return None;
         }
         let since = *self.ending_since.get_or_insert_with(|| {
-            backend.send_done(frame, ours);
+            backend.send_done(frame, ours, log);
             now
         });
         match backend.peer_done() {

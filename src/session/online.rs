@@ -5,6 +5,7 @@
 //! the peer is lost, keeping the match until its player rejoins (`rejoin`).
 
 mod rejoin;
+mod spectators;
 
 use web_time::{Duration, Instant};
 
@@ -147,6 +148,8 @@ pub(super) struct OnlineBackend {
     rejoins: u32,
     catch_up_bytes: u64,
     chat: Chat,
+    /// Spectators this player streams the match to (`spectators`).
+    spectators: spectators::Spectators,
     // Last: dropped after everything that runs on it.
     _message_loop: LoopHandle,
     _runtime: NetRuntime,
@@ -262,6 +265,7 @@ impl OnlineBackend {
             catch_up_bytes: history.as_ref().map_or(0, |h| h.bytes as u64),
             history,
             chat,
+            spectators: spectators::Spectators::default(),
             _message_loop: message_loop,
             _runtime: runtime,
         })
@@ -370,7 +374,14 @@ impl Backend for OnlineBackend {
             self.catch_up(history, sim, log)?;
         }
         if self.rejoin.is_some() {
-            return self.wait_for_rejoin(sim, log);
+            let result = self.wait_for_rejoin(sim, log);
+            if let Err(e) = &result {
+                let bye = Message::Bye {
+                    reason: e.to_string(),
+                };
+                self.tell_spectators(log, &bye);
+            }
+            return result;
         }
         self.session.poll_remote_clients();
         self.control.flush();
@@ -393,6 +404,15 @@ impl Backend for OnlineBackend {
         }) = &result
         {
             self.report_desync(*frame, *ours, *theirs, log);
+        }
+        match &result {
+            Ok(()) => self.serve_spectators(log, false),
+            Err(e) => {
+                let bye = Message::Bye {
+                    reason: e.to_string(),
+                };
+                self.tell_spectators(log, &bye);
+            }
         }
         result
     }
@@ -430,10 +450,12 @@ impl Backend for OnlineBackend {
         self.summarize(summary);
     }
 
-    fn send_done(&mut self, frame: Frame, checksum: u128) {
+    fn send_done(&mut self, frame: Frame, checksum: u128, log: &FrameLog) {
         if !self.sent_done {
             self.sent_done = true;
-            self.control.send(&Message::Done { frame, checksum });
+            let done = Message::Done { frame, checksum };
+            self.control.send(&done);
+            self.tell_spectators(log, &done);
         }
     }
 
@@ -445,10 +467,14 @@ impl Backend for OnlineBackend {
         self.peer_gone
     }
 
-    fn say_goodbye(&mut self, reason: &str) {
-        self.control.send(&Message::Bye {
+    fn say_goodbye(&mut self, reason: &str, log: &FrameLog) {
+        let bye = Message::Bye {
             reason: reason.to_string(),
-        });
+        };
+        self.control.send(&bye);
+        if !self.sent_done {
+            self.tell_spectators(log, &bye);
+        }
     }
 
     fn close_linger(&self) -> Duration {
@@ -561,6 +587,10 @@ impl OnlineBackend {
         // Err: the signaling connection closed; the data channels may live on.
         let changes = self.socket.try_update_peers().unwrap_or_default();
         for (peer, state) in changes {
+            if state == PeerState::Disconnected && self.spectators.drop_peer(peer) {
+                tracing::info!("spectator {peer} left");
+                continue;
+            }
             if peer == self.peer && state == PeerState::Disconnected {
                 if self.match_over() {
                     self.peer_gone = true;
@@ -672,6 +702,8 @@ impl OnlineBackend {
         summary.chat_sent = Some(chat.sent);
         summary.chat_received = Some(chat.received);
         summary.chat_dropped = Some(chat.dropped);
+        summary.spectators = Some(self.spectators.served);
+        summary.spectator_bytes_sent = Some(self.spectators.bytes_sent);
         summary.elapsed_s = self
             .first_frame_at
             .map(|t| (t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);

@@ -117,6 +117,27 @@ impl Simulation {
         Ok(())
     }
 
+    /// A frame confirmed elsewhere (a spectator's stream): stepped once and
+    /// recorded, like [`FrameLog::confirm_caught_up`]. With `report` its
+    /// events are reported; without (a fast-forward) none are made.
+    pub(super) fn step_known(
+        &mut self,
+        inputs: [Input; PLAYERS],
+        log: &mut FrameLog,
+        report: Option<&mut FrameReport>,
+    ) {
+        match report {
+            Some(report) => self.step(inputs, log, report),
+            None => {
+                self.world.step(inputs, &mut ());
+                self.newest_frame = self.world.frame;
+                self.steps += 1;
+            }
+        }
+        let world = &self.world;
+        log.confirm_first_simulation(world.frame, inputs, || world.checksum());
+    }
+
     fn step(&mut self, inputs: [Input; PLAYERS], log: &mut FrameLog, report: &mut FrameReport) {
         let frame = self.world.frame;
         let is_new = frame >= self.newest_frame;

@@ -81,6 +81,21 @@ pub struct Summary {
     /// its rate limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chat_dropped: Option<u32>,
+    /// Online: spectators this player streamed the match to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spectators: Option<u32>,
+    /// Online: bytes of the match sent to spectators (control channel).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spectator_bytes_sent: Option<u64>,
+    /// Watching: how far behind the players the spectator was at the end
+    /// (the newest frame received minus the frame shown, in ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub behind_live_ms: Option<u64>,
+    /// Watching: ms from starting to connect until the spectator had
+    /// stepped through everything it was first sent (brought up to the
+    /// present).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caught_up_ms: Option<u64>,
     /// Frames the pacer was asked to skip by GGRS's wait recommendations
     /// (time in which local input, like during a stall, is not taken).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -3,6 +3,7 @@
 //!
 //! - `http://HOST:3536/` opens the main menu;
 //! - `http://HOST:3536/#K7Q-2XM` joins room K7Q-2XM at once;
+//! - `http://HOST:3536/#watch/K7Q-2XM` watches room K7Q-2XM's match;
 //! - `http://HOST:3536/#!synctest --headless --frames 600` runs any command
 //!   line, as `twinstar` would (tests and benchmarks use this).
 
@@ -11,7 +12,9 @@ use crate::net::room_code::RoomCode;
 /// Why a link's fragment names no command.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LinkError {
-    #[error("this link's '#{0}' is neither a room code (like #K7Q-2XM) nor a command line (#!...)")]
+    #[error(
+        "this link's '#{0}' is neither a room code (like #K7Q-2XM), a room to watch (#watch/K7Q-2XM) nor a command line (#!...)"
+    )]
     Unrecognised(String),
 }
 
@@ -25,6 +28,15 @@ pub fn args_from_fragment(fragment: &str) -> Result<Vec<String>, LinkError> {
     }
     if let Some(line) = text.strip_prefix('!') {
         return Ok(line.split_whitespace().map(str::to_string).collect());
+    }
+    let watched = text
+        .split_once('/')
+        .filter(|(verb, _)| verb.eq_ignore_ascii_case("watch"));
+    if let Some((_, code)) = watched {
+        return match RoomCode::parse(code) {
+            Ok(code) => Ok(vec!["watch".into(), code.to_string()]),
+            Err(_) => Err(LinkError::Unrecognised(text.to_string())),
+        };
     }
     match RoomCode::parse(text) {
         Ok(code) => Ok(vec!["join".into(), code.to_string()]),
@@ -72,6 +84,23 @@ mod tests {
                 "{fragment}"
             );
         }
+    }
+
+    #[test]
+    fn watch_and_a_code_watches_that_room() {
+        for fragment in ["#watch/K7Q-2XM", "WATCH/k7q2xm", "#watch%2FK7Q-2XM"] {
+            assert_eq!(
+                args_from_fragment(fragment),
+                Ok(vec!["watch".to_string(), "K7Q-2XM".to_string()]),
+                "{fragment}"
+            );
+        }
+        assert_eq!(
+            args_from_fragment("#watch/nope!"),
+            Err(LinkError::Unrecognised("watch/nope!".into()))
+        );
+        assert!(args_from_fragment("#watch/").is_err());
+        assert!(args_from_fragment("#look/K7Q-2XM").is_err());
     }
 
     #[test]

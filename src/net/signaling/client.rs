@@ -3,7 +3,7 @@
 
 use matchbox_socket::{RtcIceServerConfig, WebRtcSocket, WebRtcSocketBuilder};
 
-use super::{DEFAULT_PORT, QUICK_PATH, RoomCode};
+use super::{DEFAULT_PORT, QUICK_PATH, RoomCode, WATCH_PREFIX};
 
 /// Why a signaling server URL (`--server`, the settings' server) is refused.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -42,6 +42,12 @@ pub fn room_url(server: &str, room: Option<&RoomCode>) -> String {
         Some(code) => format!("{base}/{}", code.canonical()),
         None => format!("{base}/{QUICK_PATH}"),
     }
+}
+
+/// The URL a spectator of `room` connects to (see [`room_url`]).
+pub fn watch_url(server: &str, room: &RoomCode) -> String {
+    let base = server.trim_end_matches('/');
+    format!("{base}/{WATCH_PREFIX}{}", room.canonical())
 }
 
 /// The page a browser opens to play in `room` (`None`: a quick match) on
@@ -91,6 +97,9 @@ pub enum JoinError {
     /// Exit 2: the user asked for a room that cannot take them.
     #[error("room {0} is full")]
     RoomFull(String),
+    /// Exit 2: a spectator of a room that has all the spectators it takes.
+    #[error("room {0} already has {n} spectators", n = super::MAX_SPECTATORS)]
+    TooManySpectators(String),
     #[error("the signaling server refused the room ({status}): {reason}")]
     Refused { status: u16, reason: String },
     #[error("could not reach the signaling server: {0}")]
@@ -117,8 +126,20 @@ pub fn classify_socket_error(error: &matchbox_socket::Error, room: Option<&RoomC
                 .as_deref()
                 .map(|b| String::from_utf8_lossy(b).into_owned())
                 .unwrap_or_default();
-            // 409 Conflict: our server's "room is full".
-            if status == 409 {
+            // 409 Conflict: our server's "room is full", or its "room CODE
+            // already has 8 spectators".
+            if status == 409 && reason.contains("spectators") {
+                let name = room.map_or_else(
+                    || {
+                        reason
+                            .strip_prefix("room ")
+                            .and_then(|r| r.split_once(' '))
+                            .map_or(reason.clone(), |(name, _)| name.to_owned())
+                    },
+                    |r| r.to_string(),
+                );
+                JoinError::TooManySpectators(name)
+            } else if status == 409 {
                 // Our server's body is "room CODE is full"; another server's
                 // may be anything, so fall back to the whole body.
                 let name = room.map_or_else(

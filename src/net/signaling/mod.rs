@@ -12,6 +12,11 @@
 //! - `ws://HOST:PORT/K7Q2XM` joins room K7Q2XM (any spelling `RoomCode`
 //!   parses; the canonical form is the room). The first two get in; a third
 //!   is refused with HTTP 409 *before* the websocket upgrade.
+//! - `ws://HOST:PORT/watch-K7Q2XM` watches room K7Q2XM: up to
+//!   [`MAX_SPECTATORS`] spectators beside the two players (the next is
+//!   refused with 409). A spectator is introduced only to the room's first
+//!   player, once both players are in; never to the other player, nor to
+//!   another spectator (see [`registry`]).
 //! - `ws://HOST:PORT/` or `/quick` is a quick match: paired with the next
 //!   client that also asked for one.
 //! - Anything else is refused with HTTP 400.
@@ -47,7 +52,7 @@ use axum::http::StatusCode;
 
 pub use client::{
     JoinError, ServerUrlError, browser_link, check_server_url, classify_socket_error,
-    client_builder, no_ice_servers, room_url,
+    client_builder, no_ice_servers, room_url, watch_url,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use registry::{Registry, RelayError};
@@ -60,6 +65,10 @@ use super::room_code::{RoomCode, RoomCodeError};
 
 /// Players per room.
 pub const ROOM_CAPACITY: usize = 2;
+/// Spectators per room, beside its players.
+pub const MAX_SPECTATORS: usize = 8;
+/// The URL path prefix of a spectator: `watch-K7Q2XM`.
+pub const WATCH_PREFIX: &str = "watch-";
 /// How long an admitted client may take to finish its websocket upgrade.
 pub const RESERVATION_TTL: Duration = Duration::from_secs(10);
 /// Default port of `twinstar serve`.
@@ -80,6 +89,8 @@ pub const RELAY_BUDGET_BYTES: usize = 1024 * 1024;
 pub enum RoomRequest {
     Code(RoomCode),
     Quick,
+    /// A spectator of the room with this code.
+    Watch(RoomCode),
 }
 
 impl RoomRequest {
@@ -88,6 +99,13 @@ impl RoomRequest {
         match path.map(str::trim) {
             None | Some("") => Ok(RoomRequest::Quick),
             Some(p) if p.eq_ignore_ascii_case(QUICK_PATH) || p == "world" => Ok(RoomRequest::Quick),
+            Some(p)
+                if p.len() > WATCH_PREFIX.len()
+                    && p.is_char_boundary(WATCH_PREFIX.len())
+                    && p[..WATCH_PREFIX.len()].eq_ignore_ascii_case(WATCH_PREFIX) =>
+            {
+                RoomCode::parse(&p[WATCH_PREFIX.len()..]).map(RoomRequest::Watch)
+            }
             Some(p) => RoomCode::parse(p).map(RoomRequest::Code),
         }
     }
@@ -98,6 +116,8 @@ impl RoomRequest {
 pub enum Refusal {
     #[error("room {0} is full")]
     RoomFull(RoomCode),
+    #[error("room {0} already has {MAX_SPECTATORS} spectators")]
+    TooManySpectators(RoomCode),
     #[error("invalid room: {0}")]
     BadRoom(RoomCodeError),
 }
@@ -106,7 +126,7 @@ pub enum Refusal {
 impl Refusal {
     pub fn status(&self) -> StatusCode {
         match self {
-            Refusal::RoomFull(_) => StatusCode::CONFLICT,
+            Refusal::RoomFull(_) | Refusal::TooManySpectators(_) => StatusCode::CONFLICT,
             Refusal::BadRoom(_) => StatusCode::BAD_REQUEST,
         }
     }
@@ -133,6 +153,13 @@ mod tests {
         );
         assert_eq!(RoomRequest::from_path(Some("k7q-2xm")), Ok(code("K7Q2XM")));
         assert!(RoomRequest::from_path(Some("admin")).is_err());
+        let watch = |s: &str| RoomRequest::from_path(Some(s));
+        let k7q = RoomCode::parse("K7Q2XM").unwrap();
+        assert_eq!(watch("watch-K7Q2XM"), Ok(RoomRequest::Watch(k7q.clone())));
+        assert_eq!(watch("WATCH-k7q-2xm"), Ok(RoomRequest::Watch(k7q.clone())));
+        assert!(watch("watch-").is_err());
+        assert!(watch("watch-admin").is_err());
+        assert_eq!(watch_url("ws://h:1/", &k7q), "ws://h:1/watch-K7Q2XM");
         let c = RoomCode::parse("K7Q2XM").unwrap();
         assert_eq!(room_url("ws://h:1/", Some(&c)), "ws://h:1/K7Q2XM");
         assert_eq!(room_url("ws://h:1", None), "ws://h:1/quick");

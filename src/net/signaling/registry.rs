@@ -1,6 +1,13 @@
 //! Rooms, seats and the relaying of signals between the two members of a
-//! room. No sockets and no clock of its own: the server task calls in under
-//! one lock, and the tests call in directly.
+//! room, and its spectators. No sockets and no clock of its own: the server
+//! task calls in under one lock, and the tests call in directly.
+//!
+//! A spectator is introduced (matchbox's `NewPeer`) only to the room's first
+//! player, and only once both players are in (one waiting before that is
+//! introduced when the second player arrives): that player streams the
+//! match to it. Players are never introduced to spectators, spectators
+//! never to each other, and signals pass only between a spectator and the
+//! player it was introduced to.
 
 use std::collections::HashMap;
 use web_time::Instant;
@@ -11,7 +18,8 @@ use matchbox_signaling::common_logic::{SignalingChannel, try_send};
 use tracing::warn;
 
 use super::{
-    MAX_SIGNAL_BYTES, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, Refusal, RoomRequest,
+    MAX_SIGNAL_BYTES, MAX_SPECTATORS, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, Refusal,
+    RoomRequest,
 };
 
 /// Why a signal was not relayed.
@@ -29,6 +37,8 @@ pub enum RelayError {
     BudgetExhausted,
     #[error("the receiver's queue is closed")]
     Closed,
+    #[error("{0} was never introduced to the sender")]
+    NotIntroduced(PeerId),
 }
 
 #[derive(Debug)]
@@ -37,6 +47,8 @@ struct Seat {
     channel: SignalingChannel,
     /// Bytes relayed from this peer so far.
     relayed: usize,
+    /// A spectator (not a player member of its room).
+    spectator: bool,
 }
 
 #[derive(Debug, Default)]
@@ -44,16 +56,23 @@ struct Room {
     members: Vec<PeerId>,
     /// Admission times of clients let in but not yet upgraded.
     reservations: Vec<Instant>,
+    /// Spectators, each with the player it was introduced to, if yet.
+    spectators: Vec<(PeerId, Option<PeerId>)>,
+    spectator_reservations: Vec<Instant>,
 }
 
 impl Room {
     fn prune(&mut self, now: Instant) {
-        self.reservations
-            .retain(|t| now.saturating_duration_since(*t) < RESERVATION_TTL);
+        let fresh = |t: &Instant| now.saturating_duration_since(*t) < RESERVATION_TTL;
+        self.reservations.retain(fresh);
+        self.spectator_reservations.retain(fresh);
     }
 
     fn is_unused(&self) -> bool {
-        self.members.is_empty() && self.reservations.is_empty()
+        self.members.is_empty()
+            && self.reservations.is_empty()
+            && self.spectators.is_empty()
+            && self.spectator_reservations.is_empty()
     }
 }
 
@@ -72,9 +91,11 @@ pub struct Registry {
 impl Registry {
     /// Before the upgrade: may this client in? Reserves its seat if so.
     pub fn admit(&mut self, request: &RoomRequest, now: Instant) -> Result<(), Refusal> {
-        let RoomRequest::Code(code) = request else {
+        let (code, watching) = match request {
+            RoomRequest::Code(code) => (code, false),
+            RoomRequest::Watch(code) => (code, true),
             // A quick match always finds a place: a waiting room or a new one.
-            return Ok(());
+            RoomRequest::Quick => return Ok(()),
         };
         // Forget rooms whose only trace was an expired reservation, so
         // clients that never finish their upgrade cannot grow the map.
@@ -83,6 +104,13 @@ impl Registry {
             !room.is_unused()
         });
         let room = self.rooms.entry(code.canonical().to_owned()).or_default();
+        if watching {
+            if room.spectators.len() + room.spectator_reservations.len() >= MAX_SPECTATORS {
+                return Err(Refusal::TooManySpectators(code.clone()));
+            }
+            room.spectator_reservations.push(now);
+            return Ok(());
+        }
         if room.members.len() + room.reservations.len() >= ROOM_CAPACITY {
             return Err(Refusal::RoomFull(code.clone()));
         }
@@ -102,6 +130,9 @@ impl Registry {
         now: Instant,
     ) -> Option<String> {
         let key = match request {
+            RoomRequest::Watch(code) => {
+                return self.watch(code.canonical(), peer, sender, now);
+            }
             RoomRequest::Code(code) => {
                 let room = self.rooms.entry(code.canonical().to_owned()).or_default();
                 room.prune(now);
@@ -139,18 +170,88 @@ impl Registry {
                 room: key.clone(),
                 channel: sender,
                 relayed: 0,
+                spectator: false,
             },
         );
+        self.introduce_spectators(&key);
         Some(key)
     }
 
-    /// Removes the peer and tells whoever is left in its room.
+    /// Seats a spectator of room `key` (always: admission counted it).
+    fn watch(
+        &mut self,
+        key: &str,
+        peer: PeerId,
+        sender: SignalingChannel,
+        now: Instant,
+    ) -> Option<String> {
+        let room = self.rooms.entry(key.to_owned()).or_default();
+        room.prune(now);
+        if !room.spectator_reservations.is_empty() {
+            room.spectator_reservations.remove(0);
+        }
+        if room.spectators.len() >= MAX_SPECTATORS {
+            return None;
+        }
+        room.spectators.push((peer, None));
+        self.peers.insert(
+            peer,
+            Seat {
+                room: key.to_owned(),
+                channel: sender,
+                relayed: 0,
+                spectator: true,
+            },
+        );
+        self.introduce_spectators(key);
+        Some(key.to_owned())
+    }
+
+    /// With both players in, introduces the spectators not yet introduced
+    /// to the first player (which sends them the WebRTC offer).
+    fn introduce_spectators(&mut self, key: &str) {
+        let Some(room) = self.rooms.get_mut(key) else {
+            return;
+        };
+        if room.members.len() < ROOM_CAPACITY {
+            return;
+        }
+        let first = room.members[0];
+        let Some(seat) = self.peers.get(&first) else {
+            return;
+        };
+        for (spectator, introduced_to) in &mut room.spectators {
+            if introduced_to.is_some() {
+                continue;
+            }
+            let event = Message::Text(JsonPeerEvent::NewPeer(*spectator).to_string().into());
+            match try_send(&seat.channel, event) {
+                Ok(()) => *introduced_to = Some(first),
+                Err(e) => warn!("could not tell {first} about spectator {spectator}: {e}"),
+            }
+        }
+    }
+
+    /// Removes the peer and tells whoever is left in its room (a player's
+    /// partner and the spectators introduced to it; a spectator's player).
     pub fn leave(&mut self, peer: PeerId) -> Option<String> {
         let key = self.peers.remove(&peer)?.room;
         let room = self.rooms.get_mut(&key)?;
         room.members.retain(|m| *m != peer);
+        let mut told: Vec<PeerId> = room.members.clone();
+        if let Some(at) = room.spectators.iter().position(|(s, _)| *s == peer) {
+            let (_, introduced_to) = room.spectators.remove(at);
+            told = introduced_to.into_iter().collect();
+        } else {
+            for (spectator, introduced_to) in &mut room.spectators {
+                if *introduced_to == Some(peer) {
+                    told.push(*spectator);
+                    *introduced_to = None;
+                }
+            }
+        }
         let event = Message::Text(JsonPeerEvent::PeerLeft(peer).to_string().into());
-        for member in &room.members {
+        for member in &told {
             if let Some(seat) = self.peers.get(member) {
                 // The member may be leaving too; nothing to do about it.
                 let _ = try_send(&seat.channel, event.clone());
@@ -183,6 +284,21 @@ impl Registry {
                 room: sender.room.clone(),
             });
         }
+        if sender.spectator || receiver.spectator {
+            let (spectator, player) = if sender.spectator {
+                (from, to)
+            } else {
+                (to, from)
+            };
+            let introduced = self.rooms.get(&sender.room).is_some_and(|room| {
+                room.spectators
+                    .iter()
+                    .any(|(s, p)| *s == spectator && *p == Some(player))
+            });
+            if !introduced {
+                return Err(RelayError::NotIntroduced(to));
+            }
+        }
         let text = JsonPeerEvent::Signal { sender: from, data }.to_string();
         if text.len() > MAX_SIGNAL_BYTES {
             return Err(RelayError::TooLarge(text.len()));
@@ -201,6 +317,11 @@ impl Registry {
     /// Members of a room, for logs and tests.
     pub fn members(&self, key: &str) -> usize {
         self.rooms.get(key).map_or(0, |r| r.members.len())
+    }
+
+    /// Spectators of a room, for logs and tests.
+    pub fn spectators(&self, key: &str) -> usize {
+        self.rooms.get(key).map_or(0, |r| r.spectators.len())
     }
 
     /// Rooms that have members or reservations.
@@ -276,6 +397,117 @@ mod tests {
         reg.join(&room, peer(3), c_tx, t);
         reg.leave(peer(3));
         assert_eq!(reg.room_count(), 0, "empty rooms are forgotten");
+    }
+
+    fn watch(s: &str) -> RoomRequest {
+        RoomRequest::Watch(RoomCode::parse(s).unwrap())
+    }
+
+    #[test]
+    fn spectators_meet_only_the_first_player_once_both_are_in() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let (room, watching) = (code("K7Q2XM"), watch("K7Q2XM"));
+        // A spectator early: admitted, seated, introduced to no one yet.
+        assert_eq!(reg.admit(&watching, t), Ok(()));
+        let (s1_tx, mut s1_rx) = channel();
+        assert_eq!(
+            reg.join(&watching, peer(10), s1_tx, t).as_deref(),
+            Some("K7Q2XM")
+        );
+        let mut a_rx = seat(&mut reg, "K7Q2XM", 1, t);
+        assert!(events(&mut a_rx).is_empty(), "one player: nobody to stream");
+        assert_eq!(reg.members("K7Q2XM"), 1);
+        let mut b_rx = seat(&mut reg, "K7Q2XM", 2, t);
+        // The second player arrives: the first hears of it, then of the
+        // waiting spectator; the second player hears of no one.
+        assert_eq!(
+            events(&mut a_rx),
+            vec![
+                JsonPeerEvent::NewPeer(peer(2)),
+                JsonPeerEvent::NewPeer(peer(10))
+            ]
+        );
+        assert!(events(&mut b_rx).is_empty());
+        // A later spectator is introduced at once, to the first player only.
+        let (s2_tx, mut s2_rx) = channel();
+        reg.admit(&watching, t).unwrap();
+        reg.join(&watching, peer(11), s2_tx, t);
+        assert_eq!(events(&mut a_rx), vec![JsonPeerEvent::NewPeer(peer(11))]);
+        assert!(events(&mut b_rx).is_empty());
+        assert!(events(&mut s1_rx).is_empty() && events(&mut s2_rx).is_empty());
+        // Spectators do not take player seats.
+        assert_eq!(reg.spectators("K7Q2XM"), 2);
+        assert!(matches!(reg.admit(&room, t), Err(Refusal::RoomFull(_))));
+
+        // Signals pass between a spectator and its player only.
+        let data = serde_json::json!({"Answer": "sdp"});
+        assert_eq!(reg.relay(peer(10), peer(1), data.clone()), Ok(()));
+        assert_eq!(reg.relay(peer(1), peer(11), data.clone()), Ok(()));
+        assert_eq!(
+            reg.relay(peer(10), peer(2), data.clone()),
+            Err(RelayError::NotIntroduced(peer(2)))
+        );
+        assert_eq!(
+            reg.relay(peer(2), peer(10), data.clone()),
+            Err(RelayError::NotIntroduced(peer(10)))
+        );
+        assert_eq!(
+            reg.relay(peer(10), peer(11), data.clone()),
+            Err(RelayError::NotIntroduced(peer(11)))
+        );
+        events(&mut a_rx);
+        events(&mut s2_rx);
+
+        // A spectator leaving is told to its player alone.
+        reg.leave(peer(11));
+        assert_eq!(events(&mut a_rx), vec![JsonPeerEvent::PeerLeft(peer(11))]);
+        assert!(events(&mut b_rx).is_empty());
+        // The streaming player leaving is told to its spectators.
+        reg.leave(peer(1));
+        assert_eq!(events(&mut b_rx), vec![JsonPeerEvent::PeerLeft(peer(1))]);
+        assert_eq!(events(&mut s1_rx), vec![JsonPeerEvent::PeerLeft(peer(1))]);
+        // A player back in the room: the spectator meets the new first one.
+        let mut c_rx = seat(&mut reg, "K7Q2XM", 3, t);
+        assert!(events(&mut c_rx).is_empty());
+        assert_eq!(
+            events(&mut b_rx),
+            vec![
+                JsonPeerEvent::NewPeer(peer(3)),
+                JsonPeerEvent::NewPeer(peer(10))
+            ]
+        );
+        for p in [2, 3, 10] {
+            reg.leave(peer(p));
+        }
+        assert_eq!(reg.room_count(), 0, "empty rooms are forgotten");
+    }
+
+    #[test]
+    fn a_room_takes_eight_spectators_and_refuses_the_ninth() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let watching = watch("ABCDEF");
+        let mut inboxes = Vec::new();
+        for n in 0..MAX_SPECTATORS as u128 {
+            assert_eq!(reg.admit(&watching, t), Ok(()), "spectator {n}");
+            let (tx, rx) = channel();
+            inboxes.push(rx);
+            reg.join(&watching, peer(100 + n), tx, t);
+        }
+        let refusal = reg.admit(&watching, t).unwrap_err();
+        assert_eq!(refusal.to_string(), "room ABC-DEF already has 8 spectators");
+        assert_eq!(refusal.status(), StatusCode::CONFLICT);
+        // Players still get in, and the first hears of all eight.
+        let mut a_rx = seat(&mut reg, "ABCDEF", 1, t);
+        let _b_rx = seat(&mut reg, "ABCDEF", 2, t);
+        assert_eq!(events(&mut a_rx).len(), 1 + MAX_SPECTATORS);
+        // One leaves: a seat for the next; admissions reserve their seat.
+        reg.leave(peer(100));
+        assert_eq!(reg.admit(&watching, t), Ok(()));
+        assert!(reg.admit(&watching, t).is_err());
+        // Reservations that never upgrade expire.
+        assert_eq!(reg.admit(&watching, t + RESERVATION_TTL), Ok(()));
     }
 
     #[test]

@@ -22,7 +22,7 @@ use tracing::{info, warn};
 
 use super::registry::Registry;
 use super::web::{self, WebClient};
-use super::{ROOM_CAPACITY, Refusal, RoomCode, RoomRequest};
+use super::{MAX_SPECTATORS, ROOM_CAPACITY, Refusal, RoomCode, RoomRequest};
 
 /// The shared registry, cloned into every connection task by matchbox.
 #[derive(Clone, Debug, Default)]
@@ -62,6 +62,10 @@ impl SignalingTopology<NoCallbacks, RoomState> for RoomTopology {
         };
         let seated = state.lock().join(&request, peer_id, sender, Instant::now());
         match &seated {
+            Some(key) if matches!(request, RoomRequest::Watch(_)) => {
+                let n = state.lock().spectators(key);
+                info!(room = %key, peer = %peer_id, "watching ({n}/{MAX_SPECTATORS} spectators)");
+            }
             Some(key) => {
                 let n = state.lock().members(key);
                 info!(room = %key, peer = %peer_id, "joined ({n}/{ROOM_CAPACITY})");

@@ -22,7 +22,7 @@ use matchbox_socket::{PeerId, PeerState};
 
 use super::{OnlineBackend, start_session};
 use crate::net::delay::Retuner;
-use crate::net::handshake::{Agreement, Claim, Handshake, Hello};
+use crate::net::handshake::{Agreement, Claim, Handshake, Hello, Message};
 use crate::net::rejoin::{History, encode_catch_up};
 use crate::net::socket::GgrsSocket;
 use crate::replay::EventKind;
@@ -38,6 +38,10 @@ pub(in crate::session) struct Waiting {
     /// A player who came into the room, and the handshake that decides
     /// whether it is the one we wait for.
     candidate: Option<(PeerId, Handshake)>,
+    /// Others who said `Hello` meanwhile: the next candidates. Only a
+    /// player says `Hello` (a spectator says `Watch`), so a spectator
+    /// introduced with the rejoiner never holds the rejoiner up.
+    others: Vec<PeerId>,
 }
 
 impl OnlineBackend {
@@ -72,10 +76,12 @@ impl OnlineBackend {
             ),
         );
         self.interrupted = Some((deadline, now));
+        self.control.hold_hellos(true);
         self.rejoin = Some(Waiting {
             since: now,
             deadline,
             candidate: None,
+            others: Vec::new(),
         });
     }
 
@@ -99,23 +105,9 @@ impl OnlineBackend {
         let changes = self.socket.try_update_peers().unwrap_or_default();
         for (peer, state) in changes {
             match state {
-                PeerState::Connected if waiting.candidate.is_none() => {
-                    tracing::info!(
-                        "{peer} came into the room; checking it is the player we wait for"
-                    );
-                    let claim = Claim {
-                        match_id: self.agreement.match_id,
-                        player: self.local as u8 + 1,
-                    };
-                    let mut hello = Hello::new(
-                        self.role,
-                        self.agreement.seed,
-                        &self.agreement.preset,
-                        self.options.delay,
-                    );
-                    hello.resume = Some(claim);
-                    self.control.set_peer(peer);
-                    waiting.candidate = Some((peer, Handshake::new(hello, self.options.delay)));
+                PeerState::Disconnected if self.spectators.drop_peer(peer) => {}
+                PeerState::Disconnected if waiting.others.contains(&peer) => {
+                    waiting.others.retain(|p| *p != peer);
                 }
                 PeerState::Disconnected
                     if waiting.candidate.as_ref().is_some_and(|(p, _)| *p == peer) =>
@@ -126,11 +118,48 @@ impl OnlineBackend {
                 _ => {}
             }
         }
+        if waiting.candidate.is_none() {
+            // Nobody to listen to yet: this reads who knocks (and drops
+            // what the lost peer had left in flight).
+            drop(self.control.receive());
+        }
+        for peer in self.control.take_knocking() {
+            let is_candidate = waiting.candidate.as_ref().is_some_and(|(p, _)| *p == peer);
+            if !is_candidate && !waiting.others.contains(&peer) {
+                waiting.others.push(peer);
+            }
+        }
+        if waiting.candidate.is_none()
+            && let Some(next) = waiting.others.first().copied()
+        {
+            waiting.others.remove(0);
+            tracing::info!("{next} came into the room; checking it is the player we wait for");
+            let claim = Claim {
+                match_id: self.agreement.match_id,
+                player: self.local as u8 + 1,
+            };
+            let mut hello = Hello::new(
+                self.role,
+                self.agreement.seed,
+                &self.agreement.preset,
+                self.options.delay,
+            );
+            hello.resume = Some(claim);
+            self.control.set_peer(next);
+            waiting.candidate = Some((next, Handshake::new(hello, self.options.delay)));
+        }
         let Some((peer, handshake)) = &mut waiting.candidate else {
             return Ok(());
         };
         for received in self.control.receive() {
             match received {
+                // A spectator, not the player: kept for the stream.
+                Ok(watch @ Message::Watch { .. }) => {
+                    tracing::info!("{peer} is a spectator, not the player we wait for");
+                    self.control.add_watcher(*peer, watch);
+                    waiting.candidate = None;
+                    return Ok(());
+                }
                 Ok(message) => {
                     if let Some(reply) = handshake.receive(now, message) {
                         self.control.send(&reply);
@@ -263,6 +292,7 @@ impl OnlineBackend {
         self.input_delay = agreement.input_delay;
         self.retuner = Retuner::new(agreement.input_delay);
         self.rejoin = None;
+        self.control.hold_hellos(false);
         self.interrupted = None;
         self.connection = None;
         self.skip_frames = 0;

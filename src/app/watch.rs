@@ -1,0 +1,194 @@
+//! `watch`: a spectator of the match in a room. Checks, connecting as a
+//! spectator (`net::watch`), then the match through the same `Match` and
+//! frontends as a player's, under the spectator backend.
+
+#[cfg(not(target_arch = "wasm32"))]
+use std::task::Poll;
+use web_time::Duration;
+
+use super::online::{OnlineEnd, connect_failure, runtime};
+use super::{Failure, Report, finish_window, match_options, record_path};
+use crate::cli::{RunArgs, WatchArgs};
+use crate::frontend::InputSource;
+use crate::frontend::hud::MatchInfo;
+use crate::frontend::window::{self, MatchOptions, Ui, WatchOutcome};
+use crate::net::ice::IceServers;
+use crate::net::room_code::RoomCode;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::net::signaling::DEFAULT_PORT;
+use crate::net::signaling::check_server_url;
+use crate::net::watch::{WatchConnection, WatchConnector, WatchOptions};
+use crate::replay::{Header, Writer};
+use crate::session::{Driver, Match, Pacing};
+use crate::settings::Settings;
+
+/// A spectator's connection on its way, and how its match is recorded.
+pub(super) struct WatchStart {
+    pub connector: WatchConnector,
+    pub run: RunArgs,
+}
+
+/// Checks the arguments (before any network activity) and starts
+/// connecting.
+pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<WatchStart, Failure> {
+    let room = RoomCode::parse(&args.code)
+        .map_err(|e| Failure::BadInput(format!("invalid room code '{}': {e}", args.code)))?;
+    let ice = IceServers::from_flags(
+        &args.stun,
+        args.turn.as_deref(),
+        args.turn_user.as_deref(),
+        args.turn_pass.as_deref(),
+    )
+    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    let server = match (args.server.as_deref(), settings.server()) {
+        (Some(url), _) | (None, Some(url)) => {
+            check_server_url(url).map_err(|e| Failure::BadInput(e.to_string()))?
+        }
+        (None, None) => default_server()?,
+    };
+    let run = args.run_args();
+    if !run.headless {
+        crate::frontend::require_display()?;
+    }
+    eprintln!("twinstar: watching room {room} on {server}");
+    let options = WatchOptions {
+        server,
+        room,
+        ice,
+        timeout: Duration::from_secs(args.timeout),
+        protocol_skew: args.debug_protocol_skew,
+    };
+    Ok(WatchStart {
+        connector: WatchConnector::start(runtime()?, options),
+        run,
+    })
+}
+
+/// Natively the signaling server on this machine; the page's own server
+/// in the browser.
+fn default_server() -> Result<String, Failure> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        crate::web::page::page_server().ok_or_else(|| {
+            Failure::BadInput("this page has no server address; pass --server".into())
+        })
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    Ok(format!("ws://127.0.0.1:{DEFAULT_PORT}"))
+}
+
+/// The driver of the watched match, recording if asked.
+pub(super) fn start_driver(connection: WatchConnection, run: &RunArgs) -> Result<Driver, Failure> {
+    let room = connection.room.to_string();
+    let peer = connection.peer.to_string();
+    let (seed, config) = (connection.seed, connection.config);
+    let mut driver =
+        Driver::watch(connection).map_err(|e| Failure::Runtime(e.to_string(), None))?;
+    if let Some(path) = record_path(run, "watch", seed) {
+        let mut header = Header::new("watch", seed, &config);
+        header.room = Some(room);
+        header.peers = vec![peer];
+        let writer = Writer::create(&path, &header)
+            .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
+        driver.record_to(writer);
+    }
+    Ok(driver)
+}
+
+/// The inputs a spectator's frontend hands in: ignored by its backend.
+pub(super) fn idle_sources(run: &RunArgs) -> [InputSource; 2] {
+    [0, 1].map(|player| InputSource::bot(run.bot_style, 0, player))
+}
+
+/// The waiting screen, then the match, inside an open window.
+pub(super) async fn watch_in_window(
+    ui: &mut Ui,
+    start: WatchStart,
+    settings: &Settings,
+    escape_does: &'static str,
+) -> OnlineEnd {
+    let WatchStart { connector, run } = start;
+    let connection = match window::watch_screen(ui, connector).await {
+        WatchOutcome::Connected(c) => *c,
+        WatchOutcome::Cancelled => return OnlineEnd::Cancelled,
+        WatchOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
+    };
+    match start_driver(connection, &run) {
+        Err(f) => OnlineEnd::Failed(f),
+        Ok(driver) => {
+            let sources = idle_sources(&run);
+            let options = MatchOptions {
+                // A spectator holds no start key and cannot chat yet.
+                info: MatchInfo {
+                    start_keys: [None, None],
+                    ..match_options(&run, &driver, &sources, settings, escape_does).info
+                },
+                ..match_options(&run, &driver, &sources, settings, escape_does)
+            };
+            let game = Match::new(driver, Pacing::RealTime, None);
+            OnlineEnd::Played(Box::new(
+                window::play_match(ui, game, sources, options).await,
+            ))
+        }
+    }
+}
+
+pub fn watch(args: &WatchArgs) -> Result<Report, Failure> {
+    let settings = Settings::load_or_default();
+    let start = start_watch(args, &settings)?;
+    if start.run.headless {
+        return watch_headless(start);
+    }
+    let volume = args.window.volume.unwrap_or(settings.volume);
+    super::windowed(
+        "twinstar - watch",
+        move |mut ui| async move {
+            ui.audio.set_volume(volume);
+            watch_in_window(&mut ui, start, &settings, "quit").await
+        },
+        |ended| match ended {
+            None => Err(Failure::Runtime(
+                "the window closed unexpectedly".into(),
+                None,
+            )),
+            Some(OnlineEnd::Failed(f)) => Err(f),
+            Some(OnlineEnd::Cancelled) => Err(connect_failure(
+                crate::net::connect::ConnectError::Cancelled,
+            )),
+            Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
+            Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
+            Some(OnlineEnd::Played(end)) => {
+                finish_window(*end).map(|s| Report::Summary(Box::new(s)))
+            }
+        },
+    )
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn watch_headless(start: WatchStart) -> Result<Report, Failure> {
+    let WatchStart { mut connector, run } = start;
+    let mut last_stage = None;
+    let connection = loop {
+        if last_stage != Some(connector.stage()) {
+            last_stage = Some(connector.stage());
+            tracing::info!("{}", connector.stage());
+        }
+        match connector.poll() {
+            Poll::Ready(result) => break result.map_err(connect_failure)?,
+            Poll::Pending => std::thread::sleep(Duration::from_millis(2)),
+        }
+    };
+    let driver = start_driver(connection, &run)?;
+    let mut sources = idle_sources(&run);
+    let game = Match::new(driver, Pacing::RealTime, None);
+    let finished = crate::frontend::headless::run(game, &mut sources);
+    super::finish(finished).map(|s| Report::Summary(Box::new(s)))
+}
+
+/// The browser cannot block: its event loop delivers the network.
+#[cfg(target_arch = "wasm32")]
+fn watch_headless(_start: WatchStart) -> Result<Report, Failure> {
+    Err(Failure::BadInput(
+        "watching in the browser needs its window; leave out --headless".into(),
+    ))
+}

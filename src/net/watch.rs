@@ -1,0 +1,291 @@
+//! From a room code to a spectator's stream: signaling (`watch-CODE`), the
+//! WebRTC connection to the player the server introduces us to (the
+//! room's first player, once both players are in), `Watch` repeated until
+//! that player answers with `Streaming` (the seed and preset). Polled and
+//! staged like [`super::connect::Connector`]; it ends with the streaming
+//! peer and whatever of the match so far has arrived with the answer
+//! (`session`'s spectator backend takes the rest as it comes).
+
+use std::fmt;
+use std::task::Poll;
+use web_time::{Duration, Instant};
+
+use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
+
+use super::connect::{CONTROL_CHANNEL, ConnectError, GGRS_CHANNEL, SIGNALING_TIMEOUT};
+use super::control::ControlChannel;
+use super::handshake::{HandshakeError, Message};
+use super::ice::IceServers;
+use super::link_sim::LinkConfig;
+use super::rejoin::CatchUpReceiver;
+use super::room_code::RoomCode;
+use super::signaling::{JoinError, classify_socket_error, client_builder, watch_url};
+use super::task::{LoopEnd, LoopHandle, NetRuntime};
+use crate::sim::{Frame, SimConfig};
+
+/// How often `Watch` is repeated until the player answers: a message sent
+/// before the far end's channel has opened is lost (ARCHITECTURE.md,
+/// "Reliable is not reliable at the very start").
+pub const WATCH_RESEND: Duration = Duration::from_millis(500);
+
+#[derive(Clone, Debug)]
+pub struct WatchOptions {
+    /// `ws://host:port`, without a room path.
+    pub server: String,
+    pub room: RoomCode,
+    pub ice: IceServers,
+    /// Give up when no player streams to us by then.
+    pub timeout: Duration,
+    /// Debug aid for tests: claim another protocol version.
+    pub protocol_skew: u32,
+}
+
+/// Where a spectator's connection is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchStage {
+    Signaling,
+    /// In the room; the server introduces us once both players are in.
+    WaitingForPlayers,
+    /// Connected to a player; asking it for the match.
+    Asking,
+}
+
+impl fmt::Display for WatchStage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WatchStage::Signaling => "contacting the signaling server",
+            WatchStage::WaitingForPlayers => "waiting for both players to be in the room",
+            WatchStage::Asking => "asking the players for the match",
+        })
+    }
+}
+
+/// A spectator connected to the player who streams the match.
+pub struct WatchConnection {
+    /// Runs the WebRTC message loop; must outlive the socket.
+    pub runtime: NetRuntime,
+    pub socket: WebRtcSocket,
+    pub message_loop: LoopHandle,
+    /// The GGRS channel: unused by a spectator, kept open because the
+    /// player's side of the connection has it.
+    pub ggrs_channel: WebRtcChannel,
+    pub control: ControlChannel,
+    pub peer: PeerId,
+    pub seed: u64,
+    pub preset: String,
+    pub config: SimConfig,
+    /// Frames in the match so far when the player answered.
+    pub so_far: Frame,
+    /// The match so far, as far as it came with the answer.
+    pub received: CatchUpReceiver,
+    /// Other messages that came with it (an early `Done` or `Bye`).
+    pub early: Vec<Message>,
+    pub started: Instant,
+    pub room: RoomCode,
+    pub server: String,
+}
+
+pub struct WatchConnector {
+    runtime: Option<NetRuntime>,
+    socket: Option<WebRtcSocket>,
+    message_loop: Option<LoopHandle>,
+    options: WatchOptions,
+    started: Instant,
+    stage: WatchStage,
+    peer: Option<(PeerId, ControlChannel, WebRtcChannel)>,
+    last_watch: Option<Instant>,
+}
+
+impl WatchConnector {
+    /// Opens the signaling connection on `runtime`. Does not block.
+    pub fn start(runtime: NetRuntime, options: WatchOptions) -> WatchConnector {
+        let url = watch_url(&options.server, &options.room);
+        // The same channels as the players' sockets: matchbox reports a
+        // peer connected only once every channel is open on both sides.
+        let (socket, message_loop) = client_builder(&url, options.ice.to_matchbox())
+            .add_reliable_channel()
+            .add_unreliable_channel()
+            .build();
+        let message_loop = runtime.spawn_message_loop(message_loop);
+        WatchConnector {
+            runtime: Some(runtime),
+            socket: Some(socket),
+            message_loop: Some(message_loop),
+            options,
+            started: Instant::now(),
+            stage: WatchStage::Signaling,
+            peer: None,
+            last_watch: None,
+        }
+    }
+
+    pub fn stage(&self) -> WatchStage {
+        self.stage
+    }
+
+    pub fn options(&self) -> &WatchOptions {
+        &self.options
+    }
+
+    /// Makes progress; `Ready` once.
+    pub fn poll(&mut self) -> Poll<Result<WatchConnection, ConnectError>> {
+        match self.step() {
+            Ok(Some(connection)) => Poll::Ready(Ok(connection)),
+            Ok(None) => Poll::Pending,
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+
+    fn step(&mut self) -> Result<Option<WatchConnection>, ConnectError> {
+        let now = Instant::now();
+        if self.message_loop.as_ref().is_some_and(|h| h.is_finished()) {
+            return Err(self.loop_error());
+        }
+        let socket = self.socket.as_mut().ok_or(ConnectError::LoopGone)?;
+        let changes = match socket.try_update_peers() {
+            Ok(changes) => changes,
+            Err(_) => return Err(self.loop_error()),
+        };
+        let has_id = socket.id().is_some();
+        let mut peer_left = false;
+        for (peer, state) in changes {
+            match state {
+                PeerState::Connected if self.peer.is_none() => self.take_peer(peer)?,
+                PeerState::Connected => {}
+                PeerState::Disconnected => {
+                    peer_left |= self.peer.as_ref().is_some_and(|p| p.0 == peer);
+                }
+            }
+        }
+        if self.stage == WatchStage::Signaling && has_id {
+            self.stage = WatchStage::WaitingForPlayers;
+        }
+        let waited = now.duration_since(self.started);
+        if self.stage == WatchStage::Signaling && waited > SIGNALING_TIMEOUT {
+            return Err(ConnectError::SignalingTimeout {
+                server: self.options.server.clone(),
+                secs: SIGNALING_TIMEOUT.as_secs(),
+            });
+        }
+        if waited > self.options.timeout {
+            return Err(ConnectError::NothingToWatch {
+                room: self.options.room.to_string(),
+                secs: self.options.timeout.as_secs(),
+            });
+        }
+        let Some((peer, control, _)) = &mut self.peer else {
+            return Ok(None);
+        };
+        let mut streaming = None;
+        let mut received = CatchUpReceiver::default();
+        let mut early = Vec::new();
+        for message in control.receive() {
+            match message {
+                Ok(Message::Streaming {
+                    seed,
+                    preset,
+                    frame,
+                }) => streaming = Some((seed, preset, frame)),
+                Ok(Message::CatchUp { chunks }) if streaming.is_some() => {
+                    received.add(&chunks)?;
+                }
+                Ok(Message::WatchRefused { reason }) => {
+                    return Err(ConnectError::WatchRefused(reason));
+                }
+                Ok(message @ (Message::Done { .. } | Message::Bye { .. }))
+                    if streaming.is_some() =>
+                {
+                    early.push(message);
+                }
+                // A player's connector that took us for its partner says
+                // Hello until it hears our Watch; nothing else is for us.
+                Ok(_) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        if let Some((seed, preset, so_far)) = streaming {
+            let config = SimConfig::from_preset_name(&preset)
+                .map_err(|_| HandshakeError::UnknownPreset(preset.clone()))?;
+            let peer = *peer;
+            tracing::info!(
+                "watching room {}: {peer} streams the match (seed {seed}, preset {preset})",
+                self.options.room
+            );
+            return self
+                .finish(peer, (seed, preset, config, so_far), received, early)
+                .map(Some);
+        }
+        if peer_left {
+            return Err(ConnectError::PeerLeft);
+        }
+        if self.last_watch.is_none_or(|t| now >= t + WATCH_RESEND) {
+            self.last_watch = Some(now);
+            let mut watch = Message::watch();
+            if let Message::Watch { protocol, .. } = &mut watch {
+                *protocol += self.options.protocol_skew;
+            }
+            control.send(&watch);
+        }
+        Ok(None)
+    }
+
+    fn take_peer(&mut self, peer: PeerId) -> Result<(), ConnectError> {
+        let socket = self.socket.as_mut().ok_or(ConnectError::LoopGone)?;
+        let control = socket
+            .take_channel(CONTROL_CHANNEL)
+            .map_err(|_| ConnectError::LoopGone)?;
+        let ggrs = socket
+            .take_channel(GGRS_CHANNEL)
+            .map_err(|_| ConnectError::LoopGone)?;
+        let control = ControlChannel::new(control, peer, LinkConfig::default(), 0);
+        tracing::info!(
+            "connected to player {peer} after {:?}",
+            self.started.elapsed()
+        );
+        self.peer = Some((peer, control, ggrs));
+        self.stage = WatchStage::Asking;
+        Ok(())
+    }
+
+    fn loop_error(&mut self) -> ConnectError {
+        let Some(mut handle) = self.message_loop.take() else {
+            return ConnectError::LoopGone;
+        };
+        match handle.take_end() {
+            Some(LoopEnd::Returned(Err(e))) => {
+                classify_socket_error(&e, Some(&self.options.room)).into()
+            }
+            Some(LoopEnd::Returned(Ok(()))) => {
+                JoinError::Disconnected("the server closed the connection".into()).into()
+            }
+            Some(LoopEnd::Panicked) | None => ConnectError::LoopGone,
+        }
+    }
+
+    fn finish(
+        &mut self,
+        peer: PeerId,
+        (seed, preset, config, so_far): (u64, String, SimConfig, Frame),
+        received: CatchUpReceiver,
+        early: Vec<Message>,
+    ) -> Result<WatchConnection, ConnectError> {
+        let (_, control, ggrs_channel) = self.peer.take().ok_or(ConnectError::LoopGone)?;
+        Ok(WatchConnection {
+            runtime: self.runtime.take().ok_or(ConnectError::LoopGone)?,
+            socket: self.socket.take().ok_or(ConnectError::LoopGone)?,
+            message_loop: self.message_loop.take().ok_or(ConnectError::LoopGone)?,
+            ggrs_channel,
+            control,
+            peer,
+            seed,
+            preset,
+            config,
+            so_far,
+            received,
+            early,
+            started: self.started,
+            room: self.options.room.clone(),
+            server: self.options.server.clone(),
+        })
+    }
+}

@@ -1,0 +1,150 @@
+//! Spectators, on the player who streams to them (the room's first player:
+//! the signaling server introduces spectators to it alone). A spectator is
+//! a replay still being written: it is sent the confirmed match so far as
+//! the rejoin catch-up's replay chunks, then every [`LIVE_BATCH`] newly
+//! confirmed frames as one more chunk with the confirmed checksum, and
+//! `Done` (or `Bye`) at the end. It re-simulates and checks them itself.
+//!
+//! Only the control channel carries any of it, to peers other than the
+//! partner: the players' GGRS traffic and their own control messages do
+//! not change. Sends never block (matchbox queues them); a spectator that
+//! leaves is dropped when matchbox says so.
+
+use std::collections::HashSet;
+
+use matchbox_socket::PeerId;
+
+use super::OnlineBackend;
+use crate::net::handshake::Message;
+use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up, encode_frames};
+use crate::session::frame_log::FrameLog;
+use crate::sim::Frame;
+
+/// Newly confirmed frames sent together (a tenth of a second).
+pub(in crate::session) const LIVE_BATCH: Frame = 6;
+/// Spectators streamed to at once: the signaling server's cap (a stock
+/// server has none; beyond this a `Watch` is refused).
+const MAX_SPECTATORS: usize = crate::net::signaling::MAX_SPECTATORS;
+/// Refused spectators remembered so that each is logged once.
+const REFUSED_LOGGED: usize = 16;
+
+struct Spectator {
+    peer: PeerId,
+    /// Frames sent to it so far: 0..sent.
+    sent: Frame,
+}
+
+#[derive(Default)]
+pub(in crate::session) struct Spectators {
+    list: Vec<Spectator>,
+    refused: HashSet<PeerId>,
+    /// Spectators ever streamed to, and the bytes sent to them.
+    pub(in crate::session) served: u32,
+    pub(in crate::session) bytes_sent: u64,
+}
+
+impl Spectators {
+    pub(in crate::session) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// A spectator's connection closed: nothing more to send it.
+    pub(in crate::session) fn drop_peer(&mut self, peer: PeerId) -> bool {
+        let before = self.list.len();
+        self.list.retain(|s| s.peer != peer);
+        before != self.list.len()
+    }
+}
+
+impl OnlineBackend {
+    /// New spectators get the match so far; everyone gets the frames
+    /// confirmed since, once there are [`LIVE_BATCH`] of them (all of them
+    /// with `all`: the end of the match).
+    pub(super) fn serve_spectators(&mut self, log: &FrameLog, all: bool) {
+        for (peer, watch) in self.control.take_watchers() {
+            if peer == self.peer || self.spectators.list.iter().any(|s| s.peer == peer) {
+                continue;
+            }
+            if let Some(reason) = Message::watch_mismatch(&watch) {
+                if self.spectators.refused.len() < REFUSED_LOGGED
+                    && self.spectators.refused.insert(peer)
+                {
+                    tracing::warn!("refused spectator {peer}: {reason}");
+                }
+                self.control
+                    .send_to(peer, &Message::WatchRefused { reason });
+                continue;
+            }
+            if self.spectators.list.len() >= MAX_SPECTATORS {
+                let reason = format!("this match already has {MAX_SPECTATORS} spectators");
+                self.control
+                    .send_to(peer, &Message::WatchRefused { reason });
+                continue;
+            }
+            let Some(history) = log.history() else {
+                continue;
+            };
+            let streaming = Message::Streaming {
+                seed: self.agreement.seed,
+                preset: self.agreement.preset.clone(),
+                frame: history.inputs.len() as Frame,
+            };
+            let mut bytes = self.control.send_to(peer, &streaming);
+            let mut messages = encode_catch_up(
+                &history.inputs,
+                &history.checksums,
+                log.confirmed_checksum(),
+            );
+            // The end of a rejoin's catch-up; a spectator's goes on live.
+            messages.pop();
+            for message in &messages {
+                bytes += self.control.send_to(peer, message);
+            }
+            let sent = history.inputs.len() as Frame;
+            tracing::info!(
+                "spectator {peer} is watching; sent it the {sent} frames so far ({bytes} bytes)"
+            );
+            self.spectators.bytes_sent += bytes as u64;
+            self.spectators.served += 1;
+            self.spectators.list.push(Spectator { peer, sent });
+        }
+        if self.spectators.list.is_empty() {
+            return;
+        }
+        let Some(history) = log.history() else {
+            return;
+        };
+        let confirmed = history.inputs.len() as Frame;
+        let checksum_after = |f: Frame| {
+            if f == confirmed {
+                log.confirmed_checksum()
+            } else {
+                let index = (f as usize / CHUNK_FRAMES).saturating_sub(1);
+                history.checksums.get(index).copied().unwrap_or_default()
+            }
+        };
+        for spectator in &mut self.spectators.list {
+            let due = confirmed.saturating_sub(spectator.sent);
+            if due == 0 || (due < LIVE_BATCH && !all) {
+                continue;
+            }
+            let frames = &history.inputs[spectator.sent as usize..];
+            if let Some(message) = encode_frames(spectator.sent, frames, checksum_after) {
+                self.spectators.bytes_sent += self.control.send_to(spectator.peer, &message) as u64;
+            }
+            spectator.sent = confirmed;
+        }
+    }
+
+    /// The end of the match (`Done`) or of this player's part in it (`Bye`,
+    /// a failure): every spectator is told, after the last frames.
+    pub(super) fn tell_spectators(&mut self, log: &FrameLog, message: &Message) {
+        if self.spectators.is_empty() {
+            return;
+        }
+        self.serve_spectators(log, true);
+        for spectator in &self.spectators.list {
+            self.spectators.bytes_sent += self.control.send_to(spectator.peer, message) as u64;
+        }
+    }
+}

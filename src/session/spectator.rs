@@ -1,0 +1,371 @@
+//! Watching a match: a replay still being written. The player who streams
+//! it (`online/spectators.rs`) sends the confirmed frames as replay chunks,
+//! each with the checksum after its last frame; this backend buffers them,
+//! steps them through the simulation (recording them like any confirmed
+//! frame) and checks every chunk's checksum, so a spectator that drifted
+//! from the players says so instead of showing another match.
+//!
+//! Pacing: frames more than [`FAST_FORWARD`] behind the newest one
+//! received are stepped at once (a late spectator is brought up to the
+//! present, silently: no effects or sounds for minutes of play), down to
+//! [`KEEP_BEHIND`]; after that one frame per due frame, two while more
+//! than [`CATCH_UP_ABOVE`] wait, so the clock drift between the players'
+//! machine and this one never builds up. `Done` ends the match at its
+//! frame; `Bye` ends it after the frames received.
+//!
+//! The viewer may pause ([`WatchControl::TogglePause`]: frames keep
+//! arriving and wait); resumed, it plays on from where it was, behind
+//! live, until [`WatchControl::JumpToLive`] fast-forwards it back.
+
+use std::collections::VecDeque;
+use web_time::Instant;
+
+use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
+
+use super::backend::Backend;
+use super::frame_log::FrameLog;
+use super::simulation::Simulation;
+use super::{FrameReport, SessionError, Summary};
+use crate::net::control::ControlChannel;
+use crate::net::handshake::Message;
+use crate::net::rejoin::CatchUpReceiver;
+use crate::net::room_code::RoomCode;
+use crate::net::task::{LoopHandle, NetRuntime};
+use crate::net::watch::WatchConnection;
+use crate::replay::Chunk;
+use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
+
+/// Frames received but not shown beyond this many (half a second) are
+/// stepped at once.
+const FAST_FORWARD: usize = 30;
+/// What a fast-forward leaves to show at normal speed: 0.3 s.
+pub(super) const KEEP_BEHIND: usize = 18;
+/// More than this many waiting: two frames per due frame.
+const CATCH_UP_ABOVE: usize = 24;
+
+/// What the window shows of a spectator ("watching K7Q-2XM - 0.3 s behind
+/// live").
+#[derive(Clone, Debug)]
+pub struct WatchStatus {
+    pub room: String,
+    /// Frames received but not shown yet, in seconds.
+    pub behind_s: f64,
+    /// The match ended (Done or Bye arrived): the rest plays out.
+    pub ended: bool,
+    pub paused: bool,
+    /// Following live (not held back by a pause since).
+    pub live: bool,
+}
+
+/// What the viewer of a watched match can do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchControl {
+    /// Pause, or resume from where it was (behind live).
+    TogglePause,
+    /// Fast-forward to the present and follow live again.
+    JumpToLive,
+}
+
+pub(super) struct SpectatorBackend {
+    socket: WebRtcSocket,
+    control: ControlChannel,
+    peer: PeerId,
+    room: RoomCode,
+    receiver: CatchUpReceiver,
+    /// Received, not yet stepped: chunks, and how far into the first.
+    pending: VecDeque<Chunk>,
+    pending_at: usize,
+    /// Frames received (0..received).
+    received: Frame,
+    /// Frames in the match when the player answered: until they are all
+    /// here, this spectator is still catching up.
+    so_far: Frame,
+    /// `Done`: the match's last frame and its checksum.
+    done: Option<(Frame, u128)>,
+    /// `Bye`: why the match ended early.
+    bye: Option<String>,
+    started: Instant,
+    /// When the frames first sent were all stepped (or the backlog first
+    /// fell to what is shown at normal speed).
+    caught_up: Option<Instant>,
+    /// Sum and count of the backlog (frames) at every due frame once
+    /// caught up, for the mean `behind_live_ms`.
+    behind_sum: u64,
+    behind_samples: u64,
+    fast_forwarded: Frame,
+    paused: bool,
+    /// Following live: fast-forwards keep it near the present. Off after a
+    /// pause until the viewer jumps back.
+    live: bool,
+    /// The viewer asked to jump to live: fast-forward whatever is over
+    /// [`KEEP_BEHIND`] at the next frame.
+    jump: bool,
+    // Last: dropped after everything that runs on it.
+    _ggrs_channel: WebRtcChannel,
+    _message_loop: LoopHandle,
+    _runtime: NetRuntime,
+}
+
+impl SpectatorBackend {
+    pub(super) fn new(connection: WatchConnection) -> Result<Self, SessionError> {
+        let WatchConnection {
+            runtime,
+            socket,
+            message_loop,
+            ggrs_channel,
+            control,
+            peer,
+            received,
+            early,
+            started,
+            room,
+            so_far,
+            ..
+        } = connection;
+        let mut backend = SpectatorBackend {
+            socket,
+            control,
+            peer,
+            room,
+            receiver: received,
+            pending: VecDeque::new(),
+            pending_at: 0,
+            received: 0,
+            so_far,
+            done: None,
+            bye: None,
+            started,
+            caught_up: None,
+            behind_sum: 0,
+            behind_samples: 0,
+            fast_forwarded: 0,
+            paused: false,
+            live: true,
+            jump: false,
+            _ggrs_channel: ggrs_channel,
+            _message_loop: message_loop,
+            _runtime: runtime,
+        };
+        backend.take_chunks();
+        for message in early {
+            backend.on_message(message)?;
+        }
+        Ok(backend)
+    }
+
+    fn take_chunks(&mut self) {
+        self.pending.extend(self.receiver.take_chunks());
+        self.received = self.receiver.frames();
+    }
+
+    /// Frames received and not stepped yet.
+    fn backlog(&self) -> usize {
+        let queued: usize = self.pending.iter().map(|c| c.frames.len()).sum();
+        queued - self.pending_at
+    }
+
+    fn on_message(&mut self, message: Message) -> Result<(), SessionError> {
+        match message {
+            Message::CatchUp { chunks } => {
+                self.receiver
+                    .add(&chunks)
+                    .map_err(|e| SessionError::Protocol(format!("match stream: {e}")))?;
+                self.take_chunks();
+            }
+            Message::Done { frame, checksum } if self.done.is_none() => {
+                self.done = Some((frame, checksum));
+            }
+            Message::Bye { reason } if self.done.is_none() && self.bye.is_none() => {
+                tracing::warn!("the match ended at frame {}: {reason}", self.received);
+                self.bye = Some(reason);
+            }
+            Message::WatchRefused { reason } => return Err(SessionError::Protocol(reason)),
+            // Repeats of the answer, a Hello meant for a partner: not ours.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Steps the next received frame; checks its chunk's checksum at the
+    /// chunk's end. `report` `None`: fast-forward (no events).
+    fn step_one(
+        &mut self,
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+        report: Option<&mut FrameReport>,
+    ) -> Result<bool, SessionError> {
+        let Some(chunk) = self.pending.front() else {
+            return Ok(false);
+        };
+        let inputs: [Input; PLAYERS] = chunk.frames[self.pending_at];
+        sim.step_known(inputs, log, report);
+        self.pending_at += 1;
+        if self.pending_at == chunk.frames.len() {
+            let expected = chunk.checksum;
+            self.pending.pop_front();
+            self.pending_at = 0;
+            let ours = sim.world().checksum();
+            if ours != expected {
+                return Err(SessionError::OutOfSync {
+                    frame: sim.world().frame,
+                    ours,
+                    theirs: expected,
+                });
+            }
+        }
+        if let Some((frame, checksum)) = self.done
+            && sim.world().frame == frame
+            && sim.world().checksum() != checksum
+        {
+            return Err(SessionError::OutOfSync {
+                frame,
+                ours: sim.world().checksum(),
+                theirs: checksum,
+            });
+        }
+        Ok(true)
+    }
+
+    /// Frames to show before the match's end, if it is known.
+    fn end(&self) -> Option<Frame> {
+        match (self.done, &self.bye) {
+            (Some((frame, _)), _) => Some(frame),
+            (None, Some(_)) => Some(self.received),
+            (None, None) => None,
+        }
+    }
+}
+
+impl Backend for SpectatorBackend {
+    fn advance(
+        &mut self,
+        _inputs: [Input; PLAYERS],
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<FrameReport, SessionError> {
+        let mut report = FrameReport::default();
+        if self.paused {
+            report.waiting = true;
+            return Ok(report);
+        }
+        let backlog = self.backlog();
+        let jump = std::mem::take(&mut self.jump) && backlog > KEEP_BEHIND;
+        if (self.live && backlog > FAST_FORWARD) || jump {
+            let started = Instant::now();
+            let skip = backlog - KEEP_BEHIND;
+            for _ in 0..skip {
+                self.step_one(sim, log, None)?;
+            }
+            self.fast_forwarded += skip as Frame;
+            let detail = format!(
+                "fast-forwarded {skip} frames to frame {} in {} ms",
+                sim.world().frame,
+                started.elapsed().as_millis()
+            );
+            tracing::info!("{detail}");
+        }
+        let backlog = self.backlog();
+        // Brought up to the present: every frame of the match so far has
+        // arrived and been stepped, and no fast-forward is pending (the
+        // backlog may settle anywhere up to CATCH_UP_ABOVE, not below
+        // KEEP_BEHIND: one frame arrives per frame stepped).
+        let all_so_far = self.received > 0
+            && self.received >= self.so_far
+            && sim.world().frame >= self.so_far
+            && backlog <= FAST_FORWARD;
+        if all_so_far && self.caught_up.is_none() {
+            let now = Instant::now();
+            self.caught_up = Some(now);
+            eprintln!(
+                "twinstar: brought up to the present (frame {} of the match) {} ms after starting to connect",
+                sim.world().frame,
+                now.duration_since(self.started).as_millis()
+            );
+        }
+        if self.caught_up.is_some() && self.end().is_none() && self.live {
+            self.behind_sum += backlog as u64;
+            self.behind_samples += 1;
+        }
+        let steps = if self.live && backlog > CATCH_UP_ABOVE {
+            2
+        } else {
+            1
+        };
+        for _ in 0..steps {
+            if !self.step_one(sim, log, Some(&mut report))? {
+                report.waiting = true;
+                break;
+            }
+        }
+        Ok(report)
+    }
+
+    fn poll(&mut self, _sim: &mut Simulation, log: &mut FrameLog) -> Result<(), SessionError> {
+        for received in self.control.receive() {
+            let message =
+                received.map_err(|e| SessionError::Protocol(format!("match stream: {e}")))?;
+            self.on_message(message)?;
+        }
+        if let Some(end) = self.end() {
+            log.set_limit(Some(end));
+            return Ok(());
+        }
+        let changes = self.socket.try_update_peers().unwrap_or_default();
+        if changes.contains(&(self.peer, PeerState::Disconnected)) {
+            return Err(SessionError::PeerLost(
+                "streaming the match to us closed the connection".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn service(&mut self) {
+        self.control.flush();
+    }
+
+    fn fill_summary(&self, summary: &mut Summary) {
+        summary.connection = "watch".to_string();
+        summary.bytes_received = self.control.bytes_received;
+        summary.caught_up_ms = self
+            .caught_up
+            .map(|t| t.duration_since(self.started).as_millis() as u64);
+        summary.behind_live_ms = (self.behind_samples > 0).then(|| {
+            let frames = self.behind_sum as f64 / self.behind_samples as f64;
+            (frames * 1000.0 / f64::from(FPS)).round() as u64
+        });
+        if let Some((frame, checksum)) = self.done {
+            tracing::info!(
+                "the players ended at frame {frame} with checksum {}",
+                hex_checksum(checksum)
+            );
+        }
+    }
+
+    fn watch_status(&self) -> Option<WatchStatus> {
+        Some(WatchStatus {
+            room: self.room.to_string(),
+            behind_s: self.backlog() as f64 / f64::from(FPS),
+            ended: self.end().is_some(),
+            paused: self.paused,
+            live: self.live,
+        })
+    }
+
+    fn watch_control(&mut self, control: WatchControl) {
+        match control {
+            WatchControl::TogglePause if self.paused => {
+                self.paused = false;
+                tracing::info!("resumed, {} frames behind live", self.backlog());
+            }
+            WatchControl::TogglePause => {
+                self.paused = true;
+                self.live = false;
+            }
+            WatchControl::JumpToLive => {
+                self.paused = false;
+                self.live = true;
+                self.jump = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! Spectators: `twinstar watch CODE` joins a room beside its two players at
+//! any time, is streamed the confirmed match by the first player, fast-
+//! forwards what it missed, follows live, and ends with the players'
+//! checksum and a replay equal to theirs. A spectator never disturbs the
+//! players, and a room takes eight.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{Display, Server, Twinstar, host_then_join, peer_args, scratch, verify_replay};
+
+/// `twinstar watch CODE` on `server` without STUN, headless, with a
+/// `--json` summary; then `extra`.
+fn spectator(dir: &Path, server: &str, code: &str, extra: &[&str]) -> Twinstar {
+    let mut args = vec![
+        "watch",
+        code,
+        "--server",
+        server,
+        "--stun",
+        "none",
+        "--headless",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    Twinstar::spawn(dir, &args)
+}
+
+fn replay_diff(dir: &Path, a: &str, b: &str) {
+    let diff = common::run(dir, &["replay-diff", a, b], common::LIMIT);
+    assert_eq!(
+        diff.code(),
+        Some(0),
+        "{a} vs {b}:\n{}\n{}",
+        diff.stdout,
+        diff.stderr
+    );
+}
+
+#[test]
+fn spectators_from_the_start_and_from_midway_see_the_players_match() {
+    let server = Server::start();
+    let dir = scratch("early-and-late");
+    let started = Instant::now();
+    // A is in the room before either player.
+    let a = spectator(&dir, &server.url, "K7Q-2XM", &["--record", "a.tsr"]);
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("K7Q2XM", "K7Q2XM"),
+        "1800",
+        &["--record", "host.tsr"],
+        &["--record", "join.tsr"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    // B comes about 15 s into the 30 s match.
+    std::thread::sleep(Duration::from_secs(15));
+    let b_started = Instant::now();
+    let b = spectator(&dir, &server.url, "k7q2xm", &["--record", "b.tsr"]);
+    let limit = Duration::from_secs(50).saturating_sub(started.elapsed());
+    let (host, join, a, b) = (
+        host.finish(limit),
+        join.finish(limit),
+        a.finish(limit),
+        b.finish(limit),
+    );
+    let all = format!(
+        "{}\n{}\n{}\n{}",
+        host.report("host", 20),
+        join.report("join", 10),
+        a.report("spectator A", 20),
+        b.report("spectator B", 20)
+    );
+    for run in [&host, &join, &a, &b] {
+        assert_eq!(run.code(), Some(0), "{all}");
+    }
+    let (h, j, sa, sb) = (host.summary(), join.summary(), a.summary(), b.summary());
+    for s in [&h, &j, &sa, &sb] {
+        assert_eq!(s["checksum_frame"], 1800, "{all}");
+        assert_eq!(s["checksum"], h["checksum"], "{all}");
+    }
+    for s in [&sa, &sb] {
+        assert_eq!(s["mode"], "watch", "{all}");
+        assert_eq!(s["frames"], 1800, "{all}");
+        assert!(s["bytes_received"].as_u64().unwrap() > 0, "{all}");
+        assert!(s["behind_live_ms"].as_u64().is_some(), "{all}");
+    }
+    // The host streamed to both; the joiner to none.
+    assert_eq!(h["spectators"], 2, "{all}");
+    assert_eq!(j["spectators"], 0, "{all}");
+    let streamed = h["spectator_bytes_sent"].as_u64().unwrap();
+    assert!(
+        streamed > 1000 && streamed < 40_000,
+        "{streamed} bytes for two spectators of 30 s\n{all}"
+    );
+    // The players' own traffic is what it always is (inputs both ways).
+    assert_eq!(h["bytes_sent"], j["bytes_received"], "{all}");
+    // B arrived 15 s in: brought up to the present at once, then live.
+    let caught_up = sb["caught_up_ms"].as_u64().expect("B caught up");
+    assert!(
+        Duration::from_millis(caught_up) < b_started.elapsed(),
+        "{all}"
+    );
+    assert!(
+        caught_up < 5_000,
+        "B took {caught_up} ms to catch up\n{all}"
+    );
+    assert!(b.stderr.contains("brought up to the present"), "{all}");
+    assert!(b.stderr.contains("fast-forwarded"), "{all}");
+    // Both spectators recorded the whole match, equal to the players'.
+    for name in ["a.tsr", "b.tsr", "host.tsr"] {
+        verify_replay(&dir.join(name), Some(1800));
+    }
+    replay_diff(&dir, "host.tsr", "a.tsr");
+    replay_diff(&dir, "host.tsr", "b.tsr");
+    replay_diff(&dir, "join.tsr", "b.tsr");
+}
+
+#[test]
+fn a_spectator_killed_mid_match_does_not_disturb_the_players() {
+    let server = Server::start();
+    let dir = scratch("killed-spectator");
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("H4RD4X", "H4RD4X"),
+        "900",
+        &["--no-record"],
+        &["--no-record"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    let mut watcher = spectator(&dir, &server.url, "H4RD4X", &["--no-record"]);
+    assert!(
+        watcher.wait_for("brought up to the present", Duration::from_secs(10)),
+        "the spectator never caught up\n{}",
+        watcher.stderr()
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    watcher.kill();
+    let host = host.finish(Duration::from_secs(40));
+    let join = join.finish(Duration::from_secs(40));
+    let both = format!("{}\n{}", host.report("host", 20), join.report("join", 20));
+    assert_eq!(host.code(), Some(0), "{both}");
+    assert_eq!(join.code(), Some(0), "{both}");
+    let (h, j) = (host.summary(), join.summary());
+    assert_eq!(h["checksum_frame"], 900, "{both}");
+    assert_eq!(h["checksum"], j["checksum"], "{both}");
+    assert_eq!(h["spectators"], 1, "{both}");
+    assert_eq!(h["stalled_frames"], 0, "{both}");
+    assert!(
+        host.stderr
+            .lines()
+            .any(|l| l.contains("spectator") && l.ends_with(" left")),
+        "{both}"
+    );
+}
+
+#[test]
+fn a_spectator_watches_on_while_a_killed_player_rejoins() {
+    let server = Server::start();
+    let dir = scratch("rejoin");
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("R3J4NX", "R3J4NX"),
+        "1200",
+        &["--record", "host.tsr"],
+        &["--no-record"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    let mut watcher = spectator(&dir, &server.url, "R3J4NX", &["--record", "watch.tsr"]);
+    assert!(
+        watcher.wait_for("brought up to the present", Duration::from_secs(10)),
+        "{}",
+        watcher.stderr()
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    join.kill();
+    // A second spectator comes while the match is paused: the server
+    // introduces it to the host with the rejoiner, in either order.
+    let late = spectator(&dir, &server.url, "R3J4NX", &["--no-record"]);
+    std::thread::sleep(Duration::from_secs(1));
+    let rejoin = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "join",
+            Some("R3J4NX"),
+            &server.url,
+            "1200",
+            &["--no-record"],
+        ),
+    );
+    let limit = Duration::from_secs(45);
+    let (host, rejoin, watcher, late) = (
+        host.finish(limit),
+        rejoin.finish(limit),
+        watcher.finish(limit),
+        late.finish(limit),
+    );
+    let all = format!(
+        "{}\n{}\n{}\n{}",
+        host.report("host", 30),
+        rejoin.report("rejoin", 10),
+        watcher.report("spectator", 20),
+        late.report("late spectator", 20)
+    );
+    for run in [&host, &rejoin, &watcher, &late] {
+        assert_eq!(run.code(), Some(0), "{all}");
+    }
+    let (h, r, w, l) = (
+        host.summary(),
+        rejoin.summary(),
+        watcher.summary(),
+        late.summary(),
+    );
+    assert_eq!(h["rejoins"], 1, "{all}");
+    assert_eq!(h["spectators"], 2, "{all}");
+    for s in [&r, &w, &l] {
+        assert_eq!(s["checksum_frame"], 1200, "{all}");
+        assert_eq!(s["checksum"], h["checksum"], "{all}");
+    }
+    replay_diff(&dir, "host.tsr", "watch.tsr");
+}
+
+#[test]
+fn a_spectator_of_another_version_is_refused_and_both_say_why() {
+    let server = Server::start();
+    let dir = scratch("version");
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("V3RS4N", "V3RS4N"),
+        "600",
+        &["--no-record"],
+        &["--no-record"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    let other = common::run(
+        &dir,
+        &[
+            "watch",
+            "V3RS4N",
+            "--server",
+            &server.url,
+            "--stun",
+            "none",
+            "--headless",
+            "--no-record",
+            "--debug-protocol-skew",
+            "1",
+        ],
+        Duration::from_secs(20),
+    );
+    let host = host.finish(Duration::from_secs(30));
+    let join = join.finish(Duration::from_secs(30));
+    let all = format!(
+        "{}\n{}\n{}",
+        other.report("spectator", 20),
+        host.report("host", 20),
+        join.report("join", 10)
+    );
+    assert_eq!(other.code(), Some(2), "{all}");
+    assert!(other.stderr.contains("twinstar: version mismatch"), "{all}");
+    assert!(host.stderr.contains("refused spectator"), "{all}");
+    // The players' match is untouched.
+    assert_eq!(host.code(), Some(0), "{all}");
+    assert_eq!(join.code(), Some(0), "{all}");
+    let (h, j) = (host.summary(), join.summary());
+    assert_eq!(h["checksum"], j["checksum"], "{all}");
+    assert_eq!(h["spectators"], 0, "{all}");
+}
+
+#[test]
+fn a_ninth_spectator_is_refused() {
+    let server = Server::start();
+    let dir = scratch("ninth");
+    let mut eight = Vec::new();
+    for _ in 0..8 {
+        let mut s = spectator(
+            &dir,
+            &server.url,
+            "N9NTHX",
+            &["--no-record", "--timeout", "30"],
+        );
+        assert!(
+            s.wait_for("waiting for both players", Duration::from_secs(10)),
+            "a spectator did not get in\n{}",
+            s.stderr()
+        );
+        eight.push(s);
+    }
+    let ninth = common::run(
+        &dir,
+        &[
+            "watch",
+            "N9NTHX",
+            "--server",
+            &server.url,
+            "--stun",
+            "none",
+            "--headless",
+            "--no-record",
+        ],
+        Duration::from_secs(20),
+    );
+    assert_eq!(ninth.code(), Some(2), "{}", ninth.report("ninth", 20));
+    assert!(
+        ninth
+            .stderr
+            .contains("twinstar: room N9N-THX already has 8 spectators"),
+        "{}",
+        ninth.report("ninth", 20)
+    );
+    // The eight are still waiting: nobody was pushed out.
+    for s in &mut eight {
+        assert!(s.is_running(), "{}", s.stderr());
+    }
+}
+
+#[test]
+fn a_spectator_window_pauses_resumes_behind_live_and_jumps_back() {
+    let display = Display::start();
+    let server = Server::start();
+    let dir = scratch("window");
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("WXNDWW", "WXNDWW"),
+        "1200",
+        &["--record", "host.tsr"],
+        &["--no-record"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    let mut watcher = Twinstar::spawn_in_window(
+        &dir,
+        &[
+            "watch",
+            "WXNDWW",
+            "--server",
+            &server.url,
+            "--stun",
+            "none",
+            "--json",
+            "--volume",
+            "0",
+            "--record",
+            "watch.tsr",
+        ],
+        &display,
+    );
+    assert!(
+        watcher.wait_for("brought up to the present", Duration::from_secs(20)),
+        "{}",
+        watcher.stderr()
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    display.type_keys(&["<space>", "@1.5", "<space>", "@1", "<End>"]);
+    let limit = Duration::from_secs(40);
+    let (host, join, watcher) = (
+        host.finish(limit),
+        join.finish(limit),
+        watcher.finish(limit),
+    );
+    let all = format!(
+        "{}\n{}\n{}",
+        host.report("host", 10),
+        join.report("join", 10),
+        watcher.report("window spectator", 30)
+    );
+    for run in [&host, &join, &watcher] {
+        assert_eq!(run.code(), Some(0), "{all}");
+    }
+    let (h, w) = (host.summary(), watcher.summary());
+    assert_eq!(w["checksum_frame"], 1200, "{all}");
+    assert_eq!(w["checksum"], h["checksum"], "{all}");
+    // Resumed some 1.5 s (90 frames) behind, then jumped back to live.
+    let resumed = watcher
+        .stderr
+        .lines()
+        .find_map(|l| {
+            l.split("resumed, ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u32>()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("never resumed\n{all}"));
+    assert!(resumed >= 60, "resumed {resumed} frames behind\n{all}");
+    // End: the frames it was behind are fast-forwarded after the resume.
+    let after_resume = &watcher.stderr[watcher.stderr.find("resumed, ").unwrap_or(0)..];
+    assert!(after_resume.contains("fast-forwarded"), "{all}");
+    replay_diff(&dir, "host.tsr", "watch.tsr");
+}
