@@ -357,15 +357,11 @@ impl Connector {
         if self.leaving.is_some() {
             return self.keep_leaving(now);
         }
-        if self.message_loop.as_ref().is_some_and(|h| h.is_finished()) {
-            return Err(self.loop_error());
-        }
-        let socket = self.socket.as_mut().ok_or(ConnectError::LoopGone)?;
-        let changes = match socket.try_update_peers() {
-            Ok(changes) => changes,
-            Err(_) => return Err(self.loop_error()),
-        };
-        let has_id = socket.id().is_some();
+        let (changes, has_id) = poll_socket(
+            self.socket.as_mut(),
+            &mut self.message_loop,
+            self.options.room.as_ref(),
+        )?;
         // A peer that refused us (version mismatch) leaves right after its
         // Hello: read what it sent before reporting that it left.
         let mut peer_left = false;
@@ -612,22 +608,6 @@ impl Connector {
         Ok(())
     }
 
-    /// Why the message loop ended (it only ends on errors or a close).
-    fn loop_error(&mut self) -> ConnectError {
-        let Some(mut handle) = self.message_loop.take() else {
-            return ConnectError::LoopGone;
-        };
-        match handle.take_end() {
-            Some(LoopEnd::Returned(Err(e))) => {
-                classify_socket_error(&e, self.options.room.as_ref()).into()
-            }
-            Some(LoopEnd::Returned(Ok(()))) => {
-                JoinError::Disconnected("the server closed the connection".into()).into()
-            }
-            Some(LoopEnd::Panicked) | None => ConnectError::LoopGone,
-        }
-    }
-
     fn finish(&mut self) -> Result<Connection, ConnectError> {
         let agreement = match self.handshake.outcome() {
             Some(Ok(a)) => a.clone(),
@@ -662,6 +642,38 @@ impl Connector {
             link_seed: self.options.link_seed,
             history: self.history.take(),
         })
+    }
+}
+
+/// One poll of a room's socket (a player's or a spectator's): the peers'
+/// changes and whether the server has given us an id; or, once the
+/// socket's message loop has ended, why.
+pub(super) fn poll_socket(
+    socket: Option<&mut WebRtcSocket>,
+    message_loop: &mut Option<LoopHandle>,
+    room: Option<&RoomCode>,
+) -> Result<(Vec<(PeerId, PeerState)>, bool), ConnectError> {
+    if message_loop.as_ref().is_some_and(|h| h.is_finished()) {
+        return Err(loop_error(message_loop, room));
+    }
+    let socket = socket.ok_or(ConnectError::LoopGone)?;
+    match socket.try_update_peers() {
+        Ok(changes) => Ok((changes, socket.id().is_some())),
+        Err(_) => Err(loop_error(message_loop, room)),
+    }
+}
+
+/// Why the message loop ended (it only ends on errors or a close).
+fn loop_error(message_loop: &mut Option<LoopHandle>, room: Option<&RoomCode>) -> ConnectError {
+    let Some(mut handle) = message_loop.take() else {
+        return ConnectError::LoopGone;
+    };
+    match handle.take_end() {
+        Some(LoopEnd::Returned(Err(e))) => classify_socket_error(&e, room).into(),
+        Some(LoopEnd::Returned(Ok(()))) => {
+            JoinError::Disconnected("the server closed the connection".into()).into()
+        }
+        Some(LoopEnd::Panicked) | None => ConnectError::LoopGone,
     }
 }
 

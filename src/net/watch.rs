@@ -12,15 +12,15 @@ use web_time::{Duration, Instant};
 
 use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
-use super::connect::{CONTROL_CHANNEL, ConnectError, GGRS_CHANNEL, SIGNALING_TIMEOUT};
+use super::connect::{CONTROL_CHANNEL, ConnectError, GGRS_CHANNEL, SIGNALING_TIMEOUT, poll_socket};
 use super::control::ControlChannel;
 use super::handshake::{HandshakeError, Message};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
 use super::rejoin::CatchUpReceiver;
 use super::room_code::RoomCode;
-use super::signaling::{JoinError, classify_socket_error, client_builder, watch_url};
-use super::task::{LoopEnd, LoopHandle, NetRuntime};
+use super::signaling::{client_builder, watch_url};
+use super::task::{LoopHandle, NetRuntime};
 use crate::sim::{Frame, SimConfig};
 
 /// How often `Watch` is repeated until the player answers: a message sent
@@ -138,15 +138,11 @@ impl WatchConnector {
 
     fn step(&mut self) -> Result<Option<WatchConnection>, ConnectError> {
         let now = Instant::now();
-        if self.message_loop.as_ref().is_some_and(|h| h.is_finished()) {
-            return Err(self.loop_error());
-        }
-        let socket = self.socket.as_mut().ok_or(ConnectError::LoopGone)?;
-        let changes = match socket.try_update_peers() {
-            Ok(changes) => changes,
-            Err(_) => return Err(self.loop_error()),
-        };
-        let has_id = socket.id().is_some();
+        let (changes, has_id) = poll_socket(
+            self.socket.as_mut(),
+            &mut self.message_loop,
+            Some(&self.options.room),
+        )?;
         let mut peer_left = false;
         for (peer, state) in changes {
             match state {
@@ -245,21 +241,6 @@ impl WatchConnector {
         self.peer = Some((peer, control, ggrs));
         self.stage = WatchStage::Asking;
         Ok(())
-    }
-
-    fn loop_error(&mut self) -> ConnectError {
-        let Some(mut handle) = self.message_loop.take() else {
-            return ConnectError::LoopGone;
-        };
-        match handle.take_end() {
-            Some(LoopEnd::Returned(Err(e))) => {
-                classify_socket_error(&e, Some(&self.options.room)).into()
-            }
-            Some(LoopEnd::Returned(Ok(()))) => {
-                JoinError::Disconnected("the server closed the connection".into()).into()
-            }
-            Some(LoopEnd::Panicked) | None => ConnectError::LoopGone,
-        }
     }
 
     fn finish(

@@ -77,6 +77,9 @@ impl FrameLog {
         last: bool,
     ) {
         let after = self.confirmed + 1;
+        if self.limit.is_some_and(|n| after > n) {
+            return;
+        }
         let chunk_end = after as usize % CHUNK_FRAMES == 0;
         let known = (chunk_end || last).then(&checksum);
         self.record(inputs, || known.unwrap_or_else(&checksum));

@@ -117,14 +117,16 @@ impl Simulation {
         Ok(())
     }
 
-    /// A frame confirmed elsewhere (a spectator's stream): stepped once and
-    /// recorded, like [`FrameLog::confirm_caught_up`]. With `report` its
-    /// events are reported; without (a fast-forward) none are made.
+    /// A frame confirmed elsewhere (a spectator's stream, a rejoin's
+    /// catch-up): stepped once and confirmed ([`FrameLog::confirm_caught_up`];
+    /// `last`: the final frame of a catch-up). With `report` its events are
+    /// reported; without (a fast-forward) none are made.
     pub(super) fn step_known(
         &mut self,
         inputs: [Input; PLAYERS],
         log: &mut FrameLog,
         report: Option<&mut FrameReport>,
+        last: bool,
     ) {
         match report {
             Some(report) => self.step(inputs, log, report),
@@ -135,7 +137,7 @@ impl Simulation {
             }
         }
         let world = &self.world;
-        log.confirm_first_simulation(world.frame, inputs, || world.checksum());
+        log.confirm_caught_up(inputs, || world.checksum(), last);
     }
 
     fn step(&mut self, inputs: [Input; PLAYERS], log: &mut FrameLog, report: &mut FrameReport) {

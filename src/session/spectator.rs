@@ -198,7 +198,7 @@ impl SpectatorBackend {
             return Ok(false);
         };
         let inputs: [Input; PLAYERS] = chunk.frames[self.pending_at];
-        sim.step_known(inputs, log, report);
+        sim.step_known(inputs, log, report, false);
         self.pending_at += 1;
         if self.pending_at == chunk.frames.len() {
             let expected = chunk.checksum;

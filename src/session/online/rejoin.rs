@@ -241,14 +241,15 @@ impl OnlineBackend {
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
         let started = Instant::now();
-        let mut world = World::new(self.agreement.seed, self.agreement.config);
         let total = history.frames;
+        // The simulation has not stepped yet: it starts from the match's
+        // first frame, with the keeper's seed and preset.
         for chunk in &history.chunks {
             for inputs in &chunk.frames {
-                world.step(*inputs, &mut ());
-                let last = world.frame == total;
-                log.confirm_caught_up(*inputs, || world.checksum(), last);
+                let last = sim.world().frame + 1 == total;
+                sim.step_known(*inputs, log, None, last);
             }
+            let world = sim.world();
             if world.checksum() != chunk.checksum {
                 return Err(SessionError::CatchUp {
                     frame: world.frame,
@@ -257,6 +258,7 @@ impl OnlineBackend {
                 });
             }
         }
+        let world = sim.world();
         if world.checksum() != history.checksum {
             return Err(SessionError::CatchUp {
                 frame: world.frame,
@@ -264,7 +266,6 @@ impl OnlineBackend {
                 theirs: history.checksum,
             });
         }
-        sim.restart_from(world);
         let detail = format!(
             "rejoined as player {} at frame {total}: re-simulated {total} frames ({} bytes) in {} ms, checksum {}",
             self.local + 1,
