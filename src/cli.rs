@@ -303,6 +303,9 @@ pub struct WatchArgs {
     pub debug_protocol_skew: u32,
 
     #[command(flatten)]
+    pub chat: ChatArgs,
+
+    #[command(flatten)]
     pub window: WindowArgs,
 }
 
@@ -316,6 +319,45 @@ impl WatchArgs {
             no_record: self.no_record,
             ..RunArgs::for_menu(self.window.clone())
         }
+    }
+}
+
+/// Room chat, for players and spectators alike.
+#[derive(Clone, Debug, Default, Args)]
+pub struct ChatArgs {
+    /// Send this chat line to the room once the match runs (repeatable, at
+    /// most 5; each at most 120 printable characters).
+    #[arg(long = "say", value_name = "TEXT", value_parser = parse_say)]
+    pub say: Vec<String>,
+
+    /// Do not show the room's chat lines, and do not open the chat prompt
+    /// on Enter (lines are still counted and recorded) [default: the
+    /// settings' chat, else on]
+    #[arg(long)]
+    pub no_chat: bool,
+
+    /// Debug aid: send this many chat messages per second, most of them
+    /// junk the receiver must drop.
+    #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
+    pub debug_chat_flood: u32,
+}
+
+impl ChatArgs {
+    /// More `--say` lines than the chat's burst would be refused by its
+    /// own rate limit: say so before connecting.
+    pub fn check(&self) -> Result<(), String> {
+        let most = crate::session::chat::BURST as usize;
+        if self.say.len() > most {
+            return Err(format!(
+                "at most {most} --say lines (the chat's rate limit lets no more through at once)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether chat is shown, with the settings' choice.
+    pub fn shown(&self, settings_chat: bool) -> bool {
+        settings_chat && !self.no_chat
     }
 }
 
@@ -380,21 +422,8 @@ pub struct NetArgs {
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=600))]
     pub reconnect_window: Option<u32>,
 
-    /// Send this chat line to the other player right after the first frame
-    /// (repeatable, at most 5; each at most 120 printable characters).
-    #[arg(long = "say", value_name = "TEXT", value_parser = parse_say)]
-    pub say: Vec<String>,
-
-    /// Do not show the other player's chat lines, and do not open the chat
-    /// prompt on Enter (lines are still counted and recorded) [default: the
-    /// settings' chat, else on]
-    #[arg(long)]
-    pub no_chat: bool,
-
-    /// Debug aid: send this many chat messages per second to the peer, most
-    /// of them junk it must drop.
-    #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
-    pub debug_chat_flood: u32,
+    #[command(flatten)]
+    pub chat: ChatArgs,
 
     /// Debug aid: send this many garbage datagrams per second to the peer's
     /// GGRS channel.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::online::{OnlineEnd, online_in_window, start_online};
 use super::watch::{start_watch, watch_in_window};
 use super::{Failure, Report, finish, local_sources, match_options, prepare_local};
-use crate::cli::{MenuArgs, NetArgs, RunArgs, WatchArgs, WindowArgs};
+use crate::cli::{ChatArgs, MenuArgs, NetArgs, RunArgs, WatchArgs, WindowArgs};
 use crate::frontend::menu::{Picked, choose, message, settings_screen, text_prompt};
 use crate::frontend::replay_view;
 use crate::frontend::window::{self, MatchEnd, Screenshot, Ui};
@@ -196,6 +196,7 @@ async fn watch(ui: &mut Ui, code: &str, window: &WindowArgs, settings: &Settings
         record: None,
         no_record: false,
         debug_protocol_skew: 0,
+        chat: ChatArgs::default(),
         window: window.clone(),
     };
     let start = match start_watch(&args, settings) {

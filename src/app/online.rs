@@ -153,12 +153,7 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
     };
     link.validate()
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
-    if net.say.len() > crate::session::chat::BURST as usize {
-        return Err(Failure::BadInput(format!(
-            "at most {} --say lines (the chat's rate limit lets no more through at once)",
-            crate::session::chat::BURST
-        )));
-    }
+    net.chat.check().map_err(Failure::BadInput)?;
     SimConfig::from_preset_name(&run.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
     if let Some(server) = &net.server {
         check_server_url(server).map_err(|e| Failure::BadInput(e.to_string()))?;
@@ -329,8 +324,8 @@ pub(super) fn start_online(
         garbage_per_second: net.debug_garbage,
         inject_desync_from: net.debug_inject_desync,
         reconnect_window: Duration::from_secs(reconnect_window.into()),
-        say: net.say.clone(),
-        chat_flood_per_second: net.debug_chat_flood,
+        say: net.chat.say.clone(),
+        chat_flood_per_second: net.chat.debug_chat_flood,
     };
     Ok(OnlineStart {
         share: Share {
@@ -341,7 +336,7 @@ pub(super) fn start_online(
         options: online_options,
         frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
         hosting: plan.role == Role::Host,
-        chat: settings.chat && !net.no_chat,
+        chat: net.chat.shown(settings.chat),
         title: format!("twinstar - {}", plan.role.name()),
     })
 }

@@ -19,13 +19,17 @@ use crate::net::signaling::DEFAULT_PORT;
 use crate::net::signaling::check_server_url;
 use crate::net::watch::{WatchConnection, WatchConnector, WatchOptions};
 use crate::replay::{Header, Writer};
-use crate::session::{Driver, Match, Pacing};
+use crate::session::{Driver, Match, Pacing, SpectatorOptions};
 use crate::settings::Settings;
 
-/// A spectator's connection on its way, and how its match is recorded.
+/// A spectator's connection on its way, how its match is recorded, and
+/// its part in the chat.
 pub(super) struct WatchStart {
     pub connector: WatchConnector,
     pub run: RunArgs,
+    pub spectator: SpectatorOptions,
+    /// Room chat shown, and Enter opens the prompt.
+    pub chat: bool,
 }
 
 /// Checks the arguments (before any network activity) and starts
@@ -46,6 +50,7 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
         }
         (None, None) => default_server()?,
     };
+    args.chat.check().map_err(Failure::BadInput)?;
     let run = args.run_args();
     if !run.headless {
         crate::frontend::require_display()?;
@@ -61,6 +66,11 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
     Ok(WatchStart {
         connector: WatchConnector::start(runtime()?, options),
         run,
+        spectator: SpectatorOptions {
+            say: args.chat.say.clone(),
+            chat_flood_per_second: args.chat.debug_chat_flood,
+        },
+        chat: args.chat.shown(settings.chat),
     })
 }
 
@@ -78,12 +88,16 @@ fn default_server() -> Result<String, Failure> {
 }
 
 /// The driver of the watched match, recording if asked.
-pub(super) fn start_driver(connection: WatchConnection, run: &RunArgs) -> Result<Driver, Failure> {
+pub(super) fn start_driver(
+    connection: WatchConnection,
+    run: &RunArgs,
+    spectator: SpectatorOptions,
+) -> Result<Driver, Failure> {
     let room = connection.room.to_string();
     let peer = connection.peer.to_string();
     let (seed, config) = (connection.seed, connection.config);
     let mut driver =
-        Driver::watch(connection).map_err(|e| Failure::Runtime(e.to_string(), None))?;
+        Driver::watch(connection, spectator).map_err(|e| Failure::Runtime(e.to_string(), None))?;
     if let Some(path) = record_path(run, "watch", seed) {
         let mut header = Header::new("watch", seed, &config);
         header.room = Some(room);
@@ -107,23 +121,30 @@ pub(super) async fn watch_in_window(
     settings: &Settings,
     escape_does: &'static str,
 ) -> OnlineEnd {
-    let WatchStart { connector, run } = start;
+    let WatchStart {
+        connector,
+        run,
+        spectator,
+        chat,
+    } = start;
     let connection = match window::watch_screen(ui, connector).await {
         WatchOutcome::Connected(c) => *c,
         WatchOutcome::Cancelled => return OnlineEnd::Cancelled,
         WatchOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
     };
-    match start_driver(connection, &run) {
+    match start_driver(connection, &run, spectator) {
         Err(f) => OnlineEnd::Failed(f),
         Ok(driver) => {
             let sources = idle_sources(&run);
+            let options = match_options(&run, &driver, &sources, settings, escape_does);
             let options = MatchOptions {
-                // A spectator holds no start key and cannot chat yet.
+                // A spectator holds no start key.
                 info: MatchInfo {
                     start_keys: [None, None],
-                    ..match_options(&run, &driver, &sources, settings, escape_does).info
+                    ..options.info
                 },
-                ..match_options(&run, &driver, &sources, settings, escape_does)
+                chat,
+                ..options
             };
             let game = Match::new(driver, Pacing::RealTime, None);
             OnlineEnd::Played(Box::new(
@@ -166,7 +187,12 @@ pub fn watch(args: &WatchArgs) -> Result<Report, Failure> {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn watch_headless(start: WatchStart) -> Result<Report, Failure> {
-    let WatchStart { mut connector, run } = start;
+    let WatchStart {
+        mut connector,
+        run,
+        spectator,
+        ..
+    } = start;
     let mut last_stage = None;
     let connection = loop {
         if last_stage != Some(connector.stage()) {
@@ -178,7 +204,7 @@ fn watch_headless(start: WatchStart) -> Result<Report, Failure> {
             Poll::Pending => std::thread::sleep(Duration::from_millis(2)),
         }
     };
-    let driver = start_driver(connection, &run)?;
+    let driver = start_driver(connection, &run, spectator)?;
     let mut sources = idle_sources(&run);
     let game = Match::new(driver, Pacing::RealTime, None);
     let finished = crate::frontend::headless::run(game, &mut sources);

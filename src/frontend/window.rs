@@ -315,7 +315,8 @@ pub async fn play_match(
         if pressed(KeyCode::F1) {
             screen.overlay = !screen.overlay;
         }
-        if game.driver().watch_status().is_some() {
+        // Space and End type into an open chat prompt.
+        if game.driver().watch_status().is_some() && !screen.chat.is_typing() {
             if pressed(KeyCode::Space) {
                 game.watch_control(WatchControl::TogglePause);
             }

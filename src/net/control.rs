@@ -11,7 +11,9 @@
 //! of waiting for a handshake that never comes. A `Watch` from anyone but
 //! the partner is a spectator asking for the match: it is kept for the
 //! session to take ([`ControlChannel::take_watchers`]), and the session
-//! streams to it with [`ControlChannel::send_to`].
+//! streams to it with [`ControlChannel::send_to`]. A spectator's `Chat` is
+//! kept the same way ([`ControlChannel::take_others_chat`]) for the session
+//! to check against the spectators it streams to.
 
 use std::collections::HashSet;
 use web_time::Instant;
@@ -29,6 +31,10 @@ pub struct ControlChannel {
     refused: HashSet<PeerId>,
     /// Spectators who sent `Watch` (with it) since the last take.
     watchers: Vec<(PeerId, Message)>,
+    /// `Chat` texts from peers other than the partner since the last take,
+    /// and how many did not fit.
+    others_chat: Vec<(PeerId, String)>,
+    others_chat_overflow: u32,
     /// Bytes received from the peer (a spectator's `bytes_received`).
     pub bytes_received: u64,
     /// While a paused match waits for its player: who said `Hello`, kept
@@ -39,6 +45,11 @@ pub struct ControlChannel {
 /// Spectators' `Watch`es kept between two takes: each repeats every 500 ms
 /// until answered, so dropping the excess loses nothing for long.
 const WATCHERS_KEPT: usize = 64;
+
+/// Spectators' chat messages kept between two takes (the session takes
+/// them every frame; eight spectators within their rate send far fewer):
+/// the excess is dropped and counted, so a flood costs no memory.
+const OTHERS_CHAT_KEPT: usize = 64;
 
 /// More refused peers than this are still answered, just not remembered.
 const REFUSED_LOGGED: usize = 16;
@@ -59,6 +70,8 @@ impl ControlChannel {
             link: (!delay_only.is_passthrough()).then(|| LinkSim::new(delay_only, seed)),
             refused: HashSet::new(),
             watchers: Vec::new(),
+            others_chat: Vec::new(),
+            others_chat_overflow: 0,
             bytes_received: 0,
             knocking: None,
         }
@@ -88,6 +101,15 @@ impl ControlChannel {
     /// `Watch` (versions), in arrival order; repeats included.
     pub fn take_watchers(&mut self) -> Vec<(PeerId, Message)> {
         std::mem::take(&mut self.watchers)
+    }
+
+    /// `Chat` texts from peers other than the partner since the last call,
+    /// in arrival order, and how many more were dropped for lack of room.
+    pub fn take_others_chat(&mut self) -> (Vec<(PeerId, String)>, u32) {
+        (
+            std::mem::take(&mut self.others_chat),
+            std::mem::take(&mut self.others_chat_overflow),
+        )
     }
 
     /// A spectator that turned out to be the peer (a player's connector
@@ -141,8 +163,9 @@ impl ControlChannel {
 
     /// Messages received from the peer since the last call; ones that do
     /// not decode are returned as errors for the caller to judge. A `Hello`
-    /// from any other peer is answered `Busy` here; the rest of what other
-    /// peers send is dropped.
+    /// from any other peer is answered `Busy` here; its `Watch` and `Chat`
+    /// are kept for the session; the rest of what other peers send is
+    /// dropped.
     pub fn receive(&mut self) -> Vec<Result<Message, HandshakeError>> {
         self.flush();
         let mut from_partner = Vec::new();
@@ -163,6 +186,13 @@ impl ControlChannel {
                         None => self.refuse(from),
                     },
                     Ok(watch @ Message::Watch { .. }) => self.add_watcher(from, watch),
+                    Ok(Message::Chat { text }) => {
+                        if self.others_chat.len() < OTHERS_CHAT_KEPT {
+                            self.others_chat.push((from, text));
+                        } else {
+                            self.others_chat_overflow = self.others_chat_overflow.saturating_add(1);
+                        }
+                    }
                     _ => {}
                 }
             }

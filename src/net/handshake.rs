@@ -26,8 +26,9 @@ use crate::sim::{Frame, SIM_VERSION, SimConfig};
 /// Bumped whenever the handshake, the control messages or the GGRS input
 /// encoding changes (2: `Chat`, `CatchUp`, `CaughtUp`, rejoin claims in
 /// `Hello`, which a version-1 peer could not decode; 3: `Watch`,
-/// `WatchRefused`, spectators' catch-up and `Done`).
-pub const PROTOCOL_VERSION: u32 = 3;
+/// `WatchRefused`, spectators' catch-up and `Done`; 4: `Relayed` chat
+/// lines and the spectator's chat name in `Streaming`).
+pub const PROTOCOL_VERSION: u32 = 4;
 /// Round trips measured before the match.
 pub const PROBES: u32 = 16;
 /// Spacing of the probes.
@@ -202,12 +203,24 @@ pub enum Message {
         reason: String,
     },
     /// The answer to a `Watch`, before the match's frames: what a spectator
-    /// needs to simulate them, and how many frames the match so far has
-    /// (the `CatchUp`s right after carry them).
+    /// needs to simulate them, how many frames the match so far has (the
+    /// `CatchUp`s right after carry them), and the spectator's name in the
+    /// room's chat (`S1`, `S2`, ...).
     Streaming {
         seed: u64,
         preset: String,
         frame: Frame,
+        name: String,
+    },
+    /// A chat line passed on by the streaming player: a spectator's to the
+    /// other player, everyone's to the spectators (a spectator's own line
+    /// comes back to it this way). `frame` is the streaming player's
+    /// confirmed frame when it recorded the line: where the line stands in
+    /// its replay, and so in every spectator's. Checked like `Chat`.
+    Relayed {
+        from: String,
+        frame: Frame,
+        text: String,
     },
 }
 
@@ -458,7 +471,8 @@ impl Handshake {
             | Message::Chat { .. }
             | Message::Watch { .. }
             | Message::WatchRefused { .. }
-            | Message::Streaming { .. } => {}
+            | Message::Streaming { .. }
+            | Message::Relayed { .. } => {}
         }
         self.try_finish();
         None

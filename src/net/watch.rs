@@ -76,9 +76,12 @@ pub struct WatchConnection {
     pub config: SimConfig,
     /// Frames in the match so far when the player answered.
     pub so_far: Frame,
+    /// Our name in the room's chat, given by the player (`S1`).
+    pub name: String,
     /// The match so far, as far as it came with the answer.
     pub received: CatchUpReceiver,
-    /// Other messages that came with it (an early `Done` or `Bye`).
+    /// Other messages that came with it (the chat so far, an early `Done`
+    /// or `Bye`).
     pub early: Vec<Message>,
     pub started: Instant,
     pub room: RoomCode,
@@ -181,16 +184,18 @@ impl WatchConnector {
                     seed,
                     preset,
                     frame,
-                }) => streaming = Some((seed, preset, frame)),
+                    name,
+                }) => streaming = Some((seed, preset, frame, name)),
                 Ok(Message::CatchUp { chunks }) if streaming.is_some() => {
                     received.add(&chunks)?;
                 }
                 Ok(Message::WatchRefused { reason }) => {
                     return Err(ConnectError::WatchRefused(reason));
                 }
-                Ok(message @ (Message::Done { .. } | Message::Bye { .. }))
-                    if streaming.is_some() =>
-                {
+                Ok(
+                    message
+                    @ (Message::Done { .. } | Message::Bye { .. } | Message::Relayed { .. }),
+                ) if streaming.is_some() => {
                     early.push(message);
                 }
                 // A player's connector that took us for its partner says
@@ -199,7 +204,7 @@ impl WatchConnector {
                 Err(e) => return Err(e.into()),
             }
         }
-        if let Some((seed, preset, so_far)) = streaming {
+        if let Some((seed, preset, so_far, name)) = streaming {
             let config = SimConfig::from_preset_name(&preset)
                 .map_err(|_| HandshakeError::UnknownPreset(preset.clone()))?;
             let peer = *peer;
@@ -208,7 +213,7 @@ impl WatchConnector {
                 self.options.room
             );
             return self
-                .finish(peer, (seed, preset, config, so_far), received, early)
+                .finish(peer, (seed, preset, config, so_far, name), received, early)
                 .map(Some);
         }
         if peer_left {
@@ -246,7 +251,7 @@ impl WatchConnector {
     fn finish(
         &mut self,
         peer: PeerId,
-        (seed, preset, config, so_far): (u64, String, SimConfig, Frame),
+        (seed, preset, config, so_far, name): (u64, String, SimConfig, Frame, String),
         received: CatchUpReceiver,
         early: Vec<Message>,
     ) -> Result<WatchConnection, ConnectError> {
@@ -262,6 +267,7 @@ impl WatchConnector {
             preset,
             config,
             so_far,
+            name,
             received,
             early,
             started: self.started,

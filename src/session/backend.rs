@@ -92,6 +92,11 @@ pub(super) trait Backend {
     /// count it, record it, and tell the peer unless it told us.
     fn report_desync(&mut self, _frame: Frame, _ours: u128, _theirs: u128, _log: &mut FrameLog) {}
 
+    /// Whether anyone can read our chat lines: players online, spectators.
+    fn can_chat(&self) -> bool {
+        self.has_peer()
+    }
+
     /// Sends a chat line to the peer and records it (`session::chat`).
     /// With no peer there is no one to talk to.
     fn send_chat(&mut self, _text: &str, _log: &mut FrameLog) -> Result<(), ChatError> {

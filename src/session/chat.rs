@@ -1,35 +1,33 @@
-//! Room chat: short text lines between the players of a room. Lines travel
-//! on the reliable control channel (`Message::Chat`), never into the
-//! simulation; each peer writes both sides' lines into its replay as `chat`
-//! events, timed by the frame.
+//! Room chat: short text lines between the players and spectators of a
+//! room. Lines travel on the reliable control channel (`Message::Chat`
+//! between the players and from a spectator to the player who streams to
+//! it; `Message::Relayed` for what that player passes on), never into the
+//! simulation; each peer writes the lines into its replay as `chat` events,
+//! timed by the frame.
 //!
 //! What a peer sends is untrusted. Every line, ours and theirs, goes
 //! through [`validate`] (at most [`MAX_CHARS`] characters after trimming,
-//! printable text only) and a per-sender [`RateLimiter`]; a line from the
-//! peer that fails either is dropped and counted (`dropped`), with one log
-//! line for the first drop only, so a flood costs neither a stall nor a
-//! screen of logs. Memory stays bounded: [`HISTORY`] lines are kept, and a
-//! rejected line is never stored (decoding it allocated at most the bytes
-//! matchbox had already received).
+//! printable text only) and a [`RateLimiter`] for its sender; a line that
+//! fails either is dropped and counted (`dropped`), with one log line for
+//! the first drop only, so a flood costs neither a stall nor a screen of
+//! logs. Memory stays bounded: [`HISTORY`] lines are kept, and a rejected
+//! line is never stored (decoding it allocated at most the bytes matchbox
+//! had already received).
 //!
-//! The core (`validate`, `RateLimiter`, `Chat::say`, `Chat::receive`) is
-//! pure, with the clock passed in; the few `*_over` functions at the end
-//! are the glue the online backend calls with its control channel and
-//! replay log.
+//! This is the pure core, with the clock passed in: the backends send,
+//! relay and record (`online/room_chat.rs`, `spectator.rs`).
 
 use std::collections::VecDeque;
 use web_time::{Duration, Instant};
 
-use super::frame_log::FrameLog;
-use crate::net::control::ControlChannel;
-use crate::net::handshake::Message;
-use crate::replay::EventKind;
+use crate::net::signaling::MAX_SPECTATORS;
 use crate::sim::Frame;
 
 /// Longest line, in characters (not bytes) after trimming: a sentence, and
 /// still one or two lines on the screen.
 pub const MAX_CHARS: usize = 120;
-/// Lines kept for the frontend (the newest; older ones are forgotten).
+/// Lines kept for the frontend (the newest; older ones are forgotten), and
+/// the most a spectator arriving late is sent of the chat so far.
 pub const HISTORY: usize = 50;
 /// Lines a sender may send at once, then one per [`REFILL`].
 ///
@@ -47,12 +45,18 @@ pub const REFILL: Duration = Duration::from_secs(1);
 /// varies by less than `n` seconds, so an honest peer's lines are dropped
 /// only after a longer hiccup (which reliable delivery then bunches up).
 pub const NETWORK_SLACK: u32 = 2;
+/// Senders whose lines the streaming player relays: both players and every
+/// spectator. Relayed lines share one limit of all their allowances
+/// together (one line back every [`REFILL`] / `ROOM_SENDERS`), which also
+/// covers the [`HISTORY`] a late spectator is sent at once.
+const ROOM_SENDERS: u32 = MAX_SPECTATORS as u32 + 2;
+const _: () = assert!(HISTORY as u32 <= ROOM_SENDERS * (BURST + NETWORK_SLACK));
 
-/// One chat line: who said it (`P1`, `P2`) and at which frame.
+/// One chat line: who said it (`P1`, `P2`, `S1`) and at which frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChatLine {
     /// Frames recorded when the line was sent or received (the replay
-    /// event's frame).
+    /// event's frame); on a spectator, the streaming player's.
     pub frame: Frame,
     pub from: String,
     pub text: String,
@@ -69,9 +73,7 @@ impl ChatLine {
     /// valid line (a replay is as untrusted as a peer).
     pub fn from_event(frame: Frame, detail: &str) -> Option<ChatLine> {
         let (from, text) = detail.split_once(": ")?;
-        let from_ok =
-            !from.is_empty() && from.len() <= 8 && from.chars().all(|c| c.is_ascii_alphanumeric());
-        if !from_ok {
+        if !valid_name(from) {
             return None;
         }
         let text = validate(text).ok()?;
@@ -98,6 +100,24 @@ impl std::fmt::Display for ChatLine {
     }
 }
 
+/// A player's name in the chat: `P1` for player 0.
+pub fn player_name(player: usize) -> String {
+    format!("P{}", player + 1)
+}
+
+/// A spectator's name in the chat: `S1` for the first one a player streamed
+/// to.
+pub fn spectator_name(number: u32) -> String {
+    format!("S{number}")
+}
+
+/// A sender's name as it may stand before a line: 1 to 8 ASCII letters and
+/// digits (what [`player_name`] and [`spectator_name`] make), so a name
+/// from a peer or a replay cannot forge the `: ` of a line.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 8 && name.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
 /// Why a line was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ChatError {
@@ -111,6 +131,8 @@ pub enum ChatError {
     RateLimited,
     #[error("chat needs another player (local and synctest matches have no one to talk to)")]
     NoPeer,
+    #[error("the sender's name is not a chat name")]
+    BadName,
 }
 
 /// Characters that are not control characters but print nothing or change
@@ -187,6 +209,12 @@ impl RateLimiter {
         }
     }
 
+    /// The limit on one other sender's lines: our own, with the network's
+    /// slack.
+    pub fn for_peer() -> Self {
+        RateLimiter::new(BURST + NETWORK_SLACK, REFILL)
+    }
+
     /// Takes one line's allowance at `now` if there is one.
     pub fn allow(&mut self, now: Instant) -> bool {
         let full_at = self.full_at.map_or(now, |t| t.max(now));
@@ -205,19 +233,23 @@ impl RateLimiter {
 pub struct ChatCounters {
     /// Our lines that went out.
     pub sent: u32,
-    /// The peer's lines accepted.
+    /// Others' lines accepted.
     pub received: u32,
-    /// The peer's messages dropped: invalid or over its rate.
+    /// Others' messages dropped: invalid, over their rate, or from no one
+    /// we listen to.
     pub dropped: u32,
 }
 
 /// One peer's view of the room's chat.
 #[derive(Debug)]
 pub struct Chat {
-    local: String,
-    remote: String,
+    /// Our name (`P1`, `S2`) and the other player's.
+    name: String,
+    partner: String,
     own_limit: RateLimiter,
-    peer_limit: RateLimiter,
+    partner_limit: RateLimiter,
+    /// Lines the streaming player passes on, from the whole room.
+    relayed_limit: RateLimiter,
     history: VecDeque<ChatLine>,
     /// Lines ever added to `history`, and how many of them the frontend
     /// has taken: the untaken ones are the newest `added - taken` (capped
@@ -225,22 +257,27 @@ pub struct Chat {
     added: u64,
     taken: u64,
     counters: ChatCounters,
-    /// Lines to send after the first frame (`--say`).
+    /// Lines to send once the match runs (`--say`).
     greeting: Vec<String>,
-    /// Debug aid: junk and valid messages per second sent to the peer.
+    /// Debug aid: junk and valid messages per second to send.
     flood_per_second: u32,
     flood_owed: f64,
     flood_sent: u64,
 }
 
 impl Chat {
-    /// The chat of player `local` (0 or 1) with player `remote`.
-    pub fn new(local: usize, remote: usize) -> Self {
+    /// The chat of `name` (`P1`), whose partner is the player `partner`
+    /// (`P2`; a spectator hears only relayed lines, its partner's too).
+    pub fn new(name: String, partner: String) -> Self {
         Chat {
-            local: format!("P{}", local + 1),
-            remote: format!("P{}", remote + 1),
+            name,
+            partner,
             own_limit: RateLimiter::new(BURST, REFILL),
-            peer_limit: RateLimiter::new(BURST + NETWORK_SLACK, REFILL),
+            partner_limit: RateLimiter::for_peer(),
+            relayed_limit: RateLimiter::new(
+                ROOM_SENDERS * (BURST + NETWORK_SLACK),
+                REFILL / ROOM_SENDERS,
+            ),
             history: VecDeque::with_capacity(HISTORY),
             added: 0,
             taken: 0,
@@ -252,21 +289,31 @@ impl Chat {
         }
     }
 
-    /// Lines sent right after the first frame (`--say`).
+    /// Lines to send once the match runs (`--say`).
     pub fn with_greeting(mut self, lines: Vec<String>) -> Self {
         self.greeting = lines;
         self
     }
 
-    /// Debug aid (`--debug-chat-flood N`): sends N messages a second to the
-    /// peer, most of them junk.
+    /// Debug aid (`--debug-chat-flood N`): N messages a second, most of
+    /// them junk, for [`Chat::flood_due`].
     pub fn with_flood(mut self, per_second: u32) -> Self {
         self.flood_per_second = per_second;
         self
     }
 
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     pub fn counters(&self) -> ChatCounters {
         self.counters
+    }
+
+    /// Others' messages dropped before they reached the chat (a spectator
+    /// we do not stream to, a full queue).
+    pub fn count_dropped(&mut self, n: u32) {
+        self.counters.dropped = self.counters.dropped.saturating_add(n);
     }
 
     /// Our line at `frame`, checked against the rules and our own rate.
@@ -278,30 +325,76 @@ impl Chat {
         self.counters.sent = self.counters.sent.saturating_add(1);
         let line = ChatLine {
             frame,
-            from: self.local.clone(),
+            from: self.name.clone(),
             text: text.to_string(),
         };
         self.remember(line.clone());
         Ok(line)
     }
 
-    /// A line from the peer at `frame`: the accepted line, or `None` when
-    /// it is dropped (counted; the first drop is logged).
+    /// A line from the other player at `frame`: the accepted line, or
+    /// `None` when it is dropped (counted; the first drop is logged).
     pub fn receive(&mut self, now: Instant, frame: Frame, text: &str) -> Option<ChatLine> {
-        let checked = validate(text).and_then(|text| {
-            if self.peer_limit.allow(now) {
-                Ok(text)
-            } else {
-                Err(ChatError::RateLimited)
-            }
-        });
+        let checked = check(text, &mut self.partner_limit, now);
+        let from = self.partner.clone();
+        self.admit(frame, &from, checked)
+    }
+
+    /// A spectator's line, on the player who streams to it, under that
+    /// spectator's own `limit`.
+    pub fn receive_from(
+        &mut self,
+        now: Instant,
+        frame: Frame,
+        from: &str,
+        limit: &mut RateLimiter,
+        text: &str,
+    ) -> Option<ChatLine> {
+        let checked = check(text, limit, now);
+        self.admit(frame, from, checked)
+    }
+
+    /// A line the streaming player passed on (`Message::Relayed`), at the
+    /// frame it says. Our own line coming back is returned (to be
+    /// recorded) but neither counted nor shown again.
+    pub fn receive_relayed(
+        &mut self,
+        now: Instant,
+        frame: Frame,
+        from: &str,
+        text: &str,
+    ) -> Option<ChatLine> {
+        if from == self.name {
+            let text = validate(text).ok()?;
+            return Some(ChatLine {
+                frame,
+                from: from.to_string(),
+                text: text.to_string(),
+            });
+        }
+        let checked = if valid_name(from) {
+            check(text, &mut self.relayed_limit, now)
+        } else {
+            Err(ChatError::BadName)
+        };
+        self.admit(frame, from, checked)
+    }
+
+    /// Keeps a checked line from `from`, or counts (and the first time
+    /// logs) why it was dropped.
+    fn admit(
+        &mut self,
+        frame: Frame,
+        from: &str,
+        checked: Result<&str, ChatError>,
+    ) -> Option<ChatLine> {
         let text = match checked {
             Ok(text) => text,
             Err(e) => {
                 if self.counters.dropped == 0 {
                     tracing::warn!(
                         "dropped a chat message from {} ({e}); later drops are only counted",
-                        self.remote
+                        if valid_name(from) { from } else { "a peer" }
                     );
                 }
                 self.counters.dropped = self.counters.dropped.saturating_add(1);
@@ -311,14 +404,14 @@ impl Chat {
         self.counters.received = self.counters.received.saturating_add(1);
         let line = ChatLine {
             frame,
-            from: self.remote.clone(),
+            from: from.to_string(),
             text: text.to_string(),
         };
         self.remember(line.clone());
         Some(line)
     }
 
-    /// The lines, ours and the peer's, added since the last call (at most
+    /// The lines, ours and others', added since the last call (at most
     /// [`HISTORY`]; a frontend that never asks loses only the oldest).
     pub fn take_new(&mut self) -> Vec<ChatLine> {
         let new = (self.added - self.taken).min(self.history.len() as u64) as usize;
@@ -343,49 +436,36 @@ impl Chat {
         self.added += 1;
     }
 
-    /// Sends our line to the peer and records it in the replay.
-    pub(super) fn say_over(
-        &mut self,
-        control: &mut ControlChannel,
-        log: &mut FrameLog,
-        text: &str,
-    ) -> Result<(), ChatError> {
-        let line = self.say(Instant::now(), log.confirmed(), text)?;
-        control.send(&Message::Chat {
-            text: line.text.clone(),
-        });
-        log.event(EventKind::Chat, &line.detail());
-        Ok(())
+    /// The `--say` lines, once.
+    pub fn take_greeting(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.greeting)
     }
 
-    /// A `Message::Chat` from the peer: checked, and recorded if accepted.
-    pub(super) fn received_over(&mut self, log: &mut FrameLog, text: &str) {
-        if let Some(line) = self.receive(Instant::now(), log.confirmed(), text) {
-            tracing::info!("chat {line}");
-            log.event(EventKind::Chat, &line.detail());
-        }
-    }
-
-    /// Once the match runs: sends the `--say` lines (the first call), and
-    /// the debug flood's messages due since the last call.
-    pub(super) fn service_over(&mut self, control: &mut ControlChannel, log: &mut FrameLog) {
-        for text in std::mem::take(&mut self.greeting) {
-            if let Err(e) = self.say_over(control, log, &text) {
-                tracing::warn!("--say {text:?} not sent: {e}");
-            }
-        }
+    /// The debug flood's messages due since the last call (called about
+    /// once a frame; what a frame owes goes at once).
+    pub fn flood_due(&mut self) -> Vec<String> {
         if self.flood_per_second == 0 {
-            return;
+            return Vec::new();
         }
-        // Called about once a frame; what a frame owes is sent at once.
         self.flood_owed += f64::from(self.flood_per_second) / f64::from(crate::sim::FPS);
+        let mut due = Vec::new();
         while self.flood_owed >= 1.0 {
             self.flood_owed -= 1.0;
-            control.send(&Message::Chat {
-                text: flood_message(self.flood_sent),
-            });
+            due.push(flood_message(self.flood_sent));
             self.flood_sent += 1;
         }
+        due
+    }
+}
+
+/// A line from another sender: valid, and within its sender's `limit`
+/// (junk costs no allowance).
+fn check<'a>(text: &'a str, limit: &mut RateLimiter, now: Instant) -> Result<&'a str, ChatError> {
+    let text = validate(text)?;
+    if limit.allow(now) {
+        Ok(text)
+    } else {
+        Err(ChatError::RateLimited)
     }
 }
 
@@ -492,7 +572,7 @@ mod tests {
     #[test]
     fn our_lines_are_checked_counted_and_kept() {
         let t0 = Instant::now();
-        let mut chat = Chat::new(0, 1);
+        let mut chat = Chat::new("P1".into(), "P2".into());
         let line = chat.say(t0, 7, "  hello  ").unwrap();
         assert_eq!(
             line,
@@ -519,7 +599,7 @@ mod tests {
     #[test]
     fn the_peers_junk_and_flood_are_dropped_and_counted() {
         let t0 = Instant::now();
-        let mut chat = Chat::new(1, 0);
+        let mut chat = Chat::new("P2".into(), "P1".into());
         let hi = chat.receive(t0, 3, "hi").unwrap();
         assert_eq!(hi.from, "P1");
         assert_eq!(hi.player(), Some(0));
@@ -559,6 +639,91 @@ mod tests {
     }
 
     #[test]
+    fn each_spectator_has_its_own_limit_on_the_streaming_player() {
+        let t0 = Instant::now();
+        let mut chat = Chat::new("P1".into(), "P2".into());
+        let (mut s1, mut s2) = (RateLimiter::for_peer(), RateLimiter::for_peer());
+        let per_sender = (BURST + NETWORK_SLACK) as usize;
+        let said = |chat: &mut Chat, name, limit: &mut RateLimiter| {
+            (0..20)
+                .filter(|i| {
+                    chat.receive_from(t0, 4, name, limit, &format!("{name} {i}"))
+                        .is_some()
+                })
+                .count()
+        };
+        // S1 spends its burst; S2's is untouched by that.
+        assert_eq!(said(&mut chat, "S1", &mut s1), per_sender);
+        assert_eq!(said(&mut chat, "S2", &mut s2), per_sender);
+        let new = chat.take_new();
+        assert_eq!(new.len(), 2 * per_sender);
+        assert_eq!(new[0].detail(), "S1: S1 0");
+        assert_eq!(new[0].player(), None);
+        assert_eq!(new.last().map(|l| l.from.as_str()), Some("S2"));
+        assert_eq!(chat.counters().received, 2 * per_sender as u32);
+        assert_eq!(chat.counters().dropped, 2 * (20 - per_sender as u32));
+        // The partner's limit is its own too.
+        assert!(chat.receive(t0, 4, "from P2").is_some());
+    }
+
+    #[test]
+    fn relayed_lines_are_named_checked_and_limited_for_the_whole_room() {
+        let t0 = Instant::now();
+        let mut chat = Chat::new("S3".into(), String::new());
+        let line = chat.receive_relayed(t0, 90, "P2", "nice shot").unwrap();
+        assert_eq!(
+            (line.frame, line.detail()),
+            (90, "P2: nice shot".to_string())
+        );
+        // A name that could forge a line, or junk text: dropped, counted.
+        assert_eq!(chat.receive_relayed(t0, 91, "P1: fake", "x"), None);
+        assert_eq!(chat.receive_relayed(t0, 91, "", "x"), None);
+        assert_eq!(chat.receive_relayed(t0, 91, "S1", "\u{7}"), None);
+        assert_eq!(chat.counters().dropped, 3);
+        // Our own line coming back: returned to be recorded, not shown or
+        // counted again.
+        chat.say(t0, 80, "hello room").unwrap();
+        assert_eq!(chat.take_new().len(), 2);
+        let echo = chat.receive_relayed(t0, 95, "S3", "hello room").unwrap();
+        assert_eq!((echo.frame, echo.from.as_str()), (95, "S3"));
+        assert!(chat.take_new().is_empty());
+        assert_eq!(chat.counters().received, 1);
+        // A flood relayed from the room: at most every sender's burst at
+        // once (room for a late spectator's history), then ten a second.
+        let room_burst = (ROOM_SENDERS * (BURST + NETWORK_SLACK)) as usize;
+        let burst = (0..1000)
+            .filter(|i| {
+                chat.receive_relayed(t0, 99, "S1", &format!("{i}"))
+                    .is_some()
+            })
+            .count();
+        assert_eq!(burst, room_burst - 1, "one went to 'nice shot'");
+        assert!(HISTORY < room_burst);
+        let later = t0 + REFILL;
+        let refilled = (0..1000)
+            .filter(|i| {
+                chat.receive_relayed(later, 99, "S1", &format!("{i}"))
+                    .is_some()
+            })
+            .count();
+        assert_eq!(refilled, ROOM_SENDERS as usize);
+    }
+
+    #[test]
+    fn the_greeting_is_taken_once_and_the_flood_comes_due_by_the_frame() {
+        let mut chat = Chat::new("P1".into(), "P2".into())
+            .with_greeting(vec!["hi".into(), "gl".into()])
+            .with_flood(90);
+        assert_eq!(chat.take_greeting(), ["hi", "gl"]);
+        assert!(chat.take_greeting().is_empty());
+        // 90 a second at 60 calls a second: 1 or 2 a call, 90 in all.
+        let calls: Vec<usize> = (0..60).map(|_| chat.flood_due().len()).collect();
+        assert!(calls.iter().all(|&n| n == 1 || n == 2), "{calls:?}");
+        assert_eq!(calls.iter().sum::<usize>(), 90);
+        assert!(Chat::new("P1".into(), "P2".into()).flood_due().is_empty());
+    }
+
+    #[test]
     fn every_flood_message_but_the_plain_one_is_junk() {
         for n in 0..12 {
             let text = flood_message(n);
@@ -569,7 +734,7 @@ mod tests {
     #[test]
     fn history_is_bounded_and_new_lines_are_taken_once() {
         let mut t = Instant::now();
-        let mut chat = Chat::new(0, 1);
+        let mut chat = Chat::new("P1".into(), "P2".into());
         chat.say(t, 1, "one").unwrap();
         chat.receive(t, 2, "two").unwrap();
         let taken: Vec<String> = chat.take_new().into_iter().map(|l| l.detail()).collect();

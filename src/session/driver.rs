@@ -9,7 +9,7 @@ use super::backend::{Backend, LocalBackend};
 use super::frame_log::FrameLog;
 use super::online::OnlineBackend;
 use super::simulation::Simulation;
-use super::spectator::SpectatorBackend;
+use super::spectator::{SpectatorBackend, SpectatorOptions};
 use super::{CHECK_DISTANCES, NetStatus, OnlineOptions, SessionError, Summary, WatchStatus};
 use crate::net::connect::Connection;
 use crate::net::handshake::Role;
@@ -126,14 +126,17 @@ impl Driver {
     }
 
     /// A match others play, streamed by one of them.
-    pub fn watch(connection: WatchConnection) -> Result<Self, SessionError> {
+    pub fn watch(
+        connection: WatchConnection,
+        spectator: SpectatorOptions,
+    ) -> Result<Self, SessionError> {
         let options = DriverOptions {
             seed: connection.seed,
             config: connection.config,
             mode: Mode::Watch,
             inject_desync_from: None,
         };
-        let backend = SpectatorBackend::new(connection)?;
+        let backend = SpectatorBackend::new(connection, spectator)?;
         Ok(Self::with_backend(Box::new(backend), options))
     }
 

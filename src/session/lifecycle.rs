@@ -161,9 +161,10 @@ impl Match {
         self.driver.backend.watch_control(control);
     }
 
-    /// Whether there is anyone to chat with (online: the other player).
+    /// Whether there is anyone to chat with (online: the other player;
+    /// watching: the room).
     pub fn can_chat(&self) -> bool {
-        self.driver.backend.has_peer()
+        self.driver.backend.can_chat()
     }
 
     /// Sends a chat line to the other player and records it in the replay

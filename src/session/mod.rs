@@ -22,7 +22,7 @@ pub use error::SessionError;
 pub use lifecycle::{Finished, Match, Next, Outcome, Pacing};
 pub use online::{NetStatus, OnlineOptions};
 pub use pacer::Pacer;
-pub use spectator::{WatchControl, WatchStatus};
+pub use spectator::{SpectatorOptions, WatchControl, WatchStatus};
 pub use summary::Summary;
 
 /// GGRS's default prediction window; synctest check distances must be below it.

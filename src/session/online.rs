@@ -5,6 +5,7 @@
 //! the peer is lost, keeping the match until its player rejoins (`rejoin`).
 
 mod rejoin;
+mod room_chat;
 mod spectators;
 
 use web_time::{Duration, Instant};
@@ -16,7 +17,7 @@ use ggrs::{
 use matchbox_socket::{Packet, PeerId, PeerState, WebRtcSocket};
 
 use super::backend::Backend;
-use super::chat::{Chat, ChatError, ChatLine};
+use super::chat::{Chat, ChatError, ChatLine, player_name};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
@@ -218,7 +219,7 @@ impl OnlineBackend {
         let stats = ggrs_socket.stats_handle();
         let local = agreement.local_handle;
         let remote = 1 - local;
-        let chat = Chat::new(local, remote)
+        let chat = Chat::new(player_name(local), player_name(remote))
             .with_greeting(options.say.clone())
             .with_flood(options.chat_flood_per_second);
         let session = start_session(&agreement, peer, ggrs_socket, &options)?;
@@ -355,7 +356,7 @@ impl Backend for OnlineBackend {
         }
         self.send_garbage();
         if self.first_frame_at.is_some() {
-            self.chat.service_over(&mut self.control, log);
+            self.service_chat(log);
         }
         let confirmed = Frame::try_from(self.session.confirmed_frame() + 1).unwrap_or(0);
         log.confirm_through(self.base + confirmed, sim.newest_frame())?;
@@ -406,7 +407,14 @@ impl Backend for OnlineBackend {
             self.report_desync(*frame, *ours, *theirs, log);
         }
         match &result {
-            Ok(()) => self.serve_spectators(log, false),
+            Ok(()) => {
+                self.serve_spectators(log, false);
+                // Once the match runs, so that the other player, which
+                // hears spectators' lines relayed, is past its handshake.
+                if self.first_frame_at.is_some() {
+                    self.hear_spectators(log);
+                }
+            }
             Err(e) => {
                 let bye = Message::Bye {
                     reason: e.to_string(),
@@ -508,7 +516,7 @@ impl Backend for OnlineBackend {
     }
 
     fn send_chat(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
-        self.chat.say_over(&mut self.control, log, text)
+        self.say(text, log)
     }
 
     fn take_chat(&mut self) -> Vec<ChatLine> {
@@ -641,7 +649,8 @@ impl OnlineBackend {
                 }
                 // A late probe from a peer still measuring: answer it.
                 Ok(Message::Ping { seq }) => self.control.send(&Message::Pong { seq }),
-                Ok(Message::Chat { text }) => self.chat.received_over(log, &text),
+                Ok(Message::Chat { text }) => self.hear_partner(&text, log),
+                Ok(Message::Relayed { from, text, .. }) => self.hear_relayed(&from, &text, log),
                 Ok(_) => {}
                 // The channel is reliable and both ends run the same
                 // version: bytes that do not decode are a broken peer, and

@@ -13,12 +13,21 @@
 //! machine and this one never builds up. `Done` ends the match at its
 //! frame; `Bye` ends it after the frames received.
 //!
+//! Chat: the player passes on every line of the room as `Relayed`, with
+//! the frame it recorded the line at; the line is shown when the match
+//! reaches that frame (the window ages lines by frame) and recorded there,
+//! so a spectator's replay has the players' chat at the streaming player's
+//! frames. Our own lines go to the player as `Chat`, are shown at once,
+//! and are recorded when they come back relayed.
+//!
 //! The viewer may pause ([`WatchControl::TogglePause`]: frames keep
 //! arriving and wait); resumed, it plays on from where it was, behind
 //! live, until [`WatchControl::JumpToLive`] fast-forwards it back.
 
 use std::collections::VecDeque;
 use web_time::Instant;
+
+use super::chat::{Chat, ChatError, ChatLine, valid_name};
 
 use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
@@ -32,7 +41,7 @@ use crate::net::rejoin::CatchUpReceiver;
 use crate::net::room_code::RoomCode;
 use crate::net::task::{LoopHandle, NetRuntime};
 use crate::net::watch::WatchConnection;
-use crate::replay::Chunk;
+use crate::replay::{Chunk, EventKind};
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 
 /// Frames received but not shown beyond this many (half a second) are
@@ -55,6 +64,16 @@ pub struct WatchStatus {
     pub paused: bool,
     /// Following live (not held back by a pause since).
     pub live: bool,
+}
+
+/// A spectator's own part in the room: what it says.
+#[derive(Clone, Debug, Default)]
+pub struct SpectatorOptions {
+    /// Chat lines sent once connected (`--say`).
+    pub say: Vec<String>,
+    /// Debug aid for tests: chat messages per second sent to the player,
+    /// mostly junk (`session::chat::flood_message`).
+    pub chat_flood_per_second: u32,
 }
 
 /// What the viewer of a watched match can do.
@@ -100,6 +119,10 @@ pub(super) struct SpectatorBackend {
     /// The viewer asked to jump to live: fast-forward whatever is over
     /// [`KEEP_BEHIND`] at the next frame.
     jump: bool,
+    chat: Chat,
+    /// Chat lines accepted, to be recorded once the match reaches their
+    /// frame (in frame order).
+    unrecorded: VecDeque<ChatLine>,
     // Last: dropped after everything that runs on it.
     _ggrs_channel: WebRtcChannel,
     _message_loop: LoopHandle,
@@ -107,7 +130,10 @@ pub(super) struct SpectatorBackend {
 }
 
 impl SpectatorBackend {
-    pub(super) fn new(connection: WatchConnection) -> Result<Self, SessionError> {
+    pub(super) fn new(
+        connection: WatchConnection,
+        options: SpectatorOptions,
+    ) -> Result<Self, SessionError> {
         let WatchConnection {
             runtime,
             socket,
@@ -120,8 +146,18 @@ impl SpectatorBackend {
             started,
             room,
             so_far,
+            name,
             ..
         } = connection;
+        if !valid_name(&name) {
+            return Err(SessionError::Protocol(format!(
+                "the player named us {name:?}, which is not a chat name"
+            )));
+        }
+        // Our partner is the streaming player; we hear it relayed, by name.
+        let chat = Chat::new(name, String::new())
+            .with_greeting(options.say)
+            .with_flood(options.chat_flood_per_second);
         let mut backend = SpectatorBackend {
             socket,
             control,
@@ -142,6 +178,8 @@ impl SpectatorBackend {
             paused: false,
             live: true,
             jump: false,
+            chat,
+            unrecorded: VecDeque::new(),
             _ggrs_channel: ggrs_channel,
             _message_loop: message_loop,
             _runtime: runtime,
@@ -179,6 +217,20 @@ impl SpectatorBackend {
                 tracing::warn!("the match ended at frame {}: {reason}", self.received);
                 self.bye = Some(reason);
             }
+            Message::Relayed { from, frame, text } => {
+                let now = Instant::now();
+                if let Some(mut line) = self.chat.receive_relayed(now, frame, &from, &text) {
+                    if line.from != self.chat.name() {
+                        tracing::info!("chat {line}");
+                    }
+                    // Recorded in order: a frame before the last one's (only
+                    // a broken player sends that) is recorded with it.
+                    if let Some(last) = self.unrecorded.back() {
+                        line.frame = line.frame.max(last.frame);
+                    }
+                    self.unrecorded.push_back(line);
+                }
+            }
             Message::WatchRefused { reason } => return Err(SessionError::Protocol(reason)),
             // Repeats of the answer, a Hello meant for a partner: not ours.
             _ => {}
@@ -213,6 +265,7 @@ impl SpectatorBackend {
                 });
             }
         }
+        self.record_chat(log);
         if let Some((frame, checksum)) = self.done
             && sim.world().frame == frame
             && sim.world().checksum() != checksum
@@ -224,6 +277,31 @@ impl SpectatorBackend {
             });
         }
         Ok(true)
+    }
+
+    /// Records the chat lines whose frame the match has reached.
+    fn record_chat(&mut self, log: &mut FrameLog) {
+        while let Some(line) = self.unrecorded.front()
+            && line.frame <= log.confirmed()
+        {
+            log.event(EventKind::Chat, &line.detail());
+            self.unrecorded.pop_front();
+        }
+    }
+
+    /// Our `--say` lines once connected, and the debug flood.
+    fn service_chat(&mut self, log: &mut FrameLog) {
+        for text in self.chat.take_greeting() {
+            if let Err(e) = self.say(&text, log) {
+                tracing::warn!("--say {text:?} not sent: {e}");
+            }
+        }
+    }
+
+    fn say(&mut self, text: &str, log: &FrameLog) -> Result<(), ChatError> {
+        let line = self.chat.say(Instant::now(), log.confirmed(), text)?;
+        self.control.send(&Message::Chat { text: line.text });
+        Ok(())
     }
 
     /// Frames to show before the match's end, if it is known.
@@ -244,6 +322,9 @@ impl Backend for SpectatorBackend {
         log: &mut FrameLog,
     ) -> Result<FrameReport, SessionError> {
         let mut report = FrameReport::default();
+        for text in self.chat.flood_due() {
+            self.control.send(&Message::Chat { text });
+        }
         if self.paused {
             report.waiting = true;
             return Ok(report);
@@ -306,6 +387,8 @@ impl Backend for SpectatorBackend {
                 received.map_err(|e| SessionError::Protocol(format!("match stream: {e}")))?;
             self.on_message(message)?;
         }
+        self.record_chat(log);
+        self.service_chat(log);
         if let Some(end) = self.end() {
             log.set_limit(Some(end));
             return Ok(());
@@ -326,6 +409,10 @@ impl Backend for SpectatorBackend {
     fn fill_summary(&self, summary: &mut Summary) {
         summary.connection = "watch".to_string();
         summary.bytes_received = self.control.bytes_received;
+        let chat = self.chat.counters();
+        summary.chat_sent = Some(chat.sent);
+        summary.chat_received = Some(chat.received);
+        summary.chat_dropped = Some(chat.dropped);
         summary.caught_up_ms = self
             .caught_up
             .map(|t| t.duration_since(self.started).as_millis() as u64);
@@ -339,6 +426,18 @@ impl Backend for SpectatorBackend {
                 hex_checksum(checksum)
             );
         }
+    }
+
+    fn can_chat(&self) -> bool {
+        true
+    }
+
+    fn send_chat(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
+        self.say(text, log)
+    }
+
+    fn take_chat(&mut self) -> Vec<ChatLine> {
+        self.chat.take_new()
     }
 
     fn watch_status(&self) -> Option<WatchStatus> {

@@ -1,9 +1,11 @@
 //! Spectators, on the player who streams to them (the room's first player:
 //! the signaling server introduces spectators to it alone). A spectator is
 //! a replay still being written: it is sent the confirmed match so far as
-//! the rejoin catch-up's replay chunks, then every [`LIVE_BATCH`] newly
-//! confirmed frames as one more chunk with the confirmed checksum, and
-//! `Done` (or `Bye`) at the end. It re-simulates and checks them itself.
+//! the rejoin catch-up's replay chunks and the chat so far (`Relayed`
+//! lines), then every [`LIVE_BATCH`] newly confirmed frames as one more
+//! chunk with the confirmed checksum, each chat line as it is said
+//! (`room_chat.rs`), and `Done` (or `Bye`) at the end. It re-simulates and
+//! checks them itself.
 //!
 //! Only the control channel carries any of it, to peers other than the
 //! partner: the players' GGRS traffic and their own control messages do
@@ -15,8 +17,10 @@ use std::collections::HashSet;
 use matchbox_socket::PeerId;
 
 use super::OnlineBackend;
+use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up, encode_frames};
+use crate::session::chat::{RateLimiter, spectator_name};
 use crate::session::frame_log::FrameLog;
 use crate::sim::Frame;
 
@@ -32,6 +36,9 @@ struct Spectator {
     peer: PeerId,
     /// Frames sent to it so far: 0..sent.
     sent: Frame,
+    /// Its name in the room's chat, and the limit on its lines.
+    name: String,
+    chat_limit: RateLimiter,
 }
 
 #[derive(Default)]
@@ -46,6 +53,20 @@ pub(in crate::session) struct Spectators {
 impl Spectators {
     pub(in crate::session) fn is_empty(&self) -> bool {
         self.list.is_empty()
+    }
+
+    /// The chat name and line limit of the spectator at `peer`, if we
+    /// stream to it.
+    pub(in crate::session) fn chat_of(&mut self, peer: PeerId) -> Option<(&str, &mut RateLimiter)> {
+        let spectator = self.list.iter_mut().find(|s| s.peer == peer)?;
+        Some((&spectator.name, &mut spectator.chat_limit))
+    }
+
+    /// Sends `message` to every spectator (counted in `bytes_sent`).
+    pub(in crate::session) fn send_all(&mut self, control: &mut ControlChannel, message: &Message) {
+        for spectator in &self.list {
+            self.bytes_sent += control.send_to(spectator.peer, message) as u64;
+        }
     }
 
     /// A spectator's connection closed: nothing more to send it.
@@ -84,10 +105,12 @@ impl OnlineBackend {
             let Some(history) = log.history() else {
                 continue;
             };
+            let name = spectator_name(self.spectators.served + 1);
             let streaming = Message::Streaming {
                 seed: self.agreement.seed,
                 preset: self.agreement.preset.clone(),
                 frame: history.inputs.len() as Frame,
+                name: name.clone(),
             };
             let mut bytes = self.control.send_to(peer, &streaming);
             let mut messages = encode_catch_up(
@@ -97,16 +120,27 @@ impl OnlineBackend {
             );
             // The end of a rejoin's catch-up; a spectator's goes on live.
             messages.pop();
+            // The chat so far, after the frames its lines stand at.
+            messages.extend(self.chat.history().map(|line| Message::Relayed {
+                from: line.from.clone(),
+                frame: line.frame,
+                text: line.text.clone(),
+            }));
             for message in &messages {
                 bytes += self.control.send_to(peer, message);
             }
             let sent = history.inputs.len() as Frame;
             tracing::info!(
-                "spectator {peer} is watching; sent it the {sent} frames so far ({bytes} bytes)"
+                "spectator {peer} ({name}) is watching; sent it the {sent} frames so far ({bytes} bytes)"
             );
             self.spectators.bytes_sent += bytes as u64;
             self.spectators.served += 1;
-            self.spectators.list.push(Spectator { peer, sent });
+            self.spectators.list.push(Spectator {
+                peer,
+                sent,
+                name,
+                chat_limit: RateLimiter::for_peer(),
+            });
         }
         if self.spectators.list.is_empty() {
             return;
@@ -143,8 +177,6 @@ impl OnlineBackend {
             return;
         }
         self.serve_spectators(log, true);
-        for spectator in &self.spectators.list {
-            self.spectators.bytes_sent += self.control.send_to(spectator.peer, message) as u64;
-        }
+        self.spectators.send_all(&mut self.control, message);
     }
 }

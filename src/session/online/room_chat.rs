@@ -1,0 +1,101 @@
+//! Room chat on a player: its own lines, the other player's, and, on the
+//! player who streams the match, its spectators'. Every line this player
+//! accepts is recorded in its replay at its confirmed frame and passed on
+//! as `Message::Relayed` (with that frame) to whoever cannot have had it:
+//! the spectators get every line (a spectator's own comes back to it as
+//! the frame it is recorded at), the other player gets the spectators'
+//! (this player's own lines it hears directly, as `Chat`).
+
+use web_time::Instant;
+
+use super::OnlineBackend;
+use crate::net::handshake::Message;
+use crate::replay::EventKind;
+use crate::session::chat::{ChatError, ChatLine};
+use crate::session::frame_log::FrameLog;
+
+/// Who else must hear a line this player accepted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Relay {
+    /// The spectators only: the other player said it, or heard it from us.
+    Spectators,
+    /// The other player too: a spectator said it.
+    Everyone,
+}
+
+impl OnlineBackend {
+    /// Our line: to the other player, into the replay, to the spectators.
+    pub(super) fn say(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
+        let line = self.chat.say(Instant::now(), log.confirmed(), text)?;
+        self.control.send(&Message::Chat {
+            text: line.text.clone(),
+        });
+        self.record_and_relay(&line, log, Relay::Spectators);
+        Ok(())
+    }
+
+    /// The other player's `Chat`.
+    pub(super) fn hear_partner(&mut self, text: &str, log: &mut FrameLog) {
+        if let Some(line) = self.chat.receive(Instant::now(), log.confirmed(), text) {
+            self.record_and_relay(&line, log, Relay::Spectators);
+        }
+    }
+
+    /// A spectator's line that the other player passed on (it streams to
+    /// them): recorded at our own confirmed frame, like its lines.
+    pub(super) fn hear_relayed(&mut self, from: &str, text: &str, log: &mut FrameLog) {
+        let now = Instant::now();
+        if let Some(line) = self.chat.receive_relayed(now, log.confirmed(), from, text)
+            && line.from != self.chat.name()
+        {
+            self.record_and_relay(&line, log, Relay::Spectators);
+        }
+    }
+
+    /// The spectators' `Chat`s since the last call, each under its own
+    /// sender's limit; from anyone we do not stream to, dropped.
+    pub(super) fn hear_spectators(&mut self, log: &mut FrameLog) {
+        let (said, overflow) = self.control.take_others_chat();
+        self.chat.count_dropped(overflow);
+        let now = Instant::now();
+        for (peer, text) in said {
+            let Some((name, limit)) = self.spectators.chat_of(peer) else {
+                self.chat.count_dropped(1);
+                continue;
+            };
+            if let Some(line) = self
+                .chat
+                .receive_from(now, log.confirmed(), name, limit, &text)
+            {
+                self.record_and_relay(&line, log, Relay::Everyone);
+            }
+        }
+    }
+
+    /// Once the match runs: the `--say` lines (the first call), and the
+    /// debug flood's messages due since the last call.
+    pub(super) fn service_chat(&mut self, log: &mut FrameLog) {
+        for text in self.chat.take_greeting() {
+            if let Err(e) = self.say(&text, log) {
+                tracing::warn!("--say {text:?} not sent: {e}");
+            }
+        }
+        for text in self.chat.flood_due() {
+            self.control.send(&Message::Chat { text });
+        }
+    }
+
+    fn record_and_relay(&mut self, line: &ChatLine, log: &mut FrameLog, relay: Relay) {
+        tracing::info!("chat {line}");
+        log.event(EventKind::Chat, &line.detail());
+        let relayed = Message::Relayed {
+            from: line.from.clone(),
+            frame: line.frame,
+            text: line.text.clone(),
+        };
+        if relay == Relay::Everyone {
+            self.control.send(&relayed);
+        }
+        self.spectators.send_all(&mut self.control, &relayed);
+    }
+}
