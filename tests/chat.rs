@@ -11,10 +11,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{
-    Display, Finished, Server, Twinstar, host_then_join, peer_args, scratch, verify_replay,
+    Display, Finished, Server, Twinstar, chat_events, host_then_join, peer_args, scratch,
+    verify_replay,
 };
 use twinstar::input::Input;
-use twinstar::replay::EventKind;
 use twinstar::session::chat::{BURST, NETWORK_SLACK};
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -49,17 +49,6 @@ fn play(name: &str, host_extra: &[&str], join_extra: &[&str]) -> (Finished, Fini
         verify_replay(&dir.join(name), Some(FRAMES));
     }
     (host, join, dir.display().to_string())
-}
-
-/// The chat events of a replay: (frame, detail).
-fn chat_events(path: &Path) -> Vec<(u32, String)> {
-    let replay = twinstar::replay::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    replay
-        .events
-        .into_iter()
-        .filter(|e| e.kind == EventKind::Chat)
-        .map(|e| (e.frame, e.detail))
-        .collect()
 }
 
 fn counters(summary: &serde_json::Value) -> [u64; 3] {
@@ -139,6 +128,75 @@ fn a_chat_flood_is_dropped_counted_and_rate_limited() {
         events.iter().all(|(_, d)| d.starts_with("P1: flood line ")),
         "{events:?}"
     );
+}
+
+#[test]
+fn a_spectators_chat_flood_is_dropped_at_the_player_it_watches() {
+    let server = Server::start();
+    let dir = scratch("spectator-flood");
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("F7D2XM", "F7D2XM"),
+        &FRAMES.to_string(),
+        &["--record", "host.tsr"],
+        &["--record", "join.tsr"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    let rogue = Twinstar::spawn(
+        &dir,
+        &[
+            "watch",
+            "F7D2XM",
+            "--server",
+            &server.url,
+            "--stun",
+            "none",
+            "--headless",
+            "--json",
+            "--no-record",
+            "--debug-chat-flood",
+            "500",
+        ],
+    );
+    let (host, join, rogue) = (host.finish(LIMIT), join.finish(LIMIT), rogue.finish(LIMIT));
+    let all = host.report("host", 20) + &join.report("join", 20) + &rogue.report("rogue", 10);
+    for run in [&host, &join, &rogue] {
+        assert_eq!(run.code(), Some(0), "{all}");
+    }
+    let (h, j) = (host.summary(), join.summary());
+    assert_eq!(h["checksum"], j["checksum"], "{all}");
+    assert_eq!(h["checksum"], rogue.summary()["checksum"], "{all}");
+    assert_eq!(h["stalled_frames"], 0, "{all}");
+    // The host drops the junk and holds the valid lines to the
+    // spectator's rate; the joiner hears only what the host passed on.
+    let [_, received, dropped] = counters(&h);
+    let elapsed = h["elapsed_s"].as_f64().unwrap();
+    let allowed = u64::from(BURST + NETWORK_SLACK) + elapsed.ceil() as u64 + 1;
+    assert!(
+        (u64::from(BURST)..=allowed).contains(&received),
+        "received {received}, at most {allowed} allowed in {elapsed} s: {h}"
+    );
+    assert!(dropped > 1000, "only {dropped} dropped: {h}");
+    assert_eq!(counters(&j), [0, received, 0], "{j}");
+    assert_eq!(
+        host.stderr.matches("dropped a chat message").count(),
+        1,
+        "{}",
+        common::tail(&host.stderr, 30)
+    );
+    for name in ["host.tsr", "join.tsr"] {
+        let events = chat_events(&dir.join(name));
+        assert_eq!(events.len() as u64, received, "{name}: {events:?}");
+        assert!(
+            events.iter().all(|(_, d)| d.starts_with("S1: flood line ")),
+            "{name}: {events:?}"
+        );
+    }
 }
 
 #[test]

@@ -9,7 +9,9 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Display, Server, Twinstar, host_then_join, peer_args, scratch, verify_replay};
+use common::{
+    Display, Server, Twinstar, chat_events, host_then_join, peer_args, scratch, verify_replay,
+};
 
 /// `twinstar watch CODE` on `server` without STUN, headless, with a
 /// `--json` summary; then `extra`.
@@ -39,31 +41,51 @@ fn replay_diff(dir: &Path, a: &str, b: &str) {
     );
 }
 
+/// The lines each of the four says with `--say`, as every replay records
+/// them (spectator A is the first the host streams to, B the second).
+const SAID: [&str; 4] = [
+    "P1: host here",
+    "P2: joiner here",
+    "S1: A watching from the start",
+    "S2: B arrived at half time",
+];
+
 #[test]
-fn spectators_from_the_start_and_from_midway_see_the_players_match() {
+fn spectators_from_the_start_and_from_half_time_see_the_players_match_and_chat() {
+    const FRAMES: u32 = 3600;
     let server = Server::start();
     let dir = scratch("early-and-late");
     let started = Instant::now();
     // A is in the room before either player.
-    let a = spectator(&dir, &server.url, "K7Q-2XM", &["--record", "a.tsr"]);
+    let a = spectator(
+        &dir,
+        &server.url,
+        "K7Q-2XM",
+        &["--record", "a.tsr", "--say", "A watching from the start"],
+    );
     let (host, mut join) = host_then_join(
         &dir,
         &server.url,
         ("K7Q2XM", "K7Q2XM"),
-        "1800",
-        &["--record", "host.tsr"],
-        &["--record", "join.tsr"],
+        &FRAMES.to_string(),
+        &["--record", "host.tsr", "--say", "host here"],
+        &["--record", "join.tsr", "--say", "joiner here"],
     );
     assert!(
         join.wait_for("synchronized with the peer", Duration::from_secs(20)),
         "the match never started\n{}",
         join.stderr()
     );
-    // B comes about 15 s into the 30 s match.
-    std::thread::sleep(Duration::from_secs(15));
+    // B comes at about frame 1800 of the 3600.
+    std::thread::sleep(Duration::from_secs(30));
     let b_started = Instant::now();
-    let b = spectator(&dir, &server.url, "k7q2xm", &["--record", "b.tsr"]);
-    let limit = Duration::from_secs(50).saturating_sub(started.elapsed());
+    let b = spectator(
+        &dir,
+        &server.url,
+        "k7q2xm",
+        &["--record", "b.tsr", "--say", "B arrived at half time"],
+    );
+    let limit = Duration::from_secs(110).saturating_sub(started.elapsed());
     let (host, join, a, b) = (
         host.finish(limit),
         join.finish(limit),
@@ -82,12 +104,18 @@ fn spectators_from_the_start_and_from_midway_see_the_players_match() {
     }
     let (h, j, sa, sb) = (host.summary(), join.summary(), a.summary(), b.summary());
     for s in [&h, &j, &sa, &sb] {
-        assert_eq!(s["checksum_frame"], 1800, "{all}");
+        assert_eq!(s["checksum_frame"], FRAMES, "{all}");
         assert_eq!(s["checksum"], h["checksum"], "{all}");
+        // Each said one line and heard the other three.
+        assert_eq!(
+            (&s["chat_sent"], &s["chat_received"], &s["chat_dropped"]),
+            (&1.into(), &3.into(), &0.into()),
+            "{s}\n{all}"
+        );
     }
     for s in [&sa, &sb] {
         assert_eq!(s["mode"], "watch", "{all}");
-        assert_eq!(s["frames"], 1800, "{all}");
+        assert_eq!(s["frames"], FRAMES, "{all}");
         assert!(s["bytes_received"].as_u64().unwrap() > 0, "{all}");
         assert!(s["behind_live_ms"].as_u64().is_some(), "{all}");
     }
@@ -96,12 +124,12 @@ fn spectators_from_the_start_and_from_midway_see_the_players_match() {
     assert_eq!(j["spectators"], 0, "{all}");
     let streamed = h["spectator_bytes_sent"].as_u64().unwrap();
     assert!(
-        streamed > 1000 && streamed < 40_000,
-        "{streamed} bytes for two spectators of 30 s\n{all}"
+        streamed > 1000 && streamed < 80_000,
+        "{streamed} bytes for two spectators of 60 s\n{all}"
     );
     // The players' own traffic is what it always is (inputs both ways).
     assert_eq!(h["bytes_sent"], j["bytes_received"], "{all}");
-    // B arrived 15 s in: brought up to the present at once, then live.
+    // B arrived half way: brought up to the present at once, then live.
     let caught_up = sb["caught_up_ms"].as_u64().expect("B caught up");
     assert!(
         Duration::from_millis(caught_up) < b_started.elapsed(),
@@ -111,15 +139,42 @@ fn spectators_from_the_start_and_from_midway_see_the_players_match() {
         caught_up < 5_000,
         "B took {caught_up} ms to catch up\n{all}"
     );
-    assert!(b.stderr.contains("brought up to the present"), "{all}");
+    let b_frame: u32 = b
+        .stderr
+        .split("brought up to the present (frame ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("B never said where it caught up\n{all}"));
+    assert!(
+        (1500..2400).contains(&b_frame),
+        "B caught up at frame {b_frame}, not near half time\n{all}"
+    );
     assert!(b.stderr.contains("fast-forwarded"), "{all}");
     // Both spectators recorded the whole match, equal to the players'.
-    for name in ["a.tsr", "b.tsr", "host.tsr"] {
-        verify_replay(&dir.join(name), Some(1800));
+    for name in ["a.tsr", "b.tsr", "host.tsr", "join.tsr"] {
+        verify_replay(&dir.join(name), Some(FRAMES));
     }
     replay_diff(&dir, "host.tsr", "a.tsr");
     replay_diff(&dir, "host.tsr", "b.tsr");
     replay_diff(&dir, "join.tsr", "b.tsr");
+    // Every line is in every replay, B's too (the lines said before it
+    // came were sent with the match so far); the spectators recorded them
+    // at the host's frames.
+    let host_chat = chat_events(&dir.join("host.tsr"));
+    for name in ["host.tsr", "join.tsr", "a.tsr", "b.tsr"] {
+        let events = chat_events(&dir.join(name));
+        let mut details: Vec<&str> = events.iter().map(|(_, d)| d.as_str()).collect();
+        details.sort_unstable();
+        assert_eq!(details, SAID, "{name}: {events:?}\n{all}");
+    }
+    assert_eq!(chat_events(&dir.join("a.tsr")), host_chat, "{all}");
+    assert_eq!(chat_events(&dir.join("b.tsr")), host_chat, "{all}");
+    // B's line was said after it came, the others' near the start.
+    let b_line = host_chat.iter().find(|(_, d)| d.starts_with("S2:"));
+    assert!(
+        b_line.is_some_and(|(f, _)| *f >= b_frame.saturating_sub(120)),
+        "{host_chat:?}"
+    );
 }
 
 #[test]
@@ -376,7 +431,11 @@ fn a_spectator_window_pauses_resumes_behind_live_and_jumps_back() {
         watcher.stderr()
     );
     std::thread::sleep(Duration::from_millis(500));
-    display.type_keys(&["<space>", "@1.5", "<space>", "@1", "<End>"]);
+    // A chat line with a space in it: typed into the prompt, it must not
+    // pause. Then Space pauses, Space resumes 1.5 s later, End jumps.
+    display.type_keys(&[
+        "<Return>", "g g", "<Return>", "@0.5", "<space>", "@1.5", "<space>", "@1", "<End>",
+    ]);
     let limit = Duration::from_secs(40);
     let (host, join, watcher) = (
         host.finish(limit),
@@ -409,6 +468,17 @@ fn a_spectator_window_pauses_resumes_behind_live_and_jumps_back() {
         })
         .unwrap_or_else(|| panic!("never resumed\n{all}"));
     assert!(resumed >= 60, "resumed {resumed} frames behind\n{all}");
+    assert_eq!(watcher.stderr.matches("resumed, ").count(), 1, "{all}");
+    // The typed line went out and is in the host's replay and the
+    // spectator's, at the same frame.
+    assert_eq!(w["chat_sent"], 1, "{all}");
+    let said = chat_events(&dir.join("host.tsr"));
+    assert_eq!(
+        said.iter().map(|(_, d)| d.as_str()).collect::<Vec<_>>(),
+        ["S1: g g"],
+        "{all}"
+    );
+    assert_eq!(chat_events(&dir.join("watch.tsr")), said, "{all}");
     // End: the frames it was behind are fast-forwarded after the resume.
     let after_resume = &watcher.stderr[watcher.stderr.find("resumed, ").unwrap_or(0)..];
     assert!(after_resume.contains("fast-forwarded"), "{all}");

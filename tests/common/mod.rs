@@ -107,6 +107,17 @@ pub fn tail(text: &str, n: usize) -> String {
     skipped + &lines[start..].join("\n")
 }
 
+/// The chat events of a replay: (frame, detail), in the file's order.
+pub fn chat_events(path: &Path) -> Vec<(u32, String)> {
+    let replay = twinstar::replay::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    replay
+        .events
+        .into_iter()
+        .filter(|e| e.kind == twinstar::replay::EventKind::Chat)
+        .map(|e| (e.frame, e.detail))
+        .collect()
+}
+
 /// Replays and re-checks a recording: `twinstar replay FILE --headless
 /// --verify --json` (run in the file's folder) must exit 0 with no
 /// mismatch, over `expected_frames` frames when given. Returns its summary.
