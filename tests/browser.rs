@@ -1,6 +1,6 @@
 //! The web client in headless Chromium: the same simulation bits as native,
-//! cross-play with a native peer, two browsers in one room, room links,
-//! the menu, and refusals. Needs the web client built once
+//! cross-play with a native peer, two browsers in one room, room and watch
+//! links, the menu, and refusals. Needs the web client built once
 //! (`bash scripts/build-web.sh`) and the driver (`npm ci` in tests/web):
 //! `scripts/test.sh` does both.
 //!
@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use common::browser::{self, page_url};
 use common::picture::{load, richness};
-use common::{LIMIT, Server, Twinstar, peer_args, scratch, verify_replay};
+use common::{
+    LIMIT, Server, Twinstar, chat_events, host_then_join, peer_args, scratch, verify_replay,
+};
 
 /// Checksum of the default preset after 10,000 frames of seed-1 bots, the
 /// same constant as tests/determinism.rs pins natively.
@@ -297,6 +299,72 @@ fn a_room_link_joins_that_room_at_once() {
         "the page did not join room KNK-7QX:\n{}",
         common::tail(&page.stdout, 30)
     );
+}
+
+/// What a spectator opens: the `#watch/CODE` link. The page follows the
+/// native players' match to its end, shows their chat, and its own line,
+/// typed on the page's keyboard, reaches the players' replays.
+#[test]
+fn a_watch_link_follows_the_match_and_its_chat() {
+    let _one = serial();
+    let dir = scratch("watch-link");
+    let server = web_server();
+    let (host, mut join) = host_then_join(
+        &dir,
+        &server.url,
+        ("W4T-CH7", "W4T-CH7"),
+        "1500",
+        &["--record", "host.tsr"],
+        &["--record", "join.tsr", "--say", "hello watcher"],
+    );
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    // Enter opens the prompt once watching; "hi"; Enter sends it.
+    let page = browser::open(
+        &page_url(&server, "#watch/w4t-ch7"),
+        &[
+            "--timeout",
+            "60",
+            "--keys",
+            "Enter@5000,KeyH,KeyI,Enter",
+            "--until",
+            "the players ended at frame 1500",
+        ],
+    );
+    let host = host.finish(LIMIT);
+    let join = join.finish(LIMIT);
+    let page = page.finish(LIMIT);
+    let all = format!(
+        "{}\n{}\npage:\n{}\n{}",
+        host.report("native host", 20),
+        join.report("native joiner", 10),
+        common::tail(&page.stdout, 40),
+        common::tail(&page.stderr, 10)
+    );
+    assert_eq!(host.code(), Some(0), "{all}");
+    assert_eq!(join.code(), Some(0), "{all}");
+    assert_eq!(page.code(), Some(0), "{all}");
+    let checksum = host.summary()["checksum"].as_str().unwrap().to_string();
+    assert!(
+        page.stdout.contains(&format!(
+            "the players ended at frame 1500 with checksum {checksum}"
+        )),
+        "{all}"
+    );
+    assert!(page.stdout.contains("chat P2: hello watcher"), "{all}");
+    for name in ["host.tsr", "join.tsr"] {
+        let said: Vec<String> = chat_events(&dir.join(name))
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect();
+        assert!(
+            said.contains(&"S1: hi".to_string()),
+            "{name}: {said:?}\n{all}"
+        );
+    }
 }
 
 #[test]
