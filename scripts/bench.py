@@ -7,7 +7,9 @@ Measures the simulation (criterion, benches/sim.rs), replay verification,
 connect time and payload (scripts/net_bench.py connect), the memory of a
 headless peer, and the input-delay policy on a grid of simulated links (two
 headless bot peers per run), once with the scripted bots and once with the
-human-like bot on both sides, judged by the criterion stated below. Writes the report (Markdown tables, machine,
+human-like bot on both sides, judged by the criterion stated below, and
+what spectators cost the players and how fast a late one catches up
+(scripts/net_bench.py spectators, catch-up). Writes the report (Markdown tables, machine,
 date, exact commands) and PNG plots into DIR, and prints one JSON line of
 headline figures last. Plots need matplotlib; without it they are skipped
 with a warning and everything else still runs.
@@ -27,6 +29,8 @@ import subprocess
 import sys
 import threading
 import time
+
+from net_bench import vm_hwm_kib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FRAME_MS = 1000.0 / 60.0
@@ -202,17 +206,6 @@ class Server:
         self.proc.wait(timeout=10)
 
 
-def vm_hwm_kib(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
 def play(args, server, frames, extra=(), seed=None):
     """One headless bot match; returns (host, join) summaries plus the peak
     resident memory (VmHWM, KiB) seen while it ran. Raises on failure.
@@ -282,6 +275,70 @@ def run_reference(args, server):
         "join_packets_per_s": join["packets_sent"] / join["elapsed_s"],
         "vm_hwm_mib": hwm / 1024.0,
     }
+
+
+# ---------------------------------------------------------------- spectators
+
+def run_spectators(args):
+    """The players' upload with 0, 1 and 8 spectators watching, then a
+    spectator's catch-up after minutes of play with each preset. The two
+    catch-up matches run at once, the stress one started later so that the
+    catch-ups themselves (the CPU-bound part) do not overlap."""
+    env = {"TWINSTAR_BIN": args.bin}
+    script = os.path.join(ROOT, "scripts", "net_bench.py")
+    seconds, minutes, stagger = (10, 0.5, 15) if args.quick else (30, 10, 60)
+
+    def net_bench(argv):
+        out = subprocess.run([sys.executable, script, *argv], check=True, stdout=subprocess.PIPE,
+                             text=True, env={**os.environ, **env}).stdout
+        return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+    upload_argv = ["spectators", "--seconds", str(seconds), "--counts", "0,1,8"]
+    record("players' upload with 0, 1 and 8 spectators (net_bench.py)",
+           ["python3", rel(script), *upload_argv], env)
+    log(f"spectators: three {seconds} s matches with 0, 1 and 8 watching")
+    upload = net_bench(upload_argv)
+    catch_up_argv = {preset: ["catch-up", "--minutes", str(minutes), "--preset", preset]
+                     for preset in ["default", "stress"]}
+    for argv in catch_up_argv.values():
+        record("a spectator's catch-up after minutes of play, its memory (net_bench.py)",
+               ["python3", rel(script), *argv], env)
+    log(f"spectators: catch-up after {minutes} min of play, default and stress")
+
+    def catch_up(i, preset):
+        time.sleep(i * stagger)
+        return net_bench(catch_up_argv[preset])[0]
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(catch_up, [0, 1], ["default", "stress"]))
+    return {"upload": upload, "catch_up": runs}
+
+
+def write_spectators_section(w, spectators):
+    w("## Spectators")
+    w("")
+    w("A spectator is a replay still being written: the host streams it the "
+      "confirmed inputs (the match so far first), and it re-simulates them. "
+      "Players' upload, in KB a minute, with that many spectators watching "
+      "from the start (script bots, loopback):")
+    w("")
+    w("| spectators | host: GGRS packets | host: stream to spectators | per spectator | joiner: GGRS packets |")
+    w("|---|---|---|---|---|")
+    for u in spectators["upload"]:
+        per = "" if u["per_spectator_kb_per_min"] is None else f"{u['per_spectator_kb_per_min']:.1f}"
+        w(f"| {u['spectators']} | {u['host_ggrs_kb_per_min']:.1f} | "
+          f"{u['host_stream_kb_per_min']:.1f} | {per} | {u['join_ggrs_kb_per_min']:.1f} |")
+    w("")
+    w("A spectator arriving after minutes of human-bot play: from `twinstar watch` "
+      "to following live (connecting, the match so far received and re-simulated), "
+      "and its peak resident memory:")
+    w("")
+    w("| preset | minutes played | following live after | at frame | bytes received | behind live | peak RSS |")
+    w("|---|---|---|---|---|---|---|")
+    for c in spectators["catch_up"]:
+        w(f"| {c['preset']} | {c['minutes']:g} | {c['caught_up_ms']} ms | {c['caught_up_at_frame']} | "
+          f"{c['bytes_received'] / 1000:.1f} KB | {c['behind_live_ms']} ms | {c['peak_rss_mib']:.1f} MiB |")
+    w("")
 
 
 # ---------------------------------------------------------------- delay grid
@@ -691,7 +748,8 @@ def verdict(ok):
     return "met" if ok else "**missed**"
 
 
-def write_report(args, sim, verify, connect, ref, grid, human, plots, headline, elapsed):
+def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots, headline,
+                 elapsed):
     m = machine()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     P = sim["presets"]
@@ -704,7 +762,8 @@ def write_report(args, sim, verify, connect, ref, grid, human, plots, headline, 
     if args.quick:
         w("")
         w("**Quick (smoke) run**: shorter criterion runs, 2 grid cells of 600 frames "
-          "in each delay grid, fewer connects. The committed full report is "
+          "in each delay grid, fewer connects, 10 s spectator matches and a "
+          "catch-up after 30 s of play. The committed full report is "
           "`BENCHMARKS.md` at the root.")
     w("")
     w("## Machine")
@@ -871,6 +930,7 @@ def write_report(args, sim, verify, connect, ref, grid, human, plots, headline, 
     w("")
 
     write_human_section(w, args, human, grid, plots)
+    write_spectators_section(w, spectators)
 
     w("## Method: exact commands")
     w("")
@@ -1066,6 +1126,7 @@ def main():
         human = run_human_grid(args, server)
     finally:
         server.close()
+    spectators = run_spectators(args)
     headline = {
         "rollback8_stress_us": round(sim["presets"]["stress"]["rollback8"], 1),
         "rollback8_default_us": round(sim["presets"]["default"]["rollback8"], 1),
@@ -1079,15 +1140,18 @@ def main():
         "human_grid_cells": len(human["rows"]),
         "human_vs_table_wins": sum(1 for r in human["rows"]
                                    if r["versus"].get("table") == "win"),
+        "spectator_catch_up_ms": {c["preset"]: c["caught_up_ms"] for c in spectators["catch_up"]},
+        "stream_kb_per_min_per_spectator": next(
+            u["per_spectator_kb_per_min"] for u in spectators["upload"] if u["spectators"] == 1),
     }
     with open(os.path.join(args.work, "results.json"), "w") as f:
         json.dump({"sim": sim, "verify": verify, "connect": connect, "reference": ref,
                    "grid": {**grid, "rows": [{**r, "cell": list(r["cell"])} for r in grid["rows"]]},
                    "human_grid": {**human, "rows": [{**r, "cell": list(r["cell"])}
                                                     for r in human["rows"]]},
-                   "headline": headline}, f, indent=1)
+                   "spectators": spectators, "headline": headline}, f, indent=1)
     plots = make_plots(args, sim, grid, human)
-    write_report(args, sim, verify, connect, ref, grid, human, plots, headline,
+    write_report(args, sim, verify, connect, ref, grid, human, spectators, plots, headline,
                  time.time() - started)
     print(json.dumps(headline), flush=True)
 

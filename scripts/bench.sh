@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Benchmarks: simulation costs, replay verification, connect time, payload,
-# memory and the input-delay policy grids (scripted and human-like input).
+# memory, the input-delay policy grids (scripted and human-like input) and
+# spectators (upload, late catch-up).
 # Writes BENCHMARKS.md and the PNG
 # plots in bench/, and prints one JSON line of headline figures last.
 #
-#   bash scripts/bench.sh           # the full report (~60 min on 2 cores)
+#   bash scripts/bench.sh           # the full report (~75 min on 2 cores)
 #   bash scripts/bench.sh --quick   # CI smoke run (a few minutes), writes
 #                                   # bench/quick/ (gitignored) instead
 #

@@ -22,6 +22,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -95,6 +96,104 @@ def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23"):
     return results
 
 
+def vm_hwm_kib(pid):
+    """Peak resident memory of a running process, from /proc (Linux)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+class Spectator(threading.Thread):
+    """`twinstar watch ROOM` started `at` seconds from now, headless, to the
+    match's end; keeps its summary, its stderr and its peak memory."""
+
+    def __init__(self, server, room, at):
+        super().__init__(daemon=True)
+        self.server, self.room, self.at = server, room, at
+        self.summary, self.stderr, self.code, self.hwm_kib = None, "", None, 0
+
+    def run(self):
+        time.sleep(self.at)
+        proc = subprocess.Popen(
+            [BIN, "watch", self.room, "--server", self.server.url, "--stun", "none",
+             "--headless", "--json", "--no-record", "--timeout", "60"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out = []
+        reader = threading.Thread(target=lambda: out.append(proc.communicate()), daemon=True)
+        reader.start()
+        while reader.is_alive():
+            self.hwm_kib = max(self.hwm_kib, vm_hwm_kib(proc.pid) or 0)
+            reader.join(0.2)
+        stdout, self.stderr = out[0]
+        self.code = proc.returncode
+        if self.code == 0:
+            self.summary = json.loads(stdout.strip().splitlines()[-1])
+
+
+def watched_match(server, frames, spectators_at, extra=(), room="WCH-B23"):
+    """One headless bot match with a spectator starting at each of
+    `spectators_at` (seconds after the host); returns (host, join,
+    spectators). Every spectator must end with the players' checksum."""
+    spectators = [Spectator(server, room, at) for at in spectators_at]
+    for s in spectators:
+        s.start()
+    host, join = match(server, frames, extra, extra, room=room)
+    for s in spectators:
+        s.join(60)
+        if s.code != 0 or s.summary is None:
+            raise SystemExit(f"net_bench: a spectator failed (exit {s.code})\n{s.stderr.strip()[-TAIL:]}")
+        if s.summary["checksum"] != host["checksum"]:
+            raise SystemExit("net_bench: a spectator ended apart from the players")
+    return host, join, spectators
+
+
+def cmd_spectators(args):
+    with Server() as server:
+        for count in [int(c) for c in args.counts.split(",")]:
+            host, join, _ = watched_match(server, args.seconds * 60, [0] * count)
+            minutes = host["elapsed_s"] / 60
+            stream = host["spectator_bytes_sent"]
+            print(json.dumps({
+                "spectators": count,
+                "seconds": round(host["elapsed_s"], 1),
+                "host_ggrs_kb_per_min": round(host["bytes_sent"] / minutes / 1000, 1),
+                "host_stream_kb_per_min": round(stream / minutes / 1000, 1),
+                "per_spectator_kb_per_min": round(stream / minutes / 1000 / count, 1) if count else None,
+                "join_ggrs_kb_per_min": round(join["bytes_sent"] / minutes / 1000, 1),
+            }), flush=True)
+
+
+def cmd_catch_up(args):
+    played = round(args.minutes * 3600)
+    # The spectator comes once the match has run MINUTES (about a second
+    # of connecting first); the match goes on 10 s more.
+    at = args.minutes * 60 + 1
+    extra = ["--preset", args.preset, "--bot-style", args.bot_style]
+    with Server() as server:
+        host, _, (spectator,) = watched_match(server, played + 600, [at], extra)
+    s = spectator.summary
+    frame = None
+    marker = "brought up to the present (frame "
+    if marker in spectator.stderr:
+        frame = int(spectator.stderr.split(marker, 1)[1].split(" ", 1)[0])
+    print(json.dumps({
+        "minutes": args.minutes,
+        "preset": args.preset,
+        "bot_style": args.bot_style,
+        "caught_up_ms": s["caught_up_ms"],
+        "caught_up_at_frame": frame,
+        "bytes_received": s["bytes_received"],
+        "behind_live_ms": s["behind_live_ms"],
+        "peak_rss_mib": round(spectator.hwm_kib / 1024, 1),
+        "players_frames": host["checksum_frame"],
+    }), flush=True)
+
+
 def per_second(summary, key):
     return summary[key] / max(summary["elapsed_s"], 1e-9)
 
@@ -157,9 +256,18 @@ def main():
     l.add_argument("--delay", default="auto", help="auto, table (the Fightcade/nullDC ping table) or frames")
     l.add_argument("--bot-style", default="script", choices=["script", "human"])
     l.add_argument("--frames", type=int, default=1800)
+    w = sub.add_parser("spectators")
+    w.add_argument("--seconds", type=int, default=30)
+    w.add_argument("--counts", default="0,1,8")
+    k = sub.add_parser("catch-up")
+    k.add_argument("--minutes", type=float, default=10)
+    k.add_argument("--preset", default="default")
+    k.add_argument("--bot-style", default="human", choices=["script", "human"])
     args = parser.parse_args()
     ensure_binary()
-    {"connect": cmd_connect, "link": cmd_link}[args.command](args)
+    commands = {"connect": cmd_connect, "link": cmd_link, "spectators": cmd_spectators,
+                "catch-up": cmd_catch_up}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":
