@@ -15,7 +15,7 @@ use std::time::Duration;
 use common::browser::{self, page_url};
 use common::picture::{load, richness};
 use common::{
-    LIMIT, Server, Twinstar, chat_events, host_then_join, peer_args, scratch, verify_replay,
+    LIMIT, Server, Twinstar, chat_events, peer_args, scratch, started_match, verify_replay,
 };
 
 /// Checksum of the default preset after 10,000 frames of seed-1 bots, the
@@ -309,18 +309,13 @@ fn a_watch_link_follows_the_match_and_its_chat() {
     let _one = serial();
     let dir = scratch("watch-link");
     let server = web_server();
-    let (host, mut join) = host_then_join(
+    let (host, join) = started_match(
         &dir,
         &server.url,
         ("W4T-CH7", "W4T-CH7"),
         "1500",
         &["--record", "host.tsr"],
         &["--record", "join.tsr", "--say", "hello watcher"],
-    );
-    assert!(
-        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
-        "the match never started\n{}",
-        join.stderr()
     );
     // Enter opens the prompt once watching; "hi"; Enter sends it.
     let page = browser::open(

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::{
     Display, Finished, Server, Twinstar, chat_events, host_then_join, peer_args, scratch,
-    verify_replay,
+    spectator, started_match, verify_replay,
 };
 use twinstar::input::Input;
 use twinstar::session::chat::{BURST, NETWORK_SLACK};
@@ -134,7 +134,7 @@ fn a_chat_flood_is_dropped_counted_and_rate_limited() {
 fn a_spectators_chat_flood_is_dropped_at_the_player_it_watches() {
     let server = Server::start();
     let dir = scratch("spectator-flood");
-    let (host, mut join) = host_then_join(
+    let (host, join) = started_match(
         &dir,
         &server.url,
         ("F7D2XM", "F7D2XM"),
@@ -142,26 +142,11 @@ fn a_spectators_chat_flood_is_dropped_at_the_player_it_watches() {
         &["--record", "host.tsr"],
         &["--record", "join.tsr"],
     );
-    assert!(
-        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
-        "the match never started\n{}",
-        join.stderr()
-    );
-    let rogue = Twinstar::spawn(
+    let rogue = spectator(
         &dir,
-        &[
-            "watch",
-            "F7D2XM",
-            "--server",
-            &server.url,
-            "--stun",
-            "none",
-            "--headless",
-            "--json",
-            "--no-record",
-            "--debug-chat-flood",
-            "500",
-        ],
+        &server.url,
+        "F7D2XM",
+        &["--no-record", "--debug-chat-flood", "500"],
     );
     let (host, join, rogue) = (host.finish(LIMIT), join.finish(LIMIT), rogue.finish(LIMIT));
     let all = host.report("host", 20) + &join.report("join", 20) + &rogue.report("rogue", 10);

@@ -10,25 +10,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{
-    Display, Server, Twinstar, chat_events, host_then_join, peer_args, scratch, verify_replay,
+    Display, Server, Twinstar, chat_events, peer_args, scratch, spectator, started_match,
+    verify_replay,
 };
-
-/// `twinstar watch CODE` on `server` without STUN, headless, with a
-/// `--json` summary; then `extra`.
-fn spectator(dir: &Path, server: &str, code: &str, extra: &[&str]) -> Twinstar {
-    let mut args = vec![
-        "watch",
-        code,
-        "--server",
-        server,
-        "--stun",
-        "none",
-        "--headless",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    Twinstar::spawn(dir, &args)
-}
 
 fn replay_diff(dir: &Path, a: &str, b: &str) {
     let diff = common::run(dir, &["replay-diff", a, b], common::LIMIT);
@@ -63,18 +47,13 @@ fn spectators_from_the_start_and_from_half_time_see_the_players_match_and_chat()
         "K7Q-2XM",
         &["--record", "a.tsr", "--say", "A watching from the start"],
     );
-    let (host, mut join) = host_then_join(
+    let (host, join) = started_match(
         &dir,
         &server.url,
         ("K7Q2XM", "K7Q2XM"),
         &FRAMES.to_string(),
         &["--record", "host.tsr", "--say", "host here"],
         &["--record", "join.tsr", "--say", "joiner here"],
-    );
-    assert!(
-        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
-        "the match never started\n{}",
-        join.stderr()
     );
     // B comes at about frame 1800 of the 3600.
     std::thread::sleep(Duration::from_secs(30));
@@ -181,18 +160,13 @@ fn spectators_from_the_start_and_from_half_time_see_the_players_match_and_chat()
 fn a_spectator_killed_mid_match_does_not_disturb_the_players() {
     let server = Server::start();
     let dir = scratch("killed-spectator");
-    let (host, mut join) = host_then_join(
+    let (host, join) = started_match(
         &dir,
         &server.url,
         ("H4RD4X", "H4RD4X"),
         "900",
         &["--no-record"],
         &["--no-record"],
-    );
-    assert!(
-        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
-        "the match never started\n{}",
-        join.stderr()
     );
     let mut watcher = spectator(&dir, &server.url, "H4RD4X", &["--no-record"]);
     assert!(
@@ -224,18 +198,13 @@ fn a_spectator_killed_mid_match_does_not_disturb_the_players() {
 fn a_spectator_watches_on_while_a_killed_player_rejoins() {
     let server = Server::start();
     let dir = scratch("rejoin");
-    let (host, mut join) = host_then_join(
+    let (host, mut join) = started_match(
         &dir,
         &server.url,
         ("R3J4NX", "R3J4NX"),
         "1200",
         &["--record", "host.tsr"],
         &["--no-record"],
-    );
-    assert!(
-        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
-        "the match never started\n{}",
-        join.stderr()
     );
     let mut watcher = spectator(&dir, &server.url, "R3J4NX", &["--record", "watch.tsr"]);
     assert!(
@@ -295,18 +264,13 @@ fn a_spectator_watches_on_while_a_killed_player_rejoins() {
 fn a_spectator_of_another_version_is_refused_and_both_say_why() {
     let server = Server::start();
     let dir = scratch("version");
-    let (host, mut join) = host_then_join(
+    let (host, join) = started_match(
         &dir,
         &server.url,
         ("V3RS4N", "V3RS4N"),
         "600",
         &["--no-record"],
         &["--no-record"],
-    );
-    assert!(
-        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
-        "the match never started\n{}",
-        join.stderr()
     );
     let other = common::run(
         &dir,
@@ -395,18 +359,13 @@ fn a_spectator_window_pauses_resumes_behind_live_and_jumps_back() {
     let display = Display::start();
     let server = Server::start();
     let dir = scratch("window");
-    let (host, mut join) = host_then_join(
+    let (host, join) = started_match(
         &dir,
         &server.url,
         ("WXNDWW", "WXNDWW"),
         "1200",
         &["--record", "host.tsr"],
         &["--no-record"],
-    );
-    assert!(
-        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
-        "the match never started\n{}",
-        join.stderr()
     );
     let mut watcher = Twinstar::spawn_in_window(
         &dir,

@@ -181,6 +181,42 @@ pub fn peer_args<'a>(
     args
 }
 
+/// [`host_then_join`], then waits up to 20 s for the joiner to say the
+/// match started (failing with its log if it does not).
+pub fn started_match(
+    dir: &Path,
+    server: &str,
+    codes: (&str, &str),
+    frames: &str,
+    host_extra: &[&str],
+    join_extra: &[&str],
+) -> (Twinstar, Twinstar) {
+    let (host, mut join) = host_then_join(dir, server, codes, frames, host_extra, join_extra);
+    assert!(
+        join.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        join.stderr()
+    );
+    (host, join)
+}
+
+/// `twinstar watch CODE` on `server` without STUN, headless, with a
+/// `--json` summary; then `extra`.
+pub fn spectator(dir: &Path, server: &str, code: &str, extra: &[&str]) -> Twinstar {
+    let mut args = vec![
+        "watch",
+        code,
+        "--server",
+        server,
+        "--stun",
+        "none",
+        "--headless",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    Twinstar::spawn(dir, &args)
+}
+
 /// A bot match's two peers on `server` (see [`peer_args`]): the host of
 /// room `codes.0` first, so that the room exists, then 200 ms later a
 /// joiner giving `codes.1` (the same room, perhaps spelled another way).
