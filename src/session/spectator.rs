@@ -27,11 +27,10 @@
 use std::collections::VecDeque;
 use web_time::Instant;
 
-use super::chat::{Chat, ChatError, ChatLine, valid_name};
-
 use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
 use super::backend::Backend;
+use super::chat::{Chat, ChatError, ChatLine, valid_name};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{FrameReport, SessionError, Summary};
