@@ -333,11 +333,12 @@ def write_spectators_section(w, spectators):
       "to following live (connecting, the match so far received and re-simulated), "
       "and its peak resident memory:")
     w("")
-    w("| preset | minutes played | following live after | at frame | bytes received | behind live | peak RSS |")
-    w("|---|---|---|---|---|---|---|")
+    w("| preset | minutes played | following live after | of it re-simulating | at frame | bytes received | behind live | peak RSS |")
+    w("|---|---|---|---|---|---|---|---|")
     for c in spectators["catch_up"]:
-        w(f"| {c['preset']} | {c['minutes']:g} | {c['caught_up_ms']} ms | {c['caught_up_at_frame']} | "
-          f"{c['bytes_received'] / 1000:.1f} KB | {c['behind_live_ms']} ms | {c['peak_rss_mib']:.1f} MiB |")
+        w(f"| {c['preset']} | {c['minutes']:g} | {c['caught_up_ms']} ms | {c['fast_forward_ms']} ms | "
+          f"{c['caught_up_at_frame']} | {c['bytes_received'] / 1000:.1f} KB | {c['behind_live_ms']} ms | "
+          f"{c['peak_rss_mib']:.1f} MiB |")
     w("")
 
 

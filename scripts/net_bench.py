@@ -18,6 +18,7 @@ started on a free loopback port for the duration of the run.
 import argparse
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -181,12 +182,16 @@ def cmd_catch_up(args):
     marker = "brought up to the present (frame "
     if marker in spectator.stderr:
         frame = int(spectator.stderr.split(marker, 1)[1].split(" ", 1)[0])
+    # The first fast-forward is the match so far: the re-simulation's share.
+    fast = re.search(r"fast-forwarded (\d+) frames to frame \d+ in (\d+) ms", spectator.stderr)
     print(json.dumps({
         "minutes": args.minutes,
         "preset": args.preset,
         "bot_style": args.bot_style,
         "caught_up_ms": s["caught_up_ms"],
         "caught_up_at_frame": frame,
+        "fast_forward_frames": int(fast.group(1)) if fast else None,
+        "fast_forward_ms": int(fast.group(2)) if fast else None,
         "bytes_received": s["bytes_received"],
         "behind_live_ms": s["behind_live_ms"],
         "peak_rss_mib": round(spectator.hwm_kib / 1024, 1),
