@@ -436,11 +436,14 @@ impl Connector {
                     self.spectators.insert(partner);
                     // What else it sent is a spectator's too.
                     received_all.by_ref().for_each(drop);
-                    let next = self
-                        .live
+                    // One that said Hello meanwhile is a player for sure.
+                    let candidate = |p: &PeerId| *p != partner && !self.spectators.contains(p);
+                    let next = control
+                        .knocking()
                         .iter()
                         .copied()
-                        .find(|p| *p != partner && !self.spectators.contains(p));
+                        .find(|p| candidate(p) && self.live.contains(p))
+                        .or_else(|| self.live.iter().copied().find(candidate));
                     self.awaiting_partner = true;
                     self.stage = Stage::Connecting;
                     if let Some(next) = next {
@@ -458,6 +461,11 @@ impl Connector {
                     self.history = Some(received.finish(frame, checksum)?);
                 }
                 Ok(message) => {
+                    if matches!(message, Message::Hello(_)) {
+                        // The partner is a player: anyone else who said
+                        // Hello meanwhile is told a match is running.
+                        control.refuse_knocking();
+                    }
                     if let Some(reply) = self.handshake.receive(now, message) {
                         control.send(&reply);
                     }
@@ -595,12 +603,15 @@ impl Connector {
         let ggrs = socket
             .take_channel(GGRS_CHANNEL)
             .map_err(|_| ConnectError::LoopGone)?;
-        let control = ControlChannel::new(
+        let mut control = ControlChannel::new(
             control,
             peer,
             self.options.link,
             self.options.link_seed ^ 0x0C01_7201,
         );
+        // Until this peer says Hello it may be a spectator, and the other
+        // player's Hello must wait, not be told a match is running.
+        control.hold_hellos(true);
         tracing::info!("connected to {peer} after {:?}", self.started.elapsed());
         self.peer = Some((peer, control, ggrs));
         self.stage = Stage::Measuring;
@@ -613,7 +624,10 @@ impl Connector {
             Some(Ok(a)) => a.clone(),
             _ => return Err(ConnectError::LoopGone),
         };
-        let (peer, control, ggrs_channel) = self.peer.take().ok_or(ConnectError::LoopGone)?;
+        let (peer, mut control, ggrs_channel) = self.peer.take().ok_or(ConnectError::LoopGone)?;
+        // Agreed, so the partner said Hello and the held were told Busy;
+        // the match's channel answers at once from here on.
+        control.refuse_knocking();
         let runtime = self.runtime.take().ok_or(ConnectError::LoopGone)?;
         let message_loop = self.message_loop.take().ok_or(ConnectError::LoopGone)?;
         let socket = self.socket.take().ok_or(ConnectError::LoopGone)?;

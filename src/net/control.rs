@@ -84,6 +84,22 @@ impl ControlChannel {
         self.knocking = on.then(Vec::new);
     }
 
+    /// Peers holding with a `Hello` (while holding them), not taken yet.
+    pub fn knocking(&self) -> &[PeerId] {
+        self.knocking.as_deref().unwrap_or_default()
+    }
+
+    /// Answers `Busy` to every peer held (but the partner) and goes back to
+    /// answering at once: the partner has shown itself a player.
+    pub fn refuse_knocking(&mut self) {
+        for peer in self.take_knocking() {
+            if peer != self.peer {
+                self.refuse(peer);
+            }
+        }
+        self.knocking = None;
+    }
+
     /// Peers that said `Hello` since the last call (while holding them).
     pub fn take_knocking(&mut self) -> Vec<PeerId> {
         self.knocking
