@@ -10,8 +10,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{
-    Display, Server, Twinstar, chat_events, peer_args, scratch, spectator, started_match,
-    verify_replay,
+    Display, LIMIT, Server, Twinstar, chat_events, host_then_join, peer_args, scratch, spectator,
+    started_match, verify_replay,
 };
 
 fn replay_diff(dir: &Path, a: &str, b: &str) {
@@ -351,6 +351,47 @@ fn a_ninth_spectator_is_refused() {
     // The eight are still waiting: nobody was pushed out.
     for s in &mut eight {
         assert!(s.is_running(), "{}", s.stderr());
+    }
+}
+
+/// Spectators waiting in the room before the players must never cost the
+/// joiner its seat: the host may take a spectator for its partner until
+/// that spectator's `Watch` arrives, and the joiner's `Hello` in between
+/// must not be answered `Busy` (it was, and the joiner gave up). A race, so
+/// three rounds of eight early spectators.
+#[test]
+fn spectators_waiting_before_the_players_never_take_the_joiners_seat() {
+    let server = Server::start();
+    for round in 0..3 {
+        let dir = scratch(&format!("early-eight-{round}"));
+        let code = format!("E8R{}XM", ["A", "B", "C"][round]);
+        let eight: Vec<Twinstar> = (0..8)
+            .map(|_| spectator(&dir, &server.url, &code, &["--no-record"]))
+            .collect();
+        let (host, join) = host_then_join(
+            &dir,
+            &server.url,
+            (&code, &code),
+            "300",
+            &["--no-record"],
+            &["--no-record"],
+        );
+        let (host, join) = (host.finish(LIMIT), join.finish(LIMIT));
+        let eight: Vec<_> = eight.into_iter().map(|s| s.finish(LIMIT)).collect();
+        let both = format!(
+            "round {round}\n{}\n{}",
+            host.report("host", 30),
+            join.report("join", 10)
+        );
+        assert_eq!(host.code(), Some(0), "{both}");
+        assert_eq!(join.code(), Some(0), "{both}");
+        let checksum = &host.summary()["checksum"];
+        assert_eq!(&join.summary()["checksum"], checksum, "{both}");
+        assert_eq!(host.summary()["spectators"], 8, "{both}");
+        for s in &eight {
+            assert_eq!(s.code(), Some(0), "{both}\n{}", s.report("spectator", 10));
+            assert_eq!(&s.summary()["checksum"], checksum, "{both}");
+        }
     }
 }
 
