@@ -47,7 +47,14 @@ impl ServerProcess {
     /// address it reports. Its stderr is drained on a thread.
     pub fn start(bin: &Path) -> Result<Self, String> {
         let mut child = Command::new(bin)
-            .args(["serve", "--bind", "127.0.0.1:0"])
+            // Every load client comes from 127.0.0.1: lift the per-address cap.
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--max-per-address",
+                "1000000",
+            ])
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -301,13 +308,31 @@ pub async fn run_rooms(
     limit: Duration,
     loaded: impl FnOnce(),
 ) -> LoadReport {
+    run_rooms_at(url, rooms, limit, None, loaded).await
+}
+
+/// [`run_rooms`] with clients arriving at most `rate` per second (`None`:
+/// all at once).
+pub async fn run_rooms_at(
+    url: &str,
+    rooms: usize,
+    limit: Duration,
+    rate: Option<u32>,
+    loaded: impl FnOnce(),
+) -> LoadReport {
     let started = Instant::now();
     let codes = room_codes(rooms);
+    let gap = rate.map(|r| Duration::from_secs_f64(1.0 / f64::from(r.max(1))));
     let (release_tx, release_rx) = watch::channel(false);
     let settled = Arc::new(AtomicUsize::new(0));
     let mut tasks = Vec::with_capacity(rooms * 2);
     for code in &codes {
         for _ in 0..2 {
+            if let Some(gap) = gap {
+                // The arrival schedule, not the spawn speed, sets the rate.
+                let due = started + gap * u32::try_from(tasks.len()).unwrap_or(u32::MAX);
+                tokio::time::sleep_until(due.into()).await;
+            }
             tasks.push(tokio::spawn(client(
                 url.to_owned(),
                 code.clone(),
@@ -377,8 +402,20 @@ fn ms(d: Option<Duration>) -> serde_json::Value {
     })
 }
 
-/// The whole measurement: server process, load, memory, a fresh pair after.
+/// The whole measurement: server process, `rounds` rounds of the load
+/// (clients arriving at `rate` per second, or all at once), memory, a fresh
+/// pair after.
 pub async fn measure(bin: &Path, clients: usize, limit: Duration) -> serde_json::Value {
+    measure_rounds(bin, clients, limit, 1, None).await
+}
+
+pub async fn measure_rounds(
+    bin: &Path,
+    clients: usize,
+    limit: Duration,
+    rounds: usize,
+    rate: Option<u32>,
+) -> serde_json::Value {
     let started = Instant::now();
     let mut server = match ServerProcess::start(bin) {
         Ok(server) => server,
@@ -386,41 +423,73 @@ pub async fn measure(bin: &Path, clients: usize, limit: Duration) -> serde_json:
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     let idle = server.memory_kib();
-    let mut under_load = None;
-    let report = run_rooms(&server.url, clients / 2, limit, || {
-        under_load = server.memory_kib();
-    })
-    .await;
-    // Give the server a moment to drop the closed connections.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut reports = Vec::new();
+    let mut loaded_kib = Vec::new();
+    let mut after_kib = Vec::new();
+    for _ in 0..rounds.max(1) {
+        let mut under_load = None;
+        let report = run_rooms_at(&server.url, clients / 2, limit, rate, || {
+            under_load = server.memory_kib();
+        })
+        .await;
+        // Give the server a moment to drop the closed connections.
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        loaded_kib.push(under_load.map(|m| m.0));
+        after_kib.push(server.memory_kib().map(|m| m.0));
+        reports.push(report);
+    }
     let after = server.memory_kib();
     let alive = server.is_alive();
     // A fresh room still pairs after the storm.
     let fresh = run_rooms(&server.url, 1, Duration::from_secs(10), || {}).await;
     let alive_after_fresh = server.is_alive();
-    let ok = report.all_paired_right() && fresh.all_paired_right() && alive && alive_after_fresh;
+    let all_right = reports.iter().all(LoadReport::all_paired_right);
+    let ok = all_right && fresh.all_paired_right() && alive && alive_after_fresh;
     let kib = |m: Option<(u64, u64)>, i: usize| m.map(|m| if i == 0 { m.0 } else { m.1 });
+    // Resident memory each idle connected client costs: the first round's
+    // loaded reading over the idle server's, per client.
+    let per_client = match (idle, loaded_kib.first().copied().flatten()) {
+        (Some(idle), Some(loaded)) if clients > 0 => {
+            json!((loaded.saturating_sub(idle.0) as f64 / clients as f64 * 10.0).round() / 10.0)
+        }
+        _ => serde_json::Value::Null,
+    };
+    let report = &reports[reports.len() - 1];
+    let mut pairing: Vec<Duration> = reports
+        .iter()
+        .flat_map(|r| r.pairing.iter().copied())
+        .collect();
+    pairing.sort();
+    let quantile = |q: f64| {
+        (!pairing.is_empty()).then(|| pairing[((pairing.len() - 1) as f64 * q).round() as usize])
+    };
+    let errors: Vec<&String> = reports.iter().flat_map(|r| r.errors.iter()).collect();
     json!({
         "ok": ok,
         "clients": report.clients,
         "rooms": report.rooms,
-        "paired": report.paired,
-        "partners_right": report.partners_right,
-        "crossed": report.errors.iter().filter(|e| e.contains("crossed")).count(),
-        "errors": report.errors.len(),
-        "first_errors": report.errors.iter().take(5).collect::<Vec<_>>(),
+        "rounds": reports.len(),
+        "arrival_per_s": rate,
+        "paired": reports.iter().map(|r| r.paired).min().unwrap_or(0),
+        "partners_right": reports.iter().map(|r| r.partners_right).min().unwrap_or(0),
+        "crossed": errors.iter().filter(|e| e.contains("crossed")).count(),
+        "errors": errors.len(),
+        "first_errors": errors.iter().take(5).collect::<Vec<_>>(),
         "pairing_ms": {
-            "median": ms(report.quantile(0.5)),
-            "p99": ms(report.quantile(0.99)),
-            "max": ms(report.pairing.last().copied()),
+            "median": ms(quantile(0.5)),
+            "p99": ms(quantile(0.99)),
+            "max": ms(pairing.last().copied()),
         },
         "server": {
             "pid": server.pid(),
             "alive": alive && alive_after_fresh,
             "fresh_room_paired": fresh.all_paired_right(),
             "rss_kib_idle": kib(idle, 0),
-            "rss_kib_loaded": kib(under_load, 0),
+            "rss_kib_loaded": loaded_kib.first().copied().flatten(),
             "rss_kib_after": kib(after, 0),
+            "rss_kib_loaded_by_round": loaded_kib,
+            "rss_kib_after_by_round": after_kib,
+            "rss_kib_per_idle_client": per_client,
             "hwm_kib": kib(after, 1),
         },
         "elapsed_s": (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
@@ -428,13 +497,17 @@ pub async fn measure(bin: &Path, clients: usize, limit: Duration) -> serde_json:
 }
 
 fn usage() -> ! {
-    eprintln!("usage: signaling_load [--clients EVEN_N] [--bin TWINSTAR] [--limit SECS]");
+    eprintln!(
+        "usage: signaling_load [--clients EVEN_N] [--bin TWINSTAR] [--limit SECS] [--rounds N] [--rate CLIENTS_PER_S]"
+    );
     std::process::exit(2);
 }
 
 fn main() {
     let mut clients = 200usize;
     let mut limit = 60u64;
+    let mut rounds = 1usize;
+    let mut rate: Option<u32> = None;
     let mut bin = std::env::var_os("TWINSTAR_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/release/twinstar"));
@@ -445,10 +518,19 @@ fn main() {
             "--clients" => clients = value().parse().unwrap_or_else(|_| usage()),
             "--limit" => limit = value().parse().unwrap_or_else(|_| usage()),
             "--bin" => bin = PathBuf::from(value()),
+            "--rounds" => rounds = value().parse().unwrap_or_else(|_| usage()),
+            "--rate" => rate = Some(value().parse().unwrap_or_else(|_| usage())),
             _ => usage(),
         }
     }
-    if clients < 2 || clients % 2 != 0 || clients > 10_000 || limit == 0 || limit > 3600 {
+    if clients < 2
+        || clients % 2 != 0
+        || clients > 10_000
+        || limit == 0
+        || limit > 3600
+        || !(1..=20).contains(&rounds)
+        || rate == Some(0)
+    {
         usage();
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -462,7 +544,13 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let result = runtime.block_on(measure(&bin, clients, Duration::from_secs(limit)));
+    let result = runtime.block_on(measure_rounds(
+        &bin,
+        clients,
+        Duration::from_secs(limit),
+        rounds,
+        rate,
+    ));
     println!("{result}");
     std::process::exit(if result["ok"] == true { 0 } else { 1 });
 }

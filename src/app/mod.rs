@@ -4,6 +4,8 @@
 mod menu;
 mod online;
 mod replay;
+mod serve;
+mod servers;
 mod tickets;
 mod watch;
 
@@ -170,7 +172,7 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             &args.run,
         ),
         Command::Watch(args) => watch::watch(&args),
-        Command::Serve(args) => online::serve(&args),
+        Command::Serve(args) => serve::serve(&args),
         Command::Replay(args) => replay::replay(&args),
         Command::ReplayDiff(args) => replay::diff(&args),
     }

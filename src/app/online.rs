@@ -9,7 +9,7 @@ use std::task::Poll;
 use web_time::Duration;
 
 use super::{Failure, Report, finish_window, match_options, random_seed, record_path, tickets};
-use crate::cli::{NetArgs, RunArgs, ServeArgs};
+use crate::cli::{NetArgs, RunArgs};
 use crate::frontend::InputSource;
 use crate::frontend::window::{
     self, ConnectOutcome, MatchEnd, MatchOptions, Screenshot, Share, Ui,
@@ -43,7 +43,7 @@ pub(super) fn runtime() -> Result<NetRuntime, Failure> {
 /// This machine's address on its LAN, for the URL the other player types.
 /// Connecting a UDP socket sends nothing; it only picks the outgoing route.
 #[cfg(not(target_arch = "wasm32"))]
-fn lan_address() -> IpAddr {
+pub(super) fn lan_address() -> IpAddr {
     UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0))
         .and_then(|s| {
             s.connect((Ipv4Addr::new(192, 0, 2, 1), 9))?;
@@ -53,67 +53,6 @@ fn lan_address() -> IpAddr {
         .ok()
         .filter(|ip| !ip.is_unspecified())
         .unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
-}
-
-#[cfg(target_arch = "wasm32")]
-pub fn serve(_args: &ServeArgs) -> Result<Report, Failure> {
-    Err(Failure::BadInput(
-        "a browser cannot run the signaling server; run twinstar serve on a computer".into(),
-    ))
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-pub fn serve(args: &ServeArgs) -> Result<Report, Failure> {
-    let web = match &args.web {
-        Some(dir) => Some(WebClient::load(dir).map_err(|e| Failure::BadInput(e.to_string()))?),
-        None => WebClient::find_default(),
-    };
-    let runtime = runtime()?;
-    runtime.tokio().block_on(async {
-        let server = signaling::bind(args.bind, web.clone())
-            .map_err(|e| Failure::BadInput(format!("{e} (address {})", args.bind)))?;
-        let addr = server.local_addr();
-        let shown = if addr.ip().is_unspecified() {
-            SocketAddr::new(lan_address(), addr.port())
-        } else {
-            addr
-        };
-        eprintln!("twinstar: signaling server on ws://{shown} (players pass --server ws://{shown}); Ctrl-C stops it");
-        match browser_link(&format!("ws://{shown}"), None) {
-            Some(page) if web.is_some() => {
-                eprintln!("twinstar: web client at {page} (a room's link: {page}#K7Q-2XM)")
-            }
-            _ => eprintln!("twinstar: no web client here (bash scripts/build-web.sh builds one)"),
-        }
-        server
-            .serve(shutdown_signal())
-            .await
-            .map_err(|e| Failure::Runtime(e.to_string(), None))
-    })?;
-    Ok(Report::Printed)
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }
 
 /// Everything `host`/`join` need, checked before any network activity.
@@ -202,6 +141,9 @@ fn signaling_server(
 ) -> Result<(String, bool), Failure> {
     if let Some(url) = &net.server {
         return Ok((url.trim_end_matches('/').to_string(), true));
+    }
+    if let Some(url) = super::servers::built_in_server()? {
+        return Ok((url, true));
     }
     let local = SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT));
     let default_url = format!("ws://{local}");
@@ -298,11 +240,16 @@ pub(super) fn start_online(
         (Some(room), _) => eprintln!("twinstar: joining room {room} on {server}"),
         (None, _) => eprintln!("twinstar: quick match on {server}: waiting for another player"),
     }
+    let ice = super::servers::ice_servers(
+        &server,
+        plan.ice.clone(),
+        IceServers::flags_given(&net.stun, net.turn.as_deref()),
+    );
     let options = ConnectOptions {
         server: server.clone(),
         room: plan.room.clone(),
         role: plan.role,
-        ice: plan.ice.clone(),
+        ice,
         timeout: plan.timeout,
         seed: plan.seed,
         preset: plan.preset.clone(),

@@ -56,6 +56,11 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
         crate::frontend::require_display()?;
     }
     eprintln!("twinstar: watching room {room} on {server}");
+    let ice = super::servers::ice_servers(
+        &server,
+        ice,
+        IceServers::flags_given(&args.stun, args.turn.as_deref()),
+    );
     let options = WatchOptions {
         server,
         room,
@@ -74,8 +79,8 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
     })
 }
 
-/// Natively the signaling server on this machine; the page's own server
-/// in the browser.
+/// Natively the server this binary was built for, else the one on this
+/// machine; the page's own server in the browser.
 fn default_server() -> Result<String, Failure> {
     #[cfg(target_arch = "wasm32")]
     {
@@ -84,7 +89,8 @@ fn default_server() -> Result<String, Failure> {
         })
     }
     #[cfg(not(target_arch = "wasm32"))]
-    Ok(format!("ws://127.0.0.1:{DEFAULT_PORT}"))
+    Ok(super::servers::built_in_server()?
+        .unwrap_or_else(|| format!("ws://127.0.0.1:{DEFAULT_PORT}")))
 }
 
 /// The driver of the watched match, recording if asked.

@@ -1,6 +1,7 @@
-//! ICE servers from the command line (`--stun`, `--turn`), checked before
-//! any connection: the WebRTC stack `unwrap`s URLs it cannot parse deep in
-//! its offer code, so a typo would otherwise be a panic, not an error.
+//! ICE servers from the command line (`--stun`, `--turn`) or from the
+//! signaling server (`GET /ice`, an [`IceOffer`]), checked before any
+//! connection: the WebRTC stack `unwrap`s URLs it cannot parse deep in its
+//! offer code, so a typo would otherwise be a panic, not an error.
 
 use matchbox_socket::RtcIceServerConfig;
 
@@ -12,17 +13,100 @@ pub const DEFAULT_STUN: [&str; 2] = [
     "stun:stun1.l.google.com:19302",
 ];
 
+/// The path of a signaling server's ICE offer: `GET /ice` answers with an
+/// [`IceOffer`] as JSON (404 when the server hands out none).
+pub const ICE_PATH: &str = "/ice";
+
+/// Largest `/ice` answer a client reads (a few URLs and one credential).
+pub const MAX_ICE_OFFER_BYTES: u64 = 16 * 1024;
+
+/// What a signaling server tells its clients to use: STUN and TURN URLs,
+/// and for TURN a credential minted for this client (TURN REST: the
+/// username carries its expiry). The wire form of `GET /ice`.
+#[derive(Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct IceOffer {
+    #[serde(default)]
+    pub stun: Vec<String>,
+    #[serde(default)]
+    pub turn: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential: Option<String>,
+    /// Unix time after which the credential is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<u64>,
+}
+
+/// Never prints the credential: offers end up in logs.
+impl std::fmt::Debug for IceOffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IceOffer")
+            .field("stun", &self.stun)
+            .field("turn", &self.turn)
+            .field("username", &self.username)
+            .field(
+                "credential",
+                &self.credential.as_ref().map(|_| "<redacted>"),
+            )
+            .field("expires", &self.expires)
+            .finish()
+    }
+}
+
+impl IceOffer {
+    /// Checks every URL as the flags are checked; TURN URLs need the
+    /// credential.
+    pub fn into_servers(self) -> Result<IceServers, IceError> {
+        for url in &self.stun {
+            if validate_url(url)? != Scheme::Stun {
+                return Err(IceError::TurnAsStun(url.clone()));
+            }
+        }
+        for url in &self.turn {
+            if validate_url(url)? != Scheme::Turn {
+                return Err(IceError::StunAsTurn(url.clone()));
+            }
+        }
+        let turn = match (self.turn.is_empty(), self.username, self.credential) {
+            (true, _, _) => None,
+            (false, Some(user), Some(pass)) => Some(TurnServer {
+                urls: self.turn,
+                user,
+                pass,
+            }),
+            (false, _, _) => return Err(IceError::MissingCredentials),
+        };
+        Ok(IceServers {
+            stun: self.stun,
+            turn,
+        })
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IceServers {
     pub stun: Vec<String>,
     pub turn: Option<TurnServer>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct TurnServer {
-    pub url: String,
+    /// One relay may be reached several ways (UDP, TCP, TLS); one credential.
+    pub urls: Vec<String>,
     pub user: String,
     pub pass: String,
+}
+
+/// Never prints the password: servers end up in logs.
+impl std::fmt::Debug for TurnServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TurnServer")
+            .field("urls", &self.urls)
+            .field("user", &self.user)
+            .field("pass", &"<redacted>")
+            .finish()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -68,7 +152,7 @@ impl IceServers {
                     return Err(IceError::StunAsTurn(url.to_string()));
                 }
                 Some(TurnServer {
-                    url: url.to_string(),
+                    urls: vec![url.to_string()],
                     user: user.to_string(),
                     pass: pass.to_string(),
                 })
@@ -76,6 +160,12 @@ impl IceServers {
             (Some(_), _, _) => return Err(IceError::MissingCredentials),
         };
         Ok(IceServers { stun, turn })
+    }
+
+    /// True when the player named ICE servers itself (`--stun`/`--turn`):
+    /// those win over what the signaling server offers.
+    pub fn flags_given(stun: &[String], turn: Option<&str>) -> bool {
+        !stun.is_empty() || turn.is_some()
     }
 
     /// No servers: host candidates only.
@@ -89,7 +179,7 @@ impl IceServers {
         let mut urls = self.stun.clone();
         let (mut username, mut credential) = (None, None);
         if let Some(turn) = &self.turn {
-            urls.push(turn.url.clone());
+            urls.extend(turn.urls.iter().cloned());
             username = Some(turn.user.clone());
             credential = Some(turn.pass.clone());
         }
@@ -102,13 +192,13 @@ impl IceServers {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Scheme {
+pub(crate) enum Scheme {
     Stun,
     Turn,
 }
 
 /// `stun:host[:port]`, `stuns:`, `turn:host[:port][?transport=udp|tcp]`, `turns:`.
-fn validate_url(url: &str) -> Result<Scheme, IceError> {
+pub(crate) fn validate_url(url: &str) -> Result<Scheme, IceError> {
     let bad = |why| IceError::BadUrl {
         url: url.to_string(),
         why,
@@ -188,6 +278,47 @@ mod tests {
             (m.username.as_deref(), m.credential.as_deref()),
             (Some("u"), Some("p"))
         );
+    }
+
+    #[test]
+    fn offers_are_checked_like_flags_and_never_print_the_credential() {
+        let offer = IceOffer {
+            stun: s(&["stun:198.51.100.1:3478"]),
+            turn: s(&[
+                "turn:198.51.100.1:3478?transport=udp",
+                "turns:example.org:5349",
+            ]),
+            username: Some("1900000000:p1".into()),
+            credential: Some("c2VjcmV0".into()),
+            expires: Some(1_900_000_000),
+        };
+        let shown = format!("{offer:?}");
+        assert!(!shown.contains("c2VjcmV0"), "{shown}");
+        let servers = offer.clone().into_servers().unwrap();
+        assert!(!format!("{servers:?}").contains("c2VjcmV0"));
+        let m = servers.to_matchbox();
+        assert_eq!(m.urls.len(), 3);
+        assert_eq!(m.credential.as_deref(), Some("c2VjcmV0"));
+        // Round trip through the wire form.
+        let json = serde_json::to_string(&offer).unwrap();
+        assert_eq!(serde_json::from_str::<IceOffer>(&json).unwrap(), offer);
+        // TURN without a credential, or a TURN URL among the STUN ones, is refused.
+        let no_cred = IceOffer {
+            credential: None,
+            ..offer.clone()
+        };
+        assert_eq!(no_cred.into_servers(), Err(IceError::MissingCredentials));
+        let mixed = IceOffer {
+            stun: s(&["turn:h:1"]),
+            ..offer
+        };
+        assert!(matches!(mixed.into_servers(), Err(IceError::TurnAsStun(_))));
+        assert!(matches!(
+            serde_json::from_str::<IceOffer>(r#"{"stun":["stun:h:1","turn:x"]}"#)
+                .unwrap()
+                .into_servers(),
+            Err(IceError::TurnAsStun(_))
+        ));
     }
 
     #[test]

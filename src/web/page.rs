@@ -108,6 +108,22 @@ pub fn page_server() -> Option<String> {
     Some(format!("{scheme}://{host}"))
 }
 
+/// The ICE offer the page fetched from its server (`window.twinstarIce`,
+/// see web/index.html); `None` when the server offers none.
+pub fn page_ice_offer() -> Option<crate::net::ice::IceOffer> {
+    let window: wasm_bindgen::JsValue = window()?.into();
+    let text = js_sys::Reflect::get(&window, &"twinstarIce".into())
+        .ok()?
+        .as_string()?;
+    match serde_json::from_str(&text) {
+        Ok(offer) => Some(offer),
+        Err(e) => {
+            web_sys::console::warn_1(&format!("twinstar: unreadable ICE offer: {e}").into());
+            None
+        }
+    }
+}
+
 fn storage() -> Option<web_sys::Storage> {
     window()?.local_storage().ok()?
 }

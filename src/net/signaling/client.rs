@@ -74,11 +74,19 @@ pub fn browser_link(server: &str, room: Option<&RoomCode>) -> Option<String> {
 /// A matchbox socket builder for a room URL, set up the way our clients need:
 /// one connection attempt (matchbox's default of three, 3 s apart, would
 /// delay a "room is full" by 6 s; our refusals are final) and the given ICE
-/// servers (pass [`no_ice_servers`] on loopback and LAN tests).
+/// servers (pass [`no_ice_servers`] on loopback and LAN tests). Natively
+/// the websocket is ours ([`super::native_client`]): `wss://` checked
+/// against the system's roots and `SSL_CERT_FILE`, and the server's reason
+/// kept when it closes.
 pub fn client_builder(url: &str, ice: RtcIceServerConfig) -> WebRtcSocketBuilder {
-    WebRtcSocket::builder(url)
+    let builder = WebRtcSocket::builder(url)
         .ice_server(ice)
-        .reconnect_attempts(Some(1))
+        .reconnect_attempts(Some(1));
+    #[cfg(not(target_arch = "wasm32"))]
+    let builder = builder.signaller_builder(std::sync::Arc::new(
+        super::native_client::WsSignallerBuilder,
+    ));
+    builder
 }
 
 /// An empty ICE server list: host candidates only, which is all loopback
@@ -106,6 +114,9 @@ pub enum JoinError {
     Unreachable(String),
     #[error("lost the signaling server: {0}")]
     Disconnected(String),
+    /// The server closed the connection and said why (it is restarting).
+    #[error("the signaling server closed the connection: {0}")]
+    Closed(String),
 }
 
 /// Explains the error a matchbox socket's message loop ended with. `room`
@@ -156,6 +167,16 @@ pub fn classify_socket_error(error: &matchbox_socket::Error, room: Option<&RoomC
             } else {
                 JoinError::Refused { status, reason }
             }
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        Error::ConnectionFailed(e) | Error::Disconnected(e)
+            if super::native_client::server_close_reason(e).is_some() =>
+        {
+            JoinError::Closed(
+                super::native_client::server_close_reason(e)
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
         }
         Error::ConnectionFailed(e) => JoinError::Unreachable(e.to_string()),
         Error::Disconnected(e) => JoinError::Disconnected(e.to_string()),

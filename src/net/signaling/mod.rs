@@ -6,8 +6,10 @@
 //! - [`client`]: room URLs, the client socket builder, refusals explained;
 //! - [`web`]: the web client, served on plain HTTP `GET`s by the same server.
 //!
-//! Built on `matchbox_signaling` with our own topology: matchbox's full-mesh
-//! topology lets any number of peers into a room, we need rooms of two.
+//! Speaks matchbox's signaling protocol from our own axum routes (see
+//! [`server`]): matchbox's full-mesh topology lets any number of peers into
+//! a room, we need rooms of two, and its server builder can neither bound a
+//! websocket's memory, check liveness, nor serve TLS.
 //!
 //! - `ws://HOST:PORT/K7Q2XM` joins room K7Q2XM (any spelling `RoomCode`
 //!   parses; the canonical form is the room). The first two get in; a third
@@ -24,14 +26,14 @@
 //!   web client's page when the server has one, see [`web`]. Its players
 //!   open `http://HOST:PORT/#K7Q-2XM` ([`browser_link`]).
 //!
-//! Why refuse before the upgrade: after it, matchbox clients have no way to
-//! learn why the server closed (a close frame ends their socket future with
-//! `Ok(())`), while a refused upgrade surfaces on the client as a
+//! Why refuse before the upgrade: after it, stock matchbox clients have no
+//! way to learn why the server closed (a close frame ends their socket
+//! future with `Ok(())`), while a refused upgrade surfaces on the client as a
 //! `tungstenite::Error::Http` carrying our status and body, which
 //! [`classify_socket_error`] turns into "room CODE is full".
 //!
-//! The admission check and the join are separate steps in matchbox (a
-//! callback before the upgrade, a task after it), so admission *reserves* a
+//! The admission check and the join are separate steps (the HTTP request,
+//! then a task after the upgrade), so admission *reserves* a
 //! seat under the same lock that counts the members; two clients racing for
 //! the last seat cannot both get it. A reservation whose upgrade never
 //! completes expires after [`RESERVATION_TTL`].
@@ -39,9 +41,23 @@
 mod client;
 // The server side is native only: a browser cannot accept connections.
 #[cfg(not(target_arch = "wasm32"))]
+mod connection;
+#[cfg(not(target_arch = "wasm32"))]
+mod limits;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod live_tests;
+#[cfg(not(target_arch = "wasm32"))]
+mod metrics;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native_client;
+#[cfg(not(target_arch = "wasm32"))]
 mod registry;
 #[cfg(not(target_arch = "wasm32"))]
 mod server;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod tls;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod turn;
 #[cfg(not(target_arch = "wasm32"))]
 mod web;
 
@@ -55,9 +71,18 @@ pub use client::{
     client_builder, no_ice_servers, room_url, watch_url,
 };
 #[cfg(not(target_arch = "wasm32"))]
+pub use connection::DEFAULT_IDLE_TIMEOUT;
+#[cfg(not(target_arch = "wasm32"))]
+pub use limits::DEFAULT_MAX_PER_ADDRESS;
+#[cfg(not(target_arch = "wasm32"))]
+pub use metrics::RoomCounts;
+#[cfg(not(target_arch = "wasm32"))]
 pub use registry::{Registry, RelayError};
 #[cfg(not(target_arch = "wasm32"))]
-pub use server::{BoundServer, RoomState, RoomTopology, ServerError, bind, serve};
+pub use server::{
+    BoundServer, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, RoomState, ServeOptions,
+    ServerError, bind, bind_with, serve,
+};
 #[cfg(not(target_arch = "wasm32"))]
 pub use web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError};
 

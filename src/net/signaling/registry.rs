@@ -17,6 +17,7 @@ use matchbox_protocol::{JsonPeerEvent, PeerId};
 use matchbox_signaling::common_logic::{SignalingChannel, try_send};
 use tracing::warn;
 
+use super::metrics::RoomCounts;
 use super::{
     MAX_SIGNAL_BYTES, MAX_SPECTATORS, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, Refusal,
     RoomRequest,
@@ -328,6 +329,37 @@ impl Registry {
     pub fn room_count(&self) -> usize {
         self.rooms.len()
     }
+
+    /// Rooms waiting for their second player, full rooms, and spectators,
+    /// for `/metrics`.
+    pub fn counts(&self) -> RoomCounts {
+        let mut counts = RoomCounts::default();
+        for room in self.rooms.values() {
+            match room.members.len() {
+                0 => {}
+                n if n < ROOM_CAPACITY => counts.waiting += 1,
+                _ => counts.full += 1,
+            }
+            counts.spectators += room.spectators.len();
+        }
+        counts
+    }
+
+    /// No client is seated.
+    pub fn is_empty(&self) -> bool {
+        self.peers.is_empty()
+    }
+
+    /// The channels of players alone in their room: waiting for a partner,
+    /// with no match to lose (a draining server tells them first).
+    pub fn waiting_alone(&self) -> Vec<SignalingChannel> {
+        self.rooms
+            .values()
+            .filter(|room| room.members.len() == 1)
+            .filter_map(|room| self.peers.get(&room.members[0]))
+            .map(|seat| seat.channel.clone())
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -397,6 +429,35 @@ mod tests {
         reg.join(&room, peer(3), c_tx, t);
         reg.leave(peer(3));
         assert_eq!(reg.room_count(), 0, "empty rooms are forgotten");
+        assert!(reg.is_empty());
+    }
+
+    #[test]
+    fn counts_and_lonely_players_for_metrics_and_draining() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let _a = seat(&mut reg, "K7Q2XM", 1, t);
+        let _b = seat(&mut reg, "K7Q2XM", 2, t);
+        let mut c = seat(&mut reg, "XXXXXXX", 3, t);
+        let (s_tx, _s_rx) = channel();
+        reg.join(&watch("K7Q2XM"), peer(9), s_tx, t);
+        assert_eq!(
+            reg.counts(),
+            RoomCounts {
+                waiting: 1,
+                full: 1,
+                spectators: 1
+            }
+        );
+        let alone = reg.waiting_alone();
+        assert_eq!(alone.len(), 1, "only the player without a partner");
+        try_send(&alone[0], Message::Text("bye".into())).unwrap();
+        assert!(matches!(c.try_recv(), Ok(Ok(Message::Text(t))) if t.as_str() == "bye"));
+        for n in [1, 2, 3, 9] {
+            reg.leave(peer(n));
+        }
+        assert!(reg.is_empty());
+        assert_eq!(reg.counts(), RoomCounts::default());
     }
 
     fn watch(s: &str) -> RoomRequest {

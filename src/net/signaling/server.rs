@@ -1,219 +1,63 @@
-//! The signaling server: our matchbox topology (rooms of two, quick match,
-//! refusals before the upgrade) around the [`Registry`], and binding and
-//! serving it.
+//! The signaling server: our own axum routes around the [`Registry`]
+//! (rooms of two, quick match, spectators, refusals before the upgrade),
+//! served over plain TCP or TLS, with the operator's endpoints beside them:
+//!
+//! - `GET /` and the page's files: the web client ([`web`]);
+//! - a websocket upgrade on `/CODE`, `/watch-CODE`, `/quick`: a client
+//!   ([`connection`]), with small buffers and a liveness check;
+//! - `GET /ice`: the STUN/TURN servers to use, TURN credentials minted per
+//!   client ([`IcePolicy`]);
+//! - `GET /healthz`: 200 while serving, 503 while draining;
+//! - `GET /metrics`: Prometheus' text format ([`Metrics`]).
+//!
+//! matchbox_signaling's own server builder is not used: it cannot set the
+//! websocket's buffer sizes (tungstenite's 128 KiB read buffer per idle
+//! client), answer anything but the upgrade, or serve TLS. Its protocol
+//! (`IdAssigned`, `NewPeer`, `Signal`, `PeerLeft`) is kept to the letter,
+//! so stock matchbox clients and the browser's are served as before.
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use web_time::Instant;
+use web_time::{Duration, Instant};
 
-use async_trait::async_trait;
-use axum::extract::ws::Message;
-use axum::response::IntoResponse;
-use futures::StreamExt;
-use matchbox_protocol::PeerRequest;
-use matchbox_signaling::common_logic::parse_request;
-use matchbox_signaling::{
-    ClientRequestError, NoCallbacks, SignalingServerBuilder, SignalingState, SignalingTopology,
-    WsStateMeta,
-};
-use tokio::sync::oneshot;
+use axum::Router;
+use axum::extract::ws::{WebSocketUpgrade, rejection::WebSocketUpgradeRejection};
+use axum::extract::{ConnectInfo, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum_server::Handle;
+use axum_server::tls_rustls::RustlsAcceptor;
+use hyper_util::rt::TokioTimer;
+use matchbox_protocol::PeerId;
+use matchbox_signaling::common_logic::try_send;
+use tokio::sync::watch;
 use tracing::{info, warn};
 
+use super::connection::{self, CLOSE_RESTARTING, DEFAULT_IDLE_TIMEOUT};
+use super::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
+use super::metrics::{Metrics, RefusalReason, RoomCounts};
 use super::registry::Registry;
+use super::tls::{self, Reloader, TlsError, TlsFiles};
+use super::turn::IcePolicy;
 use super::web::{self, WebClient};
-use super::{MAX_SPECTATORS, ROOM_CAPACITY, Refusal, RoomCode, RoomRequest};
+use super::{MAX_SIGNAL_BYTES, Refusal, RoomCode, RoomRequest};
+use crate::net::ice::ICE_PATH;
 
-/// The shared registry, cloned into every connection task by matchbox.
+/// The shared registry, locked briefly by every connection task.
 #[derive(Clone, Debug, Default)]
 pub struct RoomState(Arc<Mutex<Registry>>);
 
-impl SignalingState for RoomState {}
-
 impl RoomState {
-    fn lock(&self) -> MutexGuard<'_, Registry> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Registry> {
         // A panic while holding the lock leaves bookkeeping that is still
         // usable (every update is a few map operations); keep serving.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
 
-/// Our topology: rooms of two, quick match, refusals before the upgrade.
-#[derive(Debug, Default)]
-pub struct RoomTopology;
-
-#[async_trait]
-impl SignalingTopology<NoCallbacks, RoomState> for RoomTopology {
-    async fn state_machine(upgrade: WsStateMeta<NoCallbacks, RoomState>) {
-        let WsStateMeta {
-            room,
-            peer_id,
-            sender,
-            mut receiver,
-            state,
-            ..
-        } = upgrade;
-        // matchbox names the root path's room "world".
-        let path = (room != "world").then_some(room.as_str());
-        let Ok(request) = RoomRequest::from_path(path) else {
-            // Admission already refused such paths; nothing to seat.
-            warn!("{peer_id} reached the room task with invalid room {room:?}");
-            return;
-        };
-        let seated = state.lock().join(&request, peer_id, sender, Instant::now());
-        match &seated {
-            Some(key) if matches!(request, RoomRequest::Watch(_)) => {
-                let n = state.lock().spectators(key);
-                info!(room = %key, peer = %peer_id, "watching ({n}/{MAX_SPECTATORS} spectators)");
-            }
-            Some(key) => {
-                let n = state.lock().members(key);
-                info!(room = %key, peer = %peer_id, "joined ({n}/{ROOM_CAPACITY})");
-            }
-            None => warn!(peer = %peer_id, "room {room} filled up during the upgrade; not seated"),
-        }
-
-        // A confused or hostile client is not a reason to drop it, nor to
-        // write a log line per message it sends: the first of each kind is
-        // logged, the counts when it leaves.
-        let (mut unreadable, mut refused) = (0u64, 0u64);
-        while let Some(message) = receiver.next().await {
-            let request = match parse_request(message) {
-                Ok(request) => request,
-                // axum answers pings itself.
-                Err(ClientRequestError::UnsupportedType(Message::Ping(_) | Message::Pong(_))) => {
-                    continue;
-                }
-                Err(ClientRequestError::Json(_) | ClientRequestError::UnsupportedType(_)) => {
-                    unreadable += 1;
-                    if unreadable == 1 {
-                        warn!(peer = %peer_id, "ignoring an unreadable signaling message");
-                    }
-                    continue;
-                }
-                Err(ClientRequestError::Close | ClientRequestError::Axum(_)) => break,
-            };
-            match request {
-                PeerRequest::Signal { receiver, data } => {
-                    if seated.is_some() {
-                        if let Err(e) = state.lock().relay(peer_id, receiver, data) {
-                            refused += 1;
-                            if refused == 1 {
-                                warn!(peer = %peer_id, "signal not relayed: {e}");
-                            }
-                        }
-                    }
-                }
-                // Keeps proxies from closing idle websockets; nothing to do.
-                PeerRequest::KeepAlive => {}
-            }
-        }
-
-        if unreadable > 1 || refused > 1 {
-            warn!(
-                peer = %peer_id,
-                "ignored {unreadable} unreadable messages and {refused} signals it sent"
-            );
-        }
-        if let Some(key) = state.lock().leave(peer_id) {
-            info!(room = %key, peer = %peer_id, "left");
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum ServerError {
-    #[error("could not bind the signaling server: {0}")]
-    Bind(std::io::Error),
-    #[error("signaling server failed: {0}")]
-    Serve(matchbox_signaling::Error),
-}
-
-/// A signaling server bound to its port, not serving yet. Binding first lets
-/// callers (tests, `twinstar host`) learn the port before anyone connects.
-pub struct BoundServer {
-    server: matchbox_signaling::SignalingServer,
-    addr: SocketAddr,
-    shutdown_tx: oneshot::Sender<()>,
-    state: RoomState,
-}
-
-/// Binds the signaling server (`port` 0 picks a free one). Plain HTTP
-/// `GET`s (no websocket upgrade) are answered from `web`, the web client,
-/// or with 404 when there is none (see [`web::respond`]).
-// The admission callback's `Result<bool, Response>` is matchbox's signature.
-#[allow(clippy::result_large_err)]
-pub fn bind(addr: SocketAddr, web: Option<WebClient>) -> Result<BoundServer, ServerError> {
-    if let Some(web) = &web {
-        info!(
-            "web client from {}: {}",
-            web.dir().display(),
-            web.describe()
-        );
-    }
-    let state = RoomState::default();
-    let admission = state.clone();
-    let (shutdown_tx, shutdown_rx) = oneshot::channel();
-    let mut server = SignalingServerBuilder::<RoomTopology, NoCallbacks, RoomState>::new(
-        addr,
-        RoomTopology,
-        state.clone(),
-    )
-    .on_connection_request(move |meta| {
-        let verdict = RoomRequest::from_path(meta.path.as_deref())
-            .map_err(Refusal::BadRoom)
-            .and_then(|req| admission.lock().admit(&req, Instant::now()));
-        match verdict {
-            Ok(()) => Ok(true),
-            Err(refusal) => {
-                info!(origin = %meta.origin, path = ?meta.path, "refused: {refusal}");
-                Err((refusal.status(), refusal.to_string()).into_response())
-            }
-        }
-    })
-    .with_shutdown(shutdown_rx)
-    // After matchbox's `/` and `/{path}` routes: the layer sees every request.
-    .build_with(|router| router.layer(axum::middleware::from_fn_with_state(web, web::middleware)));
-    let addr = server.bind().map_err(|e| match e {
-        matchbox_signaling::Error::Bind(io) => ServerError::Bind(io),
-        other => ServerError::Serve(other),
-    })?;
-    Ok(BoundServer {
-        server,
-        addr,
-        shutdown_tx,
-        state,
-    })
-}
-
-impl BoundServer {
-    pub fn local_addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// The room bookkeeping (for status displays and tests).
-    pub fn state(&self) -> RoomState {
-        self.state.clone()
-    }
-
-    /// Serves until `shutdown` resolves, then closes every client's
-    /// websocket (matchbox waits up to 5 s for them) and returns.
-    pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Result<(), ServerError> {
-        info!("signaling server listening on ws://{}", self.addr);
-        let serving = self.server.serve();
-        tokio::pin!(serving);
-        tokio::select! {
-            result = &mut serving => return result.map_err(ServerError::Serve),
-            () = shutdown => {
-                info!("signaling server shutting down");
-                let _ = self.shutdown_tx.send(());
-            }
-        }
-        serving.await.map_err(ServerError::Serve)
-    }
-}
-
-impl RoomState {
     /// Members of the room with this code.
     pub fn members_of(&self, code: &RoomCode) -> usize {
         self.lock().members(code.canonical())
@@ -222,6 +66,359 @@ impl RoomState {
     pub fn room_count(&self) -> usize {
         self.lock().room_count()
     }
+
+    pub fn counts(&self) -> RoomCounts {
+        self.lock().counts()
+    }
+}
+
+/// Default `--handshake-timeout`: the TLS handshake, and the HTTP request
+/// with its headers, must arrive within it.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default `--drain-timeout`: a match (60 s by default) and its end.
+pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(120);
+/// A websocket's read buffer. tungstenite allocates it eagerly (128 KiB by
+/// default): signaling messages are a few hundred bytes to a few KiB.
+const READ_BUFFER_BYTES: usize = 4 * 1024;
+/// The largest message a client may send: a signal and its envelope.
+const MAX_MESSAGE_BYTES: usize = 2 * MAX_SIGNAL_BYTES;
+
+/// How `twinstar serve` runs; [`ServeOptions::new`] has the defaults.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    pub web: Option<WebClient>,
+    pub tls: Option<TlsFiles>,
+    pub ice: IcePolicy,
+    /// A client that sends nothing for this long loses its seat.
+    pub idle_timeout: Duration,
+    pub handshake_timeout: Duration,
+    pub max_per_address: usize,
+    /// After SIGTERM: exit once the rooms are empty, or after this.
+    pub drain_timeout: Duration,
+    /// Count clients by `X-Forwarded-For` (behind our own reverse proxy).
+    pub trust_forwarded: bool,
+}
+
+impl ServeOptions {
+    pub fn new(web: Option<WebClient>) -> ServeOptions {
+        ServeOptions {
+            web,
+            tls: None,
+            ice: IcePolicy::default(),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            max_per_address: DEFAULT_MAX_PER_ADDRESS,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            trust_forwarded: false,
+        }
+    }
+}
+
+/// What every request handler and connection task shares.
+#[derive(Clone)]
+pub(super) struct Shared {
+    pub rooms: RoomState,
+    pub metrics: Metrics,
+    pub ice: Arc<IcePolicy>,
+    pub limits: AddressLimits,
+    pub draining: Arc<AtomicBool>,
+    /// Turns true when every connection must close now.
+    pub closing: watch::Receiver<bool>,
+    pub idle_timeout: Duration,
+    pub web: Option<WebClient>,
+    pub trust_forwarded: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("could not bind the signaling server: {0}")]
+    Bind(std::io::Error),
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    #[error("signaling server failed: {0}")]
+    Serve(std::io::Error),
+}
+
+/// A signaling server bound to its port, not serving yet. Binding first lets
+/// callers (tests, `twinstar host`) learn the port before anyone connects.
+pub struct BoundServer {
+    listener: std::net::TcpListener,
+    addr: SocketAddr,
+    shared: Shared,
+    closing: watch::Sender<bool>,
+    tls: Option<(axum_server::tls_rustls::RustlsConfig, Reloader)>,
+    handshake_timeout: Duration,
+    drain_timeout: Duration,
+}
+
+/// Binds with the default options and `web` (see [`bind_with`]).
+pub fn bind(addr: SocketAddr, web: Option<WebClient>) -> Result<BoundServer, ServerError> {
+    bind_with(addr, ServeOptions::new(web))
+}
+
+/// Binds the signaling server (`port` 0 picks a free one) and loads the
+/// TLS pair, if any: a bad certificate is an error now, not at the first
+/// client.
+pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer, ServerError> {
+    if let Some(web) = &options.web {
+        info!(
+            "web client from {}: {}",
+            web.dir().display(),
+            web.describe()
+        );
+    }
+    let tls = options.tls.as_ref().map(tls::start).transpose()?;
+    let listener = std::net::TcpListener::bind(addr).map_err(ServerError::Bind)?;
+    listener.set_nonblocking(true).map_err(ServerError::Bind)?;
+    let addr = listener.local_addr().map_err(ServerError::Bind)?;
+    let (closing, closing_rx) = watch::channel(false);
+    let shared = Shared {
+        rooms: RoomState::default(),
+        metrics: Metrics::default(),
+        ice: Arc::new(options.ice),
+        limits: AddressLimits::new(options.max_per_address),
+        draining: Arc::default(),
+        closing: closing_rx,
+        idle_timeout: options.idle_timeout,
+        web: options.web,
+        trust_forwarded: options.trust_forwarded,
+    };
+    Ok(BoundServer {
+        listener,
+        addr,
+        shared,
+        closing,
+        tls,
+        handshake_timeout: options.handshake_timeout,
+        drain_timeout: options.drain_timeout,
+    })
+}
+
+impl BoundServer {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `wss` with TLS, else `ws`.
+    pub fn scheme(&self) -> &'static str {
+        if self.tls.is_some() { "wss" } else { "ws" }
+    }
+
+    /// The room bookkeeping (for status displays and tests).
+    pub fn state(&self) -> RoomState {
+        self.shared.rooms.clone()
+    }
+
+    /// Serves until `shutdown` resolves, then drains (see [`drain`]),
+    /// closes every client's websocket and returns.
+    pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Result<(), ServerError> {
+        let BoundServer {
+            listener,
+            addr,
+            shared,
+            closing,
+            tls,
+            handshake_timeout,
+            drain_timeout,
+        } = self;
+        let router = Router::new()
+            .route("/healthz", get(healthz))
+            .route("/metrics", get(metrics))
+            .route(ICE_PATH, get(ice))
+            .fallback(client)
+            .with_state(shared.clone());
+        let make = router.into_make_service_with_connect_info::<SocketAddr>();
+        let handle: Handle<SocketAddr> = Handle::new();
+        let mut server = axum_server::from_tcp(listener)
+            .map_err(ServerError::Bind)?
+            .handle(handle.clone());
+        server
+            .http_builder()
+            .http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(Some(handshake_timeout));
+        let serving: std::pin::Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>> = match tls
+        {
+            Some((config, reloader)) => {
+                info!("signaling server listening on wss://{addr} (and https for the page)");
+                let reload = tokio::spawn(reloader.watch());
+                let acceptor = RustlsAcceptor::new(config).handshake_timeout(handshake_timeout);
+                let server = server.acceptor(acceptor);
+                Box::pin(async move {
+                    let result = server.serve(make).await;
+                    reload.abort();
+                    result
+                })
+            }
+            None => {
+                info!("signaling server listening on ws://{addr}");
+                Box::pin(server.serve(make))
+            }
+        };
+        tokio::pin!(serving);
+        tokio::select! {
+            result = &mut serving => return result.map_err(ServerError::Serve),
+            () = shutdown => {}
+        }
+        // The server keeps answering while it drains (healthz says 503).
+        tokio::select! {
+            result = &mut serving => return result.map_err(ServerError::Serve),
+            () = drain(&shared, drain_timeout) => {}
+        }
+        let _ = closing.send(true);
+        // Give the connections a moment to send their close frames.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !shared.rooms.lock().is_empty() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        handle.graceful_shutdown(Some(Duration::from_secs(1)));
+        serving.await.map_err(ServerError::Serve)
+    }
+}
+
+/// Stops admitting, tells the players still waiting for a partner (close
+/// code 1012, "come back in a moment"), and waits until no client is seated
+/// or `timeout` has passed. Matches already playing go on peer to peer.
+async fn drain(shared: &Shared, timeout: Duration) {
+    shared.draining.store(true, Ordering::SeqCst);
+    shared.metrics.set_draining(true);
+    let waiting = shared.rooms.lock().waiting_alone();
+    info!(
+        "draining: no new clients; told {} waiting player(s); exiting when the rooms are empty or in {} s",
+        waiting.len(),
+        timeout.as_secs()
+    );
+    for channel in waiting {
+        let _ = try_send(
+            &channel,
+            connection::close(
+                CLOSE_RESTARTING,
+                "the server is restarting; connect again in a moment",
+            ),
+        );
+    }
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        if shared.rooms.lock().is_empty() {
+            info!("drained: no client left");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    warn!("drain timeout: closing the remaining clients");
+}
+
+fn plain(status: StatusCode, body: impl Into<String>) -> Response {
+    let mut r = (status, body.into()).into_response();
+    r.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+async fn healthz(State(shared): State<Shared>) -> Response {
+    if shared.draining.load(Ordering::SeqCst) {
+        plain(StatusCode::SERVICE_UNAVAILABLE, "draining\n")
+    } else {
+        plain(StatusCode::OK, "ok\n")
+    }
+}
+
+async fn metrics(State(shared): State<Shared>) -> Response {
+    let counts = shared.rooms.counts();
+    let mut r = plain(StatusCode::OK, shared.metrics.render(counts));
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+    );
+    r
+}
+
+async fn ice(State(shared): State<Shared>) -> Response {
+    if shared.ice.is_empty() {
+        return plain(StatusCode::NOT_FOUND, "this server offers no ICE servers\n");
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let name = format!("{:08x}", rand::random::<u32>());
+    let offer = shared.ice.offer(now, &name);
+    if offer.credential.is_some() {
+        shared.metrics.turn_credential_issued();
+    }
+    let mut r = plain(
+        StatusCode::OK,
+        serde_json::to_string(&offer).unwrap_or_default(),
+    );
+    r.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+/// Everything else: a client's websocket upgrade, or a plain request for
+/// the page.
+async fn client(
+    State(shared): State<Shared>,
+    ConnectInfo(peer_addr): ConnectInfo<SocketAddr>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let Ok(upgrade) = upgrade else {
+        return web::respond(shared.web.as_ref(), &method, uri.path(), &headers)
+            .unwrap_or_else(|| plain(StatusCode::METHOD_NOT_ALLOWED, "GET only\n"));
+    };
+    let refuse = |reason: RefusalReason, status: StatusCode, why: String| {
+        shared.metrics.refused(reason);
+        info!(origin = %peer_addr, path = %uri.path(), "refused: {why}");
+        plain(status, why)
+    };
+    if shared.draining.load(Ordering::SeqCst) {
+        return refuse(
+            RefusalReason::Draining,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is restarting; connect again in a moment".into(),
+        );
+    }
+    let path = uri.path().trim_start_matches('/');
+    let request = match RoomRequest::from_path((!path.is_empty()).then_some(path)) {
+        Ok(request) => request,
+        Err(e) => {
+            let refusal = Refusal::BadRoom(e);
+            return refuse(
+                RefusalReason::BadRoom,
+                refusal.status(),
+                refusal.to_string(),
+            );
+        }
+    };
+    let ip = client_ip(peer_addr.ip(), &headers, shared.trust_forwarded);
+    let Some(guard) = shared.limits.acquire(ip) else {
+        return refuse(
+            RefusalReason::TooManyFromAddress,
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "too many connections from {ip} (at most {} at once)",
+                shared.limits.max()
+            ),
+        );
+    };
+    if let Err(refusal) = shared.rooms.lock().admit(&request, Instant::now()) {
+        let reason = match refusal {
+            Refusal::RoomFull(_) => RefusalReason::RoomFull,
+            Refusal::TooManySpectators(_) => RefusalReason::TooManySpectators,
+            Refusal::BadRoom(_) => RefusalReason::BadRoom,
+        };
+        return refuse(reason, refusal.status(), refusal.to_string());
+    }
+    let peer = PeerId(uuid::Uuid::new_v4());
+    info!(origin = %peer_addr, peer = %peer, path = %uri.path(), "connected");
+    upgrade
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .write_buffer_size(0)
+        .max_message_size(MAX_MESSAGE_BYTES)
+        .max_frame_size(MAX_MESSAGE_BYTES)
+        .on_upgrade(move |socket| connection::run(socket, request, peer, shared, guard))
 }
 
 /// Binds and serves until `shutdown` resolves.
@@ -231,171 +428,4 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServerError> {
     bind(bind_addr, web)?.serve(shutdown).await
-}
-
-#[cfg(test)]
-mod tests {
-    use web_time::Duration;
-
-    use matchbox_protocol::PeerId;
-    use matchbox_socket::WebRtcSocket;
-
-    use super::*;
-    use crate::net::signaling::{
-        JoinError, classify_socket_error, client_builder, no_ice_servers, room_url,
-    };
-
-    use matchbox_socket::{MessageLoopFuture, PeerState};
-    use tokio::time::{sleep, timeout};
-
-    /// Everything a live test does must finish well within this.
-    const LIVE_LIMIT: Duration = Duration::from_secs(40);
-
-    struct TestServer {
-        base: String,
-        stop: Option<oneshot::Sender<()>>,
-        task: tokio::task::JoinHandle<Result<(), ServerError>>,
-        state: RoomState,
-    }
-
-    impl TestServer {
-        fn start() -> Self {
-            let server = bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap();
-            let base = format!("ws://{}", server.local_addr());
-            let state = server.state();
-            let (stop, stopped) = oneshot::channel::<()>();
-            let task = tokio::spawn(server.serve(async {
-                let _ = stopped.await;
-            }));
-            TestServer {
-                base,
-                stop: Some(stop),
-                task,
-                state,
-            }
-        }
-
-        async fn stop(mut self) {
-            if let Some(stop) = self.stop.take() {
-                let _ = stop.send(());
-            }
-            self.task.await.unwrap().unwrap();
-        }
-    }
-
-    fn client(
-        url: &str,
-    ) -> (
-        WebRtcSocket,
-        tokio::task::JoinHandle<Result<(), matchbox_socket::Error>>,
-    ) {
-        let (socket, message_loop): (WebRtcSocket, MessageLoopFuture) =
-            client_builder(url, no_ice_servers())
-                .add_unreliable_channel()
-                .build();
-        (socket, tokio::spawn(message_loop))
-    }
-
-    /// Polls until every socket has exactly one connected peer.
-    async fn until_paired(sockets: &mut [&mut WebRtcSocket]) {
-        loop {
-            let mut done = true;
-            for s in sockets.iter_mut() {
-                for (peer, state) in s.try_update_peers().unwrap_or_default() {
-                    if state == PeerState::Disconnected {
-                        panic!("{peer} disconnected while pairing");
-                    }
-                }
-                done &= s.connected_peers().count() == 1;
-            }
-            if done {
-                return;
-            }
-            sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    fn partner(s: &WebRtcSocket) -> PeerId {
-        s.connected_peers().next().unwrap()
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn two_clients_meet_in_a_room_and_a_third_is_told_it_is_full() {
-        timeout(LIVE_LIMIT, async {
-            let server = TestServer::start();
-            let code = RoomCode::parse("k7q-2xm").unwrap();
-            let url = room_url(&server.base, Some(&code));
-            let started = Instant::now();
-            let (mut a, _a_loop) = client(&url);
-            let (mut b, _b_loop) = client(&url);
-            until_paired(&mut [&mut a, &mut b]).await;
-            eprintln!("paired over WebRTC in {:?}", started.elapsed());
-            assert_eq!(Some(partner(&a)), b.id());
-            assert_eq!(Some(partner(&b)), a.id());
-            assert_eq!(server.state.members_of(&code), 2);
-
-            // Typed differently, same room: refused before any WebRTC.
-            let (_c, c_loop) = client(&format!("{}/K7Q-2XM", server.base));
-            let err = c_loop.await.unwrap().expect_err("third client got in");
-            let why = classify_socket_error(&err, Some(&code));
-            assert!(matches!(why, JoinError::RoomFull(_)), "{why:?}");
-            assert_eq!(why.to_string(), "room K7Q-2XM is full");
-
-            // Without the code at hand, the server's own words name the room.
-            let (_d, d_loop) = client(&url);
-            let err = d_loop.await.unwrap().expect_err("fourth client got in");
-            assert_eq!(
-                classify_socket_error(&err, None).to_string(),
-                "room K7Q-2XM is full"
-            );
-
-            // A path that is no room code is refused as such.
-            let (_e, e_loop) = client(&format!("{}/not-a-room", server.base));
-            let err = e_loop.await.unwrap().expect_err("bad room accepted");
-            let why = classify_socket_error(&err, None);
-            assert!(
-                matches!(why, JoinError::Refused { status: 400, .. }),
-                "{why:?}"
-            );
-
-            // The pair is untouched by the refusals.
-            assert_eq!(a.connected_peers().count(), 1);
-            assert_eq!(server.state.members_of(&code), 2);
-            drop((a, b));
-            server.stop().await;
-        })
-        .await
-        .expect("test timed out");
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn rooms_never_cross_and_quick_match_pairs_its_own() {
-        timeout(LIVE_LIMIT, async {
-            let server = TestServer::start();
-            let x = RoomCode::parse("XXXXXXX").unwrap();
-            let y = RoomCode::parse("YYYYYYY").unwrap();
-            let (mut x1, _l1) = client(&room_url(&server.base, Some(&x)));
-            let (mut y1, _l2) = client(&room_url(&server.base, Some(&y)));
-            let (mut q1, _l3) = client(&room_url(&server.base, None));
-            // Root path: also quick match.
-            let (mut q2, _l4) = client(&format!("{}/", server.base));
-            let (mut x2, _l5) = client(&room_url(&server.base, Some(&x)));
-            let (mut y2, _l6) = client(&room_url(&server.base, Some(&y)));
-            until_paired(&mut [&mut x1, &mut x2, &mut y1, &mut y2, &mut q1, &mut q2]).await;
-            // Give stray offers time to show up if the server leaked any.
-            sleep(Duration::from_millis(500)).await;
-            for s in [&mut x1, &mut x2, &mut y1, &mut y2, &mut q1, &mut q2] {
-                let _ = s.try_update_peers();
-                assert_eq!(s.connected_peers().count(), 1);
-            }
-            assert_eq!(Some(partner(&x1)), x2.id());
-            assert_eq!(Some(partner(&y1)), y2.id());
-            assert_eq!(Some(partner(&q1)), q2.id());
-            assert_eq!(server.state.room_count(), 3);
-            drop((x1, x2, y1, y2, q1, q2));
-            server.stop().await;
-        })
-        .await
-        .expect("test timed out");
-    }
 }

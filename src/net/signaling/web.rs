@@ -18,13 +18,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
 use axum::http::header::{
     ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue,
     IF_NONE_MATCH, UPGRADE, VARY,
 };
 use axum::http::{Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tracing::warn;
 
@@ -271,24 +269,6 @@ pub fn respond(
         h.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
     }
     Some(response)
-}
-
-/// The axum middleware around matchbox's routes: [`respond`], else on to
-/// matchbox.
-pub async fn middleware(
-    State(web): State<Option<WebClient>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    match respond(
-        web.as_ref(),
-        request.method(),
-        request.uri().path(),
-        request.headers(),
-    ) {
-        Some(response) => response,
-        None => next.run(request).await,
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,75 @@
+//! Which signaling server a client uses when the player names none, and
+//! which ICE servers it connects with.
+//!
+//! Server: `--server`, else the settings' server, else the one built into
+//! this binary (`TWINSTAR_DEFAULT_SERVER` in the environment of the build,
+//! so a community can hand out binaries that just work), else this machine
+//! (`host` starts a server in-process; the browser uses its page's origin).
+//!
+//! ICE: the player's own `--stun`/`--turn` flags, else what the server
+//! offers at `GET /ice` (STUN, and TURN with a credential minted for this
+//! client), else public STUN.
+
+use super::Failure;
+use crate::net::ice::IceServers;
+use crate::net::signaling::check_server_url;
+
+/// The server this binary was built for, if any.
+const BUILT_IN_SERVER: Option<&str> = option_env!("TWINSTAR_DEFAULT_SERVER");
+
+/// The built-in server, checked (a build with a typo fails at first use,
+/// with the variable named).
+pub(super) fn built_in_server() -> Result<Option<String>, Failure> {
+    match BUILT_IN_SERVER.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(url) => check_server_url(url).map(Some).map_err(|e| {
+            Failure::BadInput(format!(
+                "this binary was built with TWINSTAR_DEFAULT_SERVER={url}: {e}"
+            ))
+        }),
+    }
+}
+
+/// The ICE servers to connect with through `server` (see the module).
+pub(super) fn ice_servers(server: &str, flags: IceServers, flags_given: bool) -> IceServers {
+    if flags_given {
+        return flags;
+    }
+    match offered(server) {
+        Ok(Some(offer)) => match offer.into_servers() {
+            Ok(servers) => {
+                tracing::info!(
+                    "ICE servers from {server}: {} STUN, {} TURN",
+                    servers.stun.len(),
+                    servers.turn.as_ref().map_or(0, |t| t.urls.len())
+                );
+                servers
+            }
+            Err(e) => {
+                eprintln!("twinstar: ignoring the server's ICE servers ({e}); using public STUN");
+                flags
+            }
+        },
+        Ok(None) => flags,
+        // Not fatal: the websocket will tell whether the server is there.
+        Err(e) => {
+            tracing::info!("no ICE servers from the server ({e}); using public STUN");
+            flags
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn offered(server: &str) -> Result<Option<crate::net::ice::IceOffer>, String> {
+    crate::net::signaling::native_client::fetch_ice_offer(server)
+}
+
+/// The page fetched its server's offer when it loaded (web/index.html);
+/// another server's is not ours to ask from a page.
+#[cfg(target_arch = "wasm32")]
+fn offered(server: &str) -> Result<Option<crate::net::ice::IceOffer>, String> {
+    if crate::web::page::page_server().as_deref() != Some(server.trim_end_matches('/')) {
+        return Ok(None);
+    }
+    Ok(crate::web::page::page_ice_offer())
+}

@@ -1,0 +1,203 @@
+//! One client's websocket, from its upgrade to its leaving: seated in the
+//! [`Registry`], its signals relayed, and its liveness checked.
+//!
+//! Liveness: the server pings three times per idle limit; a client that has
+//! sent nothing at all (no pong, no keep-alive, no signal) for the idle
+//! limit is gone, and its seat is freed. Browsers answer pings in their
+//! network stack, so a tab in the background (whose timers are throttled to
+//! one a minute) keeps its seat; native matchbox clients answer pings too
+//! and also send a keep-alive every 10 s.
+
+use futures::{SinkExt, StreamExt};
+use tokio::sync::{mpsc, watch};
+use tokio::time::{Instant as TokioInstant, MissedTickBehavior, interval, timeout_at};
+use tracing::{info, warn};
+use web_time::{Duration, Instant};
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use matchbox_protocol::{JsonPeerEvent, PeerId, PeerRequest};
+use matchbox_signaling::ClientRequestError;
+use matchbox_signaling::common_logic::{SignalingChannel, parse_request, try_send};
+
+use super::limits::AddressGuard;
+use super::metrics::RefusalReason;
+use super::server::Shared;
+use super::{MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest};
+
+/// Default idle limit: 25 s, under the 30 s by which a dead seat must be
+/// free again for the next pair, and over two keep-alives of matchbox
+/// clients (every 10 s) and three of our pings (every third of the limit),
+/// so that one lost or late answer on a slow link never costs a seat.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(25);
+
+/// How often the server pings a client: three times per idle limit.
+fn ping_interval(idle: Duration) -> Duration {
+    (idle / 3).max(Duration::from_millis(200))
+}
+
+/// Close code 1012 (service restart): "come back in a moment".
+pub const CLOSE_RESTARTING: u16 = 1012;
+/// Close code 1001 (going away): the client went silent.
+const CLOSE_GOING_AWAY: u16 = 1001;
+
+/// A close frame with a reason the client can show.
+pub fn close(code: u16, reason: &str) -> Message {
+    Message::Close(Some(CloseFrame {
+        code,
+        reason: reason.into(),
+    }))
+}
+
+/// Runs one upgraded client until it leaves, goes silent, or the server
+/// closes everything.
+pub async fn run(
+    socket: WebSocket,
+    request: RoomRequest,
+    peer: PeerId,
+    shared: Shared,
+    _address: AddressGuard,
+) {
+    let metrics = shared.metrics.clone();
+    metrics.client_connected();
+    let (sink, mut receiver) = socket.split();
+    let (sender, outbox) = mpsc::unbounded_channel();
+    let mut writer = tokio::spawn(write_loop(sink, outbox, metrics.clone()));
+    let _ = try_send(
+        &sender,
+        Message::Text(JsonPeerEvent::IdAssigned(peer).to_string().into()),
+    );
+    let seated = seat(&shared, &request, peer, sender.clone());
+
+    let idle = shared.idle_timeout;
+    let mut closing = shared.closing.clone();
+    let mut pings = interval(ping_interval(idle));
+    pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut last_heard = TokioInstant::now();
+    // A confused or hostile client is not a reason to drop it, nor to
+    // write a log line per message it sends: the first of each kind is
+    // logged, the counts when it leaves.
+    let (mut unreadable, mut refused) = (0u64, 0u64);
+    let mut writer_done = false;
+    loop {
+        let message = tokio::select! {
+            next = timeout_at(last_heard + idle, receiver.next()) => match next {
+                Ok(Some(message)) => message,
+                Ok(None) => break,
+                Err(_) => {
+                    info!(peer = %peer, "silent for {} s: closing", idle.as_secs());
+                    metrics.refused(RefusalReason::Silent);
+                    let _ = try_send(&sender, close(CLOSE_GOING_AWAY, "no answer to pings"));
+                    break;
+                }
+            },
+            _ = pings.tick() => {
+                let _ = try_send(&sender, Message::Ping(Default::default()));
+                continue;
+            }
+            _ = wait_closing(&mut closing) => {
+                let _ = try_send(&sender, close(CLOSE_RESTARTING, "the server is shutting down"));
+                break;
+            }
+            // The writer sent a close frame (a draining server's word to a
+            // waiting player) or could not write: this client is done,
+            // whether or not it answers the close.
+            _ = &mut writer => {
+                writer_done = true;
+                break;
+            }
+        };
+        last_heard = TokioInstant::now();
+        if let Ok(Message::Text(text)) = &message {
+            metrics.received(text.len());
+        }
+        let request = match parse_request(message) {
+            Ok(request) => request,
+            // Pongs prove liveness (above); axum answers pings itself.
+            Err(ClientRequestError::UnsupportedType(Message::Ping(_) | Message::Pong(_))) => {
+                continue;
+            }
+            Err(ClientRequestError::Json(_) | ClientRequestError::UnsupportedType(_)) => {
+                unreadable += 1;
+                if unreadable == 1 {
+                    warn!(peer = %peer, "ignoring an unreadable signaling message");
+                }
+                continue;
+            }
+            Err(ClientRequestError::Close | ClientRequestError::Axum(_)) => break,
+        };
+        match request {
+            PeerRequest::Signal { receiver, data } if seated => {
+                if let Err(e) = shared.rooms.lock().relay(peer, receiver, data) {
+                    refused += 1;
+                    if refused == 1 {
+                        warn!(peer = %peer, "signal not relayed: {e}");
+                    }
+                }
+            }
+            // Keeps proxies from closing idle websockets; the time is noted above.
+            PeerRequest::Signal { .. } | PeerRequest::KeepAlive => {}
+        }
+    }
+
+    if unreadable > 1 || refused > 1 {
+        warn!(peer = %peer, "ignored {unreadable} unreadable messages and {refused} signals it sent");
+    }
+    if let Some(key) = shared.rooms.lock().leave(peer) {
+        info!(room = %key, peer = %peer, "left");
+    }
+    // The writer ends once every sender is gone: ours here, the seat's in
+    // the registry (removed by `leave`).
+    drop(sender);
+    if !writer_done {
+        let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+    }
+    metrics.client_disconnected();
+}
+
+/// Seats the peer; false if its room filled up during the upgrade.
+fn seat(shared: &Shared, request: &RoomRequest, peer: PeerId, sender: SignalingChannel) -> bool {
+    let mut rooms = shared.rooms.lock();
+    let Some(key) = rooms.join(request, peer, sender, Instant::now()) else {
+        warn!(peer = %peer, "room filled up during the upgrade; not seated");
+        return false;
+    };
+    if matches!(request, RoomRequest::Watch(_)) {
+        let n = rooms.spectators(&key);
+        info!(room = %key, peer = %peer, "watching ({n}/{MAX_SPECTATORS} spectators)");
+    } else {
+        let n = rooms.members(&key);
+        info!(room = %key, peer = %peer, "joined ({n}/{ROOM_CAPACITY})");
+        if n == ROOM_CAPACITY {
+            shared.metrics.match_started();
+        }
+    }
+    true
+}
+
+/// Resolves once the server closes every connection.
+async fn wait_closing(closing: &mut watch::Receiver<bool>) {
+    while !*closing.borrow_and_update() {
+        if closing.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Writes what the registry and this task queue for the client, counting
+/// it; ends after a close frame, a write error, or when all senders are gone.
+async fn write_loop(
+    mut sink: futures::stream::SplitSink<WebSocket, Message>,
+    mut outbox: mpsc::UnboundedReceiver<Result<Message, axum::Error>>,
+    metrics: super::metrics::Metrics,
+) {
+    while let Some(Ok(message)) = outbox.recv().await {
+        if let Message::Text(text) = &message {
+            metrics.sent(text.len());
+        }
+        let last = matches!(message, Message::Close(_));
+        if sink.send(message).await.is_err() || last {
+            break;
+        }
+    }
+    let _ = sink.close().await;
+}

@@ -1,0 +1,281 @@
+//! What an operator watches: `GET /metrics` in Prometheus' text format.
+//! Counters are bumped where things happen (cheap atomics); the room gauges
+//! are read from the registry when scraped, so they can never drift.
+
+use std::sync::Arc;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry as MetricRegistry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Reason {
+    reason: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Direction {
+    direction: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RoomStateLabel {
+    state: String,
+}
+
+/// Why a client was turned away, as a metric label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefusalReason {
+    RoomFull,
+    TooManySpectators,
+    BadRoom,
+    Draining,
+    TooManyFromAddress,
+    /// Sent nothing (not even a pong) for the idle limit.
+    Silent,
+}
+
+impl RefusalReason {
+    fn label(self) -> &'static str {
+        match self {
+            RefusalReason::RoomFull => "room_full",
+            RefusalReason::TooManySpectators => "too_many_spectators",
+            RefusalReason::BadRoom => "bad_room",
+            RefusalReason::Draining => "draining",
+            RefusalReason::TooManyFromAddress => "too_many_from_address",
+            RefusalReason::Silent => "silent",
+        }
+    }
+}
+
+/// Room counts at scrape time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RoomCounts {
+    /// Rooms with one player, waiting for the other.
+    pub waiting: usize,
+    /// Rooms with both players.
+    pub full: usize,
+    pub spectators: usize,
+}
+
+/// The server's counters; cloned handles share them.
+#[derive(Clone)]
+pub struct Metrics(Arc<Inner>);
+
+struct Inner {
+    registry: MetricRegistry,
+    clients: Gauge,
+    rooms: Family<RoomStateLabel, Gauge>,
+    spectators: Gauge,
+    draining: Gauge,
+    matches_started: Counter,
+    refusals: Family<Reason, Counter>,
+    turn_credentials: Counter,
+    messages: Family<Direction, Counter>,
+    bytes: Family<Direction, Counter>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = MetricRegistry::with_prefix("twinstar");
+        let inner = Inner {
+            clients: Gauge::default(),
+            rooms: Family::default(),
+            spectators: Gauge::default(),
+            draining: Gauge::default(),
+            matches_started: Counter::default(),
+            refusals: Family::default(),
+            turn_credentials: Counter::default(),
+            messages: Family::default(),
+            bytes: Family::default(),
+            registry: MetricRegistry::default(),
+        };
+        registry.register(
+            "clients",
+            "Websockets connected now (players and spectators)",
+            inner.clients.clone(),
+        );
+        registry.register(
+            "rooms",
+            "Rooms by state: waiting (one player) or full (both players)",
+            inner.rooms.clone(),
+        );
+        registry.register(
+            "spectators",
+            "Spectators seated now",
+            inner.spectators.clone(),
+        );
+        registry.register(
+            "draining",
+            "1 while the server drains before exiting (no new clients)",
+            inner.draining.clone(),
+        );
+        registry.register(
+            "matches_started",
+            "Rooms whose second player arrived",
+            inner.matches_started.clone(),
+        );
+        registry.register(
+            "refusals",
+            "Clients turned away or closed, by reason",
+            inner.refusals.clone(),
+        );
+        registry.register(
+            "turn_credentials_issued",
+            "TURN REST credentials minted (GET /ice)",
+            inner.turn_credentials.clone(),
+        );
+        registry.register(
+            "ws_messages",
+            "Websocket messages, by direction (in: from clients)",
+            inner.messages.clone(),
+        );
+        registry.register(
+            "ws_bytes",
+            "Websocket payload bytes, by direction (in: from clients)",
+            inner.bytes.clone(),
+        );
+        Metrics(Arc::new(Inner { registry, ..inner }))
+    }
+}
+
+impl Metrics {
+    pub fn client_connected(&self) {
+        self.0.clients.inc();
+    }
+
+    pub fn client_disconnected(&self) {
+        self.0.clients.dec();
+    }
+
+    pub fn match_started(&self) {
+        self.0.matches_started.inc();
+    }
+
+    pub fn refused(&self, reason: RefusalReason) {
+        self.0
+            .refusals
+            .get_or_create(&Reason {
+                reason: reason.label().to_owned(),
+            })
+            .inc();
+    }
+
+    pub fn turn_credential_issued(&self) {
+        self.0.turn_credentials.inc();
+    }
+
+    pub fn set_draining(&self, draining: bool) {
+        self.0.draining.set(i64::from(draining));
+    }
+
+    fn count(&self, direction: &str, bytes: usize) {
+        let label = Direction {
+            direction: direction.to_owned(),
+        };
+        self.0.messages.get_or_create(&label).inc();
+        self.0
+            .bytes
+            .get_or_create(&label)
+            .inc_by(u64::try_from(bytes).unwrap_or(u64::MAX));
+    }
+
+    /// A message from a client.
+    pub fn received(&self, bytes: usize) {
+        self.count("in", bytes);
+    }
+
+    /// A message to a client.
+    pub fn sent(&self, bytes: usize) {
+        self.count("out", bytes);
+    }
+
+    /// The text exposition, with the room gauges as of now.
+    pub fn render(&self, rooms: RoomCounts) -> String {
+        let gauge = |state: &str| {
+            self.0.rooms.get_or_create(&RoomStateLabel {
+                state: state.to_owned(),
+            })
+        };
+        gauge("waiting").set(i64::try_from(rooms.waiting).unwrap_or(i64::MAX));
+        gauge("full").set(i64::try_from(rooms.full).unwrap_or(i64::MAX));
+        self.0
+            .spectators
+            .set(i64::try_from(rooms.spectators).unwrap_or(i64::MAX));
+        let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut out, &self.0.registry);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of the sample line starting with `name` (labels included).
+    pub fn sample(text: &str, name: &str) -> Option<f64> {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    }
+
+    #[test]
+    fn counters_and_gauges_appear_in_the_exposition() {
+        let m = Metrics::default();
+        m.client_connected();
+        m.client_connected();
+        m.client_disconnected();
+        m.match_started();
+        m.refused(RefusalReason::RoomFull);
+        m.refused(RefusalReason::RoomFull);
+        m.refused(RefusalReason::Silent);
+        m.turn_credential_issued();
+        m.received(10);
+        m.sent(7);
+        m.sent(5);
+        m.set_draining(true);
+        let text = m.render(RoomCounts {
+            waiting: 3,
+            full: 4,
+            spectators: 2,
+        });
+        assert_eq!(sample(&text, "twinstar_clients"), Some(1.0), "{text}");
+        assert_eq!(
+            sample(&text, r#"twinstar_rooms{state="waiting"}"#),
+            Some(3.0)
+        );
+        assert_eq!(sample(&text, r#"twinstar_rooms{state="full"}"#), Some(4.0));
+        assert_eq!(sample(&text, "twinstar_spectators"), Some(2.0));
+        assert_eq!(sample(&text, "twinstar_draining"), Some(1.0));
+        assert_eq!(sample(&text, "twinstar_matches_started_total"), Some(1.0));
+        assert_eq!(
+            sample(&text, r#"twinstar_refusals_total{reason="room_full"}"#),
+            Some(2.0)
+        );
+        assert_eq!(
+            sample(&text, r#"twinstar_refusals_total{reason="silent"}"#),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(&text, "twinstar_turn_credentials_issued_total"),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(&text, r#"twinstar_ws_bytes_total{direction="out"}"#),
+            Some(12.0)
+        );
+        assert_eq!(
+            sample(&text, r#"twinstar_ws_messages_total{direction="in"}"#),
+            Some(1.0)
+        );
+        assert!(text.contains("# TYPE twinstar_clients gauge"), "{text}");
+        assert!(text.trim_end().ends_with("# EOF"));
+    }
+}

@@ -1,0 +1,213 @@
+//! The native client's side of a server on the internet: which TLS roots a
+//! `wss://` server is checked against, the websocket itself (our own
+//! matchbox signaller, so that it uses those roots and reports why the
+//! server closed), and `GET /ice` before a connection.
+//!
+//! Roots: the public set matchbox's own client trusts (Mozilla's, built in)
+//! plus the operating system's, read by `rustls-native-certs`, which
+//! follows the usual convention: `SSL_CERT_FILE` / `SSL_CERT_DIR`, when
+//! set, name the file or folder of PEM roots instead of the system's (how
+//! the tests trust their private CA).
+
+use std::sync::{Arc, OnceLock};
+
+use async_trait::async_trait;
+use async_tungstenite::WebSocketStream;
+use async_tungstenite::smol::{ConnectStream, connect_async_with_tls_connector};
+use async_tungstenite::tungstenite::Message;
+use futures::StreamExt;
+use futures_rustls::TlsConnector;
+use matchbox_socket::{PeerEvent, PeerRequest, SignalingError, Signaller, SignallerBuilder};
+use rustls::RootCertStore;
+use rustls::pki_types::CertificateDer;
+use tracing::{debug, warn};
+use web_time::Duration;
+
+use crate::net::ice::{ICE_PATH, IceOffer, MAX_ICE_OFFER_BYTES};
+
+/// How long `GET /ice` may take before the client goes on without it.
+const ICE_FETCH_TIMEOUT: Duration = Duration::from_secs(4);
+
+/// The roots a server's certificate is checked against (computed once):
+/// the public set, then the system's or `SSL_CERT_FILE`'s.
+fn roots() -> &'static [CertificateDer<'static>] {
+    static ROOTS: OnceLock<Vec<CertificateDer<'static>>> = OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let native = rustls_native_certs::load_native_certs();
+        for e in &native.errors {
+            warn!("reading the system's TLS roots: {e}");
+        }
+        debug!(
+            "{} TLS roots from the system or SSL_CERT_FILE",
+            native.certs.len()
+        );
+        let mut all = webpki_root_certs::TLS_SERVER_ROOT_CERTS.to_vec();
+        all.extend(native.certs);
+        all
+    })
+}
+
+/// rustls' client configuration with [`roots`].
+pub fn client_tls_config() -> Arc<rustls::ClientConfig> {
+    static CONFIG: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| {
+            let mut store = RootCertStore::empty();
+            let (_, ignored) = store.add_parsable_certificates(roots().iter().cloned());
+            if ignored > 0 {
+                warn!("ignored {ignored} unreadable TLS root certificate(s)");
+            }
+            let provider = Arc::new(rustls::crypto::ring::default_provider());
+            let config = rustls::ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .map(|b| b.with_root_certificates(store).with_no_client_auth())
+                // ring supports the safe defaults; this cannot fail.
+                .unwrap_or_else(|e| unreachable!("rustls defaults: {e}"));
+            Arc::new(config)
+        })
+        .clone()
+}
+
+/// Our matchbox signaller builder: one connection attempt (our refusals
+/// are final), TLS with [`client_tls_config`].
+#[derive(Debug, Default)]
+pub struct WsSignallerBuilder;
+
+struct WsSignaller {
+    stream: WebSocketStream<ConnectStream>,
+}
+
+#[async_trait]
+impl SignallerBuilder for WsSignallerBuilder {
+    async fn new_signaller(
+        &self,
+        _attempts: Option<u16>,
+        room_url: String,
+    ) -> Result<Box<dyn Signaller>, SignalingError> {
+        let connector = TlsConnector::from(client_tls_config());
+        match connect_async_with_tls_connector(room_url, Some(connector)).await {
+            Ok((stream, _)) => Ok(Box::new(WsSignaller { stream })),
+            // What matchbox's own builder returns: classify_socket_error
+            // reads the refused upgrade's status and body from it.
+            Err(e) => Err(SignalingError::NegotiationFailed(Box::new(
+                SignalingError::WebSocket(e),
+            ))),
+        }
+    }
+}
+
+#[async_trait]
+impl Signaller for WsSignaller {
+    async fn send(&mut self, request: PeerRequest) -> Result<(), SignalingError> {
+        let text = serde_json::to_string(&request)
+            .map_err(|e| SignalingError::UserImplementationError(e.to_string()))?;
+        self.stream
+            .send(Message::Text(text.into()))
+            .await
+            .map_err(SignalingError::from)
+    }
+
+    async fn next_message(&mut self) -> Result<PeerEvent, SignalingError> {
+        loop {
+            match self.stream.next().await {
+                Some(Ok(Message::Text(text))) => {
+                    return serde_json::from_str(&text).map_err(|_| SignalingError::UnknownFormat);
+                }
+                // Pongs go out from within next(); nothing else to do.
+                Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
+                Some(Ok(Message::Binary(_))) => return Err(SignalingError::UnknownFormat),
+                // The server said why (draining, silent): keep its words.
+                Some(Ok(Message::Close(Some(frame)))) if !frame.reason.is_empty() => {
+                    return Err(SignalingError::UserImplementationError(format!(
+                        "{}{CLOSED_MARK}",
+                        frame.reason
+                    )));
+                }
+                Some(Ok(Message::Close(_))) | None => return Err(SignalingError::StreamExhausted),
+                Some(Err(e)) => return Err(SignalingError::from(e)),
+            }
+        }
+    }
+}
+
+/// Marks a close reason in a `UserImplementationError` (see
+/// [`server_close_reason`]).
+const CLOSED_MARK: &str = " (closed by the server)";
+
+/// The server's own reason, when it closed the signaling connection.
+pub fn server_close_reason(e: &SignalingError) -> Option<&str> {
+    match e {
+        SignalingError::UserImplementationError(text) => text.strip_suffix(CLOSED_MARK),
+        _ => None,
+    }
+}
+
+/// `ws://host:port` -> `http://host:port/ice` (`wss` -> `https`).
+fn ice_url(server: &str) -> Option<String> {
+    let server = server.trim().trim_end_matches('/');
+    let (scheme, host) = match server.split_once("://")? {
+        ("ws", host) => ("http", host),
+        ("wss", host) => ("https", host),
+        _ => return None,
+    };
+    Some(format!("{scheme}://{host}{ICE_PATH}"))
+}
+
+/// Asks the signaling server which ICE servers to use. `Ok(None)` when it
+/// offers none (an older server, a LAN server, or a stock matchbox one).
+pub fn fetch_ice_offer(server: &str) -> Result<Option<IceOffer>, String> {
+    let url = ice_url(server).ok_or_else(|| format!("not a server URL: {server}"))?;
+    let certs: Vec<ureq::tls::Certificate<'static>> = roots()
+        .iter()
+        .map(|der| ureq::tls::Certificate::from_der(der.as_ref()).to_owned())
+        .collect();
+    let tls = ureq::tls::TlsConfig::builder()
+        .root_certs(ureq::tls::RootCerts::new_with_certs(&certs))
+        .build();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(ICE_FETCH_TIMEOUT))
+        .http_status_as_error(false)
+        .tls_config(tls)
+        .build()
+        .into();
+    let mut response = agent.get(&url).call().map_err(|e| format!("{url}: {e}"))?;
+    match response.status().as_u16() {
+        200 => {}
+        404 => return Ok(None),
+        status => return Err(format!("{url}: HTTP {status}")),
+    }
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_ICE_OFFER_BYTES)
+        .read_to_string()
+        .map_err(|e| format!("{url}: {e}"))?;
+    serde_json::from_str(&body)
+        .map(Some)
+        .map_err(|e| format!("{url}: not an ICE offer: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ice_urls_follow_the_server_scheme() {
+        assert_eq!(
+            ice_url("ws://10.0.0.2:3536/").as_deref(),
+            Some("http://10.0.0.2:3536/ice")
+        );
+        assert_eq!(
+            ice_url("wss://play.example.org").as_deref(),
+            Some("https://play.example.org/ice")
+        );
+        assert_eq!(ice_url("http://x"), None);
+    }
+
+    #[test]
+    fn a_server_close_reason_is_recognised() {
+        let e = SignalingError::UserImplementationError(format!("draining{CLOSED_MARK}"));
+        assert_eq!(server_close_reason(&e), Some("draining"));
+        assert_eq!(server_close_reason(&SignalingError::StreamExhausted), None);
+    }
+}
