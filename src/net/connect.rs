@@ -161,6 +161,7 @@ impl ConnectError {
                 JoinError::RoomFull(_)
                     | JoinError::TooManySpectators(_)
                     | JoinError::Refused { .. }
+                    | JoinError::Untrusted(_)
             ) | ConnectError::MatchRunning { .. }
                 | ConnectError::WatchRefused(_)
                 | ConnectError::Handshake(

@@ -14,7 +14,7 @@ use super::Twinstar;
 /// from the server's own report: choosing a free port up front and passing
 /// it would race with the other tests binding ports in parallel.
 pub struct Server {
-    /// `ws://127.0.0.1:PORT`
+    /// `ws://127.0.0.1:PORT` (`wss://` with TLS)
     pub url: String,
     pub addr: SocketAddr,
     process: Twinstar,
@@ -49,7 +49,7 @@ impl Server {
                 .split_inclusive('\n')
                 .filter(|line| line.ends_with('\n'))
                 .find_map(|line| {
-                    let at = line.find("ws://")?;
+                    let at = line.find("wss://").or_else(|| line.find("ws://"))?;
                     Some(
                         line[at..]
                             .chars()
@@ -69,6 +69,7 @@ impl Server {
             std::thread::sleep(Duration::from_millis(20));
         };
         let addr: SocketAddr = url
+            .trim_start_matches("wss://")
             .trim_start_matches("ws://")
             .parse()
             .unwrap_or_else(|e| fail(&process, &format!("reported {url} ({e})")));

@@ -112,6 +112,11 @@ pub enum JoinError {
     Refused { status: u16, reason: String },
     #[error("could not reach the signaling server: {0}")]
     Unreachable(String),
+    /// Exit 2: a wss:// server whose certificate this machine does not trust.
+    #[error(
+        "the signaling server's TLS certificate is not trusted here ({0}); if a private CA signed it, set SSL_CERT_FILE to that CA's PEM file"
+    )]
+    Untrusted(String),
     #[error("lost the signaling server: {0}")]
     Disconnected(String),
     /// The server closed the connection and said why (it is restarting).
@@ -177,6 +182,9 @@ pub fn classify_socket_error(error: &matchbox_socket::Error, room: Option<&RoomC
                     .unwrap_or_default()
                     .to_owned(),
             )
+        }
+        Error::ConnectionFailed(e) if e.to_string().contains("certificate") => {
+            JoinError::Untrusted(e.to_string())
         }
         Error::ConnectionFailed(e) => JoinError::Unreachable(e.to_string()),
         Error::Disconnected(e) => JoinError::Disconnected(e.to_string()),
