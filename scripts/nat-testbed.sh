@@ -3,12 +3,17 @@
 # server and a TURN server on a simulated public network, all in network
 # namespaces on this machine. See docs/nat-testbed.md.
 #
-#   scripts/nat-testbed.sh SCENARIO [--turn] [--frames N] [--probe]
+#   scripts/nat-testbed.sh SCENARIO [--turn | --internet] [--frames N] [--probe]
 #                          [--cut SECS [--cut-at SECS] [--cut-side a|b] [--reconnect-window SECS]]
 #                          [--rejoin]
 #
 #   SCENARIO   routed | full-cone | port-restricted | symmetric
 #   --turn     also give the peers the TURN server (coturn) as ICE server
+#   --internet a public server as deployed: twinstar serve with TLS (a private
+#              CA, trusted through SSL_CERT_FILE) hands out STUN and TURN with
+#              REST credentials (coturn: use-auth-secret); the peers get only
+#              --server wss://...; coturn must refuse a forged and an expired
+#              credential and take a minted one
 #   --frames N frames the game plays (game mode only; default 300, with --cut (AT+5)*60)
 #   --probe    run examples/nat_probe instead of the game (network only)
 #   --cut SECS cut all traffic of one side's NAT for SECS s in mid-match (game mode)
@@ -62,12 +67,13 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$REPO/scripts/lib/nat-testbed-lib.sh"
 
 usage() {
-    sed -n '5,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '5,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # ---------------------------------------------------------------- arguments
 SCENARIO=""
 TURN=false
+INTERNET=false
 FRAMES=""
 PROBE=false
 CUT=""          # seconds; empty: no cut
@@ -85,6 +91,7 @@ bad_input() {
 while [ $# -gt 0 ]; do
     case "$1" in
         --turn) TURN=true ;;
+        --internet) INTERNET=true TURN=true ;;
         --probe) PROBE=true ;;
         --rejoin) REJOIN=true ;;
         --frames)
@@ -146,6 +153,7 @@ if $REJOIN; then
     FRAMES="${FRAMES:-$(((CUT_AT + 8) * 60))}"
 fi
 FRAMES="${FRAMES:-300}"
+! { $INTERNET && $PROBE; } || bad_input "--internet needs the game (not --probe)"
 [[ "$FRAMES" =~ ^[1-9][0-9]{0,6}$ ]] || bad_input "--frames must be a positive integer, got '$FRAMES'"
 read -r -a EXTRA_GAME_FLAGS <<<"${NAT_TESTBED_GAME_FLAGS:-}"
 for flag in "${EXTRA_GAME_FLAGS[@]}"; do
@@ -220,6 +228,9 @@ command -v iptables >/dev/null || need+=(iptables)
 command -v turnserver >/dev/null || need+=(coturn)
 command -v jq >/dev/null || need+=(jq)
 command -v ss >/dev/null || need+=(iproute2)
+command -v openssl >/dev/null || need+=(openssl)
+command -v curl >/dev/null || need+=(curl)
+command -v python3 >/dev/null || need+=(python3)
 if [ ${#need[@]} -gt 0 ]; then
     echo "nat-testbed: installing ${need[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive
@@ -400,8 +411,19 @@ fi
 # finds them through `ip netns pids`.
 SERVER_LIMIT=$((2 * PEER_LIMIT + 60))
 # `nat_probe serve` and `twinstar serve` take the same arguments.
+SERVE_ARGS=(serve --bind "$PUBLIC_IP:$SIGNAL_PORT")
+SCHEME=ws
+PEER_ENV=()
+if $INTERNET; then
+    bash "$REPO/scripts/lib/make-test-certs.sh" "$LOGDIR/certs" "$PUBLIC_IP" >&2
+    SERVE_ARGS+=(--tls-cert "$LOGDIR/certs/server.pem" --tls-key "$LOGDIR/certs/server.key"
+        --stun "stun:$PUBLIC_IP:$TURN_PORT" --turn "turn:$PUBLIC_IP:$TURN_PORT?transport=udp"
+        --turn-secret-file "$LOGDIR/turn-secret")
+    SCHEME=wss
+    PEER_ENV=(SSL_CERT_FILE="$LOGDIR/certs/ca.pem")
+fi
 ip netns exec "$NS_PUB" env RUST_LOG="${SERVER_RUST_LOG:-info}" \
-    timeout -k 3 "$SERVER_LIMIT" "$BIN" serve --bind "$PUBLIC_IP:$SIGNAL_PORT" \
+    timeout -k 3 "$SERVER_LIMIT" "$BIN" "${SERVE_ARGS[@]}" \
     >"$LOGDIR/signaling.out" 2>"$LOGDIR/signaling.err" &
 
 # coturn also answers the peers' STUN requests (srflx candidates), so it runs
@@ -409,8 +431,16 @@ ip netns exec "$NS_PUB" env RUST_LOG="${SERVER_RUST_LOG:-info}" \
 # private peer addresses is hardening (the relay cannot be used to reach the
 # operator's own network), not a requirement: with the sink route, stock
 # coturn relays without it (NAT_TESTBED_COTURN_DENY_PRIVATE=0).
+if $INTERNET; then
+    # The TURN REST convention: coturn checks what twinstar serve mints.
+    TURN_SECRET="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+    printf '%s\n' "$TURN_SECRET" >"$LOGDIR/turn-secret"
+    CRED_ARGS=(--use-auth-secret --static-auth-secret="$TURN_SECRET")
+else
+    CRED_ARGS=(--lt-cred-mech --user="$TURN_USER:$TURN_PASS")
+fi
 COTURN_ARGS=(-n --listening-ip="$PUBLIC_IP" --relay-ip="$PUBLIC_IP" --listening-port="$TURN_PORT"
-    --lt-cred-mech --user="$TURN_USER:$TURN_PASS" --realm=twinstar
+    "${CRED_ARGS[@]}" --realm=twinstar
     --no-tls --no-dtls --no-cli --no-tcp-relay
     --pidfile="$LOGDIR/turnserver.pid" --userdb="$LOGDIR/turndb"
     --simple-log --log-file="$LOGDIR/coturn.log" --verbose)
@@ -442,14 +472,15 @@ wait_listening "$NS_PUB" u "$TURN_PORT" "coturn"
 # --------------------------------------------------------------------- peers
 # NAT_TESTBED_NO_STUN=1 and NAT_TESTBED_TURN_URL are for experiments only.
 ICE_ARGS=()
-if [ "${NAT_TESTBED_NO_STUN:-0}" != 1 ]; then
+if [ "${NAT_TESTBED_NO_STUN:-0}" != 1 ] && ! $INTERNET; then
     ICE_ARGS+=(--stun "stun:$PUBLIC_IP:$TURN_PORT")
 fi
-if $TURN; then
+# --internet: the peers know only the server; it hands out STUN and TURN.
+if $TURN && ! $INTERNET; then
     ICE_ARGS+=(--turn "${NAT_TESTBED_TURN_URL:-turn:$PUBLIC_IP:$TURN_PORT?transport=udp}"
         --turn-user "$TURN_USER" --turn-pass "$TURN_PASS")
 fi
-SERVER_URL="ws://$PUBLIC_IP:$SIGNAL_PORT"
+SERVER_URL="$SCHEME://$PUBLIC_IP:$SIGNAL_PORT"
 if $PROBE; then
     ARGS_A=(peer --server "$SERVER_URL" --room "$ROOM_HOST" "${ICE_ARGS[@]}" --timeout "$PEER_TIMEOUT")
     ARGS_B=(peer --server "$SERVER_URL" --room "$ROOM_JOIN" "${ICE_ARGS[@]}" --timeout "$PEER_TIMEOUT")
@@ -480,7 +511,7 @@ run_peer() { # name ns args...
         set +e
         start=$(date +%s%N)
         echo "$start" >"$LOGDIR/$name.start"
-        ip netns exec "$ns" env RUST_LOG="$PEER_RUST_LOG" TWINSTAR_DATA_DIR="$LOGDIR" \
+        ip netns exec "$ns" env RUST_LOG="$PEER_RUST_LOG" TWINSTAR_DATA_DIR="$LOGDIR" "${PEER_ENV[@]}" \
             timeout -k 3 "$PEER_LIMIT" "$BIN" "$@" >"$LOGDIR/$name.out" 2>"$LOGDIR/$name.err"
         rc=$?
         end=$(date +%s%N)
@@ -668,6 +699,36 @@ if [ "$OK" != true ]; then
     FAILED_TAILS=true
     echo "$RESULT"
     exit 1
+fi
+if $INTERNET; then
+    # coturn takes a credential the server minted (fetched from /ice as a
+    # player would, from behind NAT A) and refuses a forged and an expired one.
+    allocate() { ip netns exec "$NS_A" timeout 10 python3 "$REPO/scripts/lib/turn_allocate.py" "$PUBLIC_IP" "$TURN_PORT" "$@" || true; }
+    offer="$(ip netns exec "$NS_A" timeout 10 curl -s --cacert "$LOGDIR/certs/ca.pem" "https://$PUBLIC_IP:$SIGNAL_PORT/ice" || true)"
+    user="$(jq -r '.username // empty' <<<"$offer" 2>/dev/null || true)"
+    pass="$(jq -r '.credential // empty' <<<"$offer" 2>/dev/null || true)"
+    minted="$(allocate "$user" "$pass")"
+    forged="$(allocate "$user" "Zm9yZ2VkLXBhc3N3b3JkLTEyMzQ=")"
+    expired="$(allocate --rest "$TURN_SECRET" intruder "$(($(date +%s) - 60))")"
+    TURN_REST="$(jq -cn --arg m "$minted" --arg f "$forged" --arg e "$expired" \
+        '{minted:$m, forged:$f, expired:$e,
+          ok:($m == "allocated" and ($f | startswith("refused 401")) and ($e | startswith("refused 401")))}')"
+    echo "nat-testbed: TURN REST credentials: $TURN_REST" >&2
+    # Neither the secret nor a password in the server's logs.
+    LEAK=false
+    if grep -aqF "$TURN_SECRET" "$LOGDIR/signaling.err" "$LOGDIR/signaling.out" ||
+        { [ -n "$pass" ] && grep -aqF "$pass" "$LOGDIR"/*.err "$LOGDIR"/*.out; }; then
+        LEAK=true
+    fi
+    RESULT="$(jq -c --argjson rest "$TURN_REST" --argjson leak "$LEAK" \
+        '. + {internet:true, turn_rest:$rest, secret_in_logs:$leak}
+         | .ok = (.ok and $rest.ok and ($leak | not))' <<<"$RESULT")"
+    if [ "$(jq -r .ok <<<"$RESULT")" != true ]; then
+        echo "nat-testbed: $SCENARIO --internet FAILED: credentials $TURN_REST, secret in logs: $LEAK" >&2
+        print_log_tails "$LOGDIR" >&2
+        echo "$RESULT"
+        exit 1
+    fi
 fi
 echo "nat-testbed: $SCENARIO ok ($(jq -r .reason <<<"$RESULT"))" >&2
 echo "$RESULT"

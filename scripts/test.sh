@@ -7,12 +7,13 @@ cd "$(dirname "$0")/.."
 # gcc links; libasound2-dev for the game's sound (ALSA); Xvfb and Mesa's
 # software OpenGL for the window tests (tests/screenshots.rs; libxtst6 types
 # keys into them from python3, tests/common/keys.py); Chromium,
-# Node.js and npm for the browser tests (tests/browser.rs).
+# Node.js and npm for the browser tests (tests/browser.rs); openssl and
+# curl for the TLS tests (tests/internet.rs, a private CA).
 need_pkgs=()
 command -v cc >/dev/null || need_pkgs+=(gcc)
 command -v node >/dev/null || need_pkgs+=(nodejs)
 command -v npm >/dev/null || need_pkgs+=(npm)
-for pkg in libasound2-dev xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 libxtst6 python3 chromium gzip; do
+for pkg in libasound2-dev xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 libxtst6 python3 chromium gzip openssl curl; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done
 if [ ${#need_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
@@ -46,7 +47,10 @@ if [ "$(id -u)" = 0 ]; then
     # and 15 s with a 5 s reconnect window (both end it, ~11 s); the last
     # kills the joiner behind its symmetric NAT, which rejoins through the
     # TURN relay (~25 s).
-    for scenario in routed full-cone port-restricted symmetric "symmetric --turn" \
+    # "symmetric --internet": the players know only wss://server; TLS by a
+    # private CA, STUN/TURN and TURN REST credentials from the server,
+    # coturn refusing forged and expired ones (~15 s).
+    for scenario in routed full-cone port-restricted symmetric "symmetric --turn" "symmetric --internet" \
         "port-restricted --cut 5" "port-restricted --cut 15 --reconnect-window 5" \
         "symmetric --turn --rejoin"; do
         # shellcheck disable=SC2086 # "symmetric --turn" is two arguments

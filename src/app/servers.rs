@@ -20,7 +20,11 @@ const BUILT_IN_SERVER: Option<&str> = option_env!("TWINSTAR_DEFAULT_SERVER");
 /// The built-in server, checked (a build with a typo fails at first use,
 /// with the variable named).
 pub(super) fn built_in_server() -> Result<Option<String>, Failure> {
-    match BUILT_IN_SERVER.map(str::trim).filter(|s| !s.is_empty()) {
+    built_in(BUILT_IN_SERVER)
+}
+
+fn built_in(value: Option<&str>) -> Result<Option<String>, Failure> {
+    match value.map(str::trim).filter(|s| !s.is_empty()) {
         None => Ok(None),
         Some(url) => check_server_url(url).map(Some).map_err(|e| {
             Failure::BadInput(format!(
@@ -72,4 +76,23 @@ fn offered(server: &str) -> Result<Option<crate::net::ice::IceOffer>, String> {
         return Ok(None);
     }
     Ok(crate::web::page::page_ice_offer())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_built_in_server_is_checked_like_a_flag() {
+        assert!(matches!(built_in(None), Ok(None)));
+        assert!(matches!(built_in(Some("  ")), Ok(None)));
+        assert_eq!(
+            built_in(Some("wss://play.example.org/")).ok().flatten().as_deref(),
+            Some("wss://play.example.org")
+        );
+        let Err(Failure::BadInput(why)) = built_in(Some("play.example.org")) else {
+            panic!("a URL without a scheme was taken");
+        };
+        assert!(why.contains("TWINSTAR_DEFAULT_SERVER=play.example.org"), "{why}");
+    }
 }

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Asks a TURN server for a relay allocation with a long-term credential,
+the way a WebRTC stack does (RFC 5766 Allocate, RFC 5389 long-term
+credentials), and says whether the server took it:
+
+    turn_allocate.py HOST PORT USERNAME PASSWORD
+    turn_allocate.py HOST PORT --rest SECRET NAME EXPIRY
+
+prints "allocated" (exit 0), "refused CODE REASON" (exit 3) or
+"no answer" (exit 1). With TURN REST credentials (coturn's
+use-auth-secret), USERNAME is "EXPIRY:NAME" and PASSWORD
+base64(HMAC-SHA1(secret, USERNAME)); `--rest SECRET NAME EXPIRY` computes
+them instead of USERNAME and PASSWORD.
+
+Used by scripts/nat-testbed.sh --internet to show that coturn refuses a
+forged or expired credential and takes the ones twinstar serve mints.
+"""
+import base64
+import hashlib
+import hmac
+import os
+import socket
+import struct
+import sys
+
+MAGIC = 0x2112A442
+ALLOCATE, ALLOCATE_OK, ALLOCATE_ERR = 0x0003, 0x0103, 0x0113
+USERNAME, MESSAGE_INTEGRITY, ERROR_CODE = 0x0006, 0x0008, 0x0009
+REALM, NONCE, REQUESTED_TRANSPORT = 0x0014, 0x0015, 0x0019
+
+
+def attr(kind, value):
+    pad = (4 - len(value) % 4) % 4
+    return struct.pack("!HH", kind, len(value)) + value + b"\0" * pad
+
+
+def message(kind, tid, attrs, key=None):
+    body = b"".join(attrs)
+    if key is not None:
+        # The length covers the MESSAGE-INTEGRITY attribute (24 bytes).
+        header = struct.pack("!HHI", kind, len(body) + 24, MAGIC) + tid
+        mac = hmac.new(key, header + body, hashlib.sha1).digest()
+        body += attr(MESSAGE_INTEGRITY, mac)
+    return struct.pack("!HHI", kind, len(body), MAGIC) + tid + body
+
+
+def parse(data):
+    kind, length, _magic = struct.unpack("!HHI", data[:8])
+    attrs, at = {}, 20
+    while at + 4 <= 20 + length:
+        k, n = struct.unpack("!HH", data[at:at + 4])
+        attrs[k] = data[at + 4:at + 4 + n]
+        at += 4 + n + (4 - n % 4) % 4
+    return kind, attrs
+
+
+def error_of(attrs):
+    raw = attrs.get(ERROR_CODE, b"\0\0\0\0")
+    return raw[2] * 100 + raw[3], raw[4:].decode("utf-8", "replace")
+
+
+def exchange(sock, packet):
+    sock.send(packet)
+    return parse(sock.recv(2048))
+
+
+def main(argv):
+    if len(argv) == 6 and argv[2] == "--rest":
+        host, port = argv[0], int(argv[1])
+        secret, name, expiry = argv[3], argv[4], argv[5]
+        user = f"{expiry}:{name}"
+        password = base64.b64encode(
+            hmac.new(secret.encode(), user.encode(), hashlib.sha1).digest()).decode()
+    elif len(argv) == 4:
+        host, port, user, password = argv[0], int(argv[1]), argv[2], argv[3]
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    transport = attr(REQUESTED_TRANSPORT, bytes([17, 0, 0, 0]))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.settimeout(3)
+    sock.connect((host, port))
+    try:
+        kind, attrs = exchange(sock, message(ALLOCATE, os.urandom(12), [transport]))
+        if kind != ALLOCATE_ERR or REALM not in attrs or NONCE not in attrs:
+            print(f"refused {error_of(attrs)[0]} no challenge")
+            return 3
+        realm, nonce = attrs[REALM], attrs[NONCE]
+        key = hashlib.md5(user.encode() + b":" + realm + b":" + password.encode()).digest()
+        kind, attrs = exchange(sock, message(ALLOCATE, os.urandom(12), [
+            attr(USERNAME, user.encode()), attr(REALM, realm), attr(NONCE, nonce), transport,
+        ], key))
+    except socket.timeout:
+        print("no answer")
+        return 1
+    if kind == ALLOCATE_OK:
+        print("allocated")
+        return 0
+    code, reason = error_of(attrs)
+    print(f"refused {code} {reason}")
+    return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
