@@ -13,7 +13,7 @@ need_pkgs=()
 command -v cc >/dev/null || need_pkgs+=(gcc)
 command -v node >/dev/null || need_pkgs+=(nodejs)
 command -v npm >/dev/null || need_pkgs+=(npm)
-for pkg in libasound2-dev xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 libxtst6 python3 chromium gzip openssl curl; do
+for pkg in libasound2-dev xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 libxtst6 python3 chromium gzip openssl curl haproxy nginx; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done
 if [ ${#need_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then

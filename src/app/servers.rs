@@ -87,12 +87,18 @@ mod tests {
         assert!(matches!(built_in(None), Ok(None)));
         assert!(matches!(built_in(Some("  ")), Ok(None)));
         assert_eq!(
-            built_in(Some("wss://play.example.org/")).ok().flatten().as_deref(),
+            built_in(Some("wss://play.example.org/"))
+                .ok()
+                .flatten()
+                .as_deref(),
             Some("wss://play.example.org")
         );
         let Err(Failure::BadInput(why)) = built_in(Some("play.example.org")) else {
             panic!("a URL without a scheme was taken");
         };
-        assert!(why.contains("TWINSTAR_DEFAULT_SERVER=play.example.org"), "{why}");
+        assert!(
+            why.contains("TWINSTAR_DEFAULT_SERVER=play.example.org"),
+            "{why}"
+        );
     }
 }
