@@ -14,6 +14,9 @@
 #              REST credentials (coturn: use-auth-secret); the peers get only
 #              --server wss://...; coturn must refuse a forged and an expired
 #              credential and take a minted one
+#   --browser  (with --internet) peer a is headless Chromium behind NAT A,
+#              opening the https room link the server serves (target/web);
+#              peer b is the native joiner behind NAT B
 #   --frames N frames the game plays (game mode only; default 300, with --cut (AT+5)*60)
 #   --probe    run examples/nat_probe instead of the game (network only)
 #   --cut SECS cut all traffic of one side's NAT for SECS s in mid-match (game mode)
@@ -67,13 +70,14 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$REPO/scripts/lib/nat-testbed-lib.sh"
 
 usage() {
-    sed -n '5,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '5,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # ---------------------------------------------------------------- arguments
 SCENARIO=""
 TURN=false
 INTERNET=false
+BROWSER=false
 FRAMES=""
 PROBE=false
 CUT=""          # seconds; empty: no cut
@@ -92,6 +96,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --turn) TURN=true ;;
         --internet) INTERNET=true TURN=true ;;
+        --browser) BROWSER=true ;;
         --probe) PROBE=true ;;
         --rejoin) REJOIN=true ;;
         --frames)
@@ -154,6 +159,13 @@ if $REJOIN; then
 fi
 FRAMES="${FRAMES:-300}"
 ! { $INTERNET && $PROBE; } || bad_input "--internet needs the game (not --probe)"
+! $BROWSER || $INTERNET || bad_input "--browser goes with --internet"
+! { $BROWSER && { [ -n "$CUT" ] || $REJOIN; }; } || bad_input "--browser is a plain match (no --cut, no --rejoin)"
+WEB_DIR="${TWINSTAR_WEB:-$REPO/target/web}"
+if $BROWSER; then
+    [ -s "$WEB_DIR/twinstar_bg.wasm" ] || bad_input "--browser needs the web client in $WEB_DIR (bash scripts/build-web.sh)"
+    [ -d "$REPO/tests/web/node_modules/playwright-core" ] || bad_input "--browser needs the driver: (cd tests/web && npm ci)"
+fi
 [[ "$FRAMES" =~ ^[1-9][0-9]{0,6}$ ]] || bad_input "--frames must be a positive integer, got '$FRAMES'"
 read -r -a EXTRA_GAME_FLAGS <<<"${NAT_TESTBED_GAME_FLAGS:-}"
 for flag in "${EXTRA_GAME_FLAGS[@]}"; do
@@ -421,6 +433,7 @@ if $INTERNET; then
         --turn-secret-file "$LOGDIR/turn-secret")
     SCHEME=wss
     PEER_ENV=(SSL_CERT_FILE="$LOGDIR/certs/ca.pem")
+    ! $BROWSER || SERVE_ARGS+=(--web "$WEB_DIR")
 fi
 ip netns exec "$NS_PUB" env RUST_LOG="${SERVER_RUST_LOG:-info}" \
     timeout -k 3 "$SERVER_LIMIT" "$BIN" "${SERVE_ARGS[@]}" \
@@ -519,7 +532,36 @@ run_peer() { # name ns args...
         echo "$rc $(((end - start) / 1000000))" >"$LOGDIR/$name.rc"
     ) &
 }
-run_peer a "$NS_A" "${ARGS_A[@]}"
+# A browser player: drive.mjs prints the page's console and, last, its
+# result line (TWINSTAR-RESULT {"exit":N,"summary":{...}}); its summary
+# becomes a.out's last line and its exit a.rc's, as a native peer's would.
+run_browser_peer() { # name ns url
+    local name="$1" ns="$2" url="$3"
+    echo "node tests/web/drive.mjs $url" >"$LOGDIR/$name.cmd"
+    (
+        set +e
+        start=$(date +%s%N)
+        echo "$start" >"$LOGDIR/$name.start"
+        # The testbed's CA is not in Chromium's store: its certificate
+        # errors are ignored (the native peer checks it through SSL_CERT_FILE).
+        (cd "$REPO" && ip netns exec "$ns" timeout -k 3 "$PEER_LIMIT" node tests/web/drive.mjs "$url" \
+            --timeout $((PEER_LIMIT - 5)) --flag=--ignore-certificate-errors \
+            >"$LOGDIR/$name.page" 2>"$LOGDIR/$name.err")
+        result="$(grep -a '^TWINSTAR-RESULT ' "$LOGDIR/$name.page" | tail -n 1 | cut -d' ' -f2-)"
+        [ -n "$result" ] || result='{}'
+        rc="$(jq -r '.exit // 1' <<<"$result" 2>/dev/null || echo 1)"
+        jq -c '.summary // {}' <<<"$result" >"$LOGDIR/$name.out" 2>/dev/null || echo '{}' >"$LOGDIR/$name.out"
+        end=$(date +%s%N)
+        echo "$end" >"$LOGDIR/$name.end"
+        echo "${rc:-1} $(((end - start) / 1000000))" >"$LOGDIR/$name.rc"
+    ) &
+}
+if $BROWSER; then
+    FRAGMENT="#!host --room $ROOM_HOST --bots --frames $FRAMES --json --timeout $HOST_TIMEOUT"
+    run_browser_peer a "$NS_A" "https://$PUBLIC_IP:$SIGNAL_PORT/${FRAGMENT// /%20}"
+else
+    run_peer a "$NS_A" "${ARGS_A[@]}"
+fi
 PID_A=$!
 run_peer b "$NS_B" "${ARGS_B[@]}"
 PID_B=$!

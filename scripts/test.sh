@@ -50,14 +50,19 @@ if [ "$(id -u)" = 0 ]; then
     # "symmetric --internet": the players know only wss://server; TLS by a
     # private CA, STUN/TURN and TURN REST credentials from the server,
     # coturn refusing forged and expired ones (~15 s).
+    # "symmetric --internet --browser": the same with headless Chromium
+    # behind NAT A opening the https room link (~20 s).
     for scenario in routed full-cone port-restricted symmetric "symmetric --turn" "symmetric --internet" \
+        "symmetric --internet --browser" \
         "port-restricted --cut 5" "port-restricted --cut 15 --reconnect-window 5" \
         "symmetric --turn --rejoin"; do
         # shellcheck disable=SC2086 # "symmetric --turn" is two arguments
         timeout 300 scripts/nat-testbed.sh $scenario || failed+=("nat-testbed $scenario")
     done
     timeout 900 scripts/soak.sh --frames 10000 || failed+=("soak")
-    timeout 300 scripts/signaling-load.sh || failed+=("signaling-load")
+    # 2,000 clients, three rounds: <= 32 KiB each while idle, no growth
+    # of the resident set from round to round.
+    timeout 300 scripts/signaling-load.sh --clients 2000 --rounds 3 || failed+=("signaling-load")
     if [ ${#failed[@]} -gt 0 ]; then
         echo "test.sh: FAILED: ${failed[*]}" >&2
         exit 1

@@ -14,15 +14,19 @@ use super::Failure;
 use crate::net::ice::IceServers;
 use crate::net::signaling::check_server_url;
 
-/// The server this binary was built for, if any.
+/// The server this binary was built for, if any (native: the page has its
+/// own origin).
+#[cfg(not(target_arch = "wasm32"))]
 const BUILT_IN_SERVER: Option<&str> = option_env!("TWINSTAR_DEFAULT_SERVER");
 
 /// The built-in server, checked (a build with a typo fails at first use,
 /// with the variable named).
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn built_in_server() -> Result<Option<String>, Failure> {
     built_in(BUILT_IN_SERVER)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn built_in(value: Option<&str>) -> Result<Option<String>, Failure> {
     match value.map(str::trim).filter(|s| !s.is_empty()) {
         None => Ok(None),
