@@ -57,8 +57,8 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-if ! [[ "$CLIENTS" =~ ^[1-9][0-9]{0,3}$ ]] || [ $((CLIENTS % 2)) != 0 ]; then
-    bad_input "--clients must be an even number from 2 to 9998, got '$CLIENTS'"
+if ! [[ "$CLIENTS" =~ ^[1-9][0-9]{0,4}$ ]] || [ "$CLIENTS" -gt 10000 ] || [ $((CLIENTS % 2)) != 0 ]; then
+    bad_input "--clients must be an even number from 2 to 10000, got '$CLIENTS'"
 fi
 [[ "$LIMIT" =~ ^[1-9][0-9]{0,2}$ ]] || bad_input "--limit must be 1..999 seconds, got '$LIMIT'"
 [[ "$ROUNDS" =~ ^([1-9]|1[0-9]|20)$ ]] || bad_input "--rounds must be 1..20, got '$ROUNDS'"

@@ -188,8 +188,9 @@ fn help_flags(help: &str) -> (Vec<String>, Vec<(String, String)>) {
             _ => String::new(),
         };
         let flags = flags_in(line);
-        // An option's own line (not one of its listed values, "- human: ...").
-        if section == "Options:"
+        // An option's own line (not one of its listed values, "- human: ..."),
+        // under "Options:" or a heading of its own ("TLS:", "Limits:").
+        if !matches!(section, "" | "Commands:" | "Examples:")
             && line.trim_start().starts_with('-')
             && let Some(first) = flags.first()
         {

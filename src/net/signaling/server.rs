@@ -168,8 +168,7 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         );
     }
     let tls = options.tls.as_ref().map(tls::start).transpose()?;
-    let listener = std::net::TcpListener::bind(addr).map_err(ServerError::Bind)?;
-    listener.set_nonblocking(true).map_err(ServerError::Bind)?;
+    let listener = listen(addr).map_err(ServerError::Bind)?;
     let addr = listener.local_addr().map_err(ServerError::Bind)?;
     let (closing, closing_rx) = watch::channel(false);
     let shared = Shared {
@@ -192,6 +191,24 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         handshake_timeout: options.handshake_timeout,
         drain_timeout: options.drain_timeout,
     })
+}
+
+/// Connections the kernel queues before they are accepted. std listens
+/// with 128: a burst of players arriving at once (a tournament start, a
+/// node taking over another's rooms) overflows that, and a dropped SYN
+/// costs its client a 1 s retry.
+const LISTEN_BACKLOG: i32 = 4096;
+
+fn listen(addr: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    // A restarted server binds again at once, past its old connections'
+    // TIME_WAIT.
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
 }
 
 impl BoundServer {
