@@ -406,7 +406,7 @@ fn ms(d: Option<Duration>) -> serde_json::Value {
 /// (clients arriving at `rate` per second, or all at once), memory, a fresh
 /// pair after.
 pub async fn measure(bin: &Path, clients: usize, limit: Duration) -> serde_json::Value {
-    measure_rounds(bin, clients, limit, 1, None).await
+    measure_rounds(bin, clients, limit, 1, None, None).await
 }
 
 pub async fn measure_rounds(
@@ -415,6 +415,7 @@ pub async fn measure_rounds(
     limit: Duration,
     rounds: usize,
     rate: Option<u32>,
+    hold: Option<Duration>,
 ) -> serde_json::Value {
     let started = Instant::now();
     let mut server = match ServerProcess::start(bin) {
@@ -439,6 +440,15 @@ pub async fn measure_rounds(
         reports.push(report);
     }
     let after = server.memory_kib();
+    if let Some(hold) = hold {
+        // For looking at the idle server from outside (gdb, /proc).
+        eprintln!(
+            "signaling_load: server pid {} idle for {} s",
+            server.pid(),
+            hold.as_secs()
+        );
+        tokio::time::sleep(hold).await;
+    }
     let alive = server.is_alive();
     // A fresh room still pairs after the storm.
     let fresh = run_rooms(&server.url, 1, Duration::from_secs(10), || {}).await;
@@ -498,7 +508,7 @@ pub async fn measure_rounds(
 
 fn usage() -> ! {
     eprintln!(
-        "usage: signaling_load [--clients EVEN_N] [--bin TWINSTAR] [--limit SECS] [--rounds N] [--rate CLIENTS_PER_S]"
+        "usage: signaling_load [--clients EVEN_N] [--bin TWINSTAR] [--limit SECS] [--rounds N] [--rate CLIENTS_PER_S] [--hold SECS]"
     );
     std::process::exit(2);
 }
@@ -508,6 +518,7 @@ fn main() {
     let mut limit = 60u64;
     let mut rounds = 1usize;
     let mut rate: Option<u32> = None;
+    let mut hold: Option<Duration> = None;
     let mut bin = std::env::var_os("TWINSTAR_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/release/twinstar"));
@@ -520,6 +531,11 @@ fn main() {
             "--bin" => bin = PathBuf::from(value()),
             "--rounds" => rounds = value().parse().unwrap_or_else(|_| usage()),
             "--rate" => rate = Some(value().parse().unwrap_or_else(|_| usage())),
+            "--hold" => {
+                hold = Some(Duration::from_secs(
+                    value().parse().unwrap_or_else(|_| usage()),
+                ))
+            }
             _ => usage(),
         }
     }
@@ -550,6 +566,7 @@ fn main() {
         Duration::from_secs(limit),
         rounds,
         rate,
+        hold,
     ));
     println!("{result}");
     std::process::exit(if result["ok"] == true { 0 } else { 1 });
