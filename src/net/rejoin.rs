@@ -149,8 +149,12 @@ impl CatchUpReceiver {
     /// One `CatchUp` message's payload.
     pub fn add(&mut self, chunks: &str) -> Result<(), CatchUpError> {
         // Bound the work before decoding: base64 is 4/3 of the bytes.
-        let room =
-            (MAX_CATCH_UP_FRAMES - self.frames).div_ceil(CHUNK_FRAMES) * (MAX_CHUNK_BYTES + 2);
+        // (A receiver that already refused a message as too long has no
+        // room left, rather than an underflow.)
+        let room = MAX_CATCH_UP_FRAMES
+            .saturating_sub(self.frames)
+            .div_ceil(CHUNK_FRAMES)
+            * (MAX_CHUNK_BYTES + 2);
         if chunks.len() / 4 * 3 > room + 3 {
             return Err(CatchUpError::TooLong);
         }
