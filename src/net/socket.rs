@@ -226,9 +226,27 @@ pub mod wire {
         Input(Input),
         InputAck { ack_frame: i32 },
         QualityReport { _frame_advantage: i16, _ping: u128 },
-        QualityReply { _pong: u128 },
+        QualityReply { pong: u128 },
         ChecksumReport { _checksum: u128, frame: i32 },
         KeepAlive,
+    }
+
+    /// The oldest `pong` accepted, in milliseconds before now. A pong is
+    /// this peer's own clock reading sent in a quality report and echoed;
+    /// GGRS takes now minus it as the round trip and multiplies half of
+    /// that, in milliseconds, by the frame rate in an `i32`: a pong
+    /// 10 hours old overflows. An hour is beyond any link GGRS keeps.
+    pub const MAX_PONG_AGE_MS: u128 = 60 * 60 * 1000;
+
+    fn now_ms() -> u128 {
+        web_time::SystemTime::now()
+            .duration_since(web_time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis())
+    }
+
+    /// A pong from the future is fine (GGRS saturates it to 0 ms).
+    pub fn pong_ok(pong: u128, now_ms: u128) -> bool {
+        now_ms.saturating_sub(pong) <= MAX_PONG_AGE_MS
     }
 
     fn frame_ok(frame: i32) -> bool {
@@ -258,10 +276,10 @@ pub mod wire {
             }
             Body::InputAck { ack_frame } => frame_ok(ack_frame),
             Body::ChecksumReport { frame, .. } => frame_ok(frame),
+            Body::QualityReply { pong } => pong_ok(pong, now_ms()),
             Body::SyncRequest { .. }
             | Body::SyncReply { .. }
             | Body::QualityReport { .. }
-            | Body::QualityReply { .. }
             | Body::KeepAlive => true,
         }
     }
@@ -669,6 +687,13 @@ mod tests {
         )
         .unwrap();
         assert!(!accepted(&report));
+        // A pong from 1970: GGRS's round trip of 56 years overflowed.
+        let reply: Message =
+            serde_json::from_str(r#"{"header":{"magic":7},"body":{"QualityReply":{"pong":0}}}"#)
+                .unwrap();
+        assert!(!accepted(&reply));
+        assert!(wire::pong_ok(1_000, 1_000 + wire::MAX_PONG_AGE_MS));
+        assert!(!wire::pong_ok(999, 1_000 + wire::MAX_PONG_AGE_MS));
     }
 
     #[test]
