@@ -77,6 +77,13 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let mut bytes = std::fs::read(&path).expect("read back");
     let _ = std::fs::remove_file(&path);
 
+    // Rules the simulation cannot run are refused when read, with a
+    // message that says so.
+    if let Err(e) = config.check() {
+        let refused = replay::read_bytes(&bytes).expect_err("unsound rules are refused");
+        assert!(refused.to_string().contains(&e), "{refused}");
+        return Ok(());
+    }
     // The round trip: exactly what was written.
     let read = replay::read_bytes(&bytes).expect("a written replay reads back");
     assert_eq!(read.header, header);
