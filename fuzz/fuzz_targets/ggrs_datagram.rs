@@ -14,7 +14,9 @@ fuzz_target!(|data: &[u8]| {
     let (a, b) = memory_pair();
     let mut sender = GgrsSocket::new(a);
     let mut receiver = GgrsSocket::new(b);
-    sender.send_raw(&1, data).expect("memory channels never close");
+    sender
+        .send_raw(&1, data)
+        .expect("memory channels never close");
     let received = receiver.receive_all_messages();
     let stats = receiver.stats();
     assert_eq!(stats.bytes_received, data.len() as u64);

@@ -86,7 +86,8 @@ fn fulfil(state: &mut u64, requests: Vec<GgrsRequest<Config>>) {
                 *state = cell.load().expect("a saved state");
             }
             GgrsRequest::AdvanceFrame { inputs } => {
-                *state = state.wrapping_add(1 + u64::from(inputs[0].0.0) + u64::from(inputs[1].0.0));
+                *state =
+                    state.wrapping_add(1 + u64::from(inputs[0].0.0) + u64::from(inputs[1].0.0));
             }
         }
     }
@@ -114,8 +115,8 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                 Vec::<u8>::arbitrary(u)?
             } else {
                 let seen = seen.lock().unwrap();
-                let Some(mut packet) = (!seen.is_empty())
-                    .then(|| seen[step as usize % seen.len()].clone())
+                let Some(mut packet) =
+                    (!seen.is_empty()).then(|| seen[step as usize % seen.len()].clone())
                 else {
                     continue;
                 };

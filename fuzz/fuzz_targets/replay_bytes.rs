@@ -18,7 +18,9 @@ fuzz_target!(|data: &[u8]| {
     };
     assert!(replay.checksums.len() <= replay.inputs.len());
     replay.inputs.truncate(FRAMES);
-    replay.checksums.retain(|&(frame, _)| frame as usize <= FRAMES);
+    replay
+        .checksums
+        .retain(|&(frame, _)| frame as usize <= FRAMES);
     let verification = replay::verify(&replay).expect("the reader checked the config");
     assert!(verification.frames as usize <= FRAMES);
 });

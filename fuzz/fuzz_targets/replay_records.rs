@@ -66,8 +66,8 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         path
     } else {
         // Frames since the last whole chunk are not on disk yet.
-        let on_disk = written.len() / replay::CHECKSUM_INTERVAL as usize
-            * replay::CHECKSUM_INTERVAL as usize;
+        let on_disk =
+            written.len() / replay::CHECKSUM_INTERVAL as usize * replay::CHECKSUM_INTERVAL as usize;
         written.truncate(on_disk);
         checksums.retain(|&(frame, _)| frame as usize <= on_disk);
         let path = writer.path().to_path_buf();

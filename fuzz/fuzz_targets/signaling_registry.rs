@@ -19,7 +19,14 @@ use twinstar::net::signaling::{MAX_SIGNAL_BYTES, MAX_SPECTATORS, Registry, RoomR
 type Inbox = mpsc::UnboundedReceiver<Result<Message, axum::Error>>;
 
 const PEERS: u128 = 12;
-const PATHS: [&str; 6] = ["K7Q2XM", "k7q-2xm", "watch-K7Q2XM", "quick", "ABCDEF", "watch-abcdef"];
+const PATHS: [&str; 6] = [
+    "K7Q2XM",
+    "k7q-2xm",
+    "watch-K7Q2XM",
+    "quick",
+    "ABCDEF",
+    "watch-abcdef",
+];
 
 fn peer(n: u128) -> PeerId {
     PeerId(uuid::Uuid::from_u128(n))

@@ -68,7 +68,11 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
         preset: text(u)?,
         input_delay: text(u)?,
         rejoin,
-        resume: if u.arbitrary()? { Some(claim(u)?) } else { None },
+        resume: if u.arbitrary()? {
+            Some(claim(u)?)
+        } else {
+            None
+        },
     })
 }
 
@@ -76,8 +80,12 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
 pub fn message(u: &mut Unstructured) -> Result<Message> {
     Ok(match u.int_in_range(0..=16)? {
         0 => Message::Hello(hello(u)?),
-        1 => Message::Ping { seq: u.arbitrary()? },
-        2 => Message::Pong { seq: u.arbitrary()? },
+        1 => Message::Ping {
+            seq: u.arbitrary()?,
+        },
+        2 => Message::Pong {
+            seq: u.arbitrary()?,
+        },
         3 => Message::Measured {
             rtt_us: u.arbitrary()?,
             jitter_us: u.arbitrary()?,
