@@ -41,7 +41,9 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             let frame = writer.frames();
             // An event over the record limit is refused before any byte.
             if writer.event(kind.clone(), &detail).is_ok() {
-                events.push((frame, kind, detail));
+                // In the file a kind is its name: `Other("chat")` (which
+                // the game never makes) reads back as `Chat`.
+                events.push((frame, EventKind::from(String::from(kind)), detail));
             }
         } else {
             for inputs in frames(u, 150)? {
