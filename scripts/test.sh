@@ -32,6 +32,13 @@ cargo test --locked
 # writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
 bash scripts/bench.sh --quick
 
+# Fuzzing, briefly (issue 27; docs/fuzzing.md): every fuzz target for a few
+# seconds after running once over its committed seeds and regressions, and
+# a check that each target in fuzz/Cargo.toml has seeds. Any crash, timeout
+# or memory blow-up fails the run. Needs the nightly toolchain; builds the
+# fuzz crate (its own workspace and target dir). ~6 minutes from cold.
+bash scripts/fuzz.sh --ci
+
 # Real networks: NAT traversal between network namespaces, the
 # bad-link soak and signaling under load. One twinstar binary for all of
 # them: the release build bench.sh just made (a no-op build here); the load

@@ -5,22 +5,12 @@
 //! only the player of its paused match (`net::handshake`, `Claim`). A match
 //! that ends in any other way removes it.
 
-use serde::{Deserialize, Serialize};
-
 use crate::net::RoomCode;
 use crate::net::handshake::Claim;
+use crate::net::rejoin::Ticket;
 
 /// A ticket older than this is stale: no match waits that long.
 const MAX_AGE_S: u64 = 24 * 60 * 60;
-
-#[derive(Debug, Serialize, Deserialize)]
-struct Ticket {
-    server: String,
-    match_id: u64,
-    player: u8,
-    version: String,
-    saved_at: u64,
-}
 
 fn key(room: &RoomCode, player: u8) -> String {
     format!("rejoin-{}-p{player}", room.canonical())
@@ -64,7 +54,7 @@ fn save(room: &RoomCode, server: &str, claim: Claim) {
         version: env!("CARGO_PKG_VERSION").to_string(),
         saved_at: now_s(),
     };
-    let text = serde_json::to_string(&ticket).unwrap_or_default();
+    let text = ticket.to_text();
     if let Err(e) = store::write(&key(room, claim.player), &text) {
         tracing::warn!("cannot keep a rejoin ticket ({e}); a crash here cannot be rejoined");
     }
@@ -84,7 +74,7 @@ pub fn claims(room: &RoomCode, server: &str) -> Vec<Claim> {
         let Some(text) = store::read(&key) else {
             continue;
         };
-        match serde_json::from_str::<Ticket>(&text) {
+        match Ticket::parse(&text) {
             Ok(t) if now_s().saturating_sub(t.saved_at) > MAX_AGE_S => store::remove(&key),
             Ok(t) if t.server == server && t.player == player => claims.push(Claim {
                 match_id: t.match_id,

@@ -91,19 +91,43 @@ pub struct Hello {
     pub resume: Option<Claim>,
 }
 
-/// A player of one match: "match M, player P" (P is 1 or 2).
+/// A player of one match: "match M, player P" (P is 1 or 2). A claim of
+/// any other player does not decode: the `Hello` carrying it is malformed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "ClaimFields")]
 pub struct Claim {
     pub match_id: u64,
     pub player: u8,
 }
 
+/// A claim as it arrives, before its player number is checked.
+#[derive(Deserialize)]
+struct ClaimFields {
+    match_id: u64,
+    player: u8,
+}
+
+impl TryFrom<ClaimFields> for Claim {
+    type Error = String;
+
+    fn try_from(fields: ClaimFields) -> Result<Claim, String> {
+        match fields.player {
+            1 | 2 => Ok(Claim {
+                match_id: fields.match_id,
+                player: fields.player,
+            }),
+            other => Err(format!("a claim of player {other}: players are 1 and 2")),
+        }
+    }
+}
+
 impl Claim {
-    /// The other player of the same match.
+    /// The other player of the same match (player 1's for anything but 1,
+    /// so a number that slipped past decoding cannot underflow).
     pub fn partner(self) -> Claim {
         Claim {
             match_id: self.match_id,
-            player: 3 - self.player,
+            player: if self.player == 1 { 2 } else { 1 },
         }
     }
 }
@@ -550,7 +574,8 @@ fn agree(
     } else {
         (theirs_us, ours_us)
     };
-    let rtt_ms = (first.0 + second.0) as f64 / 2000.0;
+    // The peer's numbers are any u64: add them without overflow.
+    let rtt_ms = (u128::from(first.0) + u128::from(second.0)) as f64 / 2000.0;
     let jitter_ms = first.1.max(second.1) as f64 / 1000.0;
     let input_delay = match delay {
         DelaySetting::Auto => input_delay_for(rtt_ms, jitter_ms),

@@ -7,10 +7,37 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::{Deserialize, Serialize};
 
 use super::handshake::Message;
 use crate::replay::{Chunk, decode_chunk, encode_chunk};
 use crate::sim::{Frame, Input, PLAYERS};
+
+/// A rejoin ticket as it is stored (`app::tickets` keeps one per player
+/// slot while a match runs, in a file of the data folder or the page's
+/// local storage): match `match_id`, player `player`, on `server`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ticket {
+    pub server: String,
+    pub match_id: u64,
+    pub player: u8,
+    pub version: String,
+    /// Unix seconds.
+    pub saved_at: u64,
+}
+
+impl Ticket {
+    /// A stored ticket's text, as read back: anything else is an error.
+    pub fn parse(text: &str) -> Result<Ticket, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// The text to store.
+    pub fn to_text(&self) -> String {
+        // Strings and integers always serialise.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
 
 /// Frames per chunk: the replay format's checksum interval.
 pub const CHUNK_FRAMES: usize = crate::replay::CHECKSUM_INTERVAL as usize;
@@ -122,8 +149,12 @@ impl CatchUpReceiver {
     /// One `CatchUp` message's payload.
     pub fn add(&mut self, chunks: &str) -> Result<(), CatchUpError> {
         // Bound the work before decoding: base64 is 4/3 of the bytes.
-        let room =
-            (MAX_CATCH_UP_FRAMES - self.frames).div_ceil(CHUNK_FRAMES) * (MAX_CHUNK_BYTES + 2);
+        // (A receiver that already refused a message as too long has no
+        // room left, rather than an underflow.)
+        let room = MAX_CATCH_UP_FRAMES
+            .saturating_sub(self.frames)
+            .div_ceil(CHUNK_FRAMES)
+            * (MAX_CHUNK_BYTES + 2);
         if chunks.len() / 4 * 3 > room + 3 {
             return Err(CatchUpError::TooLong);
         }

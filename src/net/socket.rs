@@ -158,15 +158,163 @@ pub fn encode(msg: &Message) -> Option<Vec<u8>> {
 
 /// Decodes one datagram; `None` for anything that is not exactly one
 /// well-formed GGRS message (trailing bytes included: a real packet never
-/// has any, so they mean corruption).
+/// has any, so they mean corruption), or one GGRS itself would not survive
+/// (see [`wire::check`]).
 pub fn decode(bytes: &[u8]) -> Option<Message> {
     if bytes.len() > MAX_PACKET_BYTES {
         return None;
     }
     let limited = WIRE.with_limit::<MAX_PACKET_BYTES>();
     match bincode::serde::decode_from_slice::<Message, _>(bytes, limited) {
-        Ok((msg, used)) if used == bytes.len() => Some(msg),
+        Ok((msg, used)) if used == bytes.len() && wire::check(bytes) => Some(msg),
         _ => None,
+    }
+}
+
+/// What GGRS 0.13 trusts in a message and should not: found by fuzzing
+/// (`fuzz/fuzz_targets/ggrs_session.rs`, docs/fuzzing.md). GGRS decodes an
+/// input message's run-length-encoded bytes with `bitfield-rle`, which
+/// indexes past the end of a cut varint (a panic), allocates whatever
+/// length the runs claim, and overflows on long varints; and it adds to
+/// and subtracts from the peer's frame numbers unchecked. A message whose
+/// frames are outside `NULL_FRAME..=MAX_FRAME` or whose input bytes do not
+/// decode within [`MAX_PACKET_BYTES`] is dropped here instead.
+///
+/// GGRS's message fields are private, so they are read again from the same
+/// bytes through a copy of its wire layout; a unit test checks that copy
+/// against GGRS's own encoding of every kind of message.
+pub mod wire {
+    use serde::Deserialize;
+
+    use super::{MAX_PACKET_BYTES, WIRE};
+
+    /// The largest frame number accepted: 2^30 frames is 207 days at
+    /// 60 fps, and GGRS's arithmetic on frames near it stays in range.
+    pub const MAX_FRAME: i32 = 1 << 30;
+    const NULL_FRAME: i32 = -1;
+
+    #[derive(Deserialize)]
+    struct Message {
+        _header: Header,
+        body: Body,
+    }
+
+    #[derive(Deserialize)]
+    struct Header {
+        _magic: u16,
+    }
+
+    #[derive(Deserialize)]
+    struct ConnectionStatus {
+        _disconnected: bool,
+        last_frame: i32,
+    }
+
+    #[derive(Deserialize)]
+    struct Input {
+        peer_connect_status: Vec<ConnectionStatus>,
+        _disconnect_requested: bool,
+        start_frame: i32,
+        ack_frame: i32,
+        bytes: Vec<u8>,
+    }
+
+    #[derive(Deserialize)]
+    enum Body {
+        SyncRequest { _random_request: u32 },
+        SyncReply { _random_reply: u32 },
+        Input(Input),
+        InputAck { ack_frame: i32 },
+        QualityReport { _frame_advantage: i16, _ping: u128 },
+        QualityReply { pong: u128 },
+        ChecksumReport { _checksum: u128, frame: i32 },
+        KeepAlive,
+    }
+
+    /// The oldest `pong` accepted, in milliseconds before now. A pong is
+    /// this peer's own clock reading sent in a quality report and echoed;
+    /// GGRS takes now minus it as the round trip and multiplies half of
+    /// that, in milliseconds, by the frame rate in an `i32`: a pong
+    /// 10 hours old overflows. An hour is beyond any link GGRS keeps.
+    pub const MAX_PONG_AGE_MS: u128 = 60 * 60 * 1000;
+
+    fn now_ms() -> u128 {
+        web_time::SystemTime::now()
+            .duration_since(web_time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis())
+    }
+
+    /// A pong from the future is fine (GGRS saturates it to 0 ms).
+    pub fn pong_ok(pong: u128, now_ms: u128) -> bool {
+        now_ms.saturating_sub(pong) <= MAX_PONG_AGE_MS
+    }
+
+    fn frame_ok(frame: i32) -> bool {
+        (NULL_FRAME..=MAX_FRAME).contains(&frame)
+    }
+
+    /// Whether GGRS can take this encoded message (already known to
+    /// decode as one) without a panic or an unbounded allocation.
+    pub fn check(bytes: &[u8]) -> bool {
+        let limited = WIRE.with_limit::<MAX_PACKET_BYTES>();
+        let Ok((message, used)) = bincode::serde::decode_from_slice::<Message, _>(bytes, limited)
+        else {
+            return false;
+        };
+        if used != bytes.len() {
+            return false;
+        }
+        match message.body {
+            Body::Input(input) => {
+                frame_ok(input.start_frame)
+                    && frame_ok(input.ack_frame)
+                    && input
+                        .peer_connect_status
+                        .iter()
+                        .all(|s| frame_ok(s.last_frame))
+                    && rle_decoded_len(&input.bytes).is_some()
+            }
+            Body::InputAck { ack_frame } => frame_ok(ack_frame),
+            Body::ChecksumReport { frame, .. } => frame_ok(frame),
+            Body::QualityReply { pong } => pong_ok(pong, now_ms()),
+            Body::SyncRequest { .. }
+            | Body::SyncReply { .. }
+            | Body::QualityReport { .. }
+            | Body::KeepAlive => true,
+        }
+    }
+
+    /// The length `bitfield_rle::decode` would give these bytes, if it can
+    /// decode them without a panic, an overflow or more than
+    /// [`MAX_PACKET_BYTES`] of output. The format: varints `n`; `n & 1` a
+    /// run of `n >> 2` bytes of 0 or 255 (`n & 2`), else `n >> 1` literal
+    /// bytes following.
+    pub fn rle_decoded_len(buf: &[u8]) -> Option<usize> {
+        let mut at = 0;
+        let mut len = 0usize;
+        while at < buf.len() {
+            let (next, size) = varint(&buf[at..])?;
+            at += size;
+            let slice = usize::try_from(if next & 1 == 1 { next >> 2 } else { next >> 1 }).ok()?;
+            len = len.checked_add(slice).filter(|&l| l <= MAX_PACKET_BYTES)?;
+            if next & 1 == 0 {
+                at = at.checked_add(slice).filter(|&a| a <= buf.len())?;
+            }
+        }
+        Some(len)
+    }
+
+    /// An LEB128 varint of at most 9 bytes (`varinteger` overflows past
+    /// that) and its size; `None` if it is cut short or longer.
+    fn varint(buf: &[u8]) -> Option<(u64, usize)> {
+        let mut value = 0u64;
+        for (i, &byte) in buf.iter().take(9).enumerate() {
+            value |= u64::from(byte & 127) << (7 * i);
+            if byte & 128 == 0 {
+                return Some((value, i + 1));
+            }
+        }
+        None
     }
 }
 
@@ -393,7 +541,7 @@ mod tests {
             r#"{"header":{"magic":65535},"body":{"Input":{"peer_connect_status":
                 [{"disconnected":false,"last_frame":41},{"disconnected":true,"last_frame":-1}],
                 "disconnect_requested":false,"start_frame":40,"ack_frame":39,
-                "bytes":[1,2,3,250]}}}"#,
+                "bytes":[6,1,0,5]}}}"#,
             r#"{"header":{"magic":7},"body":{"QualityReport":{"frame_advantage":-3,
                 "ping":1234567890123}}}"#,
             r#"{"header":{"magic":7},"body":{"ChecksumReport":{"checksum":123456789,"frame":600}}}"#,
@@ -469,6 +617,91 @@ mod tests {
             assert_eq!(decode(&longer), None);
         }
         assert_eq!(decode(&[0u8; MAX_PACKET_BYTES + 1]), None);
+    }
+
+    /// The copy of GGRS's wire layout in [`wire`] reads exactly the bytes
+    /// GGRS writes, for every kind of message.
+    #[test]
+    fn the_wire_copy_reads_what_ggrs_writes() {
+        let mut kinds = std::collections::HashSet::new();
+        for msg in sample_messages()
+            .into_iter()
+            .chain([input_ack(), quality_reply(), sync_reply()])
+        {
+            let bytes = encode(&msg).unwrap();
+            assert!(wire::check(&bytes), "{msg:?}");
+            kinds.insert(message_kind(&bytes));
+        }
+        assert_eq!(kinds.len(), 8, "every message kind");
+    }
+
+    fn quality_reply() -> Message {
+        serde_json::from_str(r#"{"header":{"magic":9},"body":{"QualityReply":{"pong":340282366920938463463374607431768211455}}}"#)
+            .expect("sample reply")
+    }
+
+    fn sync_reply() -> Message {
+        serde_json::from_str(r#"{"header":{"magic":9},"body":{"SyncReply":{"random_reply":7}}}"#)
+            .expect("sample reply")
+    }
+
+    /// Messages that decode as GGRS messages but would panic GGRS (or make
+    /// it allocate without bound) are dropped: the ggrs_session fuzzer's
+    /// finding (fuzz/regressions/ggrs_datagram has the datagrams).
+    #[test]
+    fn input_runs_and_frames_ggrs_cannot_take_are_dropped() {
+        let input = |bytes: &str, start: i64, last: i64| -> Message {
+            serde_json::from_str(&format!(
+                r#"{{"header":{{"magic":1}},"body":{{"Input":{{"peer_connect_status":
+                [{{"disconnected":false,"last_frame":{last}}},{{"disconnected":false,"last_frame":0}}],
+                "disconnect_requested":false,"start_frame":{start},"ack_frame":-1,"bytes":{bytes}}}}}}}"#
+            ))
+            .expect("an input message")
+        };
+        let accepted = |msg: &Message| decode(&encode(msg).unwrap()).is_some();
+        assert!(accepted(&input("[6,1,0,5]", 0, 0)));
+        assert!(accepted(&input("[]", wire::MAX_FRAME as i64, -1)));
+        // A varint cut short, a literal past the end, a 10-byte varint.
+        for bytes in [
+            "[128]",
+            "[200,1,1]",
+            "[255,255,255,255,255,255,255,255,255,1]",
+        ] {
+            assert!(!accepted(&input(bytes, 0, 0)), "{bytes}");
+        }
+        // A run of 2^40 bytes (varint of 2^40 << 2 | 1).
+        let mut run = Vec::new();
+        let mut n: u64 = (1 << 42) | 1;
+        while n >= 128 {
+            run.push((n as u8 & 127) | 128);
+            n >>= 7;
+        }
+        run.push(n as u8);
+        assert!(!accepted(&input(&format!("{run:?}"), 0, 0)));
+        // Frames GGRS would add to or subtract from past the i32 range.
+        assert!(!accepted(&input("[6,1,0,5]", i32::MAX as i64, 0)));
+        assert!(!accepted(&input("[6,1,0,5]", 0, i32::MAX as i64)));
+        assert!(!accepted(&input("[6,1,0,5]", 0, -2)));
+        let report: Message = serde_json::from_str(
+            r#"{"header":{"magic":7},"body":{"ChecksumReport":{"checksum":1,"frame":-2147483648}}}"#,
+        )
+        .unwrap();
+        assert!(!accepted(&report));
+        // A pong from 1970: GGRS's round trip of 56 years overflowed.
+        let reply: Message =
+            serde_json::from_str(r#"{"header":{"magic":7},"body":{"QualityReply":{"pong":0}}}"#)
+                .unwrap();
+        assert!(!accepted(&reply));
+        assert!(wire::pong_ok(1_000, 1_000 + wire::MAX_PONG_AGE_MS));
+        assert!(!wire::pong_ok(999, 1_000 + wire::MAX_PONG_AGE_MS));
+    }
+
+    #[test]
+    fn rle_lengths_are_read_like_bitfield_rle() {
+        // Literal of 3, a run of 4 zero bytes, a run of 2 bytes of 255.
+        assert_eq!(wire::rle_decoded_len(&[6, 1, 2, 3, 17, 11]), Some(9));
+        assert_eq!(wire::rle_decoded_len(&[]), Some(0));
+        assert_eq!(wire::rle_decoded_len(&[6, 1, 2]), None);
     }
 
     #[test]

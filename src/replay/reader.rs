@@ -249,8 +249,11 @@ fn parse_header(payload: &[u8]) -> Result<Header, String> {
             header.players
         ));
     }
-    if header.config().is_none() {
+    let Some(config) = header.config() else {
         return Err("the header's simulation config is unreadable".into());
-    }
+    };
+    config
+        .check()
+        .map_err(|e| format!("the header's simulation config cannot be simulated: {e}"))?;
     Ok(header)
 }

@@ -39,6 +39,11 @@ pub struct SimConfig {
     pub players_immortal: u16,
 }
 
+/// The largest speed rules may give anything, in units per frame (a
+/// tenth of the arena's width; the presets stay under 11): positions near
+/// the arena plus it stay far from `Fx`'s range.
+pub const MAX_SPEED: Fx = fx(64);
+
 /// Names accepted by `--preset`.
 pub const PRESET_NAMES: [&str; 2] = ["default", "stress"];
 
@@ -102,6 +107,35 @@ impl SimConfig {
         SimConfig::preset(name).ok_or_else(|| UnknownPreset(name.to_string()))
     }
 
+    /// Whether the simulation can run these rules without overflowing:
+    /// speeds in `0..=MAX_SPEED`, shooter cooldowns that fit a `u16`. The
+    /// presets always can; a replay's header carries the raw bytes of its
+    /// config, so the reader checks them (`replay::read_bytes`; the
+    /// replay fuzzers found speeds that overflowed a position and a
+    /// cooldown that overflowed its timer).
+    pub fn check(&self) -> Result<(), String> {
+        let speeds = [
+            ("player_speed", self.player_speed),
+            ("player_focus_speed", self.player_focus_speed),
+            ("player_bullet_speed", self.player_bullet_speed),
+            ("enemy_bullet_speed", self.enemy_bullet_speed),
+            ("wanderer_speed", self.wanderer_speed),
+            ("shooter_speed", self.shooter_speed),
+            ("charger_dash_speed", self.charger_dash_speed),
+        ];
+        for (name, speed) in speeds {
+            if speed < Fx::ZERO || speed > MAX_SPEED {
+                return Err(format!("{name} {speed} is outside 0..={MAX_SPEED}"));
+            }
+        }
+        if u32::from(self.shooter_cooldown_min) + u32::from(self.shooter_cooldown_jitter)
+            > u32::from(u16::MAX)
+        {
+            return Err("shooter cooldowns over 65535 frames".into());
+        }
+        Ok(())
+    }
+
     /// The preset's name, if this config is one.
     pub fn preset_name(&self) -> Option<&'static str> {
         PRESET_NAMES
@@ -113,6 +147,29 @@ impl SimConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn presets_pass_the_check_and_absurd_rules_do_not() {
+        for name in PRESET_NAMES {
+            assert_eq!(SimConfig::preset(name).unwrap().check(), Ok(()), "{name}");
+        }
+        let fast = SimConfig {
+            player_speed: Fx::MAX,
+            ..SimConfig::DEFAULT
+        };
+        assert!(fast.check().unwrap_err().contains("player_speed"));
+        let backwards = SimConfig {
+            player_bullet_speed: Fx::MIN,
+            ..SimConfig::DEFAULT
+        };
+        assert!(backwards.check().is_err());
+        let slow_guns = SimConfig {
+            shooter_cooldown_min: u16::MAX,
+            shooter_cooldown_jitter: 1,
+            ..SimConfig::DEFAULT
+        };
+        assert!(slow_guns.check().is_err());
+    }
 
     #[test]
     fn an_unknown_preset_names_the_valid_ones() {

@@ -1,0 +1,27 @@
+//! Page links: `web::link::args_from_fragment`, which the browser build
+//! calls on the URL fragment (`#K7Q-2XM`, `#watch/...`, `#!command line`).
+//! A link to a room gives the room's display form, which links the same.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use twinstar::web::link::args_from_fragment;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(fragment) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(args) = args_from_fragment(fragment) else {
+        return;
+    };
+    if let [verb, code] = args.as_slice()
+        && (verb == "join" || verb == "watch")
+        && !fragment.trim_start_matches('#').trim().starts_with('!')
+    {
+        let link = if verb == "join" {
+            format!("#{code}")
+        } else {
+            format!("#watch/{code}")
+        };
+        assert_eq!(args_from_fragment(&link).as_ref(), Ok(&args));
+    }
+});

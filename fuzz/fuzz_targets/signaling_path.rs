@@ -1,0 +1,29 @@
+//! The signaling server's request paths: `RoomRequest::from_path`, which
+//! the admission callback and the room task call on the URL path of every
+//! websocket upgrade. An accepted room's canonical path means the same.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use twinstar::net::signaling::{RoomRequest, WATCH_PREFIX};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(path) = std::str::from_utf8(data) else {
+        return;
+    };
+    match RoomRequest::from_path(Some(path)) {
+        Ok(RoomRequest::Code(code)) => {
+            assert_eq!(
+                RoomRequest::from_path(Some(code.canonical())),
+                Ok(RoomRequest::Code(code))
+            );
+        }
+        Ok(RoomRequest::Watch(code)) => {
+            let again = format!("{WATCH_PREFIX}{}", code.canonical());
+            assert_eq!(
+                RoomRequest::from_path(Some(&again)),
+                Ok(RoomRequest::Watch(code))
+            );
+        }
+        Ok(RoomRequest::Quick) | Err(_) => {}
+    }
+});
