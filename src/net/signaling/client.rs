@@ -28,7 +28,9 @@ pub fn check_server_url(url: &str) -> Result<String, ServerUrlError> {
         .or_else(|| url.strip_prefix("wss://"))
         .ok_or_else(|| ServerUrlError::Scheme(url.to_string()))?;
     let host = rest.trim_end_matches('/');
-    if host.is_empty() || host.contains('/') {
+    // Whitespace inside is no host (and "ws://h /" must not become "ws://h ",
+    // which the next check would trim to another URL: found by fuzzing).
+    if host.is_empty() || host.contains('/') || host.contains(char::is_whitespace) {
         return Err(ServerUrlError::NotJustTheServer(url.to_string()));
     }
     Ok(url.trim_end_matches('/').to_string())
@@ -223,6 +225,13 @@ mod tests {
             check_server_url("ws:///"),
             Err(ServerUrlError::NotJustTheServer("ws:///".into()))
         );
+        assert!(check_server_url("ws://h /").is_err());
+        assert!(check_server_url("ws://h x:1").is_err());
+        // What it accepts, it accepts again unchanged.
+        for good in ["ws://h:1", "wss://play.example.org", "ws://[::1]:3536"] {
+            let once = check_server_url(good).unwrap();
+            assert_eq!(check_server_url(&once).unwrap(), once);
+        }
     }
 
     #[test]
