@@ -10,8 +10,10 @@
 //! offers at `GET /ice` (STUN, and TURN with a credential minted for this
 //! client), else public STUN.
 
+#[cfg(not(target_arch = "wasm32"))]
 use super::Failure;
 use crate::net::ice::IceServers;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::net::signaling::check_server_url;
 
 /// The server this binary was built for, if any (native: the page has its
