@@ -437,3 +437,37 @@ async fn draining_tells_the_waiting_refuses_newcomers_and_ends_with_the_rooms() 
     .await
     .expect("test timed out");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_finishes_its_request_is_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    timeout(LIVE_LIMIT, async {
+        let mut options = ServeOptions::new(None);
+        options.handshake_timeout = Duration::from_secs(1);
+        let server = TestServer::start_with(options);
+        let addr = server.base.trim_start_matches("ws://").to_owned();
+        // Half a request, then nothing: a slow-loris client.
+        let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        slow.write_all(b"GET /K7Q2XM HTTP/1.1\r\nHost: x\r\n")
+            .await
+            .unwrap();
+        let started = Instant::now();
+        let mut buf = [0u8; 512];
+        // The server answers (408) or closes; either way the read ends.
+        let n = timeout(Duration::from_secs(5), slow.read(&mut buf))
+            .await
+            .expect("the half-sent request was still open after 5 s")
+            .unwrap_or(0);
+        let cut = started.elapsed();
+        assert!(cut >= Duration::from_millis(800), "cut after {cut:?}");
+        let said = String::from_utf8_lossy(&buf[..n]);
+        assert!(n == 0 || said.starts_with("HTTP/1.1 408"), "{said}");
+        // Others are served meanwhile.
+        let (_ok, _) = tokio_tungstenite::connect_async(format!("{}/K7Q2XM", server.base))
+            .await
+            .unwrap();
+        server.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
