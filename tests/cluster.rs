@@ -113,15 +113,6 @@ fn http_get(addr: SocketAddr, path: &str) -> Option<(u16, String)> {
     Some((status, body))
 }
 
-fn metric(node: &Server, name: &str) -> f64 {
-    let (_, body) = http_get(node.addr, "/metrics").expect("metrics answer");
-    body.lines()
-        .find(|l| l.split_whitespace().next() == Some(name))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0)
-}
-
 type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
@@ -224,10 +215,11 @@ fn thirty_rooms_with_a_spectator_each_shard_by_code_across_three_nodes() {
         .iter()
         .map(|n| {
             (
-                metric(n, r#"twinstar_rooms{state="full"}"#),
-                metric(n, r#"twinstar_rooms{state="waiting"}"#),
-                metric(n, "twinstar_spectators"),
-                metric(n, "twinstar_clients"),
+                n.metric(r#"twinstar_rooms{state="full"}"#).unwrap_or(0.0),
+                n.metric(r#"twinstar_rooms{state="waiting"}"#)
+                    .unwrap_or(0.0),
+                n.metric("twinstar_spectators").unwrap_or(0.0),
+                n.metric("twinstar_clients").unwrap_or(0.0),
             )
         })
         .collect();
@@ -275,7 +267,7 @@ fn a_node_stopped_mid_match_leaves_its_matches_to_finish_in_sync() {
     // The node with the most matches on it goes down, without a goodbye.
     let full: Vec<f64> = nodes
         .iter()
-        .map(|n| metric(n, r#"twinstar_rooms{state="full"}"#))
+        .map(|n| n.metric(r#"twinstar_rooms{state="full"}"#).unwrap_or(0.0))
         .collect();
     assert_eq!(full.iter().sum::<f64>(), 6.0, "{full:?}");
     let victim = (0..3).max_by(|a, b| full[*a].total_cmp(&full[*b])).unwrap();

@@ -59,21 +59,6 @@ fn peer_trusting(dir: &Path, ca: &Path, args: &[&str]) -> Twinstar {
     Twinstar::spawn_command(command)
 }
 
-/// One sample of the server's /metrics.
-fn metric(server: &Server, name: &str) -> Option<f64> {
-    let out = Command::new("curl")
-        .args(["-s", &format!("http://{}/metrics", server.addr)])
-        .output()
-        .expect("curl runs");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find(|l| l.split_whitespace().next() == Some(name))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
 fn copy(from: &Path, to: &Path) {
     // Write then rename, as certificate tools do: never a half-written file.
     let tmp = to.with_extension("tmp");
@@ -245,7 +230,7 @@ fn ice_servers_come_from_the_server_and_the_secret_never_shows() {
     assert!(log.contains("REST credentials, valid 2h"), "{log}");
     // Each player was handed its own credential.
     assert_eq!(
-        metric(&server, "twinstar_turn_credentials_issued_total"),
+        server.metric("twinstar_turn_credentials_issued_total"),
         Some(2.0)
     );
 
@@ -307,11 +292,11 @@ fn a_seat_held_by_a_silent_client_is_free_again_within_the_default_limit() {
         refused.report("host", 10)
     );
     // Until the server has closed both.
-    while metric(&server, "twinstar_clients") != Some(0.0) {
+    while server.metric("twinstar_clients") != Some(0.0) {
         assert!(
             went_silent.elapsed() < Duration::from_secs(35),
             "still {:?} clients after {:?}",
-            metric(&server, "twinstar_clients"),
+            server.metric("twinstar_clients"),
             went_silent.elapsed()
         );
         std::thread::sleep(Duration::from_millis(250));
@@ -324,7 +309,7 @@ fn a_seat_held_by_a_silent_client_is_free_again_within_the_default_limit() {
     );
     assert!(freed <= Duration::from_secs(30), "freed after {freed:?}");
     assert_eq!(
-        metric(&server, r#"twinstar_refusals_total{reason="silent"}"#),
+        server.metric(r#"twinstar_refusals_total{reason="silent"}"#),
         Some(2.0)
     );
     // And the room takes a new pair.

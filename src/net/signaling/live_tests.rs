@@ -5,6 +5,7 @@ use web_time::Duration;
 use matchbox_protocol::PeerId;
 use matchbox_socket::WebRtcSocket;
 
+use super::metrics::sample;
 use super::server::*;
 use super::{RoomCode, ServeOptions};
 use crate::net::signaling::{
@@ -206,16 +207,6 @@ async fn http_get(url: String) -> (u16, String) {
 
 fn http_base(ws_base: &str) -> String {
     ws_base.replacen("ws://", "http://", 1)
-}
-
-/// The value of one sample line of a Prometheus exposition.
-fn sample(text: &str, name: &str) -> Option<f64> {
-    text.lines()
-        .find(|l| l.split_whitespace().next() == Some(name))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

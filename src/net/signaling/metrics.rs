@@ -212,19 +212,21 @@ impl Metrics {
     }
 }
 
+/// The value of the sample line of `text` named `name` (labels included),
+/// for tests.
+#[cfg(test)]
+pub(super) fn sample(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.split_whitespace().next() == Some(name))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The value of the sample line starting with `name` (labels included).
-    pub fn sample(text: &str, name: &str) -> Option<f64> {
-        text.lines()
-            .find(|l| l.split_whitespace().next() == Some(name))?
-            .split_whitespace()
-            .nth(1)?
-            .parse()
-            .ok()
-    }
 
     #[test]
     fn counters_and_gauges_appear_in_the_exposition() {
