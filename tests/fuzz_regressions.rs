@@ -246,6 +246,13 @@ fn seeds_are_accepted() {
     for (name, bytes) in files("seeds", "ticket") {
         Ticket::parse(text(&bytes)).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+    for (name, bytes) in files("seeds", "ice_offer") {
+        let offer = twinstar::net::ice::IceOffer::parse(text(&bytes))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        offer
+            .into_servers()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
     // Structure-aware targets take any bytes: their seeds only need to be there.
     for target in STRUCTURED {
         files("seeds", target);

@@ -55,6 +55,12 @@ impl std::fmt::Debug for IceOffer {
 }
 
 impl IceOffer {
+    /// An offer from the body of a `GET /ice` answer (the server's bytes,
+    /// already bounded by [`MAX_ICE_OFFER_BYTES`]).
+    pub fn parse(body: &str) -> Result<IceOffer, String> {
+        serde_json::from_str(body).map_err(|e| format!("not an ICE offer: {e}"))
+    }
+
     /// Checks every URL as the flags are checked; TURN URLs need the
     /// credential.
     pub fn into_servers(self) -> Result<IceServers, IceError> {

@@ -115,7 +115,7 @@ pub fn page_ice_offer() -> Option<crate::net::ice::IceOffer> {
     let text = js_sys::Reflect::get(&window, &"twinstarIce".into())
         .ok()?
         .as_string()?;
-    match serde_json::from_str(&text) {
+    match crate::net::ice::IceOffer::parse(&text) {
         Ok(offer) => Some(offer),
         Err(e) => {
             web_sys::console::warn_1(&format!("twinstar: unreadable ICE offer: {e}").into());

@@ -182,9 +182,9 @@ pub fn fetch_ice_offer(server: &str) -> Result<Option<IceOffer>, String> {
         .limit(MAX_ICE_OFFER_BYTES)
         .read_to_string()
         .map_err(|e| format!("{url}: {e}"))?;
-    serde_json::from_str(&body)
+    IceOffer::parse(&body)
         .map(Some)
-        .map_err(|e| format!("{url}: not an ICE offer: {e}"))
+        .map_err(|e| format!("{url}: {e}"))
 }
 
 #[cfg(test)]
