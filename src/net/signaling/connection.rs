@@ -8,6 +8,8 @@
 //! one a minute) keeps its seat; native matchbox clients answer pings too
 //! and also send a keep-alive every 10 s.
 
+use std::ops::ControlFlow;
+
 use futures::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant as TokioInstant, MissedTickBehavior, interval, timeout_at};
@@ -73,10 +75,12 @@ pub async fn run(
     let mut pings = interval(ping_interval(idle));
     pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut last_heard = TokioInstant::now();
-    // A confused or hostile client is not a reason to drop it, nor to
-    // write a log line per message it sends: the first of each kind is
-    // logged, the counts when it leaves.
-    let (mut unreadable, mut refused) = (0u64, 0u64);
+    let mut client = Client {
+        peer,
+        seated,
+        unreadable: 0,
+        refused: 0,
+    };
     let mut writer_done = false;
     loop {
         let message = tokio::select! {
@@ -106,42 +110,17 @@ pub async fn run(
                 break;
             }
         };
+        // Anything at all, a pong included, proves the client is there.
         last_heard = TokioInstant::now();
         if let Ok(Message::Text(text)) = &message {
             metrics.received(text.len());
         }
-        let request = match parse_request(message) {
-            Ok(request) => request,
-            // Pongs prove liveness (above); axum answers pings itself.
-            Err(ClientRequestError::UnsupportedType(Message::Ping(_) | Message::Pong(_))) => {
-                continue;
-            }
-            Err(ClientRequestError::Json(_) | ClientRequestError::UnsupportedType(_)) => {
-                unreadable += 1;
-                if unreadable == 1 {
-                    warn!(peer = %peer, "ignoring an unreadable signaling message");
-                }
-                continue;
-            }
-            Err(ClientRequestError::Close | ClientRequestError::Axum(_)) => break,
-        };
-        match request {
-            PeerRequest::Signal { receiver, data } if seated => {
-                if let Err(e) = shared.rooms.lock().relay(peer, receiver, data) {
-                    refused += 1;
-                    if refused == 1 {
-                        warn!(peer = %peer, "signal not relayed: {e}");
-                    }
-                }
-            }
-            // Keeps proxies from closing idle websockets; the time is noted above.
-            PeerRequest::Signal { .. } | PeerRequest::KeepAlive => {}
+        if client.handle(&shared, message).is_break() {
+            break;
         }
     }
 
-    if unreadable > 1 || refused > 1 {
-        warn!(peer = %peer, "ignored {unreadable} unreadable messages and {refused} signals it sent");
-    }
+    client.report();
     if let Some(key) = shared.rooms.lock().leave(peer) {
         info!(room = %key, peer = %peer, "left");
     }
@@ -152,6 +131,70 @@ pub async fn run(
         let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
     }
     metrics.client_disconnected();
+}
+
+/// What the connection knows of its client between messages. A confused
+/// or hostile client is not a reason to drop it, nor to write a log line
+/// per message it sends: the first of each kind is logged, the counts when
+/// it leaves.
+struct Client {
+    peer: PeerId,
+    seated: bool,
+    unreadable: u64,
+    refused: u64,
+}
+
+impl Client {
+    /// One message: a signal relayed (within its room), a keep-alive, or
+    /// something ignored; `Break` when the client closed.
+    fn handle(
+        &mut self,
+        shared: &Shared,
+        message: Result<Message, axum::Error>,
+    ) -> ControlFlow<()> {
+        let peer = self.peer;
+        let request = match parse_request(message) {
+            Ok(request) => request,
+            // axum answers pings itself; pongs only prove liveness.
+            Err(ClientRequestError::UnsupportedType(Message::Ping(_) | Message::Pong(_))) => {
+                return ControlFlow::Continue(());
+            }
+            Err(ClientRequestError::Json(_) | ClientRequestError::UnsupportedType(_)) => {
+                self.unreadable += 1;
+                if self.unreadable == 1 {
+                    warn!(peer = %peer, "ignoring an unreadable signaling message");
+                }
+                return ControlFlow::Continue(());
+            }
+            Err(ClientRequestError::Close | ClientRequestError::Axum(_)) => {
+                return ControlFlow::Break(());
+            }
+        };
+        match request {
+            PeerRequest::Signal { receiver, data } if self.seated => {
+                if let Err(e) = shared.rooms.lock().relay(peer, receiver, data) {
+                    self.refused += 1;
+                    if self.refused == 1 {
+                        warn!(peer = %peer, "signal not relayed: {e}");
+                    }
+                }
+            }
+            // Keeps proxies from closing idle websockets; nothing to do.
+            PeerRequest::Signal { .. } | PeerRequest::KeepAlive => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn report(&self) {
+        if self.unreadable > 1 || self.refused > 1 {
+            warn!(
+                peer = %self.peer,
+                "ignored {} unreadable messages and {} signals it sent",
+                self.unreadable,
+                self.refused
+            );
+        }
+    }
 }
 
 /// Seats the peer; false if its room filled up during the upgrade.
