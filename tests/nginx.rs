@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use common::{LIMIT, Server, Twinstar, peer_args, scratch};
 
+/// nginx as one process (`master_process off` in the test's wrapper
+/// config): killing it leaves no orphaned worker holding the port.
 struct Nginx(Child);
 
 impl Drop for Nginx {
@@ -59,7 +61,7 @@ fn players_meet_over_wss_through_nginx() {
         "{site}"
     );
     let main = format!(
-        "pid {dir}/nginx.pid;\nerror_log {dir}/error.log;\nevents {{}}\nhttp {{\n  access_log off;\n  client_body_temp_path {dir};\n  proxy_temp_path {dir};\n  fastcgi_temp_path {dir};\n  uwsgi_temp_path {dir};\n  scgi_temp_path {dir};\n{site}\n}}\n",
+        "master_process off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log;\nevents {{}}\nhttp {{\n  access_log off;\n  client_body_temp_path {dir};\n  proxy_temp_path {dir};\n  fastcgi_temp_path {dir};\n  uwsgi_temp_path {dir};\n  scgi_temp_path {dir};\n{site}\n}}\n",
         dir = dir.display()
     );
     std::fs::write(dir.join("nginx.conf"), main).unwrap();
