@@ -240,11 +240,7 @@ pub(super) fn start_online(
         (Some(room), _) => eprintln!("twinstar: joining room {room} on {server}"),
         (None, _) => eprintln!("twinstar: quick match on {server}: waiting for another player"),
     }
-    let ice = super::servers::ice_servers(
-        &server,
-        plan.ice.clone(),
-        IceServers::flags_given(&net.stun, net.turn.as_deref()),
-    );
+    let ice = super::servers::ice_servers(&server, plan.ice, &net.stun, net.turn.as_deref());
     let options = ConnectOptions {
         server: server.clone(),
         room: plan.room.clone(),

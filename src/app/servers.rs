@@ -40,9 +40,15 @@ fn built_in(value: Option<&str>) -> Result<Option<String>, Failure> {
     }
 }
 
-/// The ICE servers to connect with through `server` (see the module).
-pub(super) fn ice_servers(server: &str, flags: IceServers, flags_given: bool) -> IceServers {
-    if flags_given {
+/// The ICE servers to connect with through `server` (see the module):
+/// `flags` as parsed from the player's `--stun` and `--turn`.
+pub(super) fn ice_servers(
+    server: &str,
+    flags: IceServers,
+    stun: &[String],
+    turn: Option<&str>,
+) -> IceServers {
+    if IceServers::flags_given(stun, turn) {
         return flags;
     }
     match offered(server) {

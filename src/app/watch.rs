@@ -56,11 +56,7 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
         crate::frontend::require_display()?;
     }
     eprintln!("twinstar: watching room {room} on {server}");
-    let ice = super::servers::ice_servers(
-        &server,
-        ice,
-        IceServers::flags_given(&args.stun, args.turn.as_deref()),
-    );
+    let ice = super::servers::ice_servers(&server, ice, &args.stun, args.turn.as_deref());
     let options = WatchOptions {
         server,
         room,
