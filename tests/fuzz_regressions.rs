@@ -117,6 +117,9 @@ fn regressions_return_instead_of_panicking() {
                         let _ = Ticket::parse(text);
                     }
                 }
+                "link" => {
+                    let _ = args_from_fragment(text(&bytes));
+                }
                 _ => panic!("no runner here for fuzz/regressions/{target}/{name}"),
             }
         }

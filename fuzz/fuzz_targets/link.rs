@@ -4,6 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use twinstar::net::room_code::RoomCode;
 use twinstar::web::link::args_from_fragment;
 
 fuzz_target!(|data: &[u8]| {
@@ -13,9 +14,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(args) = args_from_fragment(fragment) else {
         return;
     };
+    // A command line (`#!watch h`, also percent-encoded as `#%21watch h`)
+    // may name any code; only a room's display form must link back.
+    let is_room = |code: &str| RoomCode::parse(code).is_ok_and(|room| room.to_string() == code);
     if let [verb, code] = args.as_slice()
         && (verb == "join" || verb == "watch")
-        && !fragment.trim_start_matches('#').trim().starts_with('!')
+        && is_room(code)
     {
         let link = if verb == "join" {
             format!("#{code}")

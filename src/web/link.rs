@@ -113,6 +113,17 @@ mod tests {
         );
     }
 
+    /// The link fuzzer's finding: `#%21watch h` is the command line
+    /// `watch h` (a `!` percent-encoded), not a link to a room, so its code
+    /// is passed on as typed for the command line's own parser to refuse.
+    #[test]
+    fn a_percent_encoded_bang_is_a_command_line_too() {
+        assert_eq!(
+            args_from_fragment("#%21watch h"),
+            Ok(["watch", "h"].map(String::from).to_vec())
+        );
+    }
+
     #[test]
     fn anything_else_is_refused_with_what_was_given() {
         assert_eq!(
