@@ -3,7 +3,6 @@
 //! stage it is in, so a window can draw progress while a headless run just
 //! polls in a loop; control stays with the caller.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::task::Poll;
 use web_time::{Duration, Instant};
@@ -12,10 +11,11 @@ use matchbox_socket::{CandidateType, PeerId, PeerState, WebRtcChannel, WebRtcSoc
 
 use super::control::ControlChannel;
 use super::delay::DelaySetting;
-use super::handshake::{Agreement, Claim, Handshake, HandshakeError, Hello, Message, Role};
+use super::handshake::{Agreement, Claim, HandshakeError, Hello, Message, Role};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
 use super::rejoin::{CatchUpError, CatchUpReceiver, History};
+use super::room::{Output, Room};
 use super::room_code::RoomCode;
 use super::signaling::{JoinError, classify_socket_error, client_builder, room_url};
 use super::task::{LoopEnd, LoopHandle, NetRuntime, poll_in_background};
@@ -209,31 +209,24 @@ pub struct Connection {
 
 pub struct Connector {
     runtime: Option<NetRuntime>,
-    /// Moves into the [`Connection`] at the end.
+    /// These move into the [`Connection`] at the end.
     socket: Option<WebRtcSocket>,
     message_loop: Option<LoopHandle>,
+    control: Option<ControlChannel>,
+    ggrs: Option<WebRtcChannel>,
     options: ConnectOptions,
     started: Instant,
     stage: Stage,
-    peer: Option<(PeerId, ControlChannel, WebRtcChannel)>,
-    handshake: Handshake,
-    measuring_since: Option<Instant>,
-    /// Every peer that ever reached `Connected`, to tell a failed attempt
-    /// (left without connecting) from a refused or finished one.
-    connected_once: HashSet<PeerId>,
+    /// The peer being heard, and since when (the probe's timeout).
+    hearing: Option<(PeerId, Instant)>,
     failed_attempt: Option<FailedAttempt>,
     /// Refused or refusing: staying a moment before reporting `error`.
     leaving: Option<Leaving>,
+    /// The partner and what was agreed with it.
+    agreed: Option<(PeerId, Agreement)>,
     /// Rejoining: the match so far as it arrives, then all of it.
     catch_up: CatchUpReceiver,
     history: Option<History>,
-    /// Peers connected now (in order), to find the partner among them.
-    live: Vec<PeerId>,
-    /// Peers that said `Watch`: spectators, never the partner.
-    spectators: HashSet<PeerId>,
-    /// The peer taken for the partner was a spectator and no other peer is
-    /// connected yet: the channels are kept, the next peer is the partner.
-    awaiting_partner: bool,
 }
 
 /// After a refusal the connector stays a little (polled like the rest,
@@ -245,9 +238,9 @@ struct Leaving {
 }
 
 enum WaitFor {
-    /// Until our Hello has reached the peer and it has left (it refuses us
+    /// Until our Hello has reached this peer and it has left (it refuses us
     /// too). Leaving at once raced with delivery.
-    PeerToLeave,
+    PeerToLeave(PeerId),
     /// Refused because a match is running (an uncapped server put us in a
     /// room with two players, and both open connections to us): until the
     /// connection to each player is open, plus a moment for the far end to
@@ -266,7 +259,7 @@ impl Connector {
     /// keeps). Does not block.
     pub fn start(runtime: NetRuntime, options: ConnectOptions) -> Connector {
         let url = room_url(&options.server, options.room.as_ref());
-        let (socket, message_loop) = client_builder(&url, options.ice.to_matchbox())
+        let (mut socket, message_loop) = client_builder(&url, options.ice.to_matchbox())
             .add_reliable_channel()
             .add_unreliable_channel()
             .build();
@@ -274,25 +267,27 @@ impl Connector {
         let mut hello = Hello::new(options.role, options.seed, &options.preset, options.delay);
         hello.protocol += options.protocol_skew;
         hello.rejoin = options.rejoin.clone();
-        let handshake = Handshake::new(hello, options.delay);
+        // Both channels exist from the start; taking them cannot fail.
+        let control = socket.take_channel(CONTROL_CHANNEL).ok().map(|channel| {
+            let room = Room::seeking(hello, options.delay);
+            ControlChannel::new(channel, room, options.link, options.link_seed ^ 0x0C01_7201)
+        });
+        let ggrs = socket.take_channel(GGRS_CHANNEL).ok();
         Connector {
             runtime: Some(runtime),
             socket: Some(socket),
             message_loop: Some(message_loop),
+            control,
+            ggrs,
             options,
             started: Instant::now(),
             stage: Stage::Signaling,
-            peer: None,
-            handshake,
-            measuring_since: None,
-            connected_once: HashSet::new(),
+            hearing: None,
             failed_attempt: None,
             leaving: None,
+            agreed: None,
             catch_up: CatchUpReceiver::default(),
             history: None,
-            live: Vec::new(),
-            spectators: HashSet::new(),
-            awaiting_partner: false,
         }
     }
 
@@ -302,7 +297,7 @@ impl Connector {
 
     /// Round trips measured so far, of [`super::handshake::PROBES`].
     pub fn probes_done(&self) -> u32 {
-        self.handshake.probes_done()
+        self.control.as_ref().map_or(0, |c| c.room().probes_done())
     }
 
     pub fn options(&self) -> &ConnectOptions {
@@ -353,6 +348,8 @@ impl Connector {
         }
     }
 
+    /// One poll: the room hears what arrived and who came and went, then
+    /// the connector acts on what it decided.
     fn step(&mut self) -> Result<bool, ConnectError> {
         let now = Instant::now();
         if self.leaving.is_some() {
@@ -363,174 +360,129 @@ impl Connector {
             &mut self.message_loop,
             self.options.room.as_ref(),
         )?;
-        // A peer that refused us (version mismatch) leaves right after its
-        // Hello: read what it sent before reporting that it left.
-        let mut peer_left = false;
+        let control = self.control.as_mut().ok_or(ConnectError::LoopGone)?;
+        // Messages first: a peer that refused us (version mismatch) leaves
+        // right after its Hello, which must be read before it is gone.
+        control.pump();
         for (peer, state) in changes {
-            match state {
-                PeerState::Connected => {
-                    self.connected_once.insert(peer);
-                    self.live.push(peer);
-                    if self.peer.is_none() {
-                        self.take_peer(peer)?;
-                    } else if self.awaiting_partner {
-                        self.switch_partner(peer);
-                    }
-                }
-                PeerState::Disconnected if self.spectators.contains(&peer) => {
-                    self.live.retain(|p| *p != peer);
-                }
-                PeerState::Disconnected if self.peer.as_ref().is_some_and(|p| p.0 == peer) => {
-                    self.live.retain(|p| *p != peer);
-                    peer_left = true;
-                }
-                PeerState::Disconnected if !self.connected_once.contains(&peer) => {
-                    self.note_failed_attempt(peer);
-                }
-                PeerState::Disconnected => self.live.retain(|p| *p != peer),
-            }
+            control.peer_changed(peer, state);
         }
-        if self.stage == Stage::Signaling && has_id {
-            self.stage = Stage::Connecting;
+        let events = control.take_events();
+        for event in events {
+            self.on_event(event, now)?;
         }
-        let waited = now.duration_since(self.started);
-        if self.stage == Stage::Signaling && waited > SIGNALING_TIMEOUT {
-            return Err(ConnectError::SignalingTimeout {
-                server: self.options.server.clone(),
-                secs: SIGNALING_TIMEOUT.as_secs(),
-            });
-        }
-        if self.stage == Stage::Connecting && waited > self.options.timeout {
-            if !self.options.rejoin.is_empty() {
-                return Err(ConnectError::NothingToRejoin {
-                    room: self.room_name(),
-                    secs: self.options.timeout.as_secs(),
-                });
-            }
-            return Err(ConnectError::NoPeer {
-                room: self.room_name(),
-                secs: self.options.timeout.as_secs(),
-            });
-        }
-        if self.awaiting_partner {
-            if let Some((_, control, _)) = &mut self.peer {
-                // Spectators' Watches are kept by the channel; the rest is
-                // from the spectator we took for the partner.
-                let _ = control.receive();
-            }
+        if self.leaving.is_some() {
             return Ok(false);
         }
-        let Some((partner, control, _)) = &mut self.peer else {
-            return Ok(false);
-        };
-        let partner = *partner;
-        let mut received_all = control.receive().into_iter();
-        while let Some(received) = received_all.next() {
-            let Some((_, control, _)) = &mut self.peer else {
-                break;
-            };
-            match received {
-                // A spectator, not a player: never the partner.
-                Ok(watch @ Message::Watch { .. }) => {
-                    tracing::info!("{partner} is a spectator, not the other player");
-                    control.add_watcher(partner, watch);
-                    self.spectators.insert(partner);
-                    // What else it sent is a spectator's too.
-                    received_all.by_ref().for_each(drop);
-                    // One that said Hello meanwhile is a player for sure.
-                    let candidate = |p: &PeerId| *p != partner && !self.spectators.contains(p);
-                    let next = control
-                        .knocking()
-                        .iter()
-                        .copied()
-                        .find(|p| candidate(p) && self.live.contains(p))
-                        .or_else(|| self.live.iter().copied().find(candidate));
-                    self.awaiting_partner = true;
-                    self.stage = Stage::Connecting;
-                    if let Some(next) = next {
-                        self.switch_partner(next);
-                    }
-                    return Ok(false);
-                }
-                // Only after an agreement to rejoin does the peer send these.
-                Ok(Message::CatchUp { chunks }) => {
-                    self.stage = Stage::CatchingUp;
-                    self.catch_up.add(&chunks)?;
-                }
-                Ok(Message::CaughtUp { frame, checksum }) => {
-                    let received = std::mem::take(&mut self.catch_up);
-                    self.history = Some(received.finish(frame, checksum)?);
-                }
-                Ok(message) => {
-                    if matches!(message, Message::Hello(_)) {
-                        // The partner is a player: anyone else who said
-                        // Hello meanwhile is told a match is running.
-                        control.refuse_knocking();
-                    }
-                    if let Some(reply) = self.handshake.receive(now, message) {
-                        control.send(&reply);
-                    }
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
-        if peer_left {
-            return Err(match self.handshake.outcome() {
-                Some(Err(e)) => self.handshake_failed(e.clone()),
-                _ => ConnectError::PeerLeft,
-            });
-        }
-        let Some((_, control, _)) = &mut self.peer else {
-            return Ok(false);
-        };
-        for message in self.handshake.poll(now) {
-            control.send(&message);
-        }
-        match self.handshake.outcome() {
-            Some(Ok(agreed)) if agreed.rejoin && self.history.is_none() => {
-                if self
-                    .measuring_since
-                    .is_some_and(|t| now.duration_since(t) > HANDSHAKE_TIMEOUT)
-                {
-                    return Err(ConnectError::HandshakeTimeout);
-                }
-                self.stage = Stage::CatchingUp;
-                Ok(false)
-            }
-            Some(Ok(_)) => Ok(true),
-            // A busy peer plays on and never leaves; but its partner may
-            // still be opening its connection to us.
-            Some(Err(HandshakeError::MatchRunning)) => {
-                let error = self.handshake_failed(HandshakeError::MatchRunning);
-                let wait_for = WaitFor::BothPlayersConnected { all_open_at: None };
-                self.leave_after(now + BUSY_LINGER, wait_for, error)
-            }
-            Some(Err(e)) => {
-                let error = self.handshake_failed(e.clone());
-                self.leave_after(now + REFUSAL_LINGER, WaitFor::PeerToLeave, error)
-            }
-            None if self
-                .measuring_since
-                .is_some_and(|t| now.duration_since(t) > HANDSHAKE_TIMEOUT) =>
-            {
-                Err(ConnectError::HandshakeTimeout)
-            }
+        self.update_stage(now, has_id);
+        self.check_timeouts(now)?;
+        match &self.agreed {
+            Some((_, agreement)) if agreement.rejoin => self.receive_catch_up(),
+            Some(_) => Ok(true),
             None => Ok(false),
         }
     }
 
-    fn leave_after(
-        &mut self,
-        until: Instant,
-        wait_for: WaitFor,
-        error: ConnectError,
-    ) -> Result<bool, ConnectError> {
+    /// Acts on what the room decided.
+    fn on_event(&mut self, event: Output<PeerId>, now: Instant) -> Result<(), ConnectError> {
+        match event {
+            Output::Agreed(peer, agreement) => self.agreed = Some((peer, agreement)),
+            // A busy peer plays on and never leaves; but its partner may
+            // still be opening its connection to us.
+            Output::Failed(_, HandshakeError::MatchRunning) => {
+                let error = self.handshake_failed(HandshakeError::MatchRunning);
+                let wait_for = WaitFor::BothPlayersConnected { all_open_at: None };
+                self.leave_after(now + BUSY_LINGER, wait_for, error);
+            }
+            Output::Failed(peer, e) => {
+                let error = self.handshake_failed(e);
+                self.leave_after(now + REFUSAL_LINGER, WaitFor::PeerToLeave(peer), error);
+            }
+            Output::Malformed(_, e) => return Err(e.into()),
+            Output::PartnerLeft(_) => {
+                let outcome = self
+                    .control
+                    .as_ref()
+                    .and_then(|c| c.room().candidate_outcome());
+                return Err(match outcome {
+                    Some(Err(e)) => self.handshake_failed(e.clone()),
+                    _ => ConnectError::PeerLeft,
+                });
+            }
+            Output::LeftUnconnected(peer) => self.note_failed_attempt(peer),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Signaling until the server gives us an id; then connecting until a
+    /// peer is heard, measuring while one is, catching up after a rejoin.
+    fn update_stage(&mut self, now: Instant, has_id: bool) {
+        let partner = self.control.as_ref().and_then(ControlChannel::partner);
+        if partner != self.hearing.map(|(p, _)| p) {
+            self.hearing = partner.map(|p| (p, now));
+            if let Some(peer) = partner {
+                tracing::info!("hearing {peer} after {:?}", self.started.elapsed());
+            }
+        }
+        self.stage = match (self.stage, &self.agreed, partner) {
+            (Stage::Signaling, ..) if !has_id => Stage::Signaling,
+            (_, Some(_), _) => Stage::CatchingUp,
+            (_, None, Some(_)) => Stage::Measuring,
+            (_, None, None) => Stage::Connecting,
+        };
+    }
+
+    fn check_timeouts(&self, now: Instant) -> Result<(), ConnectError> {
+        let waited = now.duration_since(self.started);
+        let room = self.room_name();
+        match self.stage {
+            Stage::Signaling if waited > SIGNALING_TIMEOUT => Err(ConnectError::SignalingTimeout {
+                server: self.options.server.clone(),
+                secs: SIGNALING_TIMEOUT.as_secs(),
+            }),
+            Stage::Connecting if waited > self.options.timeout => {
+                let secs = self.options.timeout.as_secs();
+                Err(if self.options.rejoin.is_empty() {
+                    ConnectError::NoPeer { room, secs }
+                } else {
+                    ConnectError::NothingToRejoin { room, secs }
+                })
+            }
+            Stage::Measuring | Stage::CatchingUp
+                if self
+                    .hearing
+                    .is_some_and(|(_, since)| now.duration_since(since) > HANDSHAKE_TIMEOUT) =>
+            {
+                Err(ConnectError::HandshakeTimeout)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Rejoining: the keeper's match so far, after the agreement.
+    fn receive_catch_up(&mut self) -> Result<bool, ConnectError> {
+        let control = self.control.as_mut().ok_or(ConnectError::LoopGone)?;
+        for received in control.receive() {
+            match received? {
+                Message::CatchUp { chunks } => self.catch_up.add(&chunks)?,
+                Message::CaughtUp { frame, checksum } => {
+                    let received = std::mem::take(&mut self.catch_up);
+                    self.history = Some(received.finish(frame, checksum)?);
+                }
+                // Nothing else comes before the catch-up ends.
+                _ => {}
+            }
+        }
+        Ok(self.history.is_some())
+    }
+
+    fn leave_after(&mut self, until: Instant, wait_for: WaitFor, error: ConnectError) {
         self.leaving = Some(Leaving {
             until,
             wait_for,
             error,
         });
-        Ok(false)
     }
 
     /// One poll while leaving (see [`WaitFor`]); the refusal once done.
@@ -547,88 +499,38 @@ impl Connector {
     }
 
     fn leaving_done(&mut self, now: Instant) -> bool {
-        let Some(leaving) = &mut self.leaving else {
+        let (Some(leaving), Some(socket), Some(control)) = (
+            &mut self.leaving,
+            self.socket.as_mut(),
+            self.control.as_mut(),
+        ) else {
             return true;
         };
         if now >= leaving.until {
             return true;
         }
-        let Some(socket) = self.socket.as_mut() else {
-            return true;
-        };
         let Ok(changes) = socket.try_update_peers() else {
             return true;
         };
+        // Sends what is delayed, reads (and drops) what arrives.
+        drop(control.receive());
         match &mut leaving.wait_for {
-            WaitFor::PeerToLeave => {
-                let Some((peer, control, _)) = &mut self.peer else {
-                    return true;
-                };
-                control.flush();
-                changes.contains(&(*peer, PeerState::Disconnected))
-            }
+            WaitFor::PeerToLeave(peer) => changes.contains(&(*peer, PeerState::Disconnected)),
             WaitFor::BothPlayersConnected { all_open_at } => {
                 for (peer, state) in changes {
-                    if state == PeerState::Connected {
-                        self.connected_once.insert(peer);
-                    }
+                    control.peer_changed(peer, state);
                 }
-                if let Some((_, control, _)) = &mut self.peer {
-                    // Read (and drop) what arrives, so nothing queues up.
-                    let _ = control.receive();
-                }
-                self.connected_once.len() >= PLAYERS
+                drop(control.take_events());
+                control.room().connected_count() >= PLAYERS
                     && now.duration_since(*all_open_at.get_or_insert(now)) >= FAR_END_OPENING
             }
         }
     }
 
-    /// The partner is `peer` from now on (the one taken was a spectator).
-    fn switch_partner(&mut self, peer: PeerId) {
-        let Some((partner, control, _)) = &mut self.peer else {
-            return;
-        };
-        tracing::info!("taking {peer} for the other player");
-        *partner = peer;
-        control.set_peer(peer);
-        self.awaiting_partner = false;
-        self.stage = Stage::Measuring;
-        self.measuring_since = Some(Instant::now());
-    }
-
-    fn take_peer(&mut self, peer: PeerId) -> Result<(), ConnectError> {
-        let socket = self.socket.as_mut().ok_or(ConnectError::LoopGone)?;
-        let control = socket
-            .take_channel(CONTROL_CHANNEL)
-            .map_err(|_| ConnectError::LoopGone)?;
-        let ggrs = socket
-            .take_channel(GGRS_CHANNEL)
-            .map_err(|_| ConnectError::LoopGone)?;
-        let mut control = ControlChannel::new(
-            control,
-            peer,
-            self.options.link,
-            self.options.link_seed ^ 0x0C01_7201,
-        );
-        // Until this peer says Hello it may be a spectator, and the other
-        // player's Hello must wait, not be told a match is running.
-        control.hold_hellos(true);
-        tracing::info!("connected to {peer} after {:?}", self.started.elapsed());
-        self.peer = Some((peer, control, ggrs));
-        self.stage = Stage::Measuring;
-        self.measuring_since = Some(Instant::now());
-        Ok(())
-    }
-
     fn finish(&mut self) -> Result<Connection, ConnectError> {
-        let agreement = match self.handshake.outcome() {
-            Some(Ok(a)) => a.clone(),
-            _ => return Err(ConnectError::LoopGone),
-        };
-        let (peer, mut control, ggrs_channel) = self.peer.take().ok_or(ConnectError::LoopGone)?;
-        // Agreed, so the partner said Hello and the held were told Busy;
-        // the match's channel answers at once from here on.
-        control.refuse_knocking();
+        let (peer, agreement) = self.agreed.take().ok_or(ConnectError::LoopGone)?;
+        let control = self.control.take().ok_or(ConnectError::LoopGone)?;
+        let ggrs_channel = self.ggrs.take().ok_or(ConnectError::LoopGone)?;
         let runtime = self.runtime.take().ok_or(ConnectError::LoopGone)?;
         let message_loop = self.message_loop.take().ok_or(ConnectError::LoopGone)?;
         let socket = self.socket.take().ok_or(ConnectError::LoopGone)?;

@@ -1,45 +1,46 @@
-//! The reliable control channel to the other peer: handshake messages before
-//! the match, end-of-match checksums and goodbyes during it.
+//! The reliable control channel: the data channel every peer in the room
+//! shares, read through a [`Room`] that decides who each peer is and what it
+//! may send (`net::room`: the admission rule), and written on its behalf.
 //!
-//! When a bad link is simulated, control messages are delayed like GGRS
-//! packets (latency and jitter; never lost: the real channel is reliable),
-//! so the latency probe measures the link the match will run over.
+//! What the room says is sorted here: messages to send go out (the
+//! partner's through the simulated link, when one is set); the partner's
+//! messages wait for [`ControlChannel::receive`]; spectators' `Watch`es and
+//! chat wait for the session ([`ControlChannel::take_watchers`],
+//! [`ControlChannel::take_others_chat`]); the rest (agreed, refused, left)
+//! are events for the connector or the session
+//! ([`ControlChannel::take_events`]).
 //!
-//! Only the partner is listened to. Anyone else who says `Hello` (a third
-//! player let into the room by a signaling server without room caps) is
-//! answered `Busy`, so it can tell its user that a match is running instead
-//! of waiting for a handshake that never comes. A `Watch` from anyone but
-//! the partner is a spectator asking for the match: it is kept for the
-//! session to take ([`ControlChannel::take_watchers`]), and the session
-//! streams to it with [`ControlChannel::send_to`]. A spectator's `Chat` is
-//! kept the same way ([`ControlChannel::take_others_chat`]) for the session
-//! to check against the spectators it streams to.
+//! When a bad link is simulated, messages to the partner are delayed like
+//! GGRS packets (latency and jitter; never lost: the real channel is
+//! reliable), so the latency probe measures the link the match will run
+//! over.
 
-use std::collections::HashSet;
+use std::collections::VecDeque;
 use web_time::Instant;
 
-use matchbox_socket::{Packet, PeerId, WebRtcChannel};
+use matchbox_socket::{Packet, PeerId, PeerState, WebRtcChannel};
 
 use super::handshake::{HandshakeError, Message};
 use super::link_sim::{LinkConfig, LinkSim};
+use super::room::{Output, Room};
 
 pub struct ControlChannel {
     channel: WebRtcChannel,
-    peer: PeerId,
-    link: Option<LinkSim<Packet>>,
-    /// Peers already told `Busy`, so each is logged once.
-    refused: HashSet<PeerId>,
+    room: Room<PeerId>,
+    /// Messages to a peer, delayed by the simulated link.
+    link: Option<LinkSim<(PeerId, Packet)>>,
+    /// The partner's messages not read yet.
+    from_partner: VecDeque<Result<Message, HandshakeError>>,
+    /// What the room said that is for the caller to act on.
+    events: Vec<Output<PeerId>>,
     /// Spectators who sent `Watch` (with it) since the last take.
     watchers: Vec<(PeerId, Message)>,
     /// `Chat` texts from peers other than the partner since the last take,
     /// and how many did not fit.
     others_chat: Vec<(PeerId, String)>,
     others_chat_overflow: u32,
-    /// Bytes received from the peer (a spectator's `bytes_received`).
+    /// Bytes received from the partner (a spectator's `bytes_received`).
     pub bytes_received: u64,
-    /// While a paused match waits for its player: who said `Hello`, kept
-    /// (not told `Busy`) for the session to check one by one.
-    knocking: Option<Vec<PeerId>>,
 }
 
 /// Spectators' `Watch`es kept between two takes: each repeats every 500 ms
@@ -51,11 +52,12 @@ const WATCHERS_KEPT: usize = 64;
 /// the excess is dropped and counted, so a flood costs no memory.
 const OTHERS_CHAT_KEPT: usize = 64;
 
-/// More refused peers than this are still answered, just not remembered.
-const REFUSED_LOGGED: usize = 16;
+/// Events kept between two takes (peers coming and going on a stock
+/// server without room caps); the oldest are dropped beyond this.
+const EVENTS_KEPT: usize = 256;
 
 impl ControlChannel {
-    pub fn new(channel: WebRtcChannel, peer: PeerId, link: LinkConfig, seed: u64) -> Self {
+    pub fn new(channel: WebRtcChannel, room: Room<PeerId>, link: LinkConfig, seed: u64) -> Self {
         // The real channel is reliable: what a cut holds back arrives
         // later, so only the delay is simulated here.
         let delay_only = LinkConfig {
@@ -66,51 +68,76 @@ impl ControlChannel {
         };
         ControlChannel {
             channel,
-            peer,
+            room,
             link: (!delay_only.is_passthrough()).then(|| LinkSim::new(delay_only, seed)),
-            refused: HashSet::new(),
+            from_partner: VecDeque::new(),
+            events: Vec::new(),
             watchers: Vec::new(),
             others_chat: Vec::new(),
             others_chat_overflow: 0,
             bytes_received: 0,
-            knocking: None,
         }
     }
 
-    /// Keeps the peers other than the partner that say `Hello` for
-    /// [`ControlChannel::take_knocking`] instead of answering `Busy` (`on`),
-    /// or goes back to answering `Busy`.
-    pub fn hold_hellos(&mut self, on: bool) {
-        self.knocking = on.then(Vec::new);
+    pub fn room(&self) -> &Room<PeerId> {
+        &self.room
     }
 
-    /// Peers holding with a `Hello` (while holding them), not taken yet.
-    pub fn knocking(&self) -> &[PeerId] {
-        self.knocking.as_deref().unwrap_or_default()
+    /// The room, to change its phase (a paused match).
+    pub fn room_mut(&mut self) -> &mut Room<PeerId> {
+        &mut self.room
     }
 
-    /// Answers `Busy` to every peer held (but the partner) and goes back to
-    /// answering at once: the partner has shown itself a player.
-    pub fn refuse_knocking(&mut self) {
-        for peer in self.take_knocking() {
-            if peer != self.peer {
-                self.refuse(peer);
+    /// The partner dropped mid-match: the room waits for the player holding
+    /// `hello`'s resume claim, and what the old partner left unread is
+    /// dropped.
+    pub fn pause(&mut self, hello: super::handshake::Hello, delay: super::delay::DelaySetting) {
+        self.room.pause(hello, delay);
+        self.from_partner.clear();
+    }
+
+    /// The peer messages to the partner go to, if any.
+    pub fn partner(&self) -> Option<PeerId> {
+        self.room.partner()
+    }
+
+    /// A change matchbox reported for a peer.
+    pub fn peer_changed(&mut self, peer: PeerId, state: PeerState) {
+        let now = Instant::now();
+        match state {
+            PeerState::Connected => self.room.connected(peer, now),
+            PeerState::Disconnected => self.room.disconnected(peer, now),
+        }
+        self.route();
+    }
+
+    /// Reads what arrived, lets the room answer, and sends what is due.
+    pub fn pump(&mut self) {
+        self.flush();
+        let now = Instant::now();
+        for (from, packet) in self.channel.receive() {
+            if Some(from) == self.room.partner() {
+                self.bytes_received += packet.len() as u64;
             }
+            let message = Message::decode(&packet);
+            tracing::trace!("control in from {from}: {message:?}");
+            self.room.received(from, message, now);
         }
-        self.knocking = None;
+        self.room.poll(now);
+        self.route();
     }
 
-    /// Peers that said `Hello` since the last call (while holding them).
-    pub fn take_knocking(&mut self) -> Vec<PeerId> {
-        self.knocking
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+    /// What the room decided since the last call that is not a message:
+    /// `Agreed`, `Failed`, `Malformed`, `PartnerLeft`, `LeftUnconnected`.
+    pub fn take_events(&mut self) -> Vec<Output<PeerId>> {
+        std::mem::take(&mut self.events)
     }
 
-    /// The peer this channel talks to.
-    pub fn peer(&self) -> PeerId {
-        self.peer
+    /// Messages received from the partner since the last call; ones that
+    /// do not decode are errors for the caller to judge.
+    pub fn receive(&mut self) -> Vec<Result<Message, HandshakeError>> {
+        self.pump();
+        self.from_partner.drain(..).collect()
     }
 
     /// Spectators who asked to watch since the last call, with their
@@ -128,41 +155,32 @@ impl ControlChannel {
         )
     }
 
-    /// A spectator that turned out to be the peer (a player's connector
-    /// took it for its partner): kept like any other `Watch`.
-    pub fn add_watcher(&mut self, peer: PeerId, watch: Message) {
-        if self.watchers.len() < WATCHERS_KEPT {
-            self.watchers.push((peer, watch));
+    /// Sends to the partner (through the simulated link); never blocks.
+    pub fn send(&mut self, message: &Message) {
+        if let Some(partner) = self.room.partner() {
+            self.send_through_link(partner, message);
         }
     }
 
-    /// Sends to someone other than the peer (a spectator), at once and
+    /// Sends to someone other than the partner (a spectator), at once and
     /// without the simulated link; never blocks. Returns the bytes sent.
     pub fn send_to(&mut self, to: PeerId, message: &Message) -> usize {
         let bytes = message.encode();
         let len = bytes.len();
-        // A spectator that left is dropped by the session when matchbox
-        // says so; until then its messages go nowhere.
+        // A peer that left is dropped by the room when matchbox says so;
+        // until then its messages go nowhere.
         let _ = self.channel.try_send(Packet::from(bytes), to);
         len
     }
 
-    /// Talks to `peer` from now on (a player rejoining a paused match).
-    pub fn set_peer(&mut self, peer: PeerId) {
-        self.peer = peer;
-        self.refused.remove(&peer);
-    }
-
-    pub fn send(&mut self, message: &Message) {
-        tracing::trace!("control out: {message:?}");
+    fn send_through_link(&mut self, to: PeerId, message: &Message) {
+        tracing::trace!("control out to {to}: {message:?}");
         let packet = Packet::from(message.encode());
-        let now = Instant::now();
         match &mut self.link {
-            Some(link) => link.push(now, packet),
+            Some(link) => link.push(Instant::now(), (to, packet)),
+            // The peer may be gone; the caller learns that from the room.
             None => {
-                // The peer may be gone; the caller learns that from the
-                // socket's peer state, not from here.
-                let _ = self.channel.try_send(packet, self.peer);
+                let _ = self.channel.try_send(packet, to);
             }
         }
         self.flush();
@@ -171,60 +189,44 @@ impl ControlChannel {
     /// Hands delayed messages whose time has come to the channel.
     pub fn flush(&mut self) {
         if let Some(link) = &mut self.link {
-            for packet in link.pop_ready(Instant::now()) {
-                let _ = self.channel.try_send(packet, self.peer);
+            for (to, packet) in link.pop_ready(Instant::now()) {
+                let _ = self.channel.try_send(packet, to);
             }
         }
     }
 
-    /// Messages received from the peer since the last call; ones that do
-    /// not decode are returned as errors for the caller to judge. A `Hello`
-    /// from any other peer is answered `Busy` here; its `Watch` and `Chat`
-    /// are kept for the session; the rest of what other peers send is
-    /// dropped.
-    pub fn receive(&mut self) -> Vec<Result<Message, HandshakeError>> {
-        self.flush();
-        let mut from_partner = Vec::new();
-        for (from, packet) in self.channel.receive() {
-            if from == self.peer {
-                self.bytes_received += packet.len() as u64;
-                let message = Message::decode(&packet);
-                tracing::trace!("control in: {message:?}");
-                from_partner.push(message);
-            } else {
-                match Message::decode(&packet) {
-                    Ok(Message::Hello(_)) => match &mut self.knocking {
-                        Some(knocking) => {
-                            if !knocking.contains(&from) && knocking.len() < WATCHERS_KEPT {
-                                knocking.push(from);
-                            }
-                        }
-                        None => self.refuse(from),
-                    },
-                    Ok(watch @ Message::Watch { .. }) => self.add_watcher(from, watch),
-                    Ok(Message::Chat { text }) => {
-                        if self.others_chat.len() < OTHERS_CHAT_KEPT {
-                            self.others_chat.push((from, text));
-                        } else {
-                            self.others_chat_overflow = self.others_chat_overflow.saturating_add(1);
-                        }
+    /// Carries out what the room said.
+    fn route(&mut self) {
+        for output in self.room.take_outputs() {
+            match output {
+                // Handshake messages go the partner's way (the link), a
+                // `Busy` straight to the stranger.
+                Output::Send(to, message) if Some(to) == self.room.partner() => {
+                    self.send_through_link(to, &message);
+                }
+                Output::Send(to, message) => {
+                    self.send_to(to, &message);
+                }
+                Output::FromPartner(message) => self.from_partner.push_back(message),
+                Output::Spectator(peer, watch) => {
+                    if self.watchers.len() < WATCHERS_KEPT {
+                        self.watchers.push((peer, watch));
                     }
-                    _ => {}
+                }
+                Output::OthersChat(peer, text) => {
+                    if self.others_chat.len() < OTHERS_CHAT_KEPT {
+                        self.others_chat.push((peer, text));
+                    } else {
+                        self.others_chat_overflow = self.others_chat_overflow.saturating_add(1);
+                    }
+                }
+                event => {
+                    if self.events.len() >= EVENTS_KEPT {
+                        self.events.remove(0);
+                    }
+                    self.events.push(event);
                 }
             }
         }
-        from_partner
-    }
-
-    fn refuse(&mut self, from: PeerId) {
-        if self.refused.len() < REFUSED_LOGGED && self.refused.insert(from) {
-            tracing::info!(
-                "{from} wants to play too; told it a match with {} is running",
-                self.peer
-            );
-        }
-        let _ = self
-            .channel
-            .try_send(Packet::from(Message::Busy.encode()), from);
     }
 }

@@ -9,6 +9,7 @@ pub mod handshake;
 pub mod ice;
 pub mod link_sim;
 pub mod rejoin;
+pub mod room;
 pub mod room_code;
 pub mod signaling;
 pub mod socket;

@@ -18,6 +18,7 @@ use super::handshake::{HandshakeError, Message};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
 use super::rejoin::CatchUpReceiver;
+use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::{client_builder, watch_url};
 use super::task::{LoopHandle, NetRuntime};
@@ -238,7 +239,7 @@ impl WatchConnector {
         let ggrs = socket
             .take_channel(GGRS_CHANNEL)
             .map_err(|_| ConnectError::LoopGone)?;
-        let control = ControlChannel::new(control, peer, LinkConfig::default(), 0);
+        let control = ControlChannel::new(control, Room::watching(peer), LinkConfig::default(), 0);
         tracing::info!(
             "connected to player {peer} after {:?}",
             self.started.elapsed()

@@ -27,6 +27,7 @@ use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message, Role};
 use crate::net::link_sim::LinkConfig;
 use crate::net::rejoin::History;
+use crate::net::room::Output;
 use crate::net::room_code::RoomCode;
 use crate::net::socket::{GgrsSocket, SharedChannel, StatsHandle};
 use crate::net::task::{LoopHandle, NetRuntime};
@@ -597,17 +598,19 @@ impl OnlineBackend {
         for (peer, state) in changes {
             if state == PeerState::Disconnected && self.spectators.drop_peer(peer) {
                 tracing::info!("spectator {peer} left");
-                continue;
             }
-            if peer == self.peer && state == PeerState::Disconnected {
-                if self.match_over() {
-                    self.peer_gone = true;
-                } else if self.can_wait_for_rejoin() {
-                    self.start_waiting_for_rejoin(log);
-                    return Ok(());
-                } else {
-                    return Err(SessionError::PeerLost("closed the connection".into()));
-                }
+            self.control.peer_changed(peer, state);
+        }
+        let partner_left = (self.control.take_events().into_iter())
+            .any(|event| matches!(event, Output::PartnerLeft(_)));
+        if partner_left {
+            if self.match_over() {
+                self.peer_gone = true;
+            } else if self.can_wait_for_rejoin() {
+                self.start_waiting_for_rejoin(log);
+                return Ok(());
+            } else {
+                return Err(SessionError::PeerLost("closed the connection".into()));
             }
         }
         if self.connection.is_none()

@@ -22,8 +22,9 @@ use matchbox_socket::{PeerId, PeerState};
 
 use super::{OnlineBackend, start_session};
 use crate::net::delay::Retuner;
-use crate::net::handshake::{Agreement, Claim, Handshake, Hello, Message};
+use crate::net::handshake::{Agreement, Claim, Hello};
 use crate::net::rejoin::{History, encode_catch_up};
+use crate::net::room::Output;
 use crate::net::socket::GgrsSocket;
 use crate::replay::EventKind;
 use crate::session::SessionError;
@@ -31,17 +32,11 @@ use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
 use crate::sim::{Input, PLAYERS, SimConfig, World, hex_checksum};
 
-/// A paused match waiting for its other player.
+/// A paused match waiting for its other player (who may come back is the
+/// room's to decide: `net::room`, [`crate::net::room::Phase::Paused`]).
 pub(in crate::session) struct Waiting {
     since: Instant,
     deadline: Instant,
-    /// A player who came into the room, and the handshake that decides
-    /// whether it is the one we wait for.
-    candidate: Option<(PeerId, Handshake)>,
-    /// Others who said `Hello` meanwhile: the next candidates. Only a
-    /// player says `Hello` (a spectator says `Watch`), so a spectator
-    /// introduced with the rejoiner never holds the rejoiner up.
-    others: Vec<PeerId>,
 }
 
 impl OnlineBackend {
@@ -76,114 +71,54 @@ impl OnlineBackend {
             ),
         );
         self.interrupted = Some((deadline, now));
-        self.control.hold_hellos(true);
+        // Only the player holding this match's other seat may take it.
+        let mut hello = Hello::new(
+            self.role,
+            self.agreement.seed,
+            &self.agreement.preset,
+            self.options.delay,
+        );
+        hello.resume = Some(Claim {
+            match_id: self.agreement.match_id,
+            player: self.local as u8 + 1,
+        });
+        self.control.pause(hello, self.options.delay);
         self.rejoin = Some(Waiting {
             since: now,
             deadline,
-            candidate: None,
-            others: Vec::new(),
         });
     }
 
-    /// One poll of a paused match: newcomers in the room, the handshake
-    /// with one of them, and the end of the wait.
+    /// One poll of a paused match: the room hears newcomers one by one
+    /// until the player we wait for is agreed, or the window ends.
     pub(super) fn wait_for_rejoin(
         &mut self,
         sim: &mut Simulation,
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
-        let now = Instant::now();
-        let Some(waiting) = &mut self.rejoin else {
+        let Some(waiting) = &self.rejoin else {
             return Ok(());
         };
-        if now >= waiting.deadline {
+        if Instant::now() >= waiting.deadline {
             return Err(SessionError::PeerLost(format!(
                 "lost the connection and did not rejoin within {} s",
                 self.options.reconnect_window.as_secs()
             )));
         }
-        let changes = self.socket.try_update_peers().unwrap_or_default();
-        for (peer, state) in changes {
-            match state {
-                PeerState::Disconnected if self.spectators.drop_peer(peer) => {}
-                PeerState::Disconnected if waiting.others.contains(&peer) => {
-                    waiting.others.retain(|p| *p != peer);
-                }
-                PeerState::Disconnected
-                    if waiting.candidate.as_ref().is_some_and(|(p, _)| *p == peer) =>
-                {
-                    tracing::info!("{peer} left the room before the rejoin was agreed");
-                    waiting.candidate = None;
-                }
-                _ => {}
+        self.control.pump();
+        for (peer, state) in self.socket.try_update_peers().unwrap_or_default() {
+            if state == PeerState::Disconnected {
+                self.spectators.drop_peer(peer);
+            }
+            self.control.peer_changed(peer, state);
+        }
+        for event in self.control.take_events() {
+            // Refusals and newcomers leaving are the room's to handle.
+            if let Output::Agreed(peer, agreement) = event {
+                return self.resume(peer, agreement, sim, log);
             }
         }
-        if waiting.candidate.is_none() {
-            // Nobody to listen to yet: this reads who knocks (and drops
-            // what the lost peer had left in flight).
-            drop(self.control.receive());
-        }
-        for peer in self.control.take_knocking() {
-            let is_candidate = waiting.candidate.as_ref().is_some_and(|(p, _)| *p == peer);
-            if !is_candidate && !waiting.others.contains(&peer) {
-                waiting.others.push(peer);
-            }
-        }
-        if waiting.candidate.is_none()
-            && let Some(next) = waiting.others.first().copied()
-        {
-            waiting.others.remove(0);
-            tracing::info!("{next} came into the room; checking it is the player we wait for");
-            let claim = Claim {
-                match_id: self.agreement.match_id,
-                player: self.local as u8 + 1,
-            };
-            let mut hello = Hello::new(
-                self.role,
-                self.agreement.seed,
-                &self.agreement.preset,
-                self.options.delay,
-            );
-            hello.resume = Some(claim);
-            self.control.set_peer(next);
-            waiting.candidate = Some((next, Handshake::new(hello, self.options.delay)));
-        }
-        let Some((peer, handshake)) = &mut waiting.candidate else {
-            return Ok(());
-        };
-        for received in self.control.receive() {
-            match received {
-                // A spectator, not the player: kept for the stream.
-                Ok(watch @ Message::Watch { .. }) => {
-                    tracing::info!("{peer} is a spectator, not the player we wait for");
-                    self.control.add_watcher(*peer, watch);
-                    waiting.candidate = None;
-                    return Ok(());
-                }
-                Ok(message) => {
-                    if let Some(reply) = handshake.receive(now, message) {
-                        self.control.send(&reply);
-                    }
-                }
-                Err(e) => tracing::warn!("{peer} sent an unreadable handshake message: {e}"),
-            }
-        }
-        for message in handshake.poll(now) {
-            self.control.send(&message);
-        }
-        match handshake.outcome() {
-            Some(Ok(agreement)) => {
-                let (peer, agreement) = (*peer, agreement.clone());
-                self.resume(peer, agreement, sim, log)
-            }
-            Some(Err(e)) => {
-                // Our Hello (with the reason) has been sent; it leaves.
-                tracing::warn!("refused {peer}, who came into the paused room: {e}");
-                waiting.candidate = None;
-                Ok(())
-            }
-            None => Ok(()),
-        }
+        Ok(())
     }
 
     /// The dropped player is back: send it the match so far, go back to the
@@ -293,7 +228,6 @@ impl OnlineBackend {
         self.input_delay = agreement.input_delay;
         self.retuner = Retuner::new(agreement.input_delay);
         self.rejoin = None;
-        self.control.hold_hellos(false);
         self.interrupted = None;
         self.connection = None;
         self.skip_frames = 0;
