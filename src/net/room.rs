@@ -274,9 +274,14 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
             Phase::Seeking | Phase::Paused if hearing.is_none() => {
                 self.hear(from, Some(hello), now);
             }
-            // Held until the one being heard shows itself a player (it may
-            // be a spectator: then this one is next).
-            Phase::Seeking if !hearing.is_some_and(|c| c.said_hello) => self.hold(from, hello),
+            // The one being heard has not said `Hello`: a spectator whose
+            // `Watch` is on its way, or a player that asked someone else (a
+            // stock server seats three, each hearing the next). This one
+            // asked us, so it is heard instead; the other is heard again if
+            // it says `Hello` too.
+            Phase::Seeking if !hearing.is_some_and(|c| c.said_hello) => {
+                self.hear(from, Some(hello), now);
+            }
             Phase::Paused => self.hold(from, hello),
             Phase::Seeking | Phase::Playing => self.busy(from),
             // A player took us for its partner; our `Watch` went to another.
@@ -355,6 +360,10 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
             }
         };
         match message {
+            // Before its `Watch` is heard (a player says `Hello` first).
+            Message::Chat { text } if !candidate.said_hello => {
+                self.out.push(Output::OthersChat(from, text));
+            }
             watch @ Message::Watch { .. } => {
                 tracing::info!("{from:?} is a spectator, not a player");
                 self.candidate = None;
@@ -426,3 +435,7 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
         self.knocking.retain(|(p, _)| *p != peer);
     }
 }
+
+#[cfg(test)]
+#[path = "room_tests.rs"]
+mod tests;
