@@ -210,10 +210,24 @@ pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo, chat: &[S
         Color::new(0.7, 0.75, 0.9, 1.0),
         Align::Center,
     );
+    draw_rematch(font, info, cx, y + 295.0);
+    font.draw(
+        &format!("Esc: {}", info.escape_does),
+        cx,
+        y + 365.0,
+        2.0,
+        Color::new(0.8, 0.8, 0.8, 1.0),
+        Align::Center,
+    );
+    draw_result_chat(font, chat, x + 24.0, y + 410.0, w - 48.0);
+}
+
+/// The rematch rule and whether each player holds start, from `top`.
+fn draw_rematch(font: &BitmapFont, info: &MatchInfo, cx: f32, top: f32) {
     font.draw(
         "rematch: both players hold start together",
         cx,
-        y + 295.0,
+        top,
         2.0,
         Color::new(1.0, 0.95, 0.6, 1.0),
         Align::Center,
@@ -228,27 +242,23 @@ pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo, chat: &[S
         font.draw(
             &rematch_status(player, info.start_keys[player].as_deref(), holding),
             cx + if player == 0 { -180.0 } else { 180.0 },
-            y + 325.0,
+            top + 30.0,
             2.0,
             color,
             Align::Center,
         );
     }
-    font.draw(
-        &format!("Esc: {}", info.escape_does),
-        cx,
-        y + 365.0,
-        2.0,
-        Color::new(0.8, 0.8, 0.8, 1.0),
-        Align::Center,
-    );
-    // 12 pixels a character at scale 2, 24 of margin.
-    let width = ((w - 48.0) / 12.0) as usize;
+}
+
+/// The last chat lines, left-aligned at `left` in `width` pixels.
+fn draw_result_chat(font: &BitmapFont, chat: &[String], left: f32, top: f32, width: f32) {
+    // 12 pixels a character at scale 2.
+    let columns = (width / 12.0) as usize;
     for (i, line) in chat.iter().enumerate() {
         font.draw(
-            &super::chat_box::fit(line, width),
-            x + 24.0,
-            y + 410.0 + i as f32 * RESULT_CHAT_LINE,
+            &super::chat_box::fit(line, columns),
+            left,
+            top + i as f32 * RESULT_CHAT_LINE,
             2.0,
             Color::new(0.85, 0.88, 1.0, 1.0),
             Align::Left,
