@@ -260,49 +260,17 @@ impl HumanBot {
         let speeds = [q(cfg.player_speed), q(cfg.player_focus_speed)];
         let course = self.course(pos, speeds, delay);
 
-        // Every way to hold the keys for a nominal dodge, judged by the
-        // clearance it keeps, then by how close it ends to the aim point.
+        // How long a dodge is held, nominally (drawn before the search).
         let nominal = self.rng.range(DODGE_HOLD.0, DODGE_HOLD.1);
-        let mut best: Option<(i32, i32, usize, bool)> = None;
-        let mut still_clearance = 0;
-        for focus in [false, true] {
-            if focus && !bullet_near {
-                continue;
-            }
-            for (m, &(bits, dx, dy)) in MOVES.iter().enumerate() {
-                if m == 0 && focus {
-                    continue;
-                }
-                let vel = velocity(dx, dy, speeds[focus as usize]);
-                let path = Path {
-                    course: &course,
-                    delay,
-                    then: vel,
-                    until: delay + nominal,
-                };
-                let clearance = clearance(&path, delay + HORIZON, threats).min(SAFE);
-                if m == 0 {
-                    still_clearance = clearance;
-                }
-                let end = path.at(delay + nominal);
-                let mut cost = (end.x - aim.x).abs() + (end.y - aim.y).abs() / 2;
-                // Habits: keep doing what the hands do; focus near bullets.
-                if bits == self.held.moves && self.move_left > 0 {
-                    cost -= 4 * UNIT;
-                }
-                if focus {
-                    cost -= 2 * UNIT;
-                }
-                let better = match best {
-                    None => true,
-                    Some((c, k, _, _)) => clearance > c || (clearance == c && cost < k),
-                };
-                if better {
-                    best = Some((clearance, cost, m, focus));
-                }
-            }
-        }
-        let (clearance, _, m, focus) = best.unwrap_or((SAFE, 0, 0, false));
+        let options = Options {
+            course: &course,
+            delay,
+            nominal,
+            speeds,
+            bullet_near,
+            aim,
+        };
+        let (clearance, m, focus, still_clearance) = self.best_move(&options, threats);
         let (bits, dx, dy) = MOVES[m];
         let dodging = clearance < SAFE || still_clearance < SAFE;
         let hold = if bits == 0 {
@@ -334,6 +302,54 @@ impl HumanBot {
             start: false,
         };
         (plan, !dodging && !bullet_near)
+    }
+
+    /// Every way to hold the keys for a nominal dodge, judged by the
+    /// clearance it keeps, then by how close it ends to the aim point: the
+    /// chosen move's clearance, index in `MOVES` and focus, and the
+    /// clearance of standing still.
+    fn best_move(&self, o: &Options, threats: &[Threat]) -> (i32, usize, bool, i32) {
+        let mut best: Option<(i32, i32, usize, bool)> = None;
+        let mut still_clearance = 0;
+        for focus in [false, true] {
+            if focus && !o.bullet_near {
+                continue;
+            }
+            for (m, &(bits, dx, dy)) in MOVES.iter().enumerate() {
+                if m == 0 && focus {
+                    continue;
+                }
+                let vel = velocity(dx, dy, o.speeds[focus as usize]);
+                let path = Path {
+                    course: o.course,
+                    delay: o.delay,
+                    then: vel,
+                    until: o.delay + o.nominal,
+                };
+                let clearance = clearance(&path, o.delay + HORIZON, threats).min(SAFE);
+                if m == 0 {
+                    still_clearance = clearance;
+                }
+                let end = path.at(o.delay + o.nominal);
+                let mut cost = (end.x - o.aim.x).abs() + (end.y - o.aim.y).abs() / 2;
+                // Habits: keep doing what the hands do; focus near bullets.
+                if bits == self.held.moves && self.move_left > 0 {
+                    cost -= 4 * UNIT;
+                }
+                if focus {
+                    cost -= 2 * UNIT;
+                }
+                let better = match best {
+                    None => true,
+                    Some((c, k, _, _)) => clearance > c || (clearance == c && cost < k),
+                };
+                if better {
+                    best = Some((clearance, cost, m, focus));
+                }
+            }
+        }
+        let (clearance, _, m, focus) = best.unwrap_or((SAFE, 0, 0, false));
+        (clearance, m, focus, still_clearance)
     }
 
     /// Where the ship wants to be: under its target (kept while it lives,
@@ -422,6 +438,18 @@ fn inside(x: i32, y: i32) -> Pt {
         x: x.clamp(SHIP_R, q(ARENA_WIDTH) - SHIP_R),
         y: y.clamp(SHIP_R, q(ARENA_HEIGHT) - SHIP_R),
     }
+}
+
+/// What the search for the next move needs (`HumanBot::best_move`).
+struct Options<'a> {
+    course: &'a [Pt; MAX_DELAY as usize + 1],
+    delay: u32,
+    /// Frames a dodge is held, nominally.
+    nominal: u32,
+    /// Normal and focused speed.
+    speeds: [i32; 2],
+    bullet_near: bool,
+    aim: Pt,
 }
 
 /// The ship's expected course: what the hands already do for `delay`
