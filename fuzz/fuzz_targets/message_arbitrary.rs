@@ -13,13 +13,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut bytes = message.encode();
-    // A claim of a player other than 1 or 2 makes a Hello malformed.
+    // A claim of a player other than 1 or 2, or more claims than player
+    // slots, make a Hello malformed.
     let bad_claim = match &message {
-        Message::Hello(hello) => hello
-            .rejoin
-            .iter()
-            .chain(&hello.resume)
-            .any(|claim| !(1..=2).contains(&claim.player)),
+        Message::Hello(hello) => {
+            hello.rejoin.len() > 2
+                || (hello.rejoin.iter())
+                    .chain(&hello.resume)
+                    .any(|claim| !(1..=2).contains(&claim.player))
+        }
         _ => false,
     };
     if bad_claim {

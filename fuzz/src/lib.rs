@@ -101,7 +101,9 @@ pub fn message(u: &mut Unstructured) -> Result<Message> {
             receiver: u.arbitrary()?,
         },
         7 => Message::Busy,
-        8 => Message::CatchUp { chunks: text(u)? },
+        8 => Message::CatchUp {
+            chunks: u.arbitrary()?,
+        },
         9 => Message::CaughtUp {
             frame: u.arbitrary()?,
             checksum: u.arbitrary()?,

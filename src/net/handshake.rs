@@ -23,12 +23,13 @@ use serde::{Deserialize, Serialize};
 use super::delay::{DelaySetting, input_delay_for, rtt_stats, table_delay};
 use crate::sim::{Frame, SIM_VERSION, SimConfig};
 
-/// Bumped whenever the handshake, the control messages or the GGRS input
-/// encoding changes (2: `Chat`, `CatchUp`, `CaughtUp`, rejoin claims in
-/// `Hello`, which a version-1 peer could not decode; 3: `Watch`,
-/// `WatchRefused`, spectators' catch-up and `Done`; 4: `Relayed` chat
-/// lines and the spectator's chat name in `Streaming`).
-pub const PROTOCOL_VERSION: u32 = 4;
+/// Bumped whenever the handshake, the control messages, their encoding or
+/// the GGRS input encoding changes (2: `Chat`, `CatchUp`, `CaughtUp`,
+/// rejoin claims in `Hello`, which a version-1 peer could not decode; 3:
+/// `Watch`, `WatchRefused`, spectators' catch-up and `Done`; 4: `Relayed`
+/// chat lines and the spectator's chat name in `Streaming`; 5: the binary
+/// envelope of `net::protocol` instead of JSON, catch-up chunks as bytes).
+pub const PROTOCOL_VERSION: u32 = 5;
 /// Round trips measured before the match.
 pub const PROBES: u32 = 16;
 /// Spacing of the probes.
@@ -82,8 +83,8 @@ pub struct Hello {
     /// `auto` or a number of frames: informational, each side applies its own.
     pub input_delay: String,
     /// Matches this peer played in this room and may rejoin (from its
-    /// rejoin tickets, at most one per player slot).
-    #[serde(default)]
+    /// rejoin tickets, at most one per player slot: more do not decode).
+    #[serde(default, deserialize_with = "claims::deserialize")]
     pub rejoin: Vec<Claim>,
     /// Set by a peer whose partner dropped: it keeps match `match_id` as
     /// player `player` and admits only the other player of that match.
@@ -154,11 +155,53 @@ impl Hello {
             self.game_version, self.protocol, self.sim_version
         )
     }
+
+    /// How this build names itself in a version mismatch.
+    pub fn describe_this_build() -> String {
+        Hello::new(Role::Host, 0, "", DelaySetting::Auto).describe()
+    }
 }
 
-/// Everything that crosses the reliable channel.
+/// A `Hello`'s claims, read one by one up to one per player slot, so a
+/// peer's length prefix never sizes an allocation.
+mod claims {
+    use serde::de::{Deserializer, Error, SeqAccess, Visitor};
+
+    use super::Claim;
+    use crate::sim::PLAYERS;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Claim>, D::Error> {
+        d.deserialize_seq(Claims)
+    }
+
+    struct Claims;
+
+    impl<'de> Visitor<'de> for Claims {
+        type Value = Vec<Claim>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "at most {PLAYERS} rejoin claims")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Claim>, A::Error> {
+            let mut claims = Vec::new();
+            while let Some(claim) = seq.next_element()? {
+                if claims.len() == PLAYERS {
+                    return Err(A::Error::custom("more rejoin claims than player slots"));
+                }
+                claims.push(claim);
+            }
+            Ok(claims)
+        }
+    }
+}
+
+/// Everything that crosses the reliable channel, in `net::protocol`'s
+/// envelope. The variants' order is the wire's: a new one goes last, and
+/// any change bumps [`PROTOCOL_VERSION`]. (As JSON, for test transcripts:
+/// `{"pong":{"seq":3}}`, `"busy"`.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Message {
     Hello(Hello),
     Ping {
@@ -196,9 +239,10 @@ pub enum Message {
     /// player into a room; this tells it why nobody will play with it.
     Busy,
     /// To a rejoining player: the next confirmed frames of the match, as
-    /// replay chunks (`net::rejoin::encode_catch_up`), in base64.
+    /// replay chunks (`net::rejoin::encode_catch_up`).
     CatchUp {
-        chunks: String,
+        #[serde(with = "serde_bytes")]
+        chunks: Vec<u8>,
     },
     /// The catch-up is complete: `frame` frames, the world's checksum after
     /// them. Both peers start a new GGRS session from there.
@@ -278,31 +322,44 @@ impl Message {
     }
 }
 
-/// Checksums travel as 32 hex digits (JSON has no 128-bit integers); one
-/// that does not parse makes the whole message fail to decode.
+/// Checksums: 16 bytes on the wire; 32 hex digits in JSON (test
+/// transcripts), where one that does not parse fails the whole message.
 mod hex_checksum_field {
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
     use crate::sim::{hex_checksum, parse_hex_checksum};
 
     pub fn serialize<S: Serializer>(checksum: &u128, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&hex_checksum(*checksum))
+        if s.is_human_readable() {
+            s.serialize_str(&hex_checksum(*checksum))
+        } else {
+            s.serialize_bytes(&checksum.to_le_bytes())
+        }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
-        let text = <&str>::deserialize(d)?;
-        parse_hex_checksum(text).map_err(D::Error::custom)
+        if d.is_human_readable() {
+            let text = <&str>::deserialize(d)?;
+            return parse_hex_checksum(text).map_err(D::Error::custom);
+        }
+        let bytes = <&[u8]>::deserialize(d)?;
+        let bytes: [u8; 16] = bytes
+            .try_into()
+            .map_err(|_| D::Error::custom("a checksum is 16 bytes"))?;
+        Ok(u128::from_le_bytes(bytes))
     }
 }
 
 impl Message {
+    /// The message in its envelope (`net::protocol`).
     pub fn encode(&self) -> Vec<u8> {
-        // A plain enum of strings and integers always serialises.
-        serde_json::to_vec(self).unwrap_or_default()
+        super::protocol::encode(self)
     }
 
+    /// A message from its envelope; sizes are checked before anything is
+    /// allocated, and another version is a [`HandshakeError::VersionMismatch`].
     pub fn decode(bytes: &[u8]) -> Result<Message, HandshakeError> {
-        serde_json::from_slice(bytes).map_err(|_| HandshakeError::Malformed { bytes: bytes.len() })
+        super::protocol::decode(bytes)
     }
 }
 
@@ -890,7 +947,7 @@ mod tests {
         assert_eq!(newcomer.receive(now, Message::Busy), None);
         assert_eq!(newcomer.outcome(), Some(&Err(HandshakeError::MatchRunning)));
         assert!(newcomer.poll(now + HELLO_RESEND).is_empty());
-        assert_eq!(Message::decode(br#"{"type":"busy"}"#), Ok(Message::Busy));
+        assert_eq!(Message::decode(&Message::Busy.encode()), Ok(Message::Busy));
     }
 
     #[test]
@@ -912,7 +969,7 @@ mod tests {
     }
 
     #[test]
-    fn messages_round_trip_as_json() {
+    fn messages_round_trip_on_the_wire_and_as_json_for_transcripts() {
         for m in [
             Message::Hello(hello(Role::Quick, 3)),
             Message::Ping { seq: 4 },
@@ -930,7 +987,7 @@ mod tests {
             },
             Message::Busy,
             Message::CatchUp {
-                chunks: "AAEC".into(),
+                chunks: vec![0, 1, 2],
             },
             Message::CaughtUp {
                 frame: 36_000,
@@ -940,17 +997,31 @@ mod tests {
                 text: "gg \"wp\" é".into(),
             },
         ] {
-            assert_eq!(Message::decode(&m.encode()), Ok(m));
+            assert_eq!(Message::decode(&m.encode()), Ok(m.clone()));
+            let json = serde_json::to_string(&m).unwrap();
+            assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), m, "{json}");
         }
     }
 
     #[test]
     fn a_checksum_that_is_not_32_hex_digits_does_not_decode() {
-        let good = r#"{"type":"done","frame":900,"checksum":"000000000000000000000000000000ab"}"#;
-        assert!(Message::decode(good.as_bytes()).is_ok());
+        // In a transcript, as JSON.
+        let good = r#"{"done":{"frame":900,"checksum":"000000000000000000000000000000ab"}}"#;
+        assert!(serde_json::from_str::<Message>(good).is_ok());
         for bad in ["ab", "zz000000000000000000000000000000", ""] {
-            let text = format!(r#"{{"type":"done","frame":900,"checksum":"{bad}"}}"#);
-            assert!(Message::decode(text.as_bytes()).is_err(), "{bad:?}");
+            let text = format!(r#"{{"done":{{"frame":900,"checksum":"{bad}"}}}}"#);
+            assert!(serde_json::from_str::<Message>(&text).is_err(), "{bad:?}");
         }
+        // On the wire, as 16 bytes and nothing else.
+        let mut wire = Message::Done {
+            frame: 900,
+            checksum: 0xab,
+        }
+        .encode();
+        let at = wire.len() - 17;
+        assert_eq!(wire[at], 16);
+        wire[at] = 15;
+        wire.pop();
+        assert!(Message::decode(&wire).is_err());
     }
 }

@@ -1,17 +1,17 @@
 //! The catch-up of a rejoining player: the match so far, sent by the player
-//! who stayed, as the replay format's input chunks (run-length encoded
-//! inputs and the state checksum after each chunk), a few minutes of play
-//! per [`Message::CatchUp`]. The receiver re-simulates them and checks
+//! who stayed, as the wire's input chunks (`net::protocol::chunk`:
+//! run-length encoded inputs and the state checksum after each chunk), a
+//! minute of play per [`Message::CatchUp`]. The receiver re-simulates them and checks
 //! every chunk's checksum, so no trusted state crosses the wire; bytes from
 //! the network are decoded with bounds before anything is allocated.
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
 
 use super::handshake::Message;
-use crate::replay::{Chunk, decode_chunk, encode_chunk};
+use super::protocol::chunk::{self, Chunk};
 use crate::sim::{Frame, Input, PLAYERS};
+
+pub use super::protocol::chunk::CHUNK_FRAMES;
 
 /// A rejoin ticket as it is stored (`app::tickets` keeps one per player
 /// slot while a match runs, in a file of the data folder or the page's
@@ -39,19 +39,14 @@ impl Ticket {
     }
 }
 
-/// Frames per chunk: the replay format's checksum interval.
-pub const CHUNK_FRAMES: usize = crate::replay::CHECKSUM_INTERVAL as usize;
-/// Chunks per message: one minute of play, about 2.5 KB.
+/// Chunks per message: one minute of play, about 2 KB (at most 60 chunks
+/// of 5 + 1 + 2 × 2 × 60 + 17 bytes, 16 KB: under the envelope's cap).
 const CHUNKS_PER_MESSAGE: usize = 60;
 /// The longest match a rejoiner accepts: four hours (1.7 MB of inputs).
 pub const MAX_CATCH_UP_FRAMES: usize = 4 * 60 * 60 * 60;
-/// A chunk of 60 frames is at most 4 + 1 + 2 × 2 × 60 + 16 bytes.
-const MAX_CHUNK_BYTES: usize = 4 + 1 + PLAYERS * 2 * CHUNK_FRAMES + 16;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CatchUpError {
-    #[error("catch-up message is not base64")]
-    NotBase64,
     #[error("catch-up chunk at byte {0}: {1}")]
     BadChunk(usize, &'static str),
     #[error("catch-up chunk starts at frame {got}, expected {expected}")]
@@ -80,14 +75,9 @@ pub fn encode_catch_up(
                 Some(c) if frames.len() == CHUNK_FRAMES => *c,
                 _ => last,
             };
-            let mut chunk = Vec::new();
-            encode_chunk(start, frames, checksum, &mut chunk);
-            bytes.extend_from_slice(&(chunk.len() as u16).to_le_bytes());
-            bytes.extend_from_slice(&chunk);
+            chunk::encode(start, frames, Some(checksum), &mut bytes);
         }
-        messages.push(Message::CatchUp {
-            chunks: BASE64.encode(bytes),
-        });
+        messages.push(Message::CatchUp { chunks: bytes });
     }
     messages.push(Message::CaughtUp {
         frame: inputs.len() as Frame,
@@ -97,9 +87,10 @@ pub fn encode_catch_up(
 }
 
 /// Frames `start..start + inputs.len()` as one `CatchUp` message: chunks
-/// that end at multiples of [`CHUNK_FRAMES`] or at the last frame, each
-/// with `checksum_after(f)`, the world's checksum after frame `f` (asked at
-/// each chunk's end). Empty `inputs` give no message.
+/// that end at multiples of [`CHUNK_FRAMES`] or at the last frame; one that
+/// ends on the grid carries `checksum_after(f)`, the world's checksum after
+/// its last frame `f` (the receiver checks its world once a second). Empty
+/// `inputs` give no message.
 pub fn encode_frames(
     start: Frame,
     inputs: &[[Input; PLAYERS]],
@@ -111,21 +102,12 @@ pub fn encode_frames(
         let first = start as usize + at;
         let boundary = (first / CHUNK_FRAMES + 1) * CHUNK_FRAMES;
         let end = (boundary - start as usize).min(inputs.len());
-        let mut chunk = Vec::new();
-        let last = (start as usize + end) as Frame;
-        encode_chunk(
-            first as Frame,
-            &inputs[at..end],
-            checksum_after(last),
-            &mut chunk,
-        );
-        bytes.extend_from_slice(&(chunk.len() as u16).to_le_bytes());
-        bytes.extend_from_slice(&chunk);
+        let last = start as usize + end;
+        let checksum = (last % CHUNK_FRAMES == 0).then(|| checksum_after(last as Frame));
+        chunk::encode(first as Frame, &inputs[at..end], checksum, &mut bytes);
         at = end;
     }
-    (!bytes.is_empty()).then(|| Message::CatchUp {
-        chunks: BASE64.encode(bytes),
-    })
+    (!bytes.is_empty()).then_some(Message::CatchUp { chunks: bytes })
 }
 
 /// Collects catch-up messages in order.
@@ -133,7 +115,7 @@ pub fn encode_frames(
 pub struct CatchUpReceiver {
     chunks: Vec<Chunk>,
     frames: usize,
-    /// Payload bytes received (after base64), for the summary.
+    /// Payload bytes received, for the summary.
     pub bytes: usize,
 }
 
@@ -147,30 +129,17 @@ pub struct History {
 
 impl CatchUpReceiver {
     /// One `CatchUp` message's payload.
-    pub fn add(&mut self, chunks: &str) -> Result<(), CatchUpError> {
-        // Bound the work before decoding: base64 is 4/3 of the bytes.
-        // (A receiver that already refused a message as too long has no
-        // room left, rather than an underflow.)
-        let room = MAX_CATCH_UP_FRAMES
-            .saturating_sub(self.frames)
-            .div_ceil(CHUNK_FRAMES)
-            * (MAX_CHUNK_BYTES + 2);
-        if chunks.len() / 4 * 3 > room + 3 {
+    pub fn add(&mut self, bytes: &[u8]) -> Result<(), CatchUpError> {
+        // A receiver that already refused a message as too long stays
+        // refused (rather than an underflow).
+        if self.frames >= MAX_CATCH_UP_FRAMES {
             return Err(CatchUpError::TooLong);
         }
-        let bytes = BASE64.decode(chunks).map_err(|_| CatchUpError::NotBase64)?;
         self.bytes += bytes.len();
         let mut at = 0;
         while at < bytes.len() {
-            let len = bytes
-                .get(at..at + 2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
-                .ok_or(CatchUpError::BadChunk(at, "length cut short"))?;
-            let body = bytes
-                .get(at + 2..at + 2 + len)
-                .filter(|_| len <= MAX_CHUNK_BYTES)
-                .ok_or(CatchUpError::BadChunk(at, "chunk cut short or too long"))?;
-            let chunk = decode_chunk(body).map_err(|e| CatchUpError::BadChunk(at, e))?;
+            let (chunk, used) =
+                chunk::decode(&bytes[at..]).map_err(|e| CatchUpError::BadChunk(at, e))?;
             if chunk.start as usize != self.frames {
                 return Err(CatchUpError::OutOfOrder {
                     expected: self.frames as Frame,
@@ -182,7 +151,7 @@ impl CatchUpReceiver {
                 return Err(CatchUpError::TooLong);
             }
             self.chunks.push(chunk);
-            at += 2 + len;
+            at += used;
         }
         Ok(())
     }
@@ -254,10 +223,10 @@ mod tests {
             .flat_map(|c| c.frames.iter().copied())
             .collect();
         assert_eq!(got, sent);
-        assert_eq!(history.chunks[0].checksum, 1000);
-        assert_eq!(history.chunks[122].checksum, 123_000);
+        assert_eq!(history.chunks[0].checksum, Some(1000));
+        assert_eq!(history.chunks[122].checksum, Some(123_000));
         // The partial last chunk carries the final checksum.
-        assert_eq!(history.chunks[123].checksum, 42);
+        assert_eq!(history.chunks[123].checksum, Some(42));
     }
 
     #[test]
@@ -286,9 +255,11 @@ mod tests {
             .iter()
             .map(|c| (c.start + c.frames.len() as Frame, c.checksum))
             .collect();
+        // The catch-up's chunks all carry one (100: its end); live ones
+        // only on the 60-frame grid.
         let want: Vec<_> = [60, 100, 106, 120, 130, 180, 200]
             .into_iter()
-            .map(|f| (f, checksum_after(f)))
+            .map(|f| (f, (f % 60 == 0 || f == 100).then(|| checksum_after(f))))
             .collect();
         assert_eq!(ends, want);
         let got: Vec<_> = chunks.iter().flat_map(|c| c.frames.clone()).collect();
@@ -313,11 +284,8 @@ mod tests {
     #[test]
     fn junk_missing_and_reordered_chunks_are_refused() {
         let mut receiver = CatchUpReceiver::default();
-        assert_eq!(receiver.add("not base64!"), Err(CatchUpError::NotBase64));
-        let mut receiver = CatchUpReceiver::default();
-        let junk = BASE64.encode([5u8, 0, 1, 2, 3]);
         assert!(matches!(
-            receiver.add(&junk),
+            receiver.add(&[5u8, 0, 1, 2, 3]),
             Err(CatchUpError::BadChunk(0, _))
         ));
         // The second message alone: it starts at frame 3600.
@@ -345,9 +313,22 @@ mod tests {
     }
 
     #[test]
-    fn a_huge_message_is_refused_before_it_is_decoded() {
+    fn a_match_longer_than_four_hours_is_refused_and_stays_refused() {
+        // (A message too big to hold is the envelope's to refuse unread.)
+        let messages = encode_catch_up(&inputs(MAX_CATCH_UP_FRAMES + 60), &[], 1);
         let mut receiver = CatchUpReceiver::default();
-        let huge = "A".repeat(8 * MAX_CATCH_UP_FRAMES);
-        assert_eq!(receiver.add(&huge), Err(CatchUpError::TooLong));
+        let results: Vec<_> = (messages.iter())
+            .filter_map(|m| match m {
+                Message::CatchUp { chunks } => Some(receiver.add(chunks)),
+                _ => None,
+            })
+            .collect();
+        let (last, earlier) = results.split_last().unwrap();
+        assert!(earlier.iter().all(Result::is_ok));
+        assert_eq!(last, &Err(CatchUpError::TooLong));
+        let Message::CatchUp { chunks } = &messages[0] else {
+            panic!()
+        };
+        assert_eq!(receiver.add(chunks), Err(CatchUpError::TooLong));
     }
 }

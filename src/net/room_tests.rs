@@ -75,7 +75,10 @@ impl Wire {
     }
 
     fn player(&mut self, id: u32, hello: Hello) {
-        self.add(id, Actor::Room(Box::new(Room::seeking(hello, DelaySetting::Auto))));
+        self.add(
+            id,
+            Actor::Room(Box::new(Room::seeking(hello, DelaySetting::Auto))),
+        );
     }
 
     fn spectator(&mut self, id: u32) {

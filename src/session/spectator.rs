@@ -1,9 +1,10 @@
 //! Watching a match: a replay still being written. The player who streams
-//! it (`online/spectators.rs`) sends the confirmed frames as replay chunks,
-//! each with the checksum after its last frame; this backend buffers them,
-//! steps them through the simulation (recording them like any confirmed
-//! frame) and checks every chunk's checksum, so a spectator that drifted
-//! from the players says so instead of showing another match.
+//! it (`online/spectators.rs`) sends the confirmed frames as wire chunks
+//! (`net::protocol::chunk`), those that end on the 60-frame grid with the
+//! checksum after their last frame; this backend buffers them, steps them
+//! through the simulation (recording them like any confirmed frame) and
+//! checks every checksum sent (once a second of match), so a spectator that
+//! drifted from the players says so instead of showing another match.
 //!
 //! Pacing: frames more than [`FAST_FORWARD`] behind the newest one
 //! received are stepped at once (a late spectator is brought up to the
@@ -36,11 +37,12 @@ use super::simulation::Simulation;
 use super::{FrameReport, SessionError, Summary};
 use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
+use crate::net::protocol::chunk::Chunk;
 use crate::net::rejoin::CatchUpReceiver;
 use crate::net::room_code::RoomCode;
 use crate::net::task::{LoopHandle, NetRuntime};
 use crate::net::watch::WatchConnection;
-use crate::replay::{Chunk, EventKind};
+use crate::replay::EventKind;
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 
 /// Frames received but not shown beyond this many (half a second) are
@@ -256,7 +258,9 @@ impl SpectatorBackend {
             self.pending.pop_front();
             self.pending_at = 0;
             let ours = sim.world().checksum();
-            if ours != expected {
+            if let Some(expected) = expected
+                && ours != expected
+            {
                 return Err(SessionError::OutOfSync {
                     frame: sim.world().frame,
                     ours,

@@ -185,11 +185,13 @@ impl OnlineBackend {
                 sim.step_known(*inputs, log, None, last);
             }
             let world = sim.world();
-            if world.checksum() != chunk.checksum {
+            if let Some(theirs) = chunk.checksum
+                && world.checksum() != theirs
+            {
                 return Err(SessionError::CatchUp {
                     frame: world.frame,
                     ours: world.checksum(),
-                    theirs: chunk.checksum,
+                    theirs,
                 });
             }
         }

@@ -1,0 +1,199 @@
+//! Confirmed frames on the wire (a rejoin's catch-up, a spectator's
+//! stream): chunks of inputs, each `start` (varint), the frame count (one
+//! byte, 1–60), each player's inputs as runs of (input, length), and a
+//! checksum flag: `1` and the 16-byte state checksum after the chunk's last
+//! frame, or `0`. A message's chunks follow each other with nothing between.
+//!
+//! Why not the replay file's chunk: a live chunk of a few frames would
+//! carry a fixed 4-byte start and a 16-byte checksum. Here the checksum
+//! rides only where the sender has one worth checking — every chunk of a
+//! catch-up (they end on the 60-frame grid, or at the end), and a live
+//! chunk that ends on the grid — so a spectator still checks its world
+//! once a second, and a live chunk of 6 frames is ~8 bytes.
+
+use crate::sim::{Frame, Input, PLAYERS};
+
+/// The most frames in one chunk (the replay format's checksum interval).
+pub const CHUNK_FRAMES: usize = crate::replay::CHECKSUM_INTERVAL as usize;
+
+/// A decoded chunk: frames `start..start + frames.len()`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    pub start: Frame,
+    pub frames: Vec<[Input; PLAYERS]>,
+    /// The world's checksum after the last frame, when the sender sent it.
+    pub checksum: Option<u128>,
+}
+
+/// Appends frames `start..start + frames.len()` (1 to [`CHUNK_FRAMES`]).
+pub fn encode(
+    start: Frame,
+    frames: &[[Input; PLAYERS]],
+    checksum: Option<u128>,
+    out: &mut Vec<u8>,
+) {
+    debug_assert!(!frames.is_empty() && frames.len() <= CHUNK_FRAMES);
+    put_varint(start, out);
+    out.push(frames.len() as u8);
+    for player in 0..PLAYERS {
+        let mut i = 0;
+        while i < frames.len() {
+            let value = frames[i][player];
+            let run = (frames[i..].iter())
+                .take_while(|f| f[player] == value)
+                .count();
+            out.extend_from_slice(&[value.0, run as u8]);
+            i += run;
+        }
+    }
+    match checksum {
+        Some(checksum) => {
+            out.push(1);
+            out.extend_from_slice(&checksum.to_le_bytes());
+        }
+        None => out.push(0),
+    }
+}
+
+/// The chunk at the start of `bytes` and the bytes it took; `Err` says
+/// what is wrong. Nothing is allocated before the frame count is checked.
+pub fn decode(bytes: &[u8]) -> Result<(Chunk, usize), &'static str> {
+    let mut cur = Cursor { bytes, at: 0 };
+    let start = cur.varint()?;
+    let [count] = cur.take::<1>()?;
+    let count = count as usize;
+    if count == 0 || count > CHUNK_FRAMES {
+        return Err("a chunk holds 1 to 60 frames");
+    }
+    let mut frames = vec![[Input::default(); PLAYERS]; count];
+    for player in 0..PLAYERS {
+        let mut filled = 0;
+        while filled < count {
+            let [value, run] = cur.take::<2>()?;
+            let run = run as usize;
+            if run == 0 || filled + run > count {
+                return Err("input runs do not add up to the chunk length");
+            }
+            for frame in &mut frames[filled..filled + run] {
+                frame[player] = Input(value);
+            }
+            filled += run;
+        }
+    }
+    let checksum = match cur.take::<1>()? {
+        [0] => None,
+        [1] => Some(u128::from_le_bytes(cur.take()?)),
+        _ => return Err("a chunk's checksum flag is 0 or 1"),
+    };
+    let chunk = Chunk {
+        start,
+        frames,
+        checksum,
+    };
+    Ok((chunk, cur.at))
+}
+
+/// LEB128: seven bits a byte, low first.
+fn put_varint(mut value: u32, out: &mut Vec<u8>) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn take<const N: usize>(&mut self) -> Result<[u8; N], &'static str> {
+        let got = (self.bytes.get(self.at..self.at + N))
+            .and_then(|b| b.try_into().ok())
+            .ok_or("a chunk cut short")?;
+        self.at += N;
+        Ok(got)
+    }
+
+    fn varint(&mut self) -> Result<u32, &'static str> {
+        let mut value = 0u32;
+        for shift in [0, 7, 14, 21, 28] {
+            let [byte] = self.take::<1>()?;
+            let bits = u32::from(byte & 0x7f);
+            if shift == 28 && (bits > 0x0f || byte & 0x80 != 0) {
+                return Err("a chunk's start frame overflows");
+            }
+            value |= bits << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err("a chunk's start frame overflows")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(n: usize, salt: u8) -> Vec<[Input; PLAYERS]> {
+        (0..n)
+            .map(|i| [Input((i / 4) as u8 ^ salt), Input(salt)])
+            .collect()
+    }
+
+    #[test]
+    fn chunks_round_trip_back_to_back() {
+        let mut bytes = Vec::new();
+        let sent = [
+            (0, frames(60, 1), Some(u128::MAX)),
+            (60, frames(6, 2), None),
+            (u32::MAX - 5, frames(1, 3), Some(7)),
+        ];
+        for (start, frames, checksum) in &sent {
+            encode(*start, frames, *checksum, &mut bytes);
+        }
+        let mut at = 0;
+        for (start, frames, checksum) in sent {
+            let (chunk, used) = decode(&bytes[at..]).unwrap();
+            let want = Chunk {
+                start,
+                frames,
+                checksum,
+            };
+            assert_eq!(chunk, want);
+            at += used;
+        }
+        assert_eq!(at, bytes.len());
+    }
+
+    #[test]
+    fn a_live_chunk_is_small() {
+        let mut bytes = Vec::new();
+        // Frame 3,000, six frames, each player holding one input.
+        encode(3_000, &[[Input(5), Input(9)]; 6], None, &mut bytes);
+        assert_eq!(bytes.len(), 2 + 1 + 2 + 2 + 1);
+    }
+
+    #[test]
+    fn bad_chunks_say_what_is_wrong() {
+        let mut good = Vec::new();
+        encode(7, &frames(10, 0), Some(1), &mut good);
+        assert!(decode(&good[..good.len() - 1]).is_err());
+        let cases: [(&[u8], &str); 5] = [
+            (&[0, 0], "1 to 60"),
+            (&[0, 61], "1 to 60"),
+            (&[0, 2, 5, 3], "add up"),
+            (
+                &[0xff, 0xff, 0xff, 0xff, 0x7f, 1, 0, 1, 0, 1, 0],
+                "overflows",
+            ),
+            (&[0, 1, 0, 1, 0, 1, 2], "flag"),
+        ];
+        for (bytes, what) in cases {
+            let error = decode(bytes).unwrap_err();
+            assert!(error.contains(what), "{bytes:?}: {error}");
+        }
+    }
+}

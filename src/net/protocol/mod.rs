@@ -1,0 +1,227 @@
+//! The reliable channel's wire format: every [`Message`] travels in one
+//! versioned envelope, `b'T'`, the protocol version (one byte), then the
+//! message in postcard.
+//!
+//! Why postcard: a serde format (the messages keep their derives, and tests
+//! can still print them as JSON) that is compact without effort — varint
+//! integers, variants by index, byte strings as length + bytes, no field
+//! names — so a live chunk of inputs costs its bytes, not base64 inside
+//! JSON. It is not self-describing, so the envelope's version decides the
+//! layout: a new variant goes last and any change bumps
+//! [`PROTOCOL_VERSION`].
+//!
+//! Sizes are checked before anything is allocated: a message longer than
+//! [`MAX_MESSAGE_BYTES`] is refused unread; postcard checks every length
+//! prefix of a string or byte string against the bytes that are left
+//! before copying them; the one list (a `Hello`'s rejoin claims) is read
+//! element by element up to its cap.
+
+pub mod chunk;
+
+use super::handshake::{HandshakeError, Hello, Message, PROTOCOL_VERSION};
+
+/// The envelope's first byte: not `{`, so an older peer's JSON is told
+/// apart from a newer one's envelope.
+pub const MAGIC: u8 = b'T';
+/// The envelope's version byte.
+const VERSION: u8 = {
+    assert!(PROTOCOL_VERSION < 256);
+    PROTOCOL_VERSION as u8
+};
+/// The longest message accepted: a minute of catch-up is ~2.5 KB and the
+/// largest possible one (60 chunks of 60 frames that never repeat) ~16 KB.
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+
+/// `message` in its envelope.
+pub fn encode(message: &Message) -> Vec<u8> {
+    // Strings, integers and byte strings always serialise.
+    postcard::to_extend(message, vec![MAGIC, VERSION]).unwrap_or_default()
+}
+
+/// A message from its envelope; an envelope of another version, or an
+/// older peer's JSON, is a version mismatch in words.
+pub fn decode(bytes: &[u8]) -> Result<Message, HandshakeError> {
+    let malformed = || HandshakeError::Malformed { bytes: bytes.len() };
+    if bytes.len() > MAX_MESSAGE_BYTES {
+        return Err(malformed());
+    }
+    match bytes {
+        [MAGIC, VERSION, body @ ..] => match postcard::take_from_bytes::<Message>(body) {
+            Ok((message, [])) => Ok(message),
+            _ => Err(malformed()),
+        },
+        [MAGIC, version, ..] => Err(mismatch(format!("a twinstar of protocol {version}"))),
+        [b'{', ..] => Err(mismatch(older_peer(bytes))),
+        _ => Err(malformed()),
+    }
+}
+
+fn mismatch(theirs: String) -> HandshakeError {
+    HandshakeError::VersionMismatch {
+        ours: Hello::describe_this_build(),
+        theirs,
+    }
+}
+
+/// Protocols 1–4 sent JSON; their `Hello` says which version they are.
+fn older_peer(bytes: &[u8]) -> String {
+    let hello: Option<serde_json::Value> = serde_json::from_slice(bytes).ok();
+    let field = |name: &str| hello.as_ref().and_then(|h| h.get(name)).cloned();
+    match (field("game_version"), field("protocol")) {
+        (Some(serde_json::Value::String(game)), Some(serde_json::Value::Number(protocol))) => {
+            format!("twinstar {game} (protocol {protocol})")
+        }
+        _ => "an older twinstar (protocol 4 or earlier)".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::delay::DelaySetting;
+    use crate::net::handshake::{Claim, Role};
+
+    fn hello() -> Hello {
+        let mut hello = Hello::new(Role::Host, 3, "default", DelaySetting::Auto);
+        hello.rejoin = vec![Claim {
+            match_id: 9,
+            player: 2,
+        }];
+        hello
+    }
+
+    #[test]
+    fn every_message_round_trips_in_its_envelope() {
+        let messages = [
+            Message::Hello(hello()),
+            Message::Ping { seq: 4 },
+            Message::Pong { seq: u32::MAX },
+            Message::Measured {
+                rtt_us: 41_000,
+                jitter_us: 900,
+            },
+            Message::Done {
+                frame: 900,
+                checksum: u128::MAX - 7,
+            },
+            Message::Bye {
+                reason: "esc".into(),
+            },
+            Message::Desync {
+                frame: 70,
+                sender: 1,
+                receiver: 0xabc,
+            },
+            Message::Busy,
+            Message::CatchUp {
+                chunks: vec![0, 1, 2, 255],
+            },
+            Message::CaughtUp {
+                frame: 36_000,
+                checksum: 5,
+            },
+            Message::Chat {
+                text: "gg \"wp\" é".into(),
+            },
+            Message::watch(),
+            Message::WatchRefused { reason: "v".into() },
+            Message::Streaming {
+                seed: 1,
+                preset: "stress".into(),
+                frame: 120,
+                name: "S1".into(),
+            },
+            Message::Relayed {
+                from: "S1".into(),
+                frame: 7,
+                text: "hi".into(),
+            },
+        ];
+        for message in messages {
+            let bytes = encode(&message);
+            assert_eq!(&bytes[..2], &[b'T', PROTOCOL_VERSION as u8]);
+            assert_eq!(decode(&bytes), Ok(message));
+        }
+    }
+
+    #[test]
+    fn messages_are_compact() {
+        assert_eq!(encode(&Message::Busy).len(), 3);
+        assert_eq!(encode(&Message::Ping { seq: 5 }).len(), 4);
+        let chunk = Message::CatchUp {
+            chunks: vec![7; 30],
+        };
+        // Envelope, variant, length, the bytes themselves.
+        assert_eq!(encode(&chunk).len(), 2 + 1 + 1 + 30);
+    }
+
+    #[test]
+    fn another_version_is_refused_in_words() {
+        let mut newer = encode(&Message::Busy);
+        newer[1] += 1;
+        let Err(HandshakeError::VersionMismatch { ours, theirs }) = decode(&newer) else {
+            panic!("{:?}", decode(&newer));
+        };
+        assert!(
+            ours.contains(&format!("protocol {PROTOCOL_VERSION}")),
+            "{ours}"
+        );
+        assert_eq!(
+            theirs,
+            format!("a twinstar of protocol {}", PROTOCOL_VERSION + 1)
+        );
+
+        // What a protocol-4 peer sends first.
+        let old = br#"{"type":"hello","protocol":4,"game_version":"0.1.0","sim_version":3}"#;
+        let error = decode(old).unwrap_err().to_string();
+        assert!(
+            error.contains("the other player runs twinstar 0.1.0 (protocol 4)"),
+            "{error}"
+        );
+        let error = decode(b"{not even json").unwrap_err().to_string();
+        assert!(error.contains("an older twinstar"), "{error}");
+    }
+
+    #[test]
+    fn garbage_trailing_bytes_and_oversize_are_malformed() {
+        let mut trailing = encode(&Message::Busy);
+        trailing.push(0);
+        for bytes in [
+            &b"\x00\xffnot a message"[..],
+            &b""[..],
+            &b"T"[..],
+            &trailing[..],
+            &[b'T', VERSION, 200][..],
+        ] {
+            assert_eq!(
+                decode(bytes),
+                Err(HandshakeError::Malformed { bytes: bytes.len() }),
+                "{bytes:?}"
+            );
+        }
+        let mut huge = encode(&Message::CatchUp {
+            chunks: vec![0; MAX_MESSAGE_BYTES],
+        });
+        assert!(matches!(
+            decode(&huge),
+            Err(HandshakeError::Malformed { .. })
+        ));
+        // A length prefix promising more than there is allocates nothing.
+        huge.truncate(16);
+        assert!(matches!(
+            decode(&huge),
+            Err(HandshakeError::Malformed { .. })
+        ));
+    }
+
+    #[test]
+    fn a_hello_with_more_claims_than_player_slots_is_malformed() {
+        let mut many = hello();
+        many.rejoin = vec![many.rejoin[0]; 3];
+        let bytes = encode(&Message::Hello(many));
+        assert!(matches!(
+            decode(&bytes),
+            Err(HandshakeError::Malformed { .. })
+        ));
+    }
+}
