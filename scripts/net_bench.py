@@ -156,7 +156,9 @@ def watched_match(server, frames, spectators_at, extra=(), room="WCH-B23"):
 def cmd_spectators(args):
     with Server() as server:
         for count in [int(c) for c in args.counts.split(",")]:
-            host, join, _ = watched_match(server, args.seconds * 60, [0] * count)
+            extra = ["--bot-style", args.bot_style]
+            host, join, spectators = watched_match(server, args.seconds * 60, [0] * count, extra)
+            behind = [s.summary["behind_live_ms"] for s in spectators]
             minutes = host["elapsed_s"] / 60
             stream = host["spectator_bytes_sent"]
             print(json.dumps({
@@ -166,6 +168,8 @@ def cmd_spectators(args):
                 "host_stream_kb_per_min": round(stream / minutes / 1000, 1),
                 "per_spectator_kb_per_min": round(stream / minutes / 1000 / count, 1) if count else None,
                 "join_ggrs_kb_per_min": round(join["bytes_sent"] / minutes / 1000, 1),
+                # Mean frames received but not yet shown, as time.
+                "spectator_behind_live_ms": max(behind) if behind else None,
             }), flush=True)
 
 
@@ -264,6 +268,7 @@ def main():
     w = sub.add_parser("spectators")
     w.add_argument("--seconds", type=int, default=30)
     w.add_argument("--counts", default="0,1,8")
+    w.add_argument("--bot-style", default="script", choices=["script", "human"])
     k = sub.add_parser("catch-up")
     k.add_argument("--minutes", type=float, default=10)
     k.add_argument("--preset", default="default")

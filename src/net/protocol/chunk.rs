@@ -1,20 +1,23 @@
 //! Confirmed frames on the wire (a rejoin's catch-up, a spectator's
-//! stream): chunks of inputs, each `start` (varint), the frame count (one
-//! byte, 1–60), each player's inputs as runs of (input, length), and a
-//! checksum flag: `1` and the 16-byte state checksum after the chunk's last
-//! frame, or `0`. A message's chunks follow each other with nothing between.
+//! stream): chunks of inputs, each `start` (varint), one byte of frame
+//! count (1–60) whose top bit says a checksum follows the inputs, each
+//! player's inputs as runs of (input, length), then that 16-byte state
+//! checksum after the chunk's last frame, if flagged. A message's chunks
+//! follow each other with nothing between.
 //!
 //! Why not the replay file's chunk: a live chunk of a few frames would
 //! carry a fixed 4-byte start and a 16-byte checksum. Here the checksum
 //! rides only where the sender has one worth checking — every chunk of a
 //! catch-up (they end on the 60-frame grid, or at the end), and a live
 //! chunk that ends on the grid — so a spectator still checks its world
-//! once a second, and a live chunk of 6 frames is ~8 bytes.
+//! once a second, and a live chunk of 6 frames is ~7 bytes.
 
 use crate::sim::{Frame, Input, PLAYERS};
 
 /// The most frames in one chunk (the replay format's checksum interval).
 pub const CHUNK_FRAMES: usize = crate::replay::CHECKSUM_INTERVAL as usize;
+/// The count byte's flag: a checksum follows the inputs.
+const HAS_CHECKSUM: u8 = 0x80;
 
 /// A decoded chunk: frames `start..start + frames.len()`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,7 +37,8 @@ pub fn encode(
 ) {
     debug_assert!(!frames.is_empty() && frames.len() <= CHUNK_FRAMES);
     put_varint(start, out);
-    out.push(frames.len() as u8);
+    let flag = if checksum.is_some() { HAS_CHECKSUM } else { 0 };
+    out.push(frames.len() as u8 | flag);
     for player in 0..PLAYERS {
         let mut i = 0;
         while i < frames.len() {
@@ -46,12 +50,8 @@ pub fn encode(
             i += run;
         }
     }
-    match checksum {
-        Some(checksum) => {
-            out.push(1);
-            out.extend_from_slice(&checksum.to_le_bytes());
-        }
-        None => out.push(0),
+    if let Some(checksum) = checksum {
+        out.extend_from_slice(&checksum.to_le_bytes());
     }
 }
 
@@ -61,7 +61,8 @@ pub fn decode(bytes: &[u8]) -> Result<(Chunk, usize), &'static str> {
     let mut cur = Cursor { bytes, at: 0 };
     let start = cur.varint()?;
     let [count] = cur.take::<1>()?;
-    let count = count as usize;
+    let has_checksum = count & HAS_CHECKSUM != 0;
+    let count = (count & !HAS_CHECKSUM) as usize;
     if count == 0 || count > CHUNK_FRAMES {
         return Err("a chunk holds 1 to 60 frames");
     }
@@ -80,10 +81,9 @@ pub fn decode(bytes: &[u8]) -> Result<(Chunk, usize), &'static str> {
             filled += run;
         }
     }
-    let checksum = match cur.take::<1>()? {
-        [0] => None,
-        [1] => Some(u128::from_le_bytes(cur.take()?)),
-        _ => return Err("a chunk's checksum flag is 0 or 1"),
+    let checksum = match has_checksum {
+        true => Some(u128::from_le_bytes(cur.take()?)),
+        false => None,
     };
     let chunk = Chunk {
         start,
@@ -173,7 +173,7 @@ mod tests {
         let mut bytes = Vec::new();
         // Frame 3,000, six frames, each player holding one input.
         encode(3_000, &[[Input(5), Input(9)]; 6], None, &mut bytes);
-        assert_eq!(bytes.len(), 2 + 1 + 2 + 2 + 1);
+        assert_eq!(bytes.len(), 2 + 1 + 2 + 2);
     }
 
     #[test]
@@ -183,13 +183,10 @@ mod tests {
         assert!(decode(&good[..good.len() - 1]).is_err());
         let cases: [(&[u8], &str); 5] = [
             (&[0, 0], "1 to 60"),
-            (&[0, 61], "1 to 60"),
+            (&[0, 0x80 | 61], "1 to 60"),
             (&[0, 2, 5, 3], "add up"),
-            (
-                &[0xff, 0xff, 0xff, 0xff, 0x7f, 1, 0, 1, 0, 1, 0],
-                "overflows",
-            ),
-            (&[0, 1, 0, 1, 0, 1, 2], "flag"),
+            (&[0xff, 0xff, 0xff, 0xff, 0x7f, 1, 0, 1, 0, 1], "overflows"),
+            (&[0, 0x81, 0, 1, 0, 1, 2], "cut short"),
         ];
         for (bytes, what) in cases {
             let error = decode(bytes).unwrap_err();
