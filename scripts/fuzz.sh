@@ -98,7 +98,7 @@ for t in "${targets[@]}"; do
     [ -d "regressions/$t" ] && replay+=(regressions/"$t"/*)
     if ! nice -n "$nice_level" "$bin" "${limits[@]}" "${replay[@]}" >"logs/$t.replay.log" 2>&1; then
         echo "fuzz.sh: $t fails on a seed or regression (fuzz/logs/$t.replay.log):" >&2
-        grep -m1 -A3 -E "panicked|ERROR" "logs/$t.replay.log" >&2 || tail -5 "logs/$t.replay.log" >&2
+        grep -a -m1 -A3 -E "panicked|ERROR" "logs/$t.replay.log" >&2 || tail -5 "logs/$t.replay.log" >&2
         failed+=("$t")
     fi
     # 2. Fuzzing, from the corpus so far and the seeds.
@@ -114,7 +114,7 @@ for t in "${targets[@]}"; do
     log="logs/$t.log"
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
-    last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
+    last=$(grep -aE '^#[0-9]+' "$log" | tail -1 || true)
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
     corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9A-Za-z]*\).*/\1/p' <<<"$last")
@@ -123,7 +123,7 @@ for t in "${targets[@]}"; do
     findings=$(( $(ls "artifacts/$t" | wc -l) - before ))
     if [ "$rc" != 0 ] || [ "$findings" -gt 0 ]; then
         echo "fuzz.sh: $t found something (exit $rc); see fuzz/$log and fuzz/artifacts/$t/:" >&2
-        grep -m1 -A3 -E "panicked|ERROR" "$log" >&2 || true
+        grep -a -m1 -A3 -E "panicked|ERROR" "$log" >&2 || true
         failed+=("$t")
         findings=$((findings > 0 ? findings : 1))
     fi
