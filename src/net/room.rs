@@ -247,6 +247,14 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
                 self.out.push(Output::OthersChat(from, text));
             }
             Ok(hello @ Message::Hello(_)) => self.knock(from, hello, now),
+            // A peer of another version (a spectator, a third player) gets
+            // an answer in ours, which it cannot read either: so its user
+            // is told of a version mismatch instead of waiting in silence.
+            Err(e @ HandshakeError::VersionMismatch { .. }) if self.phase != Phase::Watching => {
+                let reason = e.to_string();
+                self.out
+                    .push(Output::Send(from, Message::WatchRefused { reason }));
+            }
             // Anything else from a stranger is not for us (a dropped
             // partner's last words, a `Busy` from a player we did not ask).
             _ => {}

@@ -583,3 +583,22 @@ fn a_spectator_listens_to_its_player_only() {
     );
     assert_eq!(room.partner(), Some(1));
 }
+
+/// A spectator or player of another protocol (its envelope does not decode
+/// here) is answered, so it can say "version mismatch" rather than wait.
+#[test]
+fn a_peer_of_another_version_is_answered() {
+    let mut wire = agreed_pair(4);
+    let now = wire.now;
+    let newer = Err(HandshakeError::VersionMismatch {
+        ours: "twinstar 0.1.0 (protocol 5, simulation 3)".into(),
+        theirs: "a twinstar of protocol 6".into(),
+    });
+    let room = wire.room(HOST);
+    room.received(9, newer, now);
+    let out = room.take_outputs();
+    assert!(
+        matches!(&out[..], [Output::Send(9, Message::WatchRefused { reason })] if reason.contains("protocol 6")),
+        "{out:?}"
+    );
+}
