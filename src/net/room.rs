@@ -105,9 +105,13 @@ pub struct Room<P> {
     /// Every peer whose connection ever opened.
     connected_once: HashSet<P>,
     spectators: HashSet<P>,
-    /// Said `Hello` while another was being heard: the next candidates,
-    /// with the `Hello` each sent.
+    /// Said `Hello` while another was being heard, or before matchbox
+    /// reported its connection open: the next candidates, with the `Hello`
+    /// each sent.
     knocking: Vec<(P, Message)>,
+    /// `Watch`es from peers whose connection is not reported open yet,
+    /// handed over once it is (an answer sent now would be dropped).
+    early_watches: Vec<(P, Message)>,
     told_busy: HashSet<P>,
     out: Vec<Output<P>>,
 }
@@ -136,6 +140,7 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
             connected_once: HashSet::new(),
             spectators: HashSet::new(),
             knocking: Vec::new(),
+            early_watches: Vec::new(),
             told_busy: HashSet::new(),
             out: Vec::new(),
         }
@@ -189,12 +194,26 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
     }
 
     /// A peer's connection opened.
+    ///
+    /// matchbox sends only to peers it has reported connected, and data
+    /// can arrive before that report: what a peer said before is acted on
+    /// now, when an answer can reach it.
     pub fn connected(&mut self, peer: P, now: Instant) {
         self.connected_once.insert(peer);
         if !self.live.contains(&peer) {
             self.live.push(peer);
         }
-        if self.phase == Phase::Seeking && self.partner().is_none() {
+        if let Some(at) = self.early_watches.iter().position(|(p, _)| *p == peer) {
+            let (_, watch) = self.early_watches.remove(at);
+            self.received(peer, Ok(watch), now);
+        }
+        if let Some(at) = self.knocking.iter().position(|(p, _)| *p == peer) {
+            let (_, hello) = self.knocking.remove(at);
+            self.knock(peer, hello, now);
+        } else if self.phase == Phase::Seeking
+            && self.partner().is_none()
+            && !self.spectators.contains(&peer)
+        {
             self.hear(peer, None, now);
         }
     }
@@ -235,7 +254,14 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
             self.hear_candidate(from, message, now);
             return;
         }
+        let reachable = self.live.contains(&from);
         match message {
+            Ok(watch @ Message::Watch { .. }) if !reachable && self.phase != Phase::Watching => {
+                let known = self.early_watches.iter().any(|(p, _)| *p == from);
+                if !known && self.early_watches.len() < KEPT {
+                    self.early_watches.push((from, watch));
+                }
+            }
             Ok(watch @ Message::Watch { .. }) if self.phase != Phase::Watching => {
                 self.knocking.retain(|(p, _)| *p != from);
                 if self.spectators.len() < KEPT {
@@ -276,7 +302,10 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
     /// A stranger said `Hello`.
     fn knock(&mut self, from: P, hello: Message, now: Instant) {
         let hearing = self.candidate.as_ref();
+        let reachable = self.live.contains(&from);
         match self.phase {
+            // Held until its connection is reported open (`connected`).
+            Phase::Seeking | Phase::Paused if !reachable => self.hold(from, hello),
             // Nobody is being heard: this one is (seeking, the partner that
             // turned out a spectator left no one else; paused, the first).
             Phase::Seeking | Phase::Paused if hearing.is_none() => {
@@ -333,8 +362,8 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
     /// was refused: one that said `Hello` first, else (seeking) one that is
     /// connected and has not said what it is.
     fn hear_next(&mut self, now: Instant) {
-        if !self.knocking.is_empty() {
-            let (peer, hello) = self.knocking.remove(0);
+        if let Some(at) = (self.knocking.iter()).position(|(p, _)| self.live.contains(p)) {
+            let (peer, hello) = self.knocking.remove(at);
             self.hear(peer, Some(hello), now);
             return;
         }
@@ -441,6 +470,7 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
         self.live.retain(|p| *p != peer);
         self.spectators.remove(&peer);
         self.knocking.retain(|(p, _)| *p != peer);
+        self.early_watches.retain(|(p, _)| *p != peer);
     }
 }
 
