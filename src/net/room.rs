@@ -105,13 +105,13 @@ pub struct Room<P> {
     /// Every peer whose connection ever opened.
     connected_once: HashSet<P>,
     spectators: HashSet<P>,
-    /// Said `Hello` while another was being heard, or before matchbox
-    /// reported its connection open: the next candidates, with the `Hello`
-    /// each sent.
+    /// Said `Hello` while another was being heard: the next candidates,
+    /// with the `Hello` each sent.
     knocking: Vec<(P, Message)>,
-    /// `Watch`es from peers whose connection is not reported open yet,
-    /// handed over once it is (an answer sent now would be dropped).
-    early_watches: Vec<(P, Message)>,
+    /// `Hello`s and `Watch`es from peers whose connection is not reported
+    /// open yet (an answer sent now would be dropped), received again once
+    /// it is.
+    early: Vec<(P, Message)>,
     told_busy: HashSet<P>,
     out: Vec<Output<P>>,
 }
@@ -140,7 +140,7 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
             connected_once: HashSet::new(),
             spectators: HashSet::new(),
             knocking: Vec::new(),
-            early_watches: Vec::new(),
+            early: Vec::new(),
             told_busy: HashSet::new(),
             out: Vec::new(),
         }
@@ -203,14 +203,14 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
         if !self.live.contains(&peer) {
             self.live.push(peer);
         }
-        if let Some(at) = self.early_watches.iter().position(|(p, _)| *p == peer) {
-            let (_, watch) = self.early_watches.remove(at);
-            self.received(peer, Ok(watch), now);
+        let (said, others) = std::mem::take(&mut self.early)
+            .into_iter()
+            .partition(|(p, _)| *p == peer);
+        self.early = others;
+        for (_, message) in said {
+            self.received(peer, Ok(message), now);
         }
-        if let Some(at) = self.knocking.iter().position(|(p, _)| *p == peer) {
-            let (_, hello) = self.knocking.remove(at);
-            self.knock(peer, hello, now);
-        } else if self.phase == Phase::Seeking
+        if self.phase == Phase::Seeking
             && self.partner().is_none()
             && !self.spectators.contains(&peer)
         {
@@ -254,14 +254,12 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
             self.hear_candidate(from, message, now);
             return;
         }
-        let reachable = self.live.contains(&from);
+        if let Ok(message) = &message
+            && self.answer_later(from, message)
+        {
+            return;
+        }
         match message {
-            Ok(watch @ Message::Watch { .. }) if !reachable && self.phase != Phase::Watching => {
-                let known = self.early_watches.iter().any(|(p, _)| *p == from);
-                if !known && self.early_watches.len() < KEPT {
-                    self.early_watches.push((from, watch));
-                }
-            }
             Ok(watch @ Message::Watch { .. }) if self.phase != Phase::Watching => {
                 self.knocking.retain(|(p, _)| *p != from);
                 if self.spectators.len() < KEPT {
@@ -299,13 +297,31 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
         self.check_outcome(now);
     }
 
+    /// Keeps a `Watch`, or a `Hello` while a player is sought, from a peer
+    /// whose connection is not reported open, for `connected`; one of each
+    /// kind a peer.
+    fn answer_later(&mut self, from: P, message: &Message) -> bool {
+        if self.live.contains(&from) {
+            return false;
+        }
+        let kept = match message {
+            Message::Watch { .. } => self.phase != Phase::Watching,
+            Message::Hello(_) => matches!(self.phase, Phase::Seeking | Phase::Paused),
+            _ => false,
+        };
+        let kind = std::mem::discriminant(message);
+        let known =
+            (self.early.iter()).any(|(p, m)| *p == from && std::mem::discriminant(m) == kind);
+        if kept && !known && self.early.len() < KEPT {
+            self.early.push((from, message.clone()));
+        }
+        kept
+    }
+
     /// A stranger said `Hello`.
     fn knock(&mut self, from: P, hello: Message, now: Instant) {
         let hearing = self.candidate.as_ref();
-        let reachable = self.live.contains(&from);
         match self.phase {
-            // Held until its connection is reported open (`connected`).
-            Phase::Seeking | Phase::Paused if !reachable => self.hold(from, hello),
             // Nobody is being heard: this one is (seeking, the partner that
             // turned out a spectator left no one else; paused, the first).
             Phase::Seeking | Phase::Paused if hearing.is_none() => {
@@ -362,8 +378,8 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
     /// was refused: one that said `Hello` first, else (seeking) one that is
     /// connected and has not said what it is.
     fn hear_next(&mut self, now: Instant) {
-        if let Some(at) = (self.knocking.iter()).position(|(p, _)| self.live.contains(p)) {
-            let (peer, hello) = self.knocking.remove(at);
+        if !self.knocking.is_empty() {
+            let (peer, hello) = self.knocking.remove(0);
             self.hear(peer, Some(hello), now);
             return;
         }
@@ -470,7 +486,7 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
         self.live.retain(|p| *p != peer);
         self.spectators.remove(&peer);
         self.knocking.retain(|(p, _)| *p != peer);
-        self.early_watches.retain(|(p, _)| *p != peer);
+        self.early.retain(|(p, _)| *p != peer);
     }
 }
 
