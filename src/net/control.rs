@@ -83,11 +83,6 @@ impl ControlChannel {
         &self.room
     }
 
-    /// The room, to change its phase (a paused match).
-    pub fn room_mut(&mut self) -> &mut Room<PeerId> {
-        &mut self.room
-    }
-
     /// The partner dropped mid-match: the room waits for the player holding
     /// `hello`'s resume claim, and what the old partner left unread is
     /// dropped.

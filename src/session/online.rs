@@ -593,16 +593,8 @@ impl OnlineBackend {
 
     /// WebRTC's view of the peer: connection kind, or gone.
     fn poll_peer(&mut self, log: &mut FrameLog) -> Result<(), SessionError> {
-        // Err: the signaling connection closed; the data channels may live on.
-        let changes = self.socket.try_update_peers().unwrap_or_default();
-        for (peer, state) in changes {
-            if state == PeerState::Disconnected && self.spectators.drop_peer(peer) {
-                tracing::info!("spectator {peer} left");
-            }
-            self.control.peer_changed(peer, state);
-        }
-        let partner_left = (self.control.take_events().into_iter())
-            .any(|event| matches!(event, Output::PartnerLeft(_)));
+        let partner_left =
+            (self.room_events().into_iter()).any(|event| matches!(event, Output::PartnerLeft(_)));
         if partner_left {
             if self.match_over() {
                 self.peer_gone = true;
@@ -622,6 +614,20 @@ impl OnlineBackend {
             self.connection = Some(kind);
         }
         Ok(())
+    }
+
+    /// matchbox's peer changes, to the spectators and the room; what the
+    /// room decided since the last call.
+    pub(super) fn room_events(&mut self) -> Vec<Output<PeerId>> {
+        // Err: the signaling connection closed; the data channels may live on.
+        let changes = self.socket.try_update_peers().unwrap_or_default();
+        for (peer, state) in changes {
+            if state == PeerState::Disconnected && self.spectators.drop_peer(peer) {
+                tracing::info!("spectator {peer} left");
+            }
+            self.control.peer_changed(peer, state);
+        }
+        self.control.take_events()
     }
 
     fn poll_control(&mut self, log: &mut FrameLog) -> Result<(), SessionError> {

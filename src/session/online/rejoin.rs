@@ -18,7 +18,7 @@
 
 use web_time::{Duration, Instant};
 
-use matchbox_socket::{PeerId, PeerState};
+use matchbox_socket::PeerId;
 
 use super::{OnlineBackend, start_session};
 use crate::net::delay::Retuner;
@@ -106,13 +106,7 @@ impl OnlineBackend {
             )));
         }
         self.control.pump();
-        for (peer, state) in self.socket.try_update_peers().unwrap_or_default() {
-            if state == PeerState::Disconnected {
-                self.spectators.drop_peer(peer);
-            }
-            self.control.peer_changed(peer, state);
-        }
-        for event in self.control.take_events() {
+        for event in self.room_events() {
             // Refusals and newcomers leaving are the room's to handle.
             if let Output::Agreed(peer, agreement) = event {
                 return self.resume(peer, agreement, sim, log);
