@@ -193,6 +193,14 @@ pub fn encode_chunk(start: Frame, frames: &[[Input; PLAYERS]], checksum: u128, o
     debug_assert!(!frames.is_empty() && frames.len() <= u8::MAX as usize);
     out.extend_from_slice(&start.to_le_bytes());
     out.push(frames.len() as u8);
+    put_input_runs(frames, out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+}
+
+/// Appends each player's inputs as (input, run) byte pairs, player 1's
+/// first: the layout of a replay chunk's inputs, which the wire's chunks
+/// (`net::protocol::chunk`) share. At most 255 frames.
+pub(crate) fn put_input_runs(frames: &[[Input; PLAYERS]], out: &mut Vec<u8>) {
     for player in 0..PLAYERS {
         let mut i = 0;
         while i < frames.len() {
@@ -206,7 +214,31 @@ pub fn encode_chunk(start: Frame, frames: &[[Input; PLAYERS]], checksum: u128, o
             i += run;
         }
     }
-    out.extend_from_slice(&checksum.to_le_bytes());
+}
+
+/// `count` frames of input runs from the front of `bytes` (see
+/// [`put_input_runs`]), and the bytes they took.
+pub(crate) fn read_input_runs(
+    bytes: &[u8],
+    count: usize,
+) -> Result<(Vec<[Input; PLAYERS]>, usize), &'static str> {
+    let mut cur = Cursor(bytes);
+    let mut frames = vec![[Input::default(); PLAYERS]; count];
+    for player in 0..PLAYERS {
+        let mut filled = 0usize;
+        while filled < count {
+            let [value, run] = cur.take::<2>()?;
+            let run = run as usize;
+            if run == 0 || filled + run > count {
+                return Err("input runs do not add up to the chunk length");
+            }
+            for frame in &mut frames[filled..filled + run] {
+                frame[player] = Input(value);
+            }
+            filled += run;
+        }
+    }
+    Ok((frames, bytes.len() - cur.0.len()))
 }
 
 /// A decoded chunk.
@@ -224,21 +256,8 @@ pub fn decode_chunk(payload: &[u8]) -> Result<Chunk, &'static str> {
     if count == 0 {
         return Err("empty input chunk");
     }
-    let mut frames = vec![[Input::default(); PLAYERS]; count as usize];
-    for player in 0..PLAYERS {
-        let mut filled = 0usize;
-        while filled < count as usize {
-            let [value, run] = cur.take::<2>()?;
-            let run = run as usize;
-            if run == 0 || filled + run > count as usize {
-                return Err("input runs do not add up to the chunk length");
-            }
-            for frame in &mut frames[filled..filled + run] {
-                frame[player] = Input(value);
-            }
-            filled += run;
-        }
-    }
+    let (frames, used) = read_input_runs(cur.0, count as usize)?;
+    cur.0 = &cur.0[used..];
     let checksum = u128::from_le_bytes(cur.take()?);
     if !cur.0.is_empty() {
         return Err("trailing bytes after an input chunk");

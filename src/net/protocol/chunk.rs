@@ -5,13 +5,15 @@
 //! checksum after the chunk's last frame, if flagged. A message's chunks
 //! follow each other with nothing between.
 //!
-//! Why not the replay file's chunk: a live chunk of a few frames would
+//! The input runs are the replay file's (`replay::format`). Why not its
+//! whole chunk: a live chunk of a few frames would
 //! carry a fixed 4-byte start and a 16-byte checksum. Here the checksum
 //! rides only where the sender has one worth checking — every chunk of a
 //! catch-up (they end on the 60-frame grid, or at the end), and a live
 //! chunk that ends on the grid — so a spectator still checks its world
 //! once a second, and a live chunk of 6 frames is ~7 bytes.
 
+use crate::replay::{put_input_runs, read_input_runs};
 use crate::sim::{Frame, Input, PLAYERS};
 
 /// The most frames in one chunk (the replay format's checksum interval).
@@ -39,17 +41,7 @@ pub fn encode(
     put_varint(start, out);
     let flag = if checksum.is_some() { HAS_CHECKSUM } else { 0 };
     out.push(frames.len() as u8 | flag);
-    for player in 0..PLAYERS {
-        let mut i = 0;
-        while i < frames.len() {
-            let value = frames[i][player];
-            let run = (frames[i..].iter())
-                .take_while(|f| f[player] == value)
-                .count();
-            out.extend_from_slice(&[value.0, run as u8]);
-            i += run;
-        }
-    }
+    put_input_runs(frames, out);
     if let Some(checksum) = checksum {
         out.extend_from_slice(&checksum.to_le_bytes());
     }
@@ -66,21 +58,8 @@ pub fn decode(bytes: &[u8]) -> Result<(Chunk, usize), &'static str> {
     if count == 0 || count > CHUNK_FRAMES {
         return Err("a chunk holds 1 to 60 frames");
     }
-    let mut frames = vec![[Input::default(); PLAYERS]; count];
-    for player in 0..PLAYERS {
-        let mut filled = 0;
-        while filled < count {
-            let [value, run] = cur.take::<2>()?;
-            let run = run as usize;
-            if run == 0 || filled + run > count {
-                return Err("input runs do not add up to the chunk length");
-            }
-            for frame in &mut frames[filled..filled + run] {
-                frame[player] = Input(value);
-            }
-            filled += run;
-        }
-    }
+    let (frames, used) = read_input_runs(&bytes[cur.at..], count)?;
+    cur.at += used;
     let checksum = match has_checksum {
         true => Some(u128::from_le_bytes(cur.take()?)),
         false => None,
