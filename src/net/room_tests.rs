@@ -472,27 +472,35 @@ fn a_third_player_on_a_stock_server_is_told_a_match_is_running() {
     }
 }
 
+/// Host and joiner agreed, then the joiner left and the host paused for
+/// it; the agreements (host's, joiner's) and the `Hello` of the joiner
+/// coming back with its rejoin claim.
+fn paused_without_joiner(seed: u64) -> (Wire, Agreement, Agreement, Hello) {
+    let mut wire = agreed_pair(seed);
+    let (kept, joined) = assert_agreed(&wire, HOST, JOIN);
+    wire.leave(JOIN);
+    let mut resume = hello(Role::Host);
+    resume.resume = Some(Claim {
+        match_id: kept.match_id,
+        player: kept.local_handle as u8 + 1,
+    });
+    wire.room(HOST).pause(resume, DelaySetting::Auto);
+    wire.nodes.get_mut(&HOST).expect("host").log.clear();
+    let mut rejoiner = hello(Role::Join);
+    rejoiner.rejoin = vec![Claim {
+        match_id: joined.match_id,
+        player: joined.local_handle as u8 + 1,
+    }];
+    (wire, kept, joined, rejoiner)
+}
+
 /// Keeper paused, waiting for the joiner of match M: a stranger (no
 /// ticket), a player of another match and the rejoiner arrive in some
 /// order; only the rejoiner gets the seat, the others are told why.
 #[test]
 fn a_paused_match_takes_only_its_rejoiner() {
     for seed in 0..30 {
-        let mut wire = agreed_pair(seed);
-        let (kept, joined) = assert_agreed(&wire, HOST, JOIN);
-        wire.leave(JOIN);
-        let mut resume = hello(Role::Host);
-        resume.resume = Some(Claim {
-            match_id: kept.match_id,
-            player: kept.local_handle as u8 + 1,
-        });
-        wire.room(HOST).pause(resume, DelaySetting::Auto);
-        wire.nodes.get_mut(&HOST).expect("host").log.clear();
-        let mut rejoiner = hello(Role::Join);
-        rejoiner.rejoin = vec![Claim {
-            match_id: joined.match_id,
-            player: joined.local_handle as u8 + 1,
-        }];
+        let (mut wire, kept, joined, rejoiner) = paused_without_joiner(seed);
         let mut other_match = hello(Role::Join);
         other_match.rejoin = vec![Claim {
             match_id: joined.match_id ^ 1,
@@ -541,21 +549,7 @@ fn a_paused_match_takes_only_its_rejoiner() {
 #[test]
 fn a_newcomer_leaving_mid_handshake_does_not_hold_up_the_rejoiner() {
     for seed in 0..20 {
-        let mut wire = agreed_pair(seed);
-        let (kept, joined) = assert_agreed(&wire, HOST, JOIN);
-        wire.leave(JOIN);
-        let mut resume = hello(Role::Host);
-        resume.resume = Some(Claim {
-            match_id: kept.match_id,
-            player: kept.local_handle as u8 + 1,
-        });
-        wire.room(HOST).pause(resume, DelaySetting::Auto);
-        wire.nodes.get_mut(&HOST).expect("host").log.clear();
-        let mut rejoiner = hello(Role::Join);
-        rejoiner.rejoin = vec![Claim {
-            match_id: joined.match_id,
-            player: joined.local_handle as u8 + 1,
-        }];
+        let (mut wire, _, _, rejoiner) = paused_without_joiner(seed);
         wire.player(4, hello(Role::Join));
         wire.connect(HOST, 4);
         wire.player(6, rejoiner);
