@@ -1,15 +1,21 @@
 //! The signaling server's request paths: `RoomRequest::from_path`, which
 //! the admission callback and the room task call on the URL path of every
 //! websocket upgrade. An accepted room's canonical path means the same.
+//! The same bytes as a query: `SeatToken::from_query` (a player's seat
+//! token); an accepted token reads back the same from its text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::signaling::{RoomRequest, WATCH_PREFIX};
+use twinstar::net::signaling::{RoomRequest, SEAT_PARAM, SeatToken, WATCH_PREFIX};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(path) = std::str::from_utf8(data) else {
         return;
     };
+    if let Ok(Some(token)) = SeatToken::from_query(Some(path)) {
+        let again = format!("{SEAT_PARAM}={token}");
+        assert_eq!(SeatToken::from_query(Some(&again)), Ok(Some(token)));
+    }
     match RoomRequest::from_path(Some(path)) {
         Ok(RoomRequest::Code(code)) => {
             assert_eq!(

@@ -24,7 +24,7 @@ use matchbox_signaling::common_logic::{SignalingChannel, parse_request, try_send
 use super::limits::AddressGuard;
 use super::metrics::RefusalReason;
 use super::server::Shared;
-use super::{MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest};
+use super::{MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest, SeatToken};
 
 /// Default idle limit: 25 s, under the 30 s by which a dead seat must be
 /// free again for the next pair, and over two keep-alives of matchbox
@@ -39,6 +39,9 @@ fn ping_interval(idle: Duration) -> Duration {
 
 /// Close code 1012 (service restart): "come back in a moment".
 pub const CLOSE_RESTARTING: u16 = 1012;
+/// Close code 4000 (private use): a newer connection presented this
+/// seat's token and took the seat back (`seat`).
+pub const CLOSE_REPLACED: u16 = 4000;
 /// Close code 1001 (going away): the client went silent.
 const CLOSE_GOING_AWAY: u16 = 1001;
 
@@ -54,7 +57,7 @@ pub fn close(code: u16, reason: &str) -> Message {
 /// closes everything.
 pub async fn run(
     socket: WebSocket,
-    request: RoomRequest,
+    (request, token): (RoomRequest, Option<SeatToken>),
     peer: PeerId,
     shared: Shared,
     _address: AddressGuard,
@@ -68,7 +71,7 @@ pub async fn run(
         &sender,
         Message::Text(JsonPeerEvent::IdAssigned(peer).to_string().into()),
     );
-    let seated = seat(&shared, &request, peer, sender.clone());
+    let seated = seat(&shared, &request, token, peer, sender.clone());
 
     let idle = shared.idle_timeout;
     let mut closing = shared.closing.clone();
@@ -198,12 +201,24 @@ impl Client {
 }
 
 /// Seats the peer; false if its room filled up during the upgrade.
-fn seat(shared: &Shared, request: &RoomRequest, peer: PeerId, sender: SignalingChannel) -> bool {
+fn seat(
+    shared: &Shared,
+    request: &RoomRequest,
+    token: Option<SeatToken>,
+    peer: PeerId,
+    sender: SignalingChannel,
+) -> bool {
     let mut rooms = shared.rooms.lock();
-    let Some(key) = rooms.join(request, peer, sender, Instant::now()) else {
+    let taking_back = rooms.takes_back(request, token);
+    let Some(key) = rooms.join_with(request, token, peer, sender, Instant::now()) else {
         warn!(peer = %peer, "room filled up during the upgrade; not seated");
         return false;
     };
+    if taking_back {
+        info!(room = %key, peer = %peer, "took its seat back from a stale connection");
+        shared.metrics.seat_taken_back();
+        return true;
+    }
     if matches!(request, RoomRequest::Watch(_)) {
         let n = rooms.spectators(&key);
         info!(room = %key, peer = %peer, "watching ({n}/{MAX_SPECTATORS} spectators)");

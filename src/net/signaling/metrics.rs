@@ -32,6 +32,8 @@ pub enum RefusalReason {
     RoomFull,
     TooManySpectators,
     BadRoom,
+    /// A `seat` parameter that is not a seat token.
+    BadSeat,
     Draining,
     TooManyFromAddress,
     /// Sent nothing (not even a pong) for the idle limit.
@@ -44,6 +46,7 @@ impl RefusalReason {
             RefusalReason::RoomFull => "room_full",
             RefusalReason::TooManySpectators => "too_many_spectators",
             RefusalReason::BadRoom => "bad_room",
+            RefusalReason::BadSeat => "bad_seat",
             RefusalReason::Draining => "draining",
             RefusalReason::TooManyFromAddress => "too_many_from_address",
             RefusalReason::Silent => "silent",
@@ -72,6 +75,7 @@ struct Inner {
     spectators: Gauge,
     draining: Gauge,
     matches_started: Counter,
+    seats_taken_back: Counter,
     refusals: Family<Reason, Counter>,
     turn_credentials: Counter,
     messages: Family<Direction, Counter>,
@@ -87,6 +91,7 @@ impl Default for Metrics {
             spectators: Gauge::default(),
             draining: Gauge::default(),
             matches_started: Counter::default(),
+            seats_taken_back: Counter::default(),
             refusals: Family::default(),
             turn_credentials: Counter::default(),
             messages: Family::default(),
@@ -117,6 +122,11 @@ impl Default for Metrics {
             "matches_started",
             "Rooms whose second player arrived",
             inner.matches_started.clone(),
+        );
+        registry.register(
+            "seats_taken_back",
+            "Seats a player's new connection took back from its stale one (seat token)",
+            inner.seats_taken_back.clone(),
         );
         registry.register(
             "refusals",
@@ -153,6 +163,10 @@ impl Metrics {
 
     pub fn match_started(&self) {
         self.0.matches_started.inc();
+    }
+
+    pub fn seat_taken_back(&self) {
+        self.0.seats_taken_back.inc();
     }
 
     pub fn refused(&self, reason: RefusalReason) {

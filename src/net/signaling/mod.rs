@@ -21,6 +21,8 @@
 //!   another spectator (see [`registry`]).
 //! - `ws://HOST:PORT/` or `/quick` is a quick match: paired with the next
 //!   client that also asked for one.
+//! - A player may add `?seat=TOKEN` ([`SeatToken`]): a later connection with
+//!   the same token takes that seat back at once (see [`seat`]).
 //! - Anything else is refused with HTTP 400.
 //! - A plain `GET` (no websocket upgrade) is no client: `/` answers with the
 //!   web client's page when the server has one, see [`web`]. Its players
@@ -52,6 +54,7 @@ mod metrics;
 pub mod native_client;
 #[cfg(not(target_arch = "wasm32"))]
 mod registry;
+mod seat;
 #[cfg(not(target_arch = "wasm32"))]
 mod server;
 #[cfg(not(target_arch = "wasm32"))]
@@ -78,6 +81,7 @@ pub use limits::DEFAULT_MAX_PER_ADDRESS;
 pub use metrics::RoomCounts;
 #[cfg(not(target_arch = "wasm32"))]
 pub use registry::{Registry, RelayError};
+pub use seat::{SEAT_PARAM, SeatToken, SeatTokenError};
 #[cfg(not(target_arch = "wasm32"))]
 pub use server::{
     BoundServer, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, RoomState, ServeOptions,
@@ -145,6 +149,8 @@ pub enum Refusal {
     TooManySpectators(RoomCode),
     #[error("invalid room: {0}")]
     BadRoom(RoomCodeError),
+    #[error("{0}")]
+    BadSeat(SeatTokenError),
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -152,7 +158,7 @@ impl Refusal {
     pub fn status(&self) -> StatusCode {
         match self {
             Refusal::RoomFull(_) | Refusal::TooManySpectators(_) => StatusCode::CONFLICT,
-            Refusal::BadRoom(_) => StatusCode::BAD_REQUEST,
+            Refusal::BadRoom(_) | Refusal::BadSeat(_) => StatusCode::BAD_REQUEST,
         }
     }
 }

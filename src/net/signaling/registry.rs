@@ -17,7 +17,9 @@ use matchbox_protocol::{JsonPeerEvent, PeerId};
 use matchbox_signaling::common_logic::{SignalingChannel, try_send};
 use tracing::warn;
 
+use super::connection::{CLOSE_REPLACED, close};
 use super::metrics::RoomCounts;
+use super::seat::SeatToken;
 use super::{
     MAX_SIGNAL_BYTES, MAX_SPECTATORS, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, Refusal,
     RoomRequest,
@@ -50,6 +52,8 @@ struct Seat {
     relayed: usize,
     /// A spectator (not a player member of its room).
     spectator: bool,
+    /// The player's seat token: whoever presents it takes this seat back.
+    token: Option<SeatToken>,
 }
 
 #[derive(Debug, Default)]
@@ -92,6 +96,24 @@ pub struct Registry {
 impl Registry {
     /// Before the upgrade: may this client in? Reserves its seat if so.
     pub fn admit(&mut self, request: &RoomRequest, now: Instant) -> Result<(), Refusal> {
+        self.admit_with(request, None, now)
+    }
+
+    /// [`Registry::admit`] for a player presenting a seat token: one that
+    /// holds a seat in the room is let in to take it back (at
+    /// [`Registry::join_with`]), full room or not; any other token takes
+    /// nothing (see `seat`).
+    pub fn admit_with(
+        &mut self,
+        request: &RoomRequest,
+        token: Option<SeatToken>,
+        now: Instant,
+    ) -> Result<(), Refusal> {
+        if let (RoomRequest::Code(code), Some(token)) = (request, token)
+            && self.holder(code.canonical(), token).is_some()
+        {
+            return Ok(());
+        }
         let (code, watching) = match request {
             RoomRequest::Code(code) => (code, false),
             RoomRequest::Watch(code) => (code, true),
@@ -130,6 +152,25 @@ impl Registry {
         sender: SignalingChannel,
         now: Instant,
     ) -> Option<String> {
+        self.join_with(request, None, peer, sender, now)
+    }
+
+    /// [`Registry::join`] with the player's seat token: the seat it holds
+    /// in the room, if any, is taken back from its stale connection.
+    pub fn join_with(
+        &mut self,
+        request: &RoomRequest,
+        token: Option<SeatToken>,
+        peer: PeerId,
+        sender: SignalingChannel,
+        now: Instant,
+    ) -> Option<String> {
+        if let (RoomRequest::Code(code), Some(token)) = (request, token)
+            && let Some(stale) = self.holder(code.canonical(), token)
+        {
+            self.take_back(code.canonical(), stale, peer, sender, token);
+            return Some(code.canonical().to_owned());
+        }
         let key = match request {
             RoomRequest::Watch(code) => {
                 return self.watch(code.canonical(), peer, sender, now);
@@ -172,10 +213,98 @@ impl Registry {
                 channel: sender,
                 relayed: 0,
                 spectator: false,
+                token,
             },
         );
         self.introduce_spectators(&key);
         Some(key)
+    }
+
+    /// Would this player's connection take back a seat (see `join_with`)?
+    pub fn takes_back(&self, request: &RoomRequest, token: Option<SeatToken>) -> bool {
+        match (request, token) {
+            (RoomRequest::Code(code), Some(token)) => {
+                self.holder(code.canonical(), token).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// The member of room `key` whose seat `token` holds.
+    fn holder(&self, key: &str, token: SeatToken) -> Option<PeerId> {
+        let room = self.rooms.get(key)?;
+        (room.members.iter().copied()).find(|member| {
+            self.peers
+                .get(member)
+                .is_some_and(|s| s.token == Some(token))
+        })
+    }
+
+    /// `peer` takes `stale`'s seat, in its place (the first player stays
+    /// first: it is the one spectators are introduced to). The stale
+    /// connection is closed; whoever knew it hears it left and meets
+    /// `peer` instead, as if it had left and come back.
+    fn take_back(
+        &mut self,
+        key: &str,
+        stale: PeerId,
+        peer: PeerId,
+        sender: SignalingChannel,
+        token: SeatToken,
+    ) {
+        if let Some(seat) = self.peers.remove(&stale) {
+            // Its task then ends and finds nothing to leave.
+            let _ = try_send(
+                &seat.channel,
+                close(
+                    CLOSE_REPLACED,
+                    "this seat was taken back by a newer connection",
+                ),
+            );
+        }
+        let Some(room) = self.rooms.get_mut(key) else {
+            return;
+        };
+        let mut told = Vec::new();
+        for member in room.members.iter_mut() {
+            if *member == stale {
+                *member = peer;
+            } else {
+                told.push(*member);
+            }
+        }
+        let mut orphans = Vec::new();
+        for (spectator, introduced_to) in &mut room.spectators {
+            if *introduced_to == Some(stale) {
+                orphans.push(*spectator);
+                *introduced_to = None;
+            }
+        }
+        for spectator in orphans {
+            self.send_to(spectator, JsonPeerEvent::PeerLeft(stale));
+        }
+        for member in told {
+            self.send_to(member, JsonPeerEvent::PeerLeft(stale));
+            self.send_to(member, JsonPeerEvent::NewPeer(peer));
+        }
+        self.peers.insert(
+            peer,
+            Seat {
+                room: key.to_owned(),
+                channel: sender,
+                relayed: 0,
+                spectator: false,
+                token: Some(token),
+            },
+        );
+        self.introduce_spectators(key);
+    }
+
+    /// Queues `event` for `to`; one that is leaving too is no matter.
+    fn send_to(&self, to: PeerId, event: JsonPeerEvent) {
+        if let Some(seat) = self.peers.get(&to) {
+            let _ = try_send(&seat.channel, Message::Text(event.to_string().into()));
+        }
     }
 
     /// Seats a spectator of room `key` (always: admission counted it).
@@ -202,6 +331,7 @@ impl Registry {
                 channel: sender,
                 relayed: 0,
                 spectator: true,
+                token: None,
             },
         );
         self.introduce_spectators(key);
@@ -430,6 +560,120 @@ mod tests {
         reg.leave(peer(3));
         assert_eq!(reg.room_count(), 0, "empty rooms are forgotten");
         assert!(reg.is_empty());
+    }
+
+    /// Seats peer `n` in `room` with a seat token; returns its inbox.
+    fn seat_with(reg: &mut Registry, room: &str, token: SeatToken, n: u128, t: Instant) -> Inbox {
+        let (tx, rx) = channel();
+        assert_eq!(reg.admit_with(&code(room), Some(token), t), Ok(()));
+        assert!(
+            reg.join_with(&code(room), Some(token), peer(n), tx, t)
+                .is_some()
+        );
+        rx
+    }
+
+    fn closed(inbox: &mut Inbox) -> Option<u16> {
+        while let Ok(Ok(message)) = inbox.try_recv() {
+            if let Message::Close(frame) = message {
+                return frame.map(|f| f.code);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_seat_token_takes_its_seat_back_from_a_stale_connection_at_once() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let (host_token, join_token) = (SeatToken::random(), SeatToken::random());
+        let mut host = seat_with(&mut reg, "K7Q2XM", host_token, 1, t);
+        let mut stale = seat_with(&mut reg, "K7Q2XM", join_token, 2, t);
+        let mut spectator = {
+            let (tx, rx) = channel();
+            reg.admit(&watch("K7Q2XM"), t).unwrap();
+            reg.join(&watch("K7Q2XM"), peer(9), tx, t);
+            rx
+        };
+        assert_eq!(
+            events(&mut host),
+            [
+                JsonPeerEvent::NewPeer(peer(2)),
+                JsonPeerEvent::NewPeer(peer(9))
+            ]
+        );
+        assert!(reg.admit(&code("K7Q2XM"), t).is_err(), "the room is full");
+
+        // The joiner's new connection takes its seat back: the stale one is
+        // closed, the host meets the new one, the room stays two.
+        assert!(reg.takes_back(&code("K7Q2XM"), Some(join_token)));
+        let mut fresh = seat_with(&mut reg, "K7Q2XM", join_token, 3, t);
+        assert_eq!(closed(&mut stale), Some(CLOSE_REPLACED));
+        assert_eq!(
+            events(&mut host),
+            [
+                JsonPeerEvent::PeerLeft(peer(2)),
+                JsonPeerEvent::NewPeer(peer(3))
+            ]
+        );
+        assert!(events(&mut fresh).is_empty());
+        assert!(
+            events(&mut spectator).is_empty(),
+            "its player is still there"
+        );
+        assert_eq!(reg.members("K7Q2XM"), 2);
+        // The stale connection's task leaves later and finds nothing.
+        assert_eq!(reg.leave(peer(2)), None);
+        assert_eq!(reg.members("K7Q2XM"), 2);
+        assert!(
+            reg.relay(peer(1), peer(3), serde_json::json!("offer"))
+                .is_ok()
+        );
+        assert_eq!(events(&mut fresh).len(), 1, "the host's signal reached it");
+
+        // The host takes its seat back too, and stays first: spectators
+        // are introduced to the new connection.
+        let mut host2 = seat_with(&mut reg, "K7Q2XM", host_token, 4, t);
+        assert_eq!(closed(&mut host), Some(CLOSE_REPLACED));
+        assert_eq!(
+            events(&mut fresh),
+            [
+                JsonPeerEvent::PeerLeft(peer(1)),
+                JsonPeerEvent::NewPeer(peer(4))
+            ]
+        );
+        assert_eq!(events(&mut spectator), [JsonPeerEvent::PeerLeft(peer(1))]);
+        assert_eq!(events(&mut host2), [JsonPeerEvent::NewPeer(peer(9))]);
+        assert!(
+            reg.relay(peer(4), peer(9), serde_json::json!("offer"))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_token_that_holds_no_seat_in_the_room_takes_nothing() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let (a, b) = (SeatToken::random(), SeatToken::random());
+        let _host = seat_with(&mut reg, "K7Q2XM", a, 1, t);
+        let _join = seat_with(&mut reg, "K7Q2XM", b, 2, t);
+        let _other = seat_with(&mut reg, "ABC234", SeatToken::random(), 3, t);
+        // A guessed token, and the other room's.
+        let guessed = SeatToken::random();
+        for token in [None, Some(guessed), reg.peers[&peer(3)].token] {
+            assert!(!reg.takes_back(&code("K7Q2XM"), token));
+            let refusal = reg.admit_with(&code("K7Q2XM"), token, t).unwrap_err();
+            assert_eq!(
+                refusal,
+                Refusal::RoomFull(RoomCode::parse("K7Q2XM").unwrap())
+            );
+        }
+        // A token whose seat was given up is stale.
+        reg.leave(peer(2));
+        assert!(!reg.takes_back(&code("K7Q2XM"), Some(b)));
+        // A spectator cannot take a player's seat with its token.
+        assert!(!reg.takes_back(&watch("K7Q2XM"), Some(a)));
+        assert_eq!(reg.members("K7Q2XM"), 1);
     }
 
     #[test]

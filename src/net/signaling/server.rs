@@ -44,7 +44,7 @@ use super::registry::Registry;
 use super::tls::{self, Reloader, TlsError, TlsFiles};
 use super::turn::IcePolicy;
 use super::web::{self, WebClient};
-use super::{MAX_SIGNAL_BYTES, Refusal, RoomCode, RoomRequest};
+use super::{MAX_SIGNAL_BYTES, Refusal, RoomCode, RoomRequest, SeatToken};
 use crate::net::ice::ICE_PATH;
 
 /// The shared registry, locked briefly by every connection task.
@@ -409,6 +409,17 @@ async fn client(
             );
         }
     };
+    let token = match SeatToken::from_query(uri.query()) {
+        Ok(token) => token,
+        Err(e) => {
+            let refusal = Refusal::BadSeat(e);
+            return refuse(
+                RefusalReason::BadSeat,
+                refusal.status(),
+                refusal.to_string(),
+            );
+        }
+    };
     let ip = client_ip(peer_addr.ip(), &headers, shared.trust_forwarded);
     let Some(guard) = shared.limits.acquire(ip) else {
         return refuse(
@@ -420,11 +431,16 @@ async fn client(
             ),
         );
     };
-    if let Err(refusal) = shared.rooms.lock().admit(&request, Instant::now()) {
+    if let Err(refusal) = shared
+        .rooms
+        .lock()
+        .admit_with(&request, token, Instant::now())
+    {
         let reason = match refusal {
             Refusal::RoomFull(_) => RefusalReason::RoomFull,
             Refusal::TooManySpectators(_) => RefusalReason::TooManySpectators,
             Refusal::BadRoom(_) => RefusalReason::BadRoom,
+            Refusal::BadSeat(_) => RefusalReason::BadSeat,
         };
         return refuse(reason, refusal.status(), refusal.to_string());
     }
@@ -435,7 +451,7 @@ async fn client(
         .write_buffer_size(0)
         .max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |socket| connection::run(socket, request, peer, shared, guard))
+        .on_upgrade(move |socket| connection::run(socket, (request, token), peer, shared, guard))
 }
 
 /// Binds and serves until `shutdown` resolves.
