@@ -66,7 +66,8 @@ line_time() {
 # what a peer logged around a network cut (times in ms, relative to the cut):
 # {"interruptions": n, "interrupted_after_ms": first "interrupted" line after
 #  the cut began, "resumptions": n, "resumed_after_ms": M of the first
-#  "resumed after M ms" line after the cut began, "restored_to_resumed_ms":
+#  "resumed after M ms" or reconnect line ("reconnected ... after M ms")
+#  after the cut began, "restored_to_resumed_ms":
 #  that line's time minus the link's restoration, "stopped_responding": bool,
 #  "ended_after_cut_ms": the peer's exit minus the cut's start}
 # Fields are null when the line (or the cut) is missing.
@@ -82,20 +83,22 @@ cut_peer_facts() {
         # The resumed lines, with their M, in order.
         while IFS= read -r line; do
             t="$(line_time "$line")"
-            m="$(grep -oE 'resumed after [0-9]+ ms' <<<"$line" | grep -oE '[0-9]+' || true)"
+            m="$(grep -oE '(resumed|reconnected[^;]*) after [0-9]+ ms' <<<"$line" | grep -oE '[0-9]+ ms' | grep -oE '[0-9]+' || true)"
             if [ -z "$t" ] || [ -z "$m" ]; then continue; fi
             n_res=$((n_res + 1))
             if [ "$res_m" = null ] && [ "$t" -ge "$start" ]; then
                 res_m=$m
                 [ "$end" = null ] || res_lag=$(((t - end) / 1000000))
             fi
-        done < <(sed 's/\x1b\[[0-9;]*m//g' "$err" 2>/dev/null | tr -d '\000' | grep -aF "connection resumed after" || true)
+        done < <(sed 's/\x1b\[[0-9;]*m//g' "$err" 2>/dev/null | tr -d '\000' | grep -aE "connection resumed after|reconnected to player|player [12] reconnected" || true)
         if [ -s "$dir/$name.end" ]; then
             read -r t <"$dir/$name.end" || true
             [[ "$t" =~ ^[0-9]+$ ]] && ended=$(((t - start) / 1000000))
         fi
     fi
-    if grep -aqF "stopped responding" "$err" "$dir/$name.out" 2>/dev/null; then stopped=true; fi
+    # The window ran out: GGRS gave up, player 2's fresh connections did
+    # not get through, or player 1 paused for them in vain.
+    if grep -aqE "stopped responding|could not reconnect within|did not rejoin within" "$err" "$dir/$name.out" 2>/dev/null; then stopped=true; fi
     jq -cn --argjson ni "$n_int" --argjson ims "$int_ms" --argjson nr "$n_res" --argjson rm "$res_m" \
         --argjson lag "$res_lag" --argjson stopped "$stopped" --argjson ended "$ended" \
         '{interruptions:$ni, interrupted_after_ms:$ims, resumptions:$nr, resumed_after_ms:$rm,

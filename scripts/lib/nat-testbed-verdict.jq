@@ -44,11 +44,11 @@ def cut_end_verdict:
     elif [$a.rc, $b.rc] != [1, 1] then
         {ok: false, reason: "expected both peers to exit 1 after a \($cut.cut_s) s cut with a \($cut.reconnect_window_s) s window; got a rc=\($a.rc) (\($a.error)), b rc=\($b.rc) (\($b.error))"}
     elif both(.stopped_responding) | any(. != true) then
-        {ok: false, reason: "a peer did not say 'stopped responding': a \($cut.a.stopped_responding) (\($a.error)), b \($cut.b.stopped_responding) (\($b.error))"}
+        {ok: false, reason: "a peer did not say it gave up waiting ('stopped responding', 'could not reconnect within' or 'did not rejoin within'): a \($cut.a.stopped_responding) (\($a.error)), b \($cut.b.stopped_responding) (\($b.error))"}
     elif both(.ended_after_cut_ms) | any(. == null or . < 0 or . > $cut.end_limit_ms) then
         {ok: false, reason: "both peers must end within \($cut.end_limit_ms) ms after the cut began; a after \($cut.a.ended_after_cut_ms) ms, b after \($cut.b.ended_after_cut_ms) ms"}
     else
-        {ok: true, reason: "\($cut.cut_s) s cut of NAT \($cut.side), \($cut.reconnect_window_s) s window: both stopped waiting and exited 1 ('stopped responding') \($cut.a.ended_after_cut_ms)/\($cut.b.ended_after_cut_ms) ms after the cut began, as expected"}
+        {ok: true, reason: "\($cut.cut_s) s cut of NAT \($cut.side), \($cut.reconnect_window_s) s window: both gave up waiting and exited 1 \($cut.a.ended_after_cut_ms)/\($cut.b.ended_after_cut_ms) ms after the cut began, as expected"}
     end;
 
 (if $expect == "fail" then

@@ -23,7 +23,7 @@ use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
-use crate::net::signaling::{browser_link, check_server_url};
+use crate::net::signaling::{SeatToken, browser_link, check_server_url};
 use crate::net::task::NetRuntime;
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions};
@@ -257,6 +257,8 @@ pub(super) fn start_online(
             Some(room) => super::tickets::claims(room, &server),
             None => Vec::new(),
         },
+        confirmed: 0,
+        seat: plan.room.is_some().then(SeatToken::random),
     };
     // The settings file is not range-checked like the flag: clamp it here.
     let reconnect_window = net

@@ -147,11 +147,16 @@ pub fn draw_alerts(font: &BitmapFont, status: Option<&NetStatus>) {
     let (cx, y) = (screen_width() / 2.0, screen_height() - 90.0);
     if s.interrupted {
         let left = s.gives_up_in.map_or(0, |d| d.as_secs_f32().ceil() as u64);
-        let (title, detail) = if s.awaiting_rejoin {
+        let (title, detail) = if s.reconnecting {
             (
-                format!("P{} DROPPED OUT", s.peer_player),
+                format!("RECONNECTING TO P{} - {left} s LEFT", s.peer_player),
+                "opening a new connection through the server (Esc leaves)".to_string(),
+            )
+        } else if s.awaiting_rejoin {
+            (
+                format!("RECONNECTING TO P{} - {left} s LEFT", s.peer_player),
                 format!(
-                    "waiting up to {} s for them to rejoin with the room code: {left} s left (Esc leaves)",
+                    "waiting up to {} s for it to come back (by itself, or with the room code after a crash) (Esc leaves)",
                     s.reconnect_window.as_secs()
                 ),
             )

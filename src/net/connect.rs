@@ -17,9 +17,11 @@ use super::link_sim::LinkConfig;
 use super::rejoin::{CatchUpError, CatchUpReceiver, History};
 use super::room::{Output, Room};
 use super::room_code::RoomCode;
-use super::signaling::{JoinError, classify_socket_error, client_builder, room_url};
+use super::signaling::{
+    JoinError, SEAT_PARAM, SeatToken, classify_socket_error, client_builder, room_url,
+};
 use super::task::{LoopEnd, LoopHandle, NetRuntime, poll_in_background};
-use crate::sim::PLAYERS;
+use crate::sim::{Frame, PLAYERS};
 
 /// Channel 0 carries the handshake and control messages, reliably and in order.
 pub const CONTROL_CHANNEL: usize = 0;
@@ -112,6 +114,12 @@ pub struct ConnectOptions {
     pub protocol_skew: u32,
     /// Matches this player left in this room and may rejoin (its tickets).
     pub rejoin: Vec<Claim>,
+    /// With `rejoin`: the frames of that match this player confirmed (a
+    /// live player reconnecting; 0 after a crash).
+    pub confirmed: Frame,
+    /// This player's seat token (`signaling::seat`): a reconnect presents
+    /// the same one and takes its seat back from the stale connection.
+    pub seat: Option<SeatToken>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -205,6 +213,8 @@ pub struct Connection {
     pub link_seed: u64,
     /// Rejoining a paused match: the match so far, from the other player.
     pub history: Option<History>,
+    /// What this connection was made with (a reconnect reuses it).
+    pub options: ConnectOptions,
 }
 
 pub struct Connector {
@@ -258,35 +268,29 @@ impl Connector {
     /// Opens the signaling connection on `runtime` (which the connection
     /// keeps). Does not block.
     pub fn start(runtime: NetRuntime, options: ConnectOptions) -> Connector {
-        let url = room_url(&options.server, options.room.as_ref());
-        let (mut socket, message_loop) = client_builder(&url, options.ice.to_matchbox())
-            .add_reliable_channel()
-            .add_unreliable_channel()
-            .build();
-        let message_loop = runtime.spawn_message_loop(message_loop);
+        let (socket, message_loop, control, ggrs) = open_room_socket(&runtime, &options);
         let mut hello = Hello::new(options.role, options.seed, &options.preset, options.delay);
         hello.protocol += options.protocol_skew;
         hello.rejoin = options.rejoin.clone();
-        // Both channels exist from the start; taking them cannot fail.
-        let control = socket.take_channel(CONTROL_CHANNEL).ok().map(|channel| {
+        hello.confirmed = options.confirmed;
+        let control = control.map(|channel| {
             let room = Room::seeking(hello, options.delay);
             ControlChannel::new(channel, room, options.link, options.link_seed ^ 0x0C01_7201)
         });
-        let ggrs = socket.take_channel(GGRS_CHANNEL).ok();
         Connector {
             runtime: Some(runtime),
             socket: Some(socket),
             message_loop: Some(message_loop),
             control,
             ggrs,
-            options,
             started: Instant::now(),
             stage: Stage::Signaling,
             hearing: None,
             failed_attempt: None,
             leaving: None,
             agreed: None,
-            catch_up: CatchUpReceiver::default(),
+            catch_up: CatchUpReceiver::after(options.confirmed),
+            options,
             history: None,
         }
     }
@@ -558,8 +562,35 @@ impl Connector {
             link: self.options.link,
             link_seed: self.options.link_seed,
             history: self.history.take(),
+            options: self.options.clone(),
         })
     }
+}
+
+/// A player's socket in its room (with its seat token), its message loop
+/// started on `runtime`, and its two channels: control, GGRS.
+pub fn open_room_socket(
+    runtime: &NetRuntime,
+    options: &ConnectOptions,
+) -> (
+    WebRtcSocket,
+    LoopHandle,
+    Option<WebRtcChannel>,
+    Option<WebRtcChannel>,
+) {
+    let mut url = room_url(&options.server, options.room.as_ref());
+    if let (Some(token), Some(_)) = (options.seat, &options.room) {
+        url = format!("{url}?{SEAT_PARAM}={token}");
+    }
+    let (mut socket, message_loop) = client_builder(&url, options.ice.to_matchbox())
+        .add_reliable_channel()
+        .add_unreliable_channel()
+        .build();
+    let message_loop = runtime.spawn_message_loop(message_loop);
+    // Both channels exist from the start; taking them cannot fail.
+    let control = socket.take_channel(CONTROL_CHANNEL).ok();
+    let ggrs = socket.take_channel(GGRS_CHANNEL).ok();
+    (socket, message_loop, control, ggrs)
 }
 
 /// One poll of a room's socket (a player's or a spectator's): the peers'

@@ -28,8 +28,9 @@ use crate::sim::{Frame, SIM_VERSION, SimConfig};
 /// rejoin claims in `Hello`, which a version-1 peer could not decode; 3:
 /// `Watch`, `WatchRefused`, spectators' catch-up and `Done`; 4: `Relayed`
 /// chat lines and the spectator's chat name in `Streaming`; 5: the binary
-/// envelope of `net::protocol` instead of JSON, catch-up chunks as bytes).
-pub const PROTOCOL_VERSION: u32 = 5;
+/// envelope of `net::protocol` instead of JSON, catch-up chunks as bytes;
+/// 6: `Hello::confirmed`, and a resumed match's catch-up both ways).
+pub const PROTOCOL_VERSION: u32 = 6;
 /// Round trips measured before the match.
 pub const PROBES: u32 = 16;
 /// Spacing of the probes.
@@ -90,6 +91,11 @@ pub struct Hello {
     /// player `player` and admits only the other player of that match.
     #[serde(default)]
     pub resume: Option<Claim>,
+    /// With `rejoin` or `resume`: the frames of that match this peer has
+    /// confirmed (0 after a crash). Each side sends the other the
+    /// confirmed frames it lacks, so both resume from the later one.
+    #[serde(default)]
+    pub confirmed: Frame,
 }
 
 /// A player of one match: "match M, player P" (P is 1 or 2). A claim of
@@ -146,6 +152,7 @@ impl Hello {
             input_delay: delay.to_string(),
             rejoin: Vec::new(),
             resume: None,
+            confirmed: 0,
         }
     }
 
@@ -415,6 +422,8 @@ pub struct Agreement {
     /// This agreement continues a paused match (a player rejoined): the
     /// keeper sends the match so far before the new session starts.
     pub rejoin: bool,
+    /// Resuming: the frames the other side has confirmed (its `Hello`).
+    pub peer_confirmed: Frame,
 }
 
 pub struct Handshake {
@@ -650,6 +659,7 @@ fn agree(
         peer_version: theirs.game_version.clone(),
         match_id,
         rejoin: rejoin.is_some(),
+        peer_confirmed: theirs.confirmed,
     })
 }
 

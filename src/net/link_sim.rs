@@ -40,6 +40,24 @@ pub struct Outage {
     pub length: Duration,
 }
 
+impl LinkConfig {
+    /// This link for a new connection made at `now`, when the first one's
+    /// packets started at `first`: a simulated cut is one of the machine's
+    /// network, so it cuts whatever connection is made during it, and no
+    /// other.
+    pub fn for_new_connection(mut self, first: Instant, now: Instant) -> LinkConfig {
+        self.outage = self.outage.and_then(|o| {
+            let ends = first + o.after + o.length;
+            let starts = first + o.after;
+            (ends > now).then(|| Outage {
+                after: starts.saturating_duration_since(now),
+                length: ends - now.max(starts),
+            })
+        });
+        self
+    }
+}
+
 impl std::str::FromStr for Outage {
     type Err = String;
 
@@ -541,6 +559,32 @@ mod tests {
         link.push(t, 1u8);
         assert_eq!(link.stats().duplicated, 1);
         assert!(link.pop_ready(t).is_empty());
+    }
+
+    #[test]
+    fn a_new_connection_meets_only_what_is_left_of_the_cut() {
+        let link = LinkConfig {
+            outage: Some("3:4".parse().unwrap()),
+            ..LinkConfig::default()
+        };
+        let first = Instant::now();
+        let at = |s: f64| first + Duration::from_secs_f64(s);
+        let left = |s: f64| link.for_new_connection(first, at(s)).outage;
+        let outage = |after: f64, length: f64| {
+            Some(Outage {
+                after: Duration::from_secs_f64(after),
+                length: Duration::from_secs_f64(length),
+            })
+        };
+        assert_eq!(left(1.0), outage(2.0, 4.0), "before the cut: all of it");
+        assert_eq!(left(5.0), outage(0.0, 2.0), "during it: the rest");
+        assert_eq!(left(7.0), None, "after it: none");
+        assert_eq!(
+            LinkConfig::default()
+                .for_new_connection(first, at(1.0))
+                .outage,
+            None
+        );
     }
 
     #[test]

@@ -65,8 +65,23 @@ pub fn encode_catch_up(
     checksums: &[u128],
     last: u128,
 ) -> Vec<Message> {
+    encode_catch_up_after(0, inputs, checksums, last)
+}
+
+/// [`encode_catch_up`] for a receiver that has confirmed `known` frames
+/// already: only the chunks from the one holding frame `known` on (the
+/// receiver checks that the frames it knows agree).
+pub fn encode_catch_up_after(
+    known: Frame,
+    inputs: &[[Input; PLAYERS]],
+    checksums: &[u128],
+    last: u128,
+) -> Vec<Message> {
     let mut messages = Vec::new();
-    let chunks: Vec<_> = inputs.chunks(CHUNK_FRAMES).enumerate().collect();
+    let first = known as usize / CHUNK_FRAMES;
+    let chunks: Vec<_> = (inputs.chunks(CHUNK_FRAMES).enumerate())
+        .skip(first)
+        .collect();
     for group in chunks.chunks(CHUNKS_PER_MESSAGE) {
         let mut bytes = Vec::new();
         for (index, frames) in group {
@@ -115,6 +130,8 @@ pub fn encode_frames(
 pub struct CatchUpReceiver {
     chunks: Vec<Chunk>,
     frames: usize,
+    /// The frames the receiver has confirmed itself (see [`Self::after`]).
+    known: usize,
     /// Payload bytes received, for the summary.
     pub bytes: usize,
 }
@@ -128,6 +145,18 @@ pub struct History {
 }
 
 impl CatchUpReceiver {
+    /// A receiver that has confirmed `known` frames: the chunks start at
+    /// the one holding frame `known` ([`encode_catch_up_after`]), and a
+    /// sender that knows no more sends none.
+    pub fn after(known: Frame) -> CatchUpReceiver {
+        let known = known as usize;
+        CatchUpReceiver {
+            frames: known / CHUNK_FRAMES * CHUNK_FRAMES,
+            known,
+            ..CatchUpReceiver::default()
+        }
+    }
+
     /// One `CatchUp` message's payload.
     pub fn add(&mut self, bytes: &[u8]) -> Result<(), CatchUpError> {
         // A receiver that already refused a message as too long stays
@@ -169,7 +198,8 @@ impl CatchUpReceiver {
 
     /// The `CaughtUp` message: everything must have arrived.
     pub fn finish(self, frame: Frame, checksum: u128) -> Result<History, CatchUpError> {
-        if frame as usize != self.frames {
+        let nothing_new = self.chunks.is_empty() && frame as usize <= self.known;
+        if frame as usize != self.frames && !nothing_new {
             return Err(CatchUpError::Incomplete {
                 sent: frame,
                 received: self.frames as Frame,
@@ -272,6 +302,51 @@ mod tests {
         assert!(matches!(
             late.add(text),
             Err(CatchUpError::OutOfOrder { .. })
+        ));
+    }
+
+    #[test]
+    fn a_receiver_that_knows_part_of_the_match_gets_the_rest_from_its_chunk() {
+        let sent = inputs(500);
+        let checksums: Vec<u128> = (1..=8).map(|i| i * 1000).collect();
+        // It knows 130 frames: the chunks from 120 on come.
+        let mut receiver = CatchUpReceiver::after(130);
+        for message in encode_catch_up_after(130, &sent, &checksums, 42) {
+            match message {
+                Message::CatchUp { chunks } => receiver.add(&chunks).unwrap(),
+                Message::CaughtUp { frame, checksum } => {
+                    let history = receiver.finish(frame, checksum).unwrap();
+                    assert_eq!((history.frames, history.checksum), (500, 42));
+                    assert_eq!(history.chunks[0].start, 120);
+                    assert_eq!(history.chunks[0].checksum, Some(3000));
+                    let got: Vec<_> = history
+                        .chunks
+                        .iter()
+                        .flat_map(|c| c.frames.clone())
+                        .collect();
+                    assert_eq!(got, sent[120..]);
+                    break;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // A sender that knows less sends only its end, which is accepted;
+        // one that claims more than it sent is not.
+        let history = CatchUpReceiver::after(130).finish(100, 7).unwrap();
+        assert_eq!((history.frames, history.chunks.len()), (100, 0));
+        assert!(CatchUpReceiver::after(130).finish(131, 7).is_err());
+        assert!(CatchUpReceiver::after(130).finish(130, 7).is_ok());
+        // Chunks from before the receiver's are out of order.
+        let from_zero = encode_catch_up(&sent, &checksums, 42);
+        let Message::CatchUp { chunks } = &from_zero[0] else {
+            panic!()
+        };
+        assert!(matches!(
+            CatchUpReceiver::after(130).add(chunks),
+            Err(CatchUpError::OutOfOrder {
+                expected: 120,
+                got: 0
+            })
         ));
     }
 

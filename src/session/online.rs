@@ -4,6 +4,7 @@
 //! messages and noticing a peer that left; and, when the connection to
 //! the peer is lost, keeping the match until its player rejoins (`rejoin`).
 
+mod reconnect;
 mod rejoin;
 mod room_chat;
 mod spectators;
@@ -21,7 +22,7 @@ use super::chat::{Chat, ChatError, ChatLine, player_name};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
-use crate::net::connect::{Connection, connection_kind};
+use crate::net::connect::{ConnectOptions, Connection, connection_kind};
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message, Role};
@@ -87,6 +88,8 @@ pub struct NetStatus {
     /// The connection to the peer was lost: the match waits for that
     /// player to rejoin (until `gives_up_in` runs out).
     pub awaiting_rejoin: bool,
+    /// This player is opening a fresh connection to the peer (`reconnect`).
+    pub reconnecting: bool,
 }
 
 pub(super) struct OnlineBackend {
@@ -139,10 +142,24 @@ pub(super) struct OnlineBackend {
     ggrs_channel: SharedChannel,
     link: LinkConfig,
     link_seed: u64,
+    /// When the first GGRS session started (a simulated cut counts from its
+    /// first packet, about then).
+    session_started: Instant,
     room: Option<RoomCode>,
     role: Role,
     /// The peer's connection is lost and the match waits for it.
     rejoin: Option<rejoin::Waiting>,
+    /// Player 2 opening a fresh connection to player 1 (`reconnect`).
+    knocking: Option<reconnect::Knocking>,
+    /// What the first connection was made with; a reconnect reuses it.
+    connect_options: ConnectOptions,
+    /// Reconnects over a fresh connection this match went through.
+    reconnects: u32,
+    /// A reconnect happened: log the new path once it is known.
+    path_after_reconnect: bool,
+    /// Our signaling connection closed (the match goes on peer to peer;
+    /// a paused match reopens it, `rejoin::reopen_room`).
+    signaling_lost: bool,
     /// This peer rejoined: the match so far, re-simulated at the first poll.
     history: Option<History>,
     /// Rejoins this peer kept the match through, and the catch-up bytes it
@@ -194,6 +211,12 @@ impl OnlineBackend {
         disconnect_timeout(&self.options)
     }
 
+    /// The simulated link (`--sim-*`) for a connection or session made
+    /// `now`: a simulated cut counts from the first session's start.
+    pub(super) fn link_for_new_connection(&self, now: Instant) -> LinkConfig {
+        self.link.for_new_connection(self.session_started, now)
+    }
+
     pub(super) fn new(
         connection: Connection,
         options: OnlineOptions,
@@ -212,6 +235,7 @@ impl OnlineBackend {
             room,
             role,
             history,
+            options: connect_options,
             ..
         } = connection;
         let garbage = (options.garbage_per_second > 0).then(|| ggrs_channel.sender_clone());
@@ -260,9 +284,15 @@ impl OnlineBackend {
             ggrs_channel,
             link,
             link_seed,
+            session_started: Instant::now(),
             room,
             role,
             rejoin: None,
+            knocking: None,
+            connect_options,
+            reconnects: 0,
+            path_after_reconnect: false,
+            signaling_lost: false,
             rejoins: 0,
             catch_up_bytes: history.as_ref().map_or(0, |h| h.bytes as u64),
             history,
@@ -318,7 +348,7 @@ impl Backend for OnlineBackend {
         log: &mut FrameLog,
     ) -> Result<FrameReport, SessionError> {
         let mut report = FrameReport::default();
-        if self.rejoin.is_some() {
+        if self.rejoin.is_some() || self.knocking.is_some() {
             report.waiting = true;
             return Ok(report);
         }
@@ -373,7 +403,13 @@ impl Backend for OnlineBackend {
 
     fn poll(&mut self, sim: &mut Simulation, log: &mut FrameLog) -> Result<(), SessionError> {
         if let Some(history) = self.history.take() {
+            // Rejoined after a crash: we know no frame, the keeper waits
+            // for our end all the same.
+            self.send_catch_up(self.agreement.peer_confirmed, log);
             self.catch_up(history, sim, log)?;
+        }
+        if self.knocking.is_some() {
+            return self.knock(sim, log);
         }
         if self.rejoin.is_some() {
             let result = self.wait_for_rejoin(sim, log);
@@ -406,6 +442,9 @@ impl Backend for OnlineBackend {
         }) = &result
         {
             self.report_desync(*frame, *ours, *theirs, log);
+        }
+        if result.is_ok() && self.should_knock() {
+            self.start_knocking(log);
         }
         match &result {
             Ok(()) => {
@@ -452,6 +491,7 @@ impl Backend for OnlineBackend {
             bytes_received: stats.bytes_received,
             stalled_frames: self.stalled_frames,
             awaiting_rejoin: self.rejoin.is_some(),
+            reconnecting: self.knocking.is_some(),
         })
     }
 
@@ -612,6 +652,12 @@ impl OnlineBackend {
             let kind = if pair.is_relayed() { "relay" } else { kind };
             tracing::info!("connection: {kind} ({pair:?})");
             self.connection = Some(kind);
+            if std::mem::take(&mut self.path_after_reconnect) {
+                log.event(
+                    EventKind::Resumed,
+                    &format!("path after reconnecting: {kind}"),
+                );
+            }
         }
         Ok(())
     }
@@ -620,7 +666,13 @@ impl OnlineBackend {
     /// room decided since the last call.
     pub(super) fn room_events(&mut self) -> Vec<Output<PeerId>> {
         // Err: the signaling connection closed; the data channels may live on.
-        let changes = self.socket.try_update_peers().unwrap_or_default();
+        let changes = match self.socket.try_update_peers() {
+            Ok(changes) => changes,
+            Err(_) => {
+                self.signaling_lost = true;
+                Vec::new()
+            }
+        };
         for (peer, state) in changes {
             if state == PeerState::Disconnected && self.spectators.drop_peer(peer) {
                 tracing::info!("spectator {peer} left");
@@ -715,6 +767,7 @@ impl OnlineBackend {
         summary.delay_changes = Some(self.delay_changes);
         summary.player = Some(self.local as u32 + 1);
         summary.rejoins = Some(self.rejoins);
+        summary.reconnects = Some(self.reconnects);
         summary.catch_up_bytes = Some(self.catch_up_bytes);
         let chat = self.chat.counters();
         summary.chat_sent = Some(chat.sent);

@@ -55,6 +55,10 @@ pub struct Summary {
     /// Online: players who rejoined this match here (kept by this peer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rejoins: Option<u32>,
+    /// Online: reconnects over a fresh connection after the path died
+    /// (a subset of `rejoins`, counted on both sides).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reconnects: Option<u32>,
     /// Online: bytes of the match so far sent to rejoining players, or
     /// received by this peer when it rejoined.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -21,23 +21,35 @@ use web_time::{Duration, Instant};
 use matchbox_socket::PeerId;
 
 use super::{OnlineBackend, start_session};
+use crate::net::connect::open_room_socket;
+use crate::net::control::ControlChannel;
 use crate::net::delay::Retuner;
+use crate::net::handshake::Message;
 use crate::net::handshake::{Agreement, Claim, Hello};
-use crate::net::rejoin::{History, encode_catch_up};
-use crate::net::room::Output;
-use crate::net::socket::GgrsSocket;
+use crate::net::rejoin::{CatchUpReceiver, History, encode_catch_up_after};
+use crate::net::room::{Output, Room};
+use crate::net::socket::{GgrsSocket, SharedChannel};
+use crate::net::task::NetRuntime;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
-use crate::sim::{Input, PLAYERS, SimConfig, World, hex_checksum};
+use crate::sim::{Frame, Input, PLAYERS, SimConfig, World, hex_checksum};
 
 /// A paused match waiting for its other player (who may come back is the
 /// room's to decide: `net::room`, [`crate::net::room::Phase::Paused`]).
 pub(in crate::session) struct Waiting {
     since: Instant,
     deadline: Instant,
+    /// The player that came back, until its catch-up has arrived.
+    agreed: Option<(PeerId, Agreement)>,
+    receiving: CatchUpReceiver,
+    /// When our signaling may be reopened next (`reopen_room`).
+    next_reopen: Instant,
 }
+
+/// How often a lost signaling connection is reopened while paused.
+const REOPEN_EVERY: Duration = Duration::from_secs(1);
 
 impl OnlineBackend {
     /// A match in a room can be rejoined (a quick match has no code to
@@ -49,7 +61,9 @@ impl OnlineBackend {
     pub(super) fn start_waiting_for_rejoin(&mut self, log: &mut FrameLog) {
         let now = Instant::now();
         let window = self.options.reconnect_window;
-        let deadline = now + window;
+        // The window counts from when the packets stopped, if they did.
+        let since = self.interrupted.map_or(now, |(_, since)| since);
+        let deadline = since + window;
         let room = self
             .room
             .as_ref()
@@ -70,8 +84,21 @@ impl OnlineBackend {
                 window.as_millis()
             ),
         );
-        self.interrupted = Some((deadline, now));
-        // Only the player holding this match's other seat may take it.
+        self.interrupted = Some((deadline, since));
+        self.control
+            .pause(self.paused_hello(log), self.options.delay);
+        self.rejoin = Some(Waiting {
+            since: now,
+            deadline,
+            agreed: None,
+            receiving: CatchUpReceiver::default(),
+            next_reopen: now,
+        });
+    }
+
+    /// What a paused match says to newcomers: only the player holding this
+    /// match's other seat may take it.
+    fn paused_hello(&self, log: &FrameLog) -> Hello {
         let mut hello = Hello::new(
             self.role,
             self.agreement.seed,
@@ -82,15 +109,44 @@ impl OnlineBackend {
             match_id: self.agreement.match_id,
             player: self.local as u8 + 1,
         });
+        hello.confirmed = log.confirmed();
+        hello
+    }
+
+    /// Our own websocket died while paused (a cut longer than the server's
+    /// liveness limit: it closed our seat): nobody could reach us through
+    /// it, so open a fresh one in the same room, with our seat token, and
+    /// wait there. Spectators were on the old one.
+    fn reopen_room(&mut self, log: &FrameLog) -> Result<(), SessionError> {
+        let now = Instant::now();
+        let runtime = NetRuntime::new()
+            .map_err(|e| SessionError::PeerLost(format!("cannot reconnect: {e}")))?;
+        let mut options = self.connect_options.clone();
+        options.link = self.link_for_new_connection(now);
+        let (socket, message_loop, control, ggrs) = open_room_socket(&runtime, &options);
+        let (Some(control), Some(ggrs)) = (control, ggrs) else {
+            return Err(SessionError::PeerLost(
+                "cannot reconnect: no channels".into(),
+            ));
+        };
+        let hello = self.paused_hello(log);
+        let room = Room::seeking(hello.clone(), self.options.delay);
+        self.control =
+            ControlChannel::new(control, room, options.link, options.link_seed ^ 0x0C01_7201);
         self.control.pause(hello, self.options.delay);
-        self.rejoin = Some(Waiting {
-            since: now,
-            deadline,
-        });
+        self.ggrs_channel = SharedChannel::new(ggrs);
+        self.socket = socket;
+        self._message_loop = message_loop;
+        self._runtime = runtime;
+        self.spectators = Default::default();
+        self.signaling_lost = false;
+        tracing::info!("our signaling connection was lost while paused: reopened it");
+        Ok(())
     }
 
     /// One poll of a paused match: the room hears newcomers one by one
-    /// until the player we wait for is agreed, or the window ends.
+    /// until the player we wait for is agreed and has sent what we lack,
+    /// or the window ends.
     pub(super) fn wait_for_rejoin(
         &mut self,
         sim: &mut Simulation,
@@ -106,54 +162,122 @@ impl OnlineBackend {
             )));
         }
         self.control.pump();
+        if self.rejoin.as_ref().is_some_and(|w| w.agreed.is_some()) {
+            return self.receive_their_catch_up(sim, log);
+        }
+        if self.signaling_lost
+            && self
+                .rejoin
+                .as_ref()
+                .is_some_and(|w| Instant::now() >= w.next_reopen)
+        {
+            if let Some(waiting) = &mut self.rejoin {
+                waiting.next_reopen = Instant::now() + REOPEN_EVERY;
+            }
+            self.reopen_room(log)?;
+        }
         for event in self.room_events() {
             // Refusals and newcomers leaving are the room's to handle.
             if let Output::Agreed(peer, agreement) = event {
-                return self.resume(peer, agreement, sim, log);
+                return self.resume(peer, agreement, log);
             }
         }
         Ok(())
     }
 
-    /// The dropped player is back: send it the match so far, go back to the
-    /// confirmed frame and start a new session from there.
+    /// The dropped player is back: send it the confirmed frames it lacks,
+    /// then hear the ones we lack (`receive_their_catch_up`).
     fn resume(
         &mut self,
         peer: PeerId,
         agreement: Agreement,
-        sim: &mut Simulation,
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
-        let waited = self
-            .rejoin
-            .as_ref()
-            .map_or(Duration::ZERO, |w| w.since.elapsed());
-        let frame = log.confirmed();
+        self.send_catch_up(agreement.peer_confirmed, log);
+        if let Some(waiting) = &mut self.rejoin {
+            waiting.agreed = Some((peer, agreement));
+            waiting.receiving = CatchUpReceiver::after(log.confirmed());
+        }
+        Ok(())
+    }
+
+    /// The confirmed frames a peer that has confirmed `known` lacks (maybe
+    /// none), and our end: the frame and checksum it checks against.
+    pub(super) fn send_catch_up(&mut self, known: Frame, log: &FrameLog) {
         let (inputs, checksums) = log
             .history()
             .map(|h| (h.inputs.as_slice(), h.checksums.as_slice()))
             .unwrap_or_default();
-        let mut bytes = 0;
-        for message in encode_catch_up(inputs, checksums, log.confirmed_checksum()) {
-            bytes += message.encode().len();
+        let messages = encode_catch_up_after(known, inputs, checksums, log.confirmed_checksum());
+        for message in messages {
+            self.catch_up_bytes += message.encode().len() as u64;
             self.control.send(&message);
         }
-        let world = resimulate(self.agreement.seed, self.agreement.config, inputs);
-        if world.frame != frame || world.checksum() != log.confirmed_checksum() {
-            return Err(SessionError::CatchUp {
-                frame,
-                ours: world.checksum(),
-                theirs: log.confirmed_checksum(),
-            });
+    }
+
+    /// Agreed: the other player's catch-up as it arrives; at its end, both
+    /// sides hold the same confirmed frames and play on from there.
+    fn receive_their_catch_up(
+        &mut self,
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<(), SessionError> {
+        let Some(waiting) = &mut self.rejoin else {
+            return Ok(());
+        };
+        let mut history = None;
+        for received in self.control.receive() {
+            let bad =
+                |e: String| SessionError::Protocol(format!("catch-up from the rejoiner: {e}"));
+            match received.map_err(|e| bad(e.to_string()))? {
+                Message::CatchUp { chunks } => {
+                    waiting
+                        .receiving
+                        .add(&chunks)
+                        .map_err(|e| bad(e.to_string()))?;
+                }
+                Message::CaughtUp { frame, checksum } => {
+                    let receiver = std::mem::take(&mut waiting.receiving);
+                    history = Some(
+                        receiver
+                            .finish(frame, checksum)
+                            .map_err(|e| bad(e.to_string()))?,
+                    );
+                    break;
+                }
+                // Its handshake's last probes.
+                _ => {}
+            }
         }
-        sim.restart_from(world);
+        let Some(history) = history else {
+            return Ok(());
+        };
+        let Some((peer, agreement)) = self.rejoin.as_mut().and_then(|w| w.agreed.take()) else {
+            return Ok(());
+        };
+        let waited = self
+            .rejoin
+            .as_ref()
+            .map_or(Duration::ZERO, |w| w.since.elapsed());
+        let path_before = self.connection.unwrap_or("unknown");
+        self.catch_up(history, sim, log)?;
+        let frame = sim.world().frame;
         self.restart_session(peer, &agreement, frame)?;
         self.rejoins += 1;
-        self.catch_up_bytes += bytes as u64;
+        // A player that had confirmed frames was up all along: it
+        // reconnected (`reconnect`); one that crashed knows none.
+        let how = if agreement.peer_confirmed > 0 {
+            self.reconnects += 1;
+            self.path_after_reconnect = true;
+            format!("reconnected (path before: {path_before})")
+        } else {
+            "rejoined".to_string()
+        };
         let detail = format!(
-            "player {} rejoined at frame {frame} after {} ms; sent {bytes} bytes of catch-up; input delay {}",
+            "player {} {how} at frame {frame} after {} ms; sent {} bytes of catch-up; input delay {}",
             self.remote + 1,
             waited.as_millis(),
+            self.catch_up_bytes,
             agreement.input_delay
         );
         tracing::info!("{detail}");
@@ -161,8 +285,11 @@ impl OnlineBackend {
         Ok(())
     }
 
-    /// This peer rejoined: re-simulate the match so far, recording it and
-    /// checking every chunk against the keeper's checksums.
+    /// The other side's confirmed frames (`history`, from the chunk that
+    /// holds our confirmed frame on): those we have must agree with ours,
+    /// the rest are re-simulated and recorded, every chunk's checksum
+    /// checked. A live player first drops its predicted frames, back to
+    /// its confirmed world; one that crashed starts at frame 0.
     pub(super) fn catch_up(
         &mut self,
         history: History,
@@ -170,16 +297,32 @@ impl OnlineBackend {
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
         let started = Instant::now();
-        let total = history.frames;
-        // The simulation has not stepped yet: it starts from the match's
-        // first frame, with the keeper's seed and preset.
+        let known = log.confirmed();
+        let ours: Vec<[Input; PLAYERS]> =
+            log.history().map(|h| h.inputs.clone()).unwrap_or_default();
+        if sim.world().frame != known {
+            sim.restart_from(resimulate(
+                self.agreement.seed,
+                self.agreement.config,
+                &ours,
+            ));
+        }
         for chunk in &history.chunks {
-            for inputs in &chunk.frames {
-                let last = sim.world().frame + 1 == total;
+            for (frame, inputs) in (chunk.start..).zip(&chunk.frames) {
+                if frame < known {
+                    if ours.get(frame as usize) != Some(inputs) {
+                        return Err(SessionError::Protocol(format!(
+                            "the other player's confirmed inputs of frame {frame} differ from ours"
+                        )));
+                    }
+                    continue;
+                }
+                let last = frame + 1 == history.frames;
                 sim.step_known(*inputs, log, None, last);
             }
             let world = sim.world();
-            if let Some(theirs) = chunk.checksum
+            if world.frame > known
+                && let Some(theirs) = chunk.checksum
                 && world.checksum() != theirs
             {
                 return Err(SessionError::CatchUp {
@@ -190,19 +333,23 @@ impl OnlineBackend {
             }
         }
         let world = sim.world();
-        if world.checksum() != history.checksum {
+        // Where both sides confirmed the same frames, or we lacked some:
+        // our world must be theirs (else they check ours).
+        if world.frame == history.frames && world.checksum() != history.checksum {
             return Err(SessionError::CatchUp {
                 frame: world.frame,
                 ours: world.checksum(),
                 theirs: history.checksum,
             });
         }
+        let frames = world.frame.saturating_sub(known);
         let detail = format!(
-            "rejoined as player {} at frame {total}: re-simulated {total} frames ({} bytes) in {} ms, checksum {}",
+            "caught up as player {} at frame {}: re-simulated {frames} frames ({} bytes) in {} ms, checksum {}",
             self.local + 1,
+            world.frame,
             history.bytes,
             started.elapsed().as_millis(),
-            hex_checksum(history.checksum)
+            hex_checksum(world.checksum())
         );
         tracing::info!("{detail}");
         log.event(EventKind::Rejoined, &detail);
@@ -210,13 +357,14 @@ impl OnlineBackend {
     }
 
     /// A new GGRS session with `peer`, whose frame 0 is `frame`.
-    fn restart_session(
+    pub(super) fn restart_session(
         &mut self,
         peer: PeerId,
         agreement: &Agreement,
         frame: crate::sim::Frame,
     ) -> Result<(), SessionError> {
-        let socket = GgrsSocket::with_link(self.ggrs_channel.clone(), self.link, self.link_seed)
+        let link = self.link_for_new_connection(Instant::now());
+        let socket = GgrsSocket::with_link(self.ggrs_channel.clone(), link, self.link_seed)
             .counting_into(&self.stats);
         self.session = start_session(agreement, peer, socket, &self.options)?;
         self.peer = peer;
