@@ -22,7 +22,10 @@
 #   --cut SECS cut all traffic of one side's NAT for SECS s in mid-match (game mode)
 #   --cut-at SECS   when: SECS after both peers logged the match start (default 4)
 #   --cut-side a|b  whose NAT goes dark (default a, the host)
-#   --reconnect-window SECS  the peers' --reconnect-window (with --cut; default 20)
+#   --cut-path      cut only the path between the peers (UDP between the two
+#                   NATs' public addresses, at the cut side's NAT), not the
+#                   server: the peers must reconnect through it
+#   --reconnect-window SECS  the peers' --reconnect-window (with --cut; default 30, the game's)
 #   --rejoin   kill peer b (-9) 4 s into the match and run its join again:
 #              it must rejoin, and both finish in sync with identical replays
 #
@@ -70,7 +73,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$REPO/scripts/lib/nat-testbed-lib.sh"
 
 usage() {
-    sed -n '5,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '5,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # ---------------------------------------------------------------- arguments
@@ -83,8 +86,9 @@ PROBE=false
 CUT=""          # seconds; empty: no cut
 CUT_AT=4        # seconds after both peers logged the match start
 CUT_SIDE=a
+CUT_PATH=false  # --cut-path: only UDP between the NATs
 REJOIN=false
-WINDOW=""       # the peers' --reconnect-window; empty: 20 (passed explicitly with --cut)
+WINDOW=""       # the peers' --reconnect-window; empty: 30, the game's default (passed explicitly with --cut)
 bad_input() {
     echo "nat-testbed: $*" >&2
     usage
@@ -99,6 +103,7 @@ while [ $# -gt 0 ]; do
         --browser) BROWSER=true ;;
         --probe) PROBE=true ;;
         --rejoin) REJOIN=true ;;
+        --cut-path) CUT_PATH=true ;;
         --frames)
             [ $# -ge 2 ] || bad_input "--frames needs a value"
             FRAMES="$2"
@@ -136,7 +141,7 @@ if [ -n "$CUT" ]; then
     [[ "$CUT" =~ ^[1-9][0-9]{0,2}$ ]] || bad_input "--cut must be a whole number of seconds from 1 to 999, got '$CUT'"
     [[ "$CUT_AT" =~ ^[0-9]{1,2}$ ]] || bad_input "--cut-at must be a whole number of seconds from 0 to 99, got '$CUT_AT'"
     [[ "$CUT_SIDE" =~ ^[ab]$ ]] || bad_input "--cut-side must be a or b, got '$CUT_SIDE'"
-    WINDOW="${WINDOW:-20}"
+    WINDOW="${WINDOW:-30}"
     [[ "$WINDOW" =~ ^[1-9][0-9]{0,2}$ ]] || bad_input "--reconnect-window must be a whole number of seconds from 1 to 999, got '$WINDOW'"
     ! $PROBE || bad_input "--cut needs the game (not --probe)"
     [ "$SCENARIO" != symmetric ] || $TURN || bad_input "--cut needs a connection: symmetric only connects with --turn"
@@ -146,8 +151,8 @@ if [ -n "$CUT" ]; then
         bad_input "--cut $CUT is within 2 s of the reconnect window ($WINDOW s): no single expected outcome"
     # Play goes on CUT_AT s before the cut and ~5 s after it.
     FRAMES="${FRAMES:-$(((CUT_AT + 5) * 60))}"
-elif [ "$CUT_AT" != 4 ] || [ "$CUT_SIDE" != a ] || [ -n "$WINDOW" ]; then
-    bad_input "--cut-at, --cut-side and --reconnect-window only go with --cut"
+elif [ "$CUT_AT" != 4 ] || [ "$CUT_SIDE" != a ] || [ -n "$WINDOW" ] || $CUT_PATH; then
+    bad_input "--cut-at, --cut-side, --cut-path and --reconnect-window only go with --cut"
 fi
 if $REJOIN; then
     [ -z "$CUT" ] || bad_input "--rejoin and --cut are separate tests"
@@ -658,18 +663,34 @@ if [ -n "$CUT" ]; then
         fi
     fi
     if [ -z "$CUT_ERROR" ]; then
-        ipt "$NS_CUT" -t raw -I PREROUTING 1 -i lan -j DROP
-        ipt "$NS_CUT" -t raw -I PREROUTING 1 -i wan -j DROP
+        if $CUT_PATH; then
+            # Only the peers' path: UDP to and from the other NAT.
+            if [ "$CUT_SIDE" = a ]; then far=203.0.113.2; else far=198.51.100.2; fi
+            cut_rules=(-i lan -p udp -d "$far" -j DROP --- -i wan -p udp -s "$far" -j DROP)
+        else
+            cut_rules=(-i lan -j DROP --- -i wan -j DROP)
+        fi
+        cut_rule() { # cut_rule -I|-D: both rules of cut_rules
+            local op="$1" rule=()
+            for w in "${cut_rules[@]}" ---; do
+                if [ "$w" = --- ]; then
+                    if [ "$op" = -I ]; then ipt "$NS_CUT" -t raw -I PREROUTING 1 "${rule[@]}"; else ipt "$NS_CUT" -t raw -D PREROUTING "${rule[@]}"; fi
+                    rule=()
+                else
+                    rule+=("$w")
+                fi
+            done
+        }
+        cut_rule -I
         CUT_START_NS=$(date +%s%N)
-        echo "nat-testbed: cut NAT $CUT_SIDE for $CUT s (reconnect window $WINDOW s)" >&2
+        echo "nat-testbed: cut $($CUT_PATH && echo "the peers' path at ")NAT $CUT_SIDE for $CUT s (reconnect window $WINDOW s)" >&2
         cut_until=$((CUT_START_NS + CUT * 1000000000))
         while [ "$(date +%s%N)" -lt "$cut_until" ] && ! both_done; do sleep 0.02; done
         # Packets dropped in each direction (proof that the cut was two-way).
         CUT_DROPPED="$(ipt "$NS_CUT" -t raw -L PREROUTING -v -x -n |
             awk '$3 == "DROP" { for (i = 4; i <= NF; i++) if ($i == "lan" || $i == "wan") n[$i] = $1 }
                  END { printf "{\"from_lan\":%d,\"from_wan\":%d}", n["lan"], n["wan"] }')"
-        ipt "$NS_CUT" -t raw -D PREROUTING -i wan -j DROP
-        ipt "$NS_CUT" -t raw -D PREROUTING -i lan -j DROP
+        cut_rule -D
         CUT_END_NS=$(date +%s%N)
         echo "nat-testbed: link restored after $(((CUT_END_NS - CUT_START_NS) / 1000000)) ms, dropped $CUT_DROPPED" >&2
     fi
@@ -719,7 +740,8 @@ if [ -n "$CUT" ]; then
         --argjson cut_ms "$cut_ms" --argjson dropped "$CUT_DROPPED" \
         --argjson a "$facts_a" --argjson b "$facts_b" --argjson replays "$replays" \
         --argjson end_limit_ms "$(((WINDOW + END_GRACE) * 1000))" \
-        '{cut_s:$cut_s, cut_at_s:$at, side:$side, reconnect_window_s:$window, expect:$expect,
+        --argjson path_only "$CUT_PATH" \
+        '{cut_s:$cut_s, cut_at_s:$at, side:$side, path_only:$path_only, reconnect_window_s:$window, expect:$expect,
           error:(if $err == "" then null else $err end), cut_ms:$cut_ms, dropped:$dropped,
           end_limit_ms:$end_limit_ms, a:$a, b:$b, replays:$replays}')"
     echo "cut: $CUT_JSON" >&2

@@ -50,10 +50,11 @@ export TWINSTAR_BIN="$target_dir/release/twinstar"
 export SIGNALING_LOAD_BIN="$target_dir/debug/examples/signaling_load"
 if [ "$(id -u)" = 0 ]; then
     failed=()
-    # Two cut NAT A mid-match: 5 s (the match pauses and resumes, ~18 s)
-    # and 15 s with a 5 s reconnect window (both end it, ~11 s); the last
-    # kills the joiner behind its symmetric NAT, which rejoins through the
-    # TURN relay (~25 s).
+    # Cuts mid-match (issue 25): NAT A's whole network for 15 s with the
+    # default 30 s window (both reconnect through the server, ~25 s), only
+    # the path between the NATs for 20 s (~32 s), and 15 s with a 5 s
+    # window (both end it, ~11 s); the last kills the joiner behind its
+    # symmetric NAT, which rejoins through the TURN relay (~25 s).
     # "symmetric --internet": the players know only wss://server; TLS by a
     # private CA, STUN/TURN and TURN REST credentials from the server,
     # coturn refusing forged and expired ones (~15 s).
@@ -61,7 +62,8 @@ if [ "$(id -u)" = 0 ]; then
     # behind NAT A opening the https room link (~20 s).
     for scenario in routed full-cone port-restricted symmetric "symmetric --turn" "symmetric --internet" \
         "symmetric --internet --browser" \
-        "port-restricted --cut 5" "port-restricted --cut 15 --reconnect-window 5" \
+        "port-restricted --cut 15" "port-restricted --cut 20 --cut-path" \
+        "port-restricted --cut 15 --reconnect-window 5" \
         "symmetric --turn --rejoin"; do
         # shellcheck disable=SC2086 # "symmetric --turn" is two arguments
         timeout 300 scripts/nat-testbed.sh $scenario || failed+=("nat-testbed $scenario")

@@ -484,9 +484,10 @@ pub struct NetArgs {
     #[arg(long, value_name = "AT:LEN")]
     pub sim_outage: Option<Outage>,
 
-    /// When the other player's packets stop, wait this many seconds for
-    /// them to come back before ending the match (0: end after 2 s, as a
-    /// lost peer) [default: the settings' value, else 20]
+    /// When the other player's packets stop, try this many seconds to get
+    /// them back (after 2 s of silence both sides reconnect through the
+    /// server) before ending the match (0: end after 2 s, as a lost peer)
+    /// [default: the settings' value, else 30]
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u32).range(0..=600))]
     pub reconnect_window: Option<u32>,
 

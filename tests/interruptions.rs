@@ -49,7 +49,7 @@ fn a_three_second_cut_pauses_the_match_and_it_resumes_in_sync() {
     for side in [&host, &join] {
         assert!(
             side.stderr
-                .contains("interrupted; waiting up to 20 s in all"),
+                .contains("interrupted; waiting up to 30 s in all"),
             "{both}"
         );
         assert_eq!(side.summary()["reconnects"], 1, "{both}");

@@ -73,6 +73,7 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
         } else {
             None
         },
+        confirmed: u.arbitrary()?,
     })
 }
 

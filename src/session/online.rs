@@ -445,6 +445,8 @@ impl Backend for OnlineBackend {
         }
         if result.is_ok() && self.should_knock() {
             self.start_knocking(log);
+        } else if result.is_ok() && self.should_keep() {
+            self.start_keeping(log);
         }
         match &result {
             Ok(()) => {

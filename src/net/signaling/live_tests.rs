@@ -462,3 +462,44 @@ async fn a_client_that_never_finishes_its_request_is_cut_off() {
     .await
     .expect("test timed out");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_token_takes_a_stale_seat_back_at_once_and_nothing_else() {
+    use crate::net::signaling::SeatToken;
+    timeout(LIVE_LIMIT, async {
+        let server = TestServer::start();
+        let code = RoomCode::parse("S3ATTKN").unwrap();
+        let url = room_url(&server.base, Some(&code));
+        let (host, join) = (SeatToken::random(), SeatToken::random());
+        let seat = |token: SeatToken| format!("{url}?seat={token}");
+        // Two players that went silent (a cut: their websockets stay open).
+        let _host = raw(&seat(host)).await.unwrap();
+        let mut stale = raw(&seat(join)).await.unwrap();
+        // Anyone else, a guessed token or a broken one, is refused.
+        let refused = |r: Result<Raw, _>| refused_status(&r.unwrap_err());
+        assert_eq!(refused(raw(&url).await), Some(409));
+        assert_eq!(refused(raw(&seat(SeatToken::random())).await), Some(409));
+        assert_eq!(refused(raw(&format!("{url}?seat=guess")).await), Some(400));
+        // The joiner's new connection takes its seat back at once, without
+        // waiting for the liveness limit; the stale one is closed.
+        let started = Instant::now();
+        let _fresh = raw(&seat(join)).await.unwrap();
+        let (code_closed, reason) = read_until_closed(&mut stale).await.unwrap();
+        assert_eq!(code_closed, 4000, "{reason}");
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert_eq!(server.state.members_of(&code), 2);
+        let (status, metrics) = http_get(format!("{}/metrics", http_base(&server.base))).await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            sample(&metrics, "twinstar_seats_taken_back_total"),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(&metrics, "twinstar_refusals_total{reason=\"bad_seat\"}"),
+            Some(1.0)
+        );
+        server.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}

@@ -48,8 +48,9 @@ pub(in crate::session) struct Waiting {
     next_reopen: Instant,
 }
 
-/// How often a lost signaling connection is reopened while paused.
-const REOPEN_EVERY: Duration = Duration::from_secs(1);
+/// How often a lost or unanswered signaling connection is reopened while
+/// paused (a websocket is answered within a few round trips).
+const REOPEN_EVERY: Duration = Duration::from_secs(2);
 
 impl OnlineBackend {
     /// A match in a room can be rejoined (a quick match has no code to
@@ -140,7 +141,9 @@ impl OnlineBackend {
         self._runtime = runtime;
         self.spectators = Default::default();
         self.signaling_lost = false;
-        tracing::info!("our signaling connection was lost while paused: reopened it");
+        tracing::info!(
+            "reopened our signaling connection (lost, unanswered, or cut with the rest)"
+        );
         Ok(())
     }
 
@@ -165,12 +168,10 @@ impl OnlineBackend {
         if self.rejoin.as_ref().is_some_and(|w| w.agreed.is_some()) {
             return self.receive_their_catch_up(sim, log);
         }
-        if self.signaling_lost
-            && self
-                .rejoin
-                .as_ref()
-                .is_some_and(|w| Instant::now() >= w.next_reopen)
-        {
+        // A fresh socket tried during a cut may hang in TCP's backoff: one
+        // the server has not given an id yet is replaced when due too.
+        let unanswered = self.signaling_lost || self.socket.id().is_none();
+        if unanswered && (self.rejoin.as_ref()).is_some_and(|w| Instant::now() >= w.next_reopen) {
             if let Some(waiting) = &mut self.rejoin {
                 waiting.next_reopen = Instant::now() + REOPEN_EVERY;
             }
