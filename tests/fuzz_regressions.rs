@@ -17,7 +17,7 @@ use twinstar::net::handshake::{
     Agreement, Claim, Handshake, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role,
 };
 use twinstar::net::rejoin::{CatchUpReceiver, Ticket, encode_catch_up};
-use twinstar::net::signaling::RoomRequest;
+use twinstar::net::signaling::{RoomRequest, SeatToken};
 use twinstar::net::socket;
 use twinstar::replay::{self, EventKind, Header, Writer};
 use twinstar::settings::Settings;
@@ -266,8 +266,14 @@ fn seeds_are_accepted() {
     for (name, bytes) in files("seeds", "room_code") {
         RoomCode::parse(text(&bytes)).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+    // A room path, or a room URL's query with a seat token.
     for (name, bytes) in files("seeds", "signaling_path") {
-        RoomRequest::from_path(Some(text(&bytes))).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let path = text(&bytes);
+        let token = SeatToken::from_query(Some(path)).ok().flatten();
+        assert!(
+            RoomRequest::from_path(Some(path)).is_ok() || token.is_some(),
+            "{name}"
+        );
     }
     for (name, bytes) in files("seeds", "link") {
         args_from_fragment(text(&bytes)).unwrap_or_else(|e| panic!("{name}: {e}"));

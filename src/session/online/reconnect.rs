@@ -39,6 +39,10 @@ use crate::session::simulation::Simulation;
 /// 1 s to agree on a loopback, a few round trips more over the internet)
 /// is the faster way back.
 pub(super) const RECONNECT_AFTER: Duration = Duration::from_secs(2);
+/// Player 1 reopens its signaling this long after player 2 knocks (both
+/// count from their own first silence, which a cut starts within a round
+/// trip on both sides).
+const KEEPER_REOPENS_AFTER: Duration = Duration::from_secs(1);
 /// Pause between a failed attempt (server unreachable, no path yet) and
 /// the next.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
@@ -87,6 +91,12 @@ impl OnlineBackend {
         self.start_waiting_for_rejoin(log);
         if self.spectators.is_empty() {
             self.signaling_lost = true;
+            // After player 2 has begun to knock: taking our seat back tells
+            // it our old connection left, and player 2 would then keep too
+            // (as after our crash) if it had not knocked yet.
+            if let Some(waiting) = &mut self.rejoin {
+                waiting.next_reopen = Instant::now() + KEEPER_REOPENS_AFTER;
+            }
         }
     }
 
@@ -154,7 +164,20 @@ impl OnlineBackend {
         };
         match attempt.poll() {
             Poll::Pending => Ok(()),
-            Poll::Ready(Ok(connection)) => self.reconnected(connection, sim, log),
+            // Only this match, resumed: a restarted player 1 that claims
+            // its own slot meets a knocking player 2 as a new match.
+            Poll::Ready(Ok(connection))
+                if connection.agreement.rejoin
+                    && connection.agreement.match_id == self.agreement.match_id =>
+            {
+                self.reconnected(connection, sim, log)
+            }
+            Poll::Ready(Ok(_)) => {
+                tracing::info!("reconnect attempt {} met another match", knocking.attempts);
+                knocking.attempt = None;
+                knocking.next_attempt = now + RETRY_AFTER;
+                Ok(())
+            }
             Poll::Ready(Err(e)) => {
                 tracing::info!("reconnect attempt {} failed: {e}", knocking.attempts);
                 knocking.attempt = None;

@@ -45,7 +45,7 @@ pub(in crate::session) struct Waiting {
     agreed: Option<(PeerId, Agreement)>,
     receiving: CatchUpReceiver,
     /// When our signaling may be reopened next (`reopen_room`).
-    next_reopen: Instant,
+    pub(super) next_reopen: Instant,
 }
 
 /// How often a lost or unanswered signaling connection is reopened while
