@@ -218,7 +218,7 @@ fn draw_list(
     let pads = super::pads::connected();
     if !pads.is_empty() {
         let line = format!(
-            "gamepad{}: {}   d-pad/stick: choose   A: pick   B: back",
+            "gamepad{}: {}  -  d-pad/stick choose, A pick, B back",
             if pads.len() > 1 { "s" } else { "" },
             pads.join(", ")
         );

@@ -69,7 +69,7 @@ impl Pads {
         if let Some(g) = &pads.gilrs {
             pads.order = g
                 .gamepads()
-                .map(|(id, pad)| (id, pad.name().to_string()))
+                .map(|(id, pad)| (id, short_name(pad.name())))
                 .collect();
         }
         pads
@@ -82,7 +82,7 @@ impl Pads {
         while let Some(event) = gilrs.next_event() {
             match event.event {
                 EventType::Connected if !self.order.iter().any(|(id, _)| *id == event.id) => {
-                    let name = gilrs.gamepad(event.id).name().to_string();
+                    let name = short_name(gilrs.gamepad(event.id).name());
                     tracing::info!("gamepad connected: {name}");
                     self.notices.push(PadNotice::Connected(name.clone()));
                     self.order.push((event.id, name));
@@ -135,6 +135,14 @@ impl Pads {
             self.moves.extend(moves);
         }
     }
+}
+
+/// A pad's name as the screen shows it: browsers append "(STANDARD GAMEPAD
+/// Vendor: ... Product: ...)" and drivers can be long-winded.
+fn short_name(name: &str) -> String {
+    let name = name.split(" (").next().unwrap_or(name).trim();
+    let name = if name.is_empty() { "gamepad" } else { name };
+    name.chars().take(28).collect()
 }
 
 /// The W3C standard layout's names for gilrs' buttons.
@@ -227,4 +235,20 @@ pub fn player_inputs(players: usize) -> [Input; 2] {
                 .map_or(Input(0), |(id, _)| p.map.read(&p.state(*id)))
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_name;
+
+    #[test]
+    fn pad_names_are_short_enough_for_a_menu_line() {
+        assert_eq!(
+            short_name("Xbox Wireless Controller (STANDARD GAMEPAD Vendor: 045e Product: 02fd)"),
+            "Xbox Wireless Controller"
+        );
+        assert_eq!(short_name(""), "gamepad");
+        assert_eq!(short_name(" (x)"), "gamepad");
+        assert_eq!(short_name(&"p".repeat(100)).len(), 28);
+    }
 }
