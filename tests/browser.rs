@@ -588,3 +588,48 @@ fn a_phone_joins_from_the_link_and_plays_by_touch() {
         );
     }
 }
+
+/// The room-code prompt in the page is a real text field (what a phone's
+/// keyboard types into): the code typed into it joins the host's room.
+#[test]
+fn the_room_code_prompt_takes_the_code_from_a_text_field() {
+    let _one = serial();
+    let dir = scratch("text-field");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        // The page leaves once it has joined: the host need not wait for it.
+        &peer_args(
+            "host",
+            Some("TXT-2XM"),
+            &server.url,
+            "300",
+            &["--no-record", "--reconnect-window", "0"],
+        ),
+    );
+    // Join with a code: the code is put into the page's text field (as a
+    // phone's keyboard does; there is no such element without the field),
+    // and Enter, which the focused field receives, submits it.
+    let page = browser::open(
+        &page_url(&server, ""),
+        &[
+            "--timeout",
+            "60",
+            "--keys",
+            "ArrowDown@1000,Enter@1300,Enter@3500",
+            "--fill",
+            "#twinstar-text=txt2xm@2500",
+            "--until",
+            "agreed: player 2",
+        ],
+    );
+    let page = page.finish(LIMIT);
+    // Reaped; its match was cut short by the page leaving, on purpose.
+    let _host = host.finish(LIMIT);
+    assert_eq!(
+        page.code(),
+        Some(0),
+        "the page did not join with the typed code:\n{}",
+        common::tail(&page.stdout, 30)
+    );
+}

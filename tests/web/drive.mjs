@@ -7,6 +7,10 @@
 //        [--downloads DIR] [--reload-on REGEX [--reload-delay MS]]
 //        [--gamepad JSON] [--touch JSON] [--phone] [--screenshot-at MS]
 //
+// --fill "SELECTOR=TEXT@MS": at MS after the first frame, types TEXT into
+// the page element SELECTOR as a phone's keyboard would (Playwright's fill:
+// input events on the element); fails if there is no such element.
+//
 // --screenshot-at MS: take the --screenshot MS after the first animation
 // frame (mid-match, say) instead of at the end.
 //
@@ -119,6 +123,7 @@ try {
       touch: { type: "string" },
       phone: { type: "boolean", default: false },
       "screenshot-at": { type: "string" },
+      fill: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -335,6 +340,20 @@ async function pressKeys() {
   const t0 = Date.now();
   line(`timing: first frame ${Math.round(await first.jsonValue())} ms after navigation start`);
   await page.locator("canvas").first().focus().catch(() => {});
+  for (const spec of args.values.fill) {
+    const m = /^(.+)=(.*)@(\d+)$/.exec(spec);
+    if (!m) {
+      await finish(2, `bad --fill '${spec}': SELECTOR=TEXT@MS`);
+      return;
+    }
+    const [, selector, text, ms] = m;
+    setTimeout(() => {
+      page
+        .fill(selector, text, { timeout: 5000 })
+        .then(() => line(`fill: ${selector} = ${text} at ${ms} ms`))
+        .catch((e) => finish(1, `fill ${selector}: ${e.message.split("\n")[0]}`));
+    }, Number(ms));
+  }
   if (args.values["screenshot-at"] !== undefined) {
     const ms = Number(args.values["screenshot-at"]);
     setTimeout(() => screenshot().catch(() => {}), ms);
