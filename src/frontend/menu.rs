@@ -325,7 +325,7 @@ const PAD_CHARS: &str = "23456789ABCDEFGHJKMNPQRSTUVWXYZ-01ILOabcdefghijklmnopqr
 
 /// Typing with a pad: Up/Down change the last character along
 /// [`PAD_CHARS`], Right adds one, Left deletes one; true if it changed.
-fn pick_chars(text: &mut String, max_chars: usize) -> bool {
+pub(super) fn pick_chars(text: &mut String, max_chars: usize) -> bool {
     let step = |c: char, by: isize| {
         let chars: Vec<char> = PAD_CHARS.chars().collect();
         let at = chars.iter().position(|&k| k == c).unwrap_or(0) as isize;

@@ -32,6 +32,9 @@ struct Pads {
     menus: Vec<(GamepadId, MenuReader)>,
     /// This frame's menu moves from every pad.
     moves: Vec<MenuMove>,
+    /// Buttons each pad held last frame, and those any pad pressed this one.
+    held: Vec<(GamepadId, u32)>,
+    just: u32,
 }
 
 thread_local! {
@@ -64,6 +67,8 @@ impl Pads {
             keyboard_is_player_one: settings.pad.keyboard_is_player_one,
             menus: Vec::new(),
             moves: Vec::new(),
+            held: Vec::new(),
+            just: 0,
         };
         // Pads already plugged in at start are not news.
         if let Some(g) = &pads.gilrs {
@@ -120,6 +125,7 @@ impl Pads {
 
     fn update_menus(&mut self) {
         self.moves.clear();
+        self.just = 0;
         let ids: Vec<GamepadId> = self.order.iter().map(|(id, _)| *id).collect();
         self.menus.retain(|(id, _)| ids.contains(id));
         for id in ids {
@@ -133,6 +139,14 @@ impl Pads {
             };
             let moves = self.menus[i].1.update(&self.map, &state);
             self.moves.extend(moves);
+            let before = match self.held.iter_mut().find(|(h, _)| *h == id) {
+                Some((_, bits)) => std::mem::replace(bits, state.buttons),
+                None => {
+                    self.held.push((id, state.buttons));
+                    0
+                }
+            };
+            self.just |= state.buttons & !before;
         }
     }
 }
@@ -216,6 +230,11 @@ pub fn menu_key(key: macroquad::input::KeyCode) -> bool {
 /// This frame's menu moves from every pad.
 pub fn menu_moves() -> Vec<MenuMove> {
     with(|p| p.moves.clone())
+}
+
+/// Whether any pad pressed `button` this frame (held last frame: no).
+pub fn just_pressed(button: PadButton) -> bool {
+    with(|p| p.just & button.bit() != 0)
 }
 
 /// Each local keyboard player's pad input now, in player order: `players`

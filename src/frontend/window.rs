@@ -75,6 +75,11 @@ pub fn pad_pressed(key: KeyCode) -> bool {
     !SWALLOW_INPUT.load(Ordering::Relaxed) && super::pads::menu_key(key)
 }
 
+/// A pad button pressed this frame, unless the screen just started.
+pub fn pad_button(button: crate::input::PadButton) -> bool {
+    !SWALLOW_INPUT.load(Ordering::Relaxed) && super::pads::just_pressed(button)
+}
+
 /// A mouse click this frame, unless the screen just started.
 pub fn clicked(button: MouseButton) -> bool {
     !SWALLOW_INPUT.load(Ordering::Relaxed) && is_mouse_button_pressed(button)

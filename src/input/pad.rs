@@ -75,7 +75,8 @@ impl PadButton {
         PadButton::ALL.into_iter().find(|b| b.name() == name)
     }
 
-    fn bit(self) -> u32 {
+    /// Its bit in [`PadState::buttons`].
+    pub fn bit(self) -> u32 {
         1 << self as u8
     }
 }
