@@ -33,6 +33,10 @@ python3 -c 'import venv, ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
 if command -v dpkg >/dev/null && ! dpkg -s libasound2-dev >/dev/null 2>&1; then
     need_pkgs+=(libasound2-dev pkg-config)
 fi
+# Gamepads (gilrs) link against libudev.
+if command -v dpkg >/dev/null && ! dpkg -s libudev-dev >/dev/null 2>&1; then
+    need_pkgs+=(libudev-dev pkg-config)
+fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" >/dev/null

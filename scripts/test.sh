@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# gcc links; libasound2-dev for the game's sound (ALSA); Xvfb and Mesa's
+# gcc links; libasound2-dev for the game's sound (ALSA); libudev-dev and
+# pkg-config for gamepads (gilrs finds pads through udev); Xvfb and Mesa's
 # software OpenGL for the window tests (tests/screenshots.rs; libxtst6 types
 # keys into them from python3, tests/common/keys.py); Chromium,
 # Node.js and npm for the browser tests (tests/browser.rs); openssl and
@@ -13,7 +14,7 @@ need_pkgs=()
 command -v cc >/dev/null || need_pkgs+=(gcc)
 command -v node >/dev/null || need_pkgs+=(nodejs)
 command -v npm >/dev/null || need_pkgs+=(npm)
-for pkg in libasound2-dev xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 libxtst6 python3 chromium gzip openssl curl haproxy nginx; do
+for pkg in libasound2-dev libudev-dev pkg-config xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 libxtst6 python3 chromium gzip openssl curl haproxy nginx; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done
 if [ ${#need_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then

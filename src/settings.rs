@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use macroquad::input::KeyCode;
 use serde::{Deserialize, Serialize};
 
-use crate::input::KeyMap;
+use crate::input::{KeyMap, PadButton, PadMap};
 use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
 use crate::net::signaling::check_server_url;
 
@@ -50,6 +50,198 @@ pub struct Settings {
     pub reconnect_window: u32,
     pub player_one: Keys,
     pub player_two: Keys,
+    /// Gamepads: dead zone, button mapping, who plays with the keyboard.
+    pub pad: PadSettings,
+}
+
+/// Gamepad settings, in the file as `[pad]`: buttons by the names of
+/// [`PadButton::name`] (`a`, `b`, `x`, `y`, `lb`, `rb`, `lt`, `rt`, `back`,
+/// `start`, `ls`, `rs`, `up`, `down`, `left`, `right`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PadSettings {
+    /// Percent of the stick's travel that still counts as centred (5..=90).
+    pub dead_zone: u8,
+    #[serde(with = "pad_pair")]
+    pub fire: [PadButton; 2],
+    #[serde(with = "pad_pair")]
+    pub focus: [PadButton; 2],
+    #[serde(with = "pad_one")]
+    pub start: PadButton,
+    #[serde(with = "pad_pair")]
+    pub back: [PadButton; 2],
+    /// In a local match the keyboard plays player one, so the first pad
+    /// plays player two (otherwise the first pad is player one).
+    pub keyboard_is_player_one: bool,
+}
+
+impl Default for PadSettings {
+    fn default() -> Self {
+        PadSettings::from_map(&PadMap::STANDARD)
+    }
+}
+
+/// Dead-zone percents the settings screen steps through.
+pub const DEAD_ZONES: [u8; 9] = [5, 10, 15, 20, 25, 30, 40, 50, 60];
+
+impl PadSettings {
+    pub fn from_map(map: &PadMap) -> PadSettings {
+        PadSettings {
+            dead_zone: (map.dead_zone * 100.0).round().clamp(0.0, 100.0) as u8,
+            fire: map.fire,
+            focus: map.focus,
+            start: map.start,
+            back: map.back,
+            keyboard_is_player_one: false,
+        }
+    }
+
+    pub fn map(&self) -> PadMap {
+        let (lo, hi) = PadMap::DEAD_ZONE_RANGE;
+        PadMap {
+            fire: self.fire,
+            focus: self.focus,
+            start: self.start,
+            back: self.back,
+            dead_zone: (f32::from(self.dead_zone) / 100.0).clamp(lo, hi),
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let (lo, hi) = PadMap::DEAD_ZONE_RANGE;
+        let percent = (lo * 100.0).round() as u8..=(hi * 100.0).round() as u8;
+        if !percent.contains(&self.dead_zone) {
+            return Err(format!(
+                "pad dead_zone {} is outside {}..={} (percent of the stick's travel)",
+                self.dead_zone,
+                percent.start(),
+                percent.end()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Moves the dead zone along [`DEAD_ZONES`], like [`Settings::step_delay`].
+    pub fn step_dead_zone(&mut self, step: i32, wrap: bool) {
+        let now = DEAD_ZONES
+            .iter()
+            .position(|&z| z >= self.dead_zone)
+            .unwrap_or(DEAD_ZONES.len() - 1);
+        self.dead_zone = DEAD_ZONES[stepped(DEAD_ZONES.len(), now, step, wrap)];
+    }
+
+    /// Moves the first button of a pad action to the next of
+    /// [`PadButton::ALL`] (the second, a trigger by default, stays).
+    pub fn step_button(&mut self, action: PadAction, step: i32, wrap: bool) {
+        let slot = match action {
+            PadAction::Fire => &mut self.fire[0],
+            PadAction::Focus => &mut self.focus[0],
+            PadAction::Start => &mut self.start,
+            PadAction::Back => &mut self.back[0],
+        };
+        let all = PadButton::ALL;
+        let now = all.iter().position(|b| b == slot).unwrap_or(0);
+        *slot = all[stepped(all.len(), now, step, wrap)];
+    }
+}
+
+/// A pad action the settings screen remaps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PadAction {
+    Fire,
+    Focus,
+    Start,
+    Back,
+}
+
+impl PadAction {
+    pub const ALL: [PadAction; 4] = [
+        PadAction::Fire,
+        PadAction::Focus,
+        PadAction::Start,
+        PadAction::Back,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PadAction::Fire => "fire",
+            PadAction::Focus => "focus",
+            PadAction::Start => "start",
+            PadAction::Back => "back",
+        }
+    }
+
+    /// The buttons bound to it, for the screen ("a / rt").
+    pub fn buttons(self, pad: &PadSettings) -> String {
+        let pair = |p: [PadButton; 2]| {
+            if p[0] == p[1] {
+                p[0].name().to_string()
+            } else {
+                format!("{} / {}", p[0].name(), p[1].name())
+            }
+        };
+        match self {
+            PadAction::Fire => pair(pad.fire),
+            PadAction::Focus => pair(pad.focus),
+            PadAction::Start => pad.start.name().to_string(),
+            PadAction::Back => pair(pad.back),
+        }
+    }
+}
+
+/// A pad button in the file: its name.
+mod pad_one {
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    use crate::input::PadButton;
+
+    pub fn serialize<S: Serializer>(b: &PadButton, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(b.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PadButton, D::Error> {
+        let name = String::deserialize(d)?;
+        PadButton::from_name(&name)
+            .ok_or_else(|| de::Error::custom(format!("unknown pad button '{name}'")))
+    }
+}
+
+/// Two pad buttons in the file: `["a", "rt"]`, or one name for both.
+mod pad_pair {
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    use crate::input::PadButton;
+
+    pub fn serialize<S: Serializer>(p: &[PadButton; 2], s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(2))?;
+        seq.serialize_element(p[0].name())?;
+        seq.serialize_element(p[1].name())?;
+        seq.end()
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Names {
+        One(String),
+        Many(Vec<String>),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[PadButton; 2], D::Error> {
+        let names = match Names::deserialize(d)? {
+            Names::One(n) => vec![n],
+            Names::Many(v) => v,
+        };
+        let parse = |n: &String| {
+            PadButton::from_name(n)
+                .ok_or_else(|| de::Error::custom(format!("unknown pad button '{n}'")))
+        };
+        match names.as_slice() {
+            [a] => Ok([parse(a)?; 2]),
+            [a, b] => Ok([parse(a)?, parse(b)?]),
+            _ => Err(de::Error::custom("one or two pad buttons")),
+        }
+    }
 }
 
 /// One player's bindings. In the file each is a key name (`W`, `Space`,
@@ -121,6 +313,7 @@ impl Default for Settings {
             reconnect_window: DEFAULT_RECONNECT_WINDOW,
             player_one: Keys::from_map(&KeyMap::PLAYER_ONE),
             player_two: Keys::from_map(&KeyMap::PLAYER_TWO),
+            pad: PadSettings::default(),
         }
     }
 }
@@ -252,6 +445,7 @@ impl Settings {
         if self.volume > 100 {
             return Err(format!("volume {} is above 100", self.volume));
         }
+        self.pad.validate()?;
         self.checked_server().map(|_| ())
     }
 
@@ -571,6 +765,35 @@ mod tests {
         assert_eq!(back, s);
         assert_eq!(back.keymaps()[1].fire, KeyCode::Kp0);
         assert_eq!(back.delay(), DelaySetting::Fixed(3));
+    }
+
+    #[test]
+    fn pad_settings_round_trip_and_bad_ones_are_refused() {
+        let mut s = Settings::default();
+        s.pad.step_dead_zone(1, false);
+        s.pad.step_button(PadAction::Fire, 2, false);
+        s.pad.keyboard_is_player_one = true;
+        let text = s.to_text();
+        assert!(text.contains("[pad]"), "{text}");
+        assert!(text.contains("\"x\""), "{text}");
+        assert!(text.contains("dead_zone = 30"), "{text}");
+        let back = Settings::from_bytes(text.into_bytes()).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(back.pad.map().fire, [PadButton::X, PadButton::RightTrigger]);
+        assert!((back.pad.map().dead_zone - 0.30).abs() < 1e-6);
+        // One name binds both buttons of an action.
+        let one = Settings::from_bytes(b"[pad]\nfocus = \"rb\"\n".to_vec()).unwrap();
+        assert_eq!(one.pad.focus, [PadButton::RightShoulder; 2]);
+        assert_eq!(one.pad.dead_zone, 25, "the rest stays default");
+        for bad in [
+            "[pad]\ndead_zone = 99\n",
+            "[pad]\ndead_zone = 0\n",
+            "[pad]\nfire = \"turbo\"\n",
+            "[pad]\nfire = [\"a\", \"b\", \"x\"]\n",
+            "[pad]\nrumble = true\n",
+        ] {
+            assert!(Settings::from_bytes(bad.into()).is_err(), "{bad}");
+        }
     }
 
     #[test]

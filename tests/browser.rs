@@ -434,3 +434,202 @@ fn a_browser_of_another_version_is_refused_on_both_sides() {
     assert_eq!(host.code(), Some(2), "{}", host.report("native host", 20));
     assert!(host.stderr.contains("version mismatch"), "{}", host.stderr);
 }
+
+/// How many of player `player`'s inputs in a replay are exactly `bits`.
+fn frames_holding(path: &std::path::Path, player: usize, bits: u8) -> usize {
+    let replay = twinstar::replay::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    replay
+        .inputs
+        .iter()
+        .filter(|frame| frame[player].0 == bits)
+        .count()
+}
+
+/// A gamepad in the page (a scripted pad with the standard mapping behind
+/// `navigator.getGamepads`) plays the joiner of a native host's room:
+/// every move it makes, through the browser's Gamepad API, gilrs and the
+/// pad mapping, is in the host's replay as player 2's input. Then it is
+/// unplugged mid-match, and the page says so (the match goes on).
+#[test]
+fn a_gamepad_in_the_page_plays_against_a_native_host() {
+    use twinstar::input::Input;
+    let _one = serial();
+    let dir = scratch("gamepad");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("PAD-2XM"),
+            &server.url,
+            "900",
+            &["--record", "host.tsr"],
+        ),
+    );
+    // Every 2 s: stick right + A; stick left; d-pad up + right trigger
+    // (analog, full); left shoulder + stick down-right (a diagonal).
+    let pad = r#"{"period": 2000, "steps": [
+        {"at": 0, "axes": [1, 0], "buttons": [0]},
+        {"at": 500, "axes": [-0.9, -0.05]},
+        {"at": 1000, "buttons": [12], "values": {"7": 1.0}},
+        {"at": 1500, "axes": [0.7, 0.7], "buttons": [4]}
+    ], "unplug_at": 12000}"#;
+    let page = browser::open(
+        &page_url(&server, "#pad2xm"),
+        &["--timeout", "60", "--gamepad", pad],
+    );
+    let host = host.finish(LIMIT);
+    let page = page.finish(LIMIT);
+    assert_eq!(host.code(), Some(0), "{}", host.report("native host", 30));
+    assert!(
+        page.stdout.contains("agreed: player 2"),
+        "the page did not join:\n{}",
+        common::tail(&page.stdout, 30)
+    );
+    let replay = dir.join("host.tsr");
+    for (what, bits) in [
+        ("stick right + A", Input::RIGHT | Input::FIRE),
+        ("stick left", Input::LEFT),
+        ("d-pad up + right trigger", Input::UP | Input::FIRE),
+        (
+            "left shoulder + diagonal",
+            Input::DOWN | Input::RIGHT | Input::FOCUS,
+        ),
+    ] {
+        let frames = frames_holding(&replay, 1, bits);
+        eprintln!("gamepad, {what}: {frames} frames of player 2");
+        // Each is held 0.5 s (30 frames) of every 2 s of a 15 s match.
+        assert!(
+            frames >= 30,
+            "{what}: {frames} frames of player 2 in the host's replay; page:\n{}",
+            common::tail(&page.stdout, 30)
+        );
+    }
+    assert!(
+        page.stdout.contains("gamepad connected: Scripted pad"),
+        "{}",
+        common::tail(&page.stdout, 30)
+    );
+    // Unplugged 12 s after the page's first frame, in the match.
+    assert!(
+        page.stdout.contains("gamepad disconnected: Scripted pad"),
+        "the unplugging was not told: {}",
+        common::tail(&page.stdout, 30)
+    );
+}
+
+/// A phone (390x844, touch screen, Chromium's emulation) opens the room
+/// link and plays by touch, through the DevTools protocol's touch events:
+/// a thumb lands on the left and slides right, then left, while a second
+/// finger holds the fire button. The host's replay has those inputs.
+#[test]
+fn a_phone_joins_from_the_link_and_plays_by_touch() {
+    use twinstar::input::Input;
+    use twinstar::input::touch::TouchLayout;
+    let _one = serial();
+    let dir = scratch("touch");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("TCH-2XM"),
+            &server.url,
+            "900",
+            &["--record", "host.tsr"],
+        ),
+    );
+    let (w, h) = (390.0, 844.0);
+    let fire = TouchLayout::for_screen(w, h).fire;
+    let (fx, fy) = (fire.x.round(), fire.y.round());
+    // Every 2 s: thumb down at (100, 700), right 60 px, fire held, thumb
+    // 60 px left of where it landed, everything lifted.
+    let touch = format!(
+        r#"{{"period": 2000, "from": 500, "events": [
+        {{"at": 0, "type": "touchStart", "points": [[100, 700, 1]]}},
+        {{"at": 100, "type": "touchMove", "points": [[160, 700, 1]]}},
+        {{"at": 200, "type": "touchStart", "points": [[160, 700, 1], [{fx}, {fy}, 2]]}},
+        {{"at": 800, "type": "touchMove", "points": [[40, 700, 1], [{fx}, {fy}, 2]]}},
+        {{"at": 1400, "type": "touchEnd", "points": []}}
+    ]}}"#
+    );
+    let page = browser::open(
+        &page_url(&server, "#tch2xm"),
+        &[
+            "--timeout",
+            "60",
+            "--phone",
+            "--size",
+            "390x844",
+            "--touch",
+            &touch,
+        ],
+    );
+    let host = host.finish(LIMIT);
+    let page = page.finish(LIMIT);
+    assert_eq!(host.code(), Some(0), "{}", host.report("native host", 30));
+    assert!(
+        page.stdout.contains("agreed: player 2"),
+        "the phone did not join:\n{}",
+        common::tail(&page.stdout, 30)
+    );
+    let replay = dir.join("host.tsr");
+    for (what, bits) in [
+        ("thumb right + fire", Input::RIGHT | Input::FIRE),
+        ("thumb left + fire", Input::LEFT | Input::FIRE),
+    ] {
+        let frames = frames_holding(&replay, 1, bits);
+        eprintln!("touch, {what}: {frames} frames of player 2");
+        // Each is held 0.6 s (36 frames) of every 2 s.
+        assert!(
+            frames >= 30,
+            "{what}: {frames} frames of player 2 in the host's replay; page:\n{}",
+            common::tail(&page.stdout, 30)
+        );
+    }
+}
+
+/// The room-code prompt in the page is a real text field (what a phone's
+/// keyboard types into): the code typed into it joins the host's room.
+#[test]
+fn the_room_code_prompt_takes_the_code_from_a_text_field() {
+    let _one = serial();
+    let dir = scratch("text-field");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        // The page leaves once it has joined: the host need not wait for it.
+        &peer_args(
+            "host",
+            Some("TXT-2XM"),
+            &server.url,
+            "300",
+            &["--no-record", "--reconnect-window", "0"],
+        ),
+    );
+    // Join with a code: the code is put into the page's text field (as a
+    // phone's keyboard does; there is no such element without the field),
+    // and Enter, which the focused field receives, submits it.
+    let page = browser::open(
+        &page_url(&server, ""),
+        &[
+            "--timeout",
+            "60",
+            "--keys",
+            "ArrowDown@1000,Enter@1300,Enter@3500",
+            "--fill",
+            "#twinstar-text=txt2xm@2500",
+            "--until",
+            "agreed: player 2",
+        ],
+    );
+    let page = page.finish(LIMIT);
+    // Reaped; its match was cut short by the page leaving, on purpose.
+    let _host = host.finish(LIMIT);
+    assert_eq!(
+        page.code(),
+        Some(0),
+        "the page did not join with the typed code:\n{}",
+        common::tail(&page.stdout, 30)
+    );
+}

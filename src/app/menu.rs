@@ -111,6 +111,7 @@ async fn shell(
                     7 => {
                         if let Some(edited) = settings_screen(ui, &settings).await {
                             save_settings(ui, &edited).await;
+                            crate::frontend::pads::configure(&edited);
                             settings = edited;
                             ui.audio.set_volume(settings.volume);
                         }

@@ -12,9 +12,10 @@ use macroquad::prelude::*;
 
 use super::assets::{Align, BitmapFont};
 use super::hud::PLAYER_COLORS;
-use super::menu::edit_text;
+use super::menu::{edit_text, pick_chars};
 use super::scene::Layout;
-use super::window::pressed;
+use super::window::{pad_button, pad_pressed, pressed};
+use crate::input::PadButton;
 use crate::replay::{EventKind, ReplayEvent};
 use crate::session::chat::{HISTORY, MAX_CHARS};
 use crate::session::{ChatLine, Match};
@@ -68,7 +69,9 @@ impl ChatBox {
     pub fn handle_keys(&mut self, game: &mut Match) -> bool {
         let enter = pressed(KeyCode::Enter) || pressed(KeyCode::KpEnter);
         let Some(text) = &mut self.typing else {
-            if enter && self.shown && game.can_chat() {
+            // A pad opens it with Y (A fires in a match).
+            let open = enter || pad_button(PadButton::Y);
+            if open && self.shown && game.can_chat() {
                 // What was typed before the prompt opened is not the line.
                 while get_char_pressed().is_some() {}
                 self.typing = Some(String::new());
@@ -80,10 +83,11 @@ impl ChatBox {
             self.typing = None;
             return true;
         }
-        if edit_text(text, MAX_CHARS) {
+        if edit_text(text, MAX_CHARS) || pick_chars(text, MAX_CHARS) {
             self.refused = None;
         }
-        if enter {
+        // While typing, A sends (the pad plays no part in the match then).
+        if enter || pad_pressed(KeyCode::Enter) {
             if text.trim().is_empty() {
                 self.typing = None;
             } else {

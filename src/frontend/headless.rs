@@ -6,6 +6,7 @@ use web_time::{Duration, Instant};
 
 use super::InputSource;
 use crate::session::{Finished, Match, Next};
+use crate::sim::Input;
 
 /// Plays `game` to its end.
 pub fn run(mut game: Match, sources: &mut [InputSource; 2]) -> Finished {
@@ -13,10 +14,7 @@ pub fn run(mut game: Match, sources: &mut [InputSource; 2]) -> Finished {
         match game.next(Instant::now()) {
             Next::Frame => {
                 let world = game.driver().world();
-                let inputs = [
-                    sources[0].next(world, |_| false),
-                    sources[1].next(world, |_| false),
-                ];
+                let inputs = super::frame_inputs(sources, world, |_| false, [Input(0); 2]);
                 game.advance(inputs);
             }
             Next::Wait(until) => {

@@ -66,42 +66,45 @@ fn lives_row(sprites: &Sprites, player: usize, lives: u16, x: f32, y: f32, right
 
 pub fn draw_hud(sprites: &Sprites, world: &World, layout: &Layout, ledger: &EventLedger) {
     let font = &sprites.font;
-    let top = layout.origin.y + 10.0;
-    let left = layout.origin.x + 14.0;
-    let right = layout.origin.x + layout.size().x - 14.0;
+    // The HUD scales with the arena, so a small (phone) arena keeps its
+    // text in proportion; a 1280x720 window or larger draws it as designed.
+    let k = (layout.scale / 2.0).clamp(0.34, 1.0);
+    let top = layout.origin.y + 10.0 * k;
+    let left = layout.origin.x + 14.0 * k;
+    let right = layout.origin.x + layout.size().x - 14.0 * k;
     let center = layout.origin.x + layout.size().x / 2.0;
     let [p1, p2] = &world.players;
     font.draw_shadowed(
         &format!("P1 {}", p1.score),
         left,
         top,
-        3.0,
+        3.0 * k,
         PLAYER_COLORS[0],
         Align::Left,
     );
-    lives_row(sprites, 0, p1.lives, left, top + 36.0, false);
+    lives_row(sprites, 0, p1.lives, left, top + 36.0 * k, false);
     font.draw_shadowed(
         &format!("{} P2", p2.score),
         right,
         top,
-        3.0,
+        3.0 * k,
         PLAYER_COLORS[1],
         Align::Right,
     );
-    lives_row(sprites, 1, p2.lives, right, top + 36.0, true);
+    lives_row(sprites, 1, p2.lives, right, top + 36.0 * k, true);
     font.draw_shadowed(
         &format!("WAVE {}", world.spawner.wave),
         center,
         top,
-        3.0,
+        3.0 * k,
         WHITE,
         Align::Center,
     );
     font.draw_shadowed(
         &format!("TEAM {}", world.shared_score()),
         center,
-        top + 36.0,
-        2.0,
+        top + 36.0 * k,
+        2.0 * k,
         Color::new(0.8, 0.85, 1.0, 0.9),
         Align::Center,
     );
@@ -118,7 +121,7 @@ pub fn draw_hud(sprites: &Sprites, world: &World, layout: &Layout, ledger: &Even
             &format!("WAVE {wave}"),
             center,
             y,
-            8.0,
+            8.0 * k,
             Color::new(1.0, 0.95, 0.6, fade),
             Align::Center,
         );

@@ -6,9 +6,11 @@ use macroquad::prelude::*;
 
 use super::assets::{Align, BitmapFont};
 use super::audio::Cue;
-use super::window::{Screenshot, Ui, clicked, end_frame, enter_screen, pressed, save_screenshot};
+use super::window::{
+    Screenshot, Ui, clicked, end_frame, enter_screen, pad_pressed, pressed, save_screenshot,
+};
 use crate::net::signaling::check_server_url;
-use crate::settings::{Action, BINDABLE_KEYS, Settings, key_name};
+use crate::settings::{Action, BINDABLE_KEYS, PadAction, Settings, key_name};
 
 const BACKGROUND: Color = Color::new(0.024, 0.03, 0.086, 1.0);
 const ITEM: Color = Color::new(0.75, 0.8, 0.95, 1.0);
@@ -212,6 +214,23 @@ fn draw_list(
         HINT,
         Align::Center,
     );
+    // Read live, so a pad plugged in while the menu is open shows at once.
+    let pads = super::pads::connected();
+    if !pads.is_empty() {
+        let line = format!(
+            "gamepad{}: {}  -  d-pad/stick choose, A pick, B back",
+            if pads.len() > 1 { "s" } else { "" },
+            pads.join(", ")
+        );
+        font.draw(
+            &line,
+            cx,
+            screen_height() - 70.0,
+            2.0,
+            SELECTED,
+            Align::Center,
+        );
+    }
 }
 
 /// Longest text a prompt takes.
@@ -232,15 +251,37 @@ pub async fn text_prompt(
     enter_screen();
     // Drop characters typed before this screen (the Enter that opened it).
     while get_char_pressed().is_some() {}
+    // In the page, a real input element too: a phone types into it with
+    // its own keyboard. Its value and the game's text are kept equal.
+    #[cfg(target_arch = "wasm32")]
+    let field = crate::web::text_field::TextField::show(&text, title);
     loop {
         ui.audio.update().await;
-        if pressed(KeyCode::Escape) {
+        #[allow(unused_mut)]
+        let mut field_key: Option<String> = None;
+        #[cfg(target_arch = "wasm32")]
+        if let Some(f) = &field {
+            let typed: String = f.value().chars().take(PROMPT_MAX_CHARS).collect();
+            if typed != text {
+                text = typed;
+                error = None;
+            }
+            field_key = f.take_key();
+        }
+        if pressed(KeyCode::Escape) || field_key.as_deref() == Some("Escape") {
             return None;
         }
-        if edit_text(&mut text, PROMPT_MAX_CHARS) {
+        if edit_text(&mut text, PROMPT_MAX_CHARS) || pick_chars(&mut text, PROMPT_MAX_CHARS) {
             error = None;
         }
-        if pressed(KeyCode::Enter) || pressed(KeyCode::KpEnter) {
+        #[cfg(target_arch = "wasm32")]
+        if let Some(f) = &field {
+            f.set_value(&text);
+        }
+        if pressed(KeyCode::Enter)
+            || pressed(KeyCode::KpEnter)
+            || field_key.as_deref() == Some("Enter")
+        {
             match check(&text) {
                 Ok(()) => {
                     ui.audio.play(Cue::MenuSelect);
@@ -278,12 +319,46 @@ pub(super) fn edit_text(text: &mut String, max_chars: usize) -> bool {
     edited
 }
 
+/// What a pad's d-pad picks from: the room-code symbols first (codes are
+/// what a pad player types), then what server addresses need.
+const PAD_CHARS: &str = "23456789ABCDEFGHJKMNPQRSTUVWXYZ-01ILOabcdefghijklmnopqrstuvwxyz:/._";
+
+/// Typing with a pad: Up/Down change the last character along
+/// [`PAD_CHARS`], Right adds one, Left deletes one; true if it changed.
+pub(super) fn pick_chars(text: &mut String, max_chars: usize) -> bool {
+    let step = |c: char, by: isize| {
+        let chars: Vec<char> = PAD_CHARS.chars().collect();
+        let at = chars.iter().position(|&k| k == c).unwrap_or(0) as isize;
+        chars[(at + by).rem_euclid(chars.len() as isize) as usize]
+    };
+    let mut edited = true;
+    if pad_pressed(KeyCode::Right) && text.chars().count() < max_chars {
+        text.push(PAD_CHARS.chars().next().unwrap_or('2'));
+    } else if pad_pressed(KeyCode::Left) {
+        text.pop();
+    } else if let Some(by) = [(KeyCode::Up, 1), (KeyCode::Down, -1)]
+        .into_iter()
+        .find_map(|(k, by)| pad_pressed(k).then_some(by))
+    {
+        let last = text.pop();
+        text.push(last.map_or_else(|| PAD_CHARS.chars().next().unwrap_or('2'), |c| step(c, by)));
+    } else {
+        edited = false;
+    }
+    edited
+}
+
 fn draw_prompt(ui: &Ui, title: &str, hint: &str, text: &str, error: Option<&str>) {
     backdrop(ui);
     let font = &ui.sprites.font;
     let cx = screen_width() / 2.0;
     font.draw_shadowed(title, cx, 80.0, 6.0, WHITE, Align::Center);
     font.draw(hint, cx, 200.0, 2.0, HINT, Align::Center);
+    if !super::pads::connected().is_empty() {
+        let pad =
+            "gamepad: up/down pick a character, right adds one, left deletes, A enters, B back";
+        font.draw(pad, cx, 228.0, 2.0, HINT, Align::Center);
+    }
     let field = Rect::new(cx - 450.0, 260.0, 900.0, 80.0);
     let shade = Color::new(0.0, 0.0, 0.0, 0.6);
     draw_rectangle(field.x, field.y, field.w, field.h, shade);
@@ -392,6 +467,9 @@ enum Row {
     Chat,
     /// A binding of player 0 or 1.
     Key(usize, Action),
+    DeadZone,
+    Pad(PadAction),
+    KeyboardFirst,
     Save,
     Cancel,
 }
@@ -409,7 +487,9 @@ impl Row {
         ]
         .into_iter()
         .chain(keys)
-        .chain([Row::Save, Row::Cancel])
+        .chain([Row::DeadZone])
+        .chain(PadAction::ALL.map(Row::Pad))
+        .chain([Row::KeyboardFirst, Row::Save, Row::Cancel])
         .collect()
     }
 
@@ -442,6 +522,16 @@ impl Row {
                     key_name(keys.get(action))
                 )
             }
+            Row::DeadZone => format!("pad dead zone: {}%", s.pad.dead_zone),
+            Row::Pad(action) => format!("pad {}: {}", action.name(), action.buttons(&s.pad)),
+            Row::KeyboardFirst => format!(
+                "local match: first pad plays {}",
+                if s.pad.keyboard_is_player_one {
+                    "P2 (keyboard is P1)"
+                } else {
+                    "P1"
+                }
+            ),
             Row::Save => "Save".into(),
             Row::Cancel => "Back without saving".into(),
         }
@@ -453,8 +543,14 @@ impl Row {
 pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Settings> {
     let mut s = settings.clone();
     let rows = Row::all();
+    let pads = super::pads::connected();
     let details = vec![
         "Enter or Left/Right change the selected row (a key row waits for the new key)".to_string(),
+        if pads.is_empty() {
+            "gamepads: none connected".to_string()
+        } else {
+            format!("gamepads: {}", pads.join(", "))
+        },
         format!(
             "file: {}",
             crate::settings::settings_path().map_or_else(
@@ -516,6 +612,12 @@ fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
         Row::Volume => s.step_volume(step, wrap),
         Row::Overlay => s.net_overlay = if wrap { !s.net_overlay } else { step > 0 },
         Row::Chat => s.chat = if wrap { !s.chat } else { step > 0 },
+        Row::DeadZone => s.pad.step_dead_zone(step, wrap),
+        Row::Pad(action) => s.pad.step_button(action, step, wrap),
+        Row::KeyboardFirst => {
+            let on = &mut s.pad.keyboard_is_player_one;
+            *on = if wrap { !*on } else { step > 0 };
+        }
         _ => {}
     }
 }
@@ -562,11 +664,23 @@ mod tests {
     #[test]
     fn settings_rows_name_every_binding_once() {
         let rows = Row::all();
-        assert_eq!(rows.len(), 6 + 2 * Action::ALL.len() + 2);
+        // 6 values, the keys, the dead zone, the pad buttons, who the first pad is, save, back.
+        assert_eq!(
+            rows.len(),
+            6 + 2 * Action::ALL.len() + 1 + PadAction::ALL.len() + 1 + 2
+        );
         let s = Settings::default();
         let labels: Vec<String> = rows.iter().map(|r| r.label(&s)).collect();
         assert!(labels.contains(&"P1 fire: Space".to_string()), "{labels:?}");
         assert!(labels.contains(&"P2 start: Key2".to_string()), "{labels:?}");
+        assert!(
+            labels.contains(&"pad fire: a / rt".to_string()),
+            "{labels:?}"
+        );
+        assert!(
+            labels.contains(&"pad dead zone: 25%".to_string()),
+            "{labels:?}"
+        );
         assert!(
             labels.contains(&"chat (Enter in a match): on".to_string()),
             "{labels:?}"

@@ -39,12 +39,18 @@ pub struct Layout {
 impl Layout {
     pub fn fit() -> Layout {
         let (aw, ah) = (f(ARENA_WIDTH), f(ARENA_HEIGHT));
-        let scale = (screen_width() / aw).min(screen_height() / ah);
+        let (w, h) = (screen_width(), screen_height());
+        let scale = (w / aw).min(h / ah);
+        let centred = (h - ah * scale) / 2.0;
+        // Upright (a phone held in portrait), the arena goes near the top so
+        // the touch controls get the space below it, under the thumbs.
+        let top = if h > w * 1.2 {
+            centred.min(h * 0.1)
+        } else {
+            centred
+        };
         Layout {
-            origin: vec2(
-                (screen_width() - aw * scale) / 2.0,
-                (screen_height() - ah * scale) / 2.0,
-            ),
+            origin: vec2((w - aw * scale) / 2.0, top),
             scale,
         }
     }

@@ -21,6 +21,7 @@ use super::effects::EventLedger;
 use super::hud::{self, MatchInfo};
 use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
+use super::touch_controls::TouchControls;
 use crate::net::connect::{BackgroundConnect, ConnectError, Connection, Stage};
 use crate::net::watch::{WatchConnection, WatchConnector};
 use crate::session::{Finished, Match, Next, WatchControl, WatchStatus};
@@ -51,12 +52,32 @@ pub fn enter_screen() {
 /// `next_frame`, after which input counts again.
 pub async fn end_frame() {
     next_frame().await;
+    super::pads::start_frame();
     SWALLOW_INPUT.store(false, Ordering::Relaxed);
 }
 
-/// A key pressed this frame, unless the screen just started.
+/// True while a match is played: there a pad's A fires and Start is the
+/// sim's start, so only B/Back (as Esc) still acts as a key.
+static IN_MATCH: AtomicBool = AtomicBool::new(false);
+
+/// A key pressed this frame, unless the screen just started. A pad's menu
+/// moves count as the arrows, Enter and Esc (`pads::menu_key`).
 pub fn pressed(key: KeyCode) -> bool {
-    !SWALLOW_INPUT.load(Ordering::Relaxed) && is_key_pressed(key)
+    if SWALLOW_INPUT.load(Ordering::Relaxed) {
+        return false;
+    }
+    let pad_counts = !IN_MATCH.load(Ordering::Relaxed) || key == KeyCode::Escape;
+    is_key_pressed(key) || (pad_counts && super::pads::menu_key(key))
+}
+
+/// A pad's menu move this frame (as its key), unless the screen just started.
+pub fn pad_pressed(key: KeyCode) -> bool {
+    !SWALLOW_INPUT.load(Ordering::Relaxed) && super::pads::menu_key(key)
+}
+
+/// A pad button pressed this frame, unless the screen just started.
+pub fn pad_button(button: crate::input::PadButton) -> bool {
+    !SWALLOW_INPUT.load(Ordering::Relaxed) && super::pads::just_pressed(button)
 }
 
 /// A mouse click this frame, unless the screen just started.
@@ -206,7 +227,24 @@ struct MatchScreen {
     info: MatchInfo,
     overlay: bool,
     chat: ChatBox,
+    /// The last pad connected or removed, and when: shown for a while.
+    pad_notice: Option<(String, Instant)>,
+    touch: TouchControls,
 }
+
+/// Where a touch screen's "leave" button sits: the top right corner.
+fn leave_button() -> Rect {
+    let side = screen_width().min(screen_height()) * 0.14;
+    Rect::new(
+        screen_width() - side * 1.6 - 8.0,
+        8.0,
+        side * 1.6,
+        side * 0.6,
+    )
+}
+
+/// Seconds a pad's connection or removal stays on screen.
+const PAD_NOTICE_SECONDS: u64 = 5;
 
 impl MatchScreen {
     /// Runs the frames due now (at most `MAX_FRAMES_PER_DRAW`) with inputs
@@ -216,12 +254,25 @@ impl MatchScreen {
         // While a chat line is typed, the keyboard plays no part.
         let typing = self.chat.is_typing();
         let keys = |key| !typing && is_key_down(key);
+        let players = super::keyboard_players(sources);
+        self.touch.update(game.driver().world().is_game_over());
+        let touch = if typing { Input(0) } else { self.touch.input() };
         for _ in 0..MAX_FRAMES_PER_DRAW {
             if game.next(now) != Next::Frame {
                 return;
             }
+            // The pads are read now, beside the keyboard's state of this
+            // frame: a press goes into the frame being simulated.
+            super::pads::poll();
+            let mut pads = if typing {
+                [Input(0); 2]
+            } else {
+                super::pads::player_inputs(players)
+            };
+            // The touch controls play the first keyboard player.
+            pads[0] = Input(pads[0].0 | touch.0);
             let world = game.driver().world();
-            let inputs = [sources[0].next(world, keys), sources[1].next(world, keys)];
+            let inputs = super::frame_inputs(sources, world, keys, pads);
             self.motion.remember(game.driver().world());
             let report = game.advance(inputs);
             self.graph.record(&report);
@@ -260,6 +311,41 @@ impl MatchScreen {
         draw_alerts(&ui.sprites.font, status.as_ref());
         if let Some(watching) = driver.watch_status() {
             draw_watching(ui, &watching);
+        }
+        self.touch.draw(world.is_game_over());
+        if self.touch.seen() && world.is_game_over() {
+            let r = leave_button();
+            draw_rectangle(r.x, r.y, r.w, r.h, Color::new(0.0, 0.0, 0.0, 0.5));
+            draw_rectangle_lines(r.x, r.y, r.w, r.h, 2.0, LIGHTGRAY);
+            let (cx, cy) = (r.x + r.w / 2.0, r.y + r.h * 0.3);
+            ui.sprites
+                .font
+                .draw("LEAVE", cx, cy, 2.0, WHITE, Align::Center);
+        }
+        if let Some((text, at)) = &self.pad_notice
+            && at.elapsed() < Duration::from_secs(PAD_NOTICE_SECONDS)
+        {
+            let (cx, y) = (screen_width() / 2.0, screen_height() * 0.25);
+            let color = Color::new(1.0, 0.85, 0.4, 1.0);
+            ui.sprites
+                .font
+                .draw_shadowed(text, cx, y, 2.0, color, Align::Center);
+        }
+    }
+
+    /// Puts a pad's arrival or departure on screen. A match cannot pause
+    /// for a pad (online the other player's game runs on), so a removed
+    /// pad's player keeps the keyboard and the match goes on.
+    fn note_pads(&mut self) {
+        use super::pads::PadNotice;
+        if let Some(notice) = super::pads::take_notices().pop() {
+            let text = match notice {
+                PadNotice::Connected(name) => format!("gamepad connected: {name}"),
+                PadNotice::Disconnected(name) => format!(
+                    "gamepad disconnected: {name} - the match goes on; plug it back in or use the keys"
+                ),
+            };
+            self.pad_notice = Some((text, Instant::now()));
         }
     }
 }
@@ -302,7 +388,10 @@ pub async fn play_match(
         info,
         overlay: options.overlay,
         chat: ChatBox::new(options.chat),
+        pad_notice: None,
+        touch: TouchControls::default(),
     };
+    IN_MATCH.store(true, Ordering::Relaxed);
     let mut draw = DrawStats::default();
     let mut frames_drawn = 0u32;
     loop {
@@ -311,6 +400,14 @@ pub async fn play_match(
         let esc_used = screen.chat.handle_keys(&mut game);
         if !esc_used && pressed(KeyCode::Escape) {
             game.leave("the player pressed Esc");
+        }
+        // On a touch screen the result panel's way out is a button.
+        if screen.touch.seen()
+            && game.driver().world().is_game_over()
+            && clicked(MouseButton::Left)
+            && leave_button().contains(mouse_position().into())
+        {
+            game.leave("the player tapped leave");
         }
         if pressed(KeyCode::F1) {
             screen.overlay = !screen.overlay;
@@ -324,11 +421,13 @@ pub async fn play_match(
                 game.watch_control(WatchControl::JumpToLive);
             }
         }
+        screen.note_pads();
         screen.run_due_frames(ui, &mut game, &mut sources);
         screen.chat.collect(&mut game);
         let drawing = Instant::now();
         screen.draw(ui, &game);
         if game.is_over() {
+            IN_MATCH.store(false, Ordering::Relaxed);
             let shot = options.screenshot.as_deref().map(save_screenshot);
             return MatchEnd {
                 finished: game.finish(),

@@ -5,6 +5,30 @@
 //        [--keys "ArrowDown,Enter@1500,ArrowLeft@3000+400"] [--until REGEX]
 //        [--size WxH] [--chromium PATH] [--flag CHROMIUM_FLAG]...
 //        [--downloads DIR] [--reload-on REGEX [--reload-delay MS]]
+//        [--gamepad JSON] [--touch JSON] [--phone] [--screenshot-at MS]
+//
+// --fill "SELECTOR=TEXT@MS": at MS after the first frame, types TEXT into
+// the page element SELECTOR as a phone's keyboard would (Playwright's fill:
+// input events on the element); fails if there is no such element.
+//
+// --screenshot-at MS: take the --screenshot MS after the first animation
+// frame (mid-match, say) instead of at the end.
+//
+// --gamepad JSON: the page's navigator.getGamepads is replaced (an init
+// script, before the game loads) by one that reports a scripted pad with
+// the W3C "standard" mapping. JSON: {"period": MS, "steps": [{"at": MS,
+// "buttons": [INDEX...], "axes": [LX, LY, RX, RY], "values": {"INDEX": V}}],
+// "plug_at": MS, "unplug_at": MS}. Times count from the page's first
+// animation frame; the steps repeat every period (the last step that has
+// started is held). The pad appears at plug_at (default 0) and is gone
+// from unplug_at on (absent: never).
+//
+// --phone: a phone-sized page (use with --size 390x844) with a touch screen
+// (isMobile, hasTouch). --touch JSON: touches sent through the DevTools
+// protocol (Input.dispatchTouchEvent), [{"at": MS, "type": "touchStart" |
+// "touchMove" | "touchEnd", "points": [[X, Y, ID]...]}], times from the
+// first animation frame; a "period" key instead of a list repeats
+// {"period": MS, "from": MS, "events": [...]} until the page ends.
 //
 // --reload-on: once a console line matches REGEX, wait --reload-delay ms
 // (default 0) and reload the page, as a player closing the tab and opening
@@ -95,6 +119,11 @@ try {
       downloads: { type: "string" },
       "reload-on": { type: "string" },
       "reload-delay": { type: "string", default: "0" },
+      gamepad: { type: "string" },
+      touch: { type: "string" },
+      phone: { type: "boolean", default: false },
+      "screenshot-at": { type: "string" },
+      fill: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -126,6 +155,17 @@ if (args.values["reload-on"] !== undefined) {
     usage(`bad --reload-on: ${e.message}`);
   }
 }
+function parseJson(name) {
+  const text = args.values[name];
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    usage(`bad --${name} JSON: ${e.message}`);
+  }
+}
+const gamepad = parseJson("gamepad");
+const touch = parseJson("touch");
 const reloadDelay = Number(args.values["reload-delay"]);
 if (!(reloadDelay >= 0)) usage(`bad --reload-delay '${args.values["reload-delay"]}'`);
 
@@ -156,15 +196,85 @@ function instrument() {
     });
 }
 
+// Runs in the page before any of its scripts: a scripted standard pad
+// behind navigator.getGamepads (what a real pad reports, in its shape).
+function scriptedPad(script) {
+  const period = script.period || 1e12;
+  const steps = (script.steps || []).slice().sort((a, b) => a.at - b.at);
+  let reads = 0;
+  const pad = (t) => {
+    const phase = t % period;
+    let step = { buttons: [], axes: [0, 0, 0, 0], values: {} };
+    for (const s of steps) if (s.at <= phase) step = s;
+    const buttons = [];
+    for (let i = 0; i < 17; i++) {
+      const value = Number((step.values || {})[i] ?? ((step.buttons || []).includes(i) ? 1 : 0));
+      buttons.push({ pressed: value >= 0.5, touched: value > 0, value });
+    }
+    const axes = [0, 1, 2, 3].map((i) => Number((step.axes || [])[i] ?? 0));
+    return {
+      id: "Scripted pad (STANDARD GAMEPAD Vendor: 045e Product: 028e)",
+      index: 0,
+      connected: true,
+      mapping: "standard",
+      timestamp: performance.now(),
+      axes,
+      buttons,
+      vibrationActuator: null,
+    };
+  };
+  navigator.getGamepads = () => {
+    reads++;
+    window.__drive_pad_reads = reads;
+    const first = window.__drive && window.__drive.firstFrame;
+    if (first === null || first === undefined) return [null, null, null, null];
+    const t = performance.now() - first;
+    const plugged = t >= (script.plug_at || 0) && !(script.unplug_at !== undefined && t >= script.unplug_at);
+    return [plugged ? pad(t) : null, null, null, null];
+  };
+}
+
+// Sends the --touch script through the DevTools protocol.
+async function sendTouches(session, t0) {
+  const one = async (ev) => {
+    const touchPoints = (ev.points || []).map(([x, y, id]) => ({ x, y, id: id ?? 0 }));
+    await session.send("Input.dispatchTouchEvent", { type: ev.type, touchPoints });
+  };
+  const at = async (ms) => {
+    const wait = t0 + ms - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  };
+  if (Array.isArray(touch)) {
+    for (const ev of touch.slice().sort((a, b) => a.at - b.at)) {
+      await at(ev.at);
+      if (finished) return;
+      await one(ev);
+      line(`touch: ${ev.type} at ${ev.at} ms`);
+    }
+    return;
+  }
+  const period = Number(touch.period);
+  if (!(period > 0)) return;
+  for (let start = Number(touch.from || 0); !finished; start += period) {
+    for (const ev of (touch.events || []).slice().sort((a, b) => a.at - b.at)) {
+      await at(start + ev.at);
+      if (finished) return;
+      await one(ev).catch(() => {});
+    }
+  }
+}
+
 let browser;
 let page;
 let finished = false;
 // Downloads being saved: the exit waits for them.
 const saving = [];
 
+let shotTaken = false;
 async function screenshot() {
   const path = args.values.screenshot;
-  if (!path || !page) return;
+  if (!path || !page || shotTaken) return;
+  shotTaken = true;
   try {
     const data = await Promise.race([
       page.evaluate(() => new Promise((resolve) => (window.__drive.capture = resolve))),
@@ -230,6 +340,30 @@ async function pressKeys() {
   const t0 = Date.now();
   line(`timing: first frame ${Math.round(await first.jsonValue())} ms after navigation start`);
   await page.locator("canvas").first().focus().catch(() => {});
+  for (const spec of args.values.fill) {
+    const m = /^(.+)=(.*)@(\d+)$/.exec(spec);
+    if (!m) {
+      await finish(2, `bad --fill '${spec}': SELECTOR=TEXT@MS`);
+      return;
+    }
+    const [, selector, text, ms] = m;
+    setTimeout(() => {
+      page
+        .fill(selector, text, { timeout: 5000 })
+        .then(() => line(`fill: ${selector} = ${text} at ${ms} ms`))
+        .catch((e) => finish(1, `fill ${selector}: ${e.message.split("\n")[0]}`));
+    }, Number(ms));
+  }
+  if (args.values["screenshot-at"] !== undefined) {
+    const ms = Number(args.values["screenshot-at"]);
+    setTimeout(() => screenshot().catch(() => {}), ms);
+  }
+  if (touch) {
+    const session = await page.context().newCDPSession(page);
+    sendTouches(session, t0).catch((e) => {
+      if (!finished) console.error(`drive: touch failed: ${e.message.split("\n")[0]}`);
+    });
+  }
   for (const { key, at, hold } of keys) {
     const wait = t0 + at - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -251,6 +385,7 @@ try {
   const context = await browser.newContext({
     viewport: { width: Number(size[1]), height: Number(size[2]) },
     acceptDownloads: Boolean(args.values.downloads),
+    ...(args.values.phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 1 } : {}),
   });
   page = await context.newPage();
   page.on("download", (download) => {
@@ -264,6 +399,7 @@ try {
     );
   });
   await page.addInitScript(instrument);
+  if (gamepad) await page.addInitScript(scriptedPad, gamepad);
   page.on("console", (message) => {
     const text = message.text();
     // Chromium leaves the resource out of this one; its location has it.

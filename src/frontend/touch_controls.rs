@@ -1,0 +1,95 @@
+//! The touch controls in a match: macroquad's touches fed to
+//! `input::touch::TouchPad`, and what it holds drawn over the arena. Drawn
+//! only once the screen has been touched, so a desktop never shows them.
+
+use macroquad::prelude::*;
+
+use crate::input::Input;
+use crate::input::touch::{self, TouchLayout, TouchPad, TouchPhase};
+
+#[derive(Default)]
+pub struct TouchControls {
+    pad: TouchPad,
+}
+
+impl TouchControls {
+    /// Reads this frame's touches. `start_shown`: the game waits for start
+    /// (game over), so the start button is on screen and live.
+    pub fn update(&mut self, start_shown: bool) {
+        let layout = layout();
+        let now: Vec<touch::Touch> = touches()
+            .into_iter()
+            .map(|t| touch::Touch {
+                id: t.id,
+                phase: match t.phase {
+                    macroquad::input::TouchPhase::Started => TouchPhase::Started,
+                    macroquad::input::TouchPhase::Moved => TouchPhase::Moved,
+                    macroquad::input::TouchPhase::Stationary => TouchPhase::Stationary,
+                    macroquad::input::TouchPhase::Ended => TouchPhase::Ended,
+                    macroquad::input::TouchPhase::Cancelled => TouchPhase::Cancelled,
+                },
+                x: t.position.x,
+                y: t.position.y,
+            })
+            .collect();
+        self.pad.update(&now, &layout, start_shown);
+    }
+
+    /// What the fingers hold now (nothing before the first touch).
+    pub fn input(&self) -> Input {
+        self.pad.input(&layout())
+    }
+
+    pub fn seen(&self) -> bool {
+        self.pad.seen
+    }
+
+    /// The stick under the thumb, the buttons; start when it is live.
+    pub fn draw(&self, start_shown: bool) {
+        if !self.pad.seen {
+            return;
+        }
+        let l = layout();
+        let ring = Color::new(1.0, 1.0, 1.0, 0.35);
+        let fill = Color::new(1.0, 1.0, 1.0, 0.18);
+        if let Some((origin, thumb)) = self.pad.stick() {
+            draw_circle_lines(origin.0, origin.1, l.stick_radius, 3.0, ring);
+            let d = vec2(thumb.0 - origin.0, thumb.1 - origin.1).clamp_length_max(l.stick_radius);
+            draw_circle(origin.0 + d.x, origin.1 + d.y, l.stick_radius * 0.45, fill);
+        }
+        let button = |b: touch::Button, held: bool, label: &str, color: Color| {
+            let alpha = if held { 0.55 } else { 0.25 };
+            draw_circle(b.x, b.y, b.r, Color { a: alpha, ..color });
+            draw_circle_lines(b.x, b.y, b.r, 3.0, Color { a: 0.7, ..color });
+            let size = (b.r * 0.5).max(10.0);
+            let dims = measure_text(label, None, size as u16, 1.0);
+            draw_text(
+                label,
+                b.x - dims.width / 2.0,
+                b.y + dims.height / 2.0,
+                size,
+                WHITE,
+            );
+        };
+        button(
+            l.fire,
+            self.pad.holding_fire(),
+            "FIRE",
+            Color::new(1.0, 0.4, 0.3, 1.0),
+        );
+        button(
+            l.focus,
+            self.pad.holding_focus(),
+            "FOCUS",
+            Color::new(0.4, 0.7, 1.0, 1.0),
+        );
+        if start_shown {
+            let held = self.input().has(Input::START);
+            button(l.start, held, "START", Color::new(0.5, 1.0, 0.5, 1.0));
+        }
+    }
+}
+
+fn layout() -> TouchLayout {
+    TouchLayout::for_screen(screen_width(), screen_height())
+}

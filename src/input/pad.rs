@@ -1,0 +1,501 @@
+//! Gamepads as one more source of the same `Input`: a pure mapping from a
+//! pad's state (buttons in the W3C "standard" layout, the left stick, the
+//! triggers) to the sim's bits and to menu moves. Reading real pads is the
+//! frontend's job (`frontend::pads`); everything here is testable without one.
+
+use super::Input;
+
+/// A button of the W3C standard gamepad layout; the discriminant is its
+/// index in `Gamepad.buttons` there (gilrs names the same buttons natively).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum PadButton {
+    /// Xbox A, PlayStation cross: the bottom face button.
+    A = 0,
+    B = 1,
+    X = 2,
+    Y = 3,
+    LeftShoulder = 4,
+    RightShoulder = 5,
+    LeftTrigger = 6,
+    RightTrigger = 7,
+    Back = 8,
+    Start = 9,
+    LeftStick = 10,
+    RightStick = 11,
+    Up = 12,
+    Down = 13,
+    Left = 14,
+    Right = 15,
+}
+
+impl PadButton {
+    pub const ALL: [PadButton; 16] = [
+        PadButton::A,
+        PadButton::B,
+        PadButton::X,
+        PadButton::Y,
+        PadButton::LeftShoulder,
+        PadButton::RightShoulder,
+        PadButton::LeftTrigger,
+        PadButton::RightTrigger,
+        PadButton::Back,
+        PadButton::Start,
+        PadButton::LeftStick,
+        PadButton::RightStick,
+        PadButton::Up,
+        PadButton::Down,
+        PadButton::Left,
+        PadButton::Right,
+    ];
+
+    /// The name in the settings file and on screen.
+    pub fn name(self) -> &'static str {
+        match self {
+            PadButton::A => "a",
+            PadButton::B => "b",
+            PadButton::X => "x",
+            PadButton::Y => "y",
+            PadButton::LeftShoulder => "lb",
+            PadButton::RightShoulder => "rb",
+            PadButton::LeftTrigger => "lt",
+            PadButton::RightTrigger => "rt",
+            PadButton::Back => "back",
+            PadButton::Start => "start",
+            PadButton::LeftStick => "ls",
+            PadButton::RightStick => "rs",
+            PadButton::Up => "up",
+            PadButton::Down => "down",
+            PadButton::Left => "left",
+            PadButton::Right => "right",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<PadButton> {
+        PadButton::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// Its bit in [`PadState::buttons`].
+    pub fn bit(self) -> u32 {
+        1 << self as u8
+    }
+}
+
+/// One pad at one moment, whatever read it. Stick axes run -1..1 with y
+/// growing downwards (screen and sim convention); triggers 0..1.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PadState {
+    /// Bit `b as u8` set while button `b` is held.
+    pub buttons: u32,
+    pub stick: (f32, f32),
+    pub left_trigger: f32,
+    pub right_trigger: f32,
+}
+
+impl PadState {
+    pub fn holding(&self, button: PadButton) -> bool {
+        let analog = match button {
+            PadButton::LeftTrigger => self.left_trigger,
+            PadButton::RightTrigger => self.right_trigger,
+            _ => 0.0,
+        };
+        // A trigger counts from half way down, whether the reader reports it
+        // as a button, an axis or both.
+        self.buttons & button.bit() != 0 || analog >= TRIGGER_PRESSED
+    }
+
+    pub fn with(mut self, button: PadButton) -> PadState {
+        self.buttons |= button.bit();
+        self
+    }
+}
+
+const TRIGGER_PRESSED: f32 = 0.5;
+
+/// What each pad button does in a match; kept in the settings beside the
+/// key bindings. Two buttons per action, so a trigger and a face button can
+/// both fire.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PadMap {
+    pub fire: [PadButton; 2],
+    pub focus: [PadButton; 2],
+    pub start: PadButton,
+    /// Leaves a match, goes back in menus (not a sim input).
+    pub back: [PadButton; 2],
+    /// Stick travel (0..1 of full) that still counts as centred.
+    pub dead_zone: f32,
+}
+
+impl PadMap {
+    pub const DEFAULT_DEAD_ZONE: f32 = 0.25;
+    /// The settings refuse dead zones outside this range: below it a worn
+    /// stick drifts, above it the ship hardly moves.
+    pub const DEAD_ZONE_RANGE: (f32, f32) = (0.05, 0.9);
+
+    pub const STANDARD: PadMap = PadMap {
+        fire: [PadButton::A, PadButton::RightTrigger],
+        focus: [PadButton::LeftShoulder, PadButton::LeftTrigger],
+        start: PadButton::Start,
+        back: [PadButton::B, PadButton::Back],
+        dead_zone: PadMap::DEFAULT_DEAD_ZONE,
+    };
+
+    /// The sim's bits for this pad state: stick or d-pad moves, the mapped
+    /// buttons fire, focus and start.
+    pub fn read(&self, pad: &PadState) -> Input {
+        let any = |buttons: &[PadButton]| buttons.iter().any(|&b| pad.holding(b));
+        Input(stick_direction(pad.stick, self.dead_zone) | dpad_direction(pad))
+            .with(Input::FIRE, any(&self.fire))
+            .with(Input::FOCUS, any(&self.focus))
+            .with(Input::START, pad.holding(self.start))
+    }
+
+    pub fn holding_back(&self, pad: &PadState) -> bool {
+        self.back.iter().any(|&b| pad.holding(b))
+    }
+}
+
+impl Default for PadMap {
+    fn default() -> Self {
+        PadMap::STANDARD
+    }
+}
+
+fn dpad_direction(pad: &PadState) -> u8 {
+    [
+        (PadButton::Up, Input::UP),
+        (PadButton::Down, Input::DOWN),
+        (PadButton::Left, Input::LEFT),
+        (PadButton::Right, Input::RIGHT),
+    ]
+    .into_iter()
+    .filter(|&(b, _)| pad.holding(b))
+    .fold(0, |acc, (_, bit)| acc | bit)
+}
+
+/// sin(17.5°): an axis counts once its share of the stick's travel reaches
+/// this. Equal sectors would be sin(22.5°); the smaller share gives each
+/// diagonal 55° of the circle and each straight direction 35°, because a
+/// thumb aiming for a diagonal drifts off it more than one aiming straight.
+const AXIS_SHARE: f32 = 0.3007;
+
+/// One of the 8 directions the sim knows (as its bits), or none inside the
+/// dead zone. A radial dead zone, so a diagonal push is not cut short.
+pub fn stick_direction((x, y): (f32, f32), dead_zone: f32) -> u8 {
+    // NaN or out-of-range readings from a misbehaving driver count as centred.
+    let clean = |v: f32| {
+        if v.is_finite() {
+            v.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    let (x, y) = (clean(x), clean(y));
+    let travel = (x * x + y * y).sqrt();
+    if travel <= dead_zone.clamp(0.0, 1.0) || travel == 0.0 {
+        return 0;
+    }
+    let mut bits = 0;
+    if x.abs() >= AXIS_SHARE * travel {
+        bits |= if x < 0.0 { Input::LEFT } else { Input::RIGHT };
+    }
+    if y.abs() >= AXIS_SHARE * travel {
+        bits |= if y < 0.0 { Input::UP } else { Input::DOWN };
+    }
+    bits
+}
+
+/// A move in a menu, from a pad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MenuMove {
+    Up,
+    Down,
+    Left,
+    Right,
+    Confirm,
+    Back,
+}
+
+/// Frames a held direction waits before repeating, then between repeats.
+const REPEAT_DELAY: u32 = 24;
+const REPEAT_EVERY: u32 = 6;
+
+/// Turns a pad's held buttons into menu moves: a press moves once, a
+/// held direction repeats like a held key. One per pad.
+#[derive(Clone, Debug, Default)]
+pub struct MenuReader {
+    held: Vec<MenuMove>,
+    held_for: u32,
+}
+
+impl MenuReader {
+    /// The moves for this frame, given the pad now.
+    pub fn update(&mut self, map: &PadMap, pad: &PadState) -> Vec<MenuMove> {
+        let now = menu_holds(map, pad);
+        let mut out: Vec<MenuMove> = now
+            .iter()
+            .copied()
+            .filter(|m| !self.held.contains(m))
+            .collect();
+        let same_direction = now.iter().any(|m| is_direction(*m))
+            && now
+                .iter()
+                .filter(|m| is_direction(**m))
+                .all(|m| self.held.contains(m));
+        self.held_for = if same_direction { self.held_for + 1 } else { 0 };
+        if same_direction
+            && self.held_for >= REPEAT_DELAY
+            && (self.held_for - REPEAT_DELAY) % REPEAT_EVERY == 0
+        {
+            out.extend(now.iter().copied().filter(|m| is_direction(*m)));
+        }
+        self.held = now;
+        out
+    }
+}
+
+fn is_direction(m: MenuMove) -> bool {
+    matches!(
+        m,
+        MenuMove::Up | MenuMove::Down | MenuMove::Left | MenuMove::Right
+    )
+}
+
+/// What the pad holds, as menu moves: the stick (past a firm push, so a
+/// resting thumb does not scroll) or the d-pad, A or Start to confirm, the
+/// back buttons to go back.
+fn menu_holds(map: &PadMap, pad: &PadState) -> Vec<MenuMove> {
+    let dir = stick_direction(pad.stick, map.dead_zone.max(0.5)) | dpad_direction(pad);
+    let mut out = Vec::new();
+    for (bit, m) in [
+        (Input::UP, MenuMove::Up),
+        (Input::DOWN, MenuMove::Down),
+        (Input::LEFT, MenuMove::Left),
+        (Input::RIGHT, MenuMove::Right),
+    ] {
+        if dir & bit != 0 {
+            out.push(m);
+        }
+    }
+    if pad.holding(PadButton::A) || pad.holding(PadButton::Start) {
+        out.push(MenuMove::Confirm);
+    }
+    if map.holding_back(pad) {
+        out.push(MenuMove::Back);
+    }
+    out
+}
+
+/// Which connected pad plays which local player: pads in the order they
+/// were connected fill the players without one, from player 1 unless the
+/// keyboard plays player 1 (then from player 2). `pads` are stable ids.
+pub fn assign_pads<const N: usize>(pads: &[u32], keyboard_is_player_one: bool) -> [Option<u32>; N] {
+    let mut slots = [None; N];
+    let first = usize::from(keyboard_is_player_one && N > 1);
+    for (slot, &pad) in slots.iter_mut().skip(first).zip(pads) {
+        *slot = Some(pad);
+    }
+    slots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DZ: f32 = PadMap::DEFAULT_DEAD_ZONE;
+
+    fn at_degrees(deg: f32, travel: f32) -> (f32, f32) {
+        let r = deg.to_radians();
+        // 0° is right, 90° is down (y grows downwards).
+        (travel * r.cos(), travel * r.sin())
+    }
+
+    #[test]
+    fn the_dead_zone_is_centred_and_a_push_past_it_moves() {
+        assert_eq!(stick_direction((0.0, 0.0), DZ), 0);
+        assert_eq!(stick_direction((0.2, 0.1), DZ), 0);
+        assert_eq!(stick_direction((-0.17, -0.17), DZ), 0, "diagonal inside");
+        assert_eq!(stick_direction((0.3, 0.0), DZ), Input::RIGHT);
+        // Radial: a diagonal just past the zone is a diagonal, not nothing.
+        let (x, y) = at_degrees(-45.0, DZ + 0.02);
+        assert_eq!(stick_direction((x, y), DZ), Input::UP | Input::RIGHT);
+        // A bigger zone swallows the same push.
+        assert_eq!(stick_direction((0.3, 0.0), 0.5), 0);
+    }
+
+    #[test]
+    fn all_eight_directions_at_full_travel() {
+        let want = [
+            (0.0, Input::RIGHT),
+            (45.0, Input::DOWN | Input::RIGHT),
+            (90.0, Input::DOWN),
+            (135.0, Input::DOWN | Input::LEFT),
+            (180.0, Input::LEFT),
+            (225.0, Input::UP | Input::LEFT),
+            (270.0, Input::UP),
+            (315.0, Input::UP | Input::RIGHT),
+        ];
+        for (deg, bits) in want {
+            assert_eq!(stick_direction(at_degrees(deg, 1.0), DZ), bits, "{deg}°");
+        }
+    }
+
+    #[test]
+    fn diagonals_hold_wider_than_straight_directions() {
+        // 25° off a diagonal is still that diagonal (equal sectors would
+        // give up at 22.5°) ...
+        for off in [-25.0, 25.0] {
+            assert_eq!(
+                stick_direction(at_degrees(45.0 + off, 0.9), DZ),
+                Input::DOWN | Input::RIGHT,
+                "{off}° off the diagonal"
+            );
+        }
+        // ... and straight right holds for 15° either side.
+        for off in [-15.0, 15.0] {
+            assert_eq!(stick_direction(at_degrees(off, 0.9), DZ), Input::RIGHT);
+        }
+        // Sweep the circle: the diagonals get more of it.
+        let (mut diagonal, mut straight) = (0, 0);
+        for deg in 0..360 {
+            match stick_direction(at_degrees(deg as f32 + 0.5, 1.0), DZ).count_ones() {
+                2 => diagonal += 1,
+                1 => straight += 1,
+                n => panic!("{n} bits at {deg}°"),
+            }
+        }
+        assert!(
+            diagonal > straight,
+            "{diagonal}° diagonal, {straight}° straight"
+        );
+        assert_eq!(diagonal + straight, 360);
+    }
+
+    #[test]
+    fn bad_readings_do_not_move_or_panic() {
+        for v in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            assert_eq!(stick_direction((v, v), DZ), 0);
+        }
+        // Beyond full travel counts as full travel.
+        assert_eq!(stick_direction((7.0, 0.0), DZ), Input::RIGHT);
+        // A NaN dead zone clamps to none at all, still no panic.
+        assert_eq!(stick_direction((1.0, 0.0), f32::NAN), Input::RIGHT);
+        let pad = PadState {
+            left_trigger: f32::NAN,
+            right_trigger: f32::NAN,
+            stick: (f32::NAN, 0.0),
+            buttons: u32::MAX,
+        };
+        let _ = PadMap::STANDARD.read(&pad);
+    }
+
+    #[test]
+    fn buttons_and_triggers_map_to_fire_focus_start() {
+        let map = PadMap::STANDARD;
+        let read = |pad: PadState| map.read(&pad);
+        let idle = PadState::default();
+        assert_eq!(read(idle), Input(0));
+        assert_eq!(read(idle.with(PadButton::A)), Input(Input::FIRE));
+        assert_eq!(read(idle.with(PadButton::RightTrigger)), Input(Input::FIRE));
+        let half_trigger = PadState {
+            right_trigger: 0.6,
+            ..idle
+        };
+        assert_eq!(read(half_trigger), Input(Input::FIRE));
+        let light_trigger = PadState {
+            right_trigger: 0.2,
+            ..idle
+        };
+        assert_eq!(read(light_trigger), Input(0), "a trigger barely touched");
+        assert_eq!(
+            read(idle.with(PadButton::LeftShoulder)),
+            Input(Input::FOCUS)
+        );
+        let left_trigger = PadState {
+            left_trigger: 1.0,
+            ..idle
+        };
+        assert_eq!(read(left_trigger), Input(Input::FOCUS));
+        assert_eq!(read(idle.with(PadButton::Start)), Input(Input::START));
+        // B and Back are not sim inputs; they leave.
+        assert_eq!(
+            read(idle.with(PadButton::B).with(PadButton::Back)),
+            Input(0)
+        );
+        assert!(map.holding_back(&idle.with(PadButton::B)));
+        assert!(map.holding_back(&idle.with(PadButton::Back)));
+        // The d-pad moves, diagonals included, and adds to the stick.
+        let dpad = idle.with(PadButton::Up).with(PadButton::Left);
+        assert_eq!(read(dpad), Input(Input::UP | Input::LEFT));
+        let everything = PadState {
+            stick: (0.0, 1.0),
+            ..idle.with(PadButton::A).with(PadButton::LeftShoulder)
+        };
+        assert_eq!(
+            read(everything),
+            Input(Input::DOWN | Input::FIRE | Input::FOCUS)
+        );
+    }
+
+    #[test]
+    fn remapped_buttons_follow_the_map() {
+        let map = PadMap {
+            fire: [PadButton::X, PadButton::X],
+            focus: [PadButton::RightShoulder, PadButton::RightShoulder],
+            ..PadMap::STANDARD
+        };
+        let idle = PadState::default();
+        assert_eq!(map.read(&idle.with(PadButton::A)), Input(0));
+        assert_eq!(map.read(&idle.with(PadButton::X)), Input(Input::FIRE));
+        assert_eq!(
+            map.read(&idle.with(PadButton::RightShoulder)),
+            Input(Input::FOCUS)
+        );
+        for b in PadButton::ALL {
+            assert_eq!(PadButton::from_name(b.name()), Some(b));
+        }
+        assert_eq!(PadButton::from_name("turbo"), None);
+    }
+
+    #[test]
+    fn two_pads_are_two_players_unless_the_keyboard_is_player_one() {
+        assert_eq!(assign_pads::<2>(&[], false), [None, None]);
+        assert_eq!(assign_pads::<2>(&[7], false), [Some(7), None]);
+        assert_eq!(assign_pads::<2>(&[7, 3], false), [Some(7), Some(3)]);
+        assert_eq!(assign_pads::<2>(&[7], true), [None, Some(7)]);
+        assert_eq!(assign_pads::<2>(&[7, 3], true), [None, Some(7)]);
+        assert_eq!(assign_pads::<2>(&[1, 2, 3], false), [Some(1), Some(2)]);
+        // Online there is one local player: the keyboard and a pad share it.
+        assert_eq!(assign_pads::<1>(&[4], true), [Some(4)]);
+    }
+
+    #[test]
+    fn menu_moves_once_per_press_then_repeat_while_held() {
+        let map = PadMap::STANDARD;
+        let mut menu = MenuReader::default();
+        let down = PadState::default().with(PadButton::Down);
+        assert_eq!(menu.update(&map, &down), vec![MenuMove::Down]);
+        let mut repeats = 0;
+        for _ in 1..REPEAT_DELAY + 2 * REPEAT_EVERY {
+            repeats += menu.update(&map, &down).len();
+        }
+        assert_eq!(repeats, 2, "two repeats after the delay");
+        assert_eq!(menu.update(&map, &PadState::default()), vec![]);
+        // A light stick does not scroll; a firm one does.
+        let light = PadState {
+            stick: (0.0, -0.4),
+            ..PadState::default()
+        };
+        assert_eq!(menu.update(&map, &light), vec![]);
+        let firm = PadState {
+            stick: (0.0, -0.9),
+            ..PadState::default()
+        };
+        assert_eq!(menu.update(&map, &firm), vec![MenuMove::Up]);
+        let a = PadState::default().with(PadButton::A);
+        assert_eq!(menu.update(&map, &a), vec![MenuMove::Confirm]);
+        assert_eq!(menu.update(&map, &a), vec![], "held A confirms once");
+        let b = PadState::default().with(PadButton::B);
+        assert_eq!(menu.update(&map, &b), vec![MenuMove::Back]);
+    }
+}

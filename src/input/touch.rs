@@ -1,0 +1,306 @@
+//! Touch controls as one more source of the same `Input`: a virtual stick
+//! where the left thumb lands, fire and focus buttons on the right, start
+//! when the game needs it. Pure: touches in, bits out, in screen pixels; the
+//! frontend feeds it macroquad's touches and draws what `TouchPad` says.
+
+use super::Input;
+use super::pad::stick_direction;
+
+/// A touch as the window reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Touch {
+    pub id: u64,
+    pub phase: TouchPhase,
+    pub x: f32,
+    pub y: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TouchPhase {
+    Started,
+    Moved,
+    Stationary,
+    Ended,
+    Cancelled,
+}
+
+/// A round button on screen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Button {
+    pub x: f32,
+    pub y: f32,
+    pub r: f32,
+}
+
+impl Button {
+    fn contains(&self, x: f32, y: f32) -> bool {
+        let (dx, dy) = (x - self.x, y - self.y);
+        // Forgiving: a thumb covers more than the drawn circle.
+        dx * dx + dy * dy <= (self.r * 1.3) * (self.r * 1.3)
+    }
+}
+
+/// Where the controls sit on a screen of a given size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TouchLayout {
+    pub fire: Button,
+    pub focus: Button,
+    pub start: Button,
+    /// Stick travel in pixels that is full deflection.
+    pub stick_radius: f32,
+    /// A touch left of this x is a stick touch.
+    pub stick_zone: f32,
+}
+
+impl TouchLayout {
+    /// Buttons sized to the shorter side (a thumb is the same size on any
+    /// screen, the screen's pixels are not), kept in the bottom corners.
+    pub fn for_screen(w: f32, h: f32) -> TouchLayout {
+        let unit = w.min(h).max(1.0);
+        let r = unit * 0.09;
+        let margin = unit * 0.06;
+        let fire = Button {
+            x: w - margin - r * 1.2,
+            y: h - margin - r * 2.6,
+            r: r * 1.2,
+        };
+        let focus = Button {
+            x: fire.x - r * 2.6,
+            y: h - margin - r,
+            r,
+        };
+        let start = Button {
+            x: w / 2.0,
+            y: h - margin - r * 0.8,
+            r: r * 0.8,
+        };
+        TouchLayout {
+            fire,
+            focus,
+            start,
+            stick_radius: unit * 0.12,
+            stick_zone: w * 0.45,
+        }
+    }
+}
+
+/// What a touch does, decided where it landed and kept until it lifts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Role {
+    Stick { origin: (f32, f32), now: (f32, f32) },
+    Fire,
+    Focus,
+    Start,
+    None,
+}
+
+/// The live touch controls: which finger does what.
+#[derive(Clone, Debug, Default)]
+pub struct TouchPad {
+    fingers: Vec<(u64, Role)>,
+    /// Set by the first touch: only then are the controls drawn.
+    pub seen: bool,
+}
+
+/// Fingers tracked at once; more are ignored (a palm on the glass).
+const MAX_FINGERS: usize = 10;
+/// The stick's own dead zone: a thumb resting where it landed is still.
+const STICK_DEAD_ZONE: f32 = 0.25;
+
+impl TouchPad {
+    /// Takes this frame's touches. `start_shown`: the start button is on
+    /// screen (the game waits for it), so a touch there presses it.
+    pub fn update(&mut self, touches: &[Touch], layout: &TouchLayout, start_shown: bool) {
+        for t in touches {
+            if !(t.x.is_finite() && t.y.is_finite()) {
+                continue;
+            }
+            let known = self.fingers.iter().position(|(id, _)| *id == t.id);
+            match (t.phase, known) {
+                (TouchPhase::Ended | TouchPhase::Cancelled, Some(i)) => {
+                    self.fingers.swap_remove(i);
+                }
+                (TouchPhase::Ended | TouchPhase::Cancelled, None) => {}
+                (_, Some(i)) => {
+                    if let Role::Stick { now, .. } = &mut self.fingers[i].1 {
+                        *now = (t.x, t.y);
+                    }
+                }
+                (_, None) if self.fingers.len() < MAX_FINGERS => {
+                    self.seen = true;
+                    let role = role_at(layout, t.x, t.y, start_shown);
+                    self.fingers.push((t.id, role));
+                }
+                (_, None) => {}
+            }
+        }
+    }
+
+    /// The sim's bits for the fingers down now.
+    pub fn input(&self, layout: &TouchLayout) -> Input {
+        let mut input = Input(0);
+        for (_, role) in &self.fingers {
+            input = match *role {
+                Role::Stick { origin, now } => {
+                    let r = layout.stick_radius.max(1.0);
+                    let deflection = ((now.0 - origin.0) / r, (now.1 - origin.1) / r);
+                    Input(input.0 | stick_direction(deflection, STICK_DEAD_ZONE))
+                }
+                Role::Fire => input.with(Input::FIRE, true),
+                Role::Focus => input.with(Input::FOCUS, true),
+                Role::Start => input.with(Input::START, true),
+                Role::None => input,
+            };
+        }
+        input
+    }
+
+    /// Where the stick is drawn: its origin and the thumb, when one is down.
+    pub fn stick(&self) -> Option<((f32, f32), (f32, f32))> {
+        self.fingers.iter().find_map(|(_, role)| match *role {
+            Role::Stick { origin, now } => Some((origin, now)),
+            _ => None,
+        })
+    }
+
+    pub fn holding_fire(&self) -> bool {
+        self.fingers.iter().any(|(_, r)| *r == Role::Fire)
+    }
+
+    pub fn holding_focus(&self) -> bool {
+        self.fingers.iter().any(|(_, r)| *r == Role::Focus)
+    }
+}
+
+fn role_at(layout: &TouchLayout, x: f32, y: f32, start_shown: bool) -> Role {
+    if start_shown && layout.start.contains(x, y) {
+        Role::Start
+    } else if layout.fire.contains(x, y) {
+        Role::Fire
+    } else if layout.focus.contains(x, y) {
+        Role::Focus
+    } else if x < layout.stick_zone {
+        Role::Stick {
+            origin: (x, y),
+            now: (x, y),
+        }
+    } else {
+        Role::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(id: u64, phase: TouchPhase, x: f32, y: f32) -> Touch {
+        Touch { id, phase, x, y }
+    }
+
+    const W: f32 = 390.0;
+    const H: f32 = 844.0;
+
+    #[test]
+    fn the_stick_is_where_the_thumb_lands() {
+        let layout = TouchLayout::for_screen(W, H);
+        let mut pad = TouchPad::default();
+        assert!(!pad.seen);
+        pad.update(
+            &[touch(1, TouchPhase::Started, 80.0, 600.0)],
+            &layout,
+            false,
+        );
+        assert!(pad.seen);
+        assert_eq!(pad.input(&layout), Input(0), "landing is centred");
+        let r = layout.stick_radius;
+        pad.update(
+            &[touch(1, TouchPhase::Moved, 80.0 + r, 600.0)],
+            &layout,
+            false,
+        );
+        assert_eq!(pad.input(&layout), Input(Input::RIGHT));
+        pad.update(
+            &[touch(1, TouchPhase::Moved, 80.0 - r * 0.7, 600.0 - r * 0.7)],
+            &layout,
+            false,
+        );
+        assert_eq!(pad.input(&layout), Input(Input::UP | Input::LEFT));
+        // A small wobble of a resting thumb does not move.
+        pad.update(&[touch(1, TouchPhase::Moved, 83.0, 601.0)], &layout, false);
+        assert_eq!(pad.input(&layout), Input(0));
+        pad.update(&[touch(1, TouchPhase::Ended, 200.0, 600.0)], &layout, false);
+        assert_eq!(pad.input(&layout), Input(0));
+        assert_eq!(pad.stick(), None);
+    }
+
+    #[test]
+    fn fire_focus_and_stick_together() {
+        let layout = TouchLayout::for_screen(W, H);
+        let mut pad = TouchPad::default();
+        let (f, g) = (layout.fire, layout.focus);
+        pad.update(
+            &[
+                touch(1, TouchPhase::Started, 60.0, 500.0),
+                touch(2, TouchPhase::Started, f.x, f.y),
+                touch(3, TouchPhase::Started, g.x, g.y),
+            ],
+            &layout,
+            false,
+        );
+        pad.update(&[touch(1, TouchPhase::Moved, 60.0, 400.0)], &layout, false);
+        assert_eq!(
+            pad.input(&layout),
+            Input(Input::UP | Input::FIRE | Input::FOCUS)
+        );
+        // A finger that slides off the fire button keeps firing until it lifts.
+        pad.update(&[touch(2, TouchPhase::Moved, 10.0, 10.0)], &layout, false);
+        assert!(pad.holding_fire());
+        pad.update(&[touch(2, TouchPhase::Cancelled, 0.0, 0.0)], &layout, false);
+        assert!(!pad.holding_fire());
+        assert!(pad.holding_focus());
+    }
+
+    #[test]
+    fn start_only_when_shown() {
+        let layout = TouchLayout::for_screen(844.0, 390.0);
+        let s = layout.start;
+        let mut pad = TouchPad::default();
+        pad.update(&[touch(1, TouchPhase::Started, s.x, s.y)], &layout, false);
+        assert!(!pad.input(&layout).has(Input::START));
+        pad.update(&[touch(1, TouchPhase::Ended, s.x, s.y)], &layout, false);
+        pad.update(&[touch(2, TouchPhase::Started, s.x, s.y)], &layout, true);
+        assert_eq!(pad.input(&layout), Input(Input::START));
+    }
+
+    #[test]
+    fn the_buttons_fit_portrait_and_landscape_screens() {
+        for (w, h) in [(390.0, 844.0), (844.0, 390.0), (1280.0, 720.0)] {
+            let l = TouchLayout::for_screen(w, h);
+            for b in [l.fire, l.focus, l.start] {
+                assert!(b.x - b.r >= 0.0 && b.x + b.r <= w, "{w}x{h}: {b:?}");
+                assert!(b.y - b.r >= 0.0 && b.y + b.r <= h, "{w}x{h}: {b:?}");
+                assert!(b.x > l.stick_zone || b == l.start, "{w}x{h}: right side");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_touches_are_ignored() {
+        let layout = TouchLayout::for_screen(W, H);
+        let mut pad = TouchPad::default();
+        pad.update(
+            &[touch(1, TouchPhase::Started, f32::NAN, 3.0)],
+            &layout,
+            false,
+        );
+        pad.update(&[touch(9, TouchPhase::Ended, 1.0, 1.0)], &layout, false);
+        assert_eq!(pad.input(&layout), Input(0));
+        let many: Vec<Touch> = (0..50)
+            .map(|i| touch(i, TouchPhase::Started, 10.0, 10.0 + i as f32))
+            .collect();
+        pad.update(&many, &layout, false);
+        assert_eq!(pad.input(&layout), Input(0));
+        assert_eq!(pad.fingers.len(), MAX_FINGERS);
+        let _ = TouchLayout::for_screen(0.0, 0.0);
+    }
+}
