@@ -163,7 +163,7 @@ pub async fn view(
         } else {
             (pending / tick).clamp(0.0, 1.0)
         };
-        let layout = draw_world(&ui.sprites, &world, &motion, &ledger, alpha);
+        let layout = draw_world(&ui.sprites, &world, &motion, &ledger, alpha, 0.0);
         hud::draw_hud(&ui.sprites, &world, &layout, &ledger);
         chat.draw(&ui.sprites.font, &layout, world.frame);
         draw_bar(ui, &timeline, &world, paused, speed, name);

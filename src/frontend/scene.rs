@@ -37,10 +37,12 @@ pub struct Layout {
 }
 
 impl Layout {
-    pub fn fit() -> Layout {
+    /// The arena as large as fits, `side` pixels kept free on the left and
+    /// the right (touch controls held sideways).
+    pub fn fit(side: f32) -> Layout {
         let (aw, ah) = (f(ARENA_WIDTH), f(ARENA_HEIGHT));
         let (w, h) = (screen_width(), screen_height());
-        let scale = (w / aw).min(h / ah);
+        let scale = ((w - 2.0 * side).max(1.0) / aw).min(h / ah);
         let centred = (h - ah * scale) / 2.0;
         // Upright (a phone held in portrait), the arena goes near the top so
         // the touch controls get the space below it, under the thumbs.
@@ -128,17 +130,19 @@ fn shake(ledger: &EventLedger, world: &World, layout: &Layout) -> Vec2 {
     vec2((t * 2.3).sin(), (t * 3.1).cos()) * 4.0 * strength * layout.scale
 }
 
-/// Draws the arena and everything in it; returns where the arena went (the
-/// HUD lines up with it).
+/// Draws the arena and everything in it, `side` pixels kept free on each
+/// side ([`Layout::fit`]); returns where the arena went (the HUD lines up
+/// with it).
 pub fn draw_world(
     sprites: &Sprites,
     world: &World,
     motion: &Motion,
     ledger: &EventLedger,
     alpha: f32,
+    side: f32,
 ) -> Layout {
     clear_background(Color::from_rgba(4, 6, 16, 255));
-    let mut layout = Layout::fit();
+    let mut layout = Layout::fit(side);
     layout.origin += shake(ledger, world, &layout);
     let size = layout.size();
     draw_texture_ex(

@@ -44,6 +44,12 @@ impl TouchControls {
         self.pad.seen
     }
 
+    /// Width the arena leaves free on each side for the controls (once
+    /// they are shown, held sideways).
+    pub fn side(&self) -> f32 {
+        if self.seen() { layout().side } else { 0.0 }
+    }
+
     /// The stick under the thumb, the buttons; start when it is live.
     pub fn draw(&self, start_shown: bool) {
         if !self.pad.seen {

@@ -297,7 +297,8 @@ impl MatchScreen {
         let alpha = game.alpha(Instant::now());
         let driver = game.driver();
         let world = driver.world();
-        let layout = scene::draw_world(&ui.sprites, world, &self.motion, &self.ledger, alpha);
+        let side = self.touch.side();
+        let layout = scene::draw_world(&ui.sprites, world, &self.motion, &self.ledger, alpha, side);
         hud::draw_hud(&ui.sprites, world, &layout, &self.ledger);
         self.chat.draw(&ui.sprites.font, &layout, world.frame);
         let status = driver.net_status();

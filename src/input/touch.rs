@@ -50,6 +50,10 @@ pub struct TouchLayout {
     pub stick_radius: f32,
     /// A touch left of this x is a stick touch.
     pub stick_zone: f32,
+    /// Held sideways, the width kept free for the controls on each side of
+    /// the arena (the stick's thumb on the left, the buttons' column on the
+    /// right); 0 upright, where they go below it.
+    pub side: f32,
 }
 
 impl TouchLayout {
@@ -59,6 +63,9 @@ impl TouchLayout {
         let unit = w.min(h).max(1.0);
         let r = unit * 0.09;
         let margin = unit * 0.06;
+        if w > h * 1.2 {
+            return Self::sideways(w, h, r, margin);
+        }
         let fire = Button {
             x: w - margin - r * 1.2,
             y: h - margin - r * 2.6,
@@ -80,6 +87,37 @@ impl TouchLayout {
             start,
             stick_radius: unit * 0.12,
             stick_zone: w * 0.45,
+            side: 0.0,
+        }
+    }
+
+    /// Held sideways: fire above focus in a column at the right edge, as
+    /// wide as the stick's space at the left, both beside the arena.
+    fn sideways(w: f32, h: f32, r: f32, margin: f32) -> TouchLayout {
+        let fire_r = r * 1.2;
+        let side = 2.0 * (margin + fire_r);
+        let focus = Button {
+            x: w - side / 2.0,
+            y: h - margin - r,
+            r,
+        };
+        let fire = Button {
+            x: focus.x,
+            y: focus.y - r - margin - fire_r,
+            r: fire_r,
+        };
+        let start = Button {
+            x: w / 2.0,
+            y: h - margin - r * 0.8,
+            r: r * 0.8,
+        };
+        TouchLayout {
+            fire,
+            focus,
+            start,
+            stick_radius: h * 0.12,
+            stick_zone: w * 0.45,
+            side,
         }
     }
 }
@@ -281,6 +319,15 @@ mod tests {
                 assert!(b.y - b.r >= 0.0 && b.y + b.r <= h, "{w}x{h}: {b:?}");
                 assert!(b.x > l.stick_zone || b == l.start, "{w}x{h}: right side");
             }
+            // Sideways, fire and focus stay in their column beside the
+            // arena; upright there is no column.
+            for b in [l.fire, l.focus].into_iter().filter(|_| l.side > 0.0) {
+                assert!(
+                    b.x - b.r >= w - l.side - 0.01,
+                    "{w}x{h}: {b:?} in the column"
+                );
+            }
+            assert_eq!(l.side > 0.0, w > h * 1.2, "{w}x{h}");
         }
     }
 
