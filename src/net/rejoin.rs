@@ -198,7 +198,10 @@ impl CatchUpReceiver {
 
     /// The `CaughtUp` message: everything must have arrived.
     pub fn finish(self, frame: Frame, checksum: u128) -> Result<History, CatchUpError> {
-        let nothing_new = self.chunks.is_empty() && frame as usize <= self.known;
+        // A sender that knows no more than we do sends no chunk at all (the
+        // chunks may have been taken already: count frames, not chunks).
+        let received_none = self.frames == self.known / CHUNK_FRAMES * CHUNK_FRAMES;
+        let nothing_new = received_none && frame as usize <= self.known;
         if frame as usize != self.frames && !nothing_new {
             return Err(CatchUpError::Incomplete {
                 sent: frame,
@@ -330,6 +333,17 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
+        // Frames taken as they came (a spectator) still count as received.
+        let mut live = CatchUpReceiver::default();
+        let Message::CatchUp { chunks } = &encode_catch_up(&sent[..60], &checksums, 1)[0] else {
+            panic!()
+        };
+        live.add(chunks).unwrap();
+        assert_eq!(live.take_chunks().len(), 1);
+        assert!(
+            live.finish(0, 1).is_err(),
+            "60 frames arrived, the end says 0"
+        );
         // A sender that knows less sends only its end, which is accepted;
         // one that claims more than it sent is not.
         let history = CatchUpReceiver::after(130).finish(100, 7).unwrap();
