@@ -63,59 +63,45 @@ impl TouchLayout {
         let unit = w.min(h).max(1.0);
         let r = unit * 0.09;
         let margin = unit * 0.06;
-        if w > h * 1.2 {
-            return Self::sideways(w, h, r, margin);
-        }
-        let fire = Button {
-            x: w - margin - r * 1.2,
-            y: h - margin - r * 2.6,
-            r: r * 1.2,
-        };
-        let focus = Button {
-            x: fire.x - r * 2.6,
-            y: h - margin - r,
-            r,
-        };
-        let start = Button {
-            x: w / 2.0,
-            y: h - margin - r * 0.8,
-            r: r * 0.8,
-        };
-        TouchLayout {
-            fire,
-            focus,
-            start,
-            stick_radius: unit * 0.12,
-            stick_zone: w * 0.45,
-            side: 0.0,
-        }
-    }
-
-    /// Held sideways: fire above focus in a column at the right edge, as
-    /// wide as the stick's space at the left, both beside the arena.
-    fn sideways(w: f32, h: f32, r: f32, margin: f32) -> TouchLayout {
         let fire_r = r * 1.2;
-        let side = 2.0 * (margin + fire_r);
-        let focus = Button {
-            x: w - side / 2.0,
-            y: h - margin - r,
-            r,
-        };
-        let fire = Button {
-            x: focus.x,
-            y: focus.y - r - margin - fire_r,
-            r: fire_r,
-        };
-        let start = Button {
-            x: w / 2.0,
-            y: h - margin - r * 0.8,
-            r: r * 0.8,
+        let (fire, focus, side) = if w > h * 1.2 {
+            // Held sideways: fire above focus in a column at the right
+            // edge, as wide as the stick's space at the left, both beside
+            // the arena.
+            let side = 2.0 * (margin + fire_r);
+            let focus = Button {
+                x: w - side / 2.0,
+                y: h - margin - r,
+                r,
+            };
+            let fire = Button {
+                x: focus.x,
+                y: focus.y - r - margin - fire_r,
+                r: fire_r,
+            };
+            (fire, focus, side)
+        } else {
+            let fire = Button {
+                x: w - margin - fire_r,
+                y: h - margin - r * 2.6,
+                r: fire_r,
+            };
+            let focus = Button {
+                x: fire.x - r * 2.6,
+                y: h - margin - r,
+                r,
+            };
+            (fire, focus, 0.0)
         };
         TouchLayout {
             fire,
             focus,
-            start,
-            stick_radius: h * 0.12,
+            start: Button {
+                x: w / 2.0,
+                y: h - margin - r * 0.8,
+                r: r * 0.8,
+            },
+            stick_radius: unit * 0.12,
             stick_zone: w * 0.45,
             side,
         }

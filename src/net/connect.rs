@@ -273,10 +273,8 @@ impl Connector {
         hello.protocol += options.protocol_skew;
         hello.rejoin = options.rejoin.clone();
         hello.confirmed = options.confirmed;
-        let control = control.map(|channel| {
-            let room = Room::seeking(hello, options.delay);
-            ControlChannel::new(channel, room, options.link, options.link_seed ^ 0x0C01_7201)
-        });
+        let control = control
+            .map(|channel| player_control(channel, Room::seeking(hello, options.delay), &options));
         Connector {
             runtime: Some(runtime),
             socket: Some(socket),
@@ -565,6 +563,16 @@ impl Connector {
             options: self.options.clone(),
         })
     }
+}
+
+/// A player's control channel over `channel`, driven by `room`, through
+/// the simulated link if `options` set one.
+pub fn player_control(
+    channel: WebRtcChannel,
+    room: Room<PeerId>,
+    options: &ConnectOptions,
+) -> ControlChannel {
+    ControlChannel::new(channel, room, options.link, options.link_seed ^ 0x0C01_7201)
 }
 
 /// A player's socket in its room (with its seat token), its message loop

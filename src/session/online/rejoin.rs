@@ -21,8 +21,7 @@ use web_time::{Duration, Instant};
 use matchbox_socket::PeerId;
 
 use super::{OnlineBackend, start_session};
-use crate::net::connect::open_room_socket;
-use crate::net::control::ControlChannel;
+use crate::net::connect::{open_room_socket, player_control};
 use crate::net::delay::Retuner;
 use crate::net::handshake::Message;
 use crate::net::handshake::{Agreement, Claim, Hello};
@@ -132,8 +131,7 @@ impl OnlineBackend {
         };
         let hello = self.paused_hello(log);
         let room = Room::seeking(hello.clone(), self.options.delay);
-        self.control =
-            ControlChannel::new(control, room, options.link, options.link_seed ^ 0x0C01_7201);
+        self.control = player_control(control, room, &options);
         self.control.pause(hello, self.options.delay);
         self.ggrs_channel = SharedChannel::new(ggrs);
         self.socket = socket;
