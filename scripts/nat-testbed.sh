@@ -4,7 +4,8 @@
 # namespaces on this machine. See docs/nat-testbed.md.
 #
 #   scripts/nat-testbed.sh SCENARIO [--turn | --internet] [--frames N] [--probe]
-#                          [--cut SECS [--cut-at SECS] [--cut-side a|b] [--reconnect-window SECS]]
+#                          [--cut SECS [--cut-at SECS] [--cut-side a|b] [--cut-path | --move]
+#                                      [--reconnect-window SECS]]
 #                          [--rejoin]
 #
 #   SCENARIO   routed | full-cone | port-restricted | symmetric
@@ -25,6 +26,11 @@
 #   --cut-path      cut only the path between the peers (UDP between the two
 #                   NATs' public addresses, at the cut side's NAT), not the
 #                   server: the peers must reconnect through it
+#   --move          the cut side moves during the cut, as a laptop going from
+#                   Wi-Fi to a phone's hotspot: its host's address changes
+#                   (10.0.x.2 -> 10.0.x.3) and so does its NAT's public
+#                   address (x.2 -> x.3); the old ones never come back, so
+#                   the old path cannot resume (port-restricted, symmetric)
 #   --reconnect-window SECS  the peers' --reconnect-window (with --cut; default 30, the game's)
 #   --rejoin   kill peer b (-9) 4 s into the match and run its join again:
 #              it must rejoin, and both finish in sync with identical replays
@@ -87,6 +93,7 @@ CUT=""          # seconds; empty: no cut
 CUT_AT=4        # seconds after both peers logged the match start
 CUT_SIDE=a
 CUT_PATH=false  # --cut-path: only UDP between the NATs
+MOVE=false      # --move: the cut side comes back with new addresses
 REJOIN=false
 WINDOW=""       # the peers' --reconnect-window; empty: 30, the game's default (passed explicitly with --cut)
 bad_input() {
@@ -104,6 +111,7 @@ while [ $# -gt 0 ]; do
         --probe) PROBE=true ;;
         --rejoin) REJOIN=true ;;
         --cut-path) CUT_PATH=true ;;
+        --move) MOVE=true ;;
         --frames)
             [ $# -ge 2 ] || bad_input "--frames needs a value"
             FRAMES="$2"
@@ -151,8 +159,17 @@ if [ -n "$CUT" ]; then
         bad_input "--cut $CUT is within 2 s of the reconnect window ($WINDOW s): no single expected outcome"
     # Play goes on CUT_AT s before the cut and ~5 s after it.
     FRAMES="${FRAMES:-$(((CUT_AT + 5) * 60))}"
-elif [ "$CUT_AT" != 4 ] || [ "$CUT_SIDE" != a ] || [ -n "$WINDOW" ] || $CUT_PATH; then
-    bad_input "--cut-at, --cut-side, --cut-path and --reconnect-window only go with --cut"
+elif [ "$CUT_AT" != 4 ] || [ "$CUT_SIDE" != a ] || [ -n "$WINDOW" ] || $CUT_PATH || $MOVE; then
+    bad_input "--cut-at, --cut-side, --cut-path, --move and --reconnect-window only go with --cut"
+fi
+if $MOVE; then
+    ! $CUT_PATH || bad_input "--move and --cut-path are separate tests (a move cuts everything)"
+    # A masquerading NAT follows its new public address by itself; the
+    # routed and full-cone set-ups name the inner address in their routes.
+    case "$SCENARIO" in
+        port-restricted | symmetric) ;;
+        *) bad_input "--move needs a masquerading NAT (port-restricted or symmetric), not $SCENARIO" ;;
+    esac
 fi
 if $REJOIN; then
     [ -z "$CUT" ] || bad_input "--rejoin and --cut are separate tests"
@@ -635,6 +652,30 @@ if $REJOIN; then
 fi
 
 # ----------------------------------------------------------------------- cut
+# move_side a|b: the side's host and NAT trade their addresses for new ones
+# (.2 -> .3 on the LAN and on the WAN). The new address is added first and
+# promoted when the old one goes, so the subnet routes stay; the kernel drops
+# the masquerade entries of the deleted public address, so the NAT maps anew.
+MOVED=null
+move_side() {
+    local host_ns nat_ns lan wan
+    if [ "$1" = a ]; then
+        host_ns=$NS_A nat_ns=$NS_NA lan=10.0.1 wan=198.51.100
+    else
+        host_ns=$NS_B nat_ns=$NS_NB lan=10.0.2 wan=203.0.113
+    fi
+    move_addr "$host_ns" eth0 "$lan.2" "$lan.3"
+    move_addr "$nat_ns" wan "$wan.2" "$wan.3"
+    ip -n "$host_ns" route replace default via "$lan.1"
+    ip -n "$nat_ns" route replace default via "$wan.1"
+    MOVED="{\"host\":\"$lan.2 -> $lan.3\",\"nat\":\"$wan.2 -> $wan.3\"}"
+}
+move_addr() { # ns dev old new
+    ip netns exec "$1" sysctl -qw "net.ipv4.conf.$2.promote_secondaries=1"
+    ip -n "$1" addr add "$4/24" dev "$2"
+    ip -n "$1" addr del "$3/24" dev "$2"
+}
+
 # Once both peers have logged the match start, wait CUT_AT s, then the cut
 # side's NAT drops every IPv4 packet entering it from the LAN or the WAN
 # (raw PREROUTING: before conntrack, so nothing refreshes its NAT state,
@@ -684,6 +725,10 @@ if [ -n "$CUT" ]; then
         cut_rule -I
         CUT_START_NS=$(date +%s%N)
         echo "nat-testbed: cut $($CUT_PATH && echo "the peers' path at ")NAT $CUT_SIDE for $CUT s (reconnect window $WINDOW s)" >&2
+        if $MOVE; then
+            move_side "$CUT_SIDE"
+            echo "nat-testbed: side $CUT_SIDE moved: $MOVED" >&2
+        fi
         cut_until=$((CUT_START_NS + CUT * 1000000000))
         while [ "$(date +%s%N)" -lt "$cut_until" ] && ! both_done; do sleep 0.02; done
         # Packets dropped in each direction (proof that the cut was two-way).
@@ -740,8 +785,8 @@ if [ -n "$CUT" ]; then
         --argjson cut_ms "$cut_ms" --argjson dropped "$CUT_DROPPED" \
         --argjson a "$facts_a" --argjson b "$facts_b" --argjson replays "$replays" \
         --argjson end_limit_ms "$(((WINDOW + END_GRACE) * 1000))" \
-        --argjson path_only "$CUT_PATH" \
-        '{cut_s:$cut_s, cut_at_s:$at, side:$side, path_only:$path_only, reconnect_window_s:$window, expect:$expect,
+        --argjson path_only "$CUT_PATH" --argjson moved "$MOVED" \
+        '{cut_s:$cut_s, cut_at_s:$at, side:$side, path_only:$path_only, moved:$moved, reconnect_window_s:$window, expect:$expect,
           error:(if $err == "" then null else $err end), cut_ms:$cut_ms, dropped:$dropped,
           end_limit_ms:$end_limit_ms, a:$a, b:$b, replays:$replays}')"
     echo "cut: $CUT_JSON" >&2

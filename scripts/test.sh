@@ -54,7 +54,10 @@ if [ "$(id -u)" = 0 ]; then
     # Cuts mid-match (issue 25): NAT A's whole network for 15 s with the
     # default 30 s window (both reconnect through the server, ~25 s), only
     # the path between the NATs for 20 s (~32 s), and 15 s with a 5 s
-    # window (both end it, ~11 s); the last kills the joiner behind its
+    # window (both end it, ~11 s); the joiner moving to a new address
+    # behind a NAT with a new public address during a 5 s gap, as from
+    # Wi-Fi to a hotspot (its old path can never resume; ~17 s); the last
+    # kills the joiner behind its
     # symmetric NAT, which rejoins through the TURN relay (~25 s).
     # "symmetric --internet": the players know only wss://server; TLS by a
     # private CA, STUN/TURN and TURN REST credentials from the server,
@@ -64,7 +67,7 @@ if [ "$(id -u)" = 0 ]; then
     for scenario in routed full-cone port-restricted symmetric "symmetric --turn" "symmetric --internet" \
         "symmetric --internet --browser" \
         "port-restricted --cut 15" "port-restricted --cut 20 --cut-path" \
-        "port-restricted --cut 15 --reconnect-window 5" \
+        "port-restricted --cut 15 --reconnect-window 5" "port-restricted --cut 5 --cut-side b --move" \
         "symmetric --turn --rejoin"; do
         # shellcheck disable=SC2086 # "symmetric --turn" is two arguments
         timeout 300 scripts/nat-testbed.sh $scenario || failed+=("nat-testbed $scenario")

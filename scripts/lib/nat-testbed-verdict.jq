@@ -32,10 +32,12 @@ def cut_resume_verdict($base):
         {ok: false, reason: "a peer did not log the interruption after the cut began: a \($cut.a.interrupted_after_ms), b \($cut.b.interrupted_after_ms)"}
     elif both(.resumed_after_ms) | any(. == null) then
         {ok: false, reason: "a peer did not log the resumption: a \($cut.a.resumed_after_ms), b \($cut.b.resumed_after_ms)"}
+    elif $cut.moved != null and ([$a.json.reconnects, $b.json.reconnects] | any(. == null or . < 1)) then
+        {ok: false, reason: "the moved side's old addresses are gone, so play can only resume over a new connection; reconnects: a \($a.json.reconnects), b \($b.json.reconnects)"}
     elif [$cut.replays.a_verify_rc, $cut.replays.b_verify_rc, $cut.replays.diff_rc] != [0, 0, 0] then
         {ok: false, reason: "replays: verify a rc=\($cut.replays.a_verify_rc), b rc=\($cut.replays.b_verify_rc), replay-diff rc=\($cut.replays.diff_rc) (0, 0, 0 expected)"}
     else
-        {ok: true, reason: "\($cut.cut_s) s cut of NAT \($cut.side): both paused and resumed (after \($cut.a.resumed_after_ms)/\($cut.b.resumed_after_ms) ms without packets, \($cut.a.restored_to_resumed_ms)/\($cut.b.restored_to_resumed_ms) ms after the link came back), equal checksums, replays verify and match; \($base.reason)"}
+        {ok: true, reason: "\($cut.cut_s) s cut of NAT \($cut.side)\(if $cut.moved != null then " (moved: host \($cut.moved.host), NAT \($cut.moved.nat))" elif $cut.path_only then " (the peers' path only)" else "" end): both paused and resumed (after \($cut.a.resumed_after_ms)/\($cut.b.resumed_after_ms) ms without packets, \($cut.a.restored_to_resumed_ms)/\($cut.b.restored_to_resumed_ms) ms after the link came back), equal checksums, replays verify and match; \($base.reason)"}
     end;
 # A cut longer than the window: both exit 1 (not a kill, not a panic)
 # with "stopped responding", within window + grace after the cut began.
@@ -85,7 +87,7 @@ def cut_end_verdict:
    checksums_equal: checksums_equal, turn: $turn, mode: $mode, expected: $expect,
    host_notice_ms: $notice_ms}
 | if $cut == null then . else . + {
-   cut_s: $cut.cut_s, cut_at_s: $cut.cut_at_s, cut_side: $cut.side,
+   cut_s: $cut.cut_s, cut_at_s: $cut.cut_at_s, cut_side: $cut.side, moved: $cut.moved,
    reconnect_window_s: $cut.reconnect_window_s, cut_expect: $cut.expect, cut_ms: $cut.cut_ms,
    dropped_pkts: $cut.dropped,
    interrupted_after_ms: {a: $cut.a.interrupted_after_ms, b: $cut.b.interrupted_after_ms},
