@@ -17,7 +17,9 @@
 #              credential and take a minted one
 #   --browser  (with --internet) peer a is headless Chromium behind NAT A,
 #              opening the https room link the server serves (target/web);
-#              peer b is the native joiner behind NAT B
+#              peer b is the native joiner behind NAT B; with --cut the
+#              page records too (its replay comes back as a download) and
+#              its console lines are timed like a native peer's log
 #   --frames N frames the game plays (game mode only; default 300, with --cut (AT+5)*60)
 #   --probe    run examples/nat_probe instead of the game (network only)
 #   --cut SECS cut all traffic of one side's NAT for SECS s in mid-match (game mode)
@@ -182,7 +184,7 @@ fi
 FRAMES="${FRAMES:-300}"
 ! { $INTERNET && $PROBE; } || bad_input "--internet needs the game (not --probe)"
 ! $BROWSER || $INTERNET || bad_input "--browser goes with --internet"
-! { $BROWSER && { [ -n "$CUT" ] || $REJOIN; }; } || bad_input "--browser is a plain match (no --cut, no --rejoin)"
+! { $BROWSER && $REJOIN; } || bad_input "--browser does not go with --rejoin (tests/browser.rs covers a page's rejoin)"
 WEB_DIR="${TWINSTAR_WEB:-$REPO/target/web}"
 if $BROWSER; then
     [ -s "$WEB_DIR/twinstar_bg.wasm" ] || bad_input "--browser needs the web client in $WEB_DIR (bash scripts/build-web.sh)"
@@ -557,8 +559,9 @@ run_peer() { # name ns args...
 # A browser player: drive.mjs prints the page's console and, last, its
 # result line (TWINSTAR-RESULT {"exit":N,"summary":{...}}); its summary
 # becomes a.out's last line and its exit a.rc's, as a native peer's would.
-run_browser_peer() { # name ns url
+run_browser_peer() { # name ns url [drive flags...]
     local name="$1" ns="$2" url="$3"
+    local flags=("${@:4}")
     echo "node tests/web/drive.mjs $url" >"$LOGDIR/$name.cmd"
     (
         set +e
@@ -567,7 +570,7 @@ run_browser_peer() { # name ns url
         # The testbed's CA is not in Chromium's store: its certificate
         # errors are ignored (the native peer checks it through SSL_CERT_FILE).
         (cd "$REPO" && ip netns exec "$ns" timeout -k 3 "$PEER_LIMIT" node tests/web/drive.mjs "$url" \
-            --timeout $((PEER_LIMIT - 5)) --flag=--ignore-certificate-errors \
+            --timeout $((PEER_LIMIT - 5)) --flag=--ignore-certificate-errors "${flags[@]}" \
             >"$LOGDIR/$name.page" 2>"$LOGDIR/$name.err")
         result="$(grep -a '^TWINSTAR-RESULT ' "$LOGDIR/$name.page" | tail -n 1 | cut -d' ' -f2-)"
         [ -n "$result" ] || result='{}'
@@ -580,7 +583,14 @@ run_browser_peer() { # name ns url
 }
 if $BROWSER; then
     FRAGMENT="#!host --room $ROOM_HOST --bots --frames $FRAMES --json --timeout $HOST_TIMEOUT"
-    run_browser_peer a "$NS_A" "https://$PUBLIC_IP:$SIGNAL_PORT/${FRAGMENT// /%20}"
+    DRIVE_FLAGS=()
+    if [ -n "$CUT" ]; then
+        # The page's replay comes back as a download (a.tsr, beside b's);
+        # its console lines, stamped, go to a.err for the cut's timings.
+        FRAGMENT+=" --reconnect-window $WINDOW --record a.tsr"
+        DRIVE_FLAGS=(--downloads "$LOGDIR" --stamp-console)
+    fi
+    run_browser_peer a "$NS_A" "https://$PUBLIC_IP:$SIGNAL_PORT/${FRAGMENT// /%20}" "${DRIVE_FLAGS[@]}"
 else
     run_peer a "$NS_A" "${ARGS_A[@]}"
 fi

@@ -63,9 +63,11 @@ if [ "$(id -u)" = 0 ]; then
     # private CA, STUN/TURN and TURN REST credentials from the server,
     # coturn refusing forged and expired ones (~15 s).
     # "symmetric --internet --browser": the same with headless Chromium
-    # behind NAT A opening the https room link (~20 s).
+    # behind NAT A opening the https room link (~20 s); and that page's
+    # network gone for 5 s and back with new addresses, as a phone going
+    # from Wi-Fi to 4G (the page reopens its signaling, ~21 s).
     for scenario in routed full-cone port-restricted symmetric "symmetric --turn" "symmetric --internet" \
-        "symmetric --internet --browser" \
+        "symmetric --internet --browser" "port-restricted --internet --browser --cut 5 --move" \
         "port-restricted --cut 15" "port-restricted --cut 20 --cut-path" \
         "port-restricted --cut 15 --reconnect-window 5" "port-restricted --cut 5 --cut-side b --move" \
         "symmetric --turn --rejoin"; do

@@ -6,6 +6,12 @@
 //        [--size WxH] [--chromium PATH] [--flag CHROMIUM_FLAG]...
 //        [--downloads DIR] [--reload-on REGEX [--reload-delay MS]]
 //        [--gamepad JSON] [--touch JSON] [--phone] [--screenshot-at MS]
+//        [--stamp-console]
+//
+// --stamp-console: also write every console line to stderr after the time
+// it arrived (ISO 8601 UTC, as the native game's log lines begin), so that
+// scripts time the page's events as they time a native peer's
+// (scripts/nat-testbed.sh --browser --cut).
 //
 // --fill "SELECTOR=TEXT@MS": at MS after the first frame, types TEXT into
 // the page element SELECTOR as a phone's keyboard would (Playwright's fill:
@@ -122,6 +128,7 @@ try {
       gamepad: { type: "string" },
       touch: { type: "string" },
       phone: { type: "boolean", default: false },
+      "stamp-console": { type: "boolean", default: false },
       "screenshot-at": { type: "string" },
       fill: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h" },
@@ -405,6 +412,7 @@ try {
     // Chromium leaves the resource out of this one; its location has it.
     const where = text.startsWith("Failed to load resource") ? ` (${message.location().url})` : "";
     line(`console: ${text}${where}`);
+    if (args.values["stamp-console"]) process.stderr.write(`${new Date().toISOString()} ${text}\n`);
     if (!finished && until.test(text)) finish(0, null, text);
     if (!finished && reloadOn && reloadOn.test(text)) {
       reloadOn = null;
@@ -436,7 +444,19 @@ try {
       // Navigated away or closed.
     }
   });
-  await page.goto(url, { waitUntil: "commit", timeout: timeoutSecs * 1000 });
+  // Chromium aborts a navigation with ERR_NETWORK_CHANGED when it sees its
+  // interfaces change under it (seen once in a NAT testbed namespace set up
+  // just before); a player would press reload, so try again, twice at most.
+  for (let tries = 1; ; tries++) {
+    try {
+      await page.goto(url, { waitUntil: "commit", timeout: timeoutSecs * 1000 });
+      break;
+    } catch (e) {
+      if (tries >= 3 || !e.message.includes("ERR_NETWORK_CHANGED")) throw e;
+      line(`navigation: ERR_NETWORK_CHANGED, trying again (${tries})`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
   await pressKeys();
 } catch (e) {
   if (!finished) await finish(1, e.message.split("\n")[0]);

@@ -51,6 +51,16 @@ pub(in crate::session) struct Waiting {
 /// paused (a websocket is answered within a few round trips).
 const REOPEN_EVERY: Duration = Duration::from_secs(2);
 
+/// Whether a fresh socket the server has not answered yet is replaced when
+/// due. Natively yes: a connect stuck in TCP's backoff during a cut is
+/// dropped and a new one gets through as soon as the network is back. Not
+/// in the browser: a dropped page websocket keeps connecting, and Chromium
+/// lets only one connect to an address at a time, so replacements only
+/// queue behind the stuck one and then arrive in a burst, each taking the
+/// seat from the one before while player 2 handshakes (measured in
+/// docs/nat-testbed.md, "A browser's own network cut").
+const REPLACE_UNANSWERED: bool = !cfg!(target_arch = "wasm32");
+
 impl OnlineBackend {
     /// A match in a room can be rejoined (a quick match has no code to
     /// rejoin by); a zero reconnect window keeps the old behaviour.
@@ -168,7 +178,7 @@ impl OnlineBackend {
         }
         // A fresh socket tried during a cut may hang in TCP's backoff: one
         // the server has not given an id yet is replaced when due too.
-        let unanswered = self.signaling_lost || self.socket.id().is_none();
+        let unanswered = self.signaling_lost || (REPLACE_UNANSWERED && self.socket.id().is_none());
         if unanswered && (self.rejoin.as_ref()).is_some_and(|w| Instant::now() >= w.next_reopen) {
             if let Some(waiting) = &mut self.rejoin {
                 waiting.next_reopen = Instant::now() + REOPEN_EVERY;
