@@ -506,6 +506,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         player: 2,
         version: "0.1.0".into(),
         saved_at: 1_800_000_000,
+        seat: Some("0123456789abcdef0123456789abcdef".into()),
     };
     out.push((
         "ticket",

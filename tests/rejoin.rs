@@ -205,3 +205,103 @@ fn only_the_dropped_player_gets_in_and_only_within_the_window() {
         late.report("late", 20)
     );
 }
+
+/// A game that lost power leaves its websocket open and silent; the
+/// server would hold its seat until its liveness check (25 s). The rejoin
+/// ticket keeps the player's seat token, so the restarted game takes the
+/// seat back at once and rejoins well within that.
+#[test]
+fn a_frozen_players_restarted_game_takes_its_seat_back_with_its_ticket() {
+    let server = Server::start();
+    // Each player its own data folder: one machine each, as in real life
+    // (two tickets on one machine keep their seats: see `tickets::seat`).
+    let (host_dir, join_dir) = (scratch("frozen-host"), scratch("frozen-join"));
+    let mut host = Twinstar::spawn(
+        &host_dir,
+        &peer_args(
+            "host",
+            Some("K7Q-2XM"),
+            &server.url,
+            "1500",
+            &["--record", "host.tsr"],
+        ),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let mut frozen = Twinstar::spawn(
+        &join_dir,
+        &peer_args(
+            "join",
+            Some("K7Q2XM"),
+            &server.url,
+            "1500",
+            &["--no-record"],
+        ),
+    );
+    assert!(
+        frozen.wait_for("synchronized with the peer", Duration::from_secs(20)),
+        "the match never started\n{}",
+        frozen.stderr()
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    // Frozen, not killed: its sockets stay open, as after a power loss
+    // behind a NAT that keeps the mapping.
+    let stop = std::process::Command::new("kill")
+        .args(["-STOP", &frozen.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(stop.success());
+    let frozen_at = Instant::now();
+    assert!(
+        host.wait_for("waiting up to", Duration::from_secs(10)),
+        "the host did not notice\n{}",
+        host.stderr()
+    );
+    let rejoin = Twinstar::spawn(
+        &join_dir,
+        &peer_args(
+            "join",
+            Some("K7Q-2XM"),
+            &server.url,
+            "1500",
+            &["--record", "rejoin.tsr"],
+        ),
+    );
+    let mut rejoin_started = rejoin;
+    assert!(
+        rejoin_started.wait_for("rejoined the match", Duration::from_secs(15)),
+        "the restarted game did not get back in\n{}",
+        rejoin_started.stderr()
+    );
+    let back_after = frozen_at.elapsed();
+    eprintln!("rejoined {back_after:?} after the freeze");
+    assert!(
+        back_after < Duration::from_secs(15),
+        "{back_after:?}: that is the server's liveness limit at work, not the seat token"
+    );
+    let (host, rejoin) = (
+        host.finish(Duration::from_secs(60)),
+        rejoin_started.finish(Duration::from_secs(60)),
+    );
+    frozen.kill();
+    let both = host.report("host", 30) + &rejoin.report("rejoin", 30);
+    assert_eq!((host.code(), rejoin.code()), (Some(0), Some(0)), "{both}");
+    let (h, r) = (host.summary(), rejoin.summary());
+    assert_eq!(h["checksum"], r["checksum"], "{both}");
+    assert_eq!(r["checksum_frame"], 1500, "{both}");
+    assert_eq!(h["rejoins"], 1, "{both}");
+    assert_eq!(
+        server.metric("twinstar_seats_taken_back_total"),
+        Some(1.0),
+        "the seat was not taken back by token\n{both}"
+    );
+    let diff = common::run(
+        &host_dir,
+        &[
+            "replay-diff",
+            "host.tsr",
+            &join_dir.join("rejoin.tsr").to_string_lossy(),
+        ],
+        common::LIMIT,
+    );
+    assert_eq!(diff.code(), Some(0), "{}\n{}", diff.stdout, diff.stderr);
+}

@@ -258,7 +258,12 @@ pub(super) fn start_online(
             None => Vec::new(),
         },
         confirmed: 0,
-        seat: plan.room.is_some().then(SeatToken::random),
+        // The seat of a match this machine left without ending it (a
+        // power loss), else a fresh one.
+        seat: plan
+            .room
+            .as_ref()
+            .map(|room| super::tickets::seat(room, &server).unwrap_or_else(SeatToken::random)),
     };
     // The settings file is not range-checked like the flag: clamp it here.
     let reconnect_window = net
@@ -449,7 +454,7 @@ fn start_match(
             match_id: agreement.match_id,
             player,
         };
-        tickets::hold(code, &connection.server, claim)
+        tickets::hold(code, &connection.server, claim, connection.options.seat)
     });
     let mut driver = Driver::online(connection, options.clone())
         .map_err(|e| Failure::Runtime(e.to_string(), None))?;

@@ -3,11 +3,15 @@
 //! directory, or the page's local storage). A game that crashed leaves it
 //! behind, and `join R` hands it to the player who stayed, who lets back in
 //! only the player of its paused match (`net::handshake`, `Claim`). A match
-//! that ends in any other way removes it.
+//! that ends in any other way removes it. The ticket also keeps the
+//! player's seat token, so that a game restarted after a power loss (its
+//! old websocket still open, silent) takes its seat back at once instead of
+//! waiting for the server's liveness check.
 
 use crate::net::RoomCode;
 use crate::net::handshake::Claim;
 use crate::net::rejoin::Ticket;
+use crate::net::signaling::SeatToken;
 
 /// A ticket older than this is stale: no match waits that long.
 const MAX_AGE_S: u64 = 24 * 60 * 60;
@@ -36,9 +40,10 @@ impl Drop for Held {
     }
 }
 
-/// Keeps a ticket for `claim` in `room` on `server` while `Held` lives.
-pub fn hold(room: &RoomCode, server: &str, claim: Claim) -> Held {
-    save(room, server, claim);
+/// Keeps a ticket for `claim` in `room` on `server` (with the player's
+/// `seat` token) while `Held` lives.
+pub fn hold(room: &RoomCode, server: &str, claim: Claim, seat: Option<SeatToken>) -> Held {
+    save(room, server, claim, seat);
     Held {
         room: room.clone(),
         player: claim.player,
@@ -46,13 +51,14 @@ pub fn hold(room: &RoomCode, server: &str, claim: Claim) -> Held {
 }
 
 /// Notes that this player plays `claim` in `room` on `server`.
-fn save(room: &RoomCode, server: &str, claim: Claim) {
+fn save(room: &RoomCode, server: &str, claim: Claim, seat: Option<SeatToken>) {
     let ticket = Ticket {
         server: server.to_string(),
         match_id: claim.match_id,
         player: claim.player,
         version: env!("CARGO_PKG_VERSION").to_string(),
         saved_at: now_s(),
+        seat: seat.map(|s| s.to_string()),
     };
     let text = ticket.to_text();
     if let Err(e) = store::write(&key(room, claim.player), &text) {
@@ -68,7 +74,34 @@ fn remove(room: &RoomCode, player: u8) {
 /// What this machine may rejoin in `room` on `server`: at most one claim
 /// per player slot (both, when both players of a match ran here).
 pub fn claims(room: &RoomCode, server: &str) -> Vec<Claim> {
-    let mut claims = Vec::new();
+    tickets(room, server)
+        .iter()
+        .map(|t| Claim {
+            match_id: t.match_id,
+            player: t.player,
+        })
+        .collect()
+}
+
+/// The seat token to enter `room` with: the one of this machine's ticket
+/// there, if it has exactly one (with two, both players of the match ran
+/// here and one still plays: its seat must not be taken), else `None`.
+pub fn seat(room: &RoomCode, server: &str) -> Option<SeatToken> {
+    let [ticket] = tickets(room, server).try_into().ok()?;
+    let text = ticket.seat?;
+    match SeatToken::parse(&text) {
+        Ok(token) => Some(token),
+        Err(e) => {
+            tracing::warn!("ignoring the rejoin ticket's seat token: {e}");
+            None
+        }
+    }
+}
+
+/// This machine's current tickets for `room` on `server`; stale and
+/// unreadable ones are removed on the way.
+fn tickets(room: &RoomCode, server: &str) -> Vec<Ticket> {
+    let mut tickets = Vec::new();
     for player in [1, 2] {
         let key = key(room, player);
         let Some(text) = store::read(&key) else {
@@ -76,10 +109,7 @@ pub fn claims(room: &RoomCode, server: &str) -> Vec<Claim> {
         };
         match Ticket::parse(&text) {
             Ok(t) if now_s().saturating_sub(t.saved_at) > MAX_AGE_S => store::remove(&key),
-            Ok(t) if t.server == server && t.player == player => claims.push(Claim {
-                match_id: t.match_id,
-                player,
-            }),
+            Ok(t) if t.server == server && t.player == player => tickets.push(t),
             Ok(_) => {}
             Err(e) => {
                 tracing::warn!("ignoring an unreadable rejoin ticket {key}: {e}");
@@ -87,7 +117,7 @@ pub fn claims(room: &RoomCode, server: &str) -> Vec<Claim> {
             }
         }
     }
-    claims
+    tickets
 }
 
 /// Tickets live in `$TWINSTAR_DATA_DIR` (tests give each run its own), or

@@ -24,6 +24,12 @@ pub struct Ticket {
     pub version: String,
     /// Unix seconds.
     pub saved_at: u64,
+    /// The player's seat token (`net::signaling::seat`, 32 hex digits): a
+    /// game restarted after a power loss presents it and takes the seat
+    /// back from its old, silent connection at once. Absent in tickets
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<String>,
 }
 
 impl Ticket {
