@@ -1,9 +1,11 @@
 //! The signaling server's rooms under hostile clients: `RoomRequest::from_path`
-//! on each upgrade's path, `Registry::admit`/`join`/`leave`, and every
-//! websocket text through matchbox's `parse_request` (what the room task
-//! calls on each message) and `Registry::relay`, as `server.rs` does. The
-//! registry must never seat a third player or a ninth spectator, relay
-//! between rooms, or panic.
+//! on each upgrade's path and `SeatToken::from_query` on its query,
+//! `Registry::admit_with`/`join_with`/`leave`, and every websocket text
+//! through matchbox's `parse_request` (what the room task calls on each
+//! message) and `Registry::relay`, as `server.rs` does. The registry must
+//! never seat a third player or a ninth spectator, relay between rooms,
+//! leave a replaced connection seated, let one token hold two seats of a
+//! room, or panic.
 #![no_main]
 
 use std::time::{Duration, Instant};
@@ -14,7 +16,9 @@ use libfuzzer_sys::fuzz_target;
 use matchbox_protocol::{JsonPeerEvent, PeerId, PeerRequest};
 use matchbox_signaling::common_logic::parse_request;
 use tokio::sync::mpsc;
-use twinstar::net::signaling::{MAX_SIGNAL_BYTES, MAX_SPECTATORS, Registry, RoomRequest};
+use twinstar::net::signaling::{
+    MAX_SIGNAL_BYTES, MAX_SPECTATORS, Registry, RoomRequest, SeatToken,
+};
 
 type Inbox = mpsc::UnboundedReceiver<Result<Message, axum::Error>>;
 
@@ -28,6 +32,13 @@ const PATHS: [&str; 6] = [
     "watch-abcdef",
 ];
 
+/// A few tokens, so that clients present each other's and take seats back.
+const TOKENS: [&str; 3] = [
+    "0123456789abcdef0123456789abcdef",
+    "ffffffffffffffffffffffffffffffff",
+    "00000000000000000000000000000001",
+];
+
 fn peer(n: u128) -> PeerId {
     PeerId(uuid::Uuid::from_u128(n))
 }
@@ -39,8 +50,10 @@ fuzz_target!(|data: &[u8]| {
 fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let mut registry = Registry::default();
     let mut now = Instant::now();
-    // Per peer: its room key and inbox once seated.
-    let mut seats: Vec<Option<(String, Inbox)>> = (0..PEERS).map(|_| None).collect();
+    // Per peer once seated: its room key, its inbox and the token its seat
+    // holds (players in a room by code only).
+    let mut seats: Vec<Option<(String, Inbox, Option<SeatToken>)>> =
+        (0..PEERS).map(|_| None).collect();
     for _ in 0..u.int_in_range(0..=48)? {
         now += Duration::from_millis(u.int_in_range(0..=12_000)?);
         let n = u.int_in_range(0..=PEERS - 1)?;
@@ -55,12 +68,24 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                 let Ok(request) = RoomRequest::from_path(Some(&path)) else {
                     continue;
                 };
-                if seats[n as usize].is_some() || registry.admit(&request, now).is_err() {
+                // No token, one of a few shared ones, or the URL's query.
+                let token = match u.int_in_range(0..=3)? {
+                    0 => None,
+                    1 => match SeatToken::from_query(Some(&String::arbitrary(u)?)) {
+                        Ok(token) => token,
+                        Err(_) => continue, // 400, as the server answers
+                    },
+                    _ => Some(SeatToken::parse(u.choose(&TOKENS)?).expect("a token")),
+                };
+                if seats[n as usize].is_some()
+                    || registry.admit_with(&request, token, now).is_err()
+                {
                     continue;
                 }
                 let (tx, rx) = mpsc::unbounded_channel();
-                if let Some(key) = registry.join(&request, peer(n), tx, now) {
-                    seats[n as usize] = Some((key, rx));
+                if let Some(key) = registry.join_with(&request, token, peer(n), tx, now) {
+                    let held = token.filter(|_| matches!(request, RoomRequest::Code(_)));
+                    seats[n as usize] = Some((key, rx, held));
                 }
             }
             1 => {
@@ -94,24 +119,48 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                         let to = receiver.0.as_u128() as usize;
                         let (from_room, to_room) = (&seats[n as usize], &seats[to]);
                         let same = matches!((from_room, to_room),
-                            (Some((a, _)), Some((b, _))) if a == b);
+                            (Some((a, ..)), Some((b, ..))) if a == b);
                         assert!(same, "relayed across rooms");
                     }
                 }
             }
         }
-        for key in seats.iter().flatten().map(|(key, _)| key.clone()) {
+        // What a client is sent is always a peer event it can read, and
+        // never more than the signal limit, or the close of a connection
+        // whose seat was taken back: the registry has forgotten it.
+        let mut replaced = Vec::new();
+        for (i, seat) in seats.iter_mut().enumerate() {
+            let Some((_, inbox, _)) = seat else { continue };
+            while let Ok(message) = inbox.try_recv() {
+                match message {
+                    Ok(Message::Text(text)) => {
+                        assert!(text.len() <= MAX_SIGNAL_BYTES);
+                        assert!(text.as_str().parse::<JsonPeerEvent>().is_ok());
+                    }
+                    Ok(Message::Close(_)) => replaced.push(i),
+                    other => panic!("a client was sent {other:?}"),
+                }
+            }
+        }
+        for i in replaced {
+            seats[i] = None;
+            assert!(
+                registry.leave(peer(i as u128)).is_none(),
+                "a replaced connection is still seated"
+            );
+        }
+        for key in seats.iter().flatten().map(|(key, ..)| key.clone()) {
             assert!(registry.members(&key) <= 2);
             assert!(registry.spectators(&key) <= MAX_SPECTATORS);
         }
-        // What a client is sent is always a peer event it can read, and
-        // never more than the signal limit.
-        for (_, inbox) in seats.iter_mut().flatten() {
-            while let Ok(Ok(Message::Text(text))) = inbox.try_recv() {
-                assert!(text.len() <= MAX_SIGNAL_BYTES);
-                assert!(text.as_str().parse::<JsonPeerEvent>().is_ok());
-            }
-        }
+        let mut held: Vec<_> = (seats.iter().flatten())
+            .filter_map(|(key, _, token)| Some((key.clone(), (*token)?)))
+            .map(|(key, token)| format!("{key}/{token}"))
+            .collect();
+        let count = held.len();
+        held.sort();
+        held.dedup();
+        assert_eq!(held.len(), count, "one token holds two seats of a room");
     }
     Ok(())
 }
