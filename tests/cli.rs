@@ -55,6 +55,21 @@ fn synctest_json_summary_has_the_contract_fields() {
     assert_eq!(s["mismatches"], 0);
     assert_eq!(s["connection"], "local");
     assert_eq!(s["checksum"].as_str().unwrap().len(), 32);
+
+    // The tests' reader holds the line to the game's type: a field the
+    // type lacks, a mistyped one, or asking for a renamed one fails.
+    let line = out.stdout.lines().last().unwrap();
+    let mut extra: serde_json::Value = serde_json::from_str(line).unwrap();
+    extra["checksum_renamed"] = extra["checksum"].clone();
+    assert!(common::Summary::check(extra).is_err());
+    let mut mistyped: serde_json::Value = serde_json::from_str(line).unwrap();
+    mistyped["frames"] = "600".into();
+    assert!(common::Summary::check(mistyped).is_err());
+    let asked = std::panic::catch_unwind(|| s["checksum_renamed"].clone());
+    assert!(
+        asked.is_err(),
+        "indexing a field the summary lacks must fail"
+    );
 }
 
 /// The checksum of a headless synctest of `frames` frames from `seed`

@@ -148,7 +148,7 @@ fn replay_diff_pinpoints_a_changed_input() {
         LIMIT,
     );
     assert_eq!(out.status.code(), Some(1));
-    let report = out.summary();
+    let report = common::last_json(&out.stdout);
     assert_eq!(report["frame"], frame);
     let fields = report["state_diff"].as_array().unwrap();
     assert_eq!(

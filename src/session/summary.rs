@@ -1,8 +1,13 @@
 //! The `--json` summary: one object, printed as the last stdout line.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Default, Serialize)]
+/// Deserialize is for readers of the line (the tests parse every summary
+/// into this type, so a renamed or retyped field fails them instead of
+/// comparing null with null); unknown fields are refused for the same
+/// reason.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Summary {
     pub mode: String,
     /// Frames simulated (confirmed) in this run.

@@ -69,7 +69,13 @@ pub fn result(page: &Finished) -> serde_json::Value {
                 super::tail(&page.stderr, 20)
             )
         });
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("bad result line {line}: {e}"))
+    let result: serde_json::Value =
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("bad result line {line}: {e}"));
+    // The page's summary is the native game's type too (see `Summary`).
+    if !result["summary"].is_null() {
+        super::Summary::check(result["summary"].clone()).unwrap_or_else(|e| panic!("{e}"));
+    }
+    result
 }
 
 /// `http://127.0.0.1:PORT/` of a server started with `--web`, plus the

@@ -15,6 +15,7 @@ mod display;
 pub mod picture;
 mod process;
 mod server;
+mod summary;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -27,6 +28,8 @@ pub use display::Display;
 pub use process::{Finished, Twinstar};
 #[allow(unused_imports)]
 pub use server::Server;
+#[allow(unused_imports)]
+pub use summary::Summary;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_twinstar");
@@ -82,20 +85,32 @@ pub fn run(dir: &Path, args: &[&str], limit: Duration) -> Finished {
 
 /// The `--json` summary: the last line of `stdout`. Panics with the whole
 /// stdout when that line is missing or not JSON.
-pub fn summary(stdout: &str) -> serde_json::Value {
+pub fn summary(stdout: &str) -> Summary {
     parse_summary(stdout).unwrap_or_else(|e| panic!("{e}; the whole stdout:\n{stdout}"))
 }
 
-fn parse_summary(stdout: &str) -> Result<serde_json::Value, String> {
-    let last = stdout
-        .lines()
-        .last()
-        .ok_or("no --json summary: stdout is empty")?;
-    serde_json::from_str(last)
-        .map_err(|e| format!("the last stdout line is not JSON ({e}): {last}"))
+fn parse_summary(stdout: &str) -> Result<Summary, String> {
+    Summary::parse(last_line(stdout)?)
 }
 
-/// The last `n` lines of `text`, for failure messages.
+/// The last stdout line as JSON, for the commands whose `--json` output
+/// is not a summary (`replay-diff`, `replay --dump`).
+pub fn last_json(stdout: &str) -> serde_json::Value {
+    last_line(stdout)
+        .and_then(|last| {
+            serde_json::from_str(last)
+                .map_err(|e| format!("the last stdout line is not JSON ({e}): {last}"))
+        })
+        .unwrap_or_else(|e| panic!("{e}; the whole stdout:\n{stdout}"))
+}
+
+fn last_line(stdout: &str) -> Result<&str, String> {
+    stdout
+        .lines()
+        .last()
+        .ok_or_else(|| "no --json output: stdout is empty".to_string())
+}
+
 pub fn tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines.len().saturating_sub(n);
@@ -121,7 +136,7 @@ pub fn chat_events(path: &Path) -> Vec<(u32, String)> {
 /// Replays and re-checks a recording: `twinstar replay FILE --headless
 /// --verify --json` (run in the file's folder) must exit 0 with no
 /// mismatch, over `expected_frames` frames when given. Returns its summary.
-pub fn verify_replay(path: &Path, expected_frames: Option<u32>) -> serde_json::Value {
+pub fn verify_replay(path: &Path, expected_frames: Option<u32>) -> Summary {
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),

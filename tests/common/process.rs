@@ -208,7 +208,7 @@ impl Finished {
         )
     }
 
-    pub fn summary(&self) -> serde_json::Value {
+    pub fn summary(&self) -> super::Summary {
         super::parse_summary(&self.stdout).unwrap_or_else(|e| {
             panic!(
                 "{e}\nstdout:\n{}\nstderr:\n{}",
