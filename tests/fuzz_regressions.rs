@@ -130,11 +130,62 @@ fn regressions_return_instead_of_panicking() {
                 "link" => {
                     let _ = args_from_fragment(text(&bytes));
                 }
+                "socket_refusal" => {
+                    if let Some(message) = explain_refusal(&bytes) {
+                        assert!(!message.contains(char::is_control), "{name}: {message:?}");
+                    }
+                }
                 _ => panic!("no runner here for fuzz/regressions/{target}/{name}"),
             }
         }
     }
     assert!(seen > 0);
+}
+
+/// The error a client shows for a `socket_refusal` input (status, flags,
+/// body: see that fuzz target), or `None` for a status that is not one.
+fn explain_refusal(input: &[u8]) -> Option<String> {
+    use matchbox_socket::{Error, SignalingError};
+    use tungstenite::http;
+    let [lo, hi, flags, body @ ..] = input else {
+        return None;
+    };
+    let status = http::StatusCode::from_u16(u16::from_le_bytes([*lo, *hi])).ok()?;
+    let room = (flags & 1 == 1).then(|| RoomCode::parse("K7Q2XM").unwrap());
+    let error = if flags & 2 == 0 {
+        let mut response = http::Response::new((flags & 4 == 0).then(|| body.to_vec()));
+        *response.status_mut() = status;
+        Error::ConnectionFailed(SignalingError::WebSocket(tungstenite::Error::Http(
+            Box::new(response),
+        )))
+    } else {
+        Error::Disconnected(SignalingError::UserImplementationError(format!(
+            "{} (closed by the server)",
+            String::from_utf8_lossy(body)
+        )))
+    };
+    Some(twinstar::net::signaling::classify_socket_error(&error, room.as_ref()).to_string())
+}
+
+/// A proxy's error page in front of the server (nginx's 502, CRLF lines)
+/// was quoted whole, newlines and all, in what should be a one-line error;
+/// now it is one line, and our own server's refusal still reads as before.
+#[test]
+fn a_proxys_error_page_is_explained_on_one_line() {
+    let mut nginx = vec![0xf6, 0x01, 0]; // 502
+    nginx
+        .extend_from_slice(b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n</html>\r\n");
+    assert_eq!(
+        explain_refusal(&nginx).unwrap(),
+        "the signaling server refused the room (502): <html> <head><title>502 Bad Gateway</title></head> </html>"
+    );
+    for (name, bytes) in files("regressions", "socket_refusal") {
+        let message = explain_refusal(&bytes).expect("a status");
+        assert!(!message.contains(char::is_control), "{name}: {message:?}");
+    }
+    let mut full = vec![0x99, 0x01, 1];
+    full.extend_from_slice(b"room K7Q2XM is full");
+    assert_eq!(explain_refusal(&full).unwrap(), "room K7Q-2XM is full");
 }
 
 /// A `Hello` claiming a player other than 1 or 2 (the handshake fuzzer's
@@ -284,6 +335,9 @@ fn seeds_are_accepted() {
     for (name, bytes) in files("seeds", "ticket") {
         Ticket::parse(text(&bytes)).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+    for (name, bytes) in files("seeds", "socket_refusal") {
+        explain_refusal(&bytes).unwrap_or_else(|| panic!("{name}: not a status"));
+    }
     for (name, bytes) in files("seeds", "ice_offer") {
         let offer = twinstar::net::ice::IceOffer::parse(text(&bytes))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -298,13 +352,14 @@ fn seeds_are_accepted() {
 }
 
 /// Targets whose input is the fuzzer's bytes read through `arbitrary`.
-const STRUCTURED: [&str; 6] = [
+const STRUCTURED: [&str; 7] = [
     "replay_records",
     "ggrs_session",
     "message_arbitrary",
     "handshake",
     "catch_up",
     "signaling_registry",
+    "web_request",
 ];
 
 /// Writes the seeds (`TWINSTAR_BLESS_FUZZ_SEEDS=1`); otherwise checks that
@@ -536,6 +591,21 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         "full.toml".into(),
         custom.to_text().into_bytes(),
     ));
+    // Refusals as our server and others send them (status, flags, body).
+    for (name, status, flags, body) in [
+        ("room-full.bin", 409u16, 0u8, &b"room K7Q2XM is full"[..]),
+        ("spectators.bin", 409, 1, b"room K7Q2XM already has 8 spectators"),
+        ("bad-seat.bin", 400, 1, b"invalid seat token: expected 32 hexadecimal digits"),
+        ("too-many.bin", 429, 0, b"too many connections from your address"),
+        ("no-body.bin", 503, 4, b""),
+        ("restarting.bin", 200, 2, b"restarting"),
+        ("nginx-502.bin", 502, 0, b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"),
+    ] {
+        let mut bytes = status.to_le_bytes().to_vec();
+        bytes.push(flags);
+        bytes.extend_from_slice(body);
+        out.push(("socket_refusal", name.into(), bytes));
+    }
     for (n, target) in STRUCTURED.iter().enumerate() {
         for (i, len) in [16usize, 64, 256, 1024].iter().enumerate() {
             out.push((

@@ -126,10 +126,53 @@ pub enum JoinError {
     Closed(String),
 }
 
+/// The longest piece of a server's text an error message quotes.
+const MAX_QUOTED_CHARS: usize = 200;
+
+/// Text a server sent (a refusal's body, a close reason), made fit for a
+/// one-line error: control characters and runs of whitespace become one
+/// space, and it is cut at [`MAX_QUOTED_CHARS`]. A proxy in front of the
+/// server answers with a whole HTML page; a hostile server with anything.
+pub fn quote_server_text(text: &str) -> String {
+    let mut out = String::new();
+    let words = text
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty());
+    for word in words {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > MAX_QUOTED_CHARS {
+            let cut: String = out.chars().take(MAX_QUOTED_CHARS).collect();
+            return format!("{}...", cut.trim_end());
+        }
+    }
+    out
+}
+
 /// Explains the error a matchbox socket's message loop ended with. `room`
 /// is the code the client asked for (names the room in "room X is full").
-#[cfg_attr(target_arch = "wasm32", allow(unused_variables))]
+/// Whatever the server said is quoted on one line ([`quote_server_text`]).
 pub fn classify_socket_error(error: &matchbox_socket::Error, room: Option<&RoomCode>) -> JoinError {
+    match classify(error, room) {
+        JoinError::RoomFull(name) => JoinError::RoomFull(quote_server_text(&name)),
+        JoinError::TooManySpectators(name) => {
+            JoinError::TooManySpectators(quote_server_text(&name))
+        }
+        JoinError::Refused { status, reason } => JoinError::Refused {
+            status,
+            reason: quote_server_text(&reason),
+        },
+        JoinError::Unreachable(e) => JoinError::Unreachable(quote_server_text(&e)),
+        JoinError::Untrusted(e) => JoinError::Untrusted(quote_server_text(&e)),
+        JoinError::Disconnected(e) => JoinError::Disconnected(quote_server_text(&e)),
+        JoinError::Closed(reason) => JoinError::Closed(quote_server_text(&reason)),
+    }
+}
+
+#[cfg_attr(target_arch = "wasm32", allow(unused_variables))]
+fn classify(error: &matchbox_socket::Error, room: Option<&RoomCode>) -> JoinError {
     use matchbox_socket::Error;
     match error {
         // Natively the refused upgrade's status and body are readable; a
@@ -196,6 +239,27 @@ pub fn classify_socket_error(error: &matchbox_socket::Error, room: Option<&RoomC
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_servers_text_is_quoted_on_one_line_and_cut() {
+        let page = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+        assert_eq!(
+            quote_server_text(page),
+            "<html> <head><title>502 Bad Gateway</title></head> <body> <center><h1>502 Bad Gateway</h1></center> <hr><center>nginx</center> </body> </html>"
+        );
+        assert_eq!(
+            quote_server_text("room K7Q2XM is full"),
+            "room K7Q2XM is full"
+        );
+        assert_eq!(
+            quote_server_text("a\u{1b}[31mred\0b\u{85}c"),
+            "a [31mred b c"
+        );
+        let long = quote_server_text(&"word ".repeat(100));
+        assert!(long.chars().count() <= MAX_QUOTED_CHARS + 3, "{long}");
+        assert!(long.ends_with("..."));
+        assert_eq!(quote_server_text(" \n\t "), "");
+    }
 
     #[test]
     fn server_urls_are_checked_and_normalised() {

@@ -71,7 +71,7 @@ use axum::http::StatusCode;
 
 pub use client::{
     JoinError, ServerUrlError, browser_link, check_server_url, classify_socket_error,
-    client_builder, no_ice_servers, room_url, watch_url,
+    client_builder, no_ice_servers, quote_server_text, room_url, watch_url,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use connection::DEFAULT_IDLE_TIMEOUT;
@@ -88,7 +88,7 @@ pub use server::{
     ServerError, bind, bind_with, serve,
 };
 #[cfg(not(target_arch = "wasm32"))]
-pub use web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError};
+pub use web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError, respond};
 
 use super::room_code::{RoomCode, RoomCodeError};
 
