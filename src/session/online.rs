@@ -147,10 +147,9 @@ pub(super) struct OnlineBackend {
     session_started: Instant,
     room: Option<RoomCode>,
     role: Role,
-    /// The peer's connection is lost and the match waits for it.
-    rejoin: Option<rejoin::Waiting>,
-    /// Player 2 opening a fresh connection to player 1 (`reconnect`).
-    knocking: Option<reconnect::Knocking>,
+    /// The match is paused: player 1 keeping it for player 2, or player 2
+    /// knocking on a fresh connection (never both: one type, one slot).
+    pause: Option<Pause>,
     /// What the first connection was made with; a reconnect reuses it.
     connect_options: ConnectOptions,
     /// Reconnects over a fresh connection this match went through.
@@ -206,7 +205,37 @@ fn start_session(
         .start_p2p_session(socket)?)
 }
 
+/// Why a match is paused, and that pause's own state.
+enum Pause {
+    /// Player 1 (or the player whose partner crashed) keeps the match in
+    /// the room for the other player's claim (`rejoin`).
+    Keeping(rejoin::Waiting),
+    /// Player 2 opens fresh connections to player 1 (`reconnect`).
+    Knocking(reconnect::Knocking),
+}
+
 impl OnlineBackend {
+    fn waiting(&self) -> Option<&rejoin::Waiting> {
+        match &self.pause {
+            Some(Pause::Keeping(waiting)) => Some(waiting),
+            _ => None,
+        }
+    }
+
+    fn waiting_mut(&mut self) -> Option<&mut rejoin::Waiting> {
+        match &mut self.pause {
+            Some(Pause::Keeping(waiting)) => Some(waiting),
+            _ => None,
+        }
+    }
+
+    fn knocking(&self) -> Option<&reconnect::Knocking> {
+        match &self.pause {
+            Some(Pause::Knocking(knocking)) => Some(knocking),
+            _ => None,
+        }
+    }
+
     fn disconnect_timeout(&self) -> Duration {
         disconnect_timeout(&self.options)
     }
@@ -287,8 +316,7 @@ impl OnlineBackend {
             session_started: Instant::now(),
             room,
             role,
-            rejoin: None,
-            knocking: None,
+            pause: None,
             connect_options,
             reconnects: 0,
             path_after_reconnect: false,
@@ -348,7 +376,7 @@ impl Backend for OnlineBackend {
         log: &mut FrameLog,
     ) -> Result<FrameReport, SessionError> {
         let mut report = FrameReport::default();
-        if self.rejoin.is_some() || self.knocking.is_some() {
+        if self.pause.is_some() {
             report.waiting = true;
             return Ok(report);
         }
@@ -408,10 +436,10 @@ impl Backend for OnlineBackend {
             self.send_catch_up(self.agreement.peer_confirmed, log);
             self.catch_up(history, sim, log)?;
         }
-        if self.knocking.is_some() {
+        if self.knocking().is_some() {
             return self.knock(sim, log);
         }
-        if self.rejoin.is_some() {
+        if self.waiting().is_some() {
             let result = self.wait_for_rejoin(sim, log);
             if let Err(e) = &result {
                 let bye = Message::Bye {
@@ -492,8 +520,8 @@ impl Backend for OnlineBackend {
             bytes_sent: stats.bytes_sent,
             bytes_received: stats.bytes_received,
             stalled_frames: self.stalled_frames,
-            awaiting_rejoin: self.rejoin.is_some(),
-            reconnecting: self.knocking.is_some(),
+            awaiting_rejoin: self.waiting().is_some(),
+            reconnecting: self.knocking().is_some(),
         })
     }
 

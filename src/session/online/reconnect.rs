@@ -22,7 +22,7 @@
 use std::task::Poll;
 use web_time::{Duration, Instant};
 
-use super::OnlineBackend;
+use super::{OnlineBackend, Pause};
 use crate::net::connect::{Connection, Connector};
 use crate::net::handshake::Claim;
 use crate::net::socket::SharedChannel;
@@ -67,8 +67,7 @@ impl OnlineBackend {
     pub(super) fn should_knock(&self) -> bool {
         self.local == 1
             && self.can_wait_for_rejoin()
-            && self.knocking.is_none()
-            && self.rejoin.is_none()
+            && self.pause.is_none()
             && !self.match_over()
             && (self.interrupted).is_some_and(|(_, since)| since.elapsed() >= RECONNECT_AFTER)
     }
@@ -82,7 +81,7 @@ impl OnlineBackend {
     pub(super) fn should_keep(&self) -> bool {
         self.local == 0
             && self.can_wait_for_rejoin()
-            && self.rejoin.is_none()
+            && self.pause.is_none()
             && !self.match_over()
             && (self.interrupted).is_some_and(|(_, since)| since.elapsed() >= RECONNECT_AFTER)
     }
@@ -94,7 +93,7 @@ impl OnlineBackend {
             // After player 2 has begun to knock: taking our seat back tells
             // it our old connection left, and player 2 would then keep too
             // (as after our crash) if it had not knocked yet.
-            if let Some(waiting) = &mut self.rejoin {
+            if let Some(waiting) = self.waiting_mut() {
                 waiting.next_reopen = Instant::now() + KEEPER_REOPENS_AFTER;
             }
         }
@@ -111,14 +110,14 @@ impl OnlineBackend {
         );
         tracing::warn!("{detail}");
         log.event(EventKind::Interrupted, &detail);
-        self.knocking = Some(Knocking {
+        self.pause = Some(Pause::Knocking(Knocking {
             since,
             deadline: since + self.options.reconnect_window,
             attempt: None,
             next_attempt: now,
             attempts: 0,
             path_before: self.connection,
-        });
+        }));
     }
 
     /// One poll while knocking: start an attempt when due, poll it, and on
@@ -130,7 +129,7 @@ impl OnlineBackend {
     ) -> Result<(), SessionError> {
         let now = Instant::now();
         let link = self.link_for_new_connection(now);
-        let Some(knocking) = &mut self.knocking else {
+        let Some(Pause::Knocking(knocking)) = &mut self.pause else {
             return Ok(());
         };
         if now >= knocking.deadline {
@@ -195,7 +194,7 @@ impl OnlineBackend {
         sim: &mut Simulation,
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
-        let Some(knocking) = self.knocking.take() else {
+        let Some(Pause::Knocking(knocking)) = self.pause.take() else {
             return Ok(());
         };
         let Connection {

@@ -20,7 +20,7 @@ use web_time::{Duration, Instant};
 
 use matchbox_socket::PeerId;
 
-use super::{OnlineBackend, start_session};
+use super::{OnlineBackend, Pause, start_session};
 use crate::net::connect::{open_room_socket, player_control};
 use crate::net::delay::Retuner;
 use crate::net::handshake::Message;
@@ -97,13 +97,13 @@ impl OnlineBackend {
         self.interrupted = Some((deadline, since));
         self.control
             .pause(self.paused_hello(log), self.options.delay);
-        self.rejoin = Some(Waiting {
+        self.pause = Some(Pause::Keeping(Waiting {
             since: now,
             deadline,
             agreed: None,
             receiving: CatchUpReceiver::default(),
             next_reopen: now,
-        });
+        }));
     }
 
     /// What a paused match says to newcomers: only the player holding this
@@ -163,7 +163,7 @@ impl OnlineBackend {
         sim: &mut Simulation,
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
-        let Some(waiting) = &self.rejoin else {
+        let Some(waiting) = self.waiting() else {
             return Ok(());
         };
         if Instant::now() >= waiting.deadline {
@@ -173,14 +173,18 @@ impl OnlineBackend {
             )));
         }
         self.control.pump();
-        if self.rejoin.as_ref().is_some_and(|w| w.agreed.is_some()) {
+        if self.waiting().is_some_and(|w| w.agreed.is_some()) {
             return self.receive_their_catch_up(sim, log);
         }
         // A fresh socket tried during a cut may hang in TCP's backoff: one
         // the server has not given an id yet is replaced when due too.
         let unanswered = self.signaling_lost || (REPLACE_UNANSWERED && self.socket.id().is_none());
-        if unanswered && (self.rejoin.as_ref()).is_some_and(|w| Instant::now() >= w.next_reopen) {
-            if let Some(waiting) = &mut self.rejoin {
+        if unanswered
+            && self
+                .waiting()
+                .is_some_and(|w| Instant::now() >= w.next_reopen)
+        {
+            if let Some(waiting) = self.waiting_mut() {
                 waiting.next_reopen = Instant::now() + REOPEN_EVERY;
             }
             self.reopen_room(log)?;
@@ -203,7 +207,7 @@ impl OnlineBackend {
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
         self.send_catch_up(agreement.peer_confirmed, log);
-        if let Some(waiting) = &mut self.rejoin {
+        if let Some(waiting) = self.waiting_mut() {
             waiting.agreed = Some((peer, agreement));
             waiting.receiving = CatchUpReceiver::after(log.confirmed());
         }
@@ -231,7 +235,7 @@ impl OnlineBackend {
         sim: &mut Simulation,
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
-        let Some(waiting) = &mut self.rejoin else {
+        let Some(Pause::Keeping(waiting)) = &mut self.pause else {
             return Ok(());
         };
         let mut history = None;
@@ -261,13 +265,10 @@ impl OnlineBackend {
         let Some(history) = history else {
             return Ok(());
         };
-        let Some((peer, agreement)) = self.rejoin.as_mut().and_then(|w| w.agreed.take()) else {
+        let Some((peer, agreement)) = self.waiting_mut().and_then(|w| w.agreed.take()) else {
             return Ok(());
         };
-        let waited = self
-            .rejoin
-            .as_ref()
-            .map_or(Duration::ZERO, |w| w.since.elapsed());
+        let waited = self.waiting().map_or(Duration::ZERO, |w| w.since.elapsed());
         let path_before = self.connection.unwrap_or("unknown");
         self.catch_up(history, sim, log)?;
         let frame = sim.world().frame;
@@ -380,7 +381,7 @@ impl OnlineBackend {
         self.base = frame;
         self.input_delay = agreement.input_delay;
         self.retuner = Retuner::new(agreement.input_delay);
-        self.rejoin = None;
+        self.pause = None;
         self.interrupted = None;
         self.connection = None;
         self.skip_frames = 0;
