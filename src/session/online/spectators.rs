@@ -1,8 +1,8 @@
 //! Spectators, on the player who streams to them (the room's first player:
 //! the signaling server introduces spectators to it alone). A spectator is
-//! a replay still being written: it is sent the confirmed match so far as
-//! the rejoin catch-up's replay chunks and the chat so far (`Relayed`
-//! lines), then every [`LIVE_BATCH`] newly confirmed frames as one more
+//! a replay still being written: it is sent the chat so far (`Relayed`
+//! lines) and the confirmed match so far as the rejoin catch-up's replay
+//! chunks, then every [`LIVE_BATCH`] newly confirmed frames as one more
 //! chunk with the confirmed checksum, each chat line as it is said
 //! (`room_chat.rs`), and `Done` (or `Bye`) at the end. It re-simulates and
 //! checks them itself.
@@ -116,19 +116,26 @@ impl OnlineBackend {
                 name: name.clone(),
             };
             let mut bytes = self.control.send_to(peer, &streaming);
-            let mut messages = encode_catch_up(
+            // The chat so far first: on the ordered channel, a spectator
+            // that holds any of the frames then holds every line said
+            // before them, and records each at its frame even when it
+            // fast-forwards through them at once. (Sent after the frames,
+            // lines that arrived after the fast-forward were recorded late;
+            // seen in tests/watch.rs on a loaded machine.)
+            let mut messages: Vec<Message> = (self.chat.history())
+                .map(|line| Message::Relayed {
+                    from: line.from.clone(),
+                    frame: line.frame,
+                    text: line.text.clone(),
+                })
+                .collect();
+            messages.extend(encode_catch_up(
                 &history.inputs,
                 &history.checksums,
                 log.confirmed_checksum(),
-            );
+            ));
             // The end of a rejoin's catch-up; a spectator's goes on live.
             messages.pop();
-            // The chat so far, after the frames its lines stand at.
-            messages.extend(self.chat.history().map(|line| Message::Relayed {
-                from: line.from.clone(),
-                frame: line.frame,
-                text: line.text.clone(),
-            }));
             for message in &messages {
                 bytes += self.control.send_to(peer, message);
             }
