@@ -88,14 +88,19 @@ impl OnlineBackend {
     fn record_and_relay(&mut self, line: &ChatLine, log: &mut FrameLog, relay: Relay) {
         tracing::info!("chat {line}");
         log.event(EventKind::Chat, &line.detail());
-        let relayed = Message::Relayed {
-            from: line.from.clone(),
-            frame: line.frame,
-            text: line.text.clone(),
-        };
+        let relayed = relayed(line);
         if relay == Relay::Everyone {
             self.control.send(&relayed);
         }
         self.spectators.send_all(&mut self.control, &relayed);
+    }
+}
+
+/// A chat line as the players pass it on (to the partner and spectators).
+pub(super) fn relayed(line: &ChatLine) -> Message {
+    Message::Relayed {
+        from: line.from.clone(),
+        frame: line.frame,
+        text: line.text.clone(),
     }
 }

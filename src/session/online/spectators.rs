@@ -17,6 +17,7 @@ use std::collections::HashSet;
 use matchbox_socket::PeerId;
 
 use super::OnlineBackend;
+use super::room_chat::relayed;
 use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up, encode_frames};
@@ -85,6 +86,14 @@ impl OnlineBackend {
     /// confirmed since, once there are [`LIVE_BATCH`] of them (all of them
     /// with `all`: the end of the match).
     pub(super) fn serve_spectators(&mut self, log: &FrameLog, all: bool) {
+        self.admit_spectators(log);
+        self.stream_to_spectators(log, all);
+    }
+
+    /// Each newcomer that asked to watch: refused in words (another
+    /// version, or the match is full), or sent the chat and the match so
+    /// far and added to the list.
+    fn admit_spectators(&mut self, log: &FrameLog) {
         for (peer, watch) in self.control.take_watchers() {
             if peer == self.peer || self.spectators.list.iter().any(|s| s.peer == peer) {
                 continue;
@@ -105,53 +114,58 @@ impl OnlineBackend {
                     .send_to(peer, &Message::WatchRefused { reason });
                 continue;
             }
-            let Some(history) = log.history() else {
-                continue;
-            };
-            let name = spectator_name(self.spectators.served + 1);
-            let streaming = Message::Streaming {
-                seed: self.agreement.seed,
-                preset: self.agreement.preset.clone(),
-                frame: history.inputs.len() as Frame,
-                name: name.clone(),
-            };
-            let mut bytes = self.control.send_to(peer, &streaming);
-            // The chat so far first: on the ordered channel, a spectator
-            // that holds any of the frames then holds every line said
-            // before them, and records each at its frame even when it
-            // fast-forwards through them at once. (Sent after the frames,
-            // lines that arrived after the fast-forward were recorded late;
-            // seen in tests/watch.rs on a loaded machine.)
-            let mut messages: Vec<Message> = (self.chat.history())
-                .map(|line| Message::Relayed {
-                    from: line.from.clone(),
-                    frame: line.frame,
-                    text: line.text.clone(),
-                })
-                .collect();
-            messages.extend(encode_catch_up(
-                &history.inputs,
-                &history.checksums,
-                log.confirmed_checksum(),
-            ));
-            // The end of a rejoin's catch-up; a spectator's goes on live.
-            messages.pop();
-            for message in &messages {
-                bytes += self.control.send_to(peer, message);
-            }
-            let sent = history.inputs.len() as Frame;
-            tracing::info!(
-                "spectator {peer} ({name}) is watching; sent it the {sent} frames so far ({bytes} bytes)"
-            );
-            self.spectators.bytes_sent += bytes as u64;
-            self.spectators.served += 1;
-            self.spectators.list.push(Spectator {
-                peer,
-                sent,
-                name,
-                chat_limit: RateLimiter::for_peer(),
-            });
+            self.welcome_spectator(peer, log);
         }
+    }
+
+    /// Sends a new spectator the stream's start, the chat so far and the
+    /// confirmed match so far, and adds it to the list.
+    fn welcome_spectator(&mut self, peer: PeerId, log: &FrameLog) {
+        let Some(history) = log.history() else {
+            return;
+        };
+        let name = spectator_name(self.spectators.served + 1);
+        let sent = history.inputs.len() as Frame;
+        let streaming = Message::Streaming {
+            seed: self.agreement.seed,
+            preset: self.agreement.preset.clone(),
+            frame: sent,
+            name: name.clone(),
+        };
+        // The chat so far first: on the ordered channel, a spectator that
+        // holds any of the frames then holds every line said before them,
+        // and records each at its frame even when it fast-forwards through
+        // them at once. (Sent after the frames, lines that arrived after
+        // the fast-forward were recorded late; seen in tests/watch.rs on a
+        // loaded machine.)
+        let mut messages = vec![streaming];
+        messages.extend(self.chat.history().map(relayed));
+        messages.extend(encode_catch_up(
+            &history.inputs,
+            &history.checksums,
+            log.confirmed_checksum(),
+        ));
+        // The end of a rejoin's catch-up; a spectator's goes on live.
+        messages.pop();
+        let bytes: usize = (messages.iter())
+            .map(|message| self.control.send_to(peer, message))
+            .sum();
+        tracing::info!(
+            "spectator {peer} ({name}) is watching; sent it the {sent} frames so far ({bytes} bytes)"
+        );
+        self.spectators.bytes_sent += bytes as u64;
+        self.spectators.served += 1;
+        self.spectators.list.push(Spectator {
+            peer,
+            sent,
+            name,
+            chat_limit: RateLimiter::for_peer(),
+        });
+    }
+
+    /// The frames confirmed since each spectator's last batch, once there
+    /// are [`LIVE_BATCH`] of them (all of them with `all`).
+    fn stream_to_spectators(&mut self, log: &FrameLog, all: bool) {
         if self.spectators.list.is_empty() {
             return;
         }
