@@ -17,6 +17,7 @@ use crate::frontend::window::{
 use crate::input::KeyMap;
 use crate::net::connect::BackgroundConnect;
 use crate::net::connect::{ConnectError, ConnectOptions, Connection, Connector};
+use crate::net::delay::DelaySetting;
 use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
 use crate::net::link_sim::LinkConfig;
@@ -224,47 +225,9 @@ pub(super) fn start_online(
     // The room's link for a player with a browser (see browser_link).
     let share_link = browser_link(&share_server, plan.room.as_ref())
         .filter(|_| browsers && plan.role == Role::Host && plan.room.is_some());
-    match (&plan.room, plan.role) {
-        (Some(room), Role::Host) => eprintln!(
-            "twinstar: room code {room}; the other player runs: twinstar join {room}{}{}",
-            if net.server.is_some() {
-                format!(" --server {server}")
-            } else {
-                String::new()
-            },
-            match &share_link {
-                Some(link) => format!(", or opens {link}"),
-                None => String::new(),
-            }
-        ),
-        (Some(room), _) => eprintln!("twinstar: joining room {room} on {server}"),
-        (None, _) => eprintln!("twinstar: quick match on {server}: waiting for another player"),
-    }
-    let ice = super::servers::ice_servers(&server, plan.ice, &net.stun, net.turn.as_deref());
-    let options = ConnectOptions {
-        server: server.clone(),
-        room: plan.room.clone(),
-        role: plan.role,
-        ice,
-        timeout: plan.timeout,
-        seed: plan.seed,
-        preset: plan.preset.clone(),
-        delay,
-        link: plan.link,
-        link_seed: plan.seed ^ u64::from(plan.role as u8),
-        protocol_skew: net.debug_protocol_skew,
-        rejoin: match &plan.room {
-            Some(room) => super::tickets::claims(room, &server),
-            None => Vec::new(),
-        },
-        confirmed: 0,
-        // The seat of a match this machine left without ending it (a
-        // power loss), else a fresh one.
-        seat: plan
-            .room
-            .as_ref()
-            .map(|room| super::tickets::seat(room, &server).unwrap_or_else(SeatToken::random)),
-    };
+    announce(&plan, &server, net.server.is_some(), share_link.as_deref());
+    let role = plan.role;
+    let options = connect_options(plan, net, &server, delay);
     // The settings file is not range-checked like the flag: clamp it here.
     let reconnect_window = net
         .reconnect_window
@@ -285,10 +248,61 @@ pub(super) fn start_online(
         connector: Connector::start(runtime, options),
         options: online_options,
         frames: run.frames.or(run.headless.then_some(DEFAULT_ONLINE_FRAMES)),
-        hosting: plan.role == Role::Host,
+        hosting: role == Role::Host,
         chat: net.chat.shown(settings.chat),
-        title: format!("twinstar - {}", plan.role.name()),
+        title: format!("twinstar - {}", role.name()),
     })
+}
+
+/// Tells the player where it connects: a host its room code and how the
+/// other player gets in.
+fn announce(plan: &Plan, server: &str, server_given: bool, share_link: Option<&str>) {
+    match (&plan.room, plan.role) {
+        (Some(room), Role::Host) => eprintln!(
+            "twinstar: room code {room}; the other player runs: twinstar join {room}{}{}",
+            if server_given {
+                format!(" --server {server}")
+            } else {
+                String::new()
+            },
+            match share_link {
+                Some(link) => format!(", or opens {link}"),
+                None => String::new(),
+            }
+        ),
+        (Some(room), _) => eprintln!("twinstar: joining room {room} on {server}"),
+        (None, _) => eprintln!("twinstar: quick match on {server}: waiting for another player"),
+    }
+}
+
+/// What the connector is started with. In a room, this machine's rejoin
+/// tickets there give the claims and the seat token (a match it left
+/// without ending it, a power loss); else the seat is a fresh one.
+fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting) -> ConnectOptions {
+    let rejoin = plan
+        .room
+        .as_ref()
+        .map(|room| super::tickets::rejoin(room, server));
+    let (claims, seat) = match rejoin {
+        Some(r) => (r.claims, Some(r.seat.unwrap_or_else(SeatToken::random))),
+        None => (Vec::new(), None),
+    };
+    ConnectOptions {
+        server: server.to_string(),
+        room: plan.room,
+        role: plan.role,
+        ice: super::servers::ice_servers(server, plan.ice, &net.stun, net.turn.as_deref()),
+        timeout: plan.timeout,
+        seed: plan.seed,
+        preset: plan.preset,
+        delay,
+        link: plan.link,
+        link_seed: plan.seed ^ u64::from(plan.role as u8),
+        protocol_skew: net.debug_protocol_skew,
+        rejoin: claims,
+        confirmed: 0,
+        seat,
+    }
 }
 
 /// How an online match in a window ended.

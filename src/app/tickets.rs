@@ -71,31 +71,35 @@ fn remove(room: &RoomCode, player: u8) {
     store::remove(&key(room, player));
 }
 
-/// What this machine may rejoin in `room` on `server`: at most one claim
-/// per player slot (both, when both players of a match ran here).
-pub fn claims(room: &RoomCode, server: &str) -> Vec<Claim> {
-    tickets(room, server)
-        .iter()
+/// What this machine may rejoin in `room` on `server`, from its tickets
+/// there (read once).
+pub struct Rejoin {
+    /// At most one claim per player slot (both, when both players of a
+    /// match ran here).
+    pub claims: Vec<Claim>,
+    /// The seat token to enter the room with: the ticket's, if this
+    /// machine has exactly one there (with two, both players of the match
+    /// ran here and one still plays: its seat must not be taken).
+    pub seat: Option<SeatToken>,
+}
+
+pub fn rejoin(room: &RoomCode, server: &str) -> Rejoin {
+    let tickets = tickets(room, server);
+    let claims = (tickets.iter())
         .map(|t| Claim {
             match_id: t.match_id,
             player: t.player,
         })
-        .collect()
-}
-
-/// The seat token to enter `room` with: the one of this machine's ticket
-/// there, if it has exactly one (with two, both players of the match ran
-/// here and one still plays: its seat must not be taken), else `None`.
-pub fn seat(room: &RoomCode, server: &str) -> Option<SeatToken> {
-    let [ticket] = tickets(room, server).try_into().ok()?;
-    let text = ticket.seat?;
-    match SeatToken::parse(&text) {
-        Ok(token) => Some(token),
-        Err(e) => {
-            tracing::warn!("ignoring the rejoin ticket's seat token: {e}");
-            None
-        }
-    }
+        .collect();
+    let seat = match tickets.as_slice() {
+        [ticket] => ticket.seat.as_deref().and_then(|text| {
+            SeatToken::parse(text)
+                .map_err(|e| tracing::warn!("ignoring the rejoin ticket's seat token: {e}"))
+                .ok()
+        }),
+        _ => None,
+    };
+    Rejoin { claims, seat }
 }
 
 /// This machine's current tickets for `room` on `server`; stale and
