@@ -11,9 +11,10 @@ use matchbox_socket::{CandidateType, PeerId, PeerState, WebRtcChannel, WebRtcSoc
 
 use super::control::ControlChannel;
 use super::delay::DelaySetting;
-use super::handshake::{Agreement, Claim, HandshakeError, Hello, Message, Role};
+use super::handshake::{Agreement, Claim, HandshakeError, Hello, Role};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
+use super::protocol::phase::{CatchingUp, Heard};
 use super::rejoin::{CatchUpError, CatchUpReceiver, History};
 use super::room::{Output, Room};
 use super::room_code::RoomCode;
@@ -466,14 +467,16 @@ impl Connector {
     fn receive_catch_up(&mut self) -> Result<bool, ConnectError> {
         let control = self.control.as_mut().ok_or(ConnectError::LoopGone)?;
         for received in control.receive() {
-            match received? {
-                Message::CatchUp { chunks } => self.catch_up.add(&chunks)?,
-                Message::CaughtUp { frame, checksum } => {
+            // The handshake's last probes.
+            let Heard::Expected(message) = received?.heard_as::<CatchingUp>() else {
+                continue;
+            };
+            match message {
+                CatchingUp::CatchUp { chunks } => self.catch_up.add(&chunks)?,
+                CatchingUp::CaughtUp { frame, checksum } => {
                     let received = std::mem::take(&mut self.catch_up);
                     self.history = Some(received.finish(frame, checksum)?);
                 }
-                // Nothing else comes before the catch-up ends.
-                _ => {}
             }
         }
         Ok(self.history.is_some())

@@ -20,7 +20,7 @@ use web_time::Instant;
 
 use matchbox_socket::{Packet, PeerId, PeerState, WebRtcChannel};
 
-use super::handshake::{HandshakeError, Message};
+use super::handshake::{HandshakeError, Message, Watch};
 use super::link_sim::{LinkConfig, LinkSim};
 use super::room::{Output, Room};
 
@@ -34,7 +34,7 @@ pub struct ControlChannel {
     /// What the room said that is for the caller to act on.
     events: Vec<Output<PeerId>>,
     /// Spectators who sent `Watch` (with it) since the last take.
-    watchers: Vec<(PeerId, Message)>,
+    watchers: Vec<(PeerId, Watch)>,
     /// `Chat` texts from peers other than the partner since the last take,
     /// and how many did not fit.
     others_chat: Vec<(PeerId, String)>,
@@ -137,7 +137,7 @@ impl ControlChannel {
 
     /// Spectators who asked to watch since the last call, with their
     /// `Watch` (versions), in arrival order; repeats included.
-    pub fn take_watchers(&mut self) -> Vec<(PeerId, Message)> {
+    pub fn take_watchers(&mut self) -> Vec<(PeerId, Watch)> {
         std::mem::take(&mut self.watchers)
     }
 

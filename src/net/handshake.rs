@@ -21,6 +21,7 @@ use web_time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::delay::{DelaySetting, input_delay_for, rtt_stats, table_delay};
+use super::protocol::phase::{Connecting, Heard};
 use crate::sim::{Frame, SIM_VERSION, SimConfig};
 
 /// Bumped whenever the handshake, the control messages, their encoding or
@@ -268,11 +269,7 @@ pub enum Message {
     /// before the far end's channel opens is lost). The player answers
     /// with the confirmed match so far (`CatchUp`, no `CaughtUp`), then a
     /// `CatchUp` of each few new confirmed frames, and `Done` or `Bye`.
-    Watch {
-        protocol: u32,
-        sim_version: u32,
-        game_version: String,
-    },
+    Watch(Watch),
     /// The answer to a `Watch` this player cannot serve (another version).
     WatchRefused {
         reason: String,
@@ -302,24 +299,37 @@ pub enum Message {
 impl Message {
     /// The `Watch` this build sends.
     pub fn watch() -> Message {
-        Message::Watch {
+        Message::Watch(Watch::this_build())
+    }
+}
+
+/// A spectator's request to watch: the versions it runs (the same as
+/// players need).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Watch {
+    pub protocol: u32,
+    pub sim_version: u32,
+    pub game_version: String,
+}
+
+impl Watch {
+    /// The `Watch` this build sends.
+    pub fn this_build() -> Watch {
+        Watch {
             protocol: PROTOCOL_VERSION,
             sim_version: SIM_VERSION,
             game_version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }
 
-    /// Why this build cannot stream to the spectator that sent `watch`,
-    /// if it cannot (the same versions as players need).
-    pub fn watch_mismatch(watch: &Message) -> Option<String> {
-        let Message::Watch {
+    /// Why this build cannot stream to the spectator that sent this, if it
+    /// cannot.
+    pub fn mismatch(&self) -> Option<String> {
+        let Watch {
             protocol,
             sim_version,
             game_version,
-        } = watch
-        else {
-            return None;
-        };
+        } = self;
         (*protocol != PROTOCOL_VERSION || *sim_version != SIM_VERSION).then(|| {
             format!(
                 "version mismatch: the players run twinstar {} (protocol {PROTOCOL_VERSION}, simulation {SIM_VERSION}), the spectator {game_version} (protocol {protocol}, simulation {sim_version}); both need the same version",
@@ -513,8 +523,13 @@ impl Handshake {
     /// Handles one received message; returns an immediate reply, if any.
     pub fn receive(&mut self, now: Instant, message: Message) -> Option<Message> {
         self.heard_peer = true;
+        let Heard::Expected(message) = message.heard_as::<Connecting>() else {
+            // Another phase's message on the shared channel.
+            self.try_finish();
+            return None;
+        };
         match message {
-            Message::Hello(hello) => {
+            Connecting::Hello(hello) => {
                 if hello.protocol != self.ours.protocol
                     || hello.sim_version != self.ours.sim_version
                 {
@@ -536,8 +551,8 @@ impl Handshake {
                 }
                 self.theirs = Some(hello);
             }
-            Message::Ping { seq } => return Some(Message::Pong { seq }),
-            Message::Pong { seq } => {
+            Connecting::Ping { seq } => return Some(Message::Pong { seq }),
+            Connecting::Pong { seq } => {
                 if let Some(sent) = self.in_flight.remove(&seq)
                     && (self.rtts_ms.len() as u32) < PROBES
                 {
@@ -545,24 +560,14 @@ impl Handshake {
                         .push(now.duration_since(sent).as_secs_f64() * 1000.0);
                 }
             }
-            Message::Measured { rtt_us, jitter_us } => {
+            Connecting::Measured { rtt_us, jitter_us } => {
                 self.their_measure = Some((rtt_us, jitter_us));
             }
-            Message::Busy => {
+            Connecting::Busy => {
                 if self.outcome.is_none() {
                     self.outcome = Some(Err(HandshakeError::MatchRunning));
                 }
             }
-            Message::Done { .. }
-            | Message::Bye { .. }
-            | Message::Desync { .. }
-            | Message::CatchUp { .. }
-            | Message::CaughtUp { .. }
-            | Message::Chat { .. }
-            | Message::Watch { .. }
-            | Message::WatchRefused { .. }
-            | Message::Streaming { .. }
-            | Message::Relayed { .. } => {}
         }
         self.try_finish();
         None

@@ -26,7 +26,8 @@ use std::hash::Hash;
 use web_time::Instant;
 
 use super::delay::DelaySetting;
-use super::handshake::{Agreement, Handshake, HandshakeError, Hello, Message};
+use super::handshake::{Agreement, Handshake, HandshakeError, Hello, Message, Watch};
+use super::protocol::phase::{Heard, Stranger};
 
 /// Peers kept while they wait to be heard (each repeats its `Hello` every
 /// 100 ms, so dropping the excess only delays it), and spectators remembered.
@@ -72,7 +73,7 @@ pub enum Output<P> {
     LeftUnconnected(P),
     /// A peer asked to watch (its `Watch`, for the caller to check the
     /// versions and the spectator cap). Repeats are passed on too.
-    Spectator(P, Message),
+    Spectator(P, Watch),
     /// A chat line from a peer other than the partner (a spectator's; the
     /// caller checks it against the spectators it streams to).
     OthersChat(P, String),
@@ -259,30 +260,48 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
         {
             return;
         }
-        match message {
-            Ok(watch @ Message::Watch { .. }) if self.phase != Phase::Watching => {
-                self.knocking.retain(|(p, _)| *p != from);
-                if self.spectators.len() < KEPT {
-                    self.spectators.insert(from);
-                }
-                self.out.push(Output::Spectator(from, watch));
-            }
-            Ok(Message::Chat { text }) if self.phase != Phase::Watching => {
-                self.out.push(Output::OthersChat(from, text));
-            }
-            Ok(hello @ Message::Hello(_)) => self.knock(from, hello, now),
+        let message = match message {
+            Ok(message) => message.heard_as::<Stranger>(),
             // A peer of another version (a spectator, a third player) gets
             // an answer in ours, which it cannot read either: so its user
             // is told of a version mismatch instead of waiting in silence.
-            Err(e @ HandshakeError::VersionMismatch { .. }) if self.phase != Phase::Watching => {
-                let reason = e.to_string();
-                self.out
-                    .push(Output::Send(from, Message::WatchRefused { reason }));
+            Err(e @ HandshakeError::VersionMismatch { .. }) => {
+                if self.phase != Phase::Watching {
+                    let reason = e.to_string();
+                    self.out
+                        .push(Output::Send(from, Message::WatchRefused { reason }));
+                }
+                return;
+            }
+            Err(_) => return,
+        };
+        let watching = self.phase == Phase::Watching;
+        match message {
+            Heard::Expected(Stranger::Watch(watch)) => {
+                if !watching {
+                    self.knocking.retain(|(p, _)| *p != from);
+                    self.add_spectator(from, watch);
+                }
+            }
+            Heard::Expected(Stranger::Chat { text }) => {
+                if !watching {
+                    self.out.push(Output::OthersChat(from, text));
+                }
+            }
+            Heard::Expected(Stranger::Hello(hello)) => {
+                self.knock(from, Message::Hello(hello), now);
             }
             // Anything else from a stranger is not for us (a dropped
             // partner's last words, a `Busy` from a player we did not ask).
-            _ => {}
+            Heard::Stray(_) => {}
         }
+    }
+
+    fn add_spectator(&mut self, peer: P, watch: Watch) {
+        if self.spectators.len() < KEPT {
+            self.spectators.insert(peer);
+        }
+        self.out.push(Output::Spectator(peer, watch));
     }
 
     /// Sends what the handshake has due at `now` and acts on its outcome.
@@ -305,7 +324,7 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
             return false;
         }
         let kept = match message {
-            Message::Watch { .. } => self.phase != Phase::Watching,
+            Message::Watch(_) => self.phase != Phase::Watching,
             Message::Hello(_) => matches!(self.phase, Phase::Seeking | Phase::Paused),
             _ => false,
         };
@@ -417,13 +436,10 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
             Message::Chat { text } if !candidate.said_hello => {
                 self.out.push(Output::OthersChat(from, text));
             }
-            watch @ Message::Watch { .. } => {
+            Message::Watch(watch) => {
                 tracing::info!("{from:?} is a spectator, not a player");
                 self.candidate = None;
-                if self.spectators.len() < KEPT {
-                    self.spectators.insert(from);
-                }
-                self.out.push(Output::Spectator(from, watch));
+                self.add_spectator(from, watch);
                 self.hear_next(now);
             }
             message => {

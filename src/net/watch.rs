@@ -14,9 +14,10 @@ use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
 use super::connect::{CONTROL_CHANNEL, ConnectError, GGRS_CHANNEL, SIGNALING_TIMEOUT, poll_socket};
 use super::control::ControlChannel;
-use super::handshake::{HandshakeError, Message};
+use super::handshake::{HandshakeError, Message, Watch};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
+use super::protocol::phase::{Heard, Spectating};
 use super::rejoin::CatchUpReceiver;
 use super::room::Room;
 use super::room_code::RoomCode;
@@ -83,7 +84,7 @@ pub struct WatchConnection {
     pub received: CatchUpReceiver,
     /// Other messages that came with it (the chat so far, an early `Done`
     /// or `Bye`).
-    pub early: Vec<Message>,
+    pub early: Vec<Spectating>,
     pub started: Instant,
     pub room: RoomCode,
     pub server: String,
@@ -176,35 +177,7 @@ impl WatchConnector {
         let Some((peer, control, _)) = &mut self.peer else {
             return Ok(None);
         };
-        let mut streaming = None;
-        let mut received = CatchUpReceiver::default();
-        let mut early = Vec::new();
-        for message in control.receive() {
-            match message {
-                Ok(Message::Streaming {
-                    seed,
-                    preset,
-                    frame,
-                    name,
-                }) => streaming = Some((seed, preset, frame, name)),
-                Ok(Message::CatchUp { chunks }) if streaming.is_some() => {
-                    received.add(&chunks)?;
-                }
-                Ok(Message::WatchRefused { reason }) => {
-                    return Err(ConnectError::WatchRefused(reason));
-                }
-                Ok(
-                    message
-                    @ (Message::Done { .. } | Message::Bye { .. } | Message::Relayed { .. }),
-                ) if streaming.is_some() => {
-                    early.push(message);
-                }
-                // A player's connector that took us for its partner says
-                // Hello until it hears our Watch; nothing else is for us.
-                Ok(_) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
+        let (streaming, received, early) = hear_player(control)?;
         if let Some((seed, preset, so_far, name)) = streaming {
             let config = SimConfig::from_preset_name(&preset)
                 .map_err(|_| HandshakeError::UnknownPreset(preset.clone()))?;
@@ -222,11 +195,9 @@ impl WatchConnector {
         }
         if self.last_watch.is_none_or(|t| now >= t + WATCH_RESEND) {
             self.last_watch = Some(now);
-            let mut watch = Message::watch();
-            if let Message::Watch { protocol, .. } = &mut watch {
-                *protocol += self.options.protocol_skew;
-            }
-            control.send(&watch);
+            let mut watch = Watch::this_build();
+            watch.protocol += self.options.protocol_skew;
+            control.send(&Message::Watch(watch));
         }
         Ok(None)
     }
@@ -254,7 +225,7 @@ impl WatchConnector {
         peer: PeerId,
         (seed, preset, config, so_far, name): (u64, String, SimConfig, Frame, String),
         received: CatchUpReceiver,
-        early: Vec<Message>,
+        early: Vec<Spectating>,
     ) -> Result<WatchConnection, ConnectError> {
         let (_, control, ggrs_channel) = self.peer.take().ok_or(ConnectError::LoopGone)?;
         Ok(WatchConnection {
@@ -276,4 +247,50 @@ impl WatchConnector {
             server: self.options.server.clone(),
         })
     }
+}
+
+/// What the player said to our `Watch` so far: its answer (seed, preset,
+/// frames so far, our chat name), the frames that came with it, and the
+/// messages after them (the chat so far, an early `Done` or `Bye`).
+type Answer = (
+    Option<(u64, String, Frame, String)>,
+    CatchUpReceiver,
+    Vec<Spectating>,
+);
+
+fn hear_player(control: &mut ControlChannel) -> Result<Answer, ConnectError> {
+    let mut streaming = None;
+    let mut received = CatchUpReceiver::default();
+    let mut early = Vec::new();
+    for message in control.receive() {
+        // A player's connector that took us for its partner says
+        // `Hello` until it hears our `Watch`: not for us.
+        let Heard::Expected(message) = message?.heard_as::<Spectating>() else {
+            continue;
+        };
+        match message {
+            Spectating::Streaming {
+                seed,
+                preset,
+                frame,
+                name,
+            } => streaming = Some((seed, preset, frame, name)),
+            Spectating::CatchUp { chunks } => {
+                if streaming.is_some() {
+                    received.add(&chunks)?;
+                }
+            }
+            Spectating::WatchRefused { reason } => {
+                return Err(ConnectError::WatchRefused(reason));
+            }
+            message @ (Spectating::Done { .. }
+            | Spectating::Bye { .. }
+            | Spectating::Relayed { .. }) => {
+                if streaming.is_some() {
+                    early.push(message);
+                }
+            }
+        }
+    }
+    Ok((streaming, received, early))
 }

@@ -38,6 +38,7 @@ use super::{FrameReport, SessionError, Summary};
 use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::net::protocol::chunk::Chunk;
+use crate::net::protocol::phase::{Heard, Spectating};
 use crate::net::rejoin::CatchUpReceiver;
 use crate::net::room_code::RoomCode;
 use crate::net::task::{LoopHandle, NetRuntime};
@@ -203,22 +204,24 @@ impl SpectatorBackend {
         queued - self.pending_at
     }
 
-    fn on_message(&mut self, message: Message) -> Result<(), SessionError> {
+    fn on_message(&mut self, message: Spectating) -> Result<(), SessionError> {
         match message {
-            Message::CatchUp { chunks } => {
+            Spectating::CatchUp { chunks } => {
                 self.receiver
                     .add(&chunks)
                     .map_err(|e| SessionError::Protocol(format!("match stream: {e}")))?;
                 self.take_chunks();
             }
-            Message::Done { frame, checksum } if self.done.is_none() => {
-                self.done = Some((frame, checksum));
+            Spectating::Done { frame, checksum } => {
+                self.done.get_or_insert((frame, checksum));
             }
-            Message::Bye { reason } if self.done.is_none() && self.bye.is_none() => {
-                tracing::warn!("the match ended at frame {}: {reason}", self.received);
-                self.bye = Some(reason);
+            Spectating::Bye { reason } => {
+                if self.done.is_none() && self.bye.is_none() {
+                    tracing::warn!("the match ended at frame {}: {reason}", self.received);
+                    self.bye = Some(reason);
+                }
             }
-            Message::Relayed { from, frame, text } => {
+            Spectating::Relayed { from, frame, text } => {
                 let now = Instant::now();
                 if let Some(mut line) = self.chat.receive_relayed(now, frame, &from, &text) {
                     if line.from != self.chat.name() {
@@ -232,9 +235,9 @@ impl SpectatorBackend {
                     self.unrecorded.push_back(line);
                 }
             }
-            Message::WatchRefused { reason } => return Err(SessionError::Protocol(reason)),
-            // Repeats of the answer, a Hello meant for a partner: not ours.
-            _ => {}
+            Spectating::WatchRefused { reason } => return Err(SessionError::Protocol(reason)),
+            // A repeat of the answer to a repeated `Watch`.
+            Spectating::Streaming { .. } => {}
         }
         Ok(())
     }
@@ -388,7 +391,11 @@ impl Backend for SpectatorBackend {
         for received in self.control.receive() {
             let message =
                 received.map_err(|e| SessionError::Protocol(format!("match stream: {e}")))?;
-            self.on_message(message)?;
+            // A `Hello` meant for a partner (a player that took us for
+            // one, until it heard our `Watch`) is not ours.
+            if let Heard::Expected(message) = message.heard_as::<Spectating>() {
+                self.on_message(message)?;
+            }
         }
         self.record_chat(log);
         self.service_chat(log);

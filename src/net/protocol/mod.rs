@@ -17,6 +17,7 @@
 //! element by element up to its cap.
 
 pub mod chunk;
+pub mod phase;
 
 use super::handshake::{HandshakeError, Hello, Message, PROTOCOL_VERSION};
 
@@ -76,7 +77,7 @@ fn older_peer(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::net::delay::DelaySetting;
     use crate::net::handshake::{Claim, Role};
@@ -90,9 +91,9 @@ mod tests {
         hello
     }
 
-    #[test]
-    fn every_message_round_trips_in_its_envelope() {
-        let messages = [
+    /// One message of each kind, in the wire's order.
+    pub(crate) fn one_of_each() -> Vec<Message> {
+        vec![
             Message::Hello(hello()),
             Message::Ping { seq: 4 },
             Message::Pong { seq: u32::MAX },
@@ -136,12 +137,31 @@ mod tests {
                 frame: 7,
                 text: "hi".into(),
             },
-        ];
-        for message in messages {
+        ]
+    }
+
+    #[test]
+    fn every_message_round_trips_in_its_envelope() {
+        for message in one_of_each() {
             let bytes = encode(&message);
             assert_eq!(&bytes[..2], &[b'T', PROTOCOL_VERSION as u8]);
             assert_eq!(decode(&bytes), Ok(message));
         }
+    }
+
+    /// `Watch` carries its own struct since protocol 6 shipped: the bytes
+    /// are those of the struct variant it was (index, then the fields).
+    #[test]
+    fn a_watch_keeps_protocol_6s_bytes() {
+        let watch = Message::Watch(crate::net::handshake::Watch {
+            protocol: 6,
+            sim_version: 3,
+            game_version: "1.0".into(),
+        });
+        assert_eq!(
+            encode(&watch),
+            [b'T', VERSION, 11, 6, 3, 3, b'1', b'.', b'0']
+        );
     }
 
     #[test]

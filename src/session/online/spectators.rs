@@ -98,7 +98,7 @@ impl OnlineBackend {
             if peer == self.peer || self.spectators.list.iter().any(|s| s.peer == peer) {
                 continue;
             }
-            if let Some(reason) = Message::watch_mismatch(&watch) {
+            if let Some(reason) = watch.mismatch() {
                 if self.spectators.refused.len() < REFUSED_LOGGED
                     && self.spectators.refused.insert(peer)
                 {
