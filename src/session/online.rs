@@ -8,6 +8,9 @@ mod reconnect;
 mod rejoin;
 mod room_chat;
 mod spectators;
+mod stage;
+
+use stage::Stage;
 
 use web_time::{Duration, Instant};
 
@@ -27,6 +30,7 @@ use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message, Role};
 use crate::net::link_sim::LinkConfig;
+use crate::net::protocol::phase::{Heard, Playing};
 use crate::net::rejoin::History;
 use crate::net::room::Output;
 use crate::net::room_code::RoomCode;
@@ -125,14 +129,9 @@ pub(super) struct OnlineBackend {
     delay_frame_sum: u64,
     connection: Option<&'static str>,
     last_ping: Option<f64>,
-    /// The peer's end-of-match message: (frame, checksum).
-    peer_done: Option<(Frame, u128)>,
-    sent_done: bool,
     /// The desync being reported came from the peer (do not echo it back).
     desync_reported_by_peer: bool,
     desyncs: u32,
-    /// The peer closed the connection after the match ended.
-    peer_gone: bool,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
     garbage_owed: f64,
     /// GGRS frame 0 of the current session is this frame of the match (a
@@ -147,9 +146,9 @@ pub(super) struct OnlineBackend {
     session_started: Instant,
     room: Option<RoomCode>,
     role: Role,
-    /// The match is paused: player 1 keeping it for player 2, or player 2
-    /// knocking on a fresh connection (never both: one type, one slot).
-    pause: Option<Pause>,
+    /// Playing, paused (player 1 keeping the match for player 2, or
+    /// player 2 knocking on a fresh connection), or ending.
+    stage: Stage,
     /// What the first connection was made with; a reconnect reuses it.
     connect_options: ConnectOptions,
     /// Reconnects over a fresh connection this match went through.
@@ -205,38 +204,17 @@ fn start_session(
         .start_p2p_session(socket)?)
 }
 
-/// Why a match is paused, and that pause's own state.
-// At most one per match, made when a pause begins: the size of the knocking
-// connector's variant costs nothing worth a box.
-#[allow(clippy::large_enum_variant)]
-enum Pause {
-    /// Player 1 (or the player whose partner crashed) keeps the match in
-    /// the room for the other player's claim (`rejoin`).
-    Keeping(rejoin::Waiting),
-    /// Player 2 opens fresh connections to player 1 (`reconnect`).
-    Knocking(reconnect::Knocking),
-}
-
 impl OnlineBackend {
     fn waiting(&self) -> Option<&rejoin::Waiting> {
-        match &self.pause {
-            Some(Pause::Keeping(waiting)) => Some(waiting),
-            _ => None,
-        }
+        self.stage.waiting()
     }
 
     fn waiting_mut(&mut self) -> Option<&mut rejoin::Waiting> {
-        match &mut self.pause {
-            Some(Pause::Keeping(waiting)) => Some(waiting),
-            _ => None,
-        }
+        self.stage.waiting_mut()
     }
 
     fn knocking(&self) -> Option<&reconnect::Knocking> {
-        match &self.pause {
-            Some(Pause::Knocking(knocking)) => Some(knocking),
-            _ => None,
-        }
+        self.stage.knocking()
     }
 
     fn disconnect_timeout(&self) -> Duration {
@@ -305,11 +283,8 @@ impl OnlineBackend {
             delay_frame_sum: 0,
             connection: None,
             last_ping: None,
-            peer_done: None,
-            sent_done: false,
             desync_reported_by_peer: false,
             desyncs: 0,
-            peer_gone: false,
             garbage,
             garbage_owed: 0.0,
             base: history.as_ref().map_or(0, |h| h.frames),
@@ -319,7 +294,7 @@ impl OnlineBackend {
             session_started: Instant::now(),
             room,
             role,
-            pause: None,
+            stage: Stage::Playing,
             connect_options,
             reconnects: 0,
             path_after_reconnect: false,
@@ -379,7 +354,7 @@ impl Backend for OnlineBackend {
         log: &mut FrameLog,
     ) -> Result<FrameReport, SessionError> {
         let mut report = FrameReport::default();
-        if self.pause.is_some() {
+        if self.stage.is_paused() {
             report.waiting = true;
             return Ok(report);
         }
@@ -533,8 +508,7 @@ impl Backend for OnlineBackend {
     }
 
     fn send_done(&mut self, frame: Frame, checksum: u128, log: &FrameLog) {
-        if !self.sent_done {
-            self.sent_done = true;
+        if self.stage.sent_done() {
             let done = Message::Done { frame, checksum };
             self.control.send(&done);
             self.tell_spectators(log, &done);
@@ -542,11 +516,11 @@ impl Backend for OnlineBackend {
     }
 
     fn peer_done(&self) -> Option<(Frame, u128)> {
-        self.peer_done
+        self.stage.ending().and_then(|e| e.peer_done)
     }
 
     fn peer_gone(&self) -> bool {
-        self.peer_gone
+        self.stage.ending().is_some_and(|e| e.peer_gone)
     }
 
     fn say_goodbye(&mut self, reason: &str, log: &FrameLog) {
@@ -554,7 +528,7 @@ impl Backend for OnlineBackend {
             reason: reason.to_string(),
         };
         self.control.send(&bye);
-        if !self.sent_done {
+        if !self.stage.ending().is_some_and(|e| e.sent_done) {
             self.tell_spectators(log, &bye);
         }
     }
@@ -610,9 +584,7 @@ impl OnlineBackend {
             }
             GgrsEvent::Synchronized { .. } => tracing::info!("synchronized with the peer"),
             GgrsEvent::Disconnected { .. } => {
-                if self.match_over() {
-                    self.peer_gone = true;
-                } else {
+                if !self.stage.peer_left() {
                     return Err(SessionError::PeerLost(format!(
                         "stopped responding (no packets for {} s)",
                         self.disconnect_timeout().as_secs_f64()
@@ -668,15 +640,12 @@ impl OnlineBackend {
     fn poll_peer(&mut self, log: &mut FrameLog) -> Result<(), SessionError> {
         let partner_left =
             (self.room_events().into_iter()).any(|event| matches!(event, Output::PartnerLeft(_)));
-        if partner_left {
-            if self.match_over() {
-                self.peer_gone = true;
-            } else if self.can_wait_for_rejoin() {
-                self.start_waiting_for_rejoin(log);
-                return Ok(());
-            } else {
+        if partner_left && !self.stage.peer_left() {
+            if !self.can_wait_for_rejoin() {
                 return Err(SessionError::PeerLost("closed the connection".into()));
             }
+            self.start_waiting_for_rejoin(log);
+            return Ok(());
         }
         if self.connection.is_none()
             && let Some(pair) = self.socket.candidate_pair(self.peer)
@@ -717,23 +686,28 @@ impl OnlineBackend {
 
     fn poll_control(&mut self, log: &mut FrameLog) -> Result<(), SessionError> {
         for received in self.control.receive() {
-            match received {
-                Ok(Message::Done { frame, checksum }) => {
-                    self.peer_done = Some((frame, checksum));
-                }
-                Ok(Message::Bye { reason }) => {
+            // The channel is reliable and both ends run the same version:
+            // bytes that do not decode are a broken peer, and guessing (a
+            // checksum of 0, say) would report a false desync.
+            let received =
+                received.map_err(|e| SessionError::Protocol(format!("control message: {e}")))?;
+            // Another phase's message: the handshake's last `Pong`s.
+            let Heard::Expected(message) = received.heard_as::<Playing>() else {
+                continue;
+            };
+            match message {
+                Playing::Done { frame, checksum } => self.stage.peer_done(frame, checksum),
+                Playing::Bye { reason } => {
                     log.event(EventKind::PeerLeft, &reason);
-                    if self.match_over() {
-                        self.peer_gone = true;
-                    } else {
+                    if !self.stage.peer_left() {
                         return Err(SessionError::PeerLost(format!("left the match ({reason})")));
                     }
                 }
-                Ok(Message::Desync {
+                Playing::Desync {
                     frame,
                     sender,
                     receiver,
-                }) => {
+                } => {
                     self.desync_reported_by_peer = true;
                     return Err(SessionError::Desync {
                         frame,
@@ -742,14 +716,9 @@ impl OnlineBackend {
                     });
                 }
                 // A late probe from a peer still measuring: answer it.
-                Ok(Message::Ping { seq }) => self.control.send(&Message::Pong { seq }),
-                Ok(Message::Chat { text }) => self.hear_partner(&text, log),
-                Ok(Message::Relayed { from, text, .. }) => self.hear_relayed(&from, &text, log),
-                Ok(_) => {}
-                // The channel is reliable and both ends run the same
-                // version: bytes that do not decode are a broken peer, and
-                // guessing (a checksum of 0, say) would report a false desync.
-                Err(e) => return Err(SessionError::Protocol(format!("control message: {e}"))),
+                Playing::Ping { seq } => self.control.send(&Message::Pong { seq }),
+                Playing::Chat { text } => self.hear_partner(&text, log),
+                Playing::Relayed { from, text, .. } => self.hear_relayed(&from, &text, log),
             }
         }
         Ok(())
@@ -757,7 +726,7 @@ impl OnlineBackend {
 
     /// After either end-of-match message, the peer leaving is expected.
     fn match_over(&self) -> bool {
-        self.sent_done || self.peer_done.is_some()
+        self.stage.ending().is_some()
     }
 
     fn send_garbage(&mut self) {

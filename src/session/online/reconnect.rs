@@ -22,7 +22,8 @@
 use std::task::Poll;
 use web_time::{Duration, Instant};
 
-use super::{OnlineBackend, Pause};
+use super::OnlineBackend;
+use super::stage::{Pause, Stage};
 use crate::net::connect::{Connection, Connector};
 use crate::net::handshake::Claim;
 use crate::net::socket::SharedChannel;
@@ -67,7 +68,7 @@ impl OnlineBackend {
     pub(super) fn should_knock(&self) -> bool {
         self.local == 1
             && self.can_wait_for_rejoin()
-            && self.pause.is_none()
+            && !self.stage.is_paused()
             && !self.match_over()
             && (self.interrupted).is_some_and(|(_, since)| since.elapsed() >= RECONNECT_AFTER)
     }
@@ -81,7 +82,7 @@ impl OnlineBackend {
     pub(super) fn should_keep(&self) -> bool {
         self.local == 0
             && self.can_wait_for_rejoin()
-            && self.pause.is_none()
+            && !self.stage.is_paused()
             && !self.match_over()
             && (self.interrupted).is_some_and(|(_, since)| since.elapsed() >= RECONNECT_AFTER)
     }
@@ -110,7 +111,7 @@ impl OnlineBackend {
         );
         tracing::warn!("{detail}");
         log.event(EventKind::Interrupted, &detail);
-        self.pause = Some(Pause::Knocking(Knocking {
+        self.stage = Stage::Paused(Pause::Knocking(Knocking {
             since,
             deadline: since + self.options.reconnect_window,
             attempt: None,
@@ -129,7 +130,7 @@ impl OnlineBackend {
     ) -> Result<(), SessionError> {
         let now = Instant::now();
         let link = self.link_for_new_connection(now);
-        let Some(Pause::Knocking(knocking)) = &mut self.pause else {
+        let Some(knocking) = self.stage.knocking_mut() else {
             return Ok(());
         };
         if now >= knocking.deadline {
@@ -194,7 +195,7 @@ impl OnlineBackend {
         sim: &mut Simulation,
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
-        let Some(Pause::Knocking(knocking)) = self.pause.take() else {
+        let Some(Pause::Knocking(knocking)) = self.stage.resume() else {
             return Ok(());
         };
         let Connection {

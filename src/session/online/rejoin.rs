@@ -20,11 +20,12 @@ use web_time::{Duration, Instant};
 
 use matchbox_socket::PeerId;
 
-use super::{OnlineBackend, Pause, start_session};
+use super::stage::{Pause, Stage};
+use super::{OnlineBackend, start_session};
 use crate::net::connect::{open_room_socket, player_control};
 use crate::net::delay::Retuner;
-use crate::net::handshake::Message;
 use crate::net::handshake::{Agreement, Claim, Hello};
+use crate::net::protocol::phase::{CatchingUp, Heard};
 use crate::net::rejoin::{CatchUpReceiver, History, encode_catch_up_after};
 use crate::net::room::{Output, Room};
 use crate::net::socket::{GgrsSocket, SharedChannel};
@@ -97,7 +98,7 @@ impl OnlineBackend {
         self.interrupted = Some((deadline, since));
         self.control
             .pause(self.paused_hello(log), self.options.delay);
-        self.pause = Some(Pause::Keeping(Waiting {
+        self.stage = Stage::Paused(Pause::Keeping(Waiting {
             since: now,
             deadline,
             agreed: None,
@@ -235,21 +236,26 @@ impl OnlineBackend {
         sim: &mut Simulation,
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
-        let Some(Pause::Keeping(waiting)) = &mut self.pause else {
+        let Some(waiting) = self.stage.waiting_mut() else {
             return Ok(());
         };
         let mut history = None;
         for received in self.control.receive() {
             let bad =
                 |e: String| SessionError::Protocol(format!("catch-up from the rejoiner: {e}"));
-            match received.map_err(|e| bad(e.to_string()))? {
-                Message::CatchUp { chunks } => {
+            // Its handshake's last probes.
+            let received = received.map_err(|e| bad(e.to_string()))?;
+            let Heard::Expected(message) = received.heard_as::<CatchingUp>() else {
+                continue;
+            };
+            match message {
+                CatchingUp::CatchUp { chunks } => {
                     waiting
                         .receiving
                         .add(&chunks)
                         .map_err(|e| bad(e.to_string()))?;
                 }
-                Message::CaughtUp { frame, checksum } => {
+                CatchingUp::CaughtUp { frame, checksum } => {
                     let receiver = std::mem::take(&mut waiting.receiving);
                     history = Some(
                         receiver
@@ -258,8 +264,6 @@ impl OnlineBackend {
                     );
                     break;
                 }
-                // Its handshake's last probes.
-                _ => {}
             }
         }
         let Some(history) = history else {
@@ -381,7 +385,7 @@ impl OnlineBackend {
         self.base = frame;
         self.input_delay = agreement.input_delay;
         self.retuner = Retuner::new(agreement.input_delay);
-        self.pause = None;
+        self.stage.resume();
         self.interrupted = None;
         self.connection = None;
         self.skip_frames = 0;
