@@ -4,9 +4,9 @@
 pub mod app;
 pub mod cli;
 pub mod frontend;
-pub mod fsutil;
 pub mod input;
 pub mod net;
+pub mod platform;
 pub mod replay;
 pub mod session;
 pub mod settings;

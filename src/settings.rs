@@ -323,7 +323,7 @@ pub enum SettingsError {
     #[error("cannot read settings {path}: {source}; using the defaults")]
     Read {
         path: PathBuf,
-        source: crate::fsutil::ReadError,
+        source: crate::platform::files::ReadError,
     },
     #[error(
         "settings {path} are invalid ({reason}); using the defaults (the file is left as it is)"
@@ -354,7 +354,7 @@ impl Settings {
     /// regular file is read, and at most `MAX_SETTINGS_BYTES` of it: a
     /// FIFO or a device here must not hang the game or fill its memory.
     pub fn load(path: &Path) -> Result<Settings, SettingsError> {
-        let bytes = match crate::fsutil::read_limited(path, MAX_SETTINGS_BYTES) {
+        let bytes = match crate::platform::files::read_limited(path, MAX_SETTINGS_BYTES) {
             Ok(bytes) => bytes,
             Err(e) if e.is_not_found() => return Ok(Settings::default()),
             Err(source) => {
@@ -393,7 +393,7 @@ impl Settings {
     /// In the browser: the settings kept in the page's local storage.
     #[cfg(target_arch = "wasm32")]
     pub fn load_or_default() -> Settings {
-        let Some(text) = crate::web::page::stored(BROWSER_KEY) else {
+        let Some(text) = crate::platform::browser::stored(BROWSER_KEY) else {
             return Settings::default();
         };
         Settings::from_bytes(text.into_bytes()).unwrap_or_else(|e| {
@@ -405,7 +405,7 @@ impl Settings {
     /// In the browser: keeps the settings in the page's local storage.
     #[cfg(target_arch = "wasm32")]
     pub fn save_in_browser(&self) -> Result<(), String> {
-        if crate::web::page::store(BROWSER_KEY, &self.to_text()) {
+        if crate::platform::browser::store(BROWSER_KEY, &self.to_text()) {
             Ok(())
         } else {
             Err("this browser refused to keep them (private window, or storage full)".into())

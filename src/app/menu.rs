@@ -242,7 +242,7 @@ struct Entry {
 }
 
 fn list_replays(dir: &Path) -> Vec<Entry> {
-    crate::fsutil::newest_first(dir, "tsr")
+    crate::platform::files::newest_first(dir, "tsr")
         .into_iter()
         .take(REPLAYS_LISTED)
         .map(|path| {
@@ -303,15 +303,15 @@ async fn replays(ui: &mut Ui) {
         match choose(ui, "REPLAYS", &details, &labels, selected, None).await {
             #[cfg(target_arch = "wasm32")]
             Picked::Item(0) => {
-                crate::web::page::pick_file(Path::new(REPLAY_DIR), ".tsr");
+                crate::platform::browser::pick_file(Path::new(REPLAY_DIR), ".tsr");
             }
             #[cfg(target_arch = "wasm32")]
             Picked::Adjust(i, _) if i >= first => {
                 selected = i;
                 let path = &entries[i - first].path;
                 let name = path.file_name().unwrap_or_default().to_string_lossy();
-                let bytes = crate::fsutil::memory::read(path).unwrap_or_default();
-                if let Err(e) = crate::web::page::download(&name, &bytes) {
+                let bytes = crate::platform::files::memory::read(path).unwrap_or_default();
+                if let Err(e) = crate::platform::browser::download(&name, &bytes) {
                     show_failure(ui, "CANNOT DOWNLOAD", &Failure::Runtime(e, None)).await;
                 }
             }

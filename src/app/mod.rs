@@ -3,6 +3,10 @@
 
 mod menu;
 mod online;
+#[cfg(target_arch = "wasm32")]
+mod page_result;
+#[cfg(target_arch = "wasm32")]
+pub use page_result::{RESULT_PREFIX, conclude_in_page};
 mod replay;
 mod serve;
 mod servers;
@@ -140,7 +144,7 @@ where
     {
         window::open(title, move |ui| async move {
             let ended = body(ui).await;
-            crate::web::page::conclude(then(Some(ended)));
+            page_result::conclude_in_page(then(Some(ended)));
         })?;
         Ok(Report::Running)
     }
@@ -354,8 +358,8 @@ pub(super) fn finish(finished: Finished) -> Result<Summary, Failure> {
         && !replay.starts_with(crate::replay::DEFAULT_DIR)
     {
         let name = replay.file_name().unwrap_or_default().to_string_lossy();
-        let bytes = crate::fsutil::memory::read(replay).unwrap_or_default();
-        if let Err(e) = crate::web::page::download(&name, &bytes) {
+        let bytes = crate::platform::files::memory::read(replay).unwrap_or_default();
+        if let Err(e) = crate::platform::browser::download(&name, &bytes) {
             tracing::warn!("{e}");
         }
     }

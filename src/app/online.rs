@@ -123,7 +123,7 @@ fn signaling_server(
 ) -> Result<(String, bool), Failure> {
     match &net.server {
         Some(url) => Ok(url.trim_end_matches('/').to_string()),
-        None => crate::web::page::page_server().ok_or_else(|| {
+        None => crate::platform::browser::page_server().ok_or_else(|| {
             Failure::BadInput("this page has no server address; pass --server".into())
         }),
     }

@@ -68,7 +68,7 @@ fn options(args: &ServeArgs) -> Result<crate::net::signaling::ServeOptions, Fail
     let secret_text = match (&args.turn_secret, &args.turn_secret_file) {
         (Some(secret), _) => Some(secret.clone()),
         (None, Some(path)) => {
-            let bytes = crate::fsutil::read_limited(path, 4096)
+            let bytes = crate::platform::files::read_limited(path, 4096)
                 .map_err(|e| bad(format!("cannot read the TURN secret: {e}")))?;
             let text = String::from_utf8(bytes).map_err(|_| {
                 bad(format!(

@@ -84,10 +84,20 @@ fn offered(server: &str) -> Result<Option<crate::net::ice::IceOffer>, String> {
 /// another server's is not ours to ask from a page.
 #[cfg(target_arch = "wasm32")]
 fn offered(server: &str) -> Result<Option<crate::net::ice::IceOffer>, String> {
-    if crate::web::page::page_server().as_deref() != Some(server.trim_end_matches('/')) {
+    use crate::platform::browser;
+    if browser::page_server().as_deref() != Some(server.trim_end_matches('/')) {
         return Ok(None);
     }
-    Ok(crate::web::page::page_ice_offer())
+    let Some(text) = browser::page_ice_text() else {
+        return Ok(None);
+    };
+    match crate::net::ice::IceOffer::parse(&text) {
+        Ok(offer) => Ok(Some(offer)),
+        Err(e) => {
+            tracing::warn!("unreadable ICE offer from the page: {e}");
+            Ok(None)
+        }
+    }
 }
 
 #[cfg(test)]

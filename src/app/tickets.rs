@@ -12,6 +12,7 @@ use crate::net::RoomCode;
 use crate::net::handshake::Claim;
 use crate::net::rejoin::Ticket;
 use crate::net::signaling::SeatToken;
+use crate::platform::records as store;
 
 /// A ticket older than this is stale: no match waits that long.
 const MAX_AGE_S: u64 = 24 * 60 * 60;
@@ -122,64 +123,4 @@ fn tickets(room: &RoomCode, server: &str) -> Vec<Ticket> {
         }
     }
     tickets
-}
-
-/// Tickets live in `$TWINSTAR_DATA_DIR` (tests give each run its own), or
-/// the platform's local data directory.
-#[cfg(not(target_arch = "wasm32"))]
-mod store {
-    use std::path::PathBuf;
-
-    fn dir() -> Option<PathBuf> {
-        match std::env::var_os("TWINSTAR_DATA_DIR") {
-            Some(dir) => Some(PathBuf::from(dir)),
-            None => dirs::data_local_dir().map(|d| d.join("twinstar")),
-        }
-    }
-
-    fn path(key: &str) -> Option<PathBuf> {
-        dir().map(|d| d.join(format!("{key}.json")))
-    }
-
-    pub fn write(key: &str, text: &str) -> Result<(), String> {
-        let path = path(key).ok_or("no data directory")?;
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
-    }
-
-    pub fn read(key: &str) -> Option<String> {
-        let bytes = crate::fsutil::read_limited(&path(key)?, 4096).ok()?;
-        String::from_utf8(bytes).ok()
-    }
-
-    pub fn remove(key: &str) {
-        if let Some(path) = path(key) {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-mod store {
-    use crate::web::page;
-
-    fn key(key: &str) -> String {
-        format!("twinstar.{key}")
-    }
-
-    pub fn write(name: &str, text: &str) -> Result<(), String> {
-        page::store(&key(name), text)
-            .then_some(())
-            .ok_or_else(|| "the browser refused local storage".to_string())
-    }
-
-    pub fn read(name: &str) -> Option<String> {
-        page::stored(&key(name))
-    }
-
-    pub fn remove(name: &str) {
-        page::unstore(&key(name));
-    }
 }

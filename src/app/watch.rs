@@ -80,7 +80,7 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
 fn default_server() -> Result<String, Failure> {
     #[cfg(target_arch = "wasm32")]
     {
-        crate::web::page::page_server().ok_or_else(|| {
+        crate::platform::browser::page_server().ok_or_else(|| {
             Failure::BadInput("this page has no server address; pass --server".into())
         })
     }

@@ -8,8 +8,8 @@
 //! to its limit, then probed for more, so no file costs more than its limit
 //! in memory, whatever its size claims.
 //!
-//! Replays and settings both read through here; it sits at the crate root
-//! because neither module may depend on the other.
+//! Replays and settings both read through here; it sits in `platform`,
+//! below both, because neither module may depend on the other.
 //!
 //! In the browser there is no file system: [`create`] and [`read_limited`]
 //! use an in-memory store for the page's lifetime instead (`memory`), so
@@ -241,7 +241,7 @@ mod tests {
     use super::*;
 
     fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("twinstar-fsutil-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("twinstar-files-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();

@@ -5,7 +5,7 @@ use std::path::Path;
 use thiserror::Error;
 
 use super::format::*;
-use crate::fsutil::{ReadError, read_limited};
+use crate::platform::files::{ReadError, read_limited};
 use crate::sim::{Frame, Input, PLAYERS, SIM_VERSION};
 
 #[derive(Debug, Error)]
@@ -77,7 +77,7 @@ impl Replay {
 }
 
 /// Reads and parses a replay file: a regular file of at most
-/// `MAX_FILE_BYTES`, read through a bounded reader (see `crate::fsutil`).
+/// `MAX_FILE_BYTES`, read through a bounded reader (see `crate::platform::files`).
 pub fn read(path: &Path) -> Result<Replay, ReplayError> {
     let bytes = read_limited(path, MAX_FILE_BYTES)?;
     read_bytes(&bytes)

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::format::*;
-use crate::fsutil::OutFile;
+use crate::platform::files::OutFile;
 use crate::sim::{Frame, Input, PLAYERS, SIM_VERSION};
 
 /// Writes whole records only, flushing after each chunk (one second of
@@ -22,7 +22,7 @@ pub struct Writer {
 impl Writer {
     /// Creates (or replaces) the file and writes the preamble and header.
     pub fn create(path: &Path, header: &Header) -> io::Result<Writer> {
-        let mut out = crate::fsutil::create(path)?;
+        let mut out = crate::platform::files::create(path)?;
         out.write_all(&MAGIC)?;
         out.write_all(&FORMAT_VERSION.to_le_bytes())?;
         out.write_all(&SIM_VERSION.to_le_bytes())?;

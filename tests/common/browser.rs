@@ -8,7 +8,7 @@ use std::process::Command;
 
 use super::{Finished, Twinstar};
 
-/// The prefix of the page's one result line (`web::page::RESULT_PREFIX`).
+/// The prefix of the page's one result line (`app::RESULT_PREFIX`, browser only).
 const RESULT_PREFIX: &str = "TWINSTAR-RESULT ";
 
 /// `TARGET/web`: beside `TARGET/debug/twinstar`, where build-web.sh puts it.

@@ -1,0 +1,21 @@
+//! The platform seam, at the bottom of the module graph: what differs
+//! between a native build and the browser, behind one module, so the game
+//! above it names `wasm32` in few places and `app`, `settings` and `web`
+//! need not call each other.
+//!
+//! - [`files`]: files the user names (replays, settings), read with
+//!   bounds; in the browser an in-memory store for the page's lifetime.
+//! - [`records`]: small records the game keeps between runs (rejoin
+//!   tickets), as files or in the page's local storage.
+//! - [`browser`] (wasm only): the page's own storage and services — local
+//!   storage (settings, rejoin tickets), downloads, the file picker, the
+//!   server that served the page and the ICE offer it fetched.
+//!
+//! Nothing here depends on the game's other modules; clocks are
+//! `web_time` everywhere, and the network's task spawning stays with the
+//! network runtime (`net::task`).
+
+#[cfg(target_arch = "wasm32")]
+pub mod browser;
+pub mod files;
+pub mod records;
