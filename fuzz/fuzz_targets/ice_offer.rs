@@ -19,6 +19,9 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(again, offer);
     if let Ok(servers) = offer.into_servers() {
         let config = servers.to_matchbox();
-        assert_eq!(config.urls.is_empty(), servers.stun.is_empty() && servers.turn.is_none());
+        assert_eq!(
+            config.urls.is_empty(),
+            servers.stun.is_empty() && servers.turn.is_none()
+        );
     }
 });

@@ -77,8 +77,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                     },
                     _ => Some(SeatToken::parse(u.choose(&TOKENS)?).expect("a token")),
                 };
-                if seats[n as usize].is_some()
-                    || registry.admit_with(&request, token, now).is_err()
+                if seats[n as usize].is_some() || registry.admit_with(&request, token, now).is_err()
                 {
                     continue;
                 }

@@ -41,11 +41,18 @@ fuzz_target!(|data: &[u8]| {
     let explained = classify_socket_error(&error, room.as_ref());
     let message = explained.to_string();
     assert!(!message.contains(char::is_control), "{message:?}");
-    assert!(message.chars().count() <= 600, "{} chars", message.chars().count());
+    assert!(
+        message.chars().count() <= 600,
+        "{} chars",
+        message.chars().count()
+    );
     // Our server's words keep their meaning; the room is named as the
     // client spelled it when it named one, else as the server did.
     if flags & 6 == 0 && status == 409 && body == b"room K7Q2XM is full" {
         let expected = if flags & 1 == 1 { "K7Q-2XM" } else { "K7Q2XM" };
-        assert!(matches!(&explained, JoinError::RoomFull(name) if name == expected), "{explained}");
+        assert!(
+            matches!(&explained, JoinError::RoomFull(name) if name == expected),
+            "{explained}"
+        );
     }
 });

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use twinstar::net::delay::DelaySetting;
-use twinstar::net::handshake::{Claim, Hello, Message, Role};
+use twinstar::net::handshake::{Claim, Hello, Message, Role, Watch};
 use twinstar::sim::{Input, PLAYERS, SimConfig};
 
 /// Any string, sometimes one the decoders expect (a preset name, a hex
@@ -111,19 +111,13 @@ pub fn message(u: &mut Unstructured) -> Result<Message> {
         },
         10 => Message::Chat { text: text(u)? },
         11 => {
-            let mut watch = Message::watch();
-            if let Message::Watch {
-                protocol,
-                sim_version,
-                game_version,
-            } = &mut watch
-                && u.arbitrary()?
-            {
-                *protocol = u.arbitrary()?;
-                *sim_version = u.arbitrary()?;
-                *game_version = text(u)?;
+            let mut watch = Watch::this_build();
+            if u.arbitrary()? {
+                watch.protocol = u.arbitrary()?;
+                watch.sim_version = u.arbitrary()?;
+                watch.game_version = text(u)?;
             }
-            watch
+            Message::Watch(watch)
         }
         12 => Message::WatchRefused { reason: text(u)? },
         13 => Message::Streaming {
