@@ -12,11 +12,12 @@ use super::{Failure, Report, finish_window, match_options, random_seed, record_p
 use crate::cli::{NetArgs, RunArgs};
 use crate::frontend::InputSource;
 use crate::frontend::window::{
-    self, ConnectOutcome, MatchEnd, MatchOptions, Screenshot, Share, Ui,
+    self, ConnectOutcome, MatchEnd, MatchOptions, Screenshot, Share, Ui, Waiting,
 };
 use crate::input::KeyMap;
-use crate::net::connect::BackgroundConnect;
-use crate::net::connect::{ConnectError, ConnectOptions, Connection, Connector};
+use crate::net::connect::{
+    BackgroundConnect, ConnectError, ConnectOptions, Connection, Connector, PlayerConnector,
+};
 use crate::net::delay::DelaySetting;
 use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
@@ -25,7 +26,7 @@ use crate::net::room_code::RoomCode;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
 use crate::net::signaling::{SeatToken, browser_link, check_server_url};
-use crate::net::task::NetRuntime;
+use crate::net::task::{MaybeSend, NetRuntime};
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions};
 use crate::session::{Match, Pacing};
@@ -182,7 +183,7 @@ fn signaling_server(
 
 /// A connection on its way and how the match will run once it is made.
 pub(super) struct OnlineStart {
-    pub connector: Connector,
+    pub connector: PlayerConnector,
     pub options: OnlineOptions,
     /// The match ends once this frame is confirmed on both sides.
     pub frames: Option<Frame>,
@@ -336,12 +337,19 @@ pub(super) async fn online_in_window(
         path,
         after_frames: run.frames.unwrap_or(1),
     });
+    let title = match (hosting, connector.room()) {
+        (true, _) => "HOSTING A MATCH",
+        (false, Some(_)) => "JOINING A MATCH",
+        (false, None) => "QUICK MATCH",
+    };
+    let waiting = Waiting {
+        title,
+        share: hosting.then_some(&share),
+    };
     let connecting = BackgroundConnect::spawn(connector);
-    let connection = match window::connect_screen(ui, connecting, hosting, &share, capture).await {
-        ConnectOutcome::Connected(c) => *c,
-        ConnectOutcome::Cancelled => return OnlineEnd::Cancelled,
-        ConnectOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
-        ConnectOutcome::Captured(r) => return OnlineEnd::Captured(r),
+    let connection = match wait_in_window(ui, connecting, waiting, capture).await {
+        Ok(connection) => connection,
+        Err(end) => return end,
     };
     match start_match(connection, &options, run, settings.keymaps()[0]) {
         Err(f) => OnlineEnd::Failed(f),
@@ -378,20 +386,40 @@ pub fn online(
             ui.audio.set_volume(volume);
             online_in_window(&mut ui, start, &run, &settings, "quit").await
         },
-        |ended| match ended {
-            None => Err(Failure::Runtime(
-                "the window closed unexpectedly".into(),
-                None,
-            )),
-            Some(OnlineEnd::Failed(f)) => Err(f),
-            Some(OnlineEnd::Cancelled) => Err(connect_failure(ConnectError::Cancelled)),
-            Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
-            Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
-            Some(OnlineEnd::Played(end)) => {
-                finish_window(*end).map(|s| Report::Summary(Box::new(s)))
-            }
-        },
+        window_report,
     )
+}
+
+/// The waiting screen for any connector; the connection, or how the
+/// window's flow ends instead (the same arms for players and spectators).
+pub(super) async fn wait_in_window<C: MaybeSend + 'static>(
+    ui: &mut Ui,
+    connecting: BackgroundConnect<C>,
+    waiting: Waiting<'_>,
+    capture: Option<Screenshot>,
+) -> Result<C, OnlineEnd> {
+    match window::connect_screen(ui, connecting, waiting, capture).await {
+        ConnectOutcome::Connected(c) => Ok(*c),
+        ConnectOutcome::Cancelled => Err(OnlineEnd::Cancelled),
+        ConnectOutcome::Failed(e) => Err(OnlineEnd::Failed(connect_failure(e))),
+        ConnectOutcome::Captured(r) => Err(OnlineEnd::Captured(r)),
+    }
+}
+
+/// What a command that connects and plays in a window reports, once the
+/// window has closed.
+pub(super) fn window_report(ended: Option<OnlineEnd>) -> Result<Report, Failure> {
+    match ended {
+        None => Err(Failure::Runtime(
+            "the window closed unexpectedly".into(),
+            None,
+        )),
+        Some(OnlineEnd::Failed(f)) => Err(f),
+        Some(OnlineEnd::Cancelled) => Err(connect_failure(ConnectError::Cancelled)),
+        Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
+        Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
+        Some(OnlineEnd::Played(end)) => finish_window(*end).map(|s| Report::Summary(Box::new(s))),
+    }
 }
 
 /// An online match with no window: connects, then plays, blocking.
@@ -421,17 +449,21 @@ pub(super) fn connect_failure(e: ConnectError) -> Failure {
     }
 }
 
+/// Polls any connector until it ends, logging each new stage.
 #[cfg(not(target_arch = "wasm32"))]
-fn connect_blocking(mut connector: Connector) -> Result<Connection, Failure> {
+pub(super) fn connect_blocking<S: crate::net::connect::Seat>(
+    mut connector: Connector<S>,
+) -> Result<S::Connection, Failure> {
     let mut last_stage = None;
     let mut attempts_told = 0;
     loop {
-        if last_stage != Some(connector.stage()) {
-            last_stage = Some(connector.stage());
-            tracing::info!("{}", connector.stage());
+        let status = connector.status();
+        if last_stage != Some(status.stage) {
+            last_stage = Some(status.stage);
+            tracing::info!("{}", status.stage);
         }
         // The host keeps waiting; the player should know someone tried.
-        if let Some(attempt) = connector.failed_attempt()
+        if let Some(attempt) = status.failed_attempt
             && attempt.count != attempts_told
         {
             attempts_told = attempt.count;

@@ -2,22 +2,21 @@
 //! spectator (`net::watch`), then the match through the same `Match` and
 //! frontends as a player's, under the spectator backend.
 
-#[cfg(not(target_arch = "wasm32"))]
-use std::task::Poll;
 use web_time::Duration;
 
-use super::online::{OnlineEnd, connect_failure, runtime};
-use super::{Failure, Report, finish_window, match_options, record_path};
+use super::online::{OnlineEnd, runtime, wait_in_window, window_report};
+use super::{Failure, Report, match_options, record_path};
 use crate::cli::{RunArgs, WatchArgs};
 use crate::frontend::InputSource;
 use crate::frontend::hud::MatchInfo;
-use crate::frontend::window::{self, MatchOptions, Ui, WatchOutcome};
+use crate::frontend::window::{self, MatchOptions, Ui, Waiting};
+use crate::net::connect::{BackgroundConnect, Connector};
 use crate::net::ice::IceServers;
 use crate::net::room_code::RoomCode;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::net::signaling::DEFAULT_PORT;
 use crate::net::signaling::check_server_url;
-use crate::net::watch::{WatchConnection, WatchConnector, WatchOptions};
+use crate::net::watch::{SpectatorConnector, WatchConnection, WatchOptions};
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, Match, Pacing, SpectatorOptions};
 use crate::settings::Settings;
@@ -25,7 +24,7 @@ use crate::settings::Settings;
 /// A spectator's connection on its way, how its match is recorded, and
 /// its part in the chat.
 pub(super) struct WatchStart {
-    pub connector: WatchConnector,
+    pub connector: SpectatorConnector,
     pub run: RunArgs,
     pub spectator: SpectatorOptions,
     /// Room chat shown, and Enter opens the prompt.
@@ -65,7 +64,7 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
         protocol_skew: args.debug_protocol_skew,
     };
     Ok(WatchStart {
-        connector: WatchConnector::start(runtime()?, options),
+        connector: Connector::start(runtime()?, options),
         run,
         spectator: SpectatorOptions {
             say: args.chat.say.clone(),
@@ -129,10 +128,14 @@ pub(super) async fn watch_in_window(
         spectator,
         chat,
     } = start;
-    let connection = match window::watch_screen(ui, connector).await {
-        WatchOutcome::Connected(c) => *c,
-        WatchOutcome::Cancelled => return OnlineEnd::Cancelled,
-        WatchOutcome::Failed(e) => return OnlineEnd::Failed(connect_failure(e)),
+    let waiting = Waiting {
+        title: "WATCHING A MATCH",
+        share: None,
+    };
+    let connecting = BackgroundConnect::spawn(connector);
+    let connection = match wait_in_window(ui, connecting, waiting, None).await {
+        Ok(connection) => connection,
+        Err(end) => return end,
     };
     match start_driver(connection, &run, spectator) {
         Err(f) => OnlineEnd::Failed(f),
@@ -169,43 +172,19 @@ pub fn watch(args: &WatchArgs) -> Result<Report, Failure> {
             ui.audio.set_volume(volume);
             watch_in_window(&mut ui, start, &settings, "quit").await
         },
-        |ended| match ended {
-            None => Err(Failure::Runtime(
-                "the window closed unexpectedly".into(),
-                None,
-            )),
-            Some(OnlineEnd::Failed(f)) => Err(f),
-            Some(OnlineEnd::Cancelled) => Err(connect_failure(
-                crate::net::connect::ConnectError::Cancelled,
-            )),
-            Some(OnlineEnd::Captured(Ok(()))) => Ok(Report::Printed),
-            Some(OnlineEnd::Captured(Err(e))) => Err(Failure::BadInput(e)),
-            Some(OnlineEnd::Played(end)) => {
-                finish_window(*end).map(|s| Report::Summary(Box::new(s)))
-            }
-        },
+        window_report,
     )
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 fn watch_headless(start: WatchStart) -> Result<Report, Failure> {
     let WatchStart {
-        mut connector,
+        connector,
         run,
         spectator,
         ..
     } = start;
-    let mut last_stage = None;
-    let connection = loop {
-        if last_stage != Some(connector.stage()) {
-            last_stage = Some(connector.stage());
-            tracing::info!("{}", connector.stage());
-        }
-        match connector.poll() {
-            Poll::Ready(result) => break result.map_err(connect_failure)?,
-            Poll::Pending => std::thread::sleep(Duration::from_millis(2)),
-        }
-    };
+    let connection = super::online::connect_blocking(connector)?;
     let driver = start_driver(connection, &run, spectator)?;
     let mut sources = idle_sources(&run);
     let game = Match::new(driver, Pacing::RealTime, None);

@@ -22,8 +22,8 @@ use super::hud::{self, MatchInfo};
 use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
 use super::touch_controls::TouchControls;
-use crate::net::connect::{BackgroundConnect, ConnectError, Connection, Stage};
-use crate::net::watch::{WatchConnection, WatchConnector};
+use crate::net::connect::{BackgroundConnect, ConnectError, Stage};
+use crate::net::task::MaybeSend;
 use crate::session::{Finished, Match, Next, WatchControl, WatchStatus};
 use crate::sim::Input;
 
@@ -455,9 +455,9 @@ pub struct Share {
     pub link: Option<String>,
 }
 
-/// How a connection attempt ended.
-pub enum ConnectOutcome {
-    Connected(Box<Connection>),
+/// How a connection attempt ended (a player's or a spectator's).
+pub enum ConnectOutcome<C> {
+    Connected(Box<C>),
     /// The player pressed Esc.
     Cancelled,
     Failed(ConnectError),
@@ -465,15 +465,23 @@ pub enum ConnectOutcome {
     Captured(Result<(), String>),
 }
 
-/// The host and join screens: the room code, the server, the stage, the
-/// latency probes; Esc cancels.
-pub async fn connect_screen(
+/// What the waiting screen says beside the attempt's own status.
+pub struct Waiting<'a> {
+    /// "HOSTING A MATCH", "WATCHING A MATCH", ...
+    pub title: &'static str,
+    /// The host's: how the other player gets in.
+    pub share: Option<&'a Share>,
+}
+
+/// The waiting screen of every connection (host, join, quick match,
+/// watch): the room code, the server, the stage, the latency probes; Esc
+/// cancels. The connector runs in the background (`BackgroundConnect`).
+pub async fn connect_screen<C: MaybeSend + 'static>(
     ui: &mut Ui,
-    connecting: BackgroundConnect,
-    hosting: bool,
-    share: &Share,
+    connecting: BackgroundConnect<C>,
+    waiting: Waiting<'_>,
     screenshot: Option<Screenshot>,
-) -> ConnectOutcome {
+) -> ConnectOutcome<C> {
     enter_screen();
     let mut drawn = 0u32;
     loop {
@@ -486,7 +494,7 @@ pub async fn connect_screen(
                 Err(e) => ConnectOutcome::Failed(e),
             };
         }
-        draw_connecting(ui, &connecting, hosting, share);
+        draw_waiting(ui, &connecting, &waiting);
         drawn += 1;
         if let Some(shot) = &screenshot
             && drawn >= shot.after_frames
@@ -497,20 +505,21 @@ pub async fn connect_screen(
     }
 }
 
-/// The waiting screen: the room code, the server to share, the stage in
-/// words and, on the host, a failed attempt by a player with no path.
-fn draw_connecting(ui: &Ui, connecting: &BackgroundConnect, hosting: bool, share: &Share) {
+/// The waiting screen: the room code, the server (to share, on the host),
+/// the stage in words and, on the host, a failed attempt by a player with
+/// no path.
+fn draw_waiting<C: MaybeSend + 'static>(
+    ui: &Ui,
+    connecting: &BackgroundConnect<C>,
+    waiting: &Waiting<'_>,
+) {
     let dots = ["", ".", "..", "..."];
-    let (stage, probes) = connecting.status();
+    let status = connecting.status();
+    let hosting = waiting.share.is_some();
     super::menu::backdrop(ui);
     let font = &ui.sprites.font;
     let cx = screen_width() / 2.0;
-    let title = match (hosting, connecting.room()) {
-        (true, _) => "HOSTING A MATCH",
-        (false, Some(_)) => "JOINING A MATCH",
-        (false, None) => "QUICK MATCH",
-    };
-    font.draw_shadowed(title, cx, 60.0, 4.0, WHITE, Align::Center);
+    font.draw_shadowed(waiting.title, cx, 60.0, 4.0, WHITE, Align::Center);
     if let Some(room) = connecting.room() {
         font.draw("room code", cx, 150.0, 3.0, GRAY, Align::Center);
         font.draw_shadowed(
@@ -531,26 +540,26 @@ fn draw_connecting(ui: &Ui, connecting: &BackgroundConnect, hosting: bool, share
             Align::Center,
         );
     }
-    let server = if hosting {
-        format!("the other player joins with server {}", share.server)
-    } else {
-        format!("server {}", connecting.server())
+    let server = match waiting.share {
+        Some(share) => format!("the other player joins with server {}", share.server),
+        None => format!("server {}", connecting.server()),
     };
     font.draw(&server, cx, 340.0, 2.0, GRAY, Align::Center);
-    if let (true, Some(link)) = (hosting, &share.link) {
+    if let Some(link) = waiting.share.and_then(|s| s.link.as_ref()) {
         let text = format!("or opens {link} in a browser");
         font.draw(&text, cx, 370.0, 2.0, GRAY, Align::Center);
     }
     let tick = (get_time() * 3.0) as usize % dots.len();
-    let what = match (stage, hosting) {
+    let what = match (status.stage, hosting) {
         (Stage::Connecting, true) => {
             "waiting for the other player to join - tell them the code".to_string()
         }
         (Stage::Measuring, _) => format!(
-            "connected; measuring latency ({probes}/{})",
+            "connected; measuring latency ({}/{})",
+            status.probes,
             crate::net::handshake::PROBES
         ),
-        _ => stage.to_string(),
+        (stage, _) => stage.to_string(),
     };
     font.draw(
         &format!("{what}{}", dots[tick]),
@@ -560,7 +569,7 @@ fn draw_connecting(ui: &Ui, connecting: &BackgroundConnect, hosting: bool, share
         WHITE,
         Align::Center,
     );
-    if let Some(attempt) = connecting.failed_attempt() {
+    if let Some(attempt) = status.failed_attempt {
         // Too long for one line: wrapped before the parenthesis.
         let text = attempt.to_string();
         let (first, rest) = text.split_once(" (").unwrap_or((&text, ""));
@@ -576,57 +585,4 @@ fn draw_connecting(ui: &Ui, connecting: &BackgroundConnect, hosting: bool, share
         GRAY,
         Align::Center,
     );
-}
-
-/// How a spectator's connection attempt ended.
-pub enum WatchOutcome {
-    Connected(Box<WatchConnection>),
-    /// Esc.
-    Cancelled,
-    Failed(ConnectError),
-}
-
-/// The spectator's waiting screen: the room, the stage; Esc cancels. The
-/// connector is polled once per drawn frame (no latency is measured).
-pub async fn watch_screen(ui: &mut Ui, mut connector: WatchConnector) -> WatchOutcome {
-    enter_screen();
-    let dots = ["", ".", "..", "..."];
-    loop {
-        if pressed(KeyCode::Escape) {
-            return WatchOutcome::Cancelled;
-        }
-        if let Poll::Ready(result) = connector.poll() {
-            return match result {
-                Ok(c) => WatchOutcome::Connected(Box::new(c)),
-                Err(e) => WatchOutcome::Failed(e),
-            };
-        }
-        super::menu::backdrop(ui);
-        let font = &ui.sprites.font;
-        let cx = screen_width() / 2.0;
-        font.draw_shadowed("WATCHING A MATCH", cx, 60.0, 4.0, WHITE, Align::Center);
-        font.draw("room code", cx, 150.0, 3.0, GRAY, Align::Center);
-        font.draw_shadowed(
-            &connector.options().room.to_string(),
-            cx,
-            190.0,
-            12.0,
-            Color::new(1.0, 0.9, 0.4, 1.0),
-            Align::Center,
-        );
-        let server = format!("server {}", connector.options().server);
-        font.draw(&server, cx, 340.0, 2.0, GRAY, Align::Center);
-        let tick = (get_time() * 3.0) as usize % dots.len();
-        let what = format!("{}{}", connector.stage(), dots[tick]);
-        font.draw(&what, cx, 420.0, 3.0, WHITE, Align::Center);
-        font.draw(
-            "Esc: back",
-            cx,
-            screen_height() - 60.0,
-            2.0,
-            GRAY,
-            Align::Center,
-        );
-        end_frame().await;
-    }
 }

@@ -102,6 +102,17 @@ impl LoopHandle {
     }
 }
 
+/// `Send` natively, where background work runs on threads; anything in the
+/// browser, where it runs on the page's one thread.
+#[cfg(not(target_arch = "wasm32"))]
+pub trait MaybeSend: Send {}
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Send> MaybeSend for T {}
+#[cfg(target_arch = "wasm32")]
+pub trait MaybeSend {}
+#[cfg(target_arch = "wasm32")]
+impl<T> MaybeSend for T {}
+
 /// Runs `step` every `period` in the background until it returns true, on
 /// a thread of its own: for work that must be polled more often than a
 /// window draws (the latency probe).

@@ -1,18 +1,16 @@
 //! From a room code to a spectator's stream: signaling (`watch-CODE`), the
 //! WebRTC connection to the player the server introduces us to (the
 //! room's first player, once both players are in), `Watch` repeated until
-//! that player answers with `Streaming` (the seed and preset). Polled and
-//! staged like [`super::connect::Connector`]; it ends with the streaming
+//! that player answers with `Streaming` (the seed and preset). A seat of
+//! the one [`super::connect::Connector`]; it ends with the streaming
 //! peer and whatever of the match so far has arrived with the answer
 //! (`session`'s spectator backend takes the rest as it comes).
 
-use std::fmt;
-use std::task::Poll;
 use web_time::{Duration, Instant};
 
 use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
-use super::connect::{CONTROL_CHANNEL, ConnectError, GGRS_CHANNEL, SIGNALING_TIMEOUT, poll_socket};
+use super::connect::{ConnectError, RoomLink, SIGNALING_TIMEOUT, Seat, Stage, Status};
 use super::control::ControlChannel;
 use super::handshake::{HandshakeError, Message, Watch};
 use super::ice::IceServers;
@@ -21,7 +19,7 @@ use super::protocol::phase::{Heard, Spectating};
 use super::rejoin::CatchUpReceiver;
 use super::room::Room;
 use super::room_code::RoomCode;
-use super::signaling::{client_builder, watch_url};
+use super::signaling::watch_url;
 use super::task::{LoopHandle, NetRuntime};
 use crate::sim::{Frame, SimConfig};
 
@@ -40,26 +38,6 @@ pub struct WatchOptions {
     pub timeout: Duration,
     /// Debug aid for tests: claim another protocol version.
     pub protocol_skew: u32,
-}
-
-/// Where a spectator's connection is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WatchStage {
-    Signaling,
-    /// In the room; the server introduces us once both players are in.
-    WaitingForPlayers,
-    /// Connected to a player; asking it for the match.
-    Asking,
-}
-
-impl fmt::Display for WatchStage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            WatchStage::Signaling => "contacting the signaling server",
-            WatchStage::WaitingForPlayers => "waiting for both players to be in the room",
-            WatchStage::Asking => "asking the players for the match",
-        })
-    }
 }
 
 /// A spectator connected to the player who streams the match.
@@ -90,79 +68,85 @@ pub struct WatchConnection {
     pub server: String,
 }
 
-pub struct WatchConnector {
-    runtime: Option<NetRuntime>,
-    socket: Option<WebRtcSocket>,
-    message_loop: Option<LoopHandle>,
+/// A spectator's connector.
+pub type SpectatorConnector = super::connect::Connector<SpectatorSeat>;
+
+/// A spectator's seat: the room's first player, asked with `Watch` until
+/// it answers (`Room::watching`).
+pub struct SpectatorSeat {
     options: WatchOptions,
-    started: Instant,
-    stage: WatchStage,
+    stage: Stage,
+    /// The socket's channels until the player connects.
+    channels: Option<(WebRtcChannel, WebRtcChannel)>,
     peer: Option<(PeerId, ControlChannel, WebRtcChannel)>,
     last_watch: Option<Instant>,
 }
 
-impl WatchConnector {
-    /// Opens the signaling connection on `runtime`. Does not block.
-    pub fn start(runtime: NetRuntime, options: WatchOptions) -> WatchConnector {
-        let url = watch_url(&options.server, &options.room);
-        // The same channels as the players' sockets: matchbox reports a
-        // peer connected only once every channel is open on both sides.
-        let (socket, message_loop) = client_builder(&url, options.ice.to_matchbox())
-            .add_reliable_channel()
-            .add_unreliable_channel()
-            .build();
-        let message_loop = runtime.spawn_message_loop(message_loop);
-        WatchConnector {
-            runtime: Some(runtime),
-            socket: Some(socket),
-            message_loop: Some(message_loop),
+impl Seat for SpectatorSeat {
+    type Options = WatchOptions;
+    type Connection = WatchConnection;
+
+    fn url(options: &WatchOptions) -> String {
+        watch_url(&options.server, &options.room)
+    }
+
+    fn ice(options: &WatchOptions) -> &IceServers {
+        &options.ice
+    }
+
+    fn new(
+        options: WatchOptions,
+        control: Option<WebRtcChannel>,
+        ggrs: Option<WebRtcChannel>,
+    ) -> SpectatorSeat {
+        SpectatorSeat {
             options,
-            started: Instant::now(),
-            stage: WatchStage::Signaling,
+            stage: Stage::Signaling,
+            channels: control.zip(ggrs),
             peer: None,
             last_watch: None,
         }
     }
 
-    pub fn stage(&self) -> WatchStage {
-        self.stage
+    fn server(&self) -> &str {
+        &self.options.server
     }
 
-    pub fn options(&self) -> &WatchOptions {
-        &self.options
+    fn room(&self) -> Option<&RoomCode> {
+        Some(&self.options.room)
     }
 
-    /// Makes progress; `Ready` once.
-    pub fn poll(&mut self) -> Poll<Result<WatchConnection, ConnectError>> {
-        match self.step() {
-            Ok(Some(connection)) => Poll::Ready(Ok(connection)),
-            Ok(None) => Poll::Pending,
-            Err(e) => Poll::Ready(Err(e)),
+    fn status(&self) -> Status {
+        Status {
+            stage: self.stage,
+            probes: 0,
+            failed_attempt: None,
         }
     }
 
-    fn step(&mut self) -> Result<Option<WatchConnection>, ConnectError> {
-        let now = Instant::now();
-        let (changes, has_id) = poll_socket(
-            self.socket.as_mut(),
-            &mut self.message_loop,
-            Some(&self.options.room),
-        )?;
+    fn step(
+        &mut self,
+        link: &mut RoomLink,
+        now: Instant,
+    ) -> Result<Option<WatchConnection>, ConnectError> {
+        let (changes, has_id) = link.poll(Some(&self.options.room))?;
         let mut peer_left = false;
         for (peer, state) in changes {
             match state {
-                PeerState::Connected if self.peer.is_none() => self.take_peer(peer)?,
+                PeerState::Connected if self.peer.is_none() => {
+                    self.take_peer(peer, link.started)?
+                }
                 PeerState::Connected => {}
                 PeerState::Disconnected => {
                     peer_left |= self.peer.as_ref().is_some_and(|p| p.0 == peer);
                 }
             }
         }
-        if self.stage == WatchStage::Signaling && has_id {
-            self.stage = WatchStage::WaitingForPlayers;
+        if self.stage == Stage::Signaling && has_id {
+            self.stage = Stage::WaitingForPlayers;
         }
-        let waited = now.duration_since(self.started);
-        if self.stage == WatchStage::Signaling && waited > SIGNALING_TIMEOUT {
+        let waited = now.duration_since(link.started);
+        if self.stage == Stage::Signaling && waited > SIGNALING_TIMEOUT {
             return Err(ConnectError::SignalingTimeout {
                 server: self.options.server.clone(),
                 secs: SIGNALING_TIMEOUT.as_secs(),
@@ -186,9 +170,8 @@ impl WatchConnector {
                 "watching room {}: {peer} streams the match (seed {seed}, preset {preset})",
                 self.options.room
             );
-            return self
-                .finish(peer, (seed, preset, config, so_far, name), received, early)
-                .map(Some);
+            let answer = (seed, preset, config, so_far, name);
+            return self.finish(link, peer, answer, received, early).map(Some);
         }
         if peer_left {
             return Err(ConnectError::PeerLeft);
@@ -201,37 +184,32 @@ impl WatchConnector {
         }
         Ok(None)
     }
+}
 
-    fn take_peer(&mut self, peer: PeerId) -> Result<(), ConnectError> {
-        let socket = self.socket.as_mut().ok_or(ConnectError::LoopGone)?;
-        let control = socket
-            .take_channel(CONTROL_CHANNEL)
-            .map_err(|_| ConnectError::LoopGone)?;
-        let ggrs = socket
-            .take_channel(GGRS_CHANNEL)
-            .map_err(|_| ConnectError::LoopGone)?;
+impl SpectatorSeat {
+    fn take_peer(&mut self, peer: PeerId, started: Instant) -> Result<(), ConnectError> {
+        let (control, ggrs) = self.channels.take().ok_or(ConnectError::LoopGone)?;
         let control = ControlChannel::new(control, Room::watching(peer), LinkConfig::default(), 0);
-        tracing::info!(
-            "connected to player {peer} after {:?}",
-            self.started.elapsed()
-        );
+        tracing::info!("connected to player {peer} after {:?}", started.elapsed());
         self.peer = Some((peer, control, ggrs));
-        self.stage = WatchStage::Asking;
+        self.stage = Stage::Asking;
         Ok(())
     }
 
     fn finish(
         &mut self,
+        link: &mut RoomLink,
         peer: PeerId,
         (seed, preset, config, so_far, name): (u64, String, SimConfig, Frame, String),
         received: CatchUpReceiver,
         early: Vec<Spectating>,
     ) -> Result<WatchConnection, ConnectError> {
         let (_, control, ggrs_channel) = self.peer.take().ok_or(ConnectError::LoopGone)?;
+        let (runtime, socket, message_loop) = link.take()?;
         Ok(WatchConnection {
-            runtime: self.runtime.take().ok_or(ConnectError::LoopGone)?,
-            socket: self.socket.take().ok_or(ConnectError::LoopGone)?,
-            message_loop: self.message_loop.take().ok_or(ConnectError::LoopGone)?,
+            runtime,
+            socket,
+            message_loop,
             ggrs_channel,
             control,
             peer,
@@ -242,7 +220,7 @@ impl WatchConnector {
             name,
             received,
             early,
-            started: self.started,
+            started: link.started,
             room: self.options.room.clone(),
             server: self.options.server.clone(),
         })

@@ -24,7 +24,7 @@ use web_time::{Duration, Instant};
 
 use super::OnlineBackend;
 use super::stage::{Pause, Stage};
-use crate::net::connect::{Connection, Connector};
+use crate::net::connect::{Connection, Connector, PlayerConnector};
 use crate::net::handshake::Claim;
 use crate::net::socket::SharedChannel;
 use crate::net::task::NetRuntime;
@@ -55,7 +55,7 @@ pub(in crate::session) struct Knocking {
     /// When the packets stopped.
     since: Instant,
     deadline: Instant,
-    attempt: Option<Connector>,
+    attempt: Option<PlayerConnector>,
     next_attempt: Instant,
     pub(super) attempts: u32,
     /// The path the match was on (direct, relay, ...).

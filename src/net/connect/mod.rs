@@ -1,0 +1,525 @@
+//! From a room code to a connection, for a player (an agreed match:
+//! signaling, the WebRTC connection, the handshake; [`player`]) or a
+//! spectator (the streaming player's answer; `net::watch`): one
+//! [`Connector`], the seat it asks for as data. [`Connector::poll`] is
+//! non-blocking and reports the stage it is in, so a window can draw
+//! progress while a headless run just polls in a loop; control stays with
+//! the caller.
+
+mod player;
+
+use std::fmt;
+use std::task::Poll;
+use web_time::{Duration, Instant};
+
+use matchbox_socket::{CandidateType, PeerId, PeerState, WebRtcChannel, WebRtcSocket};
+
+use super::control::ControlChannel;
+use super::delay::DelaySetting;
+use super::handshake::{Agreement, Claim, HandshakeError, Role};
+use super::ice::IceServers;
+use super::link_sim::LinkConfig;
+use super::rejoin::{CatchUpError, History};
+use super::room::Room;
+use super::room_code::RoomCode;
+use super::signaling::{
+    JoinError, SEAT_PARAM, SeatToken, classify_socket_error, client_builder, room_url,
+};
+use super::task::{LoopEnd, LoopHandle, MaybeSend, NetRuntime, poll_in_background};
+use crate::sim::Frame;
+pub use player::PlayerSeat;
+
+/// Channel 0 carries the handshake and control messages, reliably and in order.
+pub const CONTROL_CHANNEL: usize = 0;
+/// Channel 1 carries GGRS: unreliable and unordered, like UDP.
+pub const GGRS_CHANNEL: usize = 1;
+/// Longest wait for the signaling server to accept us ("server unreachable"
+/// must be reported within 10 s).
+pub const SIGNALING_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// Where a connection attempt is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Reaching the signaling server.
+    Signaling,
+    /// In the room, waiting for the other player and a WebRTC path to them.
+    Connecting,
+    /// Connected; handshake and latency probe running.
+    Measuring,
+    /// Rejoining a paused match: receiving the match so far.
+    CatchingUp,
+    /// A spectator in the room: the server introduces it to a player once
+    /// both players are in.
+    WaitingForPlayers,
+    /// A spectator connected to a player, asking it for the match.
+    Asking,
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stage::Signaling => "contacting the signaling server",
+            Stage::Connecting => "waiting for the other player",
+            Stage::Measuring => "measuring latency",
+            Stage::CatchingUp => "catching up on the match",
+            Stage::WaitingForPlayers => "waiting for both players to be in the room",
+            Stage::Asking => "asking the players for the match",
+        })
+    }
+}
+
+/// A player reached the room but left again before a WebRTC path to it
+/// opened: what a joiner behind a strict NAT does when its own timeout ends.
+/// The connector keeps waiting in the room; this is what it can tell its
+/// user meanwhile (a window's host screen, a line on stderr).
+///
+/// matchbox reports nothing while a peer's connection is being negotiated,
+/// only `Disconnected` for a peer that leaves the room; a peer that was never
+/// `Connected` leaving is the sign that no path could be opened (or that the
+/// other player cancelled early: from here the two look the same).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedAttempt {
+    /// "room K7Q-2XM", or "the quick-match queue".
+    pub room: String,
+    /// Players who came and went without a connection, so far.
+    pub count: u32,
+    /// When the last one left, counted from the start of the attempt.
+    pub after: Duration,
+}
+
+impl fmt::Display for FailedAttempt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a player reached {} but no direct network path could be opened (behind strict NATs, pass a relay with --turn); still waiting",
+            self.room
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ConnectOptions {
+    /// `ws://host:port`, without a room path.
+    pub server: String,
+    /// `None`: quick match.
+    pub room: Option<RoomCode>,
+    pub role: Role,
+    pub ice: IceServers,
+    /// Give up when no match is agreed by then.
+    pub timeout: Duration,
+    pub seed: u64,
+    pub preset: String,
+    pub delay: DelaySetting,
+    /// Simulated bad link on this peer's sends (pass-through by default).
+    pub link: LinkConfig,
+    pub link_seed: u64,
+    /// Debug aid for tests: claim another protocol version.
+    pub protocol_skew: u32,
+    /// Matches this player left in this room and may rejoin (its tickets).
+    pub rejoin: Vec<Claim>,
+    /// With `rejoin`: the frames of that match this player confirmed (a
+    /// live player reconnecting; 0 after a crash).
+    pub confirmed: Frame,
+    /// This player's seat token (`signaling::seat`): a reconnect presents
+    /// the same one and takes its seat back from the stale connection.
+    pub seat: Option<SeatToken>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error(transparent)]
+    Join(#[from] JoinError),
+    #[error(transparent)]
+    Handshake(#[from] HandshakeError),
+    #[error("could not reach the signaling server at {server} within {secs} s")]
+    SignalingTimeout { server: String, secs: u64 },
+    #[error(
+        "no connection to another player in {room} after {secs} s: nobody joined, or there is no direct network path between you (behind strict NATs, pass a relay with --turn)"
+    )]
+    NoPeer { room: String, secs: u64 },
+    #[error(
+        "nobody in {room} after {secs} s: the match you left there is no longer waiting for you (its reconnect window ended, or the other player left)"
+    )]
+    NothingToRejoin { room: String, secs: u64 },
+    #[error(
+        "a match is already running in {room}; ask the host for a new room code, or wait until that match ends"
+    )]
+    MatchRunning { room: String },
+    #[error("the other player stopped answering during the latency probe")]
+    HandshakeTimeout,
+    #[error("the other player left before the match started")]
+    PeerLeft,
+    #[error("could not catch up on the paused match: {0}")]
+    CatchUp(#[from] CatchUpError),
+    #[error("no match to watch in room {room} after {secs} s: both players must be in the room")]
+    NothingToWatch { room: String, secs: u64 },
+    /// The streaming player cannot serve this spectator (another version).
+    #[error("{0}")]
+    WatchRefused(String),
+    #[error("the connection's event loop stopped unexpectedly")]
+    LoopGone,
+    #[error("cancelled before the match started")]
+    Cancelled,
+}
+
+impl ConnectError {
+    /// Refusals caused by what the user asked for (exit 2); the rest are
+    /// runtime failures (exit 1).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            ConnectError::Join(
+                JoinError::RoomFull(_)
+                    | JoinError::TooManySpectators(_)
+                    | JoinError::Refused { .. }
+                    | JoinError::Untrusted(_)
+            ) | ConnectError::MatchRunning { .. }
+                | ConnectError::WatchRefused(_)
+                | ConnectError::Handshake(
+                    HandshakeError::VersionMismatch { .. }
+                        | HandshakeError::Malformed { .. }
+                        | HandshakeError::Paused { .. }
+                        | HandshakeError::NotThisMatch { .. }
+                )
+        )
+    }
+}
+
+/// How the connected peer is reached, for the summary's `connection`.
+pub fn connection_kind(remote: CandidateType) -> &'static str {
+    match remote {
+        CandidateType::Host => "host",
+        CandidateType::ServerReflexive => "srflx",
+        CandidateType::PeerReflexive => "prflx",
+        CandidateType::Relay => "relay",
+    }
+}
+
+/// A connected, agreed peer: everything the P2P session needs.
+pub struct Connection {
+    /// Runs the WebRTC message loop; must outlive the socket.
+    pub runtime: NetRuntime,
+    pub socket: WebRtcSocket,
+    pub message_loop: LoopHandle,
+    pub ggrs_channel: WebRtcChannel,
+    pub control: ControlChannel,
+    pub peer: PeerId,
+    pub agreement: Agreement,
+    /// When the attempt started (the summary's `connect_ms` counts from here
+    /// to the first frame).
+    pub started: Instant,
+    pub room: Option<RoomCode>,
+    /// The signaling server's URL (`ws://host:port`).
+    pub server: String,
+    pub role: Role,
+    pub link: LinkConfig,
+    pub link_seed: u64,
+    /// Rejoining a paused match: the match so far, from the other player.
+    pub history: Option<History>,
+    /// What this connection was made with (a reconnect reuses it).
+    pub options: ConnectOptions,
+}
+
+/// What a connection asks the room for, and the state of asking: a
+/// player's seat ([`PlayerSeat`]: the handshake, a rejoin's catch-up) or
+/// a spectator's (`net::watch::SpectatorSeat`: `Watch` until
+/// `Streaming`). The [`Connector`] around a seat owns the room's socket
+/// until the connection takes it; the seat decides everything else.
+pub trait Seat: Sized {
+    type Options;
+    type Connection;
+    /// The room URL the seat connects to.
+    fn url(options: &Self::Options) -> String;
+    fn ice(options: &Self::Options) -> &IceServers;
+    /// The seat, with the socket's two channels (taken at the start).
+    fn new(
+        options: Self::Options,
+        control: Option<WebRtcChannel>,
+        ggrs: Option<WebRtcChannel>,
+    ) -> Self;
+    /// One poll; the connection once there is one.
+    fn step(
+        &mut self,
+        link: &mut RoomLink,
+        now: Instant,
+    ) -> Result<Option<Self::Connection>, ConnectError>;
+    /// What a waiting screen shows.
+    fn status(&self) -> Status;
+    fn server(&self) -> &str;
+    fn room(&self) -> Option<&RoomCode>;
+}
+
+/// Where an attempt is, for a waiting screen or a log line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub stage: Stage,
+    /// Latency probes done (a player's handshake).
+    pub probes: u32,
+    /// A player came and went without a path (a player's seat).
+    pub failed_attempt: Option<FailedAttempt>,
+}
+
+/// The room's socket while a seat is asked for: it moves into the
+/// connection at the end.
+pub struct RoomLink {
+    runtime: Option<NetRuntime>,
+    socket: Option<WebRtcSocket>,
+    message_loop: Option<LoopHandle>,
+    /// When the attempt started (the summary's `connect_ms` counts from here).
+    pub started: Instant,
+}
+
+impl RoomLink {
+    /// The peers' changes and whether the server has given us an id; or,
+    /// once the socket's message loop has ended, why.
+    pub fn poll(
+        &mut self,
+        room: Option<&RoomCode>,
+    ) -> Result<(Vec<(PeerId, PeerState)>, bool), ConnectError> {
+        poll_socket(self.socket.as_mut(), &mut self.message_loop, room)
+    }
+
+    pub fn socket_mut(&mut self) -> Option<&mut WebRtcSocket> {
+        self.socket.as_mut()
+    }
+
+    /// The runtime, the socket and its message loop, for the connection.
+    pub fn take(&mut self) -> Result<(NetRuntime, WebRtcSocket, LoopHandle), ConnectError> {
+        let runtime = self.runtime.take().ok_or(ConnectError::LoopGone)?;
+        let socket = self.socket.take().ok_or(ConnectError::LoopGone)?;
+        let message_loop = self.message_loop.take().ok_or(ConnectError::LoopGone)?;
+        Ok((runtime, socket, message_loop))
+    }
+}
+
+/// A player's connector.
+pub type PlayerConnector = Connector<PlayerSeat>;
+
+/// From a room code to a connection, for players and spectators alike:
+/// what seat it asks for is `S` and its options. Polled, never blocking;
+/// the caller keeps control.
+pub struct Connector<S> {
+    link: RoomLink,
+    seat: S,
+}
+
+impl<S: Seat> Connector<S> {
+    /// Opens the signaling connection on `runtime` (which the connection
+    /// keeps). Does not block.
+    pub fn start(runtime: NetRuntime, options: S::Options) -> Self {
+        let (socket, message_loop, control, ggrs) =
+            open_socket(&runtime, &S::url(&options), S::ice(&options));
+        Connector {
+            link: RoomLink {
+                runtime: Some(runtime),
+                socket: Some(socket),
+                message_loop: Some(message_loop),
+                started: Instant::now(),
+            },
+            seat: S::new(options, control, ggrs),
+        }
+    }
+
+    /// Makes progress; `Ready` once, with the connection or the reason
+    /// there is none.
+    pub fn poll(&mut self) -> Poll<Result<S::Connection, ConnectError>> {
+        match self.seat.step(&mut self.link, Instant::now()) {
+            Ok(Some(connection)) => Poll::Ready(Ok(connection)),
+            Ok(None) => Poll::Pending,
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        self.seat.status()
+    }
+
+    pub fn server(&self) -> &str {
+        self.seat.server()
+    }
+
+    pub fn room(&self) -> Option<&RoomCode> {
+        self.seat.room()
+    }
+}
+
+/// A player's control channel over `channel`, driven by `room`, through
+/// the simulated link if `options` set one.
+pub fn player_control(
+    channel: WebRtcChannel,
+    room: Room<PeerId>,
+    options: &ConnectOptions,
+) -> ControlChannel {
+    ControlChannel::new(channel, room, options.link, options.link_seed ^ 0x0C01_7201)
+}
+
+/// A player's room URL, with its seat token.
+pub fn seat_url(options: &ConnectOptions) -> String {
+    let url = room_url(&options.server, options.room.as_ref());
+    match (options.seat, &options.room) {
+        (Some(token), Some(_)) => format!("{url}?{SEAT_PARAM}={token}"),
+        _ => url,
+    }
+}
+
+/// A player's socket in its room (with its seat token), its message loop
+/// started on `runtime`, and its two channels: control, GGRS.
+pub fn open_room_socket(
+    runtime: &NetRuntime,
+    options: &ConnectOptions,
+) -> (
+    WebRtcSocket,
+    LoopHandle,
+    Option<WebRtcChannel>,
+    Option<WebRtcChannel>,
+) {
+    open_socket(runtime, &seat_url(options), &options.ice)
+}
+
+/// A socket to `url` with the two channels every room peer has (matchbox
+/// reports a peer connected only once every channel is open on both
+/// sides), its message loop started on `runtime`.
+fn open_socket(
+    runtime: &NetRuntime,
+    url: &str,
+    ice: &IceServers,
+) -> (
+    WebRtcSocket,
+    LoopHandle,
+    Option<WebRtcChannel>,
+    Option<WebRtcChannel>,
+) {
+    let (mut socket, message_loop) = client_builder(url, ice.to_matchbox())
+        .add_reliable_channel()
+        .add_unreliable_channel()
+        .build();
+    let message_loop = runtime.spawn_message_loop(message_loop);
+    // Both channels exist from the start; taking them cannot fail.
+    let control = socket.take_channel(CONTROL_CHANNEL).ok();
+    let ggrs = socket.take_channel(GGRS_CHANNEL).ok();
+    (socket, message_loop, control, ggrs)
+}
+
+/// One poll of a room's socket (a player's or a spectator's): the peers'
+/// changes and whether the server has given us an id; or, once the
+/// socket's message loop has ended, why.
+fn poll_socket(
+    socket: Option<&mut WebRtcSocket>,
+    message_loop: &mut Option<LoopHandle>,
+    room: Option<&RoomCode>,
+) -> Result<(Vec<(PeerId, PeerState)>, bool), ConnectError> {
+    if message_loop.as_ref().is_some_and(|h| h.is_finished()) {
+        return Err(loop_error(message_loop, room));
+    }
+    let socket = socket.ok_or(ConnectError::LoopGone)?;
+    match socket.try_update_peers() {
+        Ok(changes) => Ok((changes, socket.id().is_some())),
+        Err(_) => Err(loop_error(message_loop, room)),
+    }
+}
+
+/// Why the message loop ended (it only ends on errors or a close).
+fn loop_error(message_loop: &mut Option<LoopHandle>, room: Option<&RoomCode>) -> ConnectError {
+    let Some(mut handle) = message_loop.take() else {
+        return ConnectError::LoopGone;
+    };
+    match handle.take_end() {
+        Some(LoopEnd::Returned(Err(e))) => classify_socket_error(&e, room).into(),
+        Some(LoopEnd::Returned(Ok(()))) => {
+            JoinError::Disconnected("the server closed the connection".into()).into()
+        }
+        Some(LoopEnd::Panicked) | None => ConnectError::LoopGone,
+    }
+}
+
+/// A [`Connector`] polled every millisecond in the background (a thread, or
+/// a timer task in the browser: see [`poll_in_background`]), for frontends
+/// that poll slower than that (a window polls once per drawn frame, and the
+/// first frames of a new window can take a long time): a pong answered late
+/// would inflate the measured latency and so the input delay.
+pub struct BackgroundConnect<C> {
+    status: std::sync::Arc<std::sync::Mutex<Status>>,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    result: std::sync::mpsc::Receiver<Result<C, ConnectError>>,
+    room: Option<RoomCode>,
+    server: String,
+}
+
+impl<C: MaybeSend + 'static> BackgroundConnect<C> {
+    pub fn spawn<S>(mut connector: Connector<S>) -> Self
+    where
+        S: Seat<Connection = C> + MaybeSend + 'static,
+    {
+        use std::sync::atomic::Ordering;
+        let status = std::sync::Arc::new(std::sync::Mutex::new(connector.status()));
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (tx, result) = std::sync::mpsc::channel();
+        let room = connector.room().cloned();
+        let server = connector.server().to_string();
+        let (shared, stop) = (status.clone(), cancel.clone());
+        poll_in_background(Duration::from_millis(1), move || {
+            if stop.load(Ordering::Relaxed) {
+                return true;
+            }
+            let polled = connector.poll();
+            if let Ok(mut s) = shared.lock() {
+                let now = connector.status();
+                if *s != now {
+                    *s = now;
+                }
+            }
+            match polled {
+                Poll::Ready(result) => {
+                    let _ = tx.send(result);
+                    true
+                }
+                Poll::Pending => false,
+            }
+        });
+        BackgroundConnect {
+            status,
+            cancel,
+            result,
+            room,
+            server,
+        }
+    }
+
+    /// The signaling server's URL.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The stage, the latency probes done so far, and the last player who
+    /// reached the room without a connection opening (the connector is
+    /// still waiting for another; see [`FailedAttempt`]).
+    pub fn status(&self) -> Status {
+        self.status.lock().map(|s| s.clone()).unwrap_or(Status {
+            stage: Stage::Signaling,
+            probes: 0,
+            failed_attempt: None,
+        })
+    }
+
+    pub fn room(&self) -> Option<&RoomCode> {
+        self.room.as_ref()
+    }
+
+    /// The outcome, once there is one.
+    pub fn poll(&self) -> Poll<Result<C, ConnectError>> {
+        match self.result.try_recv() {
+            Ok(result) => Poll::Ready(result),
+            Err(std::sync::mpsc::TryRecvError::Empty) => Poll::Pending,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Poll::Ready(Err(ConnectError::LoopGone))
+            }
+        }
+    }
+}
+
+impl<C> Drop for BackgroundConnect<C> {
+    fn drop(&mut self) {
+        self.cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
