@@ -9,8 +9,10 @@ mod rejoin;
 mod room_chat;
 mod spectators;
 mod stage;
+mod tally;
 
 use stage::Stage;
+use tally::Tally;
 
 use web_time::{Duration, Instant};
 
@@ -113,25 +115,16 @@ pub(super) struct OnlineBackend {
     last_local_input: Input,
     local_input_changes: u32,
     input_delay: u32,
-    delay_changes: u32,
     started: Instant,
     first_frame_at: Option<Instant>,
     /// While interrupted: when the match ends unless packets come back,
     /// and when the silence began.
     interrupted: Option<(Instant, Instant)>,
     skip_frames: u32,
-    stalled_frames: u64,
-    /// Frames skipped on GGRS's wait recommendations.
-    skipped_frames: u64,
-    /// Frames by the rollback (re-simulated frames) that preceded them.
-    rollback_histogram: [u64; MAX_PREDICTION + 1],
-    /// Sum over this peer's new frames of the input delay in force.
-    delay_frame_sum: u64,
     connection: Option<&'static str>,
     last_ping: Option<f64>,
     /// The desync being reported came from the peer (do not echo it back).
     desync_reported_by_peer: bool,
-    desyncs: u32,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
     garbage_owed: f64,
     /// GGRS frame 0 of the current session is this frame of the match (a
@@ -151,8 +144,6 @@ pub(super) struct OnlineBackend {
     stage: Stage,
     /// What the first connection was made with; a reconnect reuses it.
     connect_options: ConnectOptions,
-    /// Reconnects over a fresh connection this match went through.
-    reconnects: u32,
     /// A reconnect happened: log the new path once it is known.
     path_after_reconnect: bool,
     /// Our signaling connection closed (the match goes on peer to peer;
@@ -160,10 +151,8 @@ pub(super) struct OnlineBackend {
     signaling_lost: bool,
     /// This peer rejoined: the match so far, re-simulated at the first poll.
     history: Option<History>,
-    /// Rejoins this peer kept the match through, and the catch-up bytes it
-    /// sent (or, rejoining, received).
-    rejoins: u32,
-    catch_up_bytes: u64,
+    /// What the summary counts.
+    tally: Tally,
     chat: Chat,
     /// Spectators this player streams the match to (`spectators`).
     spectators: spectators::Spectators,
@@ -272,19 +261,13 @@ impl OnlineBackend {
             local_input_changes: 0,
             agreement,
             options,
-            delay_changes: 0,
             started,
             first_frame_at: None,
             interrupted: None,
             skip_frames: 0,
-            stalled_frames: 0,
-            skipped_frames: 0,
-            rollback_histogram: [0; MAX_PREDICTION + 1],
-            delay_frame_sum: 0,
             connection: None,
             last_ping: None,
             desync_reported_by_peer: false,
-            desyncs: 0,
             garbage,
             garbage_owed: 0.0,
             base: history.as_ref().map_or(0, |h| h.frames),
@@ -296,11 +279,12 @@ impl OnlineBackend {
             role,
             stage: Stage::Playing,
             connect_options,
-            reconnects: 0,
             path_after_reconnect: false,
             signaling_lost: false,
-            rejoins: 0,
-            catch_up_bytes: history.as_ref().map_or(0, |h| h.bytes as u64),
+            tally: Tally {
+                catch_up_bytes: history.as_ref().map_or(0, |h| h.bytes as u64),
+                ..Tally::default()
+            },
             history,
             chat,
             spectators: spectators::Spectators::default(),
@@ -341,7 +325,7 @@ impl OnlineBackend {
         );
         tracing::info!("input delay {detail}");
         self.input_delay = delay;
-        self.delay_changes += 1;
+        self.tally.delay_changes += 1;
         log.event(EventKind::InputDelay, &detail);
     }
 }
@@ -368,7 +352,7 @@ impl Backend for OnlineBackend {
         let requests = match self.session.advance_frame() {
             Ok(requests) => requests,
             Err(GgrsError::PredictionThreshold) => {
-                self.stalled_frames += 1;
+                self.tally.stalled_frames += 1;
                 report.stalled = true;
                 return Ok(report);
             }
@@ -387,9 +371,7 @@ impl Backend for OnlineBackend {
         }
         if report.new_frames > 0 {
             self.first_frame_at.get_or_insert_with(Instant::now);
-            let bucket = (report.resimulated as usize).min(MAX_PREDICTION);
-            self.rollback_histogram[bucket] += 1;
-            self.delay_frame_sum += u64::from(self.input_delay) * u64::from(report.new_frames);
+            (self.tally).frame(report.new_frames, report.resimulated, self.input_delay);
         }
         self.send_garbage();
         if self.first_frame_at.is_some() {
@@ -497,7 +479,7 @@ impl Backend for OnlineBackend {
             connection: self.connection,
             bytes_sent: stats.bytes_sent,
             bytes_received: stats.bytes_received,
-            stalled_frames: self.stalled_frames,
+            stalled_frames: self.tally.stalled_frames,
             awaiting_rejoin: self.waiting().is_some(),
             reconnecting: self.knocking().is_some(),
         })
@@ -545,7 +527,7 @@ impl Backend for OnlineBackend {
     /// Tells the peer about a desync we found (not one it told us about),
     /// and records it.
     fn report_desync(&mut self, frame: Frame, ours: u128, theirs: u128, log: &mut FrameLog) {
-        self.desyncs += 1;
+        self.tally.desyncs += 1;
         if !self.desync_reported_by_peer {
             self.control.send(&Message::Desync {
                 frame,
@@ -618,7 +600,7 @@ impl OnlineBackend {
             GgrsEvent::WaitRecommendation { skip_frames } => {
                 tracing::debug!("GGRS recommends waiting {skip_frames} frames");
                 self.skip_frames += skip_frames;
-                self.skipped_frames += u64::from(skip_frames);
+                self.tally.skipped_frames += u64::from(skip_frames);
             }
             GgrsEvent::DesyncDetected {
                 frame,
@@ -743,7 +725,6 @@ impl OnlineBackend {
     fn summarize(&self, summary: &mut Summary) {
         let stats = self.stats.get();
         summary.input_delay = self.input_delay;
-        summary.desyncs = self.desyncs;
         summary.rtt_ms = Some(
             self.retuner
                 .measured()
@@ -760,17 +741,8 @@ impl OnlineBackend {
         summary.connect_ms = self
             .first_frame_at
             .map(|t| t.duration_since(self.started).as_millis() as u64);
-        summary.stalled_frames = Some(self.stalled_frames);
-        summary.skipped_frames = Some(self.skipped_frames);
-        summary.rollback_histogram = Some(self.rollback_histogram.to_vec());
-        let frames: u64 = self.rollback_histogram.iter().sum();
-        summary.mean_input_delay = (frames > 0)
-            .then(|| (self.delay_frame_sum as f64 / frames as f64 * 1000.0).round() / 1000.0);
-        summary.delay_changes = Some(self.delay_changes);
+        self.tally.fill(summary);
         summary.player = Some(self.local as u32 + 1);
-        summary.rejoins = Some(self.rejoins);
-        summary.reconnects = Some(self.reconnects);
-        summary.catch_up_bytes = Some(self.catch_up_bytes);
         let chat = self.chat.counters();
         summary.chat_sent = Some(chat.sent);
         summary.chat_received = Some(chat.received);

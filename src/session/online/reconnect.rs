@@ -223,7 +223,7 @@ impl OnlineBackend {
         }
         let frame = sim.world().frame;
         self.restart_session(peer, &agreement, frame)?;
-        self.reconnects += 1;
+        self.tally.reconnects += 1;
         self.path_after_reconnect = true;
         let detail = format!(
             "reconnected to player {} after {} ms without packets (attempt {}), from frame {frame_before} to {frame}; path before: {}; {} bytes of catch-up sent; input delay {}",
@@ -231,7 +231,7 @@ impl OnlineBackend {
             knocking.since.elapsed().as_millis(),
             knocking.attempts,
             knocking.path_before.unwrap_or("unknown"),
-            self.catch_up_bytes,
+            self.tally.catch_up_bytes,
             agreement.input_delay
         );
         tracing::info!("{detail}");

@@ -224,7 +224,7 @@ impl OnlineBackend {
             .unwrap_or_default();
         let messages = encode_catch_up_after(known, inputs, checksums, log.confirmed_checksum());
         for message in messages {
-            self.catch_up_bytes += message.encode().len() as u64;
+            self.tally.catch_up_bytes += message.encode().len() as u64;
             self.control.send(&message);
         }
     }
@@ -277,11 +277,11 @@ impl OnlineBackend {
         self.catch_up(history, sim, log)?;
         let frame = sim.world().frame;
         self.restart_session(peer, &agreement, frame)?;
-        self.rejoins += 1;
+        self.tally.rejoins += 1;
         // A player that had confirmed frames was up all along: it
         // reconnected (`reconnect`); one that crashed knows none.
         let how = if agreement.peer_confirmed > 0 {
-            self.reconnects += 1;
+            self.tally.reconnects += 1;
             self.path_after_reconnect = true;
             format!("reconnected (path before: {path_before})")
         } else {
@@ -291,7 +291,7 @@ impl OnlineBackend {
             "player {} {how} at frame {frame} after {} ms; sent {} bytes of catch-up; input delay {}",
             self.remote + 1,
             waited.as_millis(),
-            self.catch_up_bytes,
+            self.tally.catch_up_bytes,
             agreement.input_delay
         );
         tracing::info!("{detail}");
