@@ -26,7 +26,7 @@ use crate::net::room_code::RoomCode;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
 use crate::net::signaling::{SeatToken, browser_link, check_server_url};
-use crate::net::task::{MaybeSend, NetRuntime};
+use crate::platform::tasks::{MaybeSend, NetRuntime};
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions};
 use crate::session::{Match, Pacing};

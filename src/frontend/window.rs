@@ -23,7 +23,7 @@ use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
 use super::touch_controls::TouchControls;
 use crate::net::connect::{BackgroundConnect, ConnectError, Stage};
-use crate::net::task::MaybeSend;
+use crate::platform::tasks::MaybeSend;
 use crate::session::{Finished, Match, Next, WatchControl, WatchStatus};
 use crate::sim::Input;
 

@@ -14,7 +14,6 @@ pub mod room;
 pub mod room_code;
 pub mod signaling;
 pub mod socket;
-pub mod task;
 pub mod watch;
 
 pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};

@@ -20,7 +20,7 @@ use super::rejoin::CatchUpReceiver;
 use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::watch_url;
-use super::task::{LoopHandle, NetRuntime};
+use crate::platform::tasks::{LoopHandle, NetRuntime};
 use crate::sim::{Frame, SimConfig};
 
 /// How often `Watch` is repeated until the player answers: a message sent

@@ -11,11 +11,15 @@
 //!   storage (settings, rejoin tickets), downloads, the file picker, the
 //!   server that served the page and the ICE offer it fetched.
 //!
+//! - [`tasks`]: where background work runs — matchbox's message loop and
+//!   the connector's polling — natively on tokio and threads, in the
+//!   browser as tasks on the page's event loop.
+//!
 //! Nothing here depends on the game's other modules; clocks are
-//! `web_time` everywhere, and the network's task spawning stays with the
-//! network runtime (`net::task`).
+//! `web_time` everywhere.
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
 pub mod files;
 pub mod records;
+pub mod tasks;

@@ -37,7 +37,7 @@ use crate::net::rejoin::History;
 use crate::net::room::Output;
 use crate::net::room_code::RoomCode;
 use crate::net::socket::{GgrsSocket, SharedChannel, StatsHandle};
-use crate::net::task::{LoopHandle, NetRuntime};
+use crate::platform::tasks::{LoopHandle, NetRuntime};
 use crate::replay::EventKind;
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 

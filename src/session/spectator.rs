@@ -41,8 +41,8 @@ use crate::net::protocol::chunk::Chunk;
 use crate::net::protocol::phase::{Heard, Spectating};
 use crate::net::rejoin::CatchUpReceiver;
 use crate::net::room_code::RoomCode;
-use crate::net::task::{LoopHandle, NetRuntime};
 use crate::net::watch::WatchConnection;
+use crate::platform::tasks::{LoopHandle, NetRuntime};
 use crate::replay::EventKind;
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 

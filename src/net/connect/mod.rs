@@ -25,7 +25,7 @@ use super::room_code::RoomCode;
 use super::signaling::{
     JoinError, SEAT_PARAM, SeatToken, classify_socket_error, client_builder, room_url,
 };
-use super::task::{LoopEnd, LoopHandle, MaybeSend, NetRuntime, poll_in_background};
+use crate::platform::tasks::{LoopEnd, LoopHandle, MaybeSend, NetRuntime, poll_in_background};
 use crate::sim::Frame;
 pub use player::PlayerSeat;
 

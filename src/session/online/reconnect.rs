@@ -27,7 +27,7 @@ use super::stage::{Pause, Stage};
 use crate::net::connect::{Connection, Connector, PlayerConnector};
 use crate::net::handshake::Claim;
 use crate::net::socket::SharedChannel;
-use crate::net::task::NetRuntime;
+use crate::platform::tasks::NetRuntime;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;

@@ -29,7 +29,7 @@ use crate::net::protocol::phase::{CatchingUp, Heard};
 use crate::net::rejoin::{CatchUpReceiver, History, encode_catch_up_after};
 use crate::net::room::{Output, Room};
 use crate::net::socket::{GgrsSocket, SharedChannel};
-use crate::net::task::NetRuntime;
+use crate::platform::tasks::NetRuntime;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
