@@ -375,7 +375,7 @@ impl Backend for OnlineBackend {
         }
         self.send_garbage();
         if self.first_frame_at.is_some() {
-            self.service_chat(log);
+            self.room_chat().service(log);
         }
         let confirmed = Frame::try_from(self.session.confirmed_frame() + 1).unwrap_or(0);
         log.confirm_through(self.base + confirmed, sim.newest_frame())?;
@@ -442,7 +442,7 @@ impl Backend for OnlineBackend {
                 // Once the match runs, so that the other player, which
                 // hears spectators' lines relayed, is past its handshake.
                 if self.first_frame_at.is_some() {
-                    self.hear_spectators(log);
+                    self.room_chat().hear_spectators(log);
                 }
             }
             Err(e) => {
@@ -546,7 +546,7 @@ impl Backend for OnlineBackend {
     }
 
     fn send_chat(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
-        self.say(text, log)
+        self.room_chat().say(text, log)
     }
 
     fn take_chat(&mut self) -> Vec<ChatLine> {
@@ -699,8 +699,10 @@ impl OnlineBackend {
                 }
                 // A late probe from a peer still measuring: answer it.
                 Playing::Ping { seq } => self.control.send(&Message::Pong { seq }),
-                Playing::Chat { text } => self.hear_partner(&text, log),
-                Playing::Relayed { from, text, .. } => self.hear_relayed(&from, &text, log),
+                Playing::Chat { text } => self.room_chat().hear_partner(&text, log),
+                Playing::Relayed { from, text, .. } => {
+                    self.room_chat().hear_relayed(&from, &text, log)
+                }
             }
         }
         Ok(())

@@ -9,9 +9,11 @@
 use web_time::Instant;
 
 use super::OnlineBackend;
+use super::spectators::Spectators;
+use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::replay::EventKind;
-use crate::session::chat::{ChatError, ChatLine};
+use crate::session::chat::{Chat, ChatError, ChatLine};
 use crate::session::frame_log::FrameLog;
 
 /// Who else must hear a line this player accepted.
@@ -23,7 +25,26 @@ enum Relay {
     Everyone,
 }
 
+/// The parts of a match the room chat works with, borrowed together.
+pub(super) struct RoomChat<'a> {
+    chat: &'a mut Chat,
+    control: &'a mut ControlChannel,
+    spectators: &'a mut Spectators,
+}
+
 impl OnlineBackend {
+    /// The room chat, handed the chat's state, the channel and the
+    /// spectators.
+    pub(super) fn room_chat(&mut self) -> RoomChat<'_> {
+        RoomChat {
+            chat: &mut self.chat,
+            control: &mut self.control,
+            spectators: &mut self.spectators,
+        }
+    }
+}
+
+impl RoomChat<'_> {
     /// Our line: to the other player, into the replay, to the spectators.
     pub(super) fn say(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
         let line = self.chat.say(Instant::now(), log.confirmed(), text)?;
@@ -74,7 +95,7 @@ impl OnlineBackend {
 
     /// Once the match runs: the `--say` lines (the first call), and the
     /// debug flood's messages due since the last call.
-    pub(super) fn service_chat(&mut self, log: &mut FrameLog) {
+    pub(super) fn service(&mut self, log: &mut FrameLog) {
         for text in self.chat.take_greeting() {
             if let Err(e) = self.say(&text, log) {
                 tracing::warn!("--say {text:?} not sent: {e}");
@@ -92,7 +113,7 @@ impl OnlineBackend {
         if relay == Relay::Everyone {
             self.control.send(&relayed);
         }
-        self.spectators.send_all(&mut self.control, &relayed);
+        self.spectators.send_all(self.control, &relayed);
     }
 }
 

@@ -19,9 +19,9 @@ use matchbox_socket::PeerId;
 use super::OnlineBackend;
 use super::room_chat::relayed;
 use crate::net::control::ControlChannel;
-use crate::net::handshake::Message;
+use crate::net::handshake::{Agreement, Message};
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up, encode_frames};
-use crate::session::chat::{RateLimiter, spectator_name};
+use crate::session::chat::{Chat, RateLimiter, spectator_name};
 use crate::session::frame_log::FrameLog;
 use crate::sim::Frame;
 
@@ -81,54 +81,94 @@ impl Spectators {
     }
 }
 
-impl OnlineBackend {
+/// What a new spectator is sent before the frames: the match's seed and
+/// preset, and the chat so far.
+pub(in crate::session) struct StreamStart<'a> {
+    pub seed: u64,
+    pub preset: &'a str,
+    pub chat: &'a Chat,
+}
+
+impl Spectators {
     /// New spectators get the match so far; everyone gets the frames
     /// confirmed since, once there are [`LIVE_BATCH`] of them (all of them
-    /// with `all`: the end of the match).
-    pub(super) fn serve_spectators(&mut self, log: &FrameLog, all: bool) {
-        self.admit_spectators(log);
-        self.stream_to_spectators(log, all);
+    /// with `all`: the end of the match). `partner` is never a spectator.
+    pub(in crate::session) fn serve(
+        &mut self,
+        control: &mut ControlChannel,
+        partner: PeerId,
+        start: &StreamStart<'_>,
+        log: &FrameLog,
+        all: bool,
+    ) {
+        self.admit(control, partner, start, log);
+        self.stream(control, log, all);
+    }
+
+    /// The end of the match (`Done`) or of this player's part in it
+    /// (`Bye`, a failure): every spectator is told, after the last frames.
+    pub(in crate::session) fn tell(
+        &mut self,
+        control: &mut ControlChannel,
+        partner: PeerId,
+        start: &StreamStart<'_>,
+        log: &FrameLog,
+        message: &Message,
+    ) {
+        if self.is_empty() {
+            return;
+        }
+        self.serve(control, partner, start, log, true);
+        self.send_all(control, message);
     }
 
     /// Each newcomer that asked to watch: refused in words (another
     /// version, or the match is full), or sent the chat and the match so
     /// far and added to the list.
-    fn admit_spectators(&mut self, log: &FrameLog) {
-        for (peer, watch) in self.control.take_watchers() {
-            if peer == self.peer || self.spectators.list.iter().any(|s| s.peer == peer) {
+    fn admit(
+        &mut self,
+        control: &mut ControlChannel,
+        partner: PeerId,
+        start: &StreamStart<'_>,
+        log: &FrameLog,
+    ) {
+        for (peer, watch) in control.take_watchers() {
+            if peer == partner || self.list.iter().any(|s| s.peer == peer) {
                 continue;
             }
             if let Some(reason) = watch.mismatch() {
-                if self.spectators.refused.len() < REFUSED_LOGGED
-                    && self.spectators.refused.insert(peer)
-                {
+                if self.refused.len() < REFUSED_LOGGED && self.refused.insert(peer) {
                     tracing::warn!("refused spectator {peer}: {reason}");
                 }
-                self.control
-                    .send_to(peer, &Message::WatchRefused { reason });
+                control.send_to(peer, &Message::WatchRefused { reason });
                 continue;
             }
-            if self.spectators.list.len() >= MAX_SPECTATORS {
+            if self.list.len() >= MAX_SPECTATORS {
                 let reason = format!("this match already has {MAX_SPECTATORS} spectators");
-                self.control
-                    .send_to(peer, &Message::WatchRefused { reason });
+                control.send_to(peer, &Message::WatchRefused { reason });
                 continue;
             }
-            self.welcome_spectator(peer, log);
+            self.welcome(control, peer, start, log);
         }
     }
 
     /// Sends a new spectator the stream's start, the chat so far and the
     /// confirmed match so far, and adds it to the list.
-    fn welcome_spectator(&mut self, peer: PeerId, log: &FrameLog) {
+    fn welcome(
+        &mut self,
+        control: &mut ControlChannel,
+        peer: PeerId,
+        start: &StreamStart<'_>,
+        log: &FrameLog,
+    ) {
         let Some(history) = log.history() else {
             return;
         };
-        let name = spectator_name(self.spectators.served + 1);
+        let name = spectator_name(self.served + 1);
         let sent = history.inputs.len() as Frame;
         let streaming = Message::Streaming {
-            seed: self.agreement.seed,
-            preset: self.agreement.preset.clone(),
+            seed: start.seed,
+            preset: start.preset.to_string(),
             frame: sent,
             name: name.clone(),
         };
@@ -139,7 +179,7 @@ impl OnlineBackend {
         // the fast-forward were recorded late; seen in tests/watch.rs on a
         // loaded machine.)
         let mut messages = vec![streaming];
-        messages.extend(self.chat.history().map(relayed));
+        messages.extend(start.chat.history().map(relayed));
         messages.extend(encode_catch_up(
             &history.inputs,
             &history.checksums,
@@ -148,14 +188,14 @@ impl OnlineBackend {
         // The end of a rejoin's catch-up; a spectator's goes on live.
         messages.pop();
         let bytes: usize = (messages.iter())
-            .map(|message| self.control.send_to(peer, message))
+            .map(|message| control.send_to(peer, message))
             .sum();
         tracing::info!(
             "spectator {peer} ({name}) is watching; sent it the {sent} frames so far ({bytes} bytes)"
         );
-        self.spectators.bytes_sent += bytes as u64;
-        self.spectators.served += 1;
-        self.spectators.list.push(Spectator {
+        self.bytes_sent += bytes as u64;
+        self.served += 1;
+        self.list.push(Spectator {
             peer,
             sent,
             name,
@@ -165,8 +205,8 @@ impl OnlineBackend {
 
     /// The frames confirmed since each spectator's last batch, once there
     /// are [`LIVE_BATCH`] of them (all of them with `all`).
-    fn stream_to_spectators(&mut self, log: &FrameLog, all: bool) {
-        if self.spectators.list.is_empty() {
+    fn stream(&mut self, control: &mut ControlChannel, log: &FrameLog, all: bool) {
+        if self.list.is_empty() {
             return;
         }
         let Some(history) = log.history() else {
@@ -181,26 +221,40 @@ impl OnlineBackend {
                 history.checksums.get(index).copied().unwrap_or_default()
             }
         };
-        for spectator in &mut self.spectators.list {
+        for spectator in &mut self.list {
             let due = confirmed.saturating_sub(spectator.sent);
             if due == 0 || (due < LIVE_BATCH && !all) {
                 continue;
             }
             let frames = &history.inputs[spectator.sent as usize..];
             if let Some(message) = encode_frames(spectator.sent, frames, checksum_after) {
-                self.spectators.bytes_sent += self.control.send_to(spectator.peer, &message) as u64;
+                self.bytes_sent += control.send_to(spectator.peer, &message) as u64;
             }
             spectator.sent = confirmed;
         }
     }
+}
 
-    /// The end of the match (`Done`) or of this player's part in it (`Bye`,
-    /// a failure): every spectator is told, after the last frames.
+impl OnlineBackend {
+    /// [`Spectators::serve`], handed this match's parts.
+    pub(super) fn serve_spectators(&mut self, log: &FrameLog, all: bool) {
+        let start = stream_start(&self.agreement, &self.chat);
+        (self.spectators).serve(&mut self.control, self.peer, &start, log, all);
+    }
+
+    /// [`Spectators::tell`], handed this match's parts.
     pub(super) fn tell_spectators(&mut self, log: &FrameLog, message: &Message) {
-        if self.spectators.is_empty() {
-            return;
-        }
-        self.serve_spectators(log, true);
-        self.spectators.send_all(&mut self.control, message);
+        let start = stream_start(&self.agreement, &self.chat);
+        (self.spectators).tell(&mut self.control, self.peer, &start, log, message);
+    }
+}
+
+/// What a new spectator of the match `agreement` made is sent before the
+/// frames.
+fn stream_start<'a>(agreement: &'a Agreement, chat: &'a Chat) -> StreamStart<'a> {
+    StreamStart {
+        seed: agreement.seed,
+        preset: &agreement.preset,
+        chat,
     }
 }
