@@ -523,3 +523,60 @@ impl<C> Drop for BackgroundConnect<C> {
             .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(room: Option<&str>, seat: Option<SeatToken>) -> ConnectOptions {
+        ConnectOptions {
+            server: "wss://play.example.org/".into(),
+            room: room.map(|r| RoomCode::parse(r).unwrap()),
+            role: Role::Join,
+            ice: IceServers::none(),
+            timeout: Duration::from_secs(1),
+            seed: 1,
+            preset: "default".into(),
+            delay: DelaySetting::Auto,
+            link: LinkConfig::default(),
+            link_seed: 0,
+            protocol_skew: 0,
+            rejoin: Vec::new(),
+            confirmed: 0,
+            seat,
+        }
+    }
+
+    /// A player's seat token rides on its room's URL (so a reconnect takes
+    /// the seat back); the quick-match queue has no seats to take back.
+    #[test]
+    fn a_seat_token_is_asked_for_in_a_room_only() {
+        let token = SeatToken::random();
+        assert_eq!(
+            seat_url(&options(Some("K7Q-2XM"), Some(token))),
+            format!("wss://play.example.org/K7Q2XM?{SEAT_PARAM}={token}")
+        );
+        assert_eq!(
+            seat_url(&options(Some("K7Q-2XM"), None)),
+            "wss://play.example.org/K7Q2XM"
+        );
+        let quick = seat_url(&options(None, Some(token)));
+        assert!(!quick.contains(SEAT_PARAM), "{quick}");
+    }
+
+    /// The waiting screen's words for each stage, players' and spectators'.
+    #[test]
+    fn every_stage_reads_as_words() {
+        let stages = [
+            Stage::Signaling,
+            Stage::Connecting,
+            Stage::Measuring,
+            Stage::CatchingUp,
+            Stage::WaitingForPlayers,
+            Stage::Asking,
+        ];
+        let words: std::collections::HashSet<String> =
+            stages.iter().map(ToString::to_string).collect();
+        assert_eq!(words.len(), stages.len(), "two stages read alike");
+    }
+}
