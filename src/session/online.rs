@@ -194,18 +194,6 @@ fn start_session(
 }
 
 impl OnlineBackend {
-    fn waiting(&self) -> Option<&rejoin::Waiting> {
-        self.stage.waiting()
-    }
-
-    fn waiting_mut(&mut self) -> Option<&mut rejoin::Waiting> {
-        self.stage.waiting_mut()
-    }
-
-    fn knocking(&self) -> Option<&reconnect::Knocking> {
-        self.stage.knocking()
-    }
-
     fn disconnect_timeout(&self) -> Duration {
         disconnect_timeout(&self.options)
     }
@@ -396,10 +384,10 @@ impl Backend for OnlineBackend {
             self.send_catch_up(self.agreement.peer_confirmed, log);
             self.catch_up(history, sim, log)?;
         }
-        if self.knocking().is_some() {
+        if self.stage.knocking().is_some() {
             return self.knock(sim, log);
         }
-        if self.waiting().is_some() {
+        if self.stage.waiting().is_some() {
             let result = self.wait_for_rejoin(sim, log);
             if let Err(e) = &result {
                 let bye = Message::Bye {
@@ -480,8 +468,8 @@ impl Backend for OnlineBackend {
             bytes_sent: stats.bytes_sent,
             bytes_received: stats.bytes_received,
             stalled_frames: self.tally.stalled_frames,
-            awaiting_rejoin: self.waiting().is_some(),
-            reconnecting: self.knocking().is_some(),
+            awaiting_rejoin: self.stage.waiting().is_some(),
+            reconnecting: self.stage.knocking().is_some(),
         })
     }
 

@@ -463,10 +463,7 @@ impl<C: MaybeSend + 'static> BackgroundConnect<C> {
             }
             let polled = connector.poll();
             if let Ok(mut s) = shared.lock() {
-                let now = connector.status();
-                if *s != now {
-                    *s = now;
-                }
+                *s = connector.status();
             }
             match polled {
                 Poll::Ready(result) => {

@@ -94,7 +94,7 @@ impl OnlineBackend {
             // After player 2 has begun to knock: taking our seat back tells
             // it our old connection left, and player 2 would then keep too
             // (as after our crash) if it had not knocked yet.
-            if let Some(waiting) = self.waiting_mut() {
+            if let Some(waiting) = self.stage.waiting_mut() {
                 waiting.next_reopen = Instant::now() + KEEPER_REOPENS_AFTER;
             }
         }

@@ -164,7 +164,7 @@ impl OnlineBackend {
         sim: &mut Simulation,
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
-        let Some(waiting) = self.waiting() else {
+        let Some(waiting) = self.stage.waiting() else {
             return Ok(());
         };
         if Instant::now() >= waiting.deadline {
@@ -174,7 +174,7 @@ impl OnlineBackend {
             )));
         }
         self.control.pump();
-        if self.waiting().is_some_and(|w| w.agreed.is_some()) {
+        if self.stage.waiting().is_some_and(|w| w.agreed.is_some()) {
             return self.receive_their_catch_up(sim, log);
         }
         // A fresh socket tried during a cut may hang in TCP's backoff: one
@@ -182,10 +182,11 @@ impl OnlineBackend {
         let unanswered = self.signaling_lost || (REPLACE_UNANSWERED && self.socket.id().is_none());
         if unanswered
             && self
+                .stage
                 .waiting()
                 .is_some_and(|w| Instant::now() >= w.next_reopen)
         {
-            if let Some(waiting) = self.waiting_mut() {
+            if let Some(waiting) = self.stage.waiting_mut() {
                 waiting.next_reopen = Instant::now() + REOPEN_EVERY;
             }
             self.reopen_room(log)?;
@@ -208,7 +209,7 @@ impl OnlineBackend {
         log: &mut FrameLog,
     ) -> Result<(), SessionError> {
         self.send_catch_up(agreement.peer_confirmed, log);
-        if let Some(waiting) = self.waiting_mut() {
+        if let Some(waiting) = self.stage.waiting_mut() {
             waiting.agreed = Some((peer, agreement));
             waiting.receiving = CatchUpReceiver::after(log.confirmed());
         }
@@ -269,10 +270,13 @@ impl OnlineBackend {
         let Some(history) = history else {
             return Ok(());
         };
-        let Some((peer, agreement)) = self.waiting_mut().and_then(|w| w.agreed.take()) else {
+        let Some((peer, agreement)) = self.stage.waiting_mut().and_then(|w| w.agreed.take()) else {
             return Ok(());
         };
-        let waited = self.waiting().map_or(Duration::ZERO, |w| w.since.elapsed());
+        let waited = self
+            .stage
+            .waiting()
+            .map_or(Duration::ZERO, |w| w.since.elapsed());
         let path_before = self.connection.unwrap_or("unknown");
         self.catch_up(history, sim, log)?;
         let frame = sim.world().frame;
