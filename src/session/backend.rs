@@ -62,8 +62,12 @@ pub(super) trait Backend {
     fn fill_summary(&self, _summary: &mut Summary) {}
 
     /// Tells the peer our checksum at the last frame of the match (and
-    /// any spectators, after the frames they have not had yet).
-    fn send_done(&mut self, _frame: Frame, _checksum: u128, _log: &FrameLog) {}
+    /// any spectators, after the frames they have not had yet), once:
+    /// called on every poll from the end on. Says whether it has gone;
+    /// `false` while it cannot (the match is paused for the peer's return).
+    fn send_done(&mut self, _frame: Frame, _checksum: u128, _log: &FrameLog) -> bool {
+        true
+    }
 
     /// The peer's end-of-match report, once it arrived.
     fn peer_done(&self) -> Option<(Frame, u128)> {

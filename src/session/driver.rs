@@ -140,7 +140,7 @@ impl Driver {
         Ok(Self::with_backend(Box::new(backend), options))
     }
 
-    fn with_backend(backend: Box<dyn Backend>, options: DriverOptions) -> Self {
+    pub(super) fn with_backend(backend: Box<dyn Backend>, options: DriverOptions) -> Self {
         let synctest = matches!(options.mode, Mode::SyncTest { .. });
         let sim = Simulation::new(
             options.seed,

@@ -247,10 +247,13 @@ impl Match {
         if !done {
             return None;
         }
-        let since = *self.ending_since.get_or_insert_with(|| {
-            backend.send_done(frame, ours, log);
-            now
-        });
+        // Paused at the end (the peer dropped in the poll that confirmed
+        // our last frame): our `Done` and the end wait both start once the
+        // peer is back, or the pause's own limit ends the match.
+        if !backend.send_done(frame, ours, log) {
+            return None;
+        }
+        let since = *self.ending_since.get_or_insert(now);
         match backend.peer_done() {
             Some((their_frame, theirs)) if their_frame == frame && theirs != ours => {
                 backend.report_desync(frame, ours, theirs, &mut self.driver.log);
@@ -284,8 +287,14 @@ impl Match {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
     use super::*;
     use crate::input::ScriptBot;
+    use crate::session::backend::{Backend, LocalBackend};
+    use crate::session::frame_log::FrameLog;
+    use crate::session::simulation::Simulation;
     use crate::session::{DriverOptions, Mode};
     use crate::sim::SimConfig;
 
@@ -355,6 +364,104 @@ mod tests {
         assert_eq!(game.next(start), Next::Over);
         assert!(game.is_over());
         assert!(matches!(game.finish().outcome, Outcome::Left));
+    }
+
+    /// What the peer of [`PausableBackend`] has seen and says.
+    #[derive(Default)]
+    struct FakePeer {
+        paused: bool,
+        dones_sent: Vec<(Frame, u128)>,
+        peer_done: Option<(Frame, u128)>,
+    }
+
+    /// Local play that acts as if a peer were there: its `Done` is held
+    /// while `paused`, as `OnlineBackend`'s is during a rejoin pause.
+    struct PausableBackend {
+        local: LocalBackend,
+        peer: Rc<RefCell<FakePeer>>,
+    }
+
+    impl Backend for PausableBackend {
+        fn advance(
+            &mut self,
+            inputs: [Input; PLAYERS],
+            sim: &mut Simulation,
+            log: &mut FrameLog,
+        ) -> Result<FrameReport, SessionError> {
+            self.local.advance(inputs, sim, log)
+        }
+
+        fn has_peer(&self) -> bool {
+            true
+        }
+
+        fn send_done(&mut self, frame: Frame, checksum: u128, _log: &FrameLog) -> bool {
+            let mut peer = self.peer.borrow_mut();
+            if peer.paused {
+                return false;
+            }
+            if peer.dones_sent.is_empty() {
+                peer.dones_sent.push((frame, checksum));
+            }
+            true
+        }
+
+        fn peer_done(&self) -> Option<(Frame, u128)> {
+            self.peer.borrow().peer_done
+        }
+    }
+
+    #[test]
+    fn a_match_paused_at_its_end_holds_its_done_and_its_end_wait_until_the_peer_is_back() {
+        let peer = Rc::new(RefCell::new(FakePeer {
+            paused: true,
+            ..FakePeer::default()
+        }));
+        let backend = PausableBackend {
+            local: LocalBackend::new(0).expect("a local session"),
+            peer: peer.clone(),
+        };
+        let options = DriverOptions {
+            seed: 9,
+            config: SimConfig::preset("default").expect("default preset"),
+            mode: Mode::Local,
+            inject_desync_from: None,
+        };
+        let driver = Driver::with_backend(Box::new(backend), options);
+        let mut game = Match::new(driver, Pacing::Unpaced, Some(60));
+        let start = Instant::now();
+        while game.driver().confirmed_frames() < 60 {
+            assert_eq!(game.next(start), Next::Frame);
+            game.advance(Default::default());
+        }
+        // Paused far longer than the end wait: no Done, no verdict.
+        for seconds in [0, 3, 6, 30] {
+            game.next(start + Duration::from_secs(seconds));
+            assert!(!game.is_over(), "ended while paused, at {seconds} s");
+            assert!(
+                peer.borrow().dones_sent.is_empty(),
+                "a Done sent while paused"
+            );
+        }
+        // The peer is back: the Done goes, and the end wait starts now.
+        peer.borrow_mut().paused = false;
+        let back = start + Duration::from_secs(31);
+        game.next(back);
+        let (frame, ours) = game.driver().checksum_state();
+        assert_eq!(peer.borrow().dones_sent, vec![(frame, ours)]);
+        game.next(back + Duration::from_secs(4));
+        assert!(
+            !game.is_over(),
+            "the end wait counts from the peer's return"
+        );
+        peer.borrow_mut().peer_done = Some((frame, ours));
+        let mut now = back + Duration::from_secs(4);
+        while !game.is_over() {
+            now += CLOSE_SERVICE_PERIOD;
+            game.next(now);
+        }
+        assert!(matches!(game.finish().outcome, Outcome::Completed));
+        assert_eq!(peer.borrow().dones_sent.len(), 1, "our Done goes once");
     }
 
     #[test]

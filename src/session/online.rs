@@ -11,7 +11,7 @@ mod spectators;
 mod stage;
 mod tally;
 
-use stage::Stage;
+use stage::{SayDone, Stage};
 use tally::Tally;
 
 use web_time::{Duration, Instant};
@@ -477,11 +477,16 @@ impl Backend for OnlineBackend {
         self.summarize(summary);
     }
 
-    fn send_done(&mut self, frame: Frame, checksum: u128, log: &FrameLog) {
-        if self.stage.sent_done() {
-            let done = Message::Done { frame, checksum };
-            self.control.send(&done);
-            self.tell_spectators(log, &done);
+    fn send_done(&mut self, frame: Frame, checksum: u128, log: &FrameLog) -> bool {
+        match self.stage.say_done() {
+            SayDone::Now => {
+                let done = Message::Done { frame, checksum };
+                self.control.send(&done);
+                self.tell_spectators(log, &done);
+                true
+            }
+            SayDone::AlreadySaid => true,
+            SayDone::NotWhilePaused => false,
         }
     }
 

@@ -30,6 +30,17 @@ pub(super) enum Pause {
     Knocking(reconnect::Knocking),
 }
 
+/// What [`Stage::say_done`] decided about our `Done`.
+#[derive(Debug, PartialEq)]
+pub(super) enum SayDone {
+    /// Send it now.
+    Now,
+    /// It went before.
+    AlreadySaid,
+    /// Hold it: the match is paused.
+    NotWhilePaused,
+}
+
 /// Who has said the match is over.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Ending {
@@ -42,20 +53,24 @@ pub(super) struct Ending {
 }
 
 impl Stage {
-    /// We sent our `Done`. While paused the pause stands (the other
-    /// player may still lack our last inputs); otherwise the match is
-    /// ending. Says whether this is the first time.
-    pub fn sent_done(&mut self) -> bool {
+    /// Our last frame is confirmed: whether our `Done` goes now. Never
+    /// while paused (the other player is away: it is said once the match
+    /// plays again, and the end wait starts then), and only once.
+    pub fn say_done(&mut self) -> SayDone {
         match self {
             Stage::Playing => {
                 *self = Stage::Ending(Ending {
                     sent_done: true,
                     ..Ending::default()
                 });
-                true
+                SayDone::Now
             }
-            Stage::Ending(ending) => !std::mem::replace(&mut ending.sent_done, true),
-            Stage::Paused(_) => true,
+            Stage::Ending(ending) if ending.sent_done => SayDone::AlreadySaid,
+            Stage::Ending(ending) => {
+                ending.sent_done = true;
+                SayDone::Now
+            }
+            Stage::Paused(_) => SayDone::NotWhilePaused,
         }
     }
 
@@ -149,8 +164,8 @@ mod tests {
         );
         assert!(stage.ending().is_none());
         stage.peer_done(540, 7);
-        assert!(stage.sent_done());
-        assert!(!stage.sent_done(), "our Done goes once");
+        assert_eq!(stage.say_done(), SayDone::Now);
+        assert_eq!(stage.say_done(), SayDone::AlreadySaid, "our Done goes once");
         assert!(stage.peer_left());
         assert_eq!(
             stage.ending(),
@@ -165,7 +180,7 @@ mod tests {
     #[test]
     fn resuming_a_match_that_is_not_paused_changes_nothing() {
         let mut stage = Stage::Playing;
-        stage.sent_done();
+        stage.say_done();
         assert!(stage.resume().is_none());
         assert!(stage.ending().is_some_and(|e| e.sent_done));
     }
