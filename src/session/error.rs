@@ -75,3 +75,65 @@ pub enum SessionError {
     #[error("GGRS asked for frame {0}, which does not exist")]
     NegativeFrame(i32),
 }
+
+impl SessionError {
+    /// What the other player is told when this ends our match (the
+    /// reason of our `Bye`), so it stops at once instead of waiting out a
+    /// reconnect window; it reads it as "the other player left the match
+    /// (...)". `None` where it knows already or cannot hear: a desync is
+    /// told with `Desync`, a lost peer is gone, local checks have no peer.
+    pub fn reason_for_peer(&self) -> Option<String> {
+        match self {
+            SessionError::Protocol(what) => {
+                Some(format!("it could not follow our messages: {what}"))
+            }
+            SessionError::CatchUp { frame, .. } => Some(format!(
+                "our catch-up did not re-simulate on its side at frame {frame}"
+            )),
+            SessionError::Ggrs(e) => Some(format!("its rollback session failed: {e}")),
+            SessionError::MissingState(_) | SessionError::NegativeFrame(_) => {
+                Some(format!("its rollback failed: {self}"))
+            }
+            SessionError::Desync { .. }
+            | SessionError::PeerLost(_)
+            | SessionError::Mismatch { .. }
+            | SessionError::GgrsMismatch { .. }
+            | SessionError::OutOfSync { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_the_peer_cannot_know_of_is_told_and_one_it_knows_is_not() {
+        let told = SessionError::Protocol("control message: truncated".into()).reason_for_peer();
+        assert_eq!(
+            told.as_deref(),
+            Some("it could not follow our messages: control message: truncated")
+        );
+        let catch_up = SessionError::CatchUp {
+            frame: 300,
+            ours: 1,
+            theirs: 2,
+        };
+        assert!(
+            catch_up
+                .reason_for_peer()
+                .is_some_and(|r| r.contains("frame 300"))
+        );
+        assert!(SessionError::MissingState(7).reason_for_peer().is_some());
+        let desync = SessionError::Desync {
+            frame: 60,
+            ours: 1,
+            theirs: 2,
+        };
+        assert_eq!(desync.reason_for_peer(), None, "told with Desync");
+        assert_eq!(
+            SessionError::PeerLost("left".into()).reason_for_peer(),
+            None
+        );
+    }
+}

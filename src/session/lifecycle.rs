@@ -190,8 +190,19 @@ impl Match {
         let backend = &mut self.driver.backend;
         let log = &self.driver.log;
         let until = *self.closing_until.get_or_insert_with(|| {
-            if matches!(self.outcome, Some(Outcome::Completed)) {
-                backend.say_goodbye("the match reached its last frame", log);
+            match &self.outcome {
+                Some(Outcome::Completed) => {
+                    backend.say_goodbye("the match reached its last frame", log)
+                }
+                // A failure the peer cannot know of (our side could not
+                // follow it, or its catch-up): told at once, or it would
+                // wait out its reconnect window for us.
+                Some(Outcome::Failed(e)) => {
+                    if let Some(reason) = e.reason_for_peer() {
+                        backend.say_goodbye(&reason, log);
+                    }
+                }
+                Some(Outcome::Left) | None => {}
             }
             now + backend.close_linger()
         });
@@ -366,22 +377,26 @@ mod tests {
         assert!(matches!(game.finish().outcome, Outcome::Left));
     }
 
-    /// What the peer of [`PausableBackend`] has seen and says.
+    /// What the peer of [`FakePeerBackend`] has been told, and what the
+    /// test makes happen.
     #[derive(Default)]
     struct FakePeer {
         paused: bool,
+        /// The next poll fails as a message that does not decode would.
+        broken: bool,
         dones_sent: Vec<(Frame, u128)>,
+        goodbyes: Vec<String>,
         peer_done: Option<(Frame, u128)>,
     }
 
     /// Local play that acts as if a peer were there: its `Done` is held
     /// while `paused`, as `OnlineBackend`'s is during a rejoin pause.
-    struct PausableBackend {
+    struct FakePeerBackend {
         local: LocalBackend,
         peer: Rc<RefCell<FakePeer>>,
     }
 
-    impl Backend for PausableBackend {
+    impl Backend for FakePeerBackend {
         fn advance(
             &mut self,
             inputs: [Input; PLAYERS],
@@ -393,6 +408,17 @@ mod tests {
 
         fn has_peer(&self) -> bool {
             true
+        }
+
+        fn poll(&mut self, _sim: &mut Simulation, _log: &mut FrameLog) -> Result<(), SessionError> {
+            if self.peer.borrow().broken {
+                return Err(SessionError::Protocol("control message: truncated".into()));
+            }
+            Ok(())
+        }
+
+        fn say_goodbye(&mut self, reason: &str, _log: &FrameLog) {
+            self.peer.borrow_mut().goodbyes.push(reason.to_string());
         }
 
         fn send_done(&mut self, frame: Frame, checksum: u128, _log: &FrameLog) -> bool {
@@ -411,13 +437,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_match_paused_at_its_end_holds_its_done_and_its_end_wait_until_the_peer_is_back() {
-        let peer = Rc::new(RefCell::new(FakePeer {
-            paused: true,
-            ..FakePeer::default()
-        }));
-        let backend = PausableBackend {
+    /// A 60-frame match against a [`FakePeer`].
+    fn with_fake_peer(peer: FakePeer) -> (Match, Rc<RefCell<FakePeer>>) {
+        let peer = Rc::new(RefCell::new(peer));
+        let backend = FakePeerBackend {
             local: LocalBackend::new(0).expect("a local session"),
             peer: peer.clone(),
         };
@@ -428,7 +451,39 @@ mod tests {
             inject_desync_from: None,
         };
         let driver = Driver::with_backend(Box::new(backend), options);
-        let mut game = Match::new(driver, Pacing::Unpaced, Some(60));
+        (Match::new(driver, Pacing::Unpaced, Some(60)), peer)
+    }
+
+    #[test]
+    fn a_failure_the_peer_cannot_know_of_is_told_before_closing() {
+        let (mut game, peer) = with_fake_peer(FakePeer::default());
+        let start = Instant::now();
+        for _ in 0..10 {
+            assert_eq!(game.next(start), Next::Frame);
+            game.advance(Default::default());
+        }
+        peer.borrow_mut().broken = true;
+        let mut now = start;
+        while !game.is_over() {
+            game.next(now);
+            now += CLOSE_SERVICE_PERIOD;
+        }
+        assert_eq!(
+            peer.borrow().goodbyes,
+            vec!["it could not follow our messages: control message: truncated".to_string()]
+        );
+        assert!(matches!(
+            game.finish().outcome,
+            Outcome::Failed(SessionError::Protocol(_))
+        ));
+    }
+
+    #[test]
+    fn a_match_paused_at_its_end_holds_its_done_and_its_end_wait_until_the_peer_is_back() {
+        let (mut game, peer) = with_fake_peer(FakePeer {
+            paused: true,
+            ..FakePeer::default()
+        });
         let start = Instant::now();
         while game.driver().confirmed_frames() < 60 {
             assert_eq!(game.next(start), Next::Frame);
