@@ -135,6 +135,15 @@ impl ControlChannel {
         self.from_partner.drain(..).collect()
     }
 
+    /// Puts messages taken by [`Self::receive`] back in front, in order,
+    /// for the next reader (what followed a catch-up's end belongs to the
+    /// match played on).
+    pub fn unread(&mut self, messages: Vec<Result<Message, HandshakeError>>) {
+        for message in messages.into_iter().rev() {
+            self.from_partner.push_front(message);
+        }
+    }
+
     /// Spectators who asked to watch since the last call, with their
     /// `Watch` (versions), in arrival order; repeats included.
     pub fn take_watchers(&mut self) -> Vec<(PeerId, Watch)> {

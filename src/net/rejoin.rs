@@ -7,8 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::handshake::Message;
+use super::handshake::{HandshakeError, Message};
 use super::protocol::chunk::{self, Chunk};
+use super::protocol::phase::{CatchingUp, Heard};
 use crate::sim::{Frame, Input, PLAYERS};
 
 pub use super::protocol::chunk::CHUNK_FRAMES;
@@ -131,6 +132,19 @@ pub fn encode_frames(
     (!bytes.is_empty()).then_some(Message::CatchUp { chunks: bytes })
 }
 
+/// What the control channel hands over in one read: the other player's
+/// messages in order, each decoded or not.
+pub type Batch = Vec<Result<Message, HandshakeError>>;
+
+/// Why a batch of catch-up messages was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CatchUpReadError {
+    #[error(transparent)]
+    Message(#[from] HandshakeError),
+    #[error(transparent)]
+    CatchUp(#[from] CatchUpError),
+}
+
 /// Collects catch-up messages in order.
 #[derive(Default)]
 pub struct CatchUpReceiver {
@@ -200,6 +214,30 @@ impl CatchUpReceiver {
     /// Frames received so far.
     pub fn frames(&self) -> Frame {
         self.frames as Frame
+    }
+
+    /// One batch of what the other player said while we catch up: its
+    /// chunks are added; at its `CaughtUp`, the finished history, with the
+    /// messages that followed in the same batch. Those belong to the match
+    /// played on (its `Done` if the match was already at its end, a `Bye`,
+    /// chat) and go back to the channel for the playing phase to read.
+    /// Other phases' messages before it (the handshake's last `Pong`s) are
+    /// dropped.
+    pub fn read(&mut self, batch: Batch) -> Result<Option<(History, Batch)>, CatchUpReadError> {
+        let mut batch = batch.into_iter();
+        while let Some(received) = batch.next() {
+            let Heard::Expected(message) = received?.heard_as::<CatchingUp>() else {
+                continue;
+            };
+            match message {
+                CatchingUp::CatchUp { chunks } => self.add(&chunks)?,
+                CatchingUp::CaughtUp { frame, checksum } => {
+                    let history = std::mem::take(self).finish(frame, checksum)?;
+                    return Ok(Some((history, batch.collect())));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// The `CaughtUp` message: everything must have arrived.
@@ -311,6 +349,49 @@ mod tests {
         assert!(matches!(
             late.add(text),
             Err(CatchUpError::OutOfOrder { .. })
+        ));
+    }
+
+    #[test]
+    fn what_follows_caught_up_in_the_same_read_is_handed_back_in_order() {
+        let sent = inputs(300);
+        let checksums: Vec<u128> = (1..=2).map(|i| i * 1000).collect();
+        let mut messages: Batch = encode_catch_up(&sent, &checksums, 42)
+            .into_iter()
+            .map(Ok)
+            .collect();
+        let caught_up = messages.len() - 1;
+        // The handshake's last Pong before; the match's end and chat after.
+        messages.insert(0, Ok(Message::Pong { seq: 3 }));
+        let after = [
+            Message::Done {
+                frame: 300,
+                checksum: 42,
+            },
+            Message::Chat { text: "gg".into() },
+        ];
+        messages.extend(after.iter().cloned().map(Ok));
+        let mut receiver = CatchUpReceiver::default();
+        let later = messages.split_off(caught_up);
+        assert!(
+            receiver.read(messages).unwrap().is_none(),
+            "no CaughtUp yet"
+        );
+        let (history, rest) = receiver.read(later).unwrap().expect("CaughtUp read");
+        assert_eq!((history.frames, history.checksum), (300, 42));
+        let rest: Vec<Message> = rest.into_iter().map(Result::unwrap).collect();
+        assert_eq!(rest, after);
+    }
+
+    #[test]
+    fn a_broken_message_in_a_catch_up_is_refused() {
+        let mut receiver = CatchUpReceiver::default();
+        let batch = vec![Ok(Message::CatchUp {
+            chunks: vec![0xff; 9],
+        })];
+        assert!(matches!(
+            receiver.read(batch),
+            Err(CatchUpReadError::CatchUp(CatchUpError::BadChunk(0, _)))
         ));
     }
 

@@ -19,7 +19,7 @@ use super::delay::DelaySetting;
 use super::handshake::{Agreement, Claim, HandshakeError, Role};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
-use super::rejoin::{CatchUpError, History};
+use super::rejoin::{CatchUpError, CatchUpReadError, History};
 use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::{
@@ -160,6 +160,15 @@ pub enum ConnectError {
     LoopGone,
     #[error("cancelled before the match started")]
     Cancelled,
+}
+
+impl From<CatchUpReadError> for ConnectError {
+    fn from(e: CatchUpReadError) -> Self {
+        match e {
+            CatchUpReadError::Message(e) => e.into(),
+            CatchUpReadError::CatchUp(e) => e.into(),
+        }
+    }
 }
 
 impl ConnectError {

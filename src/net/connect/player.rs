@@ -13,7 +13,6 @@ use super::{
 use crate::net::control::ControlChannel;
 use crate::net::handshake::{Agreement, HandshakeError, Hello};
 use crate::net::ice::IceServers;
-use crate::net::protocol::phase::{CatchingUp, Heard};
 use crate::net::rejoin::{CatchUpReceiver, History};
 use crate::net::room::{Output, Room};
 use crate::net::room_code::RoomCode;
@@ -281,18 +280,10 @@ impl PlayerSeat {
     /// Rejoining: the keeper's match so far, after the agreement.
     fn receive_catch_up(&mut self) -> Result<bool, ConnectError> {
         let control = self.control.as_mut().ok_or(ConnectError::LoopGone)?;
-        for received in control.receive() {
-            // The handshake's last probes.
-            let Heard::Expected(message) = received?.heard_as::<CatchingUp>() else {
-                continue;
-            };
-            match message {
-                CatchingUp::CatchUp { chunks } => self.catch_up.add(&chunks)?,
-                CatchingUp::CaughtUp { frame, checksum } => {
-                    let received = std::mem::take(&mut self.catch_up);
-                    self.history = Some(received.finish(frame, checksum)?);
-                }
-            }
+        if let Some((history, after)) = self.catch_up.read(control.receive())? {
+            // What the keeper said after (chat): for the match.
+            control.unread(after);
+            self.history = Some(history);
         }
         Ok(self.history.is_some())
     }

@@ -25,7 +25,6 @@ use super::{OnlineBackend, start_session};
 use crate::net::connect::{open_room_socket, player_control};
 use crate::net::delay::Retuner;
 use crate::net::handshake::{Agreement, Claim, Hello};
-use crate::net::protocol::phase::{CatchingUp, Heard};
 use crate::net::rejoin::{CatchUpReceiver, History, encode_catch_up_after};
 use crate::net::room::{Output, Room};
 use crate::net::socket::{GgrsSocket, SharedChannel};
@@ -46,6 +45,45 @@ pub(in crate::session) struct Waiting {
     receiving: CatchUpReceiver,
     /// When our signaling may be reopened next (`reopen_room`).
     pub(super) next_reopen: Instant,
+}
+
+/// What a paused match does about one thing its room decided.
+#[derive(Debug, PartialEq)]
+pub(in crate::session) enum RoomSaid {
+    /// The dropped player is back: send it our confirmed frames after the
+    /// ones it has.
+    SendCatchUp(Frame),
+    /// The player agreed with left before its catch-up came: the room
+    /// pauses again for the next try.
+    WaitAgain,
+    /// Nothing for the match (refusals and newcomers leaving are the
+    /// room's own).
+    Nothing,
+}
+
+impl Waiting {
+    /// One of the room's outputs while paused, with the frames we have
+    /// confirmed (the catch-up we then expect starts there).
+    pub(in crate::session) fn room_said(
+        &mut self,
+        event: Output<PeerId>,
+        confirmed: Frame,
+    ) -> RoomSaid {
+        match event {
+            Output::Agreed(peer, agreement) if self.agreed.is_none() => {
+                let known = agreement.peer_confirmed;
+                self.agreed = Some((peer, agreement));
+                self.receiving = CatchUpReceiver::after(confirmed);
+                RoomSaid::SendCatchUp(known)
+            }
+            Output::PartnerLeft(peer) if self.agreed.as_ref().is_some_and(|(p, _)| *p == peer) => {
+                self.agreed = None;
+                self.receiving = CatchUpReceiver::default();
+                RoomSaid::WaitAgain
+            }
+            _ => RoomSaid::Nothing,
+        }
+    }
 }
 
 /// How often a lost or unanswered signaling connection is reopened while
@@ -174,13 +212,13 @@ impl OnlineBackend {
             )));
         }
         self.control.pump();
-        if self.stage.waiting().is_some_and(|w| w.agreed.is_some()) {
-            return self.receive_their_catch_up(sim, log);
-        }
+        let agreed = self.stage.waiting().is_some_and(|w| w.agreed.is_some());
         // A fresh socket tried during a cut may hang in TCP's backoff: one
         // the server has not given an id yet is replaced when due too.
+        // (Not once a player is agreed: its data channel is on this one.)
         let unanswered = self.signaling_lost || (REPLACE_UNANSWERED && self.socket.id().is_none());
-        if unanswered
+        if !agreed
+            && unanswered
             && self
                 .stage
                 .waiting()
@@ -192,26 +230,25 @@ impl OnlineBackend {
             self.reopen_room(log)?;
         }
         for event in self.room_events() {
-            // Refusals and newcomers leaving are the room's to handle.
-            if let Output::Agreed(peer, agreement) = event {
-                return self.resume(peer, agreement, log);
+            let confirmed = log.confirmed();
+            let Some(waiting) = self.stage.waiting_mut() else {
+                break;
+            };
+            match waiting.room_said(event, confirmed) {
+                RoomSaid::SendCatchUp(known) => self.send_catch_up(known, log),
+                RoomSaid::WaitAgain => {
+                    tracing::warn!(
+                        "player {} left again before its catch-up arrived; waiting on for a rejoin",
+                        self.remote + 1
+                    );
+                    self.control
+                        .pause(self.paused_hello(log), self.options.delay);
+                }
+                RoomSaid::Nothing => {}
             }
         }
-        Ok(())
-    }
-
-    /// The dropped player is back: send it the confirmed frames it lacks,
-    /// then hear the ones we lack (`receive_their_catch_up`).
-    fn resume(
-        &mut self,
-        peer: PeerId,
-        agreement: Agreement,
-        log: &mut FrameLog,
-    ) -> Result<(), SessionError> {
-        self.send_catch_up(agreement.peer_confirmed, log);
-        if let Some(waiting) = self.stage.waiting_mut() {
-            waiting.agreed = Some((peer, agreement));
-            waiting.receiving = CatchUpReceiver::after(log.confirmed());
+        if self.stage.waiting().is_some_and(|w| w.agreed.is_some()) {
+            return self.receive_their_catch_up(sim, log);
         }
         Ok(())
     }
@@ -240,36 +277,15 @@ impl OnlineBackend {
         let Some(waiting) = self.stage.waiting_mut() else {
             return Ok(());
         };
-        let mut history = None;
-        for received in self.control.receive() {
-            let bad =
-                |e: String| SessionError::Protocol(format!("catch-up from the rejoiner: {e}"));
-            // Its handshake's last probes.
-            let received = received.map_err(|e| bad(e.to_string()))?;
-            let Heard::Expected(message) = received.heard_as::<CatchingUp>() else {
-                continue;
-            };
-            match message {
-                CatchingUp::CatchUp { chunks } => {
-                    waiting
-                        .receiving
-                        .add(&chunks)
-                        .map_err(|e| bad(e.to_string()))?;
-                }
-                CatchingUp::CaughtUp { frame, checksum } => {
-                    let receiver = std::mem::take(&mut waiting.receiving);
-                    history = Some(
-                        receiver
-                            .finish(frame, checksum)
-                            .map_err(|e| bad(e.to_string()))?,
-                    );
-                    break;
-                }
-            }
-        }
-        let Some(history) = history else {
+        let batch = self.control.receive();
+        let read = (waiting.receiving.read(batch))
+            .map_err(|e| SessionError::Protocol(format!("catch-up from the rejoiner: {e}")))?;
+        let Some((history, after)) = read else {
             return Ok(());
         };
+        // Its `Done` (a match paused at its end), a `Bye`, chat: for
+        // `poll_control` once the match plays again.
+        self.control.unread(after);
         let Some((peer, agreement)) = self.stage.waiting_mut().and_then(|w| w.agreed.take()) else {
             return Ok(());
         };
@@ -404,4 +420,72 @@ fn resimulate(seed: u64, config: SimConfig, inputs: &[[Input; PLAYERS]]) -> Box<
         world.step(*frame_inputs, &mut ());
     }
     world
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::handshake::HandshakeError;
+
+    fn peer(n: u128) -> PeerId {
+        PeerId(uuid::Uuid::from_u128(n))
+    }
+
+    fn waiting() -> Waiting {
+        let now = Instant::now();
+        Waiting {
+            since: now,
+            deadline: now + Duration::from_secs(30),
+            agreed: None,
+            receiving: CatchUpReceiver::default(),
+            next_reopen: now,
+        }
+    }
+
+    fn agreement(peer_confirmed: Frame) -> Agreement {
+        Agreement {
+            local_handle: 0,
+            seed: 9,
+            preset: "default".into(),
+            config: SimConfig::preset("default").expect("default preset"),
+            rtt_ms: 20.0,
+            jitter_ms: 1.0,
+            input_delay: 2,
+            peer_version: "test".into(),
+            match_id: 77,
+            rejoin: true,
+            peer_confirmed,
+        }
+    }
+
+    #[test]
+    fn a_rejoiner_that_leaves_before_its_catch_up_frees_the_seat_for_its_next_try() {
+        let mut waiting = waiting();
+        let back = peer(1);
+        assert_eq!(
+            waiting.room_said(Output::Agreed(back, agreement(300)), 540),
+            RoomSaid::SendCatchUp(300)
+        );
+        // Someone else leaving, or a newcomer refused, is not this match's.
+        assert_eq!(
+            waiting.room_said(Output::PartnerLeft(peer(2)), 540),
+            RoomSaid::Nothing
+        );
+        let refused = Output::Failed(peer(3), HandshakeError::Tie);
+        assert_eq!(waiting.room_said(refused, 540), RoomSaid::Nothing);
+        assert!(waiting.agreed.is_some());
+        // It drops again (its game crashed, its handshake timed out).
+        assert_eq!(
+            waiting.room_said(Output::PartnerLeft(back), 540),
+            RoomSaid::WaitAgain
+        );
+        assert!(waiting.agreed.is_none());
+        // Its next try is agreed afresh.
+        let again = peer(4);
+        assert_eq!(
+            waiting.room_said(Output::Agreed(again, agreement(300)), 540),
+            RoomSaid::SendCatchUp(300)
+        );
+        assert_eq!(waiting.agreed.as_ref().map(|(p, _)| *p), Some(again));
+    }
 }
