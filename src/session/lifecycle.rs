@@ -258,10 +258,11 @@ impl Match {
         if !done {
             return None;
         }
-        // Paused at the end (the peer dropped in the poll that confirmed
-        // our last frame): our `Done` and the end wait both start once the
-        // peer is back, or the pause's own limit ends the match.
+        // Paused at the end (the peer dropped before its `Done` came): our
+        // `Done` goes, again if it went before, and the end wait starts
+        // afresh once the peer is back; the pause's own limit bounds it.
         if !backend.send_done(frame, ours, log) {
+            self.ending_since = None;
             return None;
         }
         let since = *self.ending_since.get_or_insert(now);
@@ -384,6 +385,7 @@ mod tests {
         paused: bool,
         /// The next poll fails as a message that does not decode would.
         broken: bool,
+        said_done: bool,
         dones_sent: Vec<(Frame, u128)>,
         goodbyes: Vec<String>,
         peer_done: Option<(Frame, u128)>,
@@ -422,11 +424,13 @@ mod tests {
         }
 
         fn send_done(&mut self, frame: Frame, checksum: u128, _log: &FrameLog) -> bool {
+            // As `Stage::say_done`: once, and again after a pause.
             let mut peer = self.peer.borrow_mut();
             if peer.paused {
+                peer.said_done = false;
                 return false;
             }
-            if peer.dones_sent.is_empty() {
+            if !std::mem::replace(&mut peer.said_done, true) {
                 peer.dones_sent.push((frame, checksum));
             }
             true
@@ -517,6 +521,41 @@ mod tests {
         }
         assert!(matches!(game.finish().outcome, Outcome::Completed));
         assert_eq!(peer.borrow().dones_sent.len(), 1, "our Done goes once");
+    }
+
+    #[test]
+    fn a_drop_after_our_done_sends_it_again_and_restarts_the_end_wait_once_the_peer_is_back() {
+        let (mut game, peer) = with_fake_peer(FakePeer::default());
+        let start = Instant::now();
+        while game.driver().confirmed_frames() < 60 {
+            assert_eq!(game.next(start), Next::Frame);
+            game.advance(Default::default());
+        }
+        game.next(start);
+        assert_eq!(peer.borrow().dones_sent.len(), 1);
+        // The peer drops before its own Done: the match pauses.
+        peer.borrow_mut().paused = true;
+        for seconds in [1, 4, 8, 30] {
+            game.next(start + Duration::from_secs(seconds));
+            assert!(!game.is_over(), "ended while paused, at {seconds} s");
+        }
+        peer.borrow_mut().paused = false;
+        let back = start + Duration::from_secs(31);
+        game.next(back);
+        assert_eq!(peer.borrow().dones_sent.len(), 2, "our Done goes again");
+        game.next(back + Duration::from_secs(4));
+        assert!(
+            !game.is_over(),
+            "the end wait counts from the peer's return"
+        );
+        // Never answered: ours stands alone, the end wait after the return.
+        let mut now = back + END_WAIT + Duration::from_millis(1);
+        while !game.is_over() {
+            game.next(now);
+            now += CLOSE_SERVICE_PERIOD;
+        }
+        assert!(matches!(game.finish().outcome, Outcome::Completed));
+        assert_eq!(peer.borrow().dones_sent.len(), 2);
     }
 
     #[test]

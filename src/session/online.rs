@@ -615,7 +615,10 @@ impl OnlineBackend {
     fn poll_peer(&mut self, log: &mut FrameLog) -> Result<(), SessionError> {
         let partner_left =
             (self.room_events().into_iter()).any(|event| matches!(event, Output::PartnerLeft(_)));
-        if partner_left && !self.stage.peer_left() {
+        // Gone after our `Done` but before its own: it crashed or was cut
+        // at the end, and may come back for what it lacks.
+        let unfinished = !self.peer_said_done() && self.can_wait_for_rejoin();
+        if partner_left && (unfinished || !self.stage.peer_left()) {
             if !self.can_wait_for_rejoin() {
                 return Err(SessionError::PeerLost("closed the connection".into()));
             }
@@ -701,9 +704,12 @@ impl OnlineBackend {
         Ok(())
     }
 
-    /// After either end-of-match message, the peer leaving is expected.
-    fn match_over(&self) -> bool {
-        self.stage.ending().is_some()
+    /// The peer's `Done` came: it has confirmed its last frame, so it
+    /// holds all our inputs and has nothing to come back for. Until then a
+    /// drop pauses the match, even once ours is sent (it may lack our last
+    /// inputs, and our `Done` may have gone down with the link).
+    pub(super) fn peer_said_done(&self) -> bool {
+        self.stage.ending().is_some_and(|e| e.peer_done.is_some())
     }
 
     fn send_garbage(&mut self) {

@@ -69,7 +69,7 @@ impl OnlineBackend {
         self.local == 1
             && self.can_wait_for_rejoin()
             && !self.stage.is_paused()
-            && !self.match_over()
+            && !self.peer_said_done()
             && (self.interrupted).is_some_and(|(_, since)| since.elapsed() >= RECONNECT_AFTER)
     }
 
@@ -83,7 +83,7 @@ impl OnlineBackend {
         self.local == 0
             && self.can_wait_for_rejoin()
             && !self.stage.is_paused()
-            && !self.match_over()
+            && !self.peer_said_done()
             && (self.interrupted).is_some_and(|(_, since)| since.elapsed() >= RECONNECT_AFTER)
     }
 
