@@ -24,6 +24,10 @@ use super::handshake::{HandshakeError, Message, Watch};
 use super::link_sim::{LinkConfig, LinkSim};
 use super::room::{Output, Room};
 
+/// What the channel hands over in one read: the partner's messages in
+/// order, each decoded or not (the reader judges those that are not).
+pub type Batch = Vec<Result<Message, HandshakeError>>;
+
 pub struct ControlChannel {
     channel: WebRtcChannel,
     room: Room<PeerId>,
@@ -130,7 +134,7 @@ impl ControlChannel {
 
     /// Messages received from the partner since the last call; ones that
     /// do not decode are errors for the caller to judge.
-    pub fn receive(&mut self) -> Vec<Result<Message, HandshakeError>> {
+    pub fn receive(&mut self) -> Batch {
         self.pump();
         self.from_partner.drain(..).collect()
     }
@@ -138,7 +142,7 @@ impl ControlChannel {
     /// Puts messages taken by [`Self::receive`] back in front, in order,
     /// for the next reader (what followed a catch-up's end belongs to the
     /// match played on).
-    pub fn unread(&mut self, messages: Vec<Result<Message, HandshakeError>>) {
+    pub fn unread(&mut self, messages: Batch) {
         for message in messages.into_iter().rev() {
             self.from_partner.push_front(message);
         }

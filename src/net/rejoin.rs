@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::control::Batch;
 use super::handshake::{HandshakeError, Message};
 use super::protocol::chunk::{self, Chunk};
 use super::protocol::phase::{CatchingUp, Heard};
@@ -131,10 +132,6 @@ pub fn encode_frames(
     }
     (!bytes.is_empty()).then_some(Message::CatchUp { chunks: bytes })
 }
-
-/// What the control channel hands over in one read: the other player's
-/// messages in order, each decoded or not.
-pub type Batch = Vec<Result<Message, HandshakeError>>;
 
 /// Why a batch of catch-up messages was refused.
 #[derive(Debug, thiserror::Error)]
