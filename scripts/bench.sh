@@ -30,12 +30,11 @@ need_pkgs=()
 command -v cc >/dev/null || need_pkgs+=(gcc)
 command -v python3 >/dev/null || need_pkgs+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need_pkgs+=(python3-venv)
-if command -v dpkg >/dev/null && ! dpkg -s libasound2-dev >/dev/null 2>&1; then
-    need_pkgs+=(libasound2-dev pkg-config)
-fi
-# Gamepads (gilrs) link against libudev.
-if command -v dpkg >/dev/null && ! dpkg -s libudev-dev >/dev/null 2>&1; then
-    need_pkgs+=(libudev-dev pkg-config)
+# What building the game needs (scripts/lib/debian-packages.sh).
+# shellcheck source=lib/debian-packages.sh
+source scripts/lib/debian-packages.sh
+if command -v dpkg >/dev/null; then
+    mapfile -t -O "${#need_pkgs[@]}" need_pkgs < <(debian_missing "${DEBIAN_BUILD[@]}")
 fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

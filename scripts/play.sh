@@ -6,19 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need_pkgs=()
-command -v cc >/dev/null || need_pkgs+=(gcc)
-if command -v dpkg >/dev/null; then
-    for pkg in libasound2-dev libgl1 libx11-6 libxi6 libxcursor1; do
-        dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
-    done
-fi
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-    sudo=""
-    [ "$(id -u)" = 0 ] || sudo="sudo"
-    echo "play.sh: installing ${need_pkgs[*]}" >&2
-    $sudo apt-get update -qq && $sudo apt-get install -y -qq "${need_pkgs[@]}"
-fi
+# What building and running the game needs (scripts/lib/debian-packages.sh,
+# the same list the test command uses); with sudo when not root.
+# shellcheck source=lib/debian-packages.sh
+source scripts/lib/debian-packages.sh
+USE_SUDO=1 debian_install play.sh "${DEBIAN_BUILD[@]}" "${DEBIAN_RUN[@]}"
 if ! command -v cargo >/dev/null; then
     echo "play.sh: Rust is not installed; get it from https://rustup.rs and run this again" >&2
     exit 1

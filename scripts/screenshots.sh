@@ -13,8 +13,11 @@ cd "$(dirname "$0")/.."
 out="${1:-docs/screenshots}"
 mkdir -p "$out"
 
-if [ "$(id -u)" = 0 ] && ! command -v Xvfb >/dev/null; then
-    apt-get update -qq && apt-get install -y -qq xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 >&2
+# The window's libraries and Xvfb with Mesa (scripts/lib/debian-packages.sh).
+# shellcheck source=lib/debian-packages.sh
+source scripts/lib/debian-packages.sh
+if ! command -v Xvfb >/dev/null; then
+    debian_install screenshots.sh "${DEBIAN_RUN[@]}" xvfb libgl1-mesa-dri >&2
 fi
 
 work="$(mktemp -d)"

@@ -4,26 +4,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# gcc links; libasound2-dev for the game's sound (ALSA); libudev-dev and
-# pkg-config for gamepads (gilrs finds pads through udev); Xvfb and Mesa's
-# software OpenGL for the window tests (tests/screenshots.rs; libxtst6 types
-# keys into them from python3, tests/common/keys.py); Chromium,
-# Node.js and npm for the browser tests (tests/browser.rs); openssl and
-# curl for the TLS tests (tests/internet.rs, a private CA).
-need_pkgs=()
-command -v cc >/dev/null || need_pkgs+=(gcc)
-command -v node >/dev/null || need_pkgs+=(nodejs)
-command -v npm >/dev/null || need_pkgs+=(npm)
-for pkg in libasound2-dev libudev-dev pkg-config xvfb libgl1 libgl1-mesa-dri libx11-6 libxi6 libxcursor1 libxtst6 python3 chromium gzip openssl curl haproxy nginx; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || need_pkgs+=("$pkg")
-done
-if [ ${#need_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && apt-get install -y -qq "${need_pkgs[@]}"
-fi
+# The Debian packages (scripts/lib/debian-packages.sh: one list for this,
+# the play command and the release build): building and running the game,
+# and the tests' own (Xvfb and Mesa for the window tests, Chromium for the
+# browser tests, ...). Node.js and npm for the browser tests' driver come
+# from Debian when missing.
+# shellcheck source=lib/debian-packages.sh
+source scripts/lib/debian-packages.sh
+extra=()
+command -v node >/dev/null || extra+=(nodejs)
+command -v npm >/dev/null || extra+=(npm)
+debian_install test.sh "${DEBIAN_BUILD[@]}" "${DEBIAN_RUN[@]}" "${DEBIAN_TEST[@]}" "${extra[@]}"
+# Every crate that links a system library has its -dev package in the
+# build list, and play.sh installs that list on a fresh machine.
+bash scripts/check-system-deps.sh
 
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings
-# The web client, once, for tests/browser.rs (and the browser's driver);
+# The web client, once, for tests/it/browser.rs (and the browser's driver);
 # it also installs the wasm target the next lint needs.
 bash scripts/build-web.sh
 cargo clippy --locked --target wasm32-unknown-unknown -- -D warnings
@@ -75,6 +73,9 @@ if [ "$(id -u)" = 0 ]; then
         timeout 300 scripts/nat-testbed.sh $scenario || failed+=("nat-testbed $scenario")
     done
     timeout 900 scripts/soak.sh --frames 10000 || failed+=("soak")
+    # The README's play command in a fresh Debian root (debootstrap): its
+    # own setup, then the game built and run (~3.5 minutes; issue 38).
+    timeout 900 bash scripts/check-system-deps.sh --fresh-root || failed+=("fresh-root play.sh")
     # 2,000 clients, three rounds: <= 32 KiB each while idle, no growth
     # of the resident set from round to round.
     timeout 300 scripts/signaling-load.sh --clients 2000 --rounds 3 || failed+=("signaling-load")
@@ -83,5 +84,5 @@ if [ "$(id -u)" = 0 ]; then
         exit 1
     fi
 else
-    echo "test.sh: skipped the NAT scenarios: scripts/nat-testbed.sh builds network namespaces and iptables NATs, which needs root; skipped with them the soak and the signaling load run (CI runs all as root; by hand: scripts/soak.sh, scripts/signaling-load.sh)" >&2
+    echo "test.sh: skipped the NAT scenarios: scripts/nat-testbed.sh builds network namespaces and iptables NATs, which needs root; skipped with them the soak, the signaling load run and the fresh-root play.sh check (CI runs all as root; by hand: scripts/soak.sh, scripts/signaling-load.sh, scripts/check-system-deps.sh --fresh-root)" >&2
 fi
