@@ -18,7 +18,7 @@
 //!
 //! `--bin` is the twinstar binary (default `$TWINSTAR_BIN`, else
 //! target/release/twinstar). Last stdout line: one JSON object; exit 0 iff
-//! `ok`. `tests/signaling.rs` runs a smaller version of the same code.
+//! `ok`. `tests/it/signaling.rs` runs a smaller version of the same code.
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};

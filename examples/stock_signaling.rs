@@ -1,6 +1,6 @@
 //! matchbox's own full-mesh signaling server, unchanged: no room caps, no
 //! refusals. Against it, a third player can enter a room where two are
-//! already playing, which is what `tests/connect_refusals.rs` exercises (the
+//! already playing, which is what `tests/it/connect_refusals.rs` exercises (the
 //! test runs the same server in-process; this binary is for trying it by
 //! hand).
 //!

@@ -184,7 +184,7 @@ fi
 FRAMES="${FRAMES:-300}"
 ! { $INTERNET && $PROBE; } || bad_input "--internet needs the game (not --probe)"
 ! $BROWSER || $INTERNET || bad_input "--browser goes with --internet"
-! { $BROWSER && $REJOIN; } || bad_input "--browser does not go with --rejoin (tests/browser.rs covers a page's rejoin)"
+! { $BROWSER && $REJOIN; } || bad_input "--browser does not go with --rejoin (tests/it/browser.rs covers a page's rejoin)"
 WEB_DIR="${TWINSTAR_WEB:-$REPO/target/web}"
 if $BROWSER; then
     [ -s "$WEB_DIR/twinstar_bg.wasm" ] || bad_input "--browser needs the web client in $WEB_DIR (bash scripts/build-web.sh)"

@@ -176,7 +176,7 @@ impl Spectators {
         // holds any of the frames then holds every line said before them,
         // and records each at its frame even when it fast-forwards through
         // them at once. (Sent after the frames, lines that arrived after
-        // the fast-forward were recorded late; seen in tests/watch.rs on a
+        // the fast-forward were recorded late; seen in tests/it/watch.rs on a
         // loaded machine.)
         let mut messages = vec![streaming];
         messages.extend(start.chat.history().map(relayed));

@@ -1,6 +1,6 @@
 //! The binary's contracts: `--json` last line, exit codes, error lines.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -2,7 +2,7 @@
 //! server (`twinstar serve`) dies while two `twinstar` peers play, or while
 //! a host still waits in its room. Every wait is bounded.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 //! the whole match and equals the keeper's. Only that player gets back in,
 //! and only within the reconnect window.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -8,7 +8,7 @@
 //!
 //! Real `twinstar` processes on loopback; every wait is bounded.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! credentials handed out without the secret ever showing, and a seat held
 //! by a silent client freed within the default idle limit.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

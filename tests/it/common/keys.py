@@ -1,5 +1,5 @@
 """Types keys into an X display through the XTEST extension (libXtst), as a
-person at the keyboard would: tests/common/display.rs, Display::type_keys.
+person at the keyboard would: tests/it/common/display.rs, Display::type_keys.
 
 usage: keys.py DISPLAY STEP...
   a word        typed character by character (letters, digits, space, !)

@@ -7,7 +7,7 @@
 //! in-process (`--sim-outage AT:LEN`, both peers: both directions, and
 //! every connection made during it).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -377,7 +377,7 @@ fn seeds_are_current() {
             let committed = std::fs::read(&path).unwrap_or_default();
             assert!(
                 committed == bytes,
-                "{} is stale: run TWINSTAR_BLESS_FUZZ_SEEDS=1 cargo test --test fuzz_regressions",
+                "{} is stale: run TWINSTAR_BLESS_FUZZ_SEEDS=1 cargo test --test it fuzz_regressions::",
                 path.display()
             );
         }

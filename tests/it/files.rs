@@ -6,7 +6,7 @@
 //! Every run has a time limit: a regression that blocks (a FIFO) or reads
 //! without end (`/dev/zero`, `/proc`) fails here instead of hanging.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -7,7 +7,7 @@
 //! The tests run one at a time: Chromium's software WebGL takes most of a
 //! core, and the matches are paced in real time.
 
-mod common;
+use crate::common;
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -19,7 +19,7 @@ use common::{
 };
 
 /// Checksum of the default preset after 10,000 frames of seed-1 bots, the
-/// same constant as tests/determinism.rs pins natively.
+/// same constant as tests/it/determinism.rs pins natively.
 const GOLDEN_10K_SEED_1: &str = "77801b4e430db3c044e460bb21973641";
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -381,7 +381,7 @@ fn the_menu_opens_and_draws() {
     )
     .finish(LIMIT);
     assert_eq!(page.code(), Some(0), "{}", common::tail(&page.stdout, 30));
-    // The same bar as the native screenshots (tests/screenshots.rs).
+    // The same bar as the native screenshots (tests/it/screenshots.rs).
     let (colours, spread) = richness(&load(&shot));
     assert!(
         colours >= 8 && spread > 8.0,

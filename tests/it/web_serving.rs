@@ -3,7 +3,7 @@
 //! everything else, a hint when there is no build; websocket upgrades to
 //! `/` and `/ROOM` reach the signaling server as before.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -4,7 +4,7 @@
 //! mid-match costs the matches playing there nothing (they are peer to
 //! peer). Needs `haproxy` (scripts/test.sh installs Debian's).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener, TcpStream};

@@ -52,7 +52,7 @@ impl Display {
 
 impl Display {
     /// Types `steps` on this display's keyboard through XTEST
-    /// (`tests/common/keys.py`: words, `<Return>`-style key names,
+    /// (`tests/it/common/keys.py`: words, `<Return>`-style key names,
     /// `@0.5` pauses); fails if a key cannot be sent.
     pub fn type_keys(&self, steps: &[&str]) {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/keys.py");

@@ -1,7 +1,7 @@
 //! Online play between two real `twinstar` processes on loopback, paired by
 //! a signaling server running in this test process. Every wait is bounded.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -171,7 +171,7 @@ fn a_vanished_peer_is_reported_within_three_seconds() {
         ("VAN-XSH", "vanxsh"),
         "3600",
         // No reconnect window: a vanished peer ends the match at once
-        // (with one, the host waits for a rejoin: tests/rejoin.rs).
+        // (with one, the host waits for a rejoin: tests/it/rejoin.rs).
         &["--record", "host.tsr", "--reconnect-window", "0"],
         &["--no-record"],
     );

@@ -5,7 +5,7 @@
 //! disturbing the match; in a window, Enter opens the prompt, typing there
 //! never reaches the game, and Esc closes the prompt without leaving.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! checksum and a replay equal to theirs. A spectator never disturbs the
 //! players, and a room takes eight.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

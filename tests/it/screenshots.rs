@@ -2,7 +2,7 @@
 //! captures five screens; each must show something, and no two the same.
 //! Needs Xvfb (scripts/test.sh installs it as root) or a display.
 
-mod common;
+use crate::common;
 
 use common::picture::{Picture, load, richness};
 

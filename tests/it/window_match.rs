@@ -2,7 +2,7 @@
 //! headless one: the session's lifecycle compares the end checksums, so a
 //! desync in the last frames before `--frames N` is caught there too.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

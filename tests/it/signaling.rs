@@ -4,10 +4,10 @@
 //! The client code is examples/signaling_load.rs (its full run, 200 clients,
 //! is scripts/signaling-load.sh). Every wait is bounded.
 
-mod common;
+use crate::common;
 
 #[allow(dead_code)]
-#[path = "../examples/signaling_load.rs"]
+#[path = "../../examples/signaling_load.rs"]
 mod load;
 
 use std::io::{Read, Write};

@@ -1,6 +1,6 @@
 //! Replays: record, verify, diff, and survive broken files.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,13 +1,12 @@
-//! What the suites in tests/ share: the `twinstar` binary as a process that
+//! What the suites in tests/it share: the `twinstar` binary as a process that
 //! is killed and reaped when dropped ([`Twinstar`], [`run`]), scratch
 //! directories, the `--json` summary, replay verification, a `twinstar
 //! serve` signaling server ([`Server`]) and the arguments of a bot peer.
 //!
-//! A suite uses it with `mod common;`.
+//! A suite uses it with `use crate::common;` (tests/it/main.rs declares it).
 
-// Every tests/*.rs file is a crate of its own that compiles this module
-// separately, and none of them uses every helper: what one suite leaves
-// unused is not dead code.
+// Helpers kept for the suites' next needs and for by-hand debugging are
+// not dead code.
 #![allow(dead_code)]
 
 pub mod browser;

@@ -3,7 +3,7 @@
 //! two native players meeting over wss through it. Needs `nginx`
 //! (scripts/test.sh installs Debian's).
 
-mod common;
+use crate::common;
 
 use std::net::TcpListener;
 use std::path::Path;
