@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of the web client in headless Chromium (tests/web/drive.mjs):
-# the touch controls on a phone in portrait (390x844) and landscape
-# (844x390), each mid-match against a native host's bot with a thumb on
+# the touch controls on a phone in portrait (390x844 CSS pixels) and
+# landscape (844x390) at a device pixel ratio of 3, as an iPhone 15 shows
+# them (1170x2532 device pixels), each mid-match against a native host's bot with a thumb on
 # the stick and a finger on fire, and the main menu with a (scripted,
 # standard-mapping) gamepad connected.
 #
@@ -59,22 +60,13 @@ touch_shot() {
     local host=$!
     pids+=($host)
     # A thumb low on the left, pushed up-right; a finger on fire (where
-    # input::touch::TouchLayout puts it for this size).
-    local fire
-    fire=$(python3 - "$w" "$h" <<'PY'
-import sys
-w, h = float(sys.argv[1]), float(sys.argv[2])
-unit = min(w, h); r = unit * 0.09; margin = unit * 0.06
-print(round(w - margin - r * 1.2), round(h - margin - r * 2.6))
-PY
-)
-    local fx="${fire% *}" fy="${fire#* }"
+    # the page drew it: the driver reads window.twinstarTouchLayout).
     local sx=$((w / 6)) sy=$((h * 4 / 5))
     local touch
     touch="[{\"at\": 4000, \"type\": \"touchStart\", \"points\": [[$sx, $sy, 1]]},
         {\"at\": 4100, \"type\": \"touchMove\", \"points\": [[$((sx + 30)), $((sy - 30)), 1]]},
-        {\"at\": 4200, \"type\": \"touchStart\", \"points\": [[$((sx + 30)), $((sy - 30)), 1], [$fx, $fy, 2]]}]"
-    shot "$out/$name.png" "$page#${code,,}" --phone --size "${w}x${h}" --touch "$touch" \
+        {\"at\": 4200, \"type\": \"touchStart\", \"points\": [[$((sx + 30)), $((sy - 30)), 1], [\"fire\", 2]]}]"
+    shot "$out/$name.png" "$page#${code,,}" --phone --dpr 3 --size "${w}x${h}" --touch "$touch" \
         --screenshot-at 6500 --timeout 8
     kill "$host" 2>/dev/null || true
 }

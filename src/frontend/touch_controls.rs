@@ -1,15 +1,32 @@
 //! The touch controls in a match: macroquad's touches fed to
 //! `input::touch::TouchPad`, and what it holds drawn over the arena. Drawn
 //! only once the screen has been touched, so a desktop never shows them.
+//!
+//! Coordinates: macroquad draws, lays out (`screen_width`) and reports the
+//! mouse (`mouse_position`) in logical pixels (CSS pixels in the page), but
+//! reports touches (`touches()`) in framebuffer pixels: the canvas's device
+//! pixels in the browser (CSS pixels times `devicePixelRatio`, since the
+//! window asks for high DPI), the window's physical pixels natively. This
+//! is the one place they are converted, so everything past it is logical.
 
 use macroquad::prelude::*;
 
 use crate::input::Input;
-use crate::input::touch::{self, TouchLayout, TouchPad, TouchPhase};
+use crate::input::touch::{self, Insets, TouchLayout, TouchPad, TouchPhase};
 
-#[derive(Default)]
 pub struct TouchControls {
     pad: TouchPad,
+    /// The layout of the last update: the screen's size and safe area.
+    layout: TouchLayout,
+}
+
+impl Default for TouchControls {
+    fn default() -> Self {
+        TouchControls {
+            pad: TouchPad::default(),
+            layout: TouchLayout::for_screen(1.0, 1.0, Insets::NONE),
+        }
+    }
 }
 
 impl TouchControls {
@@ -17,6 +34,11 @@ impl TouchControls {
     /// (game over), so the start button is on screen and live.
     pub fn update(&mut self, start_shown: bool) {
         let layout = layout();
+        if layout != self.layout {
+            crate::platform::screen::publish_touch_layout(&layout_json(&layout));
+            self.layout = layout;
+        }
+        let scale = screen_dpi_scale().max(f32::MIN_POSITIVE);
         let now: Vec<touch::Touch> = touches()
             .into_iter()
             .map(|t| touch::Touch {
@@ -28,8 +50,8 @@ impl TouchControls {
                     macroquad::input::TouchPhase::Ended => TouchPhase::Ended,
                     macroquad::input::TouchPhase::Cancelled => TouchPhase::Cancelled,
                 },
-                x: t.position.x,
-                y: t.position.y,
+                x: t.position.x / scale,
+                y: t.position.y / scale,
             })
             .collect();
         self.pad.update(&now, &layout, start_shown);
@@ -37,7 +59,7 @@ impl TouchControls {
 
     /// What the fingers hold now (nothing before the first touch).
     pub fn input(&self) -> Input {
-        self.pad.input(&layout())
+        self.pad.input(&self.layout)
     }
 
     pub fn seen(&self) -> bool {
@@ -47,7 +69,7 @@ impl TouchControls {
     /// Width the arena leaves free on each side for the controls (once
     /// they are shown, held sideways).
     pub fn side(&self) -> f32 {
-        if self.seen() { layout().side } else { 0.0 }
+        if self.seen() { self.layout.side } else { 0.0 }
     }
 
     /// The stick under the thumb, the buttons; start when it is live.
@@ -55,7 +77,7 @@ impl TouchControls {
         if !self.pad.seen {
             return;
         }
-        let l = layout();
+        let l = self.layout;
         let ring = Color::new(1.0, 1.0, 1.0, 0.35);
         let fill = Color::new(1.0, 1.0, 1.0, 0.18);
         if let Some((origin, thumb)) = self.pad.stick() {
@@ -97,5 +119,26 @@ impl TouchControls {
 }
 
 fn layout() -> TouchLayout {
-    TouchLayout::for_screen(screen_width(), screen_height())
+    let [top, right, bottom, left] = crate::platform::screen::safe_area();
+    let safe = Insets {
+        top,
+        right,
+        bottom,
+        left,
+    };
+    TouchLayout::for_screen(screen_width(), screen_height(), safe)
+}
+
+/// The layout as the page publishes it for tools that touch its buttons
+/// (tests/web/drive.mjs): logical pixels, as the page's CSS pixels.
+fn layout_json(l: &TouchLayout) -> String {
+    let b = |b: touch::Button| serde_json::json!({ "x": b.x, "y": b.y, "r": b.r });
+    serde_json::json!({
+        "fire": b(l.fire),
+        "focus": b(l.focus),
+        "start": b(l.start),
+        "stick_zone": l.stick_zone,
+        "stick_radius": l.stick_radius,
+    })
+    .to_string()
 }

@@ -1,7 +1,10 @@
 //! Touch controls as one more source of the same `Input`: a virtual stick
 //! where the left thumb lands, fire and focus buttons on the right, start
-//! when the game needs it. Pure: touches in, bits out, in screen pixels; the
-//! frontend feeds it macroquad's touches and draws what `TouchPad` says.
+//! when the game needs it. Pure: touches in, bits out. Everything here is in
+//! logical pixels (CSS pixels in the browser: a thumb covers about as many
+//! of them on a 1x as on a 3x screen); the frontend converts macroquad's
+//! touches, which come in framebuffer pixels, once before they reach
+//! `TouchPad` (`frontend::touch_controls`), and draws what `TouchPad` says.
 
 use super::Input;
 use super::pad::stick_direction;
@@ -40,13 +43,57 @@ impl Button {
     }
 }
 
+/// The edges of a screen the controls keep clear of, in logical pixels:
+/// a phone's notch, rounded corners and home indicator (the page's
+/// `env(safe-area-inset-*)`); zero on a desktop.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Insets {
+    pub top: f32,
+    pub right: f32,
+    pub bottom: f32,
+    pub left: f32,
+}
+
+impl Insets {
+    pub const NONE: Insets = Insets {
+        top: 0.0,
+        right: 0.0,
+        bottom: 0.0,
+        left: 0.0,
+    };
+
+    /// Insets a page reported, each finite and at most a third of its
+    /// side (anything else is a bad reading, taken as no inset).
+    pub fn checked(self, w: f32, h: f32) -> Insets {
+        let ok = |v: f32, side: f32| {
+            if v.is_finite() && v >= 0.0 && v <= side / 3.0 {
+                v
+            } else {
+                0.0
+            }
+        };
+        Insets {
+            top: ok(self.top, h),
+            right: ok(self.right, w),
+            bottom: ok(self.bottom, h),
+            left: ok(self.left, w),
+        }
+    }
+}
+
+/// A button's radius in logical pixels: 9 % of the screen's shorter side,
+/// kept between a thumb's width (a phone held either way: 390 px wide
+/// gives 35) and what a tablet or a desktop touch screen needs (no bigger
+/// than a large thumb, however big the screen).
+const BUTTON_RADIUS: (f32, f32) = (30.0, 48.0);
+
 /// Where the controls sit on a screen of a given size.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TouchLayout {
     pub fire: Button,
     pub focus: Button,
     pub start: Button,
-    /// Stick travel in pixels that is full deflection.
+    /// Stick travel in logical pixels that is full deflection.
     pub stick_radius: f32,
     /// A touch left of this x is a stick touch.
     pub stick_zone: f32,
@@ -57,21 +104,24 @@ pub struct TouchLayout {
 }
 
 impl TouchLayout {
-    /// Buttons sized to the shorter side (a thumb is the same size on any
-    /// screen, the screen's pixels are not), kept in the bottom corners.
-    pub fn for_screen(w: f32, h: f32) -> TouchLayout {
+    /// The layout for a screen of `w` x `h` logical pixels whose edges
+    /// `safe` must stay clear: buttons of a thumb's size, kept in the
+    /// bottom corners of the safe area.
+    pub fn for_screen(w: f32, h: f32, safe: Insets) -> TouchLayout {
+        let safe = safe.checked(w, h);
         let unit = w.min(h).max(1.0);
-        let r = unit * 0.09;
-        let margin = unit * 0.06;
+        let r = (unit * 0.09).clamp(BUTTON_RADIUS.0, BUTTON_RADIUS.1);
+        let margin = (unit * 0.06).min(r);
         let fire_r = r * 1.2;
+        let (right, bottom) = (w - safe.right, h - safe.bottom);
         let (fire, focus, side) = if w > h * 1.2 {
             // Held sideways: fire above focus in a column at the right
             // edge, as wide as the stick's space at the left, both beside
             // the arena.
-            let side = 2.0 * (margin + fire_r);
+            let side = 2.0 * (margin + fire_r) + safe.left.max(safe.right);
             let focus = Button {
-                x: w - side / 2.0,
-                y: h - margin - r,
+                x: right - margin - fire_r,
+                y: bottom - margin - r,
                 r,
             };
             let fire = Button {
@@ -82,13 +132,13 @@ impl TouchLayout {
             (fire, focus, side)
         } else {
             let fire = Button {
-                x: w - margin - fire_r,
-                y: h - margin - r * 2.6,
+                x: right - margin - fire_r,
+                y: bottom - margin - r * 2.6,
                 r: fire_r,
             };
             let focus = Button {
                 x: fire.x - r * 2.6,
-                y: h - margin - r,
+                y: bottom - margin - r,
                 r,
             };
             (fire, focus, 0.0)
@@ -97,11 +147,11 @@ impl TouchLayout {
             fire,
             focus,
             start: Button {
-                x: w / 2.0,
-                y: h - margin - r * 0.8,
+                x: (safe.left + right) / 2.0,
+                y: bottom - margin - r * 0.8,
                 r: r * 0.8,
             },
-            stick_radius: unit * 0.12,
+            stick_radius: r * 1.33,
             stick_zone: w * 0.45,
             side,
         }
@@ -226,7 +276,7 @@ mod tests {
 
     #[test]
     fn the_stick_is_where_the_thumb_lands() {
-        let layout = TouchLayout::for_screen(W, H);
+        let layout = TouchLayout::for_screen(W, H, Insets::NONE);
         let mut pad = TouchPad::default();
         assert!(!pad.seen);
         pad.update(
@@ -259,7 +309,7 @@ mod tests {
 
     #[test]
     fn fire_focus_and_stick_together() {
-        let layout = TouchLayout::for_screen(W, H);
+        let layout = TouchLayout::for_screen(W, H, Insets::NONE);
         let mut pad = TouchPad::default();
         let (f, g) = (layout.fire, layout.focus);
         pad.update(
@@ -286,7 +336,7 @@ mod tests {
 
     #[test]
     fn start_only_when_shown() {
-        let layout = TouchLayout::for_screen(844.0, 390.0);
+        let layout = TouchLayout::for_screen(844.0, 390.0, Insets::NONE);
         let s = layout.start;
         let mut pad = TouchPad::default();
         pad.update(&[touch(1, TouchPhase::Started, s.x, s.y)], &layout, false);
@@ -296,30 +346,95 @@ mod tests {
         assert_eq!(pad.input(&layout), Input(Input::START));
     }
 
-    #[test]
-    fn the_buttons_fit_portrait_and_landscape_screens() {
-        for (w, h) in [(390.0, 844.0), (844.0, 390.0), (1280.0, 720.0)] {
-            let l = TouchLayout::for_screen(w, h);
-            for b in [l.fire, l.focus, l.start] {
-                assert!(b.x - b.r >= 0.0 && b.x + b.r <= w, "{w}x{h}: {b:?}");
-                assert!(b.y - b.r >= 0.0 && b.y + b.r <= h, "{w}x{h}: {b:?}");
-                assert!(b.x > l.stick_zone || b == l.start, "{w}x{h}: right side");
+    /// An iPhone-like notch and home indicator, upright and sideways.
+    fn notch(w: f32, h: f32) -> Insets {
+        if w > h {
+            Insets {
+                top: 0.0,
+                right: 47.0,
+                bottom: 21.0,
+                left: 47.0,
             }
-            // Sideways, fire and focus stay in their column beside the
-            // arena; upright there is no column.
-            for b in [l.fire, l.focus].into_iter().filter(|_| l.side > 0.0) {
-                assert!(
-                    b.x - b.r >= w - l.side - 0.01,
-                    "{w}x{h}: {b:?} in the column"
-                );
+        } else {
+            Insets {
+                top: 47.0,
+                right: 0.0,
+                bottom: 34.0,
+                left: 0.0,
             }
-            assert_eq!(l.side > 0.0, w > h * 1.2, "{w}x{h}");
         }
     }
 
     #[test]
+    fn the_buttons_fit_portrait_and_landscape_screens() {
+        for (w, h) in [
+            (390.0, 844.0),
+            (844.0, 390.0),
+            (1280.0, 720.0),
+            (320.0, 568.0),
+        ] {
+            for safe in [Insets::NONE, notch(w, h)] {
+                let l = TouchLayout::for_screen(w, h, safe);
+                for b in [l.fire, l.focus, l.start] {
+                    assert!(
+                        b.x - b.r >= safe.left && b.x + b.r <= w - safe.right,
+                        "{w}x{h} {safe:?}: {b:?}"
+                    );
+                    assert!(
+                        b.y - b.r >= safe.top && b.y + b.r <= h - safe.bottom,
+                        "{w}x{h} {safe:?}: {b:?}"
+                    );
+                    assert!(b.x > l.stick_zone || b == l.start, "{w}x{h}: right side");
+                }
+                // Sideways, fire and focus stay in their column beside the
+                // arena; upright there is no column.
+                for b in [l.fire, l.focus].into_iter().filter(|_| l.side > 0.0) {
+                    assert!(
+                        b.x - b.r >= w - l.side - 0.01,
+                        "{w}x{h}: {b:?} in the column"
+                    );
+                }
+                assert_eq!(l.side > 0.0, w > h * 1.2, "{w}x{h}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_button_is_thumb_sized_on_any_screen() {
+        // Logical pixels: a phone, a small phone, a tablet, a desktop
+        // touch screen; the same phone at any pixel ratio is the same
+        // logical size, so it gets the same layout.
+        for (w, h) in [
+            (390.0, 844.0),
+            (320.0, 568.0),
+            (1024.0, 1366.0),
+            (1920.0, 1080.0),
+        ] {
+            let l = TouchLayout::for_screen(w, h, Insets::NONE);
+            assert!(
+                (BUTTON_RADIUS.0..=BUTTON_RADIUS.1).contains(&l.focus.r),
+                "{w}x{h}: focus radius {}",
+                l.focus.r
+            );
+        }
+    }
+
+    #[test]
+    fn bad_insets_are_no_insets() {
+        let bad = Insets {
+            top: f32::NAN,
+            right: -3.0,
+            bottom: 900.0,
+            left: f32::INFINITY,
+        };
+        assert_eq!(bad.checked(390.0, 844.0), Insets::NONE);
+        let fine = notch(390.0, 844.0);
+        assert_eq!(fine.checked(390.0, 844.0), fine);
+    }
+
+    #[test]
     fn bad_touches_are_ignored() {
-        let layout = TouchLayout::for_screen(W, H);
+        let layout = TouchLayout::for_screen(W, H, Insets::NONE);
         let mut pad = TouchPad::default();
         pad.update(
             &[touch(1, TouchPhase::Started, f32::NAN, 3.0)],
@@ -334,6 +449,6 @@ mod tests {
         pad.update(&many, &layout, false);
         assert_eq!(pad.input(&layout), Input(0));
         assert_eq!(pad.fingers.len(), MAX_FINGERS);
-        let _ = TouchLayout::for_screen(0.0, 0.0);
+        let _ = TouchLayout::for_screen(0.0, 0.0, Insets::NONE);
     }
 }

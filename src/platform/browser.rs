@@ -35,6 +35,26 @@ pub fn page_ice_text() -> Option<String> {
         .as_string()
 }
 
+/// The page's safe-area insets (`window.twinstarSafeArea`, kept by
+/// web/index.html): `[top, right, bottom, left]` in CSS pixels.
+pub fn safe_area() -> Option<[f32; 4]> {
+    let window: wasm_bindgen::JsValue = window()?.into();
+    let value = js_sys::Reflect::get(&window, &"twinstarSafeArea".into()).ok()?;
+    let array: &js_sys::Array = wasm_bindgen::JsCast::dyn_ref(&value)?;
+    let mut insets = [0.0; 4];
+    for (i, inset) in insets.iter_mut().enumerate() {
+        *inset = array.get(i as u32).as_f64()? as f32;
+    }
+    Some(insets)
+}
+
+/// Sets `window.NAME` to `text`, for scripts that read the page.
+pub fn publish(name: &str, text: &str) {
+    if let Some(window) = window() {
+        let _ = js_sys::Reflect::set(&window.into(), &name.into(), &text.into());
+    }
+}
+
 fn storage() -> Option<web_sys::Storage> {
     window()?.local_storage().ok()?
 }

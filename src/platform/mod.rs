@@ -11,6 +11,8 @@
 //!   storage (settings, rejoin tickets), downloads, the file picker, the
 //!   server that served the page and the ICE offer it fetched.
 //!
+//! - [`screen`]: the screen's safe area (a phone's notch) and the touch
+//!   layout published for test tools; nothing natively.
 //! - [`tasks`]: where background work runs — matchbox's message loop and
 //!   the connector's polling — natively on tokio and threads, in the
 //!   browser as tasks on the page's event loop.
@@ -22,4 +24,5 @@
 pub mod browser;
 pub mod files;
 pub mod records;
+pub mod screen;
 pub mod tasks;

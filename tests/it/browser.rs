@@ -518,75 +518,138 @@ fn a_gamepad_in_the_page_plays_against_a_native_host() {
     );
 }
 
-/// A phone (390x844, touch screen, Chromium's emulation) opens the room
-/// link and plays by touch, through the DevTools protocol's touch events:
-/// a thumb lands on the left and slides right, then left, while a second
-/// finger holds the fire button. The host's replay has those inputs.
-#[test]
-fn a_phone_joins_from_the_link_and_plays_by_touch() {
+/// A phone (touch screen, Chromium's emulation) opens the room link and
+/// plays by touch, through the DevTools protocol's touch events, at the
+/// device pixel ratios real phones have (1 is a desktop's; phones are 2 to
+/// 3.5): a thumb lands low on the left and slides right, then left, while
+/// a second finger holds fire; then it slides up while a third adds
+/// focus. The host's replay has those inputs at every ratio, and at 3x,
+/// with a notch, the buttons stay inside the safe area.
+fn a_phone_plays_by_touch(w: u32, h: u32) {
     use twinstar::input::Input;
-    use twinstar::input::touch::TouchLayout;
     let _one = serial();
-    let dir = scratch("touch");
     let server = web_server();
-    let host = Twinstar::spawn(
-        &dir,
-        &peer_args(
-            "host",
-            Some("TCH-2XM"),
-            &server.url,
-            "900",
-            &["--record", "host.tsr"],
-        ),
-    );
-    let (w, h) = (390.0, 844.0);
-    let fire = TouchLayout::for_screen(w, h).fire;
-    let (fx, fy) = (fire.x.round(), fire.y.round());
-    // Every 2 s: thumb down at (100, 700), right 60 px, fire held, thumb
-    // 60 px left of where it landed, everything lifted.
+    let (sx, sy) = (w * 15 / 100, h * 80 / 100);
+    // Every 2.4 s; fire and focus where the page says it drew them
+    // (window.twinstarTouchLayout, in CSS pixels like the touches). The
+    // DevTools protocol lifts fingers only all together (touchEnd).
     let touch = format!(
-        r#"{{"period": 2000, "from": 500, "events": [
-        {{"at": 0, "type": "touchStart", "points": [[100, 700, 1]]}},
-        {{"at": 100, "type": "touchMove", "points": [[160, 700, 1]]}},
-        {{"at": 200, "type": "touchStart", "points": [[160, 700, 1], [{fx}, {fy}, 2]]}},
-        {{"at": 800, "type": "touchMove", "points": [[40, 700, 1], [{fx}, {fy}, 2]]}},
-        {{"at": 1400, "type": "touchEnd", "points": []}}
-    ]}}"#
+        r#"{{"period": 2400, "from": 500, "events": [
+        {{"at": 0, "type": "touchStart", "points": [[{sx}, {sy}, 1]]}},
+        {{"at": 100, "type": "touchMove", "points": [[{r}, {sy}, 1]]}},
+        {{"at": 200, "type": "touchStart", "points": [[{r}, {sy}, 1], ["fire", 2]]}},
+        {{"at": 800, "type": "touchMove", "points": [[{l}, {sy}, 1], ["fire", 2]]}},
+        {{"at": 1400, "type": "touchMove", "points": [[{sx}, {u}, 1], ["fire", 2]]}},
+        {{"at": 1500, "type": "touchStart", "points": [[{sx}, {u}, 1], ["fire", 2], ["focus", 3]]}},
+        {{"at": 1900, "type": "touchEnd", "points": []}}
+    ]}}"#,
+        r = sx + 60,
+        l = sx.saturating_sub(60).max(2),
+        u = sy - 60,
     );
-    let page = browser::open(
-        &page_url(&server, "#tch2xm"),
-        &[
-            "--timeout",
-            "60",
-            "--phone",
-            "--size",
-            "390x844",
-            "--touch",
-            &touch,
-        ],
-    );
-    let host = host.finish(LIMIT);
-    let page = page.finish(LIMIT);
-    assert_eq!(host.code(), Some(0), "{}", host.report("native host", 30));
-    assert!(
-        page.stdout.contains("agreed: player 2"),
-        "the phone did not join:\n{}",
-        common::tail(&page.stdout, 30)
-    );
-    let replay = dir.join("host.tsr");
-    for (what, bits) in [
-        ("thumb right + fire", Input::RIGHT | Input::FIRE),
-        ("thumb left + fire", Input::LEFT | Input::FIRE),
-    ] {
-        let frames = frames_holding(&replay, 1, bits);
-        eprintln!("touch, {what}: {frames} frames of player 2");
-        // Each is held 0.6 s (36 frames) of every 2 s.
+    let mut failures = Vec::new();
+    for dpr in [1, 2, 3] {
+        // At 3x, as an iPhone: a notch (or, sideways, the notch on one
+        // side and rounded corners on the other) and the home indicator.
+        let safe = match (dpr, w > h) {
+            (3, false) => [47, 0, 34, 0],
+            (3, true) => [0, 47, 21, 47],
+            _ => [0; 4],
+        };
+        let what = format!("{w}x{h} at {dpr}x, safe area {safe:?}");
+        let dir = scratch(&format!("touch-{w}x{h}-{dpr}"));
+        let code = format!("T{}{}-2XM", dpr + 1, if w > h { 'S' } else { 'U' });
+        let host = Twinstar::spawn(
+            &dir,
+            &peer_args(
+                "host",
+                Some(&code),
+                &server.url,
+                "720",
+                &["--record", "host.tsr"],
+            ),
+        );
+        let safe_arg = safe.map(|v| v.to_string()).join(",");
+        let page = browser::open(
+            &page_url(&server, &format!("#{}", code.to_lowercase())),
+            &[
+                "--timeout",
+                "60",
+                "--phone",
+                "--dpr",
+                &dpr.to_string(),
+                "--safe-area",
+                &safe_arg,
+                "--size",
+                &format!("{w}x{h}"),
+                "--touch",
+                &touch,
+            ],
+        );
+        let host = host.finish(LIMIT);
+        let page = page.finish(LIMIT);
+        assert_eq!(
+            host.code(),
+            Some(0),
+            "{what}: {}",
+            host.report("native host", 30)
+        );
         assert!(
-            frames >= 30,
-            "{what}: {frames} frames of player 2 in the host's replay; page:\n{}",
+            page.stdout.contains("agreed: player 2"),
+            "{what}: the phone did not join:\n{}",
             common::tail(&page.stdout, 30)
         );
+        // The buttons the page drew are inside its safe area.
+        let layout: serde_json::Value = page
+            .stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("touch-layout: "))
+            .and_then(|json| serde_json::from_str(json).ok())
+            .unwrap_or_else(|| panic!("{what}: the page published no touch layout"));
+        let [top, right, bottom, left] = safe.map(f64::from);
+        for button in ["fire", "focus"] {
+            let at = |k: &str| layout[button][k].as_f64().unwrap_or(f64::NAN);
+            let (x, y, r) = (at("x"), at("y"), at("r"));
+            let inside = x - r >= left
+                && x + r <= f64::from(w) - right
+                && y - r >= top
+                && y + r <= f64::from(h) - bottom;
+            if !inside {
+                failures.push(format!(
+                    "{what}: {button} at ({x}, {y}) r {r} leaves the safe area"
+                ));
+            }
+        }
+        let replay = dir.join("host.tsr");
+        let mut seen = Vec::new();
+        for (name, bits) in [
+            ("right+fire", Input::RIGHT | Input::FIRE),
+            ("left+fire", Input::LEFT | Input::FIRE),
+            ("up+fire+focus", Input::UP | Input::FIRE | Input::FOCUS),
+        ] {
+            let frames = frames_holding(&replay, 1, bits);
+            seen.push(format!("{name} {frames}"));
+            // Held 0.6, 0.6 and 0.4 s (36, 36, 24 frames) of every 2.4 s.
+            if frames < 20 {
+                failures.push(format!("{what}: {name} in {frames} frames of player 2"));
+            }
+        }
+        eprintln!(
+            "touch, {what}: frames of player 2 holding {}",
+            seen.join(", ")
+        );
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_phone_held_upright_plays_by_touch_at_every_pixel_ratio() {
+    a_phone_plays_by_touch(390, 844);
+}
+
+#[test]
+fn a_phone_held_sideways_plays_by_touch_at_every_pixel_ratio() {
+    a_phone_plays_by_touch(844, 390);
 }
 
 /// The room-code prompt in the page is a real text field (what a phone's

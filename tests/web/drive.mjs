@@ -5,7 +5,8 @@
 //        [--keys "ArrowDown,Enter@1500,ArrowLeft@3000+400"] [--until REGEX]
 //        [--size WxH] [--chromium PATH] [--flag CHROMIUM_FLAG]...
 //        [--downloads DIR] [--reload-on REGEX [--reload-delay MS]]
-//        [--gamepad JSON] [--touch JSON] [--phone] [--screenshot-at MS]
+//        [--gamepad JSON] [--touch JSON] [--phone [--dpr N] [--safe-area T,R,B,L]]
+//        [--screenshot-at MS]
 //        [--stamp-console]
 //
 // --stamp-console: also write every console line to stderr after the time
@@ -30,11 +31,19 @@
 // from unplug_at on (absent: never).
 //
 // --phone: a phone-sized page (use with --size 390x844) with a touch screen
-// (isMobile, hasTouch). --touch JSON: touches sent through the DevTools
+// (isMobile, hasTouch) whose device pixel ratio is --dpr (default 1; real
+// phones are 2 to 3.5). --touch JSON: touches sent through the DevTools
 // protocol (Input.dispatchTouchEvent), [{"at": MS, "type": "touchStart" |
-// "touchMove" | "touchEnd", "points": [[X, Y, ID]...]}], times from the
-// first animation frame; a "period" key instead of a list repeats
-// {"period": MS, "from": MS, "events": [...]} until the page ends.
+// "touchMove" | "touchEnd", "points": [[X, Y, ID]...]}] in CSS pixels,
+// times from the first animation frame; a "period" key instead of a list
+// repeats {"period": MS, "from": MS, "events": [...]} until the page ends.
+// A point may name a button instead of X, Y: ["fire", ID] (or "focus",
+// "start") is the centre the game published for it in
+// window.twinstarTouchLayout; an event is skipped while there is none.
+// --safe-area "T,R,B,L": the phone's safe-area insets in CSS pixels (a
+// notch, the home indicator), through the DevTools protocol's
+// Emulation.setSafeAreaInsetsOverride. With --phone, the last published
+// touch layout is printed at the end as `touch-layout: JSON`.
 //
 // --reload-on: once a console line matches REGEX, wait --reload-delay ms
 // (default 0) and reload the page, as a player closing the tab and opening
@@ -128,6 +137,8 @@ try {
       gamepad: { type: "string" },
       touch: { type: "string" },
       phone: { type: "boolean", default: false },
+      dpr: { type: "string", default: "1" },
+      "safe-area": { type: "string" },
       "stamp-console": { type: "boolean", default: false },
       "screenshot-at": { type: "string" },
       fill: { type: "string", multiple: true, default: [] },
@@ -153,6 +164,17 @@ try {
 }
 const size = /^(\d+)x(\d+)$/.exec(args.values.size);
 if (!size) usage(`bad --size '${args.values.size}': WxH`);
+const dpr = Number(args.values.dpr);
+if (!(dpr >= 1 && dpr <= 4)) usage(`bad --dpr '${args.values.dpr}': a device pixel ratio from 1 to 4`);
+let safeArea = null;
+if (args.values["safe-area"] !== undefined) {
+  const insets = args.values["safe-area"].split(",").map(Number);
+  if (insets.length !== 4 || !insets.every((v) => v >= 0 && v <= 200)) {
+    usage(`bad --safe-area '${args.values["safe-area"]}': T,R,B,L in CSS pixels (0 to 200)`);
+  }
+  const [top, right, bottom, left] = insets;
+  safeArea = { top, right, bottom, left };
+}
 const keys = parseKeys(args.values.keys);
 let reloadOn = null;
 if (args.values["reload-on"] !== undefined) {
@@ -244,7 +266,21 @@ function scriptedPad(script) {
 // Sends the --touch script through the DevTools protocol.
 async function sendTouches(session, t0) {
   const one = async (ev) => {
-    const touchPoints = (ev.points || []).map(([x, y, id]) => ({ x, y, id: id ?? 0 }));
+    const points = ev.points || [];
+    let layout = null;
+    if (points.some((p) => typeof p[0] === "string")) {
+      layout = JSON.parse((await page.evaluate(() => window.twinstarTouchLayout)) || "null");
+      if (!layout) {
+        line(`touch: ${ev.type} skipped: the page has published no touch layout yet`);
+        return;
+      }
+    }
+    const touchPoints = points.map((p) => {
+      if (typeof p[0] !== "string") return { x: p[0], y: p[1], id: p[2] ?? 0 };
+      const button = layout[p[0]];
+      if (!button) throw new Error(`the touch layout has no '${p[0]}'`);
+      return { x: Math.round(button.x), y: Math.round(button.y), id: p[1] ?? 0 };
+    });
     await session.send("Input.dispatchTouchEvent", { type: ev.type, touchPoints });
   };
   const at = async (ms) => {
@@ -327,6 +363,13 @@ async function finish(code, why, matched) {
   await Promise.allSettled(saving);
   await screenshot();
   await timing();
+  if (args.values.phone && page) {
+    const layout = await Promise.race([
+      page.evaluate(() => window.twinstarTouchLayout || null).catch(() => null),
+      new Promise((resolve) => setTimeout(() => resolve(null), 2000)),
+    ]);
+    if (layout) line(`touch-layout: ${layout}`);
+  }
   if (matched !== undefined) line(matched);
   if (why) console.error(`drive: ${why}`);
   // A browser that will not close must not keep the test waiting.
@@ -392,7 +435,9 @@ try {
   const context = await browser.newContext({
     viewport: { width: Number(size[1]), height: Number(size[2]) },
     acceptDownloads: Boolean(args.values.downloads),
-    ...(args.values.phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 1 } : {}),
+    ...(args.values.phone
+      ? { isMobile: true, hasTouch: true, deviceScaleFactor: dpr }
+      : {}),
   });
   page = await context.newPage();
   page.on("download", (download) => {
@@ -405,6 +450,10 @@ try {
         .catch((e) => console.error(`drive: could not save ${path}: ${e.message}`)),
     );
   });
+  if (safeArea) {
+    const session = await context.newCDPSession(page);
+    await session.send("Emulation.setSafeAreaInsetsOverride", { insets: safeArea });
+  }
   await page.addInitScript(instrument);
   if (gamepad) await page.addInitScript(scriptedPad, gamepad);
   page.on("console", (message) => {
