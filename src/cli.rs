@@ -547,12 +547,12 @@ fn parse_check_distance(s: &str) -> Result<usize, String> {
 }
 
 /// clap's error as one line, like the rest of our errors (its first line
-/// says it all), with the way to the help.
-pub fn one_line_error(e: &clap::Error) -> String {
+/// says it all), with the way to `program`'s help.
+pub fn one_line_error(e: &clap::Error, program: &str) -> String {
     let rendered = e.render().to_string();
     let first = rendered.lines().next().unwrap_or("bad arguments");
     format!(
-        "{} (see 'twinstar --help')",
+        "{} (see '{program} --help')",
         first.trim_start_matches("error: ")
     )
 }
@@ -563,7 +563,7 @@ impl Cli {
     pub fn try_parse_args(args: impl IntoIterator<Item = String>) -> Result<Cli, String> {
         Cli::try_parse_from(args).map_err(|e| {
             if e.use_stderr() {
-                one_line_error(&e)
+                one_line_error(&e, "twinstar")
             } else {
                 e.render().to_string()
             }

@@ -9,6 +9,7 @@ mod page_result;
 pub use page_result::{RESULT_PREFIX, conclude_in_page};
 mod replay;
 mod serve;
+pub use serve::serve;
 mod servers;
 mod tickets;
 mod watch;
@@ -84,6 +85,52 @@ pub enum Report {
 pub struct Line {
     pub to_stderr: bool,
     pub text: String,
+}
+
+/// The process around a command, for `twinstar` and `twinstar-server`:
+/// the arguments parsed (`--help` and `--version` printed, a bad one told
+/// in one line with exit 2), logs to stderr (`RUST_LOG`, default
+/// `twinstar=info`), the command run, its lines printed and its status
+/// returned. `run` gives the result and whether `--json` was asked for.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn main_of<C: clap::Parser>(
+    program: &str,
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+    run: impl FnOnce(C) -> (Result<Report, Failure>, bool),
+) -> std::process::ExitCode {
+    use std::io::IsTerminal;
+    use std::process::ExitCode;
+
+    let command = match C::try_parse_from(args) {
+        Ok(command) => command,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("{program}: {}", crate::cli::one_line_error(&e, program));
+            return ExitCode::from(2);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "twinstar=info".into()),
+        )
+        .init();
+    let (result, json) = run(command);
+    let (lines, code) = conclusion(&result, json);
+    for line in lines {
+        if line.to_stderr {
+            eprintln!("{}", line.text);
+        } else {
+            println!("{}", line.text);
+        }
+    }
+    ExitCode::from(code)
 }
 
 /// What a finished command prints (the summary as a line or as JSON, or

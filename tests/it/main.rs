@@ -32,6 +32,7 @@ mod replay;
 mod rng_isolation;
 mod rollback_property;
 mod screenshots;
+mod server_binary;
 mod signaling;
 mod watch;
 mod web_serving;

@@ -32,6 +32,8 @@ pub use summary::Summary;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_twinstar");
+/// The signaling server alone (src/bin/twinstar-server.rs).
+pub const SERVER_BIN: &str = env!("CARGO_BIN_EXE_twinstar-server");
 
 /// The bound for a run whose test sets none of its own: far above what any
 /// such run takes in a debug build, so it only turns a hang into a failure.
@@ -59,7 +61,12 @@ pub fn scratch(name: &str) -> PathBuf {
 /// no display, so a run that forgot `--headless` fails instead of opening a
 /// window.
 pub fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(BIN);
+    command_of(BIN, dir, args)
+}
+
+/// [`command`] for another of the package's binaries (`SERVER_BIN`).
+pub fn command_of(bin: &str, dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin);
     cmd.current_dir(dir)
         .args(args)
         .env_remove("DISPLAY")
@@ -80,6 +87,11 @@ pub fn command(dir: &Path, args: &[&str]) -> Command {
 /// stderr, if it runs longer than `limit`.
 pub fn run(dir: &Path, args: &[&str], limit: Duration) -> Finished {
     Twinstar::spawn(dir, args).finish(limit)
+}
+
+/// [`run`] for another of the package's binaries (`SERVER_BIN`).
+pub fn run_of(bin: &str, dir: &Path, args: &[&str], limit: Duration) -> Finished {
+    Twinstar::spawn_command(command_of(bin, dir, args)).finish(limit)
 }
 
 /// The `--json` summary: the last line of `stdout`. Panics with the whole

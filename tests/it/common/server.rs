@@ -30,10 +30,16 @@ impl Server {
     /// [`Server::start`] with more arguments after `serve --bind
     /// 127.0.0.1:0`, and environment variables set.
     pub fn start_with(args: &[&str], envs: &[(&str, &OsStr)]) -> Self {
+        Self::start_of(super::BIN, args, envs)
+    }
+
+    /// [`Server::start_with`] from another binary that takes `serve`
+    /// (`twinstar-server`, [`super::SERVER_BIN`]).
+    pub fn start_of(bin: &str, args: &[&str], envs: &[(&str, &OsStr)]) -> Self {
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut all = vec!["serve", "--bind", "127.0.0.1:0"];
         all.extend_from_slice(args);
-        let mut command = super::command(&std::env::temp_dir(), &all);
+        let mut command = super::command_of(bin, &std::env::temp_dir(), &all);
         command.envs(envs.iter().copied());
         let mut process = Twinstar::spawn_command(command);
         let fail = |process: &Twinstar, why: &str| -> ! {
