@@ -12,8 +12,11 @@ pub type LoopResult = Result<(), matchbox_socket::Error>;
 #[derive(Debug)]
 pub enum LoopEnd {
     Returned(LoopResult),
-    /// It panicked (matchbox 0.15 does when a peer leaves mid-handshake).
-    Panicked,
+    /// It panicked, with this message: matchbox 0.15 `unwrap`s errors of
+    /// the WebRTC stack inside its loop (a peer leaving mid-handshake; a
+    /// socket option the OS refuses while a peer connection is made, as
+    /// under Wine).
+    Panicked(String),
 }
 
 /// Runs the connection's background work; a connection keeps it alive.
@@ -26,6 +29,7 @@ impl NetRuntime {
     pub fn new() -> std::io::Result<NetRuntime> {
         #[cfg(not(target_arch = "wasm32"))]
         {
+            quiet_matchbox_panics();
             let tokio = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
                 .enable_all()
@@ -51,7 +55,7 @@ impl NetRuntime {
         #[cfg(not(target_arch = "wasm32"))]
         {
             LoopHandle {
-                handle: self.tokio.spawn(message_loop),
+                handle: Some(self.tokio.spawn(message_loop)),
             }
         }
         #[cfg(target_arch = "wasm32")]
@@ -69,8 +73,10 @@ impl NetRuntime {
 
 /// A running message loop.
 pub struct LoopHandle {
+    /// `None` once its end was taken (a finished handle polled again
+    /// panics).
     #[cfg(not(target_arch = "wasm32"))]
-    handle: tokio::task::JoinHandle<LoopResult>,
+    handle: Option<tokio::task::JoinHandle<LoopResult>>,
     #[cfg(target_arch = "wasm32")]
     slot: std::rc::Rc<std::cell::RefCell<Option<LoopResult>>>,
 }
@@ -78,7 +84,7 @@ pub struct LoopHandle {
 impl LoopHandle {
     pub fn is_finished(&self) -> bool {
         #[cfg(not(target_arch = "wasm32"))]
-        return self.handle.is_finished();
+        return self.handle.as_ref().is_none_or(|h| h.is_finished());
         #[cfg(target_arch = "wasm32")]
         return self.slot.borrow().is_some();
     }
@@ -89,17 +95,54 @@ impl LoopHandle {
         #[cfg(not(target_arch = "wasm32"))]
         {
             use futures::FutureExt;
-            if !self.handle.is_finished() {
+            if !self.handle.as_ref()?.is_finished() {
                 return None;
             }
-            match (&mut self.handle).now_or_never()? {
+            match self.handle.take()?.now_or_never()? {
                 Ok(result) => Some(LoopEnd::Returned(result)),
-                Err(_) => Some(LoopEnd::Panicked),
+                Err(e) => Some(LoopEnd::Panicked(match e.try_into_panic() {
+                    Ok(payload) => panic_message(payload.as_ref()),
+                    Err(e) => e.to_string(),
+                })),
             }
         }
         #[cfg(target_arch = "wasm32")]
         self.slot.borrow_mut().take().map(LoopEnd::Returned)
     }
+}
+
+/// A panic's message, without the `unwrap` boilerplate around the error.
+#[cfg(not(target_arch = "wasm32"))]
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into());
+    text.trim_start_matches("called `Result::unwrap()` on an `Err` value: ")
+        .to_owned()
+}
+
+/// A panic inside matchbox's sources ends its message loop, which the
+/// connector reports in one line (`LoopEnd::Panicked`); the default report
+/// (thread name, location, backtrace hint) would add a screenful of noise
+/// to it, so it goes to the debug log instead. Other panics keep it.
+#[cfg(not(target_arch = "wasm32"))]
+fn quiet_matchbox_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let in_matchbox = info
+                .location()
+                .is_some_and(|l| l.file().contains("matchbox_socket"));
+            if in_matchbox {
+                tracing::debug!("matchbox's message loop panicked: {info}");
+            } else {
+                default(info);
+            }
+        }));
+    });
 }
 
 /// `Send` natively, where background work runs on threads; anything in the
@@ -141,4 +184,35 @@ where
             gloo_timers::future::sleep(period).await;
         }
     });
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loop_that_panics_ends_with_its_message() {
+        let runtime = NetRuntime::new().unwrap();
+        let mut handle = LoopHandle {
+            handle: Some(runtime.tokio().spawn(async {
+                let refused: Result<(), std::io::Error> =
+                    Err(std::io::Error::other("operation not supported"));
+                refused.unwrap();
+                Ok(())
+            })),
+        };
+        let deadline = web_time::Instant::now() + Duration::from_secs(10);
+        while !handle.is_finished() {
+            assert!(web_time::Instant::now() < deadline, "the task never ended");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        match handle.take_end() {
+            Some(LoopEnd::Panicked(why)) => assert_eq!(
+                why,
+                r#"Custom { kind: Other, error: "operation not supported" }"#
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(handle.take_end().is_none(), "the end is taken once");
+    }
 }

@@ -158,6 +158,9 @@ pub enum ConnectError {
     WatchRefused(String),
     #[error("the connection's event loop stopped unexpectedly")]
     LoopGone,
+    /// The WebRTC stack failed inside matchbox's loop (which panics then).
+    #[error("the WebRTC connection failed: {0}")]
+    WebRtcFailed(String),
     #[error("cancelled before the match started")]
     Cancelled,
 }
@@ -437,7 +440,8 @@ fn loop_error(message_loop: &mut Option<LoopHandle>, room: Option<&RoomCode>) ->
         Some(LoopEnd::Returned(Ok(()))) => {
             JoinError::Disconnected("the server closed the connection".into()).into()
         }
-        Some(LoopEnd::Panicked) | None => ConnectError::LoopGone,
+        Some(LoopEnd::Panicked(why)) => ConnectError::WebRtcFailed(why),
+        None => ConnectError::LoopGone,
     }
 }
 
