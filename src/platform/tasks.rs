@@ -190,14 +190,17 @@ where
 mod tests {
     use super::*;
 
+    /// A socket option the OS does not support, as matchbox meets it.
+    fn refuse() -> std::io::Result<()> {
+        Err(std::io::Error::other("operation not supported"))
+    }
+
     #[test]
     fn a_loop_that_panics_ends_with_its_message() {
         let runtime = NetRuntime::new().unwrap();
         let mut handle = LoopHandle {
             handle: Some(runtime.tokio().spawn(async {
-                let refused: Result<(), std::io::Error> =
-                    Err(std::io::Error::other("operation not supported"));
-                refused.unwrap();
+                refuse().unwrap();
                 Ok(())
             })),
         };
