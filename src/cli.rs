@@ -215,8 +215,9 @@ pub struct ServeArgs {
     pub bind: SocketAddr,
 
     /// Serve the web client (bash scripts/build-web.sh builds it) from DIR
-    /// [default: $TWINSTAR_WEB, else web/ beside the executable's folder,
-    /// i.e. target/web]
+    /// [default: $TWINSTAR_WEB, else the first that holds one of web/
+    /// beside the executable (a release archive), ../web (target/web) and
+    /// ../share/twinstar/web (the .deb)]
     #[arg(long, value_name = "DIR")]
     pub web: Option<PathBuf>,
 

@@ -4,6 +4,10 @@
 //! leaves out the game's window, sound and gamepads, so it links none of
 //! the desktop libraries (no ALSA, udev, X11 or GL; checked by
 //! tests/it/server_binary.rs) and runs on a headless server as it is.
+//!
+//! `twinstar-server health [--port P]` is a container's liveness probe
+//! (deploy/Containerfile): `GET /healthz` on 127.0.0.1, exit 0 when it
+//! answers 200.
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
@@ -21,12 +25,82 @@ fn main() -> std::process::ExitCode {
     }
 
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|first| first == "health") {
+        return health::run(args.split_off(2));
+    }
     if args.get(1).is_some_and(|first| first == "serve") {
         args.remove(1);
     }
     app::main_of::<ServerCli>("twinstar-server", args, |cli| {
         (app::serve(&cli.serve), false)
     })
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod health {
+    use std::ffi::OsString;
+    use std::process::ExitCode;
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    /// Asks the server on this machine whether it is up: GET /healthz.
+    #[derive(Parser)]
+    #[command(name = "twinstar-server health")]
+    struct HealthCli {
+        /// The port the server listens on (inside a container: 3536).
+        #[arg(long, default_value_t = twinstar::net::signaling::DEFAULT_PORT)]
+        port: u16,
+    }
+
+    /// Plain HTTP first; a server given --tls-cert speaks TLS on the same
+    /// port, so then HTTPS, without checking the certificate: it is the
+    /// server's own, reached on loopback, and only liveness is asked.
+    pub fn run(args: Vec<OsString>) -> ExitCode {
+        let cli = match HealthCli::try_parse_from(
+            std::iter::once(OsString::from("twinstar-server health")).chain(args),
+        ) {
+            Ok(cli) => cli,
+            Err(e) if !e.use_stderr() => {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            Err(e) => {
+                eprintln!(
+                    "twinstar-server: {}",
+                    twinstar::cli::one_line_error(&e, "twinstar-server health")
+                );
+                return ExitCode::from(2);
+            }
+        };
+        let tls = ureq::tls::TlsConfig::builder()
+            .disable_verification(true)
+            .build();
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(3)))
+            .http_status_as_error(false)
+            .tls_config(tls)
+            .build()
+            .into();
+        let mut failures = Vec::new();
+        for scheme in ["http", "https"] {
+            let url = format!("{scheme}://127.0.0.1:{}/healthz", cli.port);
+            match agent.get(&url).call() {
+                Ok(response) if response.status() == 200 => {
+                    println!("twinstar-server: {url}: ok");
+                    return ExitCode::SUCCESS;
+                }
+                Ok(response) => {
+                    // Draining (503) or not ours: the answer is final.
+                    eprintln!("twinstar-server: {url}: HTTP {}", response.status());
+                    return ExitCode::from(1);
+                }
+                Err(e) => failures.push(format!("{url}: {e}")),
+            }
+        }
+        eprintln!("twinstar-server: not healthy: {}", failures.join("; "));
+        ExitCode::from(1)
+    }
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -101,3 +101,18 @@ fn the_server_binary_takes_serve_options_with_or_without_serve() {
         out.stderr
     );
 }
+
+#[test]
+fn the_health_probe_says_whether_the_server_answers() {
+    let dir = scratch("server-binary-health");
+    let server = Server::start_of(SERVER_BIN, &[], &[]);
+    let port = server.addr.port().to_string();
+    let up = common::run_of(SERVER_BIN, &dir, &["health", "--port", &port], LIMIT);
+    assert_eq!(up.code(), Some(0), "{}\n{}", up.stdout, up.stderr);
+    assert!(up.stdout.contains("/healthz: ok"), "{}", up.stdout);
+    drop(server);
+    // Nothing listens there any more: unhealthy, in one line.
+    let down = common::run_of(SERVER_BIN, &dir, &["health", "--port", &port], LIMIT);
+    assert_eq!(down.code(), Some(1), "{}\n{}", down.stdout, down.stderr);
+    assert_eq!(down.stderr.trim().lines().count(), 1, "{}", down.stderr);
+}

@@ -123,23 +123,26 @@ impl WebClient {
 
     /// The web client a server uses when not told (`twinstar serve` without
     /// `--web`, and the server `twinstar host` starts): the directory named
-    /// by `TWINSTAR_WEB` if set, else `web` beside the executable's folder
-    /// (`target/debug/twinstar` and `target/release/twinstar` both find
-    /// `target/web`). `None`, after a warning, when that directory holds no
-    /// web client but was named, or cannot be read.
+    /// by `TWINSTAR_WEB` if set, else the first of these that holds one
+    /// (see [`beside_executable`]). `None`, after a warning, when the named
+    /// directory holds no web client, or one cannot be read.
     pub fn find_default() -> Option<WebClient> {
-        let (dir, named) = match std::env::var_os(WEB_DIR_ENV) {
-            Some(dir) if !dir.is_empty() => (PathBuf::from(dir), true),
-            _ => (beside_executable()?, false),
-        };
-        match WebClient::load(&dir) {
-            Ok(web) => Some(web),
-            Err(WebError::NotBuilt { .. }) if !named => None,
-            Err(e) => {
-                warn!("not serving the web client: {e}");
-                None
+        if let Some(dir) = std::env::var_os(WEB_DIR_ENV).filter(|d| !d.is_empty()) {
+            return WebClient::load(Path::new(&dir))
+                .map_err(|e| warn!("not serving the web client: {e}"))
+                .ok();
+        }
+        for dir in beside_executable() {
+            match WebClient::load(&dir) {
+                Ok(web) => return Some(web),
+                Err(WebError::NotBuilt { .. }) => continue,
+                Err(e) => {
+                    warn!("not serving the web client: {e}");
+                    return None;
+                }
             }
         }
+        None
     }
 
     /// The directory it was read from.
@@ -170,10 +173,24 @@ impl WebClient {
     }
 }
 
-/// `<folder of the executable>/../web`, if the executable is known.
-fn beside_executable() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    Some(exe.parent()?.parent()?.join("web"))
+/// Where a web client sits relative to the executable, in the order
+/// tried: `web` beside it (a release archive), `../web` (cargo's
+/// `target/debug/twinstar` and `target/release/twinstar` find
+/// `target/web`), `../share/twinstar/web` (the `.deb`: `/usr/bin` and
+/// `/usr/share/twinstar/web`).
+fn beside_executable() -> Vec<PathBuf> {
+    let Some(folder) = std::env::current_exe()
+        .ok()
+        .and_then(|e| Some(e.parent()?.to_path_buf()))
+    else {
+        return Vec::new();
+    };
+    let mut dirs = vec![folder.join("web")];
+    if let Some(up) = folder.parent() {
+        dirs.push(up.join("web"));
+        dirs.push(up.join("share/twinstar/web"));
+    }
+    dirs
 }
 
 /// Whether the request asks for a websocket (matchbox's business).
