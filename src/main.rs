@@ -1,3 +1,8 @@
+// On Windows the game is a GUI program: a double-click opens its window
+// and no console; platform::console attaches to a terminal it was started
+// from, and shows errors in a message box when there is none.
+#![cfg_attr(windows, windows_subsystem = "windows")]
+
 #[cfg(not(target_arch = "wasm32"))]
 use std::process::ExitCode;
 

@@ -21,6 +21,15 @@ DEBIAN_RUN=(libgl1 libx11-6 libxi6 libxcursor1)
 # fresh-machine check (scripts/check-system-deps.sh --fresh-root).
 DEBIAN_TEST=(xvfb libgl1-mesa-dri libxtst6 python3 chromium gzip openssl curl haproxy nginx debootstrap)
 
+# Cross-building the downloads (scripts/release.sh): mingw-w64 links the
+# Windows build; the aarch64 one needs its C compiler and the arm64 builds
+# of the build libraries (multiarch: dpkg --add-architecture arm64).
+DEBIAN_CROSS_WINDOWS=(mingw-w64)
+DEBIAN_CROSS_AARCH64=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libasound2-dev:arm64 libudev-dev:arm64)
+# Running them here to check them: Wine for the Windows build, qemu's user
+# mode for the aarch64 one (scripts/cross-check.sh).
+DEBIAN_CROSS_RUN=(wine64 qemu-user-static)
+
 # Every crate of the native build that links a system library (a `links`
 # key in its manifest), with the Debian package that provides what its
 # build script looks for. scripts/check-system-deps.sh fails when the
@@ -34,10 +43,24 @@ SYSTEM_LIBRARY_CRATES=(
 BUNDLED_LINKS_CRATES=(ring)
 
 # debian_missing PACKAGE...: prints those of the packages not installed.
+# PACKAGE is for this machine's architecture (or architecture-independent)
+# unless it names one (libudev-dev:arm64). Once a package is installed for
+# two architectures `dpkg -s` calls the bare name ambiguous (exit 2): then
+# dpkg-query tells which architectures have it.
 debian_missing() {
-    local pkg
+    local pkg name arch rc
     for pkg in "$@"; do
-        dpkg -s "$pkg" > /dev/null 2>&1 || echo "$pkg"
+        rc=0
+        dpkg -s "$pkg" > /dev/null 2>&1 || rc=$?
+        [ "$rc" = 0 ] && continue
+        if [ "$rc" = 2 ]; then
+            name=${pkg%%:*}
+            arch=$(dpkg --print-architecture)
+            [ "$name" = "$pkg" ] || arch=${pkg#*:}
+            dpkg-query -W -f='${Architecture} ${db:Status-Status}\n' "$name" 2> /dev/null |
+                grep -Eq "^($arch|all) installed$" && continue
+        fi
+        echo "$pkg"
     done
 }
 

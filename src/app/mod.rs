@@ -101,6 +101,19 @@ pub fn main_of<C: clap::Parser>(
     use std::io::IsTerminal;
     use std::process::ExitCode;
 
+    use crate::platform::console;
+
+    // Windows, double-clicked: nowhere to print, so errors and panics are
+    // shown in a message box (platform::console).
+    let printable = console::prepare();
+    if !printable {
+        let program = program.to_owned();
+        let default_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            default_hook(info);
+            console::alert(&program, &format!("{program} stopped: {info}"));
+        }));
+    }
     let command = match C::try_parse_from(args) {
         Ok(command) => command,
         Err(e) if !e.use_stderr() => {
@@ -109,7 +122,11 @@ pub fn main_of<C: clap::Parser>(
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("{program}: {}", crate::cli::one_line_error(&e, program));
+            let text = format!("{program}: {}", crate::cli::one_line_error(&e, program));
+            eprintln!("{text}");
+            if !printable {
+                console::alert(program, &text);
+            }
             return ExitCode::from(2);
         }
     };
@@ -123,12 +140,20 @@ pub fn main_of<C: clap::Parser>(
         .init();
     let (result, json) = run(command);
     let (lines, code) = conclusion(&result, json);
-    for line in lines {
+    for line in &lines {
         if line.to_stderr {
             eprintln!("{}", line.text);
         } else {
             println!("{}", line.text);
         }
+    }
+    if !printable && code != 0 {
+        let said: Vec<&str> = lines
+            .iter()
+            .filter(|l| l.to_stderr)
+            .map(|l| l.text.as_str())
+            .collect();
+        console::alert(program, &said.join("\n"));
     }
     ExitCode::from(code)
 }

@@ -3,6 +3,9 @@
 //! above it names `wasm32` in few places and `app`, `settings` and `web`
 //! need not call each other.
 //!
+//! - [`console`]: where a command's words go when `twinstar.exe` was
+//!   double-clicked (a message box) or started from a terminal (attached
+//!   to it); nothing to do elsewhere.
 //! - [`files`]: files the user names (replays, settings), read with
 //!   bounds; in the browser an in-memory store for the page's lifetime.
 //! - [`records`]: small records the game keeps between runs (rejoin
@@ -22,6 +25,8 @@
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod console;
 pub mod files;
 pub mod records;
 pub mod screen;

@@ -1,0 +1,55 @@
+# Cross-building twinstar from Debian x86_64 for Windows (mingw-w64) and
+# aarch64 Linux (gcc-aarch64-linux-gnu, arm64 multiarch libraries), for
+# scripts/release.sh and scripts/cross-check.sh. Sourced after
+# debian-packages.sh, not run.
+
+# cross_setup WHO TRIPLE...: installs what building for these Rust targets
+# needs (Debian packages as root, the arm64 architecture for the aarch64
+# libraries, the Rust targets). With CROSS_RUN=1 also what runs them here
+# (Wine, qemu's user mode). Exits with a message when something is missing
+# and cannot be installed.
+cross_setup() {
+    local who=$1 triple sysroot
+    shift
+    local need=()
+    for triple in "$@"; do
+        case "$triple" in
+            x86_64-pc-windows-gnu) need+=("${DEBIAN_CROSS_WINDOWS[@]}") ;;
+            aarch64-unknown-linux-gnu)
+                if command -v dpkg > /dev/null && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+                    if [ "$(id -u)" != 0 ]; then
+                        echo "$who: the aarch64 build needs arm64 packages: run dpkg --add-architecture arm64 as root" >&2
+                        exit 1
+                    fi
+                    dpkg --add-architecture arm64
+                    apt-get update -qq
+                fi
+                need+=("${DEBIAN_CROSS_AARCH64[@]}")
+                ;;
+        esac
+    done
+    [ "${CROSS_RUN:-0}" = 1 ] && need+=("${DEBIAN_CROSS_RUN[@]}")
+    debian_install "$who" "${DEBIAN_BUILD[@]}" "${need[@]}"
+    sysroot=$(rustc --print sysroot)
+    for triple in "$@"; do
+        [ -d "$sysroot/lib/rustlib/$triple" ] && continue
+        rustup target add "$triple" > /dev/null || {
+            echo "$who: the Rust target $triple is missing (rustup target add $triple)" >&2
+            exit 1
+        }
+    done
+}
+
+# cross_build TRIPLE CARGO_ARGS...: `cargo build --target TRIPLE ...` with
+# the target's linker, C compiler and (aarch64) pkg-config's arm64 files.
+cross_build() {
+    local triple=$1
+    shift
+    CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
+        CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc \
+        CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+        CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
+        PKG_CONFIG_ALLOW_CROSS=1 \
+        PKG_CONFIG_LIBDIR_aarch64_unknown_linux_gnu=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+        cargo build --locked --target "$triple" "$@"
+}
