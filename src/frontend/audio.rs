@@ -33,19 +33,11 @@ const DEVICE_GRACE: Duration = Duration::from_millis(300);
 /// warning line; every other panic keeps the default report.
 pub fn install_panic_filter() {
     FILTER.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let from_audio = info
-                .location()
-                .is_some_and(|l| l.file().contains("quad-snd"));
-            if from_audio {
-                if !AUDIO_FAILED.swap(true, Ordering::SeqCst) {
-                    eprintln!("twinstar: no usable sound device; playing without sound");
-                }
-            } else {
-                default(info);
+        crate::platform::panics::route_panics_from("quad-snd", |_| {
+            if !AUDIO_FAILED.swap(true, Ordering::SeqCst) {
+                eprintln!("twinstar: no usable sound device; playing without sound");
             }
-        }));
+        })
     });
 }
 

@@ -16,6 +16,8 @@
 //!
 //! - [`screen`]: the screen's safe area (a phone's notch) and the touch
 //!   layout published for test tools; nothing natively.
+//! - [`panics`]: a dependency's panics on its own threads (matchbox's
+//!   message loop, the audio thread) routed to one line of ours.
 //! - [`tasks`]: where background work runs — matchbox's message loop and
 //!   the connector's polling — natively on tokio and threads, in the
 //!   browser as tasks on the page's event loop.
@@ -28,6 +30,7 @@ pub mod browser;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod console;
 pub mod files;
+pub mod panics;
 pub mod records;
 pub mod screen;
 pub mod tasks;

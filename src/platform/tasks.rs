@@ -131,17 +131,9 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 fn quiet_matchbox_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let in_matchbox = info
-                .location()
-                .is_some_and(|l| l.file().contains("matchbox_socket"));
-            if in_matchbox {
-                tracing::debug!("matchbox's message loop panicked: {info}");
-            } else {
-                default(info);
-            }
-        }));
+        super::panics::route_panics_from("matchbox_socket", |info| {
+            tracing::debug!("matchbox's message loop panicked: {info}")
+        })
     });
 }
 
