@@ -10,7 +10,9 @@
 # 1. Every crate of the native build that links a system library (a
 #    `links` key, from `cargo metadata`) is listed in
 #    SYSTEM_LIBRARY_CRATES with its Debian package, and that package is in
-#    DEBIAN_BUILD (or the crate builds its own code: BUNDLED_LINKS_CRATES).
+#    DEBIAN_BUILD (or the crate builds its own code: BUNDLED_LINKS_CRATES);
+#    and the .deb's Depends names every package of DEBIAN_RUN (the libraries
+#    the game opens at run time, which dpkg-shlibdeps cannot see).
 # 2. scripts/play.sh, run with a stand-in dpkg that says nothing is
 #    installed and stand-ins for apt-get and cargo, asks apt-get for every
 #    package of DEBIAN_BUILD and DEBIAN_RUN.
@@ -80,6 +82,17 @@ for crate in $linking; do
 done
 echo "check-system-deps: crates linking system libraries, each with its package: $(echo "$linking" | tr '\n' ' ')" >&2
 
+# The .deb's Depends (Cargo.toml, package.metadata.deb) must name what the
+# game opens at run time, which dpkg-shlibdeps cannot see.
+depends=$(cargo metadata --format-version 1 --locked --no-deps |
+    python3 -c 'import json, sys; print(next(p for p in json.load(sys.stdin)["packages"] if p["name"] == "twinstar")["metadata"]["deb"]["depends"])') ||
+    fail "cannot read package.metadata.deb.depends from Cargo.toml"
+for pkg in "${DEBIAN_RUN[@]}"; do
+    [[ ", $depends," == *", $pkg,"* ]] ||
+        fail "the .deb does not depend on $pkg (DEBIAN_RUN): add it to package.metadata.deb.depends in Cargo.toml"
+done
+echo "check-system-deps: the .deb depends on $depends" >&2
+
 # --- 2. play.sh asks for the lists ---------------------------------------------
 fake=$(mktemp -d)
 trap 'rm -rf "$fake"' EXIT
@@ -98,60 +111,23 @@ echo "check-system-deps: play.sh installs all of ${DEBIAN_BUILD[*]} ${DEBIAN_RUN
 [ "$fresh_root" = 1 ] || exit 0
 
 # --- 3. play.sh in a fresh Debian root -----------------------------------------
-[ "$(id -u)" = 0 ] || fail "--fresh-root needs root (debootstrap, chroot, mounts)"
-command -v debootstrap > /dev/null || debian_install check-system-deps debootstrap
-command -v debootstrap > /dev/null || fail "debootstrap is missing (apt-get install debootstrap)"
-target_dir="${CARGO_TARGET_DIR:-target}"
-case "$target_dir" in /*) ;; *) target_dir="$repo/$target_dir" ;; esac
-cache="$target_dir/fresh-root"
-base="$cache/base.tar"
-suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2> /dev/null | head -n 1)
-mirror=${mirror:-http://deb.debian.org/debian}
-mkdir -p "$cache"
+# shellcheck source=lib/fresh-root.sh
+source scripts/lib/fresh-root.sh
+rm -rf "$fake"
 started=$(date +%s)
-if [ ! -s "$base" ]; then
-    echo "check-system-deps: debootstrap $suite (minbase) from $mirror" >&2
-    made=$(mktemp -d)
-    debootstrap --variant=minbase "$suite" "$made" "$mirror" > "$cache/debootstrap.log" 2>&1 ||
-        { tail -20 "$cache/debootstrap.log" >&2; rm -rf "$made"; fail "debootstrap failed"; }
-    tar -C "$made" -cf "$base.new" . && mv "$base.new" "$base"
-    rm -rf "$made"
-fi
-# A new root from the pristine one each run (what play.sh installed last
-# time must not help it this time), outside the target directory so that
-# nothing that cleans it walks into a mount. This machine's cargo home is
-# seen through an overlay: the root may write to it (locks), never change it.
-work=$(mktemp -d)
-root="$work/root"
-umount_all() {
-    for m in "$root/root/.cargo" "$root/root/.rustup" "$root/proc"; do
-        mountpoint -q "$m" 2> /dev/null && umount -l "$m"
-    done
-    return 0
-}
-trap 'umount_all; rm -rf "$fake"; mountpoint -q "$root/proc" || rm -rf "$work"' EXIT
-mkdir -p "$root" "$work/cargo-upper" "$work/cargo-work"
-tar -C "$root" -xf "$base"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-cp -r /etc/apt/sources.list.d/. "$root/etc/apt/sources.list.d/" 2> /dev/null || true
-mkdir -p "$root/src" "$root/root/.rustup" "$root/root/.cargo"
+fresh_root_start check-system-deps
+fresh_root_rust
+mkdir -p "$FRESH_ROOT/src"
 # The work tree as it is (committed or not, less what git ignores).
 git -C "$repo" ls-files -z --cached --others --exclude-standard |
-    (cd "$repo" && xargs -0 tar -cf - --no-recursion --ignore-failed-read) | tar -C "$root/src" -xf -
-mount -t proc proc "$root/proc"
-mount --bind -o ro "${RUSTUP_HOME:-$HOME/.rustup}" "$root/root/.rustup"
-mount -t overlay overlay -o "lowerdir=${CARGO_HOME:-$HOME/.cargo},upperdir=$work/cargo-upper,workdir=$work/cargo-work" \
-    "$root/root/.cargo"
+    (cd "$repo" && xargs -0 tar -cf - --no-recursion --ignore-failed-read) | tar -C "$FRESH_ROOT/src" -xf -
 toolchain=$(rustup show active-toolchain | cut -d' ' -f1)
-log="$cache/play.log"
+log="$FRESH_CACHE/play.log"
 echo "check-system-deps: bash scripts/play.sh --version in the fresh root (log: $log)" >&2
-if ! chroot "$root" /usr/bin/env -i HOME=/root PATH=/root/.cargo/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    RUSTUP_TOOLCHAIN="$toolchain" CARGO_NET_OFFLINE=true CARGO_TARGET_DIR=/build \
-    DEBIAN_FRONTEND=noninteractive \
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG=false \
-    CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 \
-    bash -c 'cd /src && bash scripts/play.sh --version' > "$log" 2>&1; then
+FRESH_ENV=(RUSTUP_TOOLCHAIN="$toolchain" CARGO_NET_OFFLINE=true CARGO_TARGET_DIR=/build
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG=false
+    CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256)
+if ! fresh_root_run 'cd /src && bash scripts/play.sh --version' > "$log" 2>&1; then
     grep -E "error|failed|could not" "$log" | head -20 >&2
     fail "the README's play command did not build and run the game in a fresh Debian root (log: $log)"
 fi

@@ -42,7 +42,7 @@ bash scripts/fuzz.sh --ci
 # bad-link soak and signaling under load. One twinstar binary for all of
 # them: the release build bench.sh just made (a no-op build here); the load
 # client is the example `cargo test` built. ~5 minutes in all.
-cargo build --release --locked --bin twinstar >&2
+cargo build --release --locked --bin twinstar --bin twinstar-server >&2
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 export TWINSTAR_BIN="$target_dir/release/twinstar"
@@ -76,6 +76,23 @@ if [ "$(id -u)" = 0 ]; then
     # The README's play command in a fresh Debian root (debootstrap): its
     # own setup, then the game built and run (~3.5 minutes; issue 38).
     timeout 900 bash scripts/check-system-deps.sh --fresh-root || failed+=("fresh-root play.sh")
+    # The .deb (cargo-deb, from the release build above and the web
+    # client) installed in a fresh Debian root: dependencies pulled in,
+    # the golden synctest from /usr/bin, the server with its web client
+    # (~3 minutes with cargo-deb's install; scripts/release.sh makes both
+    # architectures' packages, reproducibly).
+    if { command -v cargo-deb > /dev/null || cargo install --locked cargo-deb >&2; } &&
+        rm -rf target/deb && cargo deb --no-build --locked --profile release --output target/deb >&2; then
+        timeout 600 bash scripts/check-deb.sh target/deb/twinstar_*_amd64.deb || failed+=("deb in a fresh root")
+    else
+        failed+=("cargo deb")
+    fi
+    # Every platform computes the same bits (issue 33): the Windows build
+    # under Wine and the aarch64 build under qemu against this release
+    # build, the golden synctest, an aarch64-vs-x86_64 match, the Windows
+    # window (~12 minutes, most of it the two cross builds).
+    timeout 1800 bash scripts/cross-check.sh --quick --profile cross-check --native "$TWINSTAR_BIN" ||
+        failed+=("cross-check")
     # 2,000 clients, three rounds: <= 32 KiB each while idle, no growth
     # of the resident set from round to round.
     timeout 300 scripts/signaling-load.sh --clients 2000 --rounds 3 || failed+=("signaling-load")
