@@ -55,7 +55,7 @@ impl Display {
     /// (`tests/it/common/keys.py`: words, `<Return>`-style key names,
     /// `@0.5` pauses); fails if a key cannot be sent.
     pub fn type_keys(&self, steps: &[&str]) {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/keys.py");
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/common/keys.py");
         let out = Command::new("python3")
             .arg(script)
             .arg(&self.name)

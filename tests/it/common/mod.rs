@@ -40,11 +40,17 @@ pub const SERVER_BIN: &str = env!("CARGO_BIN_EXE_twinstar-server");
 pub const LIMIT: Duration = Duration::from_secs(120);
 
 /// An empty directory for one test: `NAME` under this suite's folder of the
-/// target directory's scratch space. Emptied here, at the start, and left
-/// after the test so a failure's files can be read.
+/// target directory's scratch space (the suite is the calling file: two
+/// suites of the one test binary may both name a test's folder "window").
+/// Emptied here, at the start, and left after the test so a failure's
+/// files can be read.
+#[track_caller]
 pub fn scratch(name: &str) -> PathBuf {
+    let caller = Path::new(std::panic::Location::caller().file());
+    let suite = caller.file_stem().unwrap_or(caller.as_os_str());
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(env!("CARGO_CRATE_NAME"))
+        .join(suite)
         .join(name);
     match std::fs::remove_dir_all(&dir) {
         Ok(()) => {}
