@@ -17,6 +17,8 @@ cd "$(dirname "$0")/.."
 source scripts/lib/debian-packages.sh
 # shellcheck source=lib/fresh-root.sh
 source scripts/lib/fresh-root.sh
+# shellcheck source=lib/golden.sh
+source scripts/lib/golden.sh
 
 fail() {
     echo "check-deb: FAILED: $*" >&2
@@ -24,8 +26,7 @@ fail() {
 }
 deb=${1:-}
 [ -f "$deb" ] && [ $# = 1 ] || { echo "check-deb: usage: scripts/check-deb.sh FILE.deb" >&2; exit 2; }
-golden=$(sed -n 's/^const GOLDEN_10K_SEED_1: u128 = 0x\([0-9a-f]*\);/\1/p' tests/it/determinism.rs)
-[ -n "$golden" ] || fail "no GOLDEN_10K_SEED_1 in tests/it/determinism.rs"
+golden=$(golden_checksum) || fail "cannot read the golden checksum"
 
 started=$(date +%s)
 fresh_root_start check-deb

@@ -35,6 +35,8 @@ repo=$PWD
 source scripts/lib/debian-packages.sh
 # shellcheck source=lib/cross.sh
 source scripts/lib/cross.sh
+# shellcheck source=lib/golden.sh
+source scripts/lib/golden.sh
 
 say() { echo "cross-check: $*" >&2; }
 fail() {
@@ -122,8 +124,7 @@ summary_of() {
     tail -n 1 <<< "$out" | tr -d '\r'
 }
 
-golden=$(sed -n 's/^const GOLDEN_10K_SEED_1: u128 = 0x\([0-9a-f]*\);/\1/p' tests/it/determinism.rs)
-[ -n "$golden" ] || fail "no GOLDEN_10K_SEED_1 in tests/it/determinism.rs"
+golden=$(golden_checksum) || fail "cannot read the golden checksum"
 seeds=(1 4242 7)
 [ "$quick" = 1 ] && seeds=(1)
 results="[]"

@@ -120,14 +120,19 @@ zip_dir() {
     (cd "$1" && find "$2" -type f | LC_ALL=C sort | TZ=UTC zip -X -q -9 -D "$3" -@)
 }
 
+# copy_web DIR TARGET_DIR: the web client's files into DIR, readable by all.
+copy_web() {
+    mkdir -p "$1"
+    cp "$2"/web/* "$1/"
+    chmod 644 "$1"/*
+}
+
 # stage STAGING NAME TRIPLE EXE: the archive folder of one platform.
 stage() {
     local dir="$1/$2" triple=$3 exe=$4 target_dir=$5
-    mkdir -p "$dir/web"
+    copy_web "$dir/web" "$target_dir"
     install -m 755 "$target_dir/$triple/dist/twinstar$exe" "$dir/"
     [ "$exe" = .exe ] || install -m 755 "$target_dir/$triple/dist/twinstar-server$exe" "$dir/"
-    cp "$target_dir"/web/* "$dir/web/"
-    chmod 644 "$dir"/web/*
     install -m 644 README.md LICENSE-MIT LICENSE-APACHE "$dir/"
     install -m 644 docs/release-notes.md "$dir/RELEASE-NOTES.md"
 }
@@ -157,9 +162,7 @@ pack() {
     fi
     if wants web; then
         name=twinstar-web-$version
-        mkdir -p "$staging/$name"
-        cp "$target_dir"/web/* "$staging/$name/"
-        chmod 644 "$staging/$name"/*
+        copy_web "$staging/$name" "$target_dir"
         tar_gz "$staging" "$name" "$dist/$name.tar.gz"
     fi
     if wants deb; then
