@@ -78,11 +78,14 @@ HUMAN_JOBS = 4
 
 COMMANDS = []  # (what, command line) for the report
 PRINT_LOCK = threading.Lock()
+STARTED = time.time()
 
 
 def log(message):
+    # The time since the start on every line, so a slow CI run shows which
+    # part of the benchmark grew.
     with PRINT_LOCK:
-        print(f"bench: {message}", file=sys.stderr, flush=True)
+        print(f"bench: [{time.time() - STARTED:4.0f} s] {message}", file=sys.stderr, flush=True)
 
 
 def record(what, argv, env=None):

@@ -7,13 +7,15 @@
 # x86_64 build through a loopback `twinstar serve`, both ending with equal
 # checksums and identical replays.
 #
-#   scripts/cross-check.sh [--profile P] [--native BIN] [--quick]
+#   scripts/cross-check.sh [--profile P] [--native BIN] [--quick] [--build-only]
 #
 # --profile: the cargo profile of the Windows and aarch64 builds (default
 # release; CI uses cross-check, quick to build). --native: the x86_64
 # twinstar to compare with (default: built here with the same profile; CI
 # passes the release build the test command made already). --quick: one
-# golden seed instead of three (CI).
+# golden seed instead of three (CI). --build-only: set up and build the
+# Windows and aarch64 games, nothing else (CI builds them in the background
+# while the network tests, which mostly wait, run).
 #
 # The Windows build's online play under Wine is checked for what Wine
 # allows: Wine 8 refuses getsockopt(IPV6_V6ONLY) on IPv4 sockets, which the
@@ -47,11 +49,13 @@ fail() {
 profile=release
 native=""
 quick=0
+build_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --profile) profile=${2:?--profile needs a name}; shift 2 ;;
         --native) native=${2:?--native needs a path}; shift 2 ;;
         --quick) quick=1; shift ;;
+        --build-only) build_only=1; shift ;;
         -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "cross-check: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
@@ -67,12 +71,10 @@ profile_dir=$profile
 
 # --- builds ------------------------------------------------------------------
 t0=$(date +%s)
-if [ -z "$native" ]; then
+if [ -z "$native" ] && [ "$build_only" = 0 ]; then
     cargo build --locked --profile "$profile" --bin twinstar >&2
     native=$target_dir/$profile_dir/twinstar
 fi
-[ -x "$native" ] || fail "no x86_64 twinstar at $native"
-native=$(realpath "$native")
 t1=$(date +%s)
 cross_build "$windows" --profile "$profile" --bin twinstar >&2
 t2=$(date +%s)
@@ -81,6 +83,9 @@ t3=$(date +%s)
 exe=$target_dir/$windows/$profile_dir/twinstar.exe
 armbin=$target_dir/$arm/$profile_dir/twinstar
 say "built: native $((t1 - t0)) s, Windows $((t2 - t1)) s, aarch64 $((t3 - t2)) s"
+[ "$build_only" = 1 ] && exit 0
+[ -x "$native" ] || fail "no x86_64 twinstar at $native"
+native=$(realpath "$native")
 
 # --- running them ------------------------------------------------------------
 work=$(mktemp -d)

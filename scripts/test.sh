@@ -4,6 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each step's wall time, so a CI run that grows shows where (CI's budget
+# for this whole command is 50 minutes on a fresh clone).
+started=$(date +%s)
+timed() {
+    local name=$1 t=$SECONDS
+    shift
+    "$@"
+    echo "test.sh: [$(($(date +%s) - started)) s] $name took $((SECONDS - t)) s" >&2
+}
+
 # The Debian packages (scripts/lib/debian-packages.sh: one list for this,
 # the play command and the release build): building and running the game,
 # and the tests' own (Xvfb and Mesa for the window tests, Chromium for the
@@ -17,38 +27,58 @@ command -v npm >/dev/null || extra+=(npm)
 debian_install test.sh "${DEBIAN_BUILD[@]}" "${DEBIAN_RUN[@]}" "${DEBIAN_TEST[@]}" "${extra[@]}"
 # Every crate that links a system library has its -dev package in the
 # build list, and play.sh installs that list on a fresh machine.
-bash scripts/check-system-deps.sh
+timed system-deps bash scripts/check-system-deps.sh
 
-cargo fmt --all -- --check
-cargo clippy --locked --all-targets -- -D warnings
+timed fmt cargo fmt --all -- --check
+timed clippy cargo clippy --locked --all-targets -- -D warnings
 # The web client, once, for tests/it/browser.rs (and the browser's driver);
 # it also installs the wasm target the next lint needs.
-bash scripts/build-web.sh
-cargo clippy --locked --target wasm32-unknown-unknown -- -D warnings
+timed build-web bash scripts/build-web.sh
+timed clippy-wasm cargo clippy --locked --target wasm32-unknown-unknown -- -D warnings
 (cd tests/web && npm ci --no-audit --no-fund --silent)
-cargo test --locked
+timed cargo-test cargo test --locked
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
 # writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
-bash scripts/bench.sh --quick
+timed bench-quick bash scripts/bench.sh --quick
 
 # Fuzzing, briefly (issue 27; docs/fuzzing.md): every fuzz target for a few
 # seconds after running once over its committed seeds and regressions, and
 # a check that each target in fuzz/Cargo.toml has seeds. Any crash, timeout
 # or memory blow-up fails the run. Needs the nightly toolchain; builds the
 # fuzz crate (its own workspace and target dir). ~6 minutes from cold.
-bash scripts/fuzz.sh --ci
+timed fuzz bash scripts/fuzz.sh --ci
 
 # Real networks: NAT traversal between network namespaces, the
 # bad-link soak and signaling under load. One twinstar binary for all of
 # them: the release build bench.sh just made (a no-op build here); the load
 # client is the example `cargo test` built. ~5 minutes in all.
-cargo build --release --locked --bin twinstar --bin twinstar-server >&2
+timed release-build cargo build --release --locked --bin twinstar --bin twinstar-server >&2
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 export TWINSTAR_BIN="$target_dir/release/twinstar"
 export SIGNALING_LOAD_BIN="$target_dir/debug/examples/signaling_load"
 if [ "$(id -u)" = 0 ]; then
     failed=()
+    # check NAME TIMEOUT CMD...: a root-only check, timed; a failure is
+    # collected so the rest still run.
+    check() {
+        local name=$1 limit=$2 t=$SECONDS
+        shift 2
+        timeout "$limit" "$@" || failed+=("$name")
+        echo "test.sh: [$(($(date +%s) - started)) s] $name took $((SECONDS - t)) s" >&2
+    }
+    # The Windows and aarch64 builds for cross-check below (~4.5 minutes
+    # of compiling) run at the lowest priority while the NAT scenarios and
+    # the soak, which mostly wait on timers and the network, run at normal
+    # priority. Their Debian packages are installed first, here: two
+    # apt-gets at once would fight over dpkg's lock.
+    # shellcheck source=lib/cross.sh
+    source scripts/lib/cross.sh
+    CROSS_RUN=1 cross_setup test.sh x86_64-pc-windows-gnu aarch64-unknown-linux-gnu
+    command -v jq > /dev/null || debian_install test.sh jq
+    cross_log="$target_dir/cross-build.log"
+    nice -n 19 bash scripts/cross-check.sh --build-only --profile cross-check > "$cross_log" 2>&1 &
+    cross_build_pid=$!
     # Cuts mid-match (issue 25): NAT A's whole network for 15 s with the
     # default 30 s window (both reconnect through the server, ~25 s), only
     # the path between the NATs for 20 s (~32 s), and 15 s with a 5 s
@@ -70,12 +100,18 @@ if [ "$(id -u)" = 0 ]; then
         "port-restricted --cut 15 --reconnect-window 5" "port-restricted --cut 5 --cut-side b --move" \
         "symmetric --turn --rejoin"; do
         # shellcheck disable=SC2086 # "symmetric --turn" is two arguments
-        timeout 300 scripts/nat-testbed.sh $scenario || failed+=("nat-testbed $scenario")
+        check "nat-testbed $scenario" 300 scripts/nat-testbed.sh $scenario
     done
-    timeout 900 scripts/soak.sh --frames 10000 || failed+=("soak")
+    check soak 900 scripts/soak.sh --frames 10000
+    t=$SECONDS
+    if ! wait "$cross_build_pid"; then
+        tail -n 30 "$cross_log" >&2
+        failed+=("cross builds")
+    fi
+    echo "test.sh: [$(($(date +%s) - started)) s] the cross builds ended $((SECONDS - t)) s after the soak ($(grep -o 'built:.*' "$cross_log" || echo 'no times'))" >&2
     # The README's play command in a fresh Debian root (debootstrap): its
     # own setup, then the game built and run (~3.5 minutes; issue 38).
-    timeout 900 bash scripts/check-system-deps.sh --fresh-root || failed+=("fresh-root play.sh")
+    check "fresh-root play.sh" 900 bash scripts/check-system-deps.sh --fresh-root
     # The .deb (cargo-deb, from the release build above and the web
     # client) installed in a fresh Debian root: dependencies pulled in,
     # the golden synctest from /usr/bin, the server with its web client
@@ -83,19 +119,18 @@ if [ "$(id -u)" = 0 ]; then
     # architectures' packages, reproducibly).
     if { command -v cargo-deb > /dev/null || cargo install --locked cargo-deb >&2; } &&
         rm -rf target/deb && cargo deb --no-build --locked --profile release --output target/deb >&2; then
-        timeout 600 bash scripts/check-deb.sh target/deb/twinstar_*_amd64.deb || failed+=("deb in a fresh root")
+        check "deb in a fresh root" 600 bash scripts/check-deb.sh target/deb/twinstar_*_amd64.deb
     else
         failed+=("cargo deb")
     fi
     # Every platform computes the same bits (issue 33): the Windows build
     # under Wine and the aarch64 build under qemu against this release
     # build, the golden synctest, an aarch64-vs-x86_64 match, the Windows
-    # window (~12 minutes, most of it the two cross builds).
-    timeout 1800 bash scripts/cross-check.sh --quick --profile cross-check --native "$TWINSTAR_BIN" ||
-        failed+=("cross-check")
+    # window (~7 minutes once built).
+    check cross-check 1800 bash scripts/cross-check.sh --quick --profile cross-check --native "$TWINSTAR_BIN"
     # 2,000 clients, three rounds: <= 32 KiB each while idle, no growth
     # of the resident set from round to round.
-    timeout 300 scripts/signaling-load.sh --clients 2000 --rounds 3 || failed+=("signaling-load")
+    check signaling-load 300 scripts/signaling-load.sh --clients 2000 --rounds 3
     if [ ${#failed[@]} -gt 0 ]; then
         echo "test.sh: FAILED: ${failed[*]}" >&2
         exit 1

@@ -435,7 +435,7 @@ fn loop_error(message_loop: &mut Option<LoopHandle>, room: Option<&RoomCode>) ->
     let Some(mut handle) = message_loop.take() else {
         return ConnectError::LoopGone;
     };
-    match handle.take_end() {
+    match handle.take_end(Duration::from_secs(1)) {
         Some(LoopEnd::Returned(Err(e))) => classify_socket_error(&e, room).into(),
         Some(LoopEnd::Returned(Ok(()))) => {
             JoinError::Disconnected("the server closed the connection".into()).into()
