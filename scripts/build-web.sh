@@ -135,7 +135,7 @@ if ! grep -q '^\[profile\.web\]' Cargo.toml; then
         CARGO_PROFILE_WEB_LTO=fat CARGO_PROFILE_WEB_CODEGEN_UNITS=1
 fi
 say "cargo build --profile $PROFILE --target $TRIPLE --locked"
-cargo build --profile "$PROFILE" --target "$TRIPLE" --locked --bin twinstar \
+cargo build --profile "$PROFILE" --target "$TRIPLE" --locked -p twinstar --bin twinstar \
     || die "cargo build for $TRIPLE failed (see above)"
 module=$target_dir/$TRIPLE/$PROFILE/twinstar.wasm
 [[ -f $module ]] || die "the build did not produce $module"

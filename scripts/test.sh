@@ -34,7 +34,9 @@ timed clippy cargo clippy --locked --all-targets -- -D warnings
 # The web client, once, for tests/it/browser.rs (and the browser's driver);
 # it also installs the wasm target the next lint needs.
 timed build-web bash scripts/build-web.sh
-timed clippy-wasm cargo clippy --locked --target wasm32-unknown-unknown -- -D warnings
+# The crates the browser build uses (the signaling server is native only).
+timed clippy-wasm cargo clippy --locked --target wasm32-unknown-unknown \
+    -p twinstar -p twinstar-signaling-protocol -p twinstar-files -- -D warnings
 (cd tests/web && npm ci --no-audit --no-fund --silent)
 timed cargo-test cargo test --locked
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it

@@ -1,6 +1,5 @@
 //! Command-line arguments (clap). Parsing only; `app` dispatches.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -48,7 +47,8 @@ pub enum Command {
     /// the match so far is fast-forwarded, then followed live).
     Watch(WatchArgs),
     /// Run the signaling server that pairs players by room code.
-    Serve(ServeArgs),
+    #[cfg(not(target_arch = "wasm32"))]
+    Serve(twinstar_signaling::cli::ServeArgs),
     /// Play a replay file in a window, or re-simulate it with --headless --verify.
     Replay(ReplayArgs),
     /// Find the first frame where two replays diverge.
@@ -206,88 +206,6 @@ impl RunArgs {
             window,
         }
     }
-}
-
-#[derive(Debug, Args)]
-pub struct ServeArgs {
-    /// Address and port to listen on.
-    #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:3536")]
-    pub bind: SocketAddr,
-
-    /// Serve the web client (bash scripts/build-web.sh builds it) from DIR
-    /// [default: $TWINSTAR_WEB, else the first that holds one of web/
-    /// beside the executable (a release archive), ../web (target/web) and
-    /// ../share/twinstar/web (the .deb)]
-    #[arg(long, value_name = "DIR")]
-    pub web: Option<PathBuf>,
-
-    /// TLS certificate chain (PEM): serve https and wss on the same port.
-    /// Replaced files are picked up within 5 s, without a restart.
-    #[arg(long, value_name = "FILE", requires = "tls_key", help_heading = "TLS")]
-    pub tls_cert: Option<PathBuf>,
-
-    /// The certificate's private key (PEM).
-    #[arg(long, value_name = "FILE", requires = "tls_cert", help_heading = "TLS")]
-    pub tls_key: Option<PathBuf>,
-
-    /// STUN server handed to every client (repeatable), e.g. stun:turn.example.org:3478
-    #[arg(
-        long = "stun",
-        value_name = "URL",
-        help_heading = "ICE servers for clients"
-    )]
-    pub stun: Vec<String>,
-
-    /// TURN relay handed to every client (repeatable), with a credential
-    /// minted per client from --turn-secret (coturn's use-auth-secret).
-    #[arg(
-        long = "turn",
-        value_name = "URL",
-        help_heading = "ICE servers for clients"
-    )]
-    pub turn: Vec<String>,
-
-    /// The secret shared with coturn (static-auth-secret). Prefer
-    /// --turn-secret-file or the environment: a flag shows in `ps`.
-    #[arg(
-        long,
-        value_name = "SECRET",
-        env = "TWINSTAR_TURN_SECRET",
-        hide_env_values = true,
-        conflicts_with = "turn_secret_file",
-        help_heading = "ICE servers for clients"
-    )]
-    pub turn_secret: Option<String>,
-
-    /// Read the TURN secret from FILE (its first line).
-    #[arg(long, value_name = "FILE", help_heading = "ICE servers for clients")]
-    pub turn_secret_file: Option<PathBuf>,
-
-    /// How long a minted TURN credential is valid, e.g. 6h, 90m.
-    #[arg(long, value_name = "DURATION", default_value = "6h", value_parser = humantime::parse_duration, help_heading = "ICE servers for clients")]
-    pub turn_ttl: std::time::Duration,
-
-    /// A client that sends nothing (not even a pong) for SECS loses its seat.
-    #[arg(long, value_name = "SECS", default_value_t = 25, value_parser = clap::value_parser!(u64).range(3..=300), help_heading = "Limits")]
-    pub idle_timeout: u64,
-
-    /// The TLS handshake and the HTTP request must arrive within SECS.
-    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=120), help_heading = "Limits")]
-    pub handshake_timeout: u64,
-
-    /// Websockets one client address may hold at once.
-    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=1_000_000), help_heading = "Limits")]
-    pub max_per_address: u64,
-
-    /// Count client addresses from X-Forwarded-For (set it only behind
-    /// your own reverse proxy, which appends the real address).
-    #[arg(long, help_heading = "Limits")]
-    pub trust_forwarded: bool,
-
-    /// On SIGTERM: stop admitting, then exit once the rooms are empty or
-    /// after SECS.
-    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(0..=86400), help_heading = "Limits")]
-    pub drain_timeout: u64,
 }
 
 /// Host and join show a waiting screen before the match starts.
@@ -583,6 +501,7 @@ impl Cli {
             Command::Host(a) => a.run.json,
             Command::Join(a) => a.run.json,
             Command::Watch(a) => a.json,
+            #[cfg(not(target_arch = "wasm32"))]
             Command::Serve(_) => false,
             Command::Replay(a) => a.json,
             Command::ReplayDiff(a) => a.json,

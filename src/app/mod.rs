@@ -8,8 +8,6 @@ mod page_result;
 #[cfg(target_arch = "wasm32")]
 pub use page_result::{RESULT_PREFIX, conclude_in_page};
 mod replay;
-mod serve;
-pub use serve::serve;
 mod servers;
 mod tickets;
 mod watch;
@@ -248,7 +246,13 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             &args.run,
         ),
         Command::Watch(args) => watch::watch(&args),
-        Command::Serve(args) => serve::serve(&args),
+        #[cfg(not(target_arch = "wasm32"))]
+        Command::Serve(args) => twinstar_signaling::cli::serve(&args)
+            .map(|()| Report::Printed)
+            .map_err(|e| match e {
+                twinstar_signaling::cli::ServeError::BadInput(m) => Failure::BadInput(m),
+                twinstar_signaling::cli::ServeError::Runtime(m) => Failure::Runtime(m, None),
+            }),
         Command::Replay(args) => replay::replay(&args),
         Command::ReplayDiff(args) => replay::diff(&args),
     }

@@ -2,7 +2,7 @@
 //! the signaling server, connecting, and the online match.
 
 #[cfg(not(target_arch = "wasm32"))]
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream, UdpSocket};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
 #[cfg(not(target_arch = "wasm32"))]
 use std::task::Poll;
@@ -40,21 +40,6 @@ const DEFAULT_ONLINE_FRAMES: u32 = 3600;
 pub(super) fn runtime() -> Result<NetRuntime, Failure> {
     NetRuntime::new()
         .map_err(|e| Failure::Runtime(format!("cannot start the network runtime: {e}"), None))
-}
-
-/// This machine's address on its LAN, for the URL the other player types.
-/// Connecting a UDP socket sends nothing; it only picks the outgoing route.
-#[cfg(not(target_arch = "wasm32"))]
-pub(super) fn lan_address() -> IpAddr {
-    UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0))
-        .and_then(|s| {
-            s.connect((Ipv4Addr::new(192, 0, 2, 1), 9))?;
-            s.local_addr()
-        })
-        .map(|a| a.ip())
-        .ok()
-        .filter(|ip| !ip.is_unspecified())
-        .unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
 }
 
 /// Everything `host`/`join` need, checked before any network activity.
@@ -154,7 +139,7 @@ fn signaling_server(
         if role == Role::Host {
             eprintln!(
                 "twinstar: using the signaling server running on this machine; the other player passes --server ws://{}:{DEFAULT_PORT}",
-                lan_address()
+                twinstar_signaling::cli::lan_address()
             );
         }
         return Ok((default_url, true));
@@ -176,7 +161,7 @@ fn signaling_server(
     runtime.tokio().spawn(server.serve(std::future::pending()));
     eprintln!(
         "twinstar: started a signaling server on port {DEFAULT_PORT}; the other player passes --server ws://{}:{DEFAULT_PORT}",
-        lan_address()
+        twinstar_signaling::cli::lan_address()
     );
     Ok((default_url, browsers))
 }
@@ -216,7 +201,7 @@ pub(super) fn start_online(
     };
     let share_server = match server.strip_prefix("ws://127.0.0.1:") {
         #[cfg(not(target_arch = "wasm32"))]
-        Some(port) => format!("ws://{}:{port}", lan_address()),
+        Some(port) => format!("ws://{}:{port}", twinstar_signaling::cli::lan_address()),
         _ => server.clone(),
     };
     let delay = match net.input_delay {

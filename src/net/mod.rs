@@ -11,11 +11,11 @@ pub mod link_sim;
 pub mod protocol;
 pub mod rejoin;
 pub mod room;
-pub mod room_code;
 pub mod signaling;
 pub mod socket;
 pub mod watch;
 
 pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
-pub use room_code::{RoomCode, RoomCodeError};
 pub use socket::{GgrsSocket, PacketChannel, SharedChannel, SocketStats, StatsHandle};
+pub use twinstar_signaling_protocol::room_code;
+pub use twinstar_signaling_protocol::{RoomCode, RoomCodeError};

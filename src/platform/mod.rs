@@ -29,7 +29,8 @@
 pub mod browser;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod console;
-pub mod files;
+// Its own crate: the signaling server reads the web client through it too.
+pub use twinstar_files as files;
 pub mod panics;
 pub mod records;
 pub mod screen;

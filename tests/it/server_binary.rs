@@ -1,10 +1,11 @@
-//! `twinstar-server`, the signaling server alone for operators: it links
-//! none of the game's desktop libraries, takes `twinstar serve`'s options
-//! (with or without the word `serve`), and two games meet through it.
+//! `twinstar-server`, the signaling server alone for operators (the
+//! `twinstar-signaling` crate): it links none of the game's desktop
+//! libraries, and two games meet through it. Its own options and health
+//! probe are tested in crates/signaling/tests/binary.rs.
 
 use std::process::Command;
 
-use crate::common::{self, LIMIT, SERVER_BIN, Server, host_then_join, scratch};
+use crate::common::{self, LIMIT, Server, host_then_join, scratch, server_bin};
 
 /// The shared libraries `ldd` lists for a binary (the file names).
 fn linked(bin: &str) -> Vec<String> {
@@ -44,7 +45,7 @@ fn the_server_binary_links_no_desktop_library() {
         game.iter().any(|l| l.starts_with("libasound")),
         "ldd of the game shows no libasound; is this check blind? {game:?}"
     );
-    let server = desktop(&linked(SERVER_BIN));
+    let server = desktop(&linked(server_bin()));
     assert!(
         server.is_empty(),
         "twinstar-server needs desktop libraries: {server:?}"
@@ -53,7 +54,7 @@ fn the_server_binary_links_no_desktop_library() {
 
 #[test]
 fn two_games_play_through_the_server_binary() {
-    let server = Server::start_of(SERVER_BIN, &[], &[]);
+    let server = Server::start_of(server_bin(), &[], &[]);
     let dir = scratch("server-binary");
     let (host, join) = host_then_join(
         &dir,
@@ -77,42 +78,4 @@ fn two_games_play_through_the_server_binary() {
         "{}",
         server.stderr()
     );
-}
-
-#[test]
-fn the_server_binary_takes_serve_options_with_or_without_serve() {
-    let dir = scratch("server-binary-args");
-    for args in [&["--help"][..], &["serve", "--help"]] {
-        let out = common::run_of(SERVER_BIN, &dir, args, LIMIT);
-        assert_eq!(out.code(), Some(0), "{args:?}: {}", out.stderr);
-        assert!(
-            out.stdout.contains("--turn-secret"),
-            "{args:?}: {}",
-            out.stdout
-        );
-    }
-    // A bad option: one line, exit 2, the way to the help.
-    let out = common::run_of(SERVER_BIN, &dir, &["serve", "--bind", "nowhere"], LIMIT);
-    assert_eq!(out.code(), Some(2), "{}", out.stderr);
-    assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("twinstar-server --help"),
-        "{}",
-        out.stderr
-    );
-}
-
-#[test]
-fn the_health_probe_says_whether_the_server_answers() {
-    let dir = scratch("server-binary-health");
-    let server = Server::start_of(SERVER_BIN, &[], &[]);
-    let port = server.addr.port().to_string();
-    let up = common::run_of(SERVER_BIN, &dir, &["health", "--port", &port], LIMIT);
-    assert_eq!(up.code(), Some(0), "{}\n{}", up.stdout, up.stderr);
-    assert!(up.stdout.contains("/healthz: ok"), "{}", up.stdout);
-    drop(server);
-    // Nothing listens there any more: unhealthy, in one line.
-    let down = common::run_of(SERVER_BIN, &dir, &["health", "--port", &port], LIMIT);
-    assert_eq!(down.code(), Some(1), "{}\n{}", down.stdout, down.stderr);
-    assert_eq!(down.stderr.trim().lines().count(), 1, "{}", down.stderr);
 }

@@ -401,7 +401,7 @@ fn open_socket(
     Option<WebRtcChannel>,
     Option<WebRtcChannel>,
 ) {
-    let (mut socket, message_loop) = client_builder(url, ice.to_matchbox())
+    let (mut socket, message_loop) = client_builder(url, super::ice::to_matchbox(ice))
         .add_reliable_channel()
         .add_unreliable_channel()
         .build();

@@ -5,14 +5,12 @@ use web_time::Duration;
 use matchbox_protocol::PeerId;
 use matchbox_socket::WebRtcSocket;
 
-use super::metrics::sample;
-use super::server::*;
-use super::{RoomCode, ServeOptions};
 use crate::net::signaling::{
     JoinError, classify_socket_error, client_builder, no_ice_servers, room_url,
 };
 use std::net::SocketAddr;
 use tokio::sync::oneshot;
+use twinstar_signaling::*;
 use web_time::Instant;
 
 use matchbox_socket::{MessageLoopFuture, PeerState};

@@ -32,8 +32,23 @@ pub use summary::Summary;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_twinstar");
-/// The signaling server alone (src/bin/twinstar-server.rs).
-pub const SERVER_BIN: &str = env!("CARGO_BIN_EXE_twinstar-server");
+/// The signaling server alone, `twinstar-server` (crates/signaling): another
+/// package's binary, so cargo names no path for it here; it is built into
+/// the same folder as [`BIN`] when `cargo test` runs the workspace (the
+/// crate has integration tests of its own, which need it built).
+pub fn server_bin() -> &'static str {
+    static PATH: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let path = Path::new(BIN)
+            .with_file_name(format!("twinstar-server{}", std::env::consts::EXE_SUFFIX));
+        assert!(
+            path.is_file(),
+            "{} is missing: run the whole workspace's tests (cargo test), or build it with cargo build -p twinstar-signaling",
+            path.display()
+        );
+        path.display().to_string()
+    });
+    &PATH
+}
 
 /// The bound for a run whose test sets none of its own: far above what any
 /// such run takes in a debug build, so it only turns a hang into a failure.
@@ -70,7 +85,7 @@ pub fn command(dir: &Path, args: &[&str]) -> Command {
     command_of(BIN, dir, args)
 }
 
-/// [`command`] for another of the package's binaries (`SERVER_BIN`).
+/// [`command`] for another binary ([`server_bin`]).
 pub fn command_of(bin: &str, dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(bin);
     cmd.current_dir(dir)
@@ -95,7 +110,7 @@ pub fn run(dir: &Path, args: &[&str], limit: Duration) -> Finished {
     Twinstar::spawn(dir, args).finish(limit)
 }
 
-/// [`run`] for another of the package's binaries (`SERVER_BIN`).
+/// [`run`] for another binary ([`server_bin`]).
 pub fn run_of(bin: &str, dir: &Path, args: &[&str], limit: Duration) -> Finished {
     Twinstar::spawn_command(command_of(bin, dir, args)).finish(limit)
 }

@@ -34,7 +34,7 @@ impl Server {
     }
 
     /// [`Server::start_with`] from another binary that takes `serve`
-    /// (`twinstar-server`, [`super::SERVER_BIN`]).
+    /// (`twinstar-server`, [`super::server_bin`]).
     pub fn start_of(bin: &str, args: &[&str], envs: &[(&str, &OsStr)]) -> Self {
         let deadline = Instant::now() + Duration::from_secs(10);
         let mut all = vec!["serve", "--bind", "127.0.0.1:0"];

@@ -8,8 +8,9 @@
 //! to its limit, then probed for more, so no file costs more than its limit
 //! in memory, whatever its size claims.
 //!
-//! Replays and settings both read through here; it sits in `platform`,
-//! below both, because neither module may depend on the other.
+//! Replays and settings both read through here, and the signaling server
+//! reads the web client's files and the TURN secret through it: a crate
+//! of its own below all of them (the game's `platform::files`).
 //!
 //! In the browser there is no file system: [`create`] and [`read_limited`]
 //! use an in-memory store for the page's lifetime instead (`memory`), so

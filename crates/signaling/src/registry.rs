@@ -17,10 +17,10 @@ use matchbox_protocol::{JsonPeerEvent, PeerId};
 use matchbox_signaling::common_logic::{SignalingChannel, try_send};
 use tracing::warn;
 
-use super::connection::{CLOSE_REPLACED, close};
-use super::metrics::RoomCounts;
-use super::seat::SeatToken;
-use super::{
+use crate::SeatToken;
+use crate::connection::{CLOSE_REPLACED, close};
+use crate::metrics::RoomCounts;
+use crate::{
     MAX_SIGNAL_BYTES, MAX_SPECTATORS, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, Refusal,
     RoomRequest,
 };
@@ -497,7 +497,7 @@ mod tests {
     use web_time::Duration;
 
     use super::*;
-    use crate::net::RoomCode;
+    use crate::RoomCode;
     use axum::http::StatusCode;
     use tokio::sync::mpsc;
 
@@ -539,7 +539,7 @@ mod tests {
         assert_eq!(reg.admit(&room, t), Ok(()));
         let refusal = reg.admit(&room, t).unwrap_err();
         assert_eq!(refusal.to_string(), "room K7Q-2XM is full");
-        assert_eq!(refusal.status(), StatusCode::CONFLICT);
+        assert_eq!(crate::refusal_status(&refusal), StatusCode::CONFLICT);
 
         let (a_tx, mut a_rx) = channel();
         let (b_tx, mut b_rx) = channel();
@@ -802,7 +802,7 @@ mod tests {
         }
         let refusal = reg.admit(&watching, t).unwrap_err();
         assert_eq!(refusal.to_string(), "room ABC-DEF already has 8 spectators");
-        assert_eq!(refusal.status(), StatusCode::CONFLICT);
+        assert_eq!(crate::refusal_status(&refusal), StatusCode::CONFLICT);
         // Players still get in, and the first hears of all eight.
         let mut a_rx = seat(&mut reg, "ABCDEF", 1, t);
         let _b_rx = seat(&mut reg, "ABCDEF", 2, t);

@@ -26,7 +26,7 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use tracing::warn;
 
-use crate::platform::files::{ReadError, read_limited};
+use twinstar_files::{ReadError, read_limited};
 
 /// The files of the web client: name, content type. `index.html` first:
 /// it is the one a directory must hold to count as a web client.

@@ -37,15 +37,15 @@ use matchbox_signaling::common_logic::try_send;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use super::connection::{self, CLOSE_RESTARTING, DEFAULT_IDLE_TIMEOUT};
-use super::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
-use super::metrics::{Metrics, RefusalReason, RoomCounts};
-use super::registry::Registry;
-use super::tls::{self, Reloader, TlsError, TlsFiles};
-use super::turn::IcePolicy;
-use super::web::{self, WebClient};
-use super::{MAX_SIGNAL_BYTES, Refusal, RoomCode, RoomRequest, SeatToken};
-use crate::net::ice::ICE_PATH;
+use crate::connection::{self, CLOSE_RESTARTING, DEFAULT_IDLE_TIMEOUT};
+use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
+use crate::metrics::{Metrics, RefusalReason, RoomCounts};
+use crate::registry::Registry;
+use crate::tls::{self, Reloader, TlsError, TlsFiles};
+use crate::turn::IcePolicy;
+use crate::web::{self, WebClient};
+use crate::{MAX_SIGNAL_BYTES, Refusal, RoomCode, RoomRequest, SeatToken};
+use twinstar_signaling_protocol::ICE_PATH;
 
 /// The shared registry, locked briefly by every connection task.
 #[derive(Clone, Debug, Default)]
@@ -404,7 +404,7 @@ async fn client(
             let refusal = Refusal::BadRoom(e);
             return refuse(
                 RefusalReason::BadRoom,
-                refusal.status(),
+                crate::refusal_status(&refusal),
                 refusal.to_string(),
             );
         }
@@ -415,7 +415,7 @@ async fn client(
             let refusal = Refusal::BadSeat(e);
             return refuse(
                 RefusalReason::BadSeat,
-                refusal.status(),
+                crate::refusal_status(&refusal),
                 refusal.to_string(),
             );
         }
@@ -442,7 +442,7 @@ async fn client(
             Refusal::BadRoom(_) => RefusalReason::BadRoom,
             Refusal::BadSeat(_) => RefusalReason::BadSeat,
         };
-        return refuse(reason, refusal.status(), refusal.to_string());
+        return refuse(reason, crate::refusal_status(&refusal), refusal.to_string());
     }
     let peer = PeerId(uuid::Uuid::new_v4());
     info!(origin = %peer_addr, peer = %peer, path = %uri.path(), "connected");

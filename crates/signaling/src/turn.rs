@@ -17,7 +17,7 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use sha1::Sha1;
 
-use crate::net::ice::{IceError, IceOffer, Scheme, validate_url};
+use twinstar_signaling_protocol::{IceError, IceOffer, Scheme, validate_url};
 
 /// How long a minted TURN credential is valid when the operator says
 /// nothing: longer than any match and its reconnects, short enough that a

@@ -21,10 +21,10 @@ use matchbox_protocol::{JsonPeerEvent, PeerId, PeerRequest};
 use matchbox_signaling::ClientRequestError;
 use matchbox_signaling::common_logic::{SignalingChannel, parse_request, try_send};
 
-use super::limits::AddressGuard;
-use super::metrics::RefusalReason;
-use super::server::Shared;
-use super::{MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest, SeatToken};
+use crate::limits::AddressGuard;
+use crate::metrics::RefusalReason;
+use crate::server::Shared;
+use crate::{MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest, SeatToken};
 
 /// Default idle limit: 25 s, under the 30 s by which a dead seat must be
 /// free again for the next pair, and over two keep-alives of matchbox
@@ -246,7 +246,7 @@ async fn wait_closing(closing: &mut watch::Receiver<bool>) {
 async fn write_loop(
     mut sink: futures::stream::SplitSink<WebSocket, Message>,
     mut outbox: mpsc::UnboundedReceiver<Result<Message, axum::Error>>,
-    metrics: super::metrics::Metrics,
+    metrics: crate::metrics::Metrics,
 ) {
     while let Some(Ok(message)) = outbox.recv().await {
         if let Message::Text(text) = &message {

@@ -9,34 +9,59 @@
 //! (deploy/Containerfile): `GET /healthz` on 127.0.0.1, exit 0 when it
 //! answers 200.
 
-#[cfg(not(target_arch = "wasm32"))]
-fn main() -> std::process::ExitCode {
-    use clap::Parser;
-    use twinstar::app;
-    use twinstar::cli::ServeArgs;
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::process::ExitCode;
 
-    /// The twinstar signaling server: pairs players by room code, serves
-    /// the web client, hands out ICE servers; /healthz and /metrics.
-    #[derive(Parser)]
-    #[command(name = "twinstar-server", version)]
-    struct ServerCli {
-        #[command(flatten)]
-        serve: ServeArgs,
-    }
+use clap::Parser;
+use twinstar_signaling::cli::{ServeArgs, one_line_error, serve};
 
-    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+/// The twinstar signaling server: pairs players by room code, serves
+/// the web client, hands out ICE servers; /healthz and /metrics.
+#[derive(Parser)]
+#[command(name = "twinstar-server", version)]
+struct ServerCli {
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|first| first == "health") {
         return health::run(args.split_off(2));
     }
     if args.get(1).is_some_and(|first| first == "serve") {
         args.remove(1);
     }
-    app::main_of::<ServerCli>("twinstar-server", args, |cli| {
-        (app::serve(&cli.serve), false)
-    })
+    let cli = match ServerCli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("twinstar-server: {}", one_line_error(&e, "twinstar-server"));
+            return ExitCode::from(2);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "twinstar=info".into()),
+        )
+        .init();
+    match serve(&cli.serve) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("twinstar-server: {e}");
+            ExitCode::from(e.code())
+        }
+    }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 mod health {
     use std::ffi::OsString;
     use std::process::ExitCode;
@@ -49,7 +74,7 @@ mod health {
     #[command(name = "twinstar-server health")]
     struct HealthCli {
         /// The port the server listens on (inside a container: 3536).
-        #[arg(long, default_value_t = twinstar::net::signaling::DEFAULT_PORT)]
+        #[arg(long, default_value_t = twinstar_signaling::DEFAULT_PORT)]
         port: u16,
     }
 
@@ -68,7 +93,7 @@ mod health {
             Err(e) => {
                 eprintln!(
                     "twinstar-server: {}",
-                    twinstar::cli::one_line_error(&e, "twinstar-server health")
+                    twinstar_signaling::cli::one_line_error(&e, "twinstar-server health")
                 );
                 return ExitCode::from(2);
             }
@@ -102,6 +127,3 @@ mod health {
         ExitCode::from(1)
     }
 }
-
-#[cfg(target_arch = "wasm32")]
-fn main() {}

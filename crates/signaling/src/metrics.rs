@@ -226,10 +226,9 @@ impl Metrics {
     }
 }
 
-/// The value of the sample line of `text` named `name` (labels included),
-/// for tests.
-#[cfg(test)]
-pub(super) fn sample(text: &str, name: &str) -> Option<f64> {
+/// The value of the sample line of `text` (a `/metrics` answer) named
+/// `name`, labels included: for tests and probes.
+pub fn sample(text: &str, name: &str) -> Option<f64> {
     text.lines()
         .find(|l| l.split_whitespace().next() == Some(name))?
         .split_whitespace()

@@ -1,0 +1,266 @@
+//! The server's command line: `twinstar-server` and the game's `twinstar
+//! serve` take exactly these options ([`ServeArgs`]) and run [`serve`]. The
+//! options are checked and turned into the server's, the start-up lines an
+//! operator reads are printed, and SIGTERM/Ctrl-C handled: the first drains
+//! (no new clients, exit when the rooms are empty or after
+//! `--drain-timeout`), a second exits at once.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
+use std::path::PathBuf;
+
+use clap::Args;
+use web_time::Duration;
+
+use crate::tls::TlsFiles;
+use crate::turn::{IcePolicy, TurnSecret};
+use crate::{ServeOptions, ServerError, WebClient, browser_link};
+
+/// The name the server's lines start with (`twinstar: ...` from the game
+/// too: operators' log filters match it).
+const PROGRAM: &str = "twinstar";
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:3536")]
+    pub bind: SocketAddr,
+
+    /// Serve the web client (bash scripts/build-web.sh builds it) from DIR
+    /// [default: $TWINSTAR_WEB, else the first that holds one of web/
+    /// beside the executable (a release archive), ../web (target/web) and
+    /// ../share/twinstar/web (the .deb)]
+    #[arg(long, value_name = "DIR")]
+    pub web: Option<PathBuf>,
+
+    /// TLS certificate chain (PEM): serve https and wss on the same port.
+    /// Replaced files are picked up within 5 s, without a restart.
+    #[arg(long, value_name = "FILE", requires = "tls_key", help_heading = "TLS")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert", help_heading = "TLS")]
+    pub tls_key: Option<PathBuf>,
+
+    /// STUN server handed to every client (repeatable), e.g. stun:turn.example.org:3478
+    #[arg(
+        long = "stun",
+        value_name = "URL",
+        help_heading = "ICE servers for clients"
+    )]
+    pub stun: Vec<String>,
+
+    /// TURN relay handed to every client (repeatable), with a credential
+    /// minted per client from --turn-secret (coturn's use-auth-secret).
+    #[arg(
+        long = "turn",
+        value_name = "URL",
+        help_heading = "ICE servers for clients"
+    )]
+    pub turn: Vec<String>,
+
+    /// The secret shared with coturn (static-auth-secret). Prefer
+    /// --turn-secret-file or the environment: a flag shows in `ps`.
+    #[arg(
+        long,
+        value_name = "SECRET",
+        env = "TWINSTAR_TURN_SECRET",
+        hide_env_values = true,
+        conflicts_with = "turn_secret_file",
+        help_heading = "ICE servers for clients"
+    )]
+    pub turn_secret: Option<String>,
+
+    /// Read the TURN secret from FILE (its first line).
+    #[arg(long, value_name = "FILE", help_heading = "ICE servers for clients")]
+    pub turn_secret_file: Option<PathBuf>,
+
+    /// How long a minted TURN credential is valid, e.g. 6h, 90m.
+    #[arg(long, value_name = "DURATION", default_value = "6h", value_parser = humantime::parse_duration, help_heading = "ICE servers for clients")]
+    pub turn_ttl: std::time::Duration,
+
+    /// A client that sends nothing (not even a pong) for SECS loses its seat.
+    #[arg(long, value_name = "SECS", default_value_t = 25, value_parser = clap::value_parser!(u64).range(3..=300), help_heading = "Limits")]
+    pub idle_timeout: u64,
+
+    /// The TLS handshake and the HTTP request must arrive within SECS.
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=120), help_heading = "Limits")]
+    pub handshake_timeout: u64,
+
+    /// Websockets one client address may hold at once.
+    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=1_000_000), help_heading = "Limits")]
+    pub max_per_address: u64,
+
+    /// Count client addresses from X-Forwarded-For (set it only behind
+    /// your own reverse proxy, which appends the real address).
+    #[arg(long, help_heading = "Limits")]
+    pub trust_forwarded: bool,
+
+    /// On SIGTERM: stop admitting, then exit once the rooms are empty or
+    /// after SECS.
+    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(0..=86400), help_heading = "Limits")]
+    pub drain_timeout: u64,
+}
+
+/// Why the server did not start or stopped: bad options (exit 2) or a
+/// failure while serving (exit 1), as every twinstar command.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("{0}")]
+    BadInput(String),
+    #[error("{0}")]
+    Runtime(String),
+}
+
+impl ServeError {
+    /// The exit status: 2 bad input, 1 runtime failure.
+    pub fn code(&self) -> u8 {
+        match self {
+            ServeError::BadInput(_) => 2,
+            ServeError::Runtime(_) => 1,
+        }
+    }
+}
+
+/// Runs the server until SIGTERM or Ctrl-C (and the drain after it).
+pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
+    let options = options(args)?;
+    let has_web = options.web.is_some();
+    let ice = options.ice.describe();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| ServeError::Runtime(format!("cannot start the network runtime: {e}")))?;
+    runtime.block_on(async {
+        let server = crate::bind_with(args.bind, options).map_err(|e| match e {
+            ServerError::Tls(e) => ServeError::BadInput(e.to_string()),
+            e => ServeError::BadInput(format!("{e} (address {})", args.bind)),
+        })?;
+        let addr = server.local_addr();
+        let shown = if addr.ip().is_unspecified() {
+            SocketAddr::new(lan_address(), addr.port())
+        } else {
+            addr
+        };
+        let url = format!("{}://{shown}", server.scheme());
+        eprintln!("{PROGRAM}: signaling server on {url} (players pass --server {url}); Ctrl-C or SIGTERM drains and stops it");
+        eprintln!("{PROGRAM}: {ice}");
+        match browser_link(&url, None) {
+            Some(page) if has_web => {
+                eprintln!("{PROGRAM}: web client at {page} (a room's link: {page}#K7Q-2XM)")
+            }
+            _ => eprintln!("{PROGRAM}: no web client here (bash scripts/build-web.sh builds one)"),
+        }
+        server
+            .serve(shutdown_signal())
+            .await
+            .map_err(|e| ServeError::Runtime(e.to_string()))
+    })
+}
+
+/// This machine's address on its LAN, for the URL the other player types.
+/// Connecting a UDP socket sends nothing; it only picks the outgoing route.
+pub fn lan_address() -> IpAddr {
+    UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0))
+        .and_then(|s| {
+            s.connect((Ipv4Addr::new(192, 0, 2, 1), 9))?;
+            s.local_addr()
+        })
+        .map(|a| a.ip())
+        .ok()
+        .filter(|ip| !ip.is_unspecified())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
+}
+
+/// A clap error in one line, pointing at `--help` (every twinstar program
+/// reports bad arguments this way: one line, exit 2).
+pub fn one_line_error(e: &clap::Error, program: &str) -> String {
+    let rendered = e.render().to_string();
+    let first = rendered.lines().next().unwrap_or("bad arguments");
+    format!(
+        "{} (see '{program} --help')",
+        first.trim_start_matches("error: ")
+    )
+}
+
+/// The server's options from the flags; every check before binding.
+fn options(args: &ServeArgs) -> Result<ServeOptions, ServeError> {
+    let bad = ServeError::BadInput;
+    let web = match &args.web {
+        Some(dir) => Some(WebClient::load(dir).map_err(|e| bad(e.to_string()))?),
+        None => WebClient::find_default(),
+    };
+    let secret_text = match (&args.turn_secret, &args.turn_secret_file) {
+        (Some(secret), _) => Some(secret.clone()),
+        (None, Some(path)) => {
+            let bytes = twinstar_files::read_limited(path, 4096)
+                .map_err(|e| bad(format!("cannot read the TURN secret: {e}")))?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                bad(format!(
+                    "the TURN secret file {} is not text",
+                    path.display()
+                ))
+            })?;
+            Some(text.lines().next().unwrap_or_default().to_owned())
+        }
+        (None, None) => None,
+    };
+    let secret = match secret_text {
+        Some(text) => {
+            Some(TurnSecret::new(&text).ok_or_else(|| bad("the TURN secret is empty".into()))?)
+        }
+        None => None,
+    };
+    let ice = IcePolicy::new(args.stun.clone(), args.turn.clone(), secret, args.turn_ttl)
+        .map_err(|e| bad(e.to_string()))?;
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsFiles {
+            cert: cert.clone(),
+            key: key.clone(),
+        }),
+        _ => None,
+    };
+    Ok(ServeOptions {
+        web,
+        tls,
+        ice,
+        idle_timeout: Duration::from_secs(args.idle_timeout),
+        handshake_timeout: Duration::from_secs(args.handshake_timeout),
+        max_per_address: usize::try_from(args.max_per_address).unwrap_or(usize::MAX),
+        drain_timeout: Duration::from_secs(args.drain_timeout),
+        trust_forwarded: args.trust_forwarded,
+    })
+}
+
+/// Resolves at the first SIGTERM or Ctrl-C; a second one exits at once.
+async fn shutdown_signal() {
+    one_signal().await;
+    eprintln!("{PROGRAM}: draining (a second Ctrl-C or SIGTERM exits at once)");
+    tokio::spawn(async {
+        one_signal().await;
+        eprintln!("{PROGRAM}: stopped without draining");
+        std::process::exit(130);
+    });
+}
+
+async fn one_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,77 @@
+//! twinstar's signaling server: pairs players by room code, serves the web
+//! client, hands out ICE servers; `/healthz` and `/metrics`. A library (the
+//! game's `twinstar serve` and its tests run it in process) and the
+//! operators' binary, `twinstar-server`. It depends on no game and on no
+//! desktop library; what it shares with clients is in
+//! `twinstar_signaling_protocol`.
+//!
+//! - [`Registry`]: rooms, seats and relaying; pure bookkeeping, unit-tested;
+//! - `server`: the routes around it, binding and serving;
+//! - `connection`: one client's websocket, its limits and liveness;
+//! - `web`: the web client, served on plain HTTP `GET`s by the same server;
+//! - [`cli`]: the command line (`ServeArgs`), checked and run.
+//!
+//! Speaks matchbox's signaling protocol from our own axum routes (see
+//! [`server`]): matchbox's full-mesh topology lets any number of peers into
+//! a room, we need rooms of two, and its server builder can neither bound a
+//! websocket's memory, check liveness, nor serve TLS.
+//!
+//! - `ws://HOST:PORT/K7Q2XM` joins room K7Q2XM (any spelling `RoomCode`
+//!   parses; the canonical form is the room). The first two get in; a third
+//!   is refused with HTTP 409 *before* the websocket upgrade.
+//! - `ws://HOST:PORT/watch-K7Q2XM` watches room K7Q2XM: up to
+//!   [`MAX_SPECTATORS`] spectators beside the two players (the next is
+//!   refused with 409). A spectator is introduced only to the room's first
+//!   player, once both players are in; never to the other player, nor to
+//!   another spectator (see [`registry`]).
+//! - `ws://HOST:PORT/` or `/quick` is a quick match: paired with the next
+//!   client that also asked for one.
+//! - A player may add `?seat=TOKEN` ([`SeatToken`]): a later connection with
+//!   the same token takes that seat back at once (see `SeatToken`).
+//! - Anything else is refused with HTTP 400.
+//! - A plain `GET` (no websocket upgrade) is no client: `/` answers with the
+//!   web client's page when the server has one, see [`web`]. Its players
+//!   open `http://HOST:PORT/#K7Q-2XM` (`browser_link` in the game).
+//!
+//! Why refuse before the upgrade: after it, stock matchbox clients have no
+//! way to learn why the server closed (a close frame ends their socket
+//! future with `Ok(())`), while a refused upgrade surfaces on the client as a
+//! `tungstenite::Error::Http` carrying our status and body, which
+//! the game's `classify_socket_error` turns into "room CODE is full".
+//!
+//! The admission check and the join are separate steps (the HTTP request,
+//! then a task after the upgrade), so admission *reserves* a
+//! seat under the same lock that counts the members; two clients racing for
+//! the last seat cannot both get it. A reservation whose upgrade never
+//! completes expires after [`RESERVATION_TTL`].
+
+pub mod cli;
+mod connection;
+mod limits;
+mod metrics;
+mod registry;
+mod server;
+pub mod tls;
+pub mod turn;
+mod web;
+
+use axum::http::StatusCode;
+
+pub use connection::DEFAULT_IDLE_TIMEOUT;
+pub use limits::DEFAULT_MAX_PER_ADDRESS;
+pub use metrics::{RoomCounts, sample};
+pub use registry::{Registry, RelayError};
+pub use server::{
+    BoundServer, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, RoomState, ServeOptions,
+    ServerError, bind, bind_with, serve,
+};
+pub use twinstar_signaling_protocol::*;
+pub use web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError, respond};
+
+/// The HTTP status a refused client gets before its websocket upgrade.
+pub fn refusal_status(refusal: &Refusal) -> StatusCode {
+    match refusal {
+        Refusal::RoomFull(_) | Refusal::TooManySpectators(_) => StatusCode::CONFLICT,
+        Refusal::BadRoom(_) | Refusal::BadSeat(_) => StatusCode::BAD_REQUEST,
+    }
+}
