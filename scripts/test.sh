@@ -28,6 +28,8 @@ debian_install test.sh "${DEBIAN_BUILD[@]}" "${DEBIAN_RUN[@]}" "${DEBIAN_TEST[@]
 # Every crate that links a system library has its -dev package in the
 # build list, and play.sh installs that list on a fresh machine.
 timed system-deps bash scripts/check-system-deps.sh
+# What each crate may depend on (ARCHITECTURE.md): the server no game.
+timed crate-boundaries bash scripts/check-crate-boundaries.sh
 
 timed fmt cargo fmt --all -- --check
 timed clippy cargo clippy --locked --all-targets -- -D warnings

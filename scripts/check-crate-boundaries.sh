@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The invariants the crate boundaries stand for (ARCHITECTURE.md), checked
+# on the dependency graph, so a dependency added in the wrong crate fails
+# the test command instead of slipping in:
+#
+# - the signaling server (twinstar-signaling) depends on no game and on no
+#   desktop library: no twinstar, macroquad, gilrs, ALSA, udev; nor on the
+#   WebRTC stack (it only relays signals);
+# - what clients and server share (twinstar-signaling-protocol) and the
+#   file reader (twinstar-files) depend on nothing of ours but each other.
+#
+# The server binary's ldd is checked by tests/it/server_binary.rs.
+# Exit 0 when all hold, 1 with the offending paths otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+failed=0
+# forbid CRATE PATTERN WHY: CRATE's normal dependencies (transitively, for
+# this machine's target) name no package matching PATTERN.
+forbid() {
+    local crate=$1 pattern=$2 why=$3 tree found
+    tree=$(cargo tree --locked -p "$crate" -e normal --prefix none) || {
+        echo "check-crate-boundaries: cargo tree -p $crate failed" >&2
+        failed=1
+        return
+    }
+    # The first line is the crate itself.
+    found=$(echo "$tree" | tail -n +2 | awk '{print $1}' | sort -u | grep -Ex "$pattern" || true)
+    if [ -n "$found" ]; then
+        echo "check-crate-boundaries: $crate depends on $(echo "$found" | paste -sd, -): $why" >&2
+        failed=1
+    fi
+}
+
+desktop='macroquad|miniquad|quad-snd|quad-alsa-sys|alsa-sys|gilrs|gilrs-core|libudev-sys|libudev'
+forbid twinstar-signaling "twinstar|$desktop|ggrs|matchbox_socket|webrtc.*|rtc.*" \
+    "the server must build and run on a headless machine, without the game"
+forbid twinstar-signaling-protocol "twinstar|twinstar-signaling|twinstar-files|$desktop|axum.*|tokio|matchbox.*" \
+    "the protocol crate is shared by the browser build and the server: no I/O, no game"
+forbid twinstar-files "twinstar.*|macroquad|$desktop" "the file reader sits below everything"
+
+if [ "$failed" = 0 ]; then
+    echo "check-crate-boundaries: the server, the protocol and the file reader depend on no game, desktop library or WebRTC stack" >&2
+fi
+exit "$failed"
