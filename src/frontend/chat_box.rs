@@ -12,9 +12,9 @@ use macroquad::prelude::*;
 
 use super::assets::{Align, BitmapFont};
 use super::hud::PLAYER_COLORS;
-use super::menu::{edit_text, pick_chars};
+use super::keys::{pad_button, pad_pressed, pressed};
 use super::scene::Layout;
-use super::window::{pad_button, pad_pressed, pressed};
+use super::text::{edit_text, pick_chars};
 use crate::input::PadButton;
 use crate::replay::{EventKind, ReplayEvent};
 use crate::session::chat::{HISTORY, MAX_CHARS};
@@ -224,7 +224,7 @@ fn chars_across(pixels: f32) -> usize {
 
 /// Word wrap at `width` characters; a word longer than a row is cut.
 fn wrap(text: &str, width: usize) -> Vec<String> {
-    super::menu::wrap(text, width)
+    super::text::wrap(text, width)
         .into_iter()
         .flat_map(|row| {
             let chars: Vec<char> = row.chars().collect();
@@ -235,16 +235,6 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
         })
         .filter(|row| !row.is_empty())
         .collect()
-}
-
-/// `text` cut to `width` characters, with `...` when it was longer.
-pub fn fit(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else {
-        let kept: String = text.chars().take(width.saturating_sub(3)).collect();
-        format!("{kept}...")
-    }
 }
 
 #[cfg(test)]
@@ -295,8 +285,6 @@ mod tests {
         assert_eq!(rows.join(" "), "P1: hello there general");
         let word = "x".repeat(25);
         assert_eq!(wrap(&word, 10).len(), 3);
-        assert_eq!(fit("short", 10), "short");
-        assert_eq!(fit(&"é".repeat(20), 10), format!("{}...", "é".repeat(7)));
     }
 
     #[test]

@@ -259,7 +259,7 @@ fn draw_result_chat(font: &BitmapFont, chat: &[String], left: f32, top: f32, wid
     let columns = (width / 12.0) as usize;
     for (i, line) in chat.iter().enumerate() {
         font.draw(
-            &super::chat_box::fit(line, columns),
+            &super::text::fit(line, columns),
             left,
             top + i as f32 * RESULT_CHAT_LINE,
             2.0,

@@ -6,13 +6,12 @@ use macroquad::prelude::*;
 
 use super::assets::{Align, BitmapFont};
 use super::audio::Cue;
-use super::window::{
-    Screenshot, Ui, clicked, end_frame, enter_screen, pad_pressed, pressed, save_screenshot,
-};
+use super::keys::{clicked, end_frame, enter_screen, pressed};
+use super::text::{edit_text, pick_chars, wrap};
+use super::window::{Screenshot, Ui, backdrop, save_screenshot};
 use crate::net::signaling::check_server_url;
 use crate::settings::{Action, BINDABLE_KEYS, PadAction, Settings, key_name};
 
-const BACKGROUND: Color = Color::new(0.024, 0.03, 0.086, 1.0);
 const ITEM: Color = Color::new(0.75, 0.8, 0.95, 1.0);
 const SELECTED: Color = Color::new(1.0, 0.9, 0.4, 1.0);
 const HINT: Color = Color::new(0.55, 0.6, 0.75, 1.0);
@@ -26,21 +25,6 @@ pub enum Picked {
     Back,
     /// The `--screenshot` was taken (or failed to save).
     Captured(Result<(), String>),
-}
-
-/// The dimmed starfield behind every menu screen.
-pub fn backdrop(ui: &Ui) {
-    clear_background(BACKGROUND);
-    draw_texture_ex(
-        &ui.sprites.background,
-        0.0,
-        0.0,
-        Color::new(1.0, 1.0, 1.0, 0.55),
-        DrawTextureParams {
-            dest_size: Some(vec2(screen_width(), screen_height())),
-            ..Default::default()
-        },
-    );
 }
 
 fn nav_up() -> bool {
@@ -295,59 +279,6 @@ pub async fn text_prompt(
     }
 }
 
-/// Applies this frame's typing, paste and Backspace to `text`, keeping it
-/// to `max_chars` characters; true if it typed or deleted something.
-pub(super) fn edit_text(text: &mut String, max_chars: usize) -> bool {
-    let ctrl = is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl);
-    if ctrl && pressed(KeyCode::V) {
-        if let Some(pasted) = macroquad::miniquad::window::clipboard_get() {
-            let room = max_chars.saturating_sub(text.chars().count());
-            text.extend(pasted.chars().filter(|c| !c.is_control()).take(room));
-        }
-    }
-    let mut edited = false;
-    while let Some(c) = get_char_pressed() {
-        if !c.is_control() && !ctrl && text.chars().count() < max_chars {
-            text.push(c);
-            edited = true;
-        }
-    }
-    if pressed(KeyCode::Backspace) {
-        text.pop();
-        edited = true;
-    }
-    edited
-}
-
-/// What a pad's d-pad picks from: the room-code symbols first (codes are
-/// what a pad player types), then what server addresses need.
-const PAD_CHARS: &str = "23456789ABCDEFGHJKMNPQRSTUVWXYZ-01ILOabcdefghijklmnopqrstuvwxyz:/._";
-
-/// Typing with a pad: Up/Down change the last character along
-/// [`PAD_CHARS`], Right adds one, Left deletes one; true if it changed.
-pub(super) fn pick_chars(text: &mut String, max_chars: usize) -> bool {
-    let step = |c: char, by: isize| {
-        let chars: Vec<char> = PAD_CHARS.chars().collect();
-        let at = chars.iter().position(|&k| k == c).unwrap_or(0) as isize;
-        chars[(at + by).rem_euclid(chars.len() as isize) as usize]
-    };
-    let mut edited = true;
-    if pad_pressed(KeyCode::Right) && text.chars().count() < max_chars {
-        text.push(PAD_CHARS.chars().next().unwrap_or('2'));
-    } else if pad_pressed(KeyCode::Left) {
-        text.pop();
-    } else if let Some(by) = [(KeyCode::Up, 1), (KeyCode::Down, -1)]
-        .into_iter()
-        .find_map(|(k, by)| pad_pressed(k).then_some(by))
-    {
-        let last = text.pop();
-        text.push(last.map_or_else(|| PAD_CHARS.chars().next().unwrap_or('2'), |c| step(c, by)));
-    } else {
-        edited = false;
-    }
-    edited
-}
-
 fn draw_prompt(ui: &Ui, title: &str, hint: &str, text: &str, error: Option<&str>) {
     backdrop(ui);
     let font = &ui.sprites.font;
@@ -437,23 +368,6 @@ pub async fn message(
         }
         end_frame().await;
     }
-}
-
-/// Greedy word wrap at `width` characters.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = vec![String::new()];
-    for word in text.split_whitespace() {
-        let line = lines.last_mut().expect("never empty");
-        if !line.is_empty() && line.len() + 1 + word.len() > width {
-            lines.push(word.to_string());
-        } else {
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-    }
-    lines
 }
 
 /// One row of the settings screen.

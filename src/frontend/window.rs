@@ -6,7 +6,6 @@
 //! `app` decides what comes next.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use web_time::{Duration, Instant};
@@ -16,9 +15,11 @@ use macroquad::prelude::*;
 use super::InputSource;
 use super::assets::{Align, Sprites};
 use super::audio::{Audio, sound_changes};
+// The input gate is its own leaf (keys.rs); screens name it through here.
 use super::chat_box::ChatBox;
 use super::effects::EventLedger;
 use super::hud::{self, MatchInfo};
+pub use super::keys::{clicked, end_frame, enter_screen, pad_button, pad_pressed, pressed};
 use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
 use super::touch_controls::TouchControls;
@@ -37,52 +38,6 @@ const WARM_UP_DRAWS: u32 = 30;
 pub enum WindowError {
     #[error("no display found (DISPLAY and WAYLAND_DISPLAY are unset); run with --headless")]
     NoDisplay,
-}
-
-/// True from a screen's start until its first frame is shown: the key or
-/// click that ended the previous screen (still "pressed" in this frame)
-/// must not act on the new one.
-static SWALLOW_INPUT: AtomicBool = AtomicBool::new(false);
-
-/// Call when a screen starts.
-pub fn enter_screen() {
-    SWALLOW_INPUT.store(true, Ordering::Relaxed);
-}
-
-/// `next_frame`, after which input counts again.
-pub async fn end_frame() {
-    next_frame().await;
-    super::pads::start_frame();
-    SWALLOW_INPUT.store(false, Ordering::Relaxed);
-}
-
-/// True while a match is played: there a pad's A fires and Start is the
-/// sim's start, so only B/Back (as Esc) still acts as a key.
-static IN_MATCH: AtomicBool = AtomicBool::new(false);
-
-/// A key pressed this frame, unless the screen just started. A pad's menu
-/// moves count as the arrows, Enter and Esc (`pads::menu_key`).
-pub fn pressed(key: KeyCode) -> bool {
-    if SWALLOW_INPUT.load(Ordering::Relaxed) {
-        return false;
-    }
-    let pad_counts = !IN_MATCH.load(Ordering::Relaxed) || key == KeyCode::Escape;
-    is_key_pressed(key) || (pad_counts && super::pads::menu_key(key))
-}
-
-/// A pad's menu move this frame (as its key), unless the screen just started.
-pub fn pad_pressed(key: KeyCode) -> bool {
-    !SWALLOW_INPUT.load(Ordering::Relaxed) && super::pads::menu_key(key)
-}
-
-/// A pad button pressed this frame, unless the screen just started.
-pub fn pad_button(button: crate::input::PadButton) -> bool {
-    !SWALLOW_INPUT.load(Ordering::Relaxed) && super::pads::just_pressed(button)
-}
-
-/// A mouse click this frame, unless the screen just started.
-pub fn clicked(button: MouseButton) -> bool {
-    !SWALLOW_INPUT.load(Ordering::Relaxed) && is_mouse_button_pressed(button)
 }
 
 /// Whether a window could open at all (X11 or Wayland).
@@ -392,7 +347,7 @@ pub async fn play_match(
         pad_notice: None,
         touch: TouchControls::default(),
     };
-    IN_MATCH.store(true, Ordering::Relaxed);
+    super::keys::set_in_match(true);
     let mut draw = DrawStats::default();
     let mut frames_drawn = 0u32;
     loop {
@@ -428,7 +383,7 @@ pub async fn play_match(
         let drawing = Instant::now();
         screen.draw(ui, &game);
         if game.is_over() {
-            IN_MATCH.store(false, Ordering::Relaxed);
+            super::keys::set_in_match(false);
             let shot = options.screenshot.as_deref().map(save_screenshot);
             return MatchEnd {
                 finished: game.finish(),
@@ -516,7 +471,7 @@ fn draw_waiting<C: MaybeSend + 'static>(
     let dots = ["", ".", "..", "..."];
     let status = connecting.status();
     let hosting = waiting.share.is_some();
-    super::menu::backdrop(ui);
+    backdrop(ui);
     let font = &ui.sprites.font;
     let cx = screen_width() / 2.0;
     font.draw_shadowed(waiting.title, cx, 60.0, 4.0, WHITE, Align::Center);
@@ -584,5 +539,23 @@ fn draw_waiting<C: MaybeSend + 'static>(
         2.0,
         GRAY,
         Align::Center,
+    );
+}
+
+/// The color behind the menus' starfield.
+const BACKDROP: Color = Color::new(0.024, 0.03, 0.086, 1.0);
+
+/// The dimmed starfield behind every menu screen.
+pub fn backdrop(ui: &Ui) {
+    clear_background(BACKDROP);
+    draw_texture_ex(
+        &ui.sprites.background,
+        0.0,
+        0.0,
+        Color::new(1.0, 1.0, 1.0, 0.55),
+        DrawTextureParams {
+            dest_size: Some(vec2(screen_width(), screen_height())),
+            ..Default::default()
+        },
     );
 }

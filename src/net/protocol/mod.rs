@@ -17,9 +17,10 @@
 //! element by element up to its cap.
 
 pub mod chunk;
+pub mod message;
 pub mod phase;
 
-use super::handshake::{HandshakeError, Hello, Message, PROTOCOL_VERSION};
+pub use message::{Claim, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role, Watch};
 
 /// The envelope's first byte: not `{`, so an older peer's JSON is told
 /// apart from a newer one's envelope.
@@ -80,7 +81,6 @@ fn older_peer(bytes: &[u8]) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::net::delay::DelaySetting;
-    use crate::net::handshake::{Claim, Role};
 
     fn hello() -> Hello {
         let mut hello = Hello::new(Role::Host, 3, "default", DelaySetting::Auto);
@@ -153,7 +153,7 @@ pub(crate) mod tests {
     /// are those of the struct variant it was (index, then the fields).
     #[test]
     fn a_watch_keeps_protocol_6s_bytes() {
-        let watch = Message::Watch(crate::net::handshake::Watch {
+        let watch = Message::Watch(Watch {
             protocol: 6,
             sim_version: 3,
             game_version: "1.0".into(),

@@ -25,7 +25,7 @@
 //! | `Streaming`, `WatchRefused` | | | | | ✓ |
 //! | `Relayed` | | | ✓ | | ✓ |
 
-use crate::net::handshake::{Hello, Message, Watch};
+use super::message::{Hello, Message, Watch};
 use crate::sim::Frame;
 
 /// A received message, sorted for the phase it arrived in.

@@ -1,0 +1,383 @@
+//! Everything the reliable channel carries, and its version: [`Message`]
+//! (the handshake's `Hello`, probes and `Measured`; the match's `Done`,
+//! `Bye`, `Desync`; catch-ups, chat, spectators' `Watch` and `Streaming`),
+//! the claims a rejoiner makes, and what goes wrong reading a peer's bytes
+//! ([`HandshakeError`]). The envelope is `super` (`encode`, `decode`); the
+//! handshake (`net::handshake`) and every phase after it use these types
+//! and are used by none of them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::net::delay::DelaySetting;
+use crate::sim::{Frame, SIM_VERSION};
+
+/// Bumped whenever the handshake, the control messages, their encoding or
+/// the GGRS input encoding changes (2: `Chat`, `CatchUp`, `CaughtUp`,
+/// rejoin claims in `Hello`, which a version-1 peer could not decode; 3:
+/// `Watch`, `WatchRefused`, spectators' catch-up and `Done`; 4: `Relayed`
+/// chat lines and the spectator's chat name in `Streaming`; 5: the binary
+/// envelope of `net::protocol` instead of JSON, catch-up chunks as bytes;
+/// 6: `Hello::confirmed`, and a resumed match's catch-up both ways).
+pub const PROTOCOL_VERSION: u32 = 6;
+/// Which command started this peer; decides who is player 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Host,
+    Join,
+    Quick,
+}
+
+impl Role {
+    /// The role's name in summaries, replays and window titles.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Host => "host",
+            Role::Join => "join",
+            Role::Quick => "quick",
+        }
+    }
+}
+
+/// What a peer tells the other before anything else.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Hello {
+    pub protocol: u32,
+    pub game_version: String,
+    pub sim_version: u32,
+    pub role: Role,
+    /// Breaks the tie when both peers have the same role (quick match).
+    pub nonce: u64,
+    /// The seed and preset this peer would use as player 1.
+    pub seed: u64,
+    pub preset: String,
+    /// `auto` or a number of frames: informational, each side applies its own.
+    pub input_delay: String,
+    /// Matches this peer played in this room and may rejoin (from its
+    /// rejoin tickets, at most one per player slot: more do not decode).
+    #[serde(default, deserialize_with = "claims::deserialize")]
+    pub rejoin: Vec<Claim>,
+    /// Set by a peer whose partner dropped: it keeps match `match_id` as
+    /// player `player` and admits only the other player of that match.
+    #[serde(default)]
+    pub resume: Option<Claim>,
+    /// With `rejoin` or `resume`: the frames of that match this peer has
+    /// confirmed (0 after a crash). Each side sends the other the
+    /// confirmed frames it lacks, so both resume from the later one.
+    #[serde(default)]
+    pub confirmed: Frame,
+}
+
+/// A player of one match: "match M, player P" (P is 1 or 2). A claim of
+/// any other player does not decode: the `Hello` carrying it is malformed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "ClaimFields")]
+pub struct Claim {
+    pub match_id: u64,
+    pub player: u8,
+}
+
+/// A claim as it arrives, before its player number is checked.
+#[derive(Deserialize)]
+struct ClaimFields {
+    match_id: u64,
+    player: u8,
+}
+
+impl TryFrom<ClaimFields> for Claim {
+    type Error = String;
+
+    fn try_from(fields: ClaimFields) -> Result<Claim, String> {
+        match fields.player {
+            1 | 2 => Ok(Claim {
+                match_id: fields.match_id,
+                player: fields.player,
+            }),
+            other => Err(format!("a claim of player {other}: players are 1 and 2")),
+        }
+    }
+}
+
+impl Claim {
+    /// The other player of the same match (player 1's for anything but 1,
+    /// so a number that slipped past decoding cannot underflow).
+    pub fn partner(self) -> Claim {
+        Claim {
+            match_id: self.match_id,
+            player: if self.player == 1 { 2 } else { 1 },
+        }
+    }
+}
+
+impl Hello {
+    pub fn new(role: Role, seed: u64, preset: &str, delay: DelaySetting) -> Self {
+        Hello {
+            protocol: PROTOCOL_VERSION,
+            game_version: env!("CARGO_PKG_VERSION").to_string(),
+            sim_version: SIM_VERSION,
+            role,
+            nonce: rand::random(),
+            seed,
+            preset: preset.to_string(),
+            input_delay: delay.to_string(),
+            rejoin: Vec::new(),
+            resume: None,
+            confirmed: 0,
+        }
+    }
+
+    /// How a peer names its build in a version mismatch.
+    pub fn describe(&self) -> String {
+        format!(
+            "twinstar {} (protocol {}, simulation {})",
+            self.game_version, self.protocol, self.sim_version
+        )
+    }
+
+    /// How this build names itself in a version mismatch.
+    pub fn describe_this_build() -> String {
+        Hello::new(Role::Host, 0, "", DelaySetting::Auto).describe()
+    }
+}
+
+/// A `Hello`'s claims, read one by one up to one per player slot, so a
+/// peer's length prefix never sizes an allocation.
+mod claims {
+    use serde::de::{Deserializer, Error, SeqAccess, Visitor};
+
+    use super::Claim;
+    use crate::sim::PLAYERS;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Claim>, D::Error> {
+        d.deserialize_seq(Claims)
+    }
+
+    struct Claims;
+
+    impl<'de> Visitor<'de> for Claims {
+        type Value = Vec<Claim>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "at most {PLAYERS} rejoin claims")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Claim>, A::Error> {
+            let mut claims = Vec::new();
+            while let Some(claim) = seq.next_element()? {
+                if claims.len() == PLAYERS {
+                    return Err(A::Error::custom("more rejoin claims than player slots"));
+                }
+                claims.push(claim);
+            }
+            Ok(claims)
+        }
+    }
+}
+
+/// Everything that crosses the reliable channel, in `net::protocol`'s
+/// envelope. The variants' order is the wire's: a new one goes last, and
+/// any change bumps [`PROTOCOL_VERSION`]. (As JSON, for test transcripts:
+/// `{"pong":{"seq":3}}`, `"busy"`.)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Message {
+    Hello(Hello),
+    Ping {
+        seq: u32,
+    },
+    Pong {
+        seq: u32,
+    },
+    Measured {
+        rtt_us: u64,
+        jitter_us: u64,
+    },
+    /// End of a `--frames N` match: the confirmed checksum at frame N.
+    Done {
+        frame: Frame,
+        #[serde(with = "hex_checksum_field")]
+        checksum: u128,
+    },
+    /// The player left on purpose (Esc, window closed).
+    Bye {
+        reason: String,
+    },
+    /// The sender detected a desync: its checksum and ours at `frame`, so
+    /// both players see the same report even if one end noticed first.
+    Desync {
+        frame: Frame,
+        #[serde(with = "hex_checksum_field")]
+        sender: u128,
+        #[serde(with = "hex_checksum_field")]
+        receiver: u128,
+    },
+    /// The answer to a `Hello` from anyone but the partner: this peer is
+    /// already paired (its match runs or its handshake does). A signaling
+    /// server without room caps (matchbox's stock full mesh) lets a third
+    /// player into a room; this tells it why nobody will play with it.
+    Busy,
+    /// To a rejoining player: the next confirmed frames of the match, as
+    /// replay chunks (`net::rejoin::encode_catch_up`).
+    CatchUp {
+        #[serde(with = "serde_bytes")]
+        chunks: Vec<u8>,
+    },
+    /// The catch-up is complete: `frame` frames, the world's checksum after
+    /// them. Both peers start a new GGRS session from there.
+    CaughtUp {
+        frame: Frame,
+        #[serde(with = "hex_checksum_field")]
+        checksum: u128,
+    },
+    /// A room chat line (`session::chat`). Never part of the simulation;
+    /// the receiver checks it (length, printable, rate) before keeping it.
+    Chat {
+        text: String,
+    },
+    /// A spectator asks the player it reached to stream the match to it,
+    /// every 500 ms until the first `CatchUp` arrives (a message sent
+    /// before the far end's channel opens is lost). The player answers
+    /// with the confirmed match so far (`CatchUp`, no `CaughtUp`), then a
+    /// `CatchUp` of each few new confirmed frames, and `Done` or `Bye`.
+    Watch(Watch),
+    /// The answer to a `Watch` this player cannot serve (another version).
+    WatchRefused {
+        reason: String,
+    },
+    /// The answer to a `Watch`, before the match's frames: what a spectator
+    /// needs to simulate them, how many frames the match so far has (the
+    /// `CatchUp`s right after carry them), and the spectator's name in the
+    /// room's chat (`S1`, `S2`, ...).
+    Streaming {
+        seed: u64,
+        preset: String,
+        frame: Frame,
+        name: String,
+    },
+    /// A chat line passed on by the streaming player: a spectator's to the
+    /// other player, everyone's to the spectators (a spectator's own line
+    /// comes back to it this way). `frame` is the streaming player's
+    /// confirmed frame when it recorded the line: where the line stands in
+    /// its replay, and so in every spectator's. Checked like `Chat`.
+    Relayed {
+        from: String,
+        frame: Frame,
+        text: String,
+    },
+}
+
+impl Message {
+    /// The `Watch` this build sends.
+    pub fn watch() -> Message {
+        Message::Watch(Watch::this_build())
+    }
+}
+
+/// A spectator's request to watch: the versions it runs (the same as
+/// players need).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Watch {
+    pub protocol: u32,
+    pub sim_version: u32,
+    pub game_version: String,
+}
+
+impl Watch {
+    /// The `Watch` this build sends.
+    pub fn this_build() -> Watch {
+        Watch {
+            protocol: PROTOCOL_VERSION,
+            sim_version: SIM_VERSION,
+            game_version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+
+    /// Why this build cannot stream to the spectator that sent this, if it
+    /// cannot.
+    pub fn mismatch(&self) -> Option<String> {
+        let Watch {
+            protocol,
+            sim_version,
+            game_version,
+        } = self;
+        (*protocol != PROTOCOL_VERSION || *sim_version != SIM_VERSION).then(|| {
+            format!(
+                "version mismatch: the players run twinstar {} (protocol {PROTOCOL_VERSION}, simulation {SIM_VERSION}), the spectator {game_version} (protocol {protocol}, simulation {sim_version}); both need the same version",
+                env!("CARGO_PKG_VERSION")
+            )
+        })
+    }
+}
+
+/// Checksums: 16 bytes on the wire; 32 hex digits in JSON (test
+/// transcripts), where one that does not parse fails the whole message.
+mod hex_checksum_field {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use crate::sim::{hex_checksum, parse_hex_checksum};
+
+    pub fn serialize<S: Serializer>(checksum: &u128, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            s.serialize_str(&hex_checksum(*checksum))
+        } else {
+            s.serialize_bytes(&checksum.to_le_bytes())
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        if d.is_human_readable() {
+            let text = <&str>::deserialize(d)?;
+            return parse_hex_checksum(text).map_err(D::Error::custom);
+        }
+        let bytes = <&[u8]>::deserialize(d)?;
+        let bytes: [u8; 16] = bytes
+            .try_into()
+            .map_err(|_| D::Error::custom("a checksum is 16 bytes"))?;
+        Ok(u128::from_le_bytes(bytes))
+    }
+}
+
+impl Message {
+    /// The message in its envelope (`net::protocol`).
+    pub fn encode(&self) -> Vec<u8> {
+        super::encode(self)
+    }
+
+    /// A message from its envelope; sizes are checked before anything is
+    /// allocated, and another version is a [`HandshakeError::VersionMismatch`].
+    pub fn decode(bytes: &[u8]) -> Result<Message, HandshakeError> {
+        super::decode(bytes)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum HandshakeError {
+    #[error(
+        "version mismatch: this is {ours}, the other player runs {theirs}; both need the same version"
+    )]
+    VersionMismatch { ours: String, theirs: String },
+    #[error(
+        "the other player sent a {bytes}-byte message that is not a twinstar handshake (another program or an incompatible version?)"
+    )]
+    Malformed { bytes: usize },
+    #[error("the host plays preset '{0}', which this build does not know")]
+    UnknownPreset(String),
+    #[error("both peers drew the same tie-break number; try again")]
+    Tie,
+    /// The peer answered our `Hello` with `Busy`; `net::connect` names the
+    /// room.
+    #[error("a match is already running with the other player")]
+    MatchRunning,
+    /// A newcomer reached a match that waits for its dropped player.
+    #[error(
+        "the match in this room is paused, waiting for player {waiting_for} to rejoin; only that player can join it now"
+    )]
+    Paused { waiting_for: u8 },
+    /// A rejoin ticket of another match (or of the player who is still there).
+    #[error(
+        "the match in this room is not the one you left (it waits for player {waiting_for} of another match to rejoin)"
+    )]
+    NotThisMatch { waiting_for: u8 },
+    #[error("both peers claim to hold the same paused match")]
+    BothResuming,
+}
