@@ -16,14 +16,15 @@ use tokio::time::{Instant as TokioInstant, MissedTickBehavior, interval, timeout
 use tracing::{info, warn};
 use web_time::{Duration, Instant};
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use axum::extract::ws::{Message, WebSocket};
 use matchbox_protocol::{JsonPeerEvent, PeerId, PeerRequest};
 use matchbox_signaling::ClientRequestError;
 use matchbox_signaling::common_logic::{SignalingChannel, parse_request, try_send};
 
+use crate::close::{CLOSE_GOING_AWAY, CLOSE_RESTARTING, close};
 use crate::limits::AddressGuard;
 use crate::metrics::RefusalReason;
-use crate::server::Shared;
+use crate::shared::Shared;
 use crate::{MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest, SeatToken};
 
 /// Default idle limit: 25 s, under the 30 s by which a dead seat must be
@@ -35,22 +36,6 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(25);
 /// How often the server pings a client: three times per idle limit.
 fn ping_interval(idle: Duration) -> Duration {
     (idle / 3).max(Duration::from_millis(200))
-}
-
-/// Close code 1012 (service restart): "come back in a moment".
-pub const CLOSE_RESTARTING: u16 = 1012;
-/// Close code 4000 (private use): a newer connection presented this
-/// seat's token and took the seat back (`seat`).
-pub const CLOSE_REPLACED: u16 = 4000;
-/// Close code 1001 (going away): the client went silent.
-const CLOSE_GOING_AWAY: u16 = 1001;
-
-/// A close frame with a reason the client can show.
-pub fn close(code: u16, reason: &str) -> Message {
-    Message::Close(Some(CloseFrame {
-        code,
-        reason: reason.into(),
-    }))
 }
 
 /// Runs one upgraded client until it leaves, goes silent, or the server

@@ -46,11 +46,13 @@
 //! completes expires after [`RESERVATION_TTL`].
 
 pub mod cli;
+mod close;
 mod connection;
 mod limits;
 mod metrics;
 mod registry;
 mod server;
+mod shared;
 pub mod tls;
 pub mod turn;
 mod web;

@@ -18,7 +18,7 @@ use matchbox_signaling::common_logic::{SignalingChannel, try_send};
 use tracing::warn;
 
 use crate::SeatToken;
-use crate::connection::{CLOSE_REPLACED, close};
+use crate::close::{CLOSE_REPLACED, close};
 use crate::metrics::RoomCounts;
 use crate::{
     MAX_SIGNAL_BYTES, MAX_SPECTATORS, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, Refusal,

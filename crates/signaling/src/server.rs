@@ -18,8 +18,8 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use web_time::{Duration, Instant};
 
 use axum::Router;
@@ -37,40 +37,17 @@ use matchbox_signaling::common_logic::try_send;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use crate::connection::{self, CLOSE_RESTARTING, DEFAULT_IDLE_TIMEOUT};
+use crate::close::CLOSE_RESTARTING;
+use crate::connection::{self, DEFAULT_IDLE_TIMEOUT};
 use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
-use crate::metrics::{Metrics, RefusalReason, RoomCounts};
-use crate::registry::Registry;
+use crate::metrics::{Metrics, RefusalReason};
+pub use crate::shared::RoomState;
+use crate::shared::Shared;
 use crate::tls::{self, Reloader, TlsError, TlsFiles};
 use crate::turn::IcePolicy;
 use crate::web::{self, WebClient};
-use crate::{MAX_SIGNAL_BYTES, Refusal, RoomCode, RoomRequest, SeatToken};
+use crate::{MAX_SIGNAL_BYTES, Refusal, RoomRequest, SeatToken};
 use twinstar_signaling_protocol::ICE_PATH;
-
-/// The shared registry, locked briefly by every connection task.
-#[derive(Clone, Debug, Default)]
-pub struct RoomState(Arc<Mutex<Registry>>);
-
-impl RoomState {
-    pub(super) fn lock(&self) -> MutexGuard<'_, Registry> {
-        // A panic while holding the lock leaves bookkeeping that is still
-        // usable (every update is a few map operations); keep serving.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Members of the room with this code.
-    pub fn members_of(&self, code: &RoomCode) -> usize {
-        self.lock().members(code.canonical())
-    }
-
-    pub fn room_count(&self) -> usize {
-        self.lock().room_count()
-    }
-
-    pub fn counts(&self) -> RoomCounts {
-        self.lock().counts()
-    }
-}
 
 /// Default `--handshake-timeout`: the TLS handshake, and the HTTP request
 /// with its headers, must arrive within it.
@@ -112,21 +89,6 @@ impl ServeOptions {
             trust_forwarded: false,
         }
     }
-}
-
-/// What every request handler and connection task shares.
-#[derive(Clone)]
-pub(super) struct Shared {
-    pub rooms: RoomState,
-    pub metrics: Metrics,
-    pub ice: Arc<IcePolicy>,
-    pub limits: AddressLimits,
-    pub draining: Arc<AtomicBool>,
-    /// Turns true when every connection must close now.
-    pub closing: watch::Receiver<bool>,
-    pub idle_timeout: Duration,
-    pub web: Option<WebClient>,
-    pub trust_forwarded: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -308,7 +270,7 @@ async fn drain(shared: &Shared, timeout: Duration) {
     for channel in waiting {
         let _ = try_send(
             &channel,
-            connection::close(
+            crate::close::close(
                 CLOSE_RESTARTING,
                 "the server is restarting; connect again in a moment",
             ),
