@@ -963,7 +963,7 @@ def write_human_section(w, args, human, grid, plots):
     w("")
     w(f"The same links, both peers played by the human-like bot (`--bot-style "
       f"{HUMAN_BOT_STYLE}`, `src/input/human.rs`: 3.5-4.5 input changes a second, "
-      "dwell median 9-10 frames, as ARCHITECTURE.md \"Bots\" documents), "
+      "dwell median 9-10 frames, as docs/architecture/simulation.md \"Bots\" documents), "
       f"{human['frames']} frames a run, seed {GRID_SEED}, auto against fixed delays "
       f"{', '.join(p for p in alts if p != 'table')} and `table`, the ping-to-delay "
       "table Fightcade/nullDC netplay players use (RTT < 25 ms → 1 frame, < 60 → 2, "

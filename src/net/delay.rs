@@ -13,7 +13,7 @@
 //! input changes (the other side predicts "same as last frame"), so the
 //! margin kept against late packets grows with this player's measured rate
 //! of input changes ([`ideal_delay_at`]). The evidence behind the numbers
-//! is in ARCHITECTURE.md and BENCHMARKS.md.
+//! is in docs/architecture/input-delay.md and BENCHMARKS.md.
 
 use std::fmt;
 use std::str::FromStr;
@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn policy_table() {
         // (rtt, jitter) -> frames for a calm player; the table
-        // ARCHITECTURE.md quotes.
+        // docs/architecture/input-delay.md quotes.
         let cases = [
             (0.0, 0.0, 0),
             (20.0, 2.0, 0),

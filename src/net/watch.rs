@@ -24,7 +24,7 @@ use crate::platform::tasks::{LoopHandle, NetRuntime};
 use crate::sim::{Frame, SimConfig};
 
 /// How often `Watch` is repeated until the player answers: a message sent
-/// before the far end's channel has opened is lost (ARCHITECTURE.md,
+/// before the far end's channel has opened is lost (docs/architecture/online.md,
 /// "Reliable is not reliable at the very start").
 pub const WATCH_RESEND: Duration = Duration::from_millis(500);
 

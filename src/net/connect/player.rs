@@ -24,8 +24,8 @@ const REFUSAL_LINGER: Duration = Duration::from_millis(1500);
 /// connections open in well under a second on any link a match could use.
 const BUSY_LINGER: Duration = Duration::from_secs(3);
 /// How long after our end of a connection opens the far end may still be
-/// opening its own (see ARCHITECTURE.md, "Reliable is not reliable at the
-/// very start").
+/// opening its own (see docs/architecture/online.md, "Reliable is not
+/// reliable at the very start").
 const FAR_END_OPENING: Duration = Duration::from_millis(300);
 
 /// A player's seat: the handshake with the partner the room agrees on
