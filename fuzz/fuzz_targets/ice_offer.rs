@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         .expect("a written offer reads back");
     assert_eq!(again, offer);
     if let Ok(servers) = offer.into_servers() {
-        let config = servers.to_matchbox();
+        let config = twinstar::net::ice::to_matchbox(&servers);
         assert_eq!(
             config.urls.is_empty(),
             servers.stun.is_empty() && servers.turn.is_none()

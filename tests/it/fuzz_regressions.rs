@@ -17,7 +17,7 @@ use twinstar::net::handshake::{
     Agreement, Claim, Handshake, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role,
 };
 use twinstar::net::rejoin::{CatchUpReceiver, Ticket, encode_catch_up};
-use twinstar::net::signaling::{RoomRequest, SeatToken};
+use twinstar::net::signaling::{ClientQuery, RoomRequest, RoomsQuery, SeatToken};
 use twinstar::net::socket;
 use twinstar::replay::{self, EventKind, Header, Writer};
 use twinstar::settings::Settings;
@@ -321,8 +321,10 @@ fn seeds_are_accepted() {
     for (name, bytes) in files("seeds", "signaling_path") {
         let path = text(&bytes);
         let token = SeatToken::from_query(Some(path)).ok().flatten();
+        let lobby = ClientQuery::parse(Some(path)).is_ok_and(|q| q.name.is_some())
+            || RoomsQuery::parse(Some(path)).is_ok_and(|q| q.cursor.is_some());
         assert!(
-            RoomRequest::from_path(Some(path)).is_ok() || token.is_some(),
+            RoomRequest::from_path(Some(path)).is_ok() || token.is_some() || lobby,
             "{name}"
         );
     }
@@ -542,6 +544,16 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
             format!("{i:02}.txt"),
             path.as_bytes().to_vec(),
         ));
+    }
+    // 05.txt is a seat token; then the lobby's queries (issue 34).
+    for (name, query) in [
+        (
+            "06.txt",
+            "public=1&name=Ana%20Mar%C3%ADa&version=6.3&level=12&rtt=40",
+        ),
+        ("07.txt", "version=6.3&cursor=42"),
+    ] {
+        out.push(("signaling_path", name.into(), query.as_bytes().to_vec()));
     }
     for (i, link) in [
         "#K7Q-2XM",

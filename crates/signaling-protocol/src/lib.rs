@@ -1,6 +1,7 @@
 //! What a twinstar client and the signaling server agree on, and nothing
 //! else (no sockets, no server, no game): room codes, what a URL path asks
-//! for, its URLs, why a client is turned away, seat tokens, the ICE servers a server
+//! for, its URLs and query (names, public rooms, quick-match tickets), the
+//! public room list, why a client is turned away, seat tokens, the ICE servers a server
 //! hands out at `GET /ice`, and the numbers both sides must share.
 //!
 //! Both the game (native and in the browser) and `twinstar-signaling` (the
@@ -8,6 +9,7 @@
 //! `matchbox_protocol`: small, so that the two sides cannot drift apart.
 
 mod ice;
+mod lobby;
 pub mod room_code;
 mod seat;
 mod urls;
@@ -17,6 +19,12 @@ use web_time::Duration;
 pub use ice::{
     DEFAULT_STUN, ICE_PATH, IceEntry, IceError, IceOffer, IceServers, MAX_ICE_OFFER_BYTES, Scheme,
     TurnServer, validate_url,
+};
+pub use lobby::{
+    ClientQuery, LEVEL_PARAM, MAX_LEVEL, MAX_NAME_CHARS, MAX_RTT_MS, MAX_VERSION_CHARS, NAME_PARAM,
+    NameError, PUBLIC_PARAM, PlayerName, QueryError, ROOMS_PAGE, ROOMS_PATH, RTT_PARAM,
+    RoomListing, RoomStatus, RoomsPage, RoomsQuery, RoomsQueryError, VERSION_PARAM, VersionError,
+    VersionTag,
 };
 pub use room_code::{RoomCode, RoomCodeError};
 pub use seat::{SEAT_PARAM, SeatToken, SeatTokenError};
@@ -81,6 +89,13 @@ pub enum Refusal {
     BadRoom(RoomCodeError),
     #[error("{0}")]
     BadSeat(SeatTokenError),
+    /// Another parameter of the room URL's query (a name, a version, ...).
+    #[error("{0}")]
+    BadQuery(QueryError),
+    /// A host asked for a public room without the name and version a
+    /// listing shows.
+    #[error("a public room needs the host's name and version (?public=1&name=...&version=...)")]
+    PublicNeedsName,
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use crate::close::{CLOSE_GOING_AWAY, CLOSE_RESTARTING, close};
 use crate::limits::AddressGuard;
 use crate::metrics::RefusalReason;
 use crate::shared::Shared;
-use crate::{MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest, SeatToken};
+use crate::{ClientQuery, MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest};
 
 /// Default idle limit: 25 s, under the 30 s by which a dead seat must be
 /// free again for the next pair, and over two keep-alives of matchbox
@@ -42,7 +42,7 @@ fn ping_interval(idle: Duration) -> Duration {
 /// closes everything.
 pub async fn run(
     socket: WebSocket,
-    (request, token): (RoomRequest, Option<SeatToken>),
+    (request, query): (RoomRequest, ClientQuery),
     peer: PeerId,
     shared: Shared,
     _address: AddressGuard,
@@ -56,7 +56,7 @@ pub async fn run(
         &sender,
         Message::Text(JsonPeerEvent::IdAssigned(peer).to_string().into()),
     );
-    let seated = seat(&shared, &request, token, peer, sender.clone());
+    let seated = seat(&shared, &request, &query, peer, sender.clone());
 
     let idle = shared.idle_timeout;
     let mut closing = shared.closing.clone();
@@ -189,10 +189,11 @@ impl Client {
 fn seat(
     shared: &Shared,
     request: &RoomRequest,
-    token: Option<SeatToken>,
+    query: &ClientQuery,
     peer: PeerId,
     sender: SignalingChannel,
 ) -> bool {
+    let token = query.seat;
     let mut rooms = shared.rooms.lock();
     let taking_back = rooms.takes_back(request, token);
     let Some(key) = rooms.join_with(request, token, peer, sender, Instant::now()) else {
@@ -210,11 +211,23 @@ fn seat(
     } else {
         let n = rooms.members(&key);
         info!(room = %key, peer = %peer, "joined ({n}/{ROOM_CAPACITY})");
+        if let (true, Some(name), Some(version)) = (query.public, &query.name, &query.version)
+            && rooms.publish(&key, peer, name.clone(), version.clone(), unix_now())
+        {
+            info!(room = %key, host = %name, "listed in /rooms");
+        }
         if n == ROOM_CAPACITY {
             shared.metrics.match_started();
         }
     }
     true
+}
+
+/// The server's clock in Unix seconds (a listing's `created_s`).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Resolves once the server closes every connection.

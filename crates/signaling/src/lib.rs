@@ -74,6 +74,9 @@ pub use web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError, respond};
 pub fn refusal_status(refusal: &Refusal) -> StatusCode {
     match refusal {
         Refusal::RoomFull(_) | Refusal::TooManySpectators(_) => StatusCode::CONFLICT,
-        Refusal::BadRoom(_) | Refusal::BadSeat(_) => StatusCode::BAD_REQUEST,
+        Refusal::BadRoom(_)
+        | Refusal::BadSeat(_)
+        | Refusal::BadQuery(_)
+        | Refusal::PublicNeedsName => StatusCode::BAD_REQUEST,
     }
 }

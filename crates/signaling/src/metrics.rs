@@ -34,6 +34,8 @@ pub enum RefusalReason {
     BadRoom,
     /// A `seat` parameter that is not a seat token.
     BadSeat,
+    /// Another query parameter that does not parse (a name, a version...).
+    BadQuery,
     Draining,
     TooManyFromAddress,
     /// Sent nothing (not even a pong) for the idle limit.
@@ -47,6 +49,7 @@ impl RefusalReason {
             RefusalReason::TooManySpectators => "too_many_spectators",
             RefusalReason::BadRoom => "bad_room",
             RefusalReason::BadSeat => "bad_seat",
+            RefusalReason::BadQuery => "bad_query",
             RefusalReason::Draining => "draining",
             RefusalReason::TooManyFromAddress => "too_many_from_address",
             RefusalReason::Silent => "silent",
@@ -62,6 +65,8 @@ pub struct RoomCounts {
     /// Rooms with both players.
     pub full: usize,
     pub spectators: usize,
+    /// Rooms listed in `GET /rooms` (a count: no room code is a label).
+    pub public: usize,
 }
 
 /// The server's counters; cloned handles share them.
@@ -71,6 +76,7 @@ pub struct Metrics(Arc<Inner>);
 struct Inner {
     registry: MetricRegistry,
     clients: Gauge,
+    public_rooms: Gauge,
     rooms: Family<RoomStateLabel, Gauge>,
     spectators: Gauge,
     draining: Gauge,
@@ -90,6 +96,7 @@ impl Default for Metrics {
             rooms: Family::default(),
             spectators: Gauge::default(),
             draining: Gauge::default(),
+            public_rooms: Gauge::default(),
             matches_started: Counter::default(),
             seats_taken_back: Counter::default(),
             refusals: Family::default(),
@@ -107,6 +114,11 @@ impl Default for Metrics {
             "rooms",
             "Rooms by state: waiting (one player) or full (both players)",
             inner.rooms.clone(),
+        );
+        registry.register(
+            "public_rooms",
+            "Rooms listed in GET /rooms now (their hosts asked for it)",
+            inner.public_rooms.clone(),
         );
         registry.register(
             "spectators",
@@ -217,6 +229,9 @@ impl Metrics {
         gauge("waiting").set(i64::try_from(rooms.waiting).unwrap_or(i64::MAX));
         gauge("full").set(i64::try_from(rooms.full).unwrap_or(i64::MAX));
         self.0
+            .public_rooms
+            .set(i64::try_from(rooms.public).unwrap_or(i64::MAX));
+        self.0
             .spectators
             .set(i64::try_from(rooms.spectators).unwrap_or(i64::MAX));
         let mut out = String::new();
@@ -260,7 +275,9 @@ mod tests {
             waiting: 3,
             full: 4,
             spectators: 2,
+            public: 1,
         });
+        assert_eq!(sample(&text, "twinstar_public_rooms"), Some(1.0), "{text}");
         assert_eq!(sample(&text, "twinstar_clients"), Some(1.0), "{text}");
         assert_eq!(
             sample(&text, r#"twinstar_rooms{state="waiting"}"#),

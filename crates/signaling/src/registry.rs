@@ -21,8 +21,9 @@ use crate::SeatToken;
 use crate::close::{CLOSE_REPLACED, close};
 use crate::metrics::RoomCounts;
 use crate::{
-    MAX_SIGNAL_BYTES, MAX_SPECTATORS, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, Refusal,
-    RoomRequest,
+    MAX_SIGNAL_BYTES, MAX_SPECTATORS, PlayerName, RELAY_BUDGET_BYTES, RESERVATION_TTL,
+    ROOM_CAPACITY, ROOMS_PAGE, Refusal, RoomCode, RoomListing, RoomRequest, RoomStatus, RoomsPage,
+    RoomsQuery, VersionTag,
 };
 
 /// Why a signal was not relayed.
@@ -56,8 +57,21 @@ struct Seat {
     token: Option<SeatToken>,
 }
 
+/// A public room's entry in `GET /rooms`.
+#[derive(Debug)]
+struct Listing {
+    /// Orders the list, newest first, and is its cursor.
+    seq: u64,
+    code: RoomCode,
+    host: PlayerName,
+    version: VersionTag,
+    created_s: u64,
+}
+
 #[derive(Debug, Default)]
 struct Room {
+    /// Set when the room's first player asked for it to be listed.
+    listing: Option<Listing>,
     members: Vec<PeerId>,
     /// Admission times of clients let in but not yet upgraded.
     reservations: Vec<Instant>,
@@ -91,6 +105,7 @@ pub struct Registry {
     /// The quick-match room whose single member waits for a partner.
     quick_waiting: Option<String>,
     quick_rooms_made: u64,
+    listings_made: u64,
 }
 
 impl Registry {
@@ -369,6 +384,10 @@ impl Registry {
         let key = self.peers.remove(&peer)?.room;
         let room = self.rooms.get_mut(&key)?;
         room.members.retain(|m| *m != peer);
+        if room.members.is_empty() {
+            // A later player in this room is no longer its host.
+            room.listing = None;
+        }
         let mut told: Vec<PeerId> = room.members.clone();
         if let Some(at) = room.spectators.iter().position(|(s, _)| *s == peer) {
             let (_, introduced_to) = room.spectators.remove(at);
@@ -446,6 +465,88 @@ impl Registry {
     }
 
     /// Members of a room, for logs and tests.
+    /// Lists room `key` in `GET /rooms`, if `peer` is its only member (a
+    /// host asking as it arrives: a joiner cannot list someone else's room,
+    /// and a room listed once stays listed while it lives). Returns whether
+    /// it is listed now.
+    pub fn publish(
+        &mut self,
+        key: &str,
+        peer: PeerId,
+        host: PlayerName,
+        version: VersionTag,
+        created_s: u64,
+    ) -> bool {
+        let Some(room) = self.rooms.get_mut(key) else {
+            return false;
+        };
+        let Ok(code) = RoomCode::parse(key) else {
+            // Quick-match rooms have no code to list.
+            return false;
+        };
+        if room.listing.is_some() {
+            return true;
+        }
+        if room.members != [peer] {
+            return false;
+        }
+        self.listings_made += 1;
+        room.listing = Some(Listing {
+            seq: self.listings_made,
+            code,
+            host,
+            version,
+            created_s,
+        });
+        true
+    }
+
+    /// The public rooms that still have a player, newest first, a page at a
+    /// time (`next` continues after the last one shown).
+    pub fn rooms(&self, query: &RoomsQuery) -> RoomsPage {
+        let mut listed: Vec<(&Listing, &Room)> = self
+            .rooms
+            .values()
+            .filter(|room| !room.members.is_empty())
+            .filter_map(|room| Some((room.listing.as_ref()?, room)))
+            .filter(|(l, _)| query.version.as_ref().is_none_or(|v| *v == l.version))
+            .filter(|(l, _)| query.cursor.is_none_or(|c| l.seq < c))
+            .collect();
+        listed.sort_by(|a, b| b.0.seq.cmp(&a.0.seq));
+        let more = listed.len() > ROOMS_PAGE;
+        listed.truncate(ROOMS_PAGE);
+        let next = more
+            .then(|| listed.last().map(|(l, _)| l.seq.to_string()))
+            .flatten();
+        let rooms = listed
+            .into_iter()
+            .map(|(l, room)| RoomListing {
+                code: l.code.to_string(),
+                host: l.host.clone(),
+                state: if room.members.len() >= ROOM_CAPACITY {
+                    RoomStatus::Playing
+                } else {
+                    RoomStatus::Waiting
+                },
+                version: l.version.clone(),
+                created_s: l.created_s,
+                wave: None,
+                score: None,
+                elapsed_s: None,
+                spectators: None,
+            })
+            .collect();
+        RoomsPage { rooms, next }
+    }
+
+    /// Public rooms listed now (for /metrics: a count, never a code).
+    pub fn public_rooms(&self) -> usize {
+        self.rooms
+            .values()
+            .filter(|r| r.listing.is_some() && !r.members.is_empty())
+            .count()
+    }
+
     pub fn members(&self, key: &str) -> usize {
         self.rooms.get(key).map_or(0, |r| r.members.len())
     }
@@ -471,6 +572,9 @@ impl Registry {
                 _ => counts.full += 1,
             }
             counts.spectators += room.spectators.len();
+            if room.listing.is_some() && !room.members.is_empty() {
+                counts.public += 1;
+            }
         }
         counts
     }
@@ -528,6 +632,111 @@ mod tests {
 
     fn code(s: &str) -> RoomRequest {
         RoomRequest::Code(RoomCode::parse(s).unwrap())
+    }
+
+    fn name(s: &str) -> PlayerName {
+        PlayerName::parse(s).unwrap()
+    }
+
+    fn version(s: &str) -> VersionTag {
+        VersionTag::parse(s).unwrap()
+    }
+
+    fn listed(reg: &Registry, query: &RoomsQuery) -> Vec<(String, String, RoomStatus)> {
+        reg.rooms(query)
+            .rooms
+            .into_iter()
+            .map(|r| (r.code, r.host.to_string(), r.state))
+            .collect()
+    }
+
+    #[test]
+    fn a_public_room_is_listed_while_it_has_a_player_and_a_private_one_never() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let _host = seat(&mut reg, "K7Q2XM", 1, t);
+        let _private = seat(&mut reg, "ABC234", 3, t);
+        let all = RoomsQuery::default();
+        assert!(reg.publish("K7Q2XM", peer(1), name("Ana"), version("6.3"), 100));
+        assert_eq!(
+            listed(&reg, &all),
+            [("K7Q-2XM".into(), "Ana".into(), RoomStatus::Waiting)]
+        );
+        let _join = seat(&mut reg, "K7Q2XM", 2, t);
+        assert_eq!(listed(&reg, &all)[0].2, RoomStatus::Playing);
+        assert_eq!(reg.public_rooms(), 1);
+        // The joiner cannot list the room under its name, nor anyone list
+        // a room they are not alone in.
+        assert!(reg.publish("ABC234", peer(9), name("Bo"), version("6.3"), 100) == false);
+        let _second = seat(&mut reg, "ABC234", 4, t);
+        assert!(!reg.publish("ABC234", peer(3), name("Cy"), version("6.3"), 100));
+        assert_eq!(listed(&reg, &all).len(), 1, "private rooms never appear");
+        // Once both have left, the room is gone from the list; a new host
+        // there is not the old one.
+        reg.leave(peer(1));
+        assert_eq!(listed(&reg, &all).len(), 1, "a player is still in it");
+        reg.leave(peer(2));
+        assert!(listed(&reg, &all).is_empty());
+        let _again = seat(&mut reg, "K7Q2XM", 5, t);
+        assert!(
+            listed(&reg, &all).is_empty(),
+            "not listed unless asked again"
+        );
+    }
+
+    #[test]
+    fn quick_match_rooms_are_never_listed() {
+        let mut reg = Registry::default();
+        let (tx, _rx) = channel();
+        let key = reg
+            .join(&RoomRequest::Quick, peer(1), tx, Instant::now())
+            .unwrap();
+        assert!(!reg.publish(&key, peer(1), name("Ana"), version("6.3"), 1));
+        assert!(reg.rooms(&RoomsQuery::default()).rooms.is_empty());
+    }
+
+    #[test]
+    fn the_list_pages_newest_first_and_filters_by_version() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let mut inboxes = Vec::new();
+        for i in 0..250u128 {
+            // Six symbols of the code alphabet, from i: distinct codes.
+            let alphabet = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
+            let code: String = (0..6)
+                .map(|d| alphabet[(i as usize / 31usize.pow(d)) % 31] as char)
+                .collect();
+            inboxes.push(seat(&mut reg, &code, 1000 + i, t));
+            let v = if i % 5 == 0 { "6.2" } else { "6.3" };
+            assert!(reg.publish(&code, peer(1000 + i), name("Ana"), version(v), i as u64));
+        }
+        let mut seen = Vec::new();
+        let mut query = RoomsQuery::default();
+        let mut pages = 0;
+        loop {
+            let page = reg.rooms(&query);
+            pages += 1;
+            assert!(page.rooms.len() <= ROOMS_PAGE);
+            seen.extend(page.rooms.iter().map(|r| r.created_s));
+            match page.next {
+                Some(next) => query.cursor = Some(next.parse().unwrap()),
+                None => break,
+            }
+        }
+        assert_eq!(pages, 3);
+        assert_eq!(
+            seen,
+            (0..250u64).rev().collect::<Vec<_>>(),
+            "newest first, each once"
+        );
+        let older = RoomsQuery {
+            version: Some(version("6.2")),
+            cursor: None,
+        };
+        let page = reg.rooms(&older);
+        assert_eq!(page.rooms.len(), 50);
+        assert!(page.rooms.iter().all(|r| r.version.as_str() == "6.2"));
+        assert_eq!(page.next, None);
     }
 
     #[test]
@@ -690,7 +899,8 @@ mod tests {
             RoomCounts {
                 waiting: 1,
                 full: 1,
-                spectators: 1
+                spectators: 1,
+                public: 0,
             }
         );
         let alone = reg.waiting_alone();

@@ -46,7 +46,9 @@ use crate::shared::Shared;
 use crate::tls::{self, Reloader, TlsError, TlsFiles};
 use crate::turn::IcePolicy;
 use crate::web::{self, WebClient};
-use crate::{MAX_SIGNAL_BYTES, Refusal, RoomRequest, SeatToken};
+use crate::{
+    ClientQuery, MAX_SIGNAL_BYTES, QueryError, ROOMS_PATH, Refusal, RoomRequest, RoomsQuery,
+};
 use twinstar_signaling_protocol::ICE_PATH;
 
 /// Default `--handshake-timeout`: the TLS handshake, and the HTTP request
@@ -204,6 +206,7 @@ impl BoundServer {
             .route("/healthz", get(healthz))
             .route("/metrics", get(metrics))
             .route(ICE_PATH, get(ice))
+            .route(ROOMS_PATH, get(rooms))
             .fallback(client)
             .with_state(shared.clone());
         let make = router.into_make_service_with_connect_info::<SocketAddr>();
@@ -312,6 +315,22 @@ async fn metrics(State(shared): State<Shared>) -> Response {
     r
 }
 
+/// The public rooms, newest first, a page at a time (`?version=`,
+/// `?cursor=`); never a private room.
+async fn rooms(State(shared): State<Shared>, uri: Uri) -> Response {
+    let query = match RoomsQuery::parse(uri.query()) {
+        Ok(query) => query,
+        Err(e) => return plain(StatusCode::BAD_REQUEST, &format!("{e}\n")),
+    };
+    let page = shared.rooms.lock().rooms(&query);
+    let body = serde_json::to_string(&page).unwrap_or_else(|_| "{\"rooms\":[]}".into());
+    let mut response = (StatusCode::OK, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
 async fn ice(State(shared): State<Shared>) -> Response {
     if shared.ice.is_empty() {
         return plain(StatusCode::NOT_FOUND, "this server offers no ICE servers\n");
@@ -371,17 +390,25 @@ async fn client(
             );
         }
     };
-    let token = match SeatToken::from_query(uri.query()) {
-        Ok(token) => token,
-        Err(e) => {
-            let refusal = Refusal::BadSeat(e);
+    let query = match ClientQuery::parse(uri.query()) {
+        Ok(query) if query.public && (query.name.is_none() || query.version.is_none()) => {
+            let refusal = Refusal::PublicNeedsName;
             return refuse(
-                RefusalReason::BadSeat,
+                RefusalReason::BadQuery,
                 crate::refusal_status(&refusal),
                 refusal.to_string(),
             );
         }
+        Ok(query) => query,
+        Err(e) => {
+            let (reason, refusal) = match e {
+                QueryError::Seat(e) => (RefusalReason::BadSeat, Refusal::BadSeat(e)),
+                e => (RefusalReason::BadQuery, Refusal::BadQuery(e)),
+            };
+            return refuse(reason, crate::refusal_status(&refusal), refusal.to_string());
+        }
     };
+    let token = query.seat;
     let ip = client_ip(peer_addr.ip(), &headers, shared.trust_forwarded);
     let Some(guard) = shared.limits.acquire(ip) else {
         return refuse(
@@ -403,6 +430,7 @@ async fn client(
             Refusal::TooManySpectators(_) => RefusalReason::TooManySpectators,
             Refusal::BadRoom(_) => RefusalReason::BadRoom,
             Refusal::BadSeat(_) => RefusalReason::BadSeat,
+            Refusal::BadQuery(_) | Refusal::PublicNeedsName => RefusalReason::BadQuery,
         };
         return refuse(reason, crate::refusal_status(&refusal), refusal.to_string());
     }
@@ -413,7 +441,7 @@ async fn client(
         .write_buffer_size(0)
         .max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |socket| connection::run(socket, (request, token), peer, shared, guard))
+        .on_upgrade(move |socket| connection::run(socket, (request, query), peer, shared, guard))
 }
 
 /// Binds and serves until `shutdown` resolves.

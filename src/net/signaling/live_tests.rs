@@ -501,3 +501,77 @@ async fn a_seat_token_takes_a_stale_seat_back_at_once_and_nothing_else() {
     .await
     .expect("test timed out");
 }
+
+/// `GET /rooms` as JSON.
+async fn rooms_page(http: &str, query: &str) -> (u16, String) {
+    http_get(format!("{http}/rooms{query}")).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_public_room_is_listed_at_once_and_a_private_one_never() {
+    timeout(LIVE_LIMIT, async {
+        let server = TestServer::start();
+        let http = http_base(&server.base);
+        let public = "?public=1&name=Ana%20Mar%C3%ADa&version=6.3";
+        let host = raw(&format!("{}/K7Q2XM{public}", server.base))
+            .await
+            .unwrap();
+        let private = raw(&format!("{}/ABC2345?name=Bo&version=6.3", server.base))
+            .await
+            .unwrap();
+        // Seated after the upgrade, on the server's task: give it a moment.
+        let started = Instant::now();
+        let page: crate::net::signaling::RoomsPage = loop {
+            let (status, body) = rooms_page(&http, "").await;
+            assert_eq!(status, 200, "{body}");
+            let page: crate::net::signaling::RoomsPage = serde_json::from_str(&body).unwrap();
+            if !page.rooms.is_empty() || started.elapsed() > Duration::from_secs(2) {
+                break page;
+            }
+            sleep(Duration::from_millis(20)).await;
+        };
+        assert_eq!(page.rooms.len(), 1, "{page:?}");
+        let room = &page.rooms[0];
+        assert_eq!(
+            (room.code.as_str(), room.host.as_str()),
+            ("K7Q-2XM", "Ana María")
+        );
+        assert_eq!(room.state, crate::net::signaling::RoomStatus::Waiting);
+        let join = raw(&format!("{}/K7Q2XM", server.base)).await.unwrap();
+        let started = Instant::now();
+        loop {
+            let (_, body) = rooms_page(&http, "?version=6.3").await;
+            if body.contains(r#""state":"playing""#) {
+                break;
+            }
+            assert!(started.elapsed() < Duration::from_secs(2), "{body}");
+            sleep(Duration::from_millis(20)).await;
+        }
+        let (_, other) = rooms_page(&http, "?version=6.2").await;
+        assert_eq!(other, r#"{"rooms":[]}"#);
+        let (status, bad) = rooms_page(&http, "?cursor=x").await;
+        assert_eq!(status, 400, "{bad}");
+        let (_, metrics) = http_get(format!("{http}/metrics")).await;
+        assert_eq!(
+            sample(&metrics, "twinstar_public_rooms"),
+            Some(1.0),
+            "{metrics}"
+        );
+        assert!(
+            !metrics.contains("K7Q") && !metrics.contains("ABC"),
+            "{metrics}"
+        );
+        // A public room needs a name and a version; a bad name is refused
+        // before the upgrade, in one line.
+        for bad in ["?public=1", "?public=1&name=Ana", "?name=%3Cb%3E"] {
+            let e = raw(&format!("{}/XYZ2345{bad}", server.base))
+                .await
+                .unwrap_err();
+            assert_eq!(refused_status(&e), Some(400), "{bad}: {e}");
+        }
+        drop((host, private, join));
+        server.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}

@@ -23,8 +23,9 @@ pub use twinstar_signaling::{
     respond, serve, tls, turn,
 };
 pub use twinstar_signaling_protocol::{
-    DEFAULT_PORT, MAX_SIGNAL_BYTES, MAX_SPECTATORS, QUICK_PATH, RELAY_BUDGET_BYTES,
-    RESERVATION_TTL, ROOM_CAPACITY, Refusal, RoomCode, RoomCodeError, RoomRequest, SEAT_PARAM,
-    SeatToken, SeatTokenError, ServerUrlError, WATCH_PREFIX, browser_link, check_server_url,
-    room_url, watch_url,
+    ClientQuery, DEFAULT_PORT, MAX_SIGNAL_BYTES, MAX_SPECTATORS, NameError, PlayerName, QUICK_PATH,
+    QueryError, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, ROOMS_PATH, Refusal, RoomCode,
+    RoomCodeError, RoomListing, RoomRequest, RoomStatus, RoomsPage, RoomsQuery, SEAT_PARAM,
+    SeatToken, SeatTokenError, ServerUrlError, VersionTag, WATCH_PREFIX, browser_link,
+    check_server_url, room_url, watch_url,
 };

@@ -1,0 +1,457 @@
+//! The lobby's shared vocabulary: a player's display name, the version tag
+//! a client plays (rooms and quick-match partners must share it), what a
+//! client asks for in its room URL's query (`?public=1&name=Ana&...`), and
+//! the public room list a server answers `GET /rooms` with.
+//!
+//! A name is not an identity: anyone may pick any name, two players may
+//! pick the same one. It is for people to read, nothing else.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{SEAT_PARAM, SeatToken, SeatTokenError};
+
+/// The most characters a name may have.
+pub const MAX_NAME_CHARS: usize = 16;
+/// The most characters a version tag may have.
+pub const MAX_VERSION_CHARS: usize = 32;
+/// Rooms in one `GET /rooms` answer; `next` pages on.
+pub const ROOMS_PAGE: usize = 100;
+/// The path of the public room list.
+pub const ROOMS_PATH: &str = "/rooms";
+/// The highest level (best wave) a client may claim: self-reported, so it
+/// only orders quick-match partners.
+pub const MAX_LEVEL: u32 = 10_000;
+/// The highest round trip to the server a client may report, in ms.
+pub const MAX_RTT_MS: u32 = 60_000;
+
+/// A player's display name: 1 to [`MAX_NAME_CHARS`] letters, digits,
+/// spaces, `_` and `-`, without spaces around.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct PlayerName(String);
+
+/// Why a name was refused, in one line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    #[error("a name needs 1 to {MAX_NAME_CHARS} characters")]
+    Length,
+    #[error("a name may hold only letters, digits, spaces, '_' and '-' (not {0:?})")]
+    Character(char),
+}
+
+impl PlayerName {
+    /// `text` trimmed, if it is a name.
+    pub fn parse(text: &str) -> Result<PlayerName, NameError> {
+        let name = text.trim();
+        let count = name.chars().count();
+        if count == 0 || count > MAX_NAME_CHARS {
+            return Err(NameError::Length);
+        }
+        if let Some(bad) = name
+            .chars()
+            .find(|&c| !(c.is_alphanumeric() || c == ' ' || c == '_' || c == '-'))
+        {
+            return Err(NameError::Character(bad));
+        }
+        Ok(PlayerName(name.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name as shown beside others that share it: `Ana`, `Ana (2)`,
+    /// ... for the `nth` (from 1) player of that name in a room.
+    pub fn nth(&self, nth: usize) -> String {
+        match nth {
+            0 | 1 => self.0.clone(),
+            n => format!("{} ({n})", self.0),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PlayerName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        PlayerName::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl fmt::Display for PlayerName {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a client plays, as it names it (the game's protocol and simulation
+/// versions, e.g. `6.3`): rooms list it, `?version=` filters by it, quick
+/// match pairs only equal ones. The server compares tags, nothing more.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct VersionTag(String);
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a version is 1 to {MAX_VERSION_CHARS} letters, digits, '.', '+' or '-'")]
+pub struct VersionError;
+
+impl VersionTag {
+    pub fn parse(text: &str) -> Result<VersionTag, VersionError> {
+        let ok = !text.is_empty()
+            && text.len() <= MAX_VERSION_CHARS
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-'));
+        if ok {
+            Ok(VersionTag(text.to_owned()))
+        } else {
+            Err(VersionError)
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for VersionTag {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        VersionTag::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl fmt::Display for VersionTag {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a client says about itself in its room URL's query. Every field is
+/// optional (an older client sends at most `seat`); unknown parameters are
+/// ignored, so a newer client can add some; a known one given twice, or
+/// one that does not parse, is refused.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClientQuery {
+    pub seat: Option<SeatToken>,
+    /// A host asking for its room to be listed (`public=1`).
+    pub public: bool,
+    pub name: Option<PlayerName>,
+    pub version: Option<VersionTag>,
+    /// Quick match: the best wave this player reached online.
+    pub level: Option<u32>,
+    /// Quick match: the client's measured round trip to the server.
+    pub rtt_ms: Option<u32>,
+}
+
+/// Why a query was refused, in one line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    #[error("{0}")]
+    Seat(SeatTokenError),
+    #[error("invalid name: {0}")]
+    Name(NameError),
+    #[error("invalid version: {0}")]
+    Version(VersionError),
+    #[error("'{0}' must be a whole number from 0 to {1}")]
+    Number(&'static str, u32),
+    #[error("'public' is 0 or 1")]
+    Public,
+    #[error("'{0}' is given twice")]
+    Twice(&'static str),
+}
+
+/// The query parameters, as the client writes them.
+pub const PUBLIC_PARAM: &str = "public";
+pub const NAME_PARAM: &str = "name";
+pub const VERSION_PARAM: &str = "version";
+pub const LEVEL_PARAM: &str = "level";
+pub const RTT_PARAM: &str = "rtt";
+
+impl ClientQuery {
+    /// Parses a URL's query (without `?`), percent-decoded.
+    pub fn parse(query: Option<&str>) -> Result<ClientQuery, QueryError> {
+        let mut out = ClientQuery::default();
+        let Some(query) = query else { return Ok(out) };
+        let mut seen: Vec<&'static str> = Vec::new();
+        let mut once = |name: &'static str| {
+            if seen.contains(&name) {
+                return Err(QueryError::Twice(name));
+            }
+            seen.push(name);
+            Ok(())
+        };
+        let number = |name: &'static str, text: &str, max: u32| {
+            text.parse::<u32>()
+                .ok()
+                .filter(|n| *n <= max)
+                .ok_or(QueryError::Number(name, max))
+        };
+        for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+            match key.as_ref() {
+                SEAT_PARAM => {
+                    once(SEAT_PARAM)?;
+                    out.seat = Some(SeatToken::parse(&value).map_err(QueryError::Seat)?);
+                }
+                PUBLIC_PARAM => {
+                    once(PUBLIC_PARAM)?;
+                    out.public = match value.as_ref() {
+                        "1" => true,
+                        "0" => false,
+                        _ => return Err(QueryError::Public),
+                    };
+                }
+                NAME_PARAM => {
+                    once(NAME_PARAM)?;
+                    out.name = Some(PlayerName::parse(&value).map_err(QueryError::Name)?);
+                }
+                VERSION_PARAM => {
+                    once(VERSION_PARAM)?;
+                    out.version = Some(VersionTag::parse(&value).map_err(QueryError::Version)?);
+                }
+                LEVEL_PARAM => {
+                    once(LEVEL_PARAM)?;
+                    out.level = Some(number(LEVEL_PARAM, &value, MAX_LEVEL)?);
+                }
+                RTT_PARAM => {
+                    once(RTT_PARAM)?;
+                    out.rtt_ms = Some(number(RTT_PARAM, &value, MAX_RTT_MS)?);
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// The query a client appends to its room URL (`None` when empty).
+    pub fn to_query(&self) -> Option<String> {
+        let mut out = form_urlencoded::Serializer::new(String::new());
+        if let Some(seat) = &self.seat {
+            out.append_pair(SEAT_PARAM, &seat.to_string());
+        }
+        if self.public {
+            out.append_pair(PUBLIC_PARAM, "1");
+        }
+        if let Some(name) = &self.name {
+            out.append_pair(NAME_PARAM, name.as_str());
+        }
+        if let Some(version) = &self.version {
+            out.append_pair(VERSION_PARAM, version.as_str());
+        }
+        if let Some(level) = self.level {
+            out.append_pair(LEVEL_PARAM, &level.to_string());
+        }
+        if let Some(rtt) = self.rtt_ms {
+            out.append_pair(RTT_PARAM, &rtt.to_string());
+        }
+        Some(out.finish()).filter(|q| !q.is_empty())
+    }
+}
+
+/// Whether a listed room waits for its second player or plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RoomStatus {
+    Waiting,
+    Playing,
+}
+
+/// One public room in `GET /rooms`. The match figures are the host's own
+/// report (checked for range by the server, shown, never trusted).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomListing {
+    /// The code to join or watch, as players write it (`K7Q-2XM`).
+    pub code: String,
+    pub host: PlayerName,
+    pub state: RoomStatus,
+    pub version: VersionTag,
+    /// When the room was listed, in Unix seconds (the server's clock).
+    pub created_s: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wave: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_s: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spectators: Option<u32>,
+}
+
+/// The answer to `GET /rooms`: newest first, at most [`ROOMS_PAGE`];
+/// `next`, when there are more, is the `cursor` for the next page.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomsPage {
+    pub rooms: Vec<RoomListing>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
+/// What `GET /rooms` was asked: rooms of one version, after a cursor.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RoomsQuery {
+    pub version: Option<VersionTag>,
+    /// Rooms listed before this one (a `next` from an earlier page).
+    pub cursor: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RoomsQueryError {
+    #[error("invalid version: {0}")]
+    Version(VersionError),
+    #[error("invalid cursor (pass the 'next' of an earlier answer)")]
+    Cursor,
+    #[error("'{0}' is given twice")]
+    Twice(&'static str),
+}
+
+impl RoomsQuery {
+    pub fn parse(query: Option<&str>) -> Result<RoomsQuery, RoomsQueryError> {
+        let mut out = RoomsQuery::default();
+        let Some(query) = query else { return Ok(out) };
+        for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+            match key.as_ref() {
+                "version" if out.version.is_some() => {
+                    return Err(RoomsQueryError::Twice("version"));
+                }
+                "version" => {
+                    out.version = Some(VersionTag::parse(&value).map_err(RoomsQueryError::Version)?)
+                }
+                "cursor" if out.cursor.is_some() => return Err(RoomsQueryError::Twice("cursor")),
+                "cursor" => {
+                    let ok = !value.is_empty()
+                        && value.len() <= 20
+                        && value.bytes().all(|b| b.is_ascii_digit());
+                    out.cursor = Some(
+                        value
+                            .parse()
+                            .ok()
+                            .filter(|_| ok)
+                            .ok_or(RoomsQueryError::Cursor)?,
+                    );
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_trimmed_and_checked() {
+        assert_eq!(PlayerName::parse("  Ana ").unwrap().as_str(), "Ana");
+        assert_eq!(
+            PlayerName::parse("Zoë_2-x y").unwrap().as_str(),
+            "Zoë_2-x y"
+        );
+        assert_eq!(
+            PlayerName::parse(&"a".repeat(16)).unwrap().as_str().len(),
+            16
+        );
+        assert_eq!(PlayerName::parse(""), Err(NameError::Length));
+        assert_eq!(PlayerName::parse("   "), Err(NameError::Length));
+        assert_eq!(PlayerName::parse(&"é".repeat(17)), Err(NameError::Length));
+        assert_eq!(PlayerName::parse("Ana!"), Err(NameError::Character('!')));
+        assert_eq!(
+            PlayerName::parse("a\u{0}b"),
+            Err(NameError::Character('\0'))
+        );
+        assert_eq!(PlayerName::parse("a\tb"), Err(NameError::Character('\t')));
+        let ana = PlayerName::parse("Ana").unwrap();
+        assert_eq!((ana.nth(1), ana.nth(2)), ("Ana".into(), "Ana (2)".into()));
+        // One line, whatever the input.
+        let e = PlayerName::parse("a\nb").unwrap_err().to_string();
+        assert!(!e.contains('\n') || e.contains("'\\n'"), "{e}");
+    }
+
+    #[test]
+    fn version_tags_are_short_tokens() {
+        assert!(VersionTag::parse("6.3").is_ok());
+        assert!(VersionTag::parse("0.1.0-beta+2").is_ok());
+        for bad in ["", "6 3", "6/3", &"1".repeat(33), "é"] {
+            assert_eq!(VersionTag::parse(bad), Err(VersionError), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn queries_round_trip_and_refuse_what_does_not_parse() {
+        let q = ClientQuery {
+            seat: Some(SeatToken::random()),
+            public: true,
+            name: Some(PlayerName::parse("Ana María").unwrap()),
+            version: Some(VersionTag::parse("6.3").unwrap()),
+            level: Some(12),
+            rtt_ms: Some(40),
+        };
+        let text = q.to_query().unwrap();
+        assert_eq!(ClientQuery::parse(Some(&text)), Ok(q));
+        assert_eq!(ClientQuery::parse(None), Ok(ClientQuery::default()));
+        assert_eq!(ClientQuery::default().to_query(), None);
+        // Unknown parameters are a newer client's: ignored.
+        assert_eq!(
+            ClientQuery::parse(Some("future=1")),
+            Ok(ClientQuery::default())
+        );
+        for (bad, why) in [
+            ("name=", "name"),
+            ("name=a%21", "name"),
+            ("public=yes", "public"),
+            ("level=-1", "level"),
+            ("level=10001", "level"),
+            ("rtt=1e3", "rtt"),
+            ("version=6%203", "version"),
+            ("name=a&name=b", "twice"),
+            ("seat=zz", "seat"),
+        ] {
+            let e = ClientQuery::parse(Some(bad)).unwrap_err().to_string();
+            assert!(!e.is_empty() && !e.contains('\n'), "{bad}: {e}");
+            let _ = why;
+        }
+    }
+
+    #[test]
+    fn rooms_queries_take_a_version_and_a_cursor() {
+        assert_eq!(RoomsQuery::parse(None), Ok(RoomsQuery::default()));
+        let q = RoomsQuery::parse(Some("version=6.3&cursor=42")).unwrap();
+        assert_eq!(q.version.unwrap().as_str(), "6.3");
+        assert_eq!(q.cursor, Some(42));
+        for bad in [
+            "cursor=",
+            "cursor=-1",
+            "cursor=x",
+            "cursor=99999999999999999999999",
+            "version=",
+            "cursor=1&cursor=2",
+        ] {
+            assert!(RoomsQuery::parse(Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_listing_reads_back_and_refuses_bad_names() {
+        let room = RoomListing {
+            code: "K7Q-2XM".into(),
+            host: PlayerName::parse("Ana").unwrap(),
+            state: RoomStatus::Playing,
+            version: VersionTag::parse("6.3").unwrap(),
+            created_s: 1_764_000_000,
+            wave: Some(3),
+            score: Some(1200),
+            elapsed_s: Some(61),
+            spectators: Some(0),
+        };
+        let page = RoomsPage {
+            rooms: vec![room],
+            next: Some("7".into()),
+        };
+        let json = serde_json::to_string(&page).unwrap();
+        assert!(json.contains(r#""state":"playing""#), "{json}");
+        assert_eq!(serde_json::from_str::<RoomsPage>(&json).unwrap(), page);
+        let evil = json.replace("\"Ana\"", "\"<b>x</b>\"");
+        assert!(serde_json::from_str::<RoomsPage>(&evil).is_err());
+    }
+}
