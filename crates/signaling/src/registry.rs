@@ -512,7 +512,7 @@ impl Registry {
             .filter(|(l, _)| query.version.as_ref().is_none_or(|v| *v == l.version))
             .filter(|(l, _)| query.cursor.is_none_or(|c| l.seq < c))
             .collect();
-        listed.sort_by(|a, b| b.0.seq.cmp(&a.0.seq));
+        listed.sort_by_key(|(l, _)| std::cmp::Reverse(l.seq));
         let more = listed.len() > ROOMS_PAGE;
         listed.truncate(ROOMS_PAGE);
         let next = more

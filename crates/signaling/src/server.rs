@@ -320,7 +320,7 @@ async fn metrics(State(shared): State<Shared>) -> Response {
 async fn rooms(State(shared): State<Shared>, uri: Uri) -> Response {
     let query = match RoomsQuery::parse(uri.query()) {
         Ok(query) => query,
-        Err(e) => return plain(StatusCode::BAD_REQUEST, &format!("{e}\n")),
+        Err(e) => return plain(StatusCode::BAD_REQUEST, format!("{e}\n")),
     };
     let page = shared.rooms.lock().rooms(&query);
     let body = serde_json::to_string(&page).unwrap_or_else(|_| "{\"rooms\":[]}".into());
