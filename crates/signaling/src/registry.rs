@@ -667,7 +667,7 @@ mod tests {
         assert_eq!(reg.public_rooms(), 1);
         // The joiner cannot list the room under its name, nor anyone list
         // a room they are not alone in.
-        assert!(reg.publish("ABC234", peer(9), name("Bo"), version("6.3"), 100) == false);
+        assert!(!reg.publish("ABC234", peer(9), name("Bo"), version("6.3"), 100));
         let _second = seat(&mut reg, "ABC234", 4, t);
         assert!(!reg.publish("ABC234", peer(3), name("Cy"), version("6.3"), 100));
         assert_eq!(listed(&reg, &all).len(), 1, "private rooms never appear");
