@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::input::BotStyle;
 use crate::net::delay::DelaySetting;
 use crate::net::link_sim::Outage;
+use crate::net::signaling::PlayerName;
 use crate::session::CHECK_DISTANCES;
 use crate::sim::PRESET_NAMES;
 
@@ -355,6 +356,16 @@ pub struct NetArgs {
     #[arg(long, value_name = "URL", env = "TWINSTAR_SERVER")]
     pub server: Option<String>,
 
+    /// Your display name: 1-16 letters, digits, spaces, '_' and '-' (shown
+    /// in the server's room list; a name is not an identity)
+    #[arg(long, value_name = "NAME", value_parser = parse_name)]
+    pub name: Option<PlayerName>,
+
+    /// Host: list the room in the server's public room list (GET /rooms),
+    /// with --name, so players without the code can find it
+    #[arg(long, requires = "name")]
+    pub public: bool,
+
     /// STUN server (repeatable); 'none' for host candidates only [default: public Google STUN]
     #[arg(long = "stun", value_name = "URL")]
     pub stun: Vec<String>,
@@ -467,9 +478,22 @@ fn parse_check_distance(s: &str) -> Result<usize, String> {
 
 /// clap's error as one line, like the rest of our errors (its first line
 /// says it all), with the way to `program`'s help.
+/// `--name`, checked as the server checks it.
+fn parse_name(text: &str) -> Result<PlayerName, String> {
+    PlayerName::parse(text).map_err(|e| e.to_string())
+}
+
 pub fn one_line_error(e: &clap::Error, program: &str) -> String {
     let rendered = e.render().to_string();
-    let first = rendered.lines().next().unwrap_or("bad arguments");
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut first = lines.next().unwrap_or("bad arguments").to_owned();
+    // "the following required arguments were not provided:" names them on
+    // the next line.
+    if first.ends_with(':')
+        && let Some(next) = lines.next()
+    {
+        first = format!("{first} {next}");
+    }
     format!(
         "{} (see '{program} --help')",
         first.trim_start_matches("error: ")

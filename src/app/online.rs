@@ -54,6 +54,11 @@ struct Plan {
 }
 
 fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<Plan, Failure> {
+    if net.public && role != Role::Host {
+        return Err(Failure::BadInput(
+            "--public lists a host's room; it is for twinstar host".into(),
+        ));
+    }
     let parse = |s: &str| {
         RoomCode::parse(s).map_err(|e| Failure::BadInput(format!("invalid room code '{s}': {e}")))
     };
@@ -288,6 +293,8 @@ fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting)
         rejoin: claims,
         confirmed: 0,
         seat,
+        name: net.name.clone(),
+        public: net.public,
     }
 }
 

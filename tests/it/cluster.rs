@@ -91,26 +91,7 @@ fn which(name: &str) -> Option<String> {
 
 /// A plain GET's status through a raw TCP exchange.
 fn http_status(addr: SocketAddr, path: &str) -> Option<u16> {
-    http_get(addr, path).map(|(status, _)| status)
-}
-
-fn http_get(addr: SocketAddr, path: &str) -> Option<(u16, String)> {
-    use std::io::{Read, Write};
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut text = String::new();
-    s.read_to_string(&mut text).ok()?;
-    let status = text.split_whitespace().nth(1)?.parse().ok()?;
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, b)| b)
-        .to_owned();
-    Some((status, body))
+    common::http_get(addr, path).map(|(status, _)| status)
 }
 
 type Ws =

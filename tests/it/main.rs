@@ -23,6 +23,7 @@ mod files;
 mod fuzz_regressions;
 mod internet;
 mod interruptions;
+mod lobby;
 mod nginx;
 mod no_float_in_sim;
 mod online;

@@ -176,7 +176,15 @@ pub fn lan_address() -> IpAddr {
 /// reports bad arguments this way: one line, exit 2).
 pub fn one_line_error(e: &clap::Error, program: &str) -> String {
     let rendered = e.render().to_string();
-    let first = rendered.lines().next().unwrap_or("bad arguments");
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut first = lines.next().unwrap_or("bad arguments").to_owned();
+    // "the following required arguments were not provided:" names them on
+    // the next line.
+    if first.ends_with(':')
+        && let Some(next) = lines.next()
+    {
+        first = format!("{first} {next}");
+    }
     format!(
         "{} (see '{program} --help')",
         first.trim_start_matches("error: ")

@@ -292,10 +292,14 @@ pub fn respond(
 mod tests {
     use super::*;
 
+    /// A fresh folder per call: tests run in parallel, and two making the
+    /// same folder removed each other's files (seen as a flaky NotBuilt).
     fn dir_with(name: &str, files: &[(&str, &[u8])]) -> PathBuf {
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir()
             .join(format!("twinstar-web-{}", std::process::id()))
-            .join(name);
+            .join(format!("{name}-{call}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         for (file, bytes) in files {

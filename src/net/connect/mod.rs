@@ -23,7 +23,7 @@ use super::rejoin::{CatchUpError, CatchUpReadError, History};
 use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::{
-    JoinError, SEAT_PARAM, SeatToken, classify_socket_error, client_builder, room_url,
+    ClientQuery, JoinError, PlayerName, SeatToken, classify_socket_error, client_builder, room_url,
 };
 use crate::platform::tasks::{LoopEnd, LoopHandle, MaybeSend, NetRuntime, poll_in_background};
 use crate::sim::Frame;
@@ -123,6 +123,10 @@ pub struct ConnectOptions {
     /// This player's seat token (`signaling::seat`): a reconnect presents
     /// the same one and takes its seat back from the stale connection.
     pub seat: Option<SeatToken>,
+    /// The player's display name, for the server's room list.
+    pub name: Option<PlayerName>,
+    /// A host's room is listed in the server's `GET /rooms` (with `name`).
+    pub public: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -365,12 +369,27 @@ pub fn player_control(
     ControlChannel::new(channel, room, options.link, options.link_seed ^ 0x0C01_7201)
 }
 
-/// A player's room URL, with its seat token.
+/// A player's room URL, with its seat token and, for a room, what the
+/// server's room list shows (the name, the version, whether to list it).
 pub fn seat_url(options: &ConnectOptions) -> String {
     let url = room_url(&options.server, options.room.as_ref());
-    match (options.seat, &options.room) {
-        (Some(token), Some(_)) => format!("{url}?{SEAT_PARAM}={token}"),
-        _ => url,
+    if options.room.is_none() {
+        return url;
+    }
+    let query = ClientQuery {
+        seat: options.seat,
+        public: options.public && options.name.is_some(),
+        name: options.name.clone(),
+        version: options
+            .name
+            .as_ref()
+            .map(|_| super::protocol::version_tag()),
+        level: None,
+        rtt_ms: None,
+    };
+    match query.to_query() {
+        Some(query) => format!("{url}?{query}"),
+        None => url,
     }
 }
 
@@ -537,6 +556,7 @@ impl<C> Drop for BackgroundConnect<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::signaling::SEAT_PARAM;
 
     fn options(room: Option<&str>, seat: Option<SeatToken>) -> ConnectOptions {
         ConnectOptions {
@@ -554,6 +574,8 @@ mod tests {
             rejoin: Vec::new(),
             confirmed: 0,
             seat,
+            name: None,
+            public: false,
         }
     }
 
@@ -572,6 +594,24 @@ mod tests {
         );
         let quick = seat_url(&options(None, Some(token)));
         assert!(!quick.contains(SEAT_PARAM), "{quick}");
+    }
+
+    /// A named host asking for a public room says so, with its name and
+    /// version, in what the server parses; a name alone lists nothing.
+    #[test]
+    fn a_public_host_names_itself_and_its_version_in_the_room_url() {
+        let mut public = options(Some("K7Q-2XM"), None);
+        public.name = Some(PlayerName::parse("Ana María").unwrap());
+        public.public = true;
+        let url = seat_url(&public);
+        let query = url.split_once('?').map(|(_, q)| q);
+        let parsed = ClientQuery::parse(query).unwrap();
+        assert!(parsed.public, "{url}");
+        assert_eq!(parsed.name, public.name);
+        assert_eq!(parsed.version, Some(crate::net::protocol::version_tag()));
+        public.public = false;
+        let named = ClientQuery::parse(seat_url(&public).split_once('?').map(|(_, q)| q)).unwrap();
+        assert!(!named.public);
     }
 
     /// The waiting screen's words for each stage, players' and spectators'.

@@ -19,6 +19,14 @@ use crate::sim::{Frame, SIM_VERSION};
 /// envelope of `net::protocol` instead of JSON, catch-up chunks as bytes;
 /// 6: `Hello::confirmed`, and a resumed match's catch-up both ways).
 pub const PROTOCOL_VERSION: u32 = 6;
+/// What this build plays, as the signaling server's room list and quick
+/// match compare it: the protocol and simulation versions (`6.3`), which
+/// are what must match for two builds to play together.
+pub fn version_tag() -> crate::net::signaling::VersionTag {
+    crate::net::signaling::VersionTag::parse(&format!("{PROTOCOL_VERSION}.{SIM_VERSION}"))
+        .expect("two numbers and a dot are a version tag")
+}
+
 /// Which command started this peer; decides who is player 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -20,7 +20,9 @@ pub mod chunk;
 pub mod message;
 pub mod phase;
 
-pub use message::{Claim, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role, Watch};
+pub use message::{
+    Claim, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role, Watch, version_tag,
+};
 
 /// The envelope's first byte: not `{`, so an older peer's JSON is told
 /// apart from a newer one's envelope.

@@ -1,0 +1,104 @@
+//! The lobby (issue 34): a host that asks for a public room is listed in
+//! the server's `GET /rooms` with its name, waiting then playing, and
+//! gone once the room empties; a private room never is; the flags are
+//! checked in one line.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{self, LIMIT, Server, Twinstar, peer_args, scratch};
+use twinstar::net::signaling::{RoomStatus, RoomsPage};
+
+fn rooms(server: &Server) -> RoomsPage {
+    let (status, body) = common::http_get(server.addr, "/rooms")
+        .unwrap_or_else(|| panic!("GET /rooms on {} did not answer", server.addr));
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"))
+}
+
+/// Polls `GET /rooms` until `done` holds; the last page otherwise.
+fn until(server: &Server, within: Duration, done: impl Fn(&RoomsPage) -> bool) -> RoomsPage {
+    let started = Instant::now();
+    loop {
+        let page = rooms(server);
+        if done(&page) || started.elapsed() > within {
+            return page;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_public_room_is_listed_with_its_host_then_playing_and_a_private_one_never() {
+    let server = Server::start();
+    let dir = scratch("lobby-public");
+    let private = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("PRV-2XM"),
+            &server.url,
+            "60",
+            &["--no-record", "--name", "Bo"],
+        ),
+    );
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("PUB-2XM"),
+            &server.url,
+            "300",
+            &["--no-record", "--public", "--name", "Ana María"],
+        ),
+    );
+    let listed = until(&server, Duration::from_secs(10), |p| !p.rooms.is_empty());
+    assert_eq!(listed.rooms.len(), 1, "{listed:?}");
+    let room = &listed.rooms[0];
+    assert_eq!(
+        (room.code.as_str(), room.host.as_str()),
+        ("PUB-2XM", "Ana María")
+    );
+    assert_eq!(room.state, RoomStatus::Waiting);
+    let join = Twinstar::spawn(
+        &dir,
+        &peer_args("join", Some("pub2xm"), &server.url, "300", &["--no-record"]),
+    );
+    let playing = until(&server, Duration::from_secs(10), |p| {
+        p.rooms.iter().any(|r| r.state == RoomStatus::Playing)
+    });
+    assert!(
+        playing.rooms.iter().all(|r| r.code == "PUB-2XM"),
+        "only the public room, ever: {playing:?}"
+    );
+    assert_eq!(playing.rooms.len(), 1, "{playing:?}");
+    let (join, host) = (join.finish(LIMIT), host.finish(LIMIT));
+    assert_eq!(host.code(), Some(0), "{}", host.report("host", 30));
+    assert_eq!(join.code(), Some(0), "{}", join.report("join", 30));
+    drop(private);
+    let gone = until(&server, Duration::from_secs(10), |p| p.rooms.is_empty());
+    assert!(gone.rooms.is_empty(), "{gone:?}");
+}
+
+#[test]
+fn lobby_flags_are_checked_in_one_line() {
+    let dir = scratch("lobby-flags");
+    for (args, says) in [
+        (
+            &["join", "K7Q-2XM", "--public", "--name", "Ana"][..],
+            "for twinstar host",
+        ),
+        (&["host", "--name", "Ana!"][..], "a name may hold only"),
+        (&["host", "--name", ""][..], "1 to 16 characters"),
+        (&["host", "--public"][..], "--name"),
+    ] {
+        let out = common::run(&dir, args, LIMIT);
+        assert_eq!(out.code(), Some(2), "{args:?}: {}", out.stderr);
+        assert_eq!(
+            out.stderr.trim().lines().count(),
+            1,
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+    }
+}
