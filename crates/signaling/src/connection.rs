@@ -24,6 +24,7 @@ use matchbox_signaling::common_logic::{SignalingChannel, parse_request, try_send
 use crate::close::{CLOSE_GOING_AWAY, CLOSE_RESTARTING, close};
 use crate::limits::AddressGuard;
 use crate::metrics::RefusalReason;
+use crate::registry::QuickTicket;
 use crate::shared::Shared;
 use crate::{ClientQuery, MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest};
 
@@ -196,7 +197,18 @@ fn seat(
     let token = query.seat;
     let mut rooms = shared.rooms.lock();
     let taking_back = rooms.takes_back(request, token);
-    let Some(key) = rooms.join_with(request, token, peer, sender, Instant::now()) else {
+    let joined = match request {
+        RoomRequest::Quick => {
+            let ticket = QuickTicket {
+                version: query.version.clone(),
+                level: query.level.unwrap_or(0),
+                rtt_ms: query.rtt_ms.unwrap_or(0),
+            };
+            Some(rooms.join_quick(peer, sender, ticket, Instant::now()))
+        }
+        _ => rooms.join_with(request, token, peer, sender, Instant::now()),
+    };
+    let Some(key) = joined else {
         warn!(peer = %peer, "room filled up during the upgrade; not seated");
         return false;
     };

@@ -10,7 +10,7 @@
 //! player it was introduced to.
 
 use std::collections::HashMap;
-use web_time::Instant;
+use web_time::{Duration, Instant};
 
 use axum::extract::ws::Message;
 use matchbox_protocol::{JsonPeerEvent, PeerId};
@@ -95,6 +95,44 @@ impl Room {
     }
 }
 
+/// What a quick-match client says about itself (its room URL's query):
+/// only equal versions pair, and closer levels and shorter round trips to
+/// the server are preferred. Self-reported, so they only order partners.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QuickTicket {
+    /// `None` pairs only with another client that sent none (an older one).
+    pub version: Option<VersionTag>,
+    /// The best wave reached online (0 when not sent).
+    pub level: u32,
+    /// The client's round trip to this server, in ms (0 when not sent).
+    pub rtt_ms: u32,
+}
+
+/// The largest level gap a quick-match pair may have when both have just
+/// arrived; it grows by [`QUICK_GAP_PER_S`] a second of waiting.
+pub const QUICK_GAP_START: u32 = 2;
+pub const QUICK_GAP_PER_S: u32 = 4;
+/// After this long waiting, a ticket pairs with anyone of its version.
+pub const QUICK_ANYONE_AFTER: Duration = Duration::from_secs(10);
+
+/// The level gap allowed after waiting `waited`.
+pub fn quick_gap(waited: Duration) -> u32 {
+    if waited >= QUICK_ANYONE_AFTER {
+        return u32::MAX;
+    }
+    let secs = u32::try_from(waited.as_millis() / 1000).unwrap_or(u32::MAX);
+    QUICK_GAP_START.saturating_add(QUICK_GAP_PER_S.saturating_mul(secs))
+}
+
+/// A quick-match client waiting, alone in its own room, for a partner.
+#[derive(Debug)]
+struct Waiting {
+    key: String,
+    peer: PeerId,
+    ticket: QuickTicket,
+    since: Instant,
+}
+
 /// Rooms and members. Pure bookkeeping with the clock passed in, so its
 /// rules are unit-tested without sockets.
 #[derive(Debug, Default)]
@@ -102,8 +140,8 @@ pub struct Registry {
     /// Keyed by canonical code, or `quick-N` for quick matches.
     rooms: HashMap<String, Room>,
     peers: HashMap<PeerId, Seat>,
-    /// The quick-match room whose single member waits for a partner.
-    quick_waiting: Option<String>,
+    /// Quick-match clients waiting for a partner, oldest first.
+    quick: Vec<Waiting>,
     quick_rooms_made: u64,
     listings_made: u64,
 }
@@ -201,15 +239,9 @@ impl Registry {
                 }
                 code.canonical().to_owned()
             }
-            RoomRequest::Quick => match self.quick_waiting.take() {
-                Some(key) if self.rooms.contains_key(&key) => key,
-                _ => {
-                    self.quick_rooms_made += 1;
-                    let key = format!("quick-{}", self.quick_rooms_made);
-                    self.quick_waiting = Some(key.clone());
-                    key
-                }
-            },
+            RoomRequest::Quick => {
+                return Some(self.join_quick(peer, sender, QuickTicket::default(), now));
+            }
         };
         let room = self.rooms.entry(key.clone()).or_default();
         let event = Message::Text(JsonPeerEvent::NewPeer(peer).to_string().into());
@@ -233,6 +265,115 @@ impl Registry {
         );
         self.introduce_spectators(&key);
         Some(key)
+    }
+
+    /// Seats a quick-match client alone in a room of its own, waiting for a
+    /// partner, and pairs whoever can be paired now ([`Registry::match_quick`]).
+    /// Returns its room (its partner's, if it was paired at once).
+    pub fn join_quick(
+        &mut self,
+        peer: PeerId,
+        sender: SignalingChannel,
+        ticket: QuickTicket,
+        now: Instant,
+    ) -> String {
+        self.quick_rooms_made += 1;
+        let key = format!("quick-{}", self.quick_rooms_made);
+        self.rooms
+            .entry(key.clone())
+            .or_default()
+            .members
+            .push(peer);
+        self.peers.insert(
+            peer,
+            Seat {
+                room: key.clone(),
+                channel: sender,
+                relayed: 0,
+                spectator: false,
+                token: None,
+            },
+        );
+        self.quick.push(Waiting {
+            key,
+            peer,
+            ticket,
+            since: now,
+        });
+        self.match_quick(now);
+        self.peers
+            .get(&peer)
+            .map(|s| s.room.clone())
+            .unwrap_or_default()
+    }
+
+    /// Pairs waiting quick-match clients: only equal versions; a pair's
+    /// level gap within what the longer waiter's wait allows
+    /// ([`quick_gap`]); for each client, oldest first, the partner with the
+    /// closest level, then the lowest sum of round trips, then the oldest.
+    /// The newer one moves into the older one's room, which is introduced
+    /// to it as in any room. Called on every arrival and every few hundred
+    /// ms by the server, as waits grow. Returns the pairs made.
+    pub fn match_quick(&mut self, now: Instant) -> usize {
+        let mut made = 0;
+        let mut i = 0;
+        while i < self.quick.len() {
+            let a = &self.quick[i];
+            let partner = self
+                .quick
+                .iter()
+                .enumerate()
+                .skip(i + 1)
+                .filter(|(_, b)| b.ticket.version == a.ticket.version)
+                .filter(|(_, b)| {
+                    let waited = now.saturating_duration_since(a.since.min(b.since));
+                    a.ticket.level.abs_diff(b.ticket.level) <= quick_gap(waited)
+                })
+                .min_by_key(|(_, b)| {
+                    (
+                        a.ticket.level.abs_diff(b.ticket.level),
+                        a.ticket.rtt_ms.saturating_add(b.ticket.rtt_ms),
+                        b.since,
+                    )
+                })
+                .map(|(j, _)| j);
+            match partner {
+                Some(j) => {
+                    let b = self.quick.remove(j);
+                    let a = self.quick.remove(i);
+                    self.move_into(b.peer, &b.key, &a.key);
+                    made += 1;
+                }
+                None => i += 1,
+            }
+        }
+        made
+    }
+
+    /// Moves a client waiting alone in room `from` into room `to`, whose
+    /// member is told (matchbox's `NewPeer`) and makes the WebRTC offer.
+    fn move_into(&mut self, peer: PeerId, from: &str, to: &str) {
+        self.rooms.remove(from);
+        let Some(room) = self.rooms.get_mut(to) else {
+            return;
+        };
+        let event = Message::Text(JsonPeerEvent::NewPeer(peer).to_string().into());
+        for member in &room.members {
+            if let Some(seat) = self.peers.get(member)
+                && let Err(e) = try_send(&seat.channel, event.clone())
+            {
+                warn!("could not tell {member} about {peer}: {e}");
+            }
+        }
+        room.members.push(peer);
+        if let Some(seat) = self.peers.get_mut(&peer) {
+            seat.room = to.to_owned();
+        }
+    }
+
+    /// Quick-match clients waiting for a partner now.
+    pub fn quick_waiting(&self) -> usize {
+        self.quick.len()
     }
 
     /// Would this player's connection take back a seat (see `join_with`)?
@@ -409,9 +550,7 @@ impl Registry {
         }
         if room.is_unused() {
             self.rooms.remove(&key);
-            if self.quick_waiting.as_deref() == Some(key.as_str()) {
-                self.quick_waiting = None;
-            }
+            self.quick.retain(|w| w.key != key);
         }
         Some(key)
     }
@@ -1129,5 +1268,94 @@ mod tests {
         let key = reg.join(&quick, peer(6), tx, t).unwrap();
         assert_ne!(key, keys[4]);
         assert_eq!(reg.members(&key), 1);
+    }
+
+    /// A quick-match client with its ticket; its inbox.
+    fn quick(reg: &mut Registry, n: u128, level: u32, v: &str, rtt: u32, t: Instant) -> Inbox {
+        let (tx, rx) = channel();
+        let ticket = QuickTicket {
+            version: Some(version(v)),
+            level,
+            rtt_ms: rtt,
+        };
+        reg.join_quick(peer(n), tx, ticket, t);
+        rx
+    }
+
+    /// Who `n` was paired with, if anyone (the other member of its room).
+    fn partner_of(reg: &Registry, n: u128) -> Option<u128> {
+        let key = &reg.peers.get(&peer(n))?.room;
+        reg.rooms[key]
+            .members
+            .iter()
+            .find(|m| **m != peer(n))
+            .map(|m| m.0.as_u128())
+    }
+
+    #[test]
+    fn quick_match_prefers_close_levels_and_widens_with_the_wait() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let _a = quick(&mut reg, 1, 1, "6.3", 0, t);
+        let _b = quick(&mut reg, 2, 40, "6.3", 0, t);
+        assert_eq!(
+            reg.quick_waiting(),
+            2,
+            "levels 1 and 40 do not pair at once"
+        );
+        assert_eq!(
+            reg.match_quick(t + Duration::from_secs(3)),
+            0,
+            "nor after 3 s"
+        );
+        let _c = quick(&mut reg, 3, 42, "6.3", 0, t + Duration::from_secs(4));
+        assert_eq!(partner_of(&reg, 2), Some(3), "40 and 42 are close enough");
+        assert_eq!(partner_of(&reg, 1), None);
+        let _d = quick(&mut reg, 4, 90, "6.3", 0, t + Duration::from_secs(5));
+        assert_eq!(reg.match_quick(t + Duration::from_millis(9_900)), 0);
+        // Within 10 s, anyone of the same version.
+        assert_eq!(reg.match_quick(t + QUICK_ANYONE_AFTER), 1);
+        assert_eq!(partner_of(&reg, 1), Some(4));
+        assert_eq!(reg.quick_waiting(), 0);
+    }
+
+    #[test]
+    fn quick_match_never_pairs_two_versions() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let _a = quick(&mut reg, 1, 5, "6.3", 0, t);
+        let _b = quick(&mut reg, 2, 5, "6.2", 0, t);
+        let (tx, _old) = channel();
+        reg.join(&RoomRequest::Quick, peer(3), tx, t);
+        assert_eq!(reg.match_quick(t + Duration::from_secs(3600)), 0);
+        assert_eq!(reg.quick_waiting(), 3);
+        let _c = quick(&mut reg, 4, 90, "6.2", 0, t + Duration::from_secs(3600));
+        assert_eq!(partner_of(&reg, 2), Some(4), "a long wait pairs any level");
+        let (tx, _older) = channel();
+        reg.join(&RoomRequest::Quick, peer(5), tx, t);
+        assert_eq!(
+            partner_of(&reg, 3),
+            Some(5),
+            "clients without a version pair together"
+        );
+    }
+
+    #[test]
+    fn among_equally_close_levels_the_shortest_round_trips_pair() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        // Three at once, none close enough to pair yet (gaps 3, 3 and 6).
+        let _b = quick(&mut reg, 1, 10, "6.3", 50, t);
+        let _c = quick(&mut reg, 2, 13, "6.3", 300, t);
+        let _a = quick(&mut reg, 3, 7, "6.3", 10, t);
+        assert_eq!(reg.quick_waiting(), 3);
+        // A second later a gap of 3 is allowed: the oldest, level 10, has
+        // two partners 3 away and takes the one nearer the server.
+        assert_eq!(reg.match_quick(t + Duration::from_secs(1)), 1);
+        assert_eq!(partner_of(&reg, 1), Some(3));
+        assert_eq!(partner_of(&reg, 2), None);
+        // A client that leaves while waiting is forgotten.
+        reg.leave(peer(2));
+        assert_eq!(reg.quick_waiting(), 0);
     }
 }

@@ -237,6 +237,9 @@ impl BoundServer {
                 Box::pin(server.serve(make))
             }
         };
+        // Quick-match tickets that could not pair on arrival may pair as
+        // their waits widen the level gap they accept.
+        let _matcher = AbortOnDrop(tokio::spawn(match_quick(shared.clone())));
         tokio::pin!(serving);
         tokio::select! {
             result = &mut serving => return result.map_err(ServerError::Serve),
@@ -255,6 +258,27 @@ impl BoundServer {
         }
         handle.graceful_shutdown(Some(Duration::from_secs(1)));
         serving.await.map_err(ServerError::Serve)
+    }
+}
+
+/// A background task that ends with the scope holding it.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Pairs waiting quick-match clients every quarter second.
+async fn match_quick(shared: Shared) {
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tick.tick().await;
+        let made = shared.rooms.lock().match_quick(Instant::now());
+        if made > 0 {
+            info!("quick match: paired {made} waiting pair(s)");
+        }
     }
 }
 

@@ -370,22 +370,28 @@ pub fn player_control(
 }
 
 /// A player's room URL, with its seat token and, for a room, what the
-/// server's room list shows (the name, the version, whether to list it).
+/// server's room list shows (the name, the version, whether to list it);
+/// for a quick match the version, so the server pairs only builds that
+/// can play together.
 pub fn seat_url(options: &ConnectOptions) -> String {
     let url = room_url(&options.server, options.room.as_ref());
-    if options.room.is_none() {
-        return url;
-    }
-    let query = ClientQuery {
-        seat: options.seat,
-        public: options.public && options.name.is_some(),
-        name: options.name.clone(),
-        version: options
-            .name
-            .as_ref()
-            .map(|_| super::protocol::version_tag()),
-        level: None,
-        rtt_ms: None,
+    let query = if options.room.is_none() {
+        ClientQuery {
+            version: Some(super::protocol::version_tag()),
+            ..ClientQuery::default()
+        }
+    } else {
+        ClientQuery {
+            seat: options.seat,
+            public: options.public && options.name.is_some(),
+            name: options.name.clone(),
+            version: options
+                .name
+                .as_ref()
+                .map(|_| super::protocol::version_tag()),
+            level: None,
+            rtt_ms: None,
+        }
     };
     match query.to_query() {
         Some(query) => format!("{url}?{query}"),
@@ -594,6 +600,12 @@ mod tests {
         );
         let quick = seat_url(&options(None, Some(token)));
         assert!(!quick.contains(SEAT_PARAM), "{quick}");
+        let asked = ClientQuery::parse(quick.split_once('?').map(|(_, q)| q)).unwrap();
+        assert_eq!(
+            asked.version,
+            Some(crate::net::protocol::version_tag()),
+            "a quick match says its version: {quick}"
+        );
     }
 
     /// A named host asking for a public room says so, with its name and
