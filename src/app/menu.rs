@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::online::{OnlineEnd, online_in_window, start_online};
+use super::rooms::RoomPick;
 use super::watch::{start_watch, watch_in_window};
 use super::{Failure, Report, finish, local_sources, match_options, prepare_local};
 use crate::cli::{ChatArgs, MenuArgs, NetArgs, RunArgs, WatchArgs, WindowArgs};
@@ -20,11 +21,12 @@ use crate::settings::Settings;
 use crate::settings::settings_path;
 use crate::sim::FPS;
 
-const ITEMS: [&str; 9] = [
+const ITEMS: [&str; 10] = [
     "Host online",
     "Join with a code",
     "Quick match",
     "Watch a match",
+    "Rooms",
     "Local: two players",
     "Synctest (developer)",
     "Replays",
@@ -103,12 +105,30 @@ async fn shell(
                             watch(ui, &code, &for_matches, &settings).await;
                         }
                     }
-                    4 => play_local(ui, Mode::Local, &run, &settings).await,
-                    5 => {
+                    4 => {
+                        let server = rooms_server(&settings);
+                        match super::rooms::rooms_screen(ui, &server).await {
+                            RoomPick::Join(code) => {
+                                play_online(ui, Role::Join, Some(&code), &run, &settings).await
+                            }
+                            RoomPick::Watch(code) => {
+                                watch(ui, &code, &for_matches, &settings).await
+                            }
+                            RoomPick::Host => {
+                                play_online(ui, Role::Host, None, &run, &settings).await
+                            }
+                            RoomPick::Quick => {
+                                play_online(ui, Role::Quick, None, &run, &settings).await
+                            }
+                            RoomPick::Back => {}
+                        }
+                    }
+                    5 => play_local(ui, Mode::Local, &run, &settings).await,
+                    6 => {
                         play_local(ui, Mode::SyncTest { check_distance: 7 }, &run, &settings).await
                     }
-                    6 => replays(ui).await,
-                    7 => {
+                    7 => replays(ui).await,
+                    8 => {
                         if let Some(edited) = settings_screen(ui, &settings).await {
                             save_settings(ui, &edited).await;
                             crate::frontend::pads::configure(&edited);
@@ -121,6 +141,23 @@ async fn shell(
             }
         }
     }
+}
+
+/// The server whose rooms the Rooms screen lists: the settings', else the
+/// one built in, else the page's own (browser) or this machine's.
+fn rooms_server(settings: &Settings) -> String {
+    if let Some(server) = settings.server() {
+        return server.trim_end_matches('/').to_owned();
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Ok(Some(server)) = super::servers::built_in_server() {
+        return server;
+    }
+    #[cfg(target_arch = "wasm32")]
+    if let Some(server) = crate::platform::browser::page_server() {
+        return server;
+    }
+    format!("ws://127.0.0.1:{}", crate::net::signaling::DEFAULT_PORT)
 }
 
 async fn save_settings(ui: &mut Ui, settings: &Settings) {

@@ -8,6 +8,7 @@ mod page_result;
 #[cfg(target_arch = "wasm32")]
 pub use page_result::{RESULT_PREFIX, conclude_in_page};
 mod replay;
+mod rooms;
 mod servers;
 mod tickets;
 mod watch;

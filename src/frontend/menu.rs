@@ -111,6 +111,37 @@ pub async fn choose(
     }
 }
 
+/// [`choose`] over a list that changes while it is shown (the server's
+/// rooms): `read` gives this frame's details and items. The selection
+/// stays on its row, within the list's length.
+pub async fn choose_live(
+    ui: &mut Ui,
+    title: &str,
+    mut read: impl FnMut() -> (Vec<String>, Vec<String>),
+    capture: Option<&Screenshot>,
+) -> Picked {
+    enter_screen();
+    let mut drawn = 0u32;
+    let mut selected = 0;
+    loop {
+        ui.audio.update().await;
+        let (details, items) = read();
+        selected = selected.min(items.len().saturating_sub(1));
+        let layout = ListLayout::new(details.len(), items.len());
+        if let Some(picked) = list_input(ui, items.len(), &mut selected, &layout) {
+            return picked;
+        }
+        draw_list(ui, title, &details, &items, selected, &layout);
+        drawn += 1;
+        if let Some(shot) = capture
+            && drawn >= shot.after_frames
+        {
+            return Picked::Captured(save_screenshot(&shot.path));
+        }
+        end_frame().await;
+    }
+}
+
 /// This frame's keys and mouse on a list of `len` items: what was picked,
 /// if anything; moves `selected`.
 fn list_input(

@@ -29,8 +29,13 @@ pub fn page_server() -> Option<String> {
 /// The ICE offer the page fetched from its server (`window.twinstarIce`,
 /// see web/index.html), unparsed; `None` when the server offers none.
 pub fn page_ice_text() -> Option<String> {
+    read_text("twinstarIce")
+}
+
+/// `window.NAME` when it is a string (what the page's script keeps there).
+pub fn read_text(name: &str) -> Option<String> {
     let window: wasm_bindgen::JsValue = window()?.into();
-    js_sys::Reflect::get(&window, &"twinstarIce".into())
+    js_sys::Reflect::get(&window, &name.into())
         .ok()?
         .as_string()
 }

@@ -696,3 +696,42 @@ fn the_room_code_prompt_takes_the_code_from_a_text_field() {
         common::tail(&page.stdout, 30)
     );
 }
+
+/// The page's Rooms screen (issue 34) lists its server's public room (the
+/// page's script polls GET /rooms while the screen is shown) and joins it:
+/// fifth item down, then the first row, the waiting room.
+#[test]
+fn the_pages_rooms_screen_joins_a_listed_room() {
+    let _one = serial();
+    let dir = scratch("rooms");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("WEB-2XM"),
+            &server.url,
+            "300",
+            &["--no-record", "--public", "--name", "Ana", "--reconnect-window", "0"],
+        ),
+    );
+    let page = browser::open(
+        &page_url(&server, ""),
+        &[
+            "--timeout",
+            "60",
+            "--keys",
+            "ArrowDown@1000,ArrowDown@1100,ArrowDown@1200,ArrowDown@1300,Enter@1500,Enter@6000",
+            "--until",
+            "agreed: player 2",
+        ],
+    );
+    let page = page.finish(LIMIT);
+    let _host = host.finish(LIMIT);
+    assert_eq!(
+        page.code(),
+        Some(0),
+        "the page did not join the listed room:\n{}",
+        common::tail(&page.stdout, 30)
+    );
+}

@@ -102,3 +102,50 @@ fn lobby_flags_are_checked_in_one_line() {
         assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
     }
 }
+
+/// The main menu's Rooms screen on a window lists the public room of the
+/// settings' server and joins it with Enter (fourth item down, then the
+/// first row, the waiting room).
+#[test]
+fn the_menus_rooms_screen_joins_a_listed_room() {
+    let display = common::Display::start();
+    let server = Server::start();
+    let dir = scratch("lobby-menu");
+    let settings = dir.join("settings.toml");
+    std::fs::write(&settings, format!("server = \"{}\"\n", server.url)).unwrap();
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("MNU-2XM"),
+            &server.url,
+            "600",
+            &["--no-record", "--public", "--name", "Ana", "--reconnect-window", "0"],
+        ),
+    );
+    let listed = until(&server, Duration::from_secs(10), |p| !p.rooms.is_empty());
+    assert_eq!(listed.rooms.len(), 1, "{listed:?}");
+    let mut command = common::command(&dir, &["--volume", "0"]);
+    command
+        .env("DISPLAY", &display.name)
+        .env("TWINSTAR_CONFIG", &settings);
+    let mut menu = Twinstar::spawn_command(command);
+    assert!(
+        menu.wait_for("main menu", Duration::from_secs(20)),
+        "{}",
+        menu.stderr()
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    // Rooms is the fifth item; its list arrives within a refresh (2 s).
+    display.type_keys(&[
+        "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.3", "<Return>", "@3",
+        "<Return>",
+    ]);
+    assert!(
+        menu.wait_for("agreed: player 2", Duration::from_secs(30)),
+        "the menu did not join the listed room:\n{}",
+        common::tail(&menu.stderr(), 30)
+    );
+    drop(menu);
+    drop(host);
+}

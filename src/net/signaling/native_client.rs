@@ -24,6 +24,7 @@ use tracing::{debug, warn};
 use web_time::Duration;
 
 use crate::net::ice::{ICE_PATH, IceOffer, MAX_ICE_OFFER_BYTES};
+use crate::net::signaling::{ROOMS_PATH, RoomsPage, VersionTag};
 
 /// How long `GET /ice` may take before the client goes on without it.
 const ICE_FETCH_TIMEOUT: Duration = Duration::from_secs(4);
@@ -142,21 +143,22 @@ pub fn server_close_reason(e: &SignalingError) -> Option<&str> {
     }
 }
 
-/// `ws://host:port` -> `http://host:port/ice` (`wss` -> `https`).
-fn ice_url(server: &str) -> Option<String> {
+/// `ws://host:port` -> `http://host:port{path}` (`wss` -> `https`).
+fn http_url(server: &str, path: &str) -> Option<String> {
     let server = server.trim().trim_end_matches('/');
     let (scheme, host) = match server.split_once("://")? {
         ("ws", host) => ("http", host),
         ("wss", host) => ("https", host),
         _ => return None,
     };
-    Some(format!("{scheme}://{host}{ICE_PATH}"))
+    Some(format!("{scheme}://{host}{path}"))
 }
 
-/// Asks the signaling server which ICE servers to use. `Ok(None)` when it
-/// offers none (an older server, a LAN server, or a stock matchbox one).
-pub fn fetch_ice_offer(server: &str) -> Result<Option<IceOffer>, String> {
-    let url = ice_url(server).ok_or_else(|| format!("not a server URL: {server}"))?;
+/// A plain `GET` of `path` on the signaling server (TLS checked against
+/// the same roots as its websocket), at most `limit` bytes of text;
+/// `Ok(None)` for a 404.
+fn get_text(server: &str, path: &str, limit: u64) -> Result<Option<String>, String> {
+    let url = http_url(server, path).ok_or_else(|| format!("not a server URL: {server}"))?;
     let certs: Vec<ureq::tls::Certificate<'static>> = roots()
         .iter()
         .map(|der| ureq::tls::Certificate::from_der(der.as_ref()).to_owned())
@@ -176,15 +178,37 @@ pub fn fetch_ice_offer(server: &str) -> Result<Option<IceOffer>, String> {
         404 => return Ok(None),
         status => return Err(format!("{url}: HTTP {status}")),
     }
-    let body = response
+    response
         .body_mut()
         .with_config()
-        .limit(MAX_ICE_OFFER_BYTES)
+        .limit(limit)
         .read_to_string()
-        .map_err(|e| format!("{url}: {e}"))?;
-    IceOffer::parse(&body)
         .map(Some)
         .map_err(|e| format!("{url}: {e}"))
+}
+
+/// Asks the signaling server which ICE servers to use. `Ok(None)` when it
+/// offers none (an older server, a LAN server, or a stock matchbox one).
+pub fn fetch_ice_offer(server: &str) -> Result<Option<IceOffer>, String> {
+    let Some(body) = get_text(server, ICE_PATH, MAX_ICE_OFFER_BYTES)? else {
+        return Ok(None);
+    };
+    IceOffer::parse(&body)
+        .map(Some)
+        .map_err(|e| format!("{server}{ICE_PATH}: {e}"))
+}
+
+/// The largest `GET /rooms` answer read: a page of 100 rooms is ~20 KB.
+const MAX_ROOMS_BYTES: u64 = 256 * 1024;
+
+/// The server's public rooms of `version` (first page, newest first).
+pub fn fetch_rooms(server: &str, version: &VersionTag) -> Result<RoomsPage, String> {
+    let path = format!("{ROOMS_PATH}?version={version}");
+    match get_text(server, &path, MAX_ROOMS_BYTES)? {
+        Some(body) => serde_json::from_str(&body)
+            .map_err(|e| format!("the server's room list does not read: {e}")),
+        None => Err("this server keeps no room list (an older server?)".into()),
+    }
 }
 
 #[cfg(test)]
@@ -194,14 +218,14 @@ mod tests {
     #[test]
     fn ice_urls_follow_the_server_scheme() {
         assert_eq!(
-            ice_url("ws://10.0.0.2:3536/").as_deref(),
+            http_url("ws://10.0.0.2:3536/", ICE_PATH).as_deref(),
             Some("http://10.0.0.2:3536/ice")
         );
         assert_eq!(
-            ice_url("wss://play.example.org").as_deref(),
+            http_url("wss://play.example.org", ICE_PATH).as_deref(),
             Some("https://play.example.org/ice")
         );
-        assert_eq!(ice_url("http://x"), None);
+        assert_eq!(http_url("http://x", ICE_PATH), None);
     }
 
     #[test]

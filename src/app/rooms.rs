@@ -1,0 +1,222 @@
+//! The Rooms screen: the public rooms of this build's version on the
+//! player's server (`GET /rooms`), refreshed every 2 s, waiting rooms to
+//! join and live matches to watch, with Host and Quick match below. The
+//! list comes from a background thread natively and from the page's
+//! script in the browser (web/index.html polls while the screen asks).
+
+use crate::frontend::menu::{Picked, choose_live};
+use crate::frontend::window::Ui;
+use crate::net::signaling::{RoomStatus, RoomsPage};
+
+/// How often the list is asked for again (the page's script uses the
+/// same 2 s).
+#[cfg(not(target_arch = "wasm32"))]
+const REFRESH: web_time::Duration = web_time::Duration::from_secs(2);
+
+/// What the player picked on the Rooms screen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum RoomPick {
+    Join(String),
+    Watch(String),
+    Host,
+    Quick,
+    Back,
+}
+
+/// The screen's rows (each with what picking it does) and the lines above
+/// them, from the latest answer: waiting rooms first, then live matches,
+/// then Host and Quick match.
+fn rows(
+    server: &str,
+    latest: Option<&Result<RoomsPage, String>>,
+) -> (Vec<String>, Vec<(String, RoomPick)>) {
+    let mut details = vec![format!("public rooms on {server}, this version only")];
+    let mut rows = Vec::new();
+    match latest {
+        None => details.push("asking the server...".into()),
+        Some(Err(e)) => details.push(format!("no list: {e}")),
+        Some(Ok(page)) if page.rooms.is_empty() => {
+            details.push("no open rooms right now: host one, or try a quick match".into())
+        }
+        Some(Ok(page)) => {
+            let mut rooms: Vec<_> = page.rooms.iter().collect();
+            // Waiting rooms first (stable: newest first within each).
+            rooms.sort_by_key(|r| r.state == RoomStatus::Playing);
+            for room in rooms {
+                let row = match room.state {
+                    RoomStatus::Waiting => (
+                        format!("Join  {}  {}", room.code, room.host),
+                        RoomPick::Join(room.code.clone()),
+                    ),
+                    RoomStatus::Playing => {
+                        let wave = room.wave.map(|w| format!("  wave {w}")).unwrap_or_default();
+                        (
+                            format!("Watch {}  {}{wave}", room.code, room.host),
+                            RoomPick::Watch(room.code.clone()),
+                        )
+                    }
+                };
+                rows.push(row);
+            }
+        }
+    }
+    rows.push(("Host a room".into(), RoomPick::Host));
+    rows.push(("Quick match".into(), RoomPick::Quick));
+    (details, rows)
+}
+
+/// Shows the Rooms screen until the player picks something or goes back.
+pub(super) async fn rooms_screen(ui: &mut Ui, server: &str) -> RoomPick {
+    let mut feed = Feed::start(server);
+    let mut latest: Option<Result<RoomsPage, String>> = None;
+    let mut shown = Vec::new();
+    let picked = choose_live(
+        ui,
+        "ROOMS",
+        || {
+            if let Some(answer) = feed.poll() {
+                latest = Some(answer);
+            }
+            let (details, rows) = rows(server, latest.as_ref());
+            let labels = rows.iter().map(|(label, _)| label.clone()).collect();
+            shown = rows;
+            (details, labels)
+        },
+        None,
+    )
+    .await;
+    match picked {
+        Picked::Item(i) => shown
+            .get(i)
+            .map_or(RoomPick::Back, |(_, pick)| pick.clone()),
+        _ => RoomPick::Back,
+    }
+}
+
+/// The list as it arrives: a thread that asks every [`REFRESH`] natively
+/// (ended when the feed is dropped), the page's script in the browser.
+struct Feed {
+    #[cfg(not(target_arch = "wasm32"))]
+    answers: std::sync::mpsc::Receiver<Result<RoomsPage, String>>,
+    #[cfg(not(target_arch = "wasm32"))]
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    #[cfg(target_arch = "wasm32")]
+    last: Option<String>,
+}
+
+impl Feed {
+    #[cfg(not(target_arch = "wasm32"))]
+    fn start(server: &str) -> Feed {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let (tx, answers) = std::sync::mpsc::channel();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let (server, stopped) = (server.to_owned(), stop.clone());
+        let version = crate::net::protocol::version_tag();
+        std::thread::spawn(move || {
+            while !stopped.load(Ordering::Relaxed) {
+                let answer = crate::net::signaling::native_client::fetch_rooms(&server, &version);
+                if tx.send(answer).is_err() {
+                    return;
+                }
+                std::thread::sleep(REFRESH);
+            }
+        });
+        Feed { answers, stop }
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn poll(&mut self) -> Option<Result<RoomsPage, String>> {
+        self.answers.try_iter().last()
+    }
+
+    /// The page polls `GET /rooms` while this says it is wanted (see
+    /// web/index.html); another server's list is not the page's to ask.
+    #[cfg(target_arch = "wasm32")]
+    fn start(server: &str) -> Feed {
+        use crate::platform::browser;
+        let own = browser::page_server().as_deref() == Some(server.trim_end_matches('/'));
+        if own {
+            let query = format!("version={}", crate::net::protocol::version_tag());
+            browser::publish("twinstarRoomsQuery", &query);
+        }
+        Feed { last: None }
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn poll(&mut self) -> Option<Result<RoomsPage, String>> {
+        use crate::platform::browser;
+        browser::publish("twinstarRoomsWanted", &js_sys::Date::now().to_string());
+        let text = browser::read_text("twinstarRooms")?;
+        if self.last.as_deref() == Some(text.as_str()) {
+            return None;
+        }
+        self.last = Some(text.clone());
+        Some(serde_json::from_str(&text).map_err(|_| text))
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Drop for Feed {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::signaling::{PlayerName, RoomListing, VersionTag};
+
+    fn room(code: &str, host: &str, state: RoomStatus, wave: Option<u32>) -> RoomListing {
+        RoomListing {
+            code: code.into(),
+            host: PlayerName::parse(host).unwrap(),
+            state,
+            version: VersionTag::parse("6.3").unwrap(),
+            created_s: 0,
+            wave,
+            score: None,
+            elapsed_s: None,
+            spectators: None,
+        }
+    }
+
+    #[test]
+    fn waiting_rooms_come_first_then_live_matches_then_host_and_quick() {
+        let page = RoomsPage {
+            rooms: vec![
+                room("AAA-222", "Ana", RoomStatus::Playing, Some(3)),
+                room("BBB-333", "Bo", RoomStatus::Waiting, None),
+            ],
+            next: None,
+        };
+        let (_, rows) = rows("ws://h:1", Some(&Ok(page)));
+        let picks: Vec<RoomPick> = rows.iter().map(|(_, p)| p.clone()).collect();
+        assert_eq!(
+            picks,
+            [
+                RoomPick::Join("BBB-333".into()),
+                RoomPick::Watch("AAA-222".into()),
+                RoomPick::Host,
+                RoomPick::Quick
+            ]
+        );
+        assert_eq!(rows[1].0, "Watch AAA-222  Ana  wave 3");
+    }
+
+    #[test]
+    fn an_empty_or_failed_list_says_so_and_still_offers_host_and_quick() {
+        let empty = rows("ws://h:1", Some(&Ok(RoomsPage::default())));
+        assert!(
+            empty.0.iter().any(|l| l.contains("no open rooms")),
+            "{:?}",
+            empty.0
+        );
+        assert_eq!(empty.1.len(), 2);
+        let failed = rows("ws://h:1", Some(&Err("HTTP 404".into())));
+        assert!(failed.0.iter().any(|l| l.contains("HTTP 404")));
+        assert_eq!(failed.1.len(), 2);
+        let waiting = rows("ws://h:1", None);
+        assert!(waiting.0.iter().any(|l| l.contains("asking")));
+    }
+}
