@@ -712,7 +712,14 @@ fn the_pages_rooms_screen_joins_a_listed_room() {
             Some("WEB-2XM"),
             &server.url,
             "300",
-            &["--no-record", "--public", "--name", "Ana", "--reconnect-window", "0"],
+            &[
+                "--no-record",
+                "--public",
+                "--name",
+                "Ana",
+                "--reconnect-window",
+                "0",
+            ],
         ),
     );
     let page = browser::open(

@@ -120,7 +120,14 @@ fn the_menus_rooms_screen_joins_a_listed_room() {
             Some("MNU-2XM"),
             &server.url,
             "600",
-            &["--no-record", "--public", "--name", "Ana", "--reconnect-window", "0"],
+            &[
+                "--no-record",
+                "--public",
+                "--name",
+                "Ana",
+                "--reconnect-window",
+                "0",
+            ],
         ),
     );
     let listed = until(&server, Duration::from_secs(10), |p| !p.rooms.is_empty());
