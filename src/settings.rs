@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::input::{KeyMap, PadButton, PadMap};
 use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
-use crate::net::signaling::check_server_url;
+use crate::net::signaling::{PlayerName, check_server_url};
 
 /// Largest settings file read: a few hundred bytes in practice.
 const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
@@ -34,6 +34,9 @@ pub struct Settings {
     /// Signaling server URL (checked and normalised like `--server`); empty
     /// for this machine (the host starts one).
     pub server: String,
+    /// The player's display name in public rooms (`--name`); empty: none
+    /// yet (the menu asks for one the first time a public room needs it).
+    pub name: String,
     /// In the file: "auto" or "0".."8" (a bare number is read too).
     #[serde(with = "delay_text")]
     pub input_delay: DelaySetting,
@@ -306,6 +309,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             server: String::new(),
+            name: String::new(),
             input_delay: DelaySetting::Auto,
             volume: 70,
             net_overlay: false,
@@ -382,6 +386,8 @@ impl Settings {
         })?;
         settings.server = settings.checked_server()?;
         settings.validate()?;
+        // Valid or empty, as checked: kept trimmed.
+        settings.name = settings.name().map_or(String::new(), |n| n.to_string());
         Ok(settings)
     }
 
@@ -446,7 +452,15 @@ impl Settings {
             return Err(format!("volume {} is above 100", self.volume));
         }
         self.pad.validate()?;
+        if !self.name.trim().is_empty() {
+            PlayerName::parse(&self.name).map_err(|e| format!("name: {e}"))?;
+        }
         self.checked_server().map(|_| ())
+    }
+
+    /// The display name, if one is set (and valid).
+    pub fn name(&self) -> Option<PlayerName> {
+        PlayerName::parse(&self.name).ok()
     }
 
     /// The server, checked by the same rule as `--server` and normalised;
@@ -818,6 +832,16 @@ mod tests {
     }
 
     #[test]
+    fn a_name_is_kept_trimmed_and_empty_means_none() {
+        let s = Settings::from_bytes(b"name = \" Ana Mar\xc3\xada \"".to_vec()).unwrap();
+        assert_eq!(s.name, "Ana María");
+        assert_eq!(s.name().unwrap().as_str(), "Ana María");
+        assert_eq!(Settings::default().name(), None);
+        let round = Settings::from_bytes(s.to_text().into_bytes()).unwrap();
+        assert_eq!(round, s);
+    }
+
+    #[test]
     fn a_broken_file_is_reported_and_left_alone() {
         let path = temp_path("broken.toml");
         for text in [
@@ -829,6 +853,8 @@ mod tests {
             "speed = 3",
             "server = \"http://example.org\"",
             "server = \"ws://example.org/K7Q2XM\"",
+            "name = \"Ana!\"",
+            "name = \"seventeen letters\"",
         ] {
             std::fs::write(&path, text).unwrap();
             let err = Settings::load(&path).unwrap_err().to_string();

@@ -86,7 +86,7 @@ async fn shell(
             Picked::Item(i) => {
                 selected = i;
                 match i {
-                    0 => play_online(ui, Role::Host, None, &run, &settings).await,
+                    0 => host(ui, &run, &mut settings).await,
                     1 => {
                         let check =
                             |t: &str| RoomCode::parse(t).map(|_| ()).map_err(|e| e.to_string());
@@ -114,9 +114,7 @@ async fn shell(
                             RoomPick::Watch(code) => {
                                 watch(ui, &code, &for_matches, &settings).await
                             }
-                            RoomPick::Host => {
-                                play_online(ui, Role::Host, None, &run, &settings).await
-                            }
+                            RoomPick::Host => host(ui, &run, &mut settings).await,
                             RoomPick::Quick => {
                                 play_online(ui, Role::Quick, None, &run, &settings).await
                             }
@@ -199,6 +197,39 @@ async fn play_local(ui: &mut Ui, mode: Mode, run: &RunArgs, settings: &Settings)
     after_match(ui, end).await;
 }
 
+/// Hosting from the menu: a private room (share the code) or a public one
+/// (listed in Rooms, under the player's name: asked for the first time and
+/// kept in the settings).
+async fn host(ui: &mut Ui, run: &RunArgs, settings: &mut Settings) {
+    let kinds = [
+        "Private room: share the code".to_string(),
+        "Public room: listed in Rooms".to_string(),
+    ];
+    let details = ["who can join?".to_string()];
+    let public = match choose(ui, "HOST", &details, &kinds, 0, None).await {
+        Picked::Item(0) => false,
+        Picked::Item(_) => true,
+        _ => return,
+    };
+    let mut net = NetArgs::default();
+    if public {
+        let name = match settings.name() {
+            Some(name) => name,
+            None => {
+                let Some(name) = crate::frontend::menu::name_prompt(ui, "").await else {
+                    return;
+                };
+                settings.name = name.to_string();
+                save_settings(ui, settings).await;
+                name
+            }
+        };
+        net.name = Some(name);
+        net.public = true;
+    }
+    play_online_with(ui, Role::Host, None, &net, run, settings).await;
+}
+
 async fn play_online(
     ui: &mut Ui,
     role: Role,
@@ -206,8 +237,22 @@ async fn play_online(
     run: &RunArgs,
     settings: &Settings,
 ) {
-    let net = NetArgs::default();
-    let start = match start_online(role, code, &net, run, settings) {
+    let net = NetArgs {
+        name: settings.name(),
+        ..NetArgs::default()
+    };
+    play_online_with(ui, role, code, &net, run, settings).await;
+}
+
+async fn play_online_with(
+    ui: &mut Ui,
+    role: Role,
+    code: Option<&str>,
+    net: &NetArgs,
+    run: &RunArgs,
+    settings: &Settings,
+) {
+    let start = match start_online(role, code, net, run, settings) {
         Ok(s) => s,
         Err(f) => return show_failure(ui, "CANNOT CONNECT", &f).await,
     };

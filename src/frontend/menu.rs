@@ -9,7 +9,7 @@ use super::audio::Cue;
 use super::keys::{clicked, end_frame, enter_screen, pressed};
 use super::text::{edit_text, pick_chars, wrap};
 use super::window::{Screenshot, Ui, backdrop, save_screenshot};
-use crate::net::signaling::check_server_url;
+use crate::net::signaling::{PlayerName, check_server_url};
 use crate::settings::{Action, BINDABLE_KEYS, PadAction, Settings, key_name};
 
 const ITEM: Color = Color::new(0.75, 0.8, 0.95, 1.0);
@@ -405,6 +405,7 @@ pub async fn message(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Row {
     Server,
+    Name,
     Delay,
     Reconnect,
     Volume,
@@ -424,6 +425,7 @@ impl Row {
         let keys = (0..2).flat_map(|p| Action::ALL.map(|a| Row::Key(p, a)));
         [
             Row::Server,
+            Row::Name,
             Row::Delay,
             Row::Reconnect,
             Row::Volume,
@@ -443,6 +445,10 @@ impl Row {
             Row::Server => format!(
                 "server: {}",
                 s.server().unwrap_or("this machine (host starts one)")
+            ),
+            Row::Name => format!(
+                "name: {}",
+                s.name().map_or("none yet".to_string(), |n| n.to_string())
             ),
             Row::Delay => format!("input delay: {}", s.input_delay),
             Row::Reconnect => match s.reconnect_window {
@@ -523,6 +529,11 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                             s.server = text;
                         }
                     }
+                    Row::Name => {
+                        if let Some(name) = name_prompt(ui, &s.name).await {
+                            s.name = name.to_string();
+                        }
+                    }
                     Row::Key(p, action) => {
                         let what = format!("P{} {}", p + 1, action.name());
                         if let Some(key) = press_a_key(ui, &what).await {
@@ -546,6 +557,15 @@ async fn server_prompt(ui: &mut Ui, now: &str) -> Option<String> {
     let hint = "signaling server, e.g. ws://192.168.1.20:3536 (empty: this machine)";
     let text = text_prompt(ui, "SERVER", hint, now, check).await?;
     Some(check_server_url(&text).unwrap_or_default())
+}
+
+/// Asks for the player's display name (1 to 16 letters, digits, spaces,
+/// `_` and `-`), checked as the server checks it; `None` on Esc.
+pub async fn name_prompt(ui: &mut Ui, now: &str) -> Option<PlayerName> {
+    let check = |t: &str| PlayerName::parse(t).map(|_| ()).map_err(|e| e.to_string());
+    let hint = "your name in public rooms: 1-16 letters, digits, spaces, _ and - (not an identity)";
+    let text = text_prompt(ui, "NAME", hint, now, check).await?;
+    PlayerName::parse(&text).ok()
 }
 
 /// Changes a row that holds a value: Enter (`wrap`) goes round, Left/Right
