@@ -533,9 +533,8 @@ impl OnlineBackend {
         for event in events {
             self.on_event(event, sim, log)?;
         }
-        for message in self.control.receive() {
-            self.feed(Event::Received(message), sim, log)?;
-        }
+        let read = self.control.receive();
+        self.feed(Event::Received(read), sim, log)?;
         for event in self.room_events() {
             self.feed(Event::Room(event), sim, log)?;
         }
@@ -556,9 +555,8 @@ impl OnlineBackend {
             self.feed(Event::Room(event), sim, log)?;
         }
         if self.machine.paused() == Some(Paused::Keeping) {
-            for message in self.control.receive() {
-                self.feed(Event::Received(message), sim, log)?;
-            }
+            let read = self.control.receive();
+            self.feed(Event::Received(read), sim, log)?;
         }
         Ok(())
     }

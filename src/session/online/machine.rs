@@ -114,9 +114,9 @@ pub enum Event<P> {
     Resumed,
     /// GGRS dropped the peer (its disconnect timeout passed).
     Disconnected,
-    /// A message from the partner on the control channel, or why its bytes
-    /// did not decode.
-    Received(Result<Message, HandshakeError>),
+    /// One read of the partner's messages on the control channel, in
+    /// order, each decoded or not.
+    Received(Vec<Result<Message, HandshakeError>>),
     /// What the room decided (the partner left, a rejoiner agreed, ...).
     Room(room::Output<P>),
     /// Our signaling connection closed (the match goes on peer to peer).
@@ -415,7 +415,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
                     self.stop(Stop::PeerLost(why), &mut out);
                 }
             }
-            Event::Received(message) => self.received(now, message, &mut out),
+            Event::Received(batch) => self.received(now, batch, &mut out),
             Event::Room(event) => self.room_said(now, event, &mut out),
             Event::SignalingLost => self.signaling_lost = true,
             Event::LastFrame { frame, checksum } => self.say_done(frame, checksum, &mut out),
@@ -662,25 +662,36 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     fn received(
         &mut self,
         now: Instant,
-        message: Result<Message, HandshakeError>,
+        batch: Vec<Result<Message, HandshakeError>>,
         out: &mut Vec<Output<P>>,
     ) {
         match &mut self.stage {
-            Stage::Playing | Stage::Ending(_) => self.heard_playing(message, out),
+            Stage::Playing | Stage::Ending(_) => self.heard_playing(batch, out),
             Stage::Keeping(keeping) if keeping.agreed.is_some() => {
-                self.heard_catching_up(now, message, out)
+                self.heard_catching_up(now, batch, out)
             }
             // Paused with no one agreed: the old partner's last words.
             Stage::Keeping(_) | Stage::Knocking(_) | Stage::Stopped { .. } => {}
         }
     }
 
-    /// The partner's message while the match plays or ends.
+    /// The partner's messages while the match plays or ends, until one
+    /// ends it.
     fn heard_playing(
         &mut self,
-        message: Result<Message, HandshakeError>,
+        batch: Vec<Result<Message, HandshakeError>>,
         out: &mut Vec<Output<P>>,
     ) {
+        for message in batch {
+            self.heard_one(message, out);
+            if self.stopped() {
+                return;
+            }
+        }
+    }
+
+    /// One message of the partner's while the match plays or ends.
+    fn heard_one(&mut self, message: Result<Message, HandshakeError>, out: &mut Vec<Output<P>>) {
         // The channel is reliable and both ends run the same version:
         // bytes that do not decode are a broken peer, and guessing (a
         // checksum of 0, say) would report a false desync.
@@ -729,14 +740,14 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     fn heard_catching_up(
         &mut self,
         now: Instant,
-        message: Result<Message, HandshakeError>,
+        batch: Vec<Result<Message, HandshakeError>>,
         out: &mut Vec<Output<P>>,
     ) {
         let Stage::Keeping(keeping) = &mut self.stage else {
             return;
         };
-        let history = match keeping.receiving.read(vec![message]) {
-            Ok(Some((history, _))) => history,
+        let (history, after) = match keeping.receiving.read(batch) {
+            Ok(Some(read)) => read,
             Ok(None) => return,
             Err(e) => {
                 let why = format!("catch-up from the rejoiner: {e}");
@@ -754,6 +765,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             history: Frames(history),
             waited,
         }));
+        self.heard_playing(after, out);
     }
 
     /// Our last frame is confirmed: our `Done` goes now, once. Never while

@@ -89,11 +89,12 @@ impl Test {
     }
 
     fn hear(&mut self, message: Message) -> Vec<Output<u32>> {
-        self.on(Event::Received(Ok(message)))
+        self.hear_all(vec![message])
     }
 
+    /// One read of the channel.
     fn hear_all(&mut self, messages: Vec<Message>) -> Vec<Output<u32>> {
-        (messages.into_iter()).flat_map(|m| self.hear(m)).collect()
+        self.on(Event::Received(messages.into_iter().map(Ok).collect()))
     }
 
     /// GGRS reports the peer silent (it has been for 0.5 s).
@@ -200,7 +201,9 @@ fn other_phases_messages_are_dropped_while_playing() {
 #[test]
 fn bytes_that_do_not_decode_end_the_match_as_a_protocol_error() {
     let mut t = Test::new(0);
-    let out = t.on(Event::Received(Err(HandshakeError::Malformed { bytes: 3 })));
+    let out = t.on(Event::Received(vec![Err(HandshakeError::Malformed {
+        bytes: 3,
+    })]));
     assert!(
         matches!(stop_of(&out), Some(Stop::Protocol(why)) if why.starts_with("control message:"))
     );
@@ -264,7 +267,9 @@ fn a_bye_mid_match_is_the_peer_leaving() {
 #[test]
 fn once_stopped_only_a_goodbye_and_a_desync_report_are_said() {
     let mut t = Test::new(0);
-    t.on(Event::Received(Err(HandshakeError::Malformed { bytes: 1 })));
+    t.on(Event::Received(vec![Err(HandshakeError::Malformed {
+        bytes: 1,
+    })]));
     assert!(t.machine.stopped());
     assert!(t.hear(Message::Ping { seq: 1 }).is_empty());
     assert!(t.pause().is_empty(), "a stopped match does not pause");
