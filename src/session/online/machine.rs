@@ -301,6 +301,9 @@ pub struct Machine<P> {
     signaling_lost: bool,
     /// The last poll's view.
     seen: Seen,
+    /// Our last frame is confirmed (`LastFrame` was told): we need nothing
+    /// more from the peer.
+    reached_end: bool,
     /// Rejoined after a crash: the keeper's frames to re-simulate at the
     /// first poll, and how many the keeper has confirmed.
     rejoined: Option<(History, Frame)>,
@@ -318,6 +321,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             desync_from_peer: false,
             signaling_lost: false,
             seen: Seen::default(),
+            reached_end: false,
             rejoined,
         }
     }
@@ -418,7 +422,10 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             Event::Received(batch) => self.received(now, batch, &mut out),
             Event::Room(event) => self.room_said(now, event, &mut out),
             Event::SignalingLost => self.signaling_lost = true,
-            Event::LastFrame { frame, checksum } => self.say_done(frame, checksum, &mut out),
+            Event::LastFrame { frame, checksum } => {
+                self.reached_end = true;
+                self.say_done(frame, checksum, &mut out);
+            }
             Event::Knocked(knock) => self.knocked(now, knock, &mut out),
             Event::Goodbye(reason) => {
                 let bye = Message::Bye { reason };
@@ -466,6 +473,9 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         let window = self.settings.reconnect_window.as_secs();
         match &mut self.stage {
             Stage::Keeping(keeping) => {
+                if now >= keeping.deadline && self.reached_end {
+                    return self.end_alone();
+                }
                 if now >= keeping.deadline {
                     let why = format!("lost the connection and did not rejoin within {window} s");
                     return self.stop(Stop::PeerLost(why), out);
@@ -482,6 +492,9 @@ impl<P: Copy + Eq + Debug> Machine<P> {
                 }
             }
             Stage::Knocking(knocking) => {
+                if now >= knocking.deadline && self.reached_end {
+                    return self.end_alone();
+                }
                 if now >= knocking.deadline {
                     let why =
                         format!("lost the connection and could not reconnect within {window} s");
@@ -503,7 +516,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             Stage::Playing | Stage::Ending(_) => {
                 let silent_long = (self.interrupted)
                     .is_some_and(|s| now.saturating_duration_since(s.since) >= RECONNECT_AFTER);
-                if silent_long && self.settings.can_pause() && self.peer_done().is_none() {
+                if silent_long && self.settings.can_pause() && self.unfinished() {
                     if self.settings.local == 1 {
                         self.start_knocking(now, out);
                     } else {
@@ -632,12 +645,33 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         }
     }
 
-    /// The partner's connection closed. Before its `Done` it crashed or
-    /// was cut, and may come back for what it lacks (even once ours is
-    /// sent: it may lack our last inputs, and our `Done` may have gone
-    /// down with the link). After its `Done`, it is expected.
+    /// Either side may still need the other: until the peer's `Done` came
+    /// it may lack our last inputs (and our `Done` may have gone down with
+    /// the link), and until our own last frame is confirmed we lack its.
+    fn unfinished(&self) -> bool {
+        self.peer_done().is_none() || !self.reached_end
+    }
+
+    /// The window closed after our last frame was confirmed: the peer had
+    /// the whole window to come back for our inputs, so it finished
+    /// without us hearing its `Done` (it heard ours and left), or it is gone
+    /// for good. Our checksum stands alone, as after the end wait; failing
+    /// here would end the same match completed on one side and failed on
+    /// the other.
+    fn end_alone(&mut self) {
+        self.interrupted = None;
+        self.stage = Stage::Ending(Ending {
+            sent_done: true,
+            peer_done: None,
+            peer_gone: true,
+        });
+    }
+
+    /// The partner's connection closed. While the match is unfinished it
+    /// crashed or was cut, and may come back for what it lacks or bring
+    /// what we lack. After both ends, it is expected.
     fn partner_left(&mut self, now: Instant, out: &mut Vec<Output<P>>) {
-        let unfinished = self.peer_done().is_none() && self.settings.can_pause();
+        let unfinished = self.unfinished() && self.settings.can_pause();
         if unfinished || !self.peer_left() {
             if !self.settings.can_pause() {
                 let why = "closed the connection".to_string();

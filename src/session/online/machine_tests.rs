@@ -1,7 +1,9 @@
 //! The online match's decisions, one by one: messages while playing, the
 //! link's silences, the partner leaving, keeping and knocking, the end of
 //! the match, and the catch-ups both ways. The five bugs of the last round
-//! each have a test here that fails on the old decision (named `bug_*`).
+//! each have a test here that fails on the old decision (named `bug_*`),
+//! and so do the two that two machines on a simulated wire found
+//! (`machine_wire.rs`).
 
 use super::*;
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up_after};
@@ -412,9 +414,10 @@ fn the_partner_leaving_a_quick_match_ends_it() {
 }
 
 #[test]
-fn the_partner_leaving_after_its_done_is_expected() {
+fn the_partner_leaving_after_both_dones_is_expected() {
     let mut t = Test::new(0);
     t.hear(done());
+    t.last_frame();
     assert!(t.partner_left().is_empty());
     assert!(t.machine.peer_gone());
     assert_eq!(t.machine.peer_done(), Some((600, 5)));
@@ -452,6 +455,49 @@ fn bug_4_a_drop_between_the_two_dones_pauses_as_mid_match() {
         t.last_frame();
         assert!(!t.pause().is_empty());
         assert!(t.machine.paused().is_some());
+    }
+}
+
+/// Found by the wire's property: a drop after the peer's `Done` but
+/// before our own last frame was confirmed (its last inputs were on the
+/// dropped link) ended the match after the 5 s end wait ("left after its
+/// last frame"), while the peer, which had not heard our `Done`, waited
+/// out its window: both failed a match a reconnect would have finished.
+#[test]
+fn bug_6_a_drop_after_the_peers_done_but_before_our_end_pauses_for_its_last_inputs() {
+    let mut t = Test::new(0);
+    t.hear(done());
+    let out = t.partner_left();
+    assert!(matches!(&out[..], [Output::Keep { again: false }]));
+    assert!(!t.machine.peer_gone());
+    for local in [0, 1] {
+        let mut t = Test::new(local);
+        t.hear(done());
+        assert!(!t.pause().is_empty(), "player {}", local + 1);
+        assert!(t.machine.paused().is_some());
+    }
+}
+
+/// Found by the wire's property: one side heard both `Done`s and left
+/// (completed); the other's copy of that `Done` was lost with the link, so
+/// it paused for a peer that was gone and failed at the end of its
+/// window: one match, completed on one side and failed on the other.
+#[test]
+fn bug_7_a_pause_after_our_last_frame_that_the_window_ends_completes_alone() {
+    for local in [0, 1] {
+        let mut t = Test::new(local);
+        t.last_frame();
+        t.pause();
+        assert!(t.machine.paused().is_some());
+        t.later(WINDOW - RECONNECT_AFTER);
+        let out = t.tick();
+        assert_eq!(stop_of(&out), None, "player {}: {out:?}", local + 1);
+        assert_eq!(t.machine.paused(), None);
+        // `lifecycle` reads: our Done went, the peer is gone, no checksum
+        // of its own: completed, ours standing alone.
+        assert!(t.machine.done_said() && t.machine.peer_gone());
+        assert_eq!(t.machine.peer_done(), None);
+        assert!(t.last_frame().is_empty());
     }
 }
 
