@@ -839,3 +839,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
 #[cfg(test)]
 #[path = "machine_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "machine_wire.rs"]
+mod wire;
