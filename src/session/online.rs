@@ -12,34 +12,32 @@
 
 mod machine;
 mod perform;
+mod poll;
 mod reconnect;
 mod rejoin;
 mod room_chat;
 mod spectators;
 mod tally;
 
-use machine::{Event, Machine, Paused, Seen, Settings};
+use machine::{Event, Machine, Paused, Settings};
 use tally::Tally;
 
 use web_time::{Duration, Instant};
 
 use futures::channel::mpsc::UnboundedSender;
-use ggrs::{
-    DesyncDetection, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder, SessionState,
-};
-use matchbox_socket::{Packet, PeerId, PeerState, WebRtcSocket};
+use ggrs::{DesyncDetection, GgrsError, P2PSession, PlayerType, SessionBuilder, SessionState};
+use matchbox_socket::{Packet, PeerId, WebRtcSocket};
 
 use super::backend::Backend;
 use super::chat::{Chat, ChatError, ChatLine, player_name};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
-use crate::net::connect::{ConnectOptions, Connection, PlayerConnector, connection_kind};
+use crate::net::connect::{ConnectOptions, Connection, PlayerConnector};
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message, Role};
 use crate::net::link_sim::LinkConfig;
-use crate::net::room::Output;
 use crate::net::room_code::RoomCode;
 use crate::net::socket::{GgrsSocket, SharedChannel, StatsHandle};
 use crate::platform::tasks::{LoopHandle, NetRuntime};
@@ -500,154 +498,6 @@ impl Backend for OnlineBackend {
 }
 
 impl OnlineBackend {
-    /// One poll: the machine's tick, then what its stage listens to.
-    fn poll_stage(&mut self, sim: &mut Simulation, log: &mut FrameLog) -> Result<(), SessionError> {
-        let now = Instant::now();
-        let cut = self.link_for_new_connection(now).outage;
-        let seen = Seen {
-            confirmed: log.confirmed(),
-            spectators: !self.spectators.is_empty(),
-            signaling_unanswered: REPLACE_UNANSWERED && self.socket.id().is_none(),
-            // A simulated cut (`--sim-outage`) is the whole network's.
-            network_cut: cut.filter(|o| o.after.is_zero()).map(|o| o.length),
-        };
-        self.feed(Event::Tick(seen), sim, log)?;
-        match self.machine.paused() {
-            Some(Paused::Knocking) => self.poll_attempt(sim, log),
-            Some(Paused::Keeping) => self.poll_keeping(sim, log),
-            None => self.poll_playing(sim, log),
-        }
-    }
-
-    /// GGRS's events, then the partner's messages (a peer that reported a
-    /// desync or said goodbye and then closed the connection must be heard
-    /// out), then the room.
-    fn poll_playing(
-        &mut self,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
-    ) -> Result<(), SessionError> {
-        self.session.poll_remote_clients();
-        self.control.flush();
-        let events: Vec<_> = self.session.events().collect();
-        for event in events {
-            self.on_event(event, sim, log)?;
-        }
-        let read = self.control.receive();
-        self.feed(Event::Received(read), sim, log)?;
-        for event in self.room_events() {
-            self.feed(Event::Room(event), sim, log)?;
-        }
-        self.note_connection(log);
-        Ok(())
-    }
-
-    /// A paused match keeping its seat: the room hears newcomers one by
-    /// one until the player we wait for is agreed and has sent what we
-    /// lack.
-    fn poll_keeping(
-        &mut self,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
-    ) -> Result<(), SessionError> {
-        self.control.pump();
-        for event in self.room_events() {
-            self.feed(Event::Room(event), sim, log)?;
-        }
-        if self.machine.paused() == Some(Paused::Keeping) {
-            let read = self.control.receive();
-            self.feed(Event::Received(read), sim, log)?;
-        }
-        Ok(())
-    }
-
-    fn on_event(
-        &mut self,
-        event: GgrsEvent<OnlineConfig>,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
-    ) -> Result<(), SessionError> {
-        match event {
-            GgrsEvent::Synchronizing { count, total, .. } => {
-                tracing::debug!("synchronizing with the peer: {count}/{total}");
-            }
-            GgrsEvent::Synchronized { .. } => tracing::info!("synchronized with the peer"),
-            GgrsEvent::Disconnected { .. } => self.feed(Event::Disconnected, sim, log)?,
-            GgrsEvent::NetworkInterrupted {
-                disconnect_timeout, ..
-            } => {
-                let timeout = Duration::from_millis(disconnect_timeout as u64);
-                self.feed(Event::Interrupted { timeout }, sim, log)?;
-                tracing::warn!(
-                    "connection to player {} interrupted; waiting up to {} s in all for it to come back ({disconnect_timeout} ms more)",
-                    self.remote + 1,
-                    self.disconnect_timeout().as_secs_f64()
-                );
-                log.event(
-                    EventKind::Interrupted,
-                    &format!("{disconnect_timeout} ms to timeout"),
-                );
-            }
-            GgrsEvent::NetworkResumed { .. } => self.feed(Event::Resumed, sim, log)?,
-            GgrsEvent::WaitRecommendation { skip_frames } => {
-                tracing::debug!("GGRS recommends waiting {skip_frames} frames");
-                self.skip_frames += skip_frames;
-                self.tally.skipped_frames += u64::from(skip_frames);
-            }
-            GgrsEvent::DesyncDetected {
-                frame,
-                local_checksum,
-                remote_checksum,
-                ..
-            } => {
-                return Err(SessionError::Desync {
-                    frame: self.base + Frame::try_from(frame).unwrap_or(0),
-                    ours: local_checksum,
-                    theirs: remote_checksum,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// WebRTC's view of the path to the peer, once it is known.
-    fn note_connection(&mut self, log: &mut FrameLog) {
-        if self.connection.is_none()
-            && let Some(pair) = self.socket.candidate_pair(self.peer)
-        {
-            let kind = connection_kind(pair.remote);
-            let kind = if pair.is_relayed() { "relay" } else { kind };
-            tracing::info!("connection: {kind} ({pair:?})");
-            self.connection = Some(kind);
-            if std::mem::take(&mut self.path_after_reconnect) {
-                log.event(
-                    EventKind::Resumed,
-                    &format!("path after reconnecting: {kind}"),
-                );
-            }
-        }
-    }
-
-    /// matchbox's peer changes, to the spectators and the room; what the
-    /// room decided since the last call.
-    pub(super) fn room_events(&mut self) -> Vec<Output<PeerId>> {
-        // Err: the signaling connection closed; the data channels may live on.
-        let changes = match self.socket.try_update_peers() {
-            Ok(changes) => changes,
-            Err(_) => {
-                self.machine.handle(Instant::now(), Event::SignalingLost);
-                Vec::new()
-            }
-        };
-        for (peer, state) in changes {
-            if state == PeerState::Disconnected && self.spectators.drop_peer(peer) {
-                tracing::info!("spectator {peer} left");
-            }
-            self.control.peer_changed(peer, state);
-        }
-        self.control.take_events()
-    }
-
     fn send_garbage(&mut self) {
         let Some(sender) = &self.garbage else { return };
         self.garbage_owed += f64::from(self.options.garbage_per_second) / f64::from(FPS);

@@ -407,10 +407,10 @@ impl<P: Copy + Eq + Debug> Machine<P> {
                 });
             }
             Event::Resumed => {
-                if let Some(silence) = self.interrupted.take() {
-                    let silent = now.saturating_duration_since(silence.since);
-                    out.push(Output::LinkResumed { silent });
-                }
+                let silence = self.interrupted.take();
+                let silent =
+                    silence.map_or(Duration::ZERO, |s| now.saturating_duration_since(s.since));
+                out.push(Output::LinkResumed { silent });
             }
             Event::Disconnected => {
                 if !self.peer_left() {
