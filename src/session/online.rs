@@ -2,39 +2,42 @@
 //! GGRS leaves to the game: reacting to its events, retuning the input
 //! delay, confirming frames for the replay, carrying the end-of-match
 //! messages and noticing a peer that left; and, when the connection to
-//! the peer is lost, keeping the match until its player rejoins (`rejoin`).
+//! the peer is lost, keeping the match until its player rejoins (`rejoin`)
+//! or reconnecting (`reconnect`).
+//!
+//! What to do about each of those is decided by [`machine::Machine`],
+//! which does no I/O: this file and the ones beside it are its shell. They
+//! feed it what GGRS, the control channel and the room report, and carry
+//! out what it answers (`perform`).
 
+mod machine;
+mod perform;
+mod poll;
 mod reconnect;
 mod rejoin;
 mod room_chat;
 mod spectators;
-mod stage;
 mod tally;
 
-use stage::{SayDone, Stage};
+use machine::{Event, Machine, Paused, Settings};
 use tally::Tally;
 
 use web_time::{Duration, Instant};
 
 use futures::channel::mpsc::UnboundedSender;
-use ggrs::{
-    DesyncDetection, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder, SessionState,
-};
-use matchbox_socket::{Packet, PeerId, PeerState, WebRtcSocket};
+use ggrs::{DesyncDetection, GgrsError, P2PSession, PlayerType, SessionBuilder, SessionState};
+use matchbox_socket::{Packet, PeerId, WebRtcSocket};
 
 use super::backend::Backend;
 use super::chat::{Chat, ChatError, ChatLine, player_name};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
-use crate::net::connect::{ConnectOptions, Connection, connection_kind};
+use crate::net::connect::{ConnectOptions, Connection, PlayerConnector};
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message, Role};
 use crate::net::link_sim::LinkConfig;
-use crate::net::protocol::phase::{Heard, Playing};
-use crate::net::rejoin::History;
-use crate::net::room::Output;
 use crate::net::room_code::RoomCode;
 use crate::net::socket::{GgrsSocket, SharedChannel, StatsHandle};
 use crate::platform::tasks::{LoopHandle, NetRuntime};
@@ -45,13 +48,18 @@ type OnlineConfig = GgrsConfig<PeerId>;
 
 /// Frames between GGRS desync checks (6 a second).
 const DESYNC_CHECK_INTERVAL: u32 = 10;
-/// With no reconnect window: no packet for this long, the peer is lost.
-const DISCONNECT_TIMEOUT: Duration = Duration::from_millis(2000);
 /// How long a finished match keeps its connection open so that its last
 /// messages are delivered (loopback needs a few ms, a real link one RTT).
 const CLOSE_LINGER: Duration = Duration::from_millis(250);
-/// No packet for this long: "connection interrupted" is shown.
-const INTERRUPTION_NOTICE: Duration = Duration::from_millis(500);
+/// Whether a fresh socket the server has not answered yet is replaced when
+/// due. Natively yes: a connect stuck in TCP's backoff during a cut is
+/// dropped and a new one gets through as soon as the network is back. Not
+/// in the browser: a dropped page websocket keeps connecting, and Chromium
+/// lets only one connect to an address at a time, so replacements only
+/// queue behind the stuck one and then arrive in a burst, each taking the
+/// seat from the one before while player 2 handshakes (measured in
+/// docs/nat-testbed.md, "A browser's own network cut").
+const REPLACE_UNANSWERED: bool = !cfg!(target_arch = "wasm32");
 
 #[derive(Clone, Debug, Default)]
 pub struct OnlineOptions {
@@ -117,14 +125,9 @@ pub(super) struct OnlineBackend {
     input_delay: u32,
     started: Instant,
     first_frame_at: Option<Instant>,
-    /// While interrupted: when the match ends unless packets come back,
-    /// and when the silence began.
-    interrupted: Option<(Instant, Instant)>,
     skip_frames: u32,
     connection: Option<&'static str>,
     last_ping: Option<f64>,
-    /// The desync being reported came from the peer (do not echo it back).
-    desync_reported_by_peer: bool,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
     garbage_owed: f64,
     /// GGRS frame 0 of the current session is this frame of the match (a
@@ -139,18 +142,15 @@ pub(super) struct OnlineBackend {
     session_started: Instant,
     room: Option<RoomCode>,
     role: Role,
-    /// Playing, paused (player 1 keeping the match for player 2, or
-    /// player 2 knocking on a fresh connection), or ending.
-    stage: Stage,
+    /// What is decided: playing, paused (player 1 keeping the match for
+    /// player 2, or player 2 knocking on a fresh connection), or ending.
+    machine: Machine<PeerId>,
+    /// Knocking: the fresh connection being made (`reconnect`), by number.
+    attempt: Option<(u32, PlayerConnector)>,
     /// What the first connection was made with; a reconnect reuses it.
     connect_options: ConnectOptions,
     /// A reconnect happened: log the new path once it is known.
     path_after_reconnect: bool,
-    /// Our signaling connection closed (the match goes on peer to peer;
-    /// a paused match reopens it, `rejoin::reopen_room`).
-    signaling_lost: bool,
-    /// This peer rejoined: the match so far, re-simulated at the first poll.
-    history: Option<History>,
     /// What the summary counts.
     tally: Tally,
     chat: Chat,
@@ -161,22 +161,13 @@ pub(super) struct OnlineBackend {
     _runtime: NetRuntime,
 }
 
-/// The silence after which GGRS drops the peer: the reconnect window, or
-/// the old 2 s when it is zero.
-fn disconnect_timeout(options: &OnlineOptions) -> Duration {
-    if options.reconnect_window.is_zero() {
-        DISCONNECT_TIMEOUT
-    } else {
-        options.reconnect_window
-    }
-}
-
-/// A P2P session with the peer from the agreement's slots and delay.
+/// A P2P session with the peer from the agreement's slots and delay,
+/// dropping it after `disconnect_timeout` of silence.
 fn start_session(
     agreement: &Agreement,
     peer: PeerId,
     socket: GgrsSocket<SharedChannel>,
-    options: &OnlineOptions,
+    disconnect_timeout: Duration,
 ) -> Result<P2PSession<OnlineConfig>, SessionError> {
     let local = agreement.local_handle;
     Ok(SessionBuilder::<OnlineConfig>::new()
@@ -186,8 +177,8 @@ fn start_session(
         .with_desync_detection_mode(DesyncDetection::On {
             interval: DESYNC_CHECK_INTERVAL,
         })
-        .with_disconnect_timeout(disconnect_timeout(options))
-        .with_disconnect_notify_delay(INTERRUPTION_NOTICE)
+        .with_disconnect_timeout(disconnect_timeout)
+        .with_disconnect_notify_delay(machine::INTERRUPTION_NOTICE)
         .add_player(PlayerType::Local, local)?
         .add_player(PlayerType::Remote(peer), 1 - local)?
         .start_p2p_session(socket)?)
@@ -195,7 +186,7 @@ fn start_session(
 
 impl OnlineBackend {
     fn disconnect_timeout(&self) -> Duration {
-        disconnect_timeout(&self.options)
+        self.machine.settings().disconnect_timeout()
     }
 
     /// The simulated link (`--sim-*`) for a connection or session made
@@ -234,7 +225,16 @@ impl OnlineBackend {
         let chat = Chat::new(player_name(local), player_name(remote))
             .with_greeting(options.say.clone())
             .with_flood(options.chat_flood_per_second);
-        let session = start_session(&agreement, peer, ggrs_socket, &options)?;
+        let settings = Settings {
+            local,
+            reconnect_window: options.reconnect_window,
+            rejoinable: room.is_some(),
+            match_id: agreement.match_id,
+        };
+        let session = start_session(&agreement, peer, ggrs_socket, settings.disconnect_timeout())?;
+        let catch_up_bytes = history.as_ref().map_or(0, |h| h.bytes as u64);
+        let base = history.as_ref().map_or(0, |h| h.frames);
+        let rejoined = history.map(|h| (h, agreement.peer_confirmed));
         Ok(OnlineBackend {
             session,
             local,
@@ -251,29 +251,26 @@ impl OnlineBackend {
             options,
             started,
             first_frame_at: None,
-            interrupted: None,
             skip_frames: 0,
             connection: None,
             last_ping: None,
-            desync_reported_by_peer: false,
             garbage,
             garbage_owed: 0.0,
-            base: history.as_ref().map_or(0, |h| h.frames),
+            base,
             ggrs_channel,
             link,
             link_seed,
             session_started: Instant::now(),
             room,
             role,
-            stage: Stage::Playing,
+            machine: Machine::new(settings, rejoined),
+            attempt: None,
             connect_options,
             path_after_reconnect: false,
-            signaling_lost: false,
             tally: Tally {
-                catch_up_bytes: history.as_ref().map_or(0, |h| h.bytes as u64),
+                catch_up_bytes,
                 ..Tally::default()
             },
-            history,
             chat,
             spectators: spectators::Spectators::default(),
             _message_loop: message_loop,
@@ -326,7 +323,7 @@ impl Backend for OnlineBackend {
         log: &mut FrameLog,
     ) -> Result<FrameReport, SessionError> {
         let mut report = FrameReport::default();
-        if self.stage.is_paused() {
+        if self.machine.paused().is_some() {
             report.waiting = true;
             return Ok(report);
         }
@@ -378,54 +375,9 @@ impl Backend for OnlineBackend {
     }
 
     fn poll(&mut self, sim: &mut Simulation, log: &mut FrameLog) -> Result<(), SessionError> {
-        if let Some(history) = self.history.take() {
-            // Rejoined after a crash: we know no frame, the keeper waits
-            // for our end all the same.
-            self.send_catch_up(self.agreement.peer_confirmed, log);
-            self.catch_up(history, sim, log)?;
-        }
-        if self.stage.knocking().is_some() {
-            return self.knock(sim, log);
-        }
-        if self.stage.waiting().is_some() {
-            let result = self.wait_for_rejoin(sim, log);
-            if let Err(e) = &result {
-                let bye = Message::Bye {
-                    reason: e.to_string(),
-                };
-                self.tell_spectators(log, &bye);
-            }
-            return result;
-        }
-        self.session.poll_remote_clients();
-        self.control.flush();
-        let events: Vec<_> = self.session.events().collect();
-        let mut result = events
-            .into_iter()
-            .try_for_each(|event| self.on_event(event, log));
-        // Messages first: a peer that reported a desync or said goodbye
-        // and then closed the connection must be heard out.
-        if result.is_ok() {
-            result = self.poll_control(log);
-        }
-        if result.is_ok() {
-            result = self.poll_peer(log);
-        }
-        if let Err(SessionError::Desync {
-            frame,
-            ours,
-            theirs,
-        }) = &result
-        {
-            self.report_desync(*frame, *ours, *theirs, log);
-        }
-        if result.is_ok() && self.should_knock() {
-            self.start_knocking(log);
-        } else if result.is_ok() && self.should_keep() {
-            self.start_keeping(log);
-        }
+        let result = self.poll_stage(sim, log);
         match &result {
-            Ok(()) => {
+            Ok(()) if self.machine.paused().is_none() => {
                 self.serve_spectators(log, false);
                 // Once the match runs, so that the other player, which
                 // hears spectators' lines relayed, is past its handshake.
@@ -433,7 +385,16 @@ impl Backend for OnlineBackend {
                     self.room_chat().hear_spectators(log);
                 }
             }
+            Ok(()) => {}
             Err(e) => {
+                if let SessionError::Desync {
+                    frame,
+                    ours,
+                    theirs,
+                } = e
+                {
+                    self.report_desync(*frame, *ours, *theirs, log);
+                }
                 let bye = Message::Bye {
                     reason: e.to_string(),
                 };
@@ -453,23 +414,22 @@ impl Backend for OnlineBackend {
 
     fn net_status(&self) -> Option<NetStatus> {
         let stats = self.stats.get();
+        let paused = self.machine.paused();
         Some(NetStatus {
             synchronized: self.session.current_state() == SessionState::Running,
             ping_ms: self.last_ping,
             input_delay: self.input_delay,
             frames_ahead: self.session.frames_ahead(),
-            interrupted: self.interrupted.is_some(),
-            gives_up_in: self
-                .interrupted
-                .map(|(deadline, _)| deadline.saturating_duration_since(Instant::now())),
+            interrupted: self.machine.interrupted(),
+            gives_up_in: self.machine.gives_up_in(Instant::now()),
             reconnect_window: self.disconnect_timeout(),
             peer_player: self.remote as u32 + 1,
             connection: self.connection,
             bytes_sent: stats.bytes_sent,
             bytes_received: stats.bytes_received,
             stalled_frames: self.tally.stalled_frames,
-            awaiting_rejoin: self.stage.waiting().is_some(),
-            reconnecting: self.stage.knocking().is_some(),
+            awaiting_rejoin: paused == Some(Paused::Keeping),
+            reconnecting: paused == Some(Paused::Knocking),
         })
     }
 
@@ -478,34 +438,24 @@ impl Backend for OnlineBackend {
     }
 
     fn send_done(&mut self, frame: Frame, checksum: u128, log: &FrameLog) -> bool {
-        match self.stage.say_done() {
-            SayDone::Now => {
-                let done = Message::Done { frame, checksum };
-                self.control.send(&done);
-                self.tell_spectators(log, &done);
-                true
-            }
-            SayDone::AlreadySaid => true,
-            SayDone::NotWhilePaused => false,
-        }
+        let said = self
+            .machine
+            .handle(Instant::now(), Event::LastFrame { frame, checksum });
+        self.say(said, log);
+        self.machine.done_said()
     }
 
     fn peer_done(&self) -> Option<(Frame, u128)> {
-        self.stage.ending().and_then(|e| e.peer_done)
+        self.machine.peer_done()
     }
 
     fn peer_gone(&self) -> bool {
-        self.stage.ending().is_some_and(|e| e.peer_gone)
+        self.machine.peer_gone()
     }
 
     fn say_goodbye(&mut self, reason: &str, log: &FrameLog) {
-        let bye = Message::Bye {
-            reason: reason.to_string(),
-        };
-        self.control.send(&bye);
-        if !self.stage.ending().is_some_and(|e| e.sent_done) {
-            self.tell_spectators(log, &bye);
-        }
+        let said = (self.machine).handle(Instant::now(), Event::Goodbye(reason.to_string()));
+        self.say(said, log);
     }
 
     fn close_linger(&self) -> Duration {
@@ -521,13 +471,13 @@ impl Backend for OnlineBackend {
     /// and records it.
     fn report_desync(&mut self, frame: Frame, ours: u128, theirs: u128, log: &mut FrameLog) {
         self.tally.desyncs += 1;
-        if !self.desync_reported_by_peer {
-            self.control.send(&Message::Desync {
-                frame,
-                sender: ours,
-                receiver: theirs,
-            });
-        }
+        let found = Event::FoundDesync {
+            frame,
+            ours,
+            theirs,
+        };
+        let said = self.machine.handle(Instant::now(), found);
+        self.say(said, log);
         log.event(
             EventKind::Desync,
             &format!(
@@ -548,170 +498,6 @@ impl Backend for OnlineBackend {
 }
 
 impl OnlineBackend {
-    fn on_event(
-        &mut self,
-        event: GgrsEvent<OnlineConfig>,
-        log: &mut FrameLog,
-    ) -> Result<(), SessionError> {
-        match event {
-            GgrsEvent::Synchronizing { count, total, .. } => {
-                tracing::debug!("synchronizing with the peer: {count}/{total}");
-            }
-            GgrsEvent::Synchronized { .. } => tracing::info!("synchronized with the peer"),
-            GgrsEvent::Disconnected { .. } => {
-                if !self.stage.peer_left() {
-                    return Err(SessionError::PeerLost(format!(
-                        "stopped responding (no packets for {} s)",
-                        self.disconnect_timeout().as_secs_f64()
-                    )));
-                }
-            }
-            GgrsEvent::NetworkInterrupted {
-                disconnect_timeout, ..
-            } => {
-                let now = Instant::now();
-                let deadline = now + Duration::from_millis(disconnect_timeout as u64);
-                self.interrupted = Some((deadline, now - INTERRUPTION_NOTICE));
-                tracing::warn!(
-                    "connection to player {} interrupted; waiting up to {} s in all for it to come back ({disconnect_timeout} ms more)",
-                    self.remote + 1,
-                    self.disconnect_timeout().as_secs_f64()
-                );
-                log.event(
-                    EventKind::Interrupted,
-                    &format!("{disconnect_timeout} ms to timeout"),
-                );
-            }
-            GgrsEvent::NetworkResumed { .. } => {
-                let silent = self
-                    .interrupted
-                    .take()
-                    .map_or(0, |(_, since)| since.elapsed().as_millis());
-                tracing::info!("connection resumed after {silent} ms without packets");
-                log.event(EventKind::Resumed, &format!("after {silent} ms"));
-            }
-            GgrsEvent::WaitRecommendation { skip_frames } => {
-                tracing::debug!("GGRS recommends waiting {skip_frames} frames");
-                self.skip_frames += skip_frames;
-                self.tally.skipped_frames += u64::from(skip_frames);
-            }
-            GgrsEvent::DesyncDetected {
-                frame,
-                local_checksum,
-                remote_checksum,
-                ..
-            } => {
-                return Err(SessionError::Desync {
-                    frame: self.base + Frame::try_from(frame).unwrap_or(0),
-                    ours: local_checksum,
-                    theirs: remote_checksum,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// WebRTC's view of the peer: connection kind, or gone.
-    fn poll_peer(&mut self, log: &mut FrameLog) -> Result<(), SessionError> {
-        let partner_left =
-            (self.room_events().into_iter()).any(|event| matches!(event, Output::PartnerLeft(_)));
-        // Gone after our `Done` but before its own: it crashed or was cut
-        // at the end, and may come back for what it lacks.
-        let unfinished = !self.peer_said_done() && self.can_wait_for_rejoin();
-        if partner_left && (unfinished || !self.stage.peer_left()) {
-            if !self.can_wait_for_rejoin() {
-                return Err(SessionError::PeerLost("closed the connection".into()));
-            }
-            self.start_waiting_for_rejoin(log);
-            return Ok(());
-        }
-        if self.connection.is_none()
-            && let Some(pair) = self.socket.candidate_pair(self.peer)
-        {
-            let kind = connection_kind(pair.remote);
-            let kind = if pair.is_relayed() { "relay" } else { kind };
-            tracing::info!("connection: {kind} ({pair:?})");
-            self.connection = Some(kind);
-            if std::mem::take(&mut self.path_after_reconnect) {
-                log.event(
-                    EventKind::Resumed,
-                    &format!("path after reconnecting: {kind}"),
-                );
-            }
-        }
-        Ok(())
-    }
-
-    /// matchbox's peer changes, to the spectators and the room; what the
-    /// room decided since the last call.
-    pub(super) fn room_events(&mut self) -> Vec<Output<PeerId>> {
-        // Err: the signaling connection closed; the data channels may live on.
-        let changes = match self.socket.try_update_peers() {
-            Ok(changes) => changes,
-            Err(_) => {
-                self.signaling_lost = true;
-                Vec::new()
-            }
-        };
-        for (peer, state) in changes {
-            if state == PeerState::Disconnected && self.spectators.drop_peer(peer) {
-                tracing::info!("spectator {peer} left");
-            }
-            self.control.peer_changed(peer, state);
-        }
-        self.control.take_events()
-    }
-
-    fn poll_control(&mut self, log: &mut FrameLog) -> Result<(), SessionError> {
-        for received in self.control.receive() {
-            // The channel is reliable and both ends run the same version:
-            // bytes that do not decode are a broken peer, and guessing (a
-            // checksum of 0, say) would report a false desync.
-            let received =
-                received.map_err(|e| SessionError::Protocol(format!("control message: {e}")))?;
-            // Another phase's message: the handshake's last `Pong`s.
-            let Heard::Expected(message) = received.heard_as::<Playing>() else {
-                continue;
-            };
-            match message {
-                Playing::Done { frame, checksum } => self.stage.peer_done(frame, checksum),
-                Playing::Bye { reason } => {
-                    log.event(EventKind::PeerLeft, &reason);
-                    if !self.stage.peer_left() {
-                        return Err(SessionError::PeerLost(format!("left the match ({reason})")));
-                    }
-                }
-                Playing::Desync {
-                    frame,
-                    sender,
-                    receiver,
-                } => {
-                    self.desync_reported_by_peer = true;
-                    return Err(SessionError::Desync {
-                        frame,
-                        ours: receiver,
-                        theirs: sender,
-                    });
-                }
-                // A late probe from a peer still measuring: answer it.
-                Playing::Ping { seq } => self.control.send(&Message::Pong { seq }),
-                Playing::Chat { text } => self.room_chat().hear_partner(&text, log),
-                Playing::Relayed { from, text, .. } => {
-                    self.room_chat().hear_relayed(&from, &text, log)
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The peer's `Done` came: it has confirmed its last frame, so it
-    /// holds all our inputs and has nothing to come back for. Until then a
-    /// drop pauses the match, even once ours is sent (it may lack our last
-    /// inputs, and our `Done` may have gone down with the link).
-    pub(super) fn peer_said_done(&self) -> bool {
-        self.stage.ending().is_some_and(|e| e.peer_done.is_some())
-    }
-
     fn send_garbage(&mut self) {
         let Some(sender) = &self.garbage else { return };
         self.garbage_owed += f64::from(self.options.garbage_per_second) / f64::from(FPS);

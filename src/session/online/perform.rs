@@ -1,0 +1,106 @@
+//! The shell's half of the machine: each [`Output`] carried out on the
+//! channel, the simulation, the GGRS session and the logs, in the order
+//! the machine said them.
+
+use web_time::Instant;
+
+use super::OnlineBackend;
+use super::machine::{Event, Frames, Output, Resume, Stop};
+use crate::net::connect::Connection;
+use crate::replay::EventKind;
+use crate::session::SessionError;
+use crate::session::frame_log::FrameLog;
+use crate::session::simulation::Simulation;
+
+use matchbox_socket::PeerId;
+
+impl From<Stop> for SessionError {
+    fn from(stop: Stop) -> Self {
+        match stop {
+            Stop::PeerLost(why) => SessionError::PeerLost(why),
+            Stop::Desync {
+                frame,
+                ours,
+                theirs,
+            } => SessionError::Desync {
+                frame,
+                ours,
+                theirs,
+            },
+            Stop::Protocol(why) => SessionError::Protocol(why),
+        }
+    }
+}
+
+impl OnlineBackend {
+    /// Tells the machine `event` now and carries out its answer.
+    pub(super) fn feed(
+        &mut self,
+        event: Event<PeerId>,
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<(), SessionError> {
+        let outputs = self.machine.handle(Instant::now(), event);
+        self.perform(outputs, None, sim, log)
+    }
+
+    /// Carries out the machine's outputs in order; `knocked` is the fresh
+    /// connection a knock agreed on, for [`Output::Adopt`].
+    pub(super) fn perform(
+        &mut self,
+        outputs: Vec<Output<PeerId>>,
+        mut knocked: Option<Connection>,
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<(), SessionError> {
+        let mut adopted = None;
+        for output in outputs {
+            match output {
+                Output::Send(message) => self.control.send(&message),
+                Output::TellSpectators(message) => self.tell_spectators(log, &message),
+                Output::SendCatchUp { known } => self.send_catch_up(known, log),
+                Output::CatchUp(Frames(history)) => self.catch_up(history, sim, log)?,
+                Output::Keep { again } => self.keep(again, log),
+                Output::Knock { silent } => self.note_knocking(silent, log),
+                Output::StartAttempt { attempt, timeout } => {
+                    self.start_attempt(attempt, timeout, log)?
+                }
+                Output::ReopenSignaling => self.reopen_room(log)?,
+                Output::Adopt => adopted = knocked.take().map(|c| self.adopt(c)),
+                Output::Resume(Resume::Rejoined {
+                    peer,
+                    agreement,
+                    history: Frames(history),
+                    waited,
+                }) => self.rejoined(peer, &agreement, history, waited, sim, log)?,
+                Output::Resume(Resume::Reconnected { attempts, silent }) => {
+                    if let Some(adopted) = adopted.take() {
+                        self.reconnected(adopted, attempts, silent, sim, log)?;
+                    }
+                }
+                Output::LinkResumed { silent } => {
+                    let silent = silent.as_millis();
+                    tracing::info!("connection resumed after {silent} ms without packets");
+                    log.event(EventKind::Resumed, &format!("after {silent} ms"));
+                }
+                Output::PeerLeft { reason } => log.event(EventKind::PeerLeft, &reason),
+                Output::Chat { text } => self.room_chat().hear_partner(&text, log),
+                Output::Relayed { from, text } => self.room_chat().hear_relayed(&from, &text, log),
+                Output::Stop(stop) => return Err(stop.into()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The messages among `outputs` (what the end of a match, a goodbye or
+    /// a desync report says); nothing else comes of those events.
+    pub(super) fn say(&mut self, outputs: Vec<Output<PeerId>>, log: &FrameLog) {
+        for output in outputs {
+            match output {
+                Output::Send(message) => self.control.send(&message),
+                Output::TellSpectators(message) => self.tell_spectators(log, &message),
+                other => debug_assert!(false, "not a message: {other:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! One poll of the match: the machine's tick, then what its stage
+//! listens to (GGRS's events, the partner's messages and the room while
+//! playing; the room and the rejoiner's catch-up while keeping; the knock
+//! while knocking), each fed to the machine as it comes.
+
+use ggrs::GgrsEvent;
+use matchbox_socket::{PeerId, PeerState};
+use web_time::{Duration, Instant};
+
+use super::machine::{Event, Paused, Seen};
+use super::{OnlineBackend, OnlineConfig, REPLACE_UNANSWERED};
+use crate::net::connect::connection_kind;
+use crate::net::room::Output;
+use crate::replay::EventKind;
+use crate::session::SessionError;
+use crate::session::frame_log::FrameLog;
+use crate::session::simulation::Simulation;
+use crate::sim::Frame;
+
+impl OnlineBackend {
+    /// One poll: the machine's tick, then what its stage listens to.
+    pub(super) fn poll_stage(
+        &mut self,
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<(), SessionError> {
+        let now = Instant::now();
+        let cut = self.link_for_new_connection(now).outage;
+        let seen = Seen {
+            confirmed: log.confirmed(),
+            spectators: !self.spectators.is_empty(),
+            signaling_unanswered: REPLACE_UNANSWERED && self.socket.id().is_none(),
+            // A simulated cut (`--sim-outage`) is the whole network's.
+            network_cut: cut.filter(|o| o.after.is_zero()).map(|o| o.length),
+        };
+        self.feed(Event::Tick(seen), sim, log)?;
+        match self.machine.paused() {
+            Some(Paused::Knocking) => self.poll_attempt(sim, log),
+            Some(Paused::Keeping) => self.poll_keeping(sim, log),
+            None => self.poll_playing(sim, log),
+        }
+    }
+
+    /// GGRS's events, then the partner's messages (a peer that reported a
+    /// desync or said goodbye and then closed the connection must be heard
+    /// out), then the room.
+    fn poll_playing(
+        &mut self,
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<(), SessionError> {
+        self.session.poll_remote_clients();
+        self.control.flush();
+        let events: Vec<_> = self.session.events().collect();
+        for event in events {
+            self.on_event(event, sim, log)?;
+        }
+        let read = self.control.receive();
+        self.feed(Event::Received(read), sim, log)?;
+        for event in self.room_events() {
+            self.feed(Event::Room(event), sim, log)?;
+        }
+        self.note_connection(log);
+        Ok(())
+    }
+
+    /// A paused match keeping its seat: the room hears newcomers one by
+    /// one until the player we wait for is agreed and has sent what we
+    /// lack.
+    fn poll_keeping(
+        &mut self,
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<(), SessionError> {
+        self.control.pump();
+        for event in self.room_events() {
+            self.feed(Event::Room(event), sim, log)?;
+        }
+        if self.machine.paused() == Some(Paused::Keeping) {
+            let read = self.control.receive();
+            self.feed(Event::Received(read), sim, log)?;
+        }
+        Ok(())
+    }
+
+    fn on_event(
+        &mut self,
+        event: GgrsEvent<OnlineConfig>,
+        sim: &mut Simulation,
+        log: &mut FrameLog,
+    ) -> Result<(), SessionError> {
+        match event {
+            GgrsEvent::Synchronizing { count, total, .. } => {
+                tracing::debug!("synchronizing with the peer: {count}/{total}");
+            }
+            GgrsEvent::Synchronized { .. } => tracing::info!("synchronized with the peer"),
+            GgrsEvent::Disconnected { .. } => self.feed(Event::Disconnected, sim, log)?,
+            GgrsEvent::NetworkInterrupted {
+                disconnect_timeout, ..
+            } => {
+                let timeout = Duration::from_millis(disconnect_timeout as u64);
+                self.feed(Event::Interrupted { timeout }, sim, log)?;
+                tracing::warn!(
+                    "connection to player {} interrupted; waiting up to {} s in all for it to come back ({disconnect_timeout} ms more)",
+                    self.remote + 1,
+                    self.disconnect_timeout().as_secs_f64()
+                );
+                log.event(
+                    EventKind::Interrupted,
+                    &format!("{disconnect_timeout} ms to timeout"),
+                );
+            }
+            GgrsEvent::NetworkResumed { .. } => self.feed(Event::Resumed, sim, log)?,
+            GgrsEvent::WaitRecommendation { skip_frames } => {
+                tracing::debug!("GGRS recommends waiting {skip_frames} frames");
+                self.skip_frames += skip_frames;
+                self.tally.skipped_frames += u64::from(skip_frames);
+            }
+            GgrsEvent::DesyncDetected {
+                frame,
+                local_checksum,
+                remote_checksum,
+                ..
+            } => {
+                return Err(SessionError::Desync {
+                    frame: self.base + Frame::try_from(frame).unwrap_or(0),
+                    ours: local_checksum,
+                    theirs: remote_checksum,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// WebRTC's view of the path to the peer, once it is known.
+    fn note_connection(&mut self, log: &mut FrameLog) {
+        if self.connection.is_none()
+            && let Some(pair) = self.socket.candidate_pair(self.peer)
+        {
+            let kind = connection_kind(pair.remote);
+            let kind = if pair.is_relayed() { "relay" } else { kind };
+            tracing::info!("connection: {kind} ({pair:?})");
+            self.connection = Some(kind);
+            if std::mem::take(&mut self.path_after_reconnect) {
+                log.event(
+                    EventKind::Resumed,
+                    &format!("path after reconnecting: {kind}"),
+                );
+            }
+        }
+    }
+
+    /// matchbox's peer changes, to the spectators and the room; what the
+    /// room decided since the last call.
+    pub(super) fn room_events(&mut self) -> Vec<Output<PeerId>> {
+        // Err: the signaling connection closed; the data channels may live on.
+        let changes = match self.socket.try_update_peers() {
+            Ok(changes) => changes,
+            Err(_) => {
+                self.machine.handle(Instant::now(), Event::SignalingLost);
+                Vec::new()
+            }
+        };
+        for (peer, state) in changes {
+            if state == PeerState::Disconnected && self.spectators.drop_peer(peer) {
+                tracing::info!("spectator {peer} left");
+            }
+            self.control.peer_changed(peer, state);
+        }
+        self.control.take_events()
+    }
+}
