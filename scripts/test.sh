@@ -30,6 +30,8 @@ debian_install test.sh "${DEBIAN_BUILD[@]}" "${DEBIAN_RUN[@]}" "${DEBIAN_TEST[@]
 timed system-deps bash scripts/check-system-deps.sh
 # What each crate may depend on (ARCHITECTURE.md): the server no game.
 timed crate-boundaries bash scripts/check-crate-boundaries.sh
+# No import cycles between the modules of any crate (issue 35).
+timed module-cycles python3 scripts/check-module-cycles.py
 
 timed fmt cargo fmt --all -- --check
 timed clippy cargo clippy --locked --all-targets -- -D warnings

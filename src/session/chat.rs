@@ -20,6 +20,7 @@
 use std::collections::VecDeque;
 use web_time::{Duration, Instant};
 
+use crate::net::handshake::Message;
 use crate::net::signaling::MAX_SPECTATORS;
 use crate::sim::Frame;
 
@@ -63,6 +64,16 @@ pub struct ChatLine {
 }
 
 impl ChatLine {
+    /// The line as the players pass it on (to the partner and the
+    /// spectators).
+    pub fn relayed(&self) -> Message {
+        Message::Relayed {
+            from: self.from.clone(),
+            frame: self.frame,
+            text: self.text.clone(),
+        }
+    }
+
     /// The replay event's detail: `P2: text`.
     pub fn detail(&self) -> String {
         format!("{}: {}", self.from, self.text)

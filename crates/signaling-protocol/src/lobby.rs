@@ -278,6 +278,21 @@ pub struct RoomListing {
     pub spectators: Option<u32>,
 }
 
+impl RoomListing {
+    /// Where the room stands in the list, newest first, the same on every
+    /// node (a list merged from several servers pages consistently): its
+    /// creation second, then a hash of its code. A page's `next` cursor is
+    /// the key of its last room.
+    pub fn order_key(&self) -> u64 {
+        // FNV-1a: fixed, so every build and node agrees.
+        let mut hash: u32 = 0x811c_9dc5;
+        for byte in self.code.bytes() {
+            hash = (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193);
+        }
+        (self.created_s.min((1 << 40) - 1) << 24) | u64::from(hash & 0xff_ffff)
+    }
+}
+
 /// The answer to `GET /rooms`: newest first, at most [`ROOMS_PAGE`];
 /// `next`, when there are more, is the `cursor` for the next page.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -285,6 +300,22 @@ pub struct RoomsPage {
     pub rooms: Vec<RoomListing>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
+}
+
+impl RoomsPage {
+    /// The page `query` asks for out of `rooms` (in any order, each code
+    /// once): its version only, after its cursor, newest first.
+    pub fn of(mut rooms: Vec<RoomListing>, query: &RoomsQuery) -> RoomsPage {
+        rooms.retain(|r| query.version.as_ref().is_none_or(|v| *v == r.version));
+        rooms.retain(|r| query.cursor.is_none_or(|c| r.order_key() < c));
+        rooms.sort_by_key(|r| std::cmp::Reverse(r.order_key()));
+        let more = rooms.len() > ROOMS_PAGE;
+        rooms.truncate(ROOMS_PAGE);
+        let next = more
+            .then(|| rooms.last().map(|r| r.order_key().to_string()))
+            .flatten();
+        RoomsPage { rooms, next }
+    }
 }
 
 /// What `GET /rooms` was asked: rooms of one version, after a cursor.

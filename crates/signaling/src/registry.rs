@@ -22,8 +22,8 @@ use crate::close::{CLOSE_REPLACED, close};
 use crate::metrics::RoomCounts;
 use crate::{
     MAX_SIGNAL_BYTES, MAX_SPECTATORS, PlayerName, RELAY_BUDGET_BYTES, RESERVATION_TTL,
-    ROOM_CAPACITY, ROOMS_PAGE, Refusal, RoomCode, RoomListing, RoomRequest, RoomStatus, RoomsPage,
-    RoomsQuery, VersionTag,
+    ROOM_CAPACITY, Refusal, RoomCode, RoomListing, RoomRequest, RoomStatus, RoomsPage, RoomsQuery,
+    VersionTag,
 };
 
 /// Why a signal was not relayed.
@@ -60,8 +60,6 @@ struct Seat {
 /// A public room's entry in `GET /rooms`.
 #[derive(Debug)]
 struct Listing {
-    /// Orders the list, newest first, and is its cursor.
-    seq: u64,
     code: RoomCode,
     host: PlayerName,
     version: VersionTag,
@@ -143,7 +141,6 @@ pub struct Registry {
     /// Quick-match clients waiting for a partner, oldest first.
     quick: Vec<Waiting>,
     quick_rooms_made: u64,
-    listings_made: u64,
 }
 
 impl Registry {
@@ -629,9 +626,7 @@ impl Registry {
         if room.members != [peer] {
             return false;
         }
-        self.listings_made += 1;
         room.listing = Some(Listing {
-            seq: self.listings_made,
             code,
             host,
             version,
@@ -643,39 +638,34 @@ impl Registry {
     /// The public rooms that still have a player, newest first, a page at a
     /// time (`next` continues after the last one shown).
     pub fn rooms(&self, query: &RoomsQuery) -> RoomsPage {
-        let mut listed: Vec<(&Listing, &Room)> = self
-            .rooms
+        RoomsPage::of(self.listings(), query)
+    }
+
+    /// Every public room that still has a player, in no order (what a
+    /// node tells the shared directory).
+    pub fn listings(&self) -> Vec<RoomListing> {
+        self.rooms
             .values()
             .filter(|room| !room.members.is_empty())
-            .filter_map(|room| Some((room.listing.as_ref()?, room)))
-            .filter(|(l, _)| query.version.as_ref().is_none_or(|v| *v == l.version))
-            .filter(|(l, _)| query.cursor.is_none_or(|c| l.seq < c))
-            .collect();
-        listed.sort_by_key(|(l, _)| std::cmp::Reverse(l.seq));
-        let more = listed.len() > ROOMS_PAGE;
-        listed.truncate(ROOMS_PAGE);
-        let next = more
-            .then(|| listed.last().map(|(l, _)| l.seq.to_string()))
-            .flatten();
-        let rooms = listed
-            .into_iter()
-            .map(|(l, room)| RoomListing {
-                code: l.code.to_string(),
-                host: l.host.clone(),
-                state: if room.members.len() >= ROOM_CAPACITY {
-                    RoomStatus::Playing
-                } else {
-                    RoomStatus::Waiting
-                },
-                version: l.version.clone(),
-                created_s: l.created_s,
-                wave: None,
-                score: None,
-                elapsed_s: None,
-                spectators: None,
+            .filter_map(|room| {
+                let l = room.listing.as_ref()?;
+                Some(RoomListing {
+                    code: l.code.to_string(),
+                    host: l.host.clone(),
+                    state: if room.members.len() >= ROOM_CAPACITY {
+                        RoomStatus::Playing
+                    } else {
+                        RoomStatus::Waiting
+                    },
+                    version: l.version.clone(),
+                    created_s: l.created_s,
+                    wave: None,
+                    score: None,
+                    elapsed_s: None,
+                    spectators: None,
+                })
             })
-            .collect();
-        RoomsPage { rooms, next }
+            .collect()
     }
 
     /// Public rooms listed now (for /metrics: a count, never a code).
@@ -855,7 +845,7 @@ mod tests {
         loop {
             let page = reg.rooms(&query);
             pages += 1;
-            assert!(page.rooms.len() <= ROOMS_PAGE);
+            assert!(page.rooms.len() <= crate::ROOMS_PAGE);
             seen.extend(page.rooms.iter().map(|r| r.created_s));
             match page.next {
                 Some(next) => query.cursor = Some(next.parse().unwrap()),

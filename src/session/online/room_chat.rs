@@ -109,19 +109,10 @@ impl RoomChat<'_> {
     fn record_and_relay(&mut self, line: &ChatLine, log: &mut FrameLog, relay: Relay) {
         tracing::info!("chat {line}");
         log.event(EventKind::Chat, &line.detail());
-        let relayed = relayed(line);
+        let relayed = line.relayed();
         if relay == Relay::Everyone {
             self.control.send(&relayed);
         }
         self.spectators.send_all(self.control, &relayed);
-    }
-}
-
-/// A chat line as the players pass it on (to the partner and spectators).
-pub(super) fn relayed(line: &ChatLine) -> Message {
-    Message::Relayed {
-        from: line.from.clone(),
-        frame: line.frame,
-        text: line.text.clone(),
     }
 }

@@ -17,7 +17,6 @@ use std::collections::HashSet;
 use matchbox_socket::PeerId;
 
 use super::OnlineBackend;
-use super::room_chat::relayed;
 use crate::net::control::ControlChannel;
 use crate::net::handshake::{Agreement, Message};
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up, encode_frames};
@@ -179,7 +178,7 @@ impl Spectators {
         // the fast-forward were recorded late; seen in tests/it/watch.rs on a
         // loaded machine.)
         let mut messages = vec![streaming];
-        messages.extend(start.chat.history().map(relayed));
+        messages.extend(start.chat.history().map(|line| line.relayed()));
         messages.extend(encode_catch_up(
             &history.inputs,
             &history.checksums,
