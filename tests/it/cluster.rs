@@ -286,3 +286,167 @@ fn a_node_stopped_mid_match_leaves_its_matches_to_finish_in_sync() {
     assert_eq!(h.code(), Some(0), "{}", h.report("host", 30));
     assert_eq!(j.code(), Some(0), "{}", j.report("join", 30));
 }
+
+/// `redis-server` on a free port, without persistence; killed when dropped.
+struct Redis {
+    child: Child,
+    port: u16,
+}
+
+impl Redis {
+    fn start() -> Redis {
+        let redis = which("redis-server").expect(
+            "redis-server is not installed: apt-get install redis-server (scripts/test.sh does)",
+        );
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(redis)
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        let redis = Redis { child, port };
+        let started = Instant::now();
+        while !redis.pong() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "redis did not answer"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        redis
+    }
+
+    fn pong(&self) -> bool {
+        use std::io::{Read, Write};
+        let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
+        let mut answer = [0u8; 7];
+        s.write_all(b"PING\r\n").is_ok()
+            && s.read_exact(&mut answer).is_ok()
+            && &answer == b"+PONG\r\n"
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The codes a node lists at `GET /rooms` (all pages).
+fn listed(node: &Server) -> Vec<String> {
+    let mut codes = Vec::new();
+    let mut path = "/rooms".to_string();
+    loop {
+        let Some((200, body)) = common::http_get(node.addr, &path) else {
+            return codes;
+        };
+        let page: twinstar::net::signaling::RoomsPage =
+            serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+        codes.extend(page.rooms.into_iter().map(|r| r.code.replace('-', "")));
+        match page.next {
+            Some(next) => path = format!("/rooms?cursor={next}"),
+            None => return codes,
+        }
+    }
+}
+
+/// Polls every node's list until `done` holds for all (or `within` passes);
+/// how long it took.
+fn lists_until(nodes: &[&Server], within: Duration, done: impl Fn(&[String]) -> bool) -> Duration {
+    let started = Instant::now();
+    loop {
+        let lists: Vec<Vec<String>> = nodes.iter().map(|n| listed(n)).collect();
+        if lists.iter().all(|l| done(l)) {
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed() < within,
+            "after {within:?}: {:?}",
+            lists.iter().map(|l| l.len()).collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn thirty_public_rooms_are_listed_by_every_node_through_the_shared_directory() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let args: Vec<&str> = NODE_ARGS
+        .iter()
+        .copied()
+        .chain(["--directory", &url])
+        .collect();
+    let mut nodes = vec![
+        Server::start_with(&args, &[]),
+        Server::start_with(&args, &[]),
+        Server::start_with(&args, &[]),
+    ];
+    let proxy = Proxy::start(&[&nodes[0], &nodes[1], &nodes[2]]);
+    let base = proxy.url();
+    let rooms = codes(30);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    // One host in each room, public, through the proxy.
+    let hosts = runtime.block_on(async {
+        let mut hosts = Vec::new();
+        for (i, code) in rooms.iter().enumerate() {
+            let url = format!("{base}/{code}?public=1&name=Host%20{i}&version=6.3");
+            hosts.push(connect(&url).await);
+        }
+        hosts
+    });
+    let all: Vec<&Server> = nodes.iter().collect();
+    let took = lists_until(&all, Duration::from_secs(3), |l| l.len() == 30);
+    eprintln!("30 public rooms listed by all three nodes {took:?} after the last host arrived");
+    for node in &nodes {
+        let mut codes = listed(node);
+        codes.sort();
+        let mut want = rooms.clone();
+        want.sort();
+        assert_eq!(codes, want, "each room once, on every node");
+    }
+    // Which rooms does node 0 hold? Stop it: they leave the list within
+    // the directory's expiry (5 s), the others stay.
+    let own: f64 = nodes[0].metric(r#"twinstar_public_rooms"#).unwrap_or(0.0);
+    let stopped = nodes.remove(0);
+    drop(stopped);
+    let rest: Vec<&Server> = nodes.iter().collect();
+    let remaining = 30 - own as usize;
+    let took = lists_until(&rest, Duration::from_secs(8), |l| l.len() == remaining);
+    eprintln!("a stopped node's {own} rooms left the others' lists in {took:?}");
+    // Redis stops: each node lists its own rooms and says so in /metrics;
+    // the hosts' connections stay.
+    drop(redis);
+    let took = lists_until(&rest, Duration::from_secs(5), |l| l.len() < remaining);
+    let per_node: Vec<usize> = rest.iter().map(|n| listed(n).len()).collect();
+    eprintln!("without Redis after {took:?}, each node lists its own: {per_node:?}");
+    assert_eq!(per_node.iter().sum::<usize>(), remaining, "{per_node:?}");
+    for node in &rest {
+        assert_eq!(node.metric("twinstar_directory_up"), Some(0.0));
+        assert_eq!(
+            node.metric("twinstar_public_rooms"),
+            Some(listed(node).len() as f64)
+        );
+    }
+    drop(hosts);
+    drop(runtime);
+}

@@ -95,6 +95,12 @@ pub struct ServeArgs {
     #[arg(long, help_heading = "Limits")]
     pub trust_forwarded: bool,
 
+    /// Share the public room list with the other nodes behind the same
+    /// proxy through this Redis (redis://HOST:PORT); each node lists every
+    /// node's public rooms. Without it, a node lists its own.
+    #[arg(long, value_name = "URL", help_heading = "Several nodes")]
+    pub directory: Option<String>,
+
     /// On SIGTERM: stop admitting, then exit once the rooms are empty or
     /// after SECS.
     #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(0..=86400), help_heading = "Limits")]
@@ -237,6 +243,13 @@ fn options(args: &ServeArgs) -> Result<ServeOptions, ServeError> {
         max_per_address: usize::try_from(args.max_per_address).unwrap_or(usize::MAX),
         drain_timeout: Duration::from_secs(args.drain_timeout),
         trust_forwarded: args.trust_forwarded,
+        directory: match &args.directory {
+            Some(url) => {
+                crate::directory::Directory::new(url).map_err(|e| bad(e.to_string()))?;
+                Some(url.clone())
+            }
+            None => None,
+        },
     })
 }
 

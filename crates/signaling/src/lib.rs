@@ -48,6 +48,7 @@
 pub mod cli;
 mod close;
 mod connection;
+pub mod directory;
 mod limits;
 mod metrics;
 mod registry;

@@ -77,6 +77,7 @@ struct Inner {
     registry: MetricRegistry,
     clients: Gauge,
     public_rooms: Gauge,
+    directory_up: Gauge,
     rooms: Family<RoomStateLabel, Gauge>,
     spectators: Gauge,
     draining: Gauge,
@@ -97,6 +98,7 @@ impl Default for Metrics {
             spectators: Gauge::default(),
             draining: Gauge::default(),
             public_rooms: Gauge::default(),
+            directory_up: Gauge::default(),
             matches_started: Counter::default(),
             seats_taken_back: Counter::default(),
             refusals: Family::default(),
@@ -114,6 +116,11 @@ impl Default for Metrics {
             "rooms",
             "Rooms by state: waiting (one player) or full (both players)",
             inner.rooms.clone(),
+        );
+        registry.register(
+            "directory_up",
+            "1 while the shared room directory (--directory) answers, 0 while it does not; 1 without one",
+            inner.directory_up.clone(),
         );
         registry.register(
             "public_rooms",
@@ -196,6 +203,11 @@ impl Metrics {
 
     pub fn set_draining(&self, draining: bool) {
         self.0.draining.set(i64::from(draining));
+    }
+
+    /// Whether the shared room directory answers (true without one).
+    pub fn set_directory_up(&self, up: bool) {
+        self.0.directory_up.set(i64::from(up));
     }
 
     fn count(&self, direction: &str, bytes: usize) {

@@ -39,6 +39,7 @@ use tracing::{info, warn};
 
 use crate::close::CLOSE_RESTARTING;
 use crate::connection::{self, DEFAULT_IDLE_TIMEOUT};
+use crate::directory::{Directory, DirectoryError, merge};
 use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
 use crate::metrics::{Metrics, RefusalReason};
 pub use crate::shared::RoomState;
@@ -47,7 +48,8 @@ use crate::tls::{self, Reloader, TlsError, TlsFiles};
 use crate::turn::IcePolicy;
 use crate::web::{self, WebClient};
 use crate::{
-    ClientQuery, MAX_SIGNAL_BYTES, QueryError, ROOMS_PATH, Refusal, RoomRequest, RoomsQuery,
+    ClientQuery, MAX_SIGNAL_BYTES, QueryError, ROOMS_PATH, Refusal, RoomRequest, RoomsPage,
+    RoomsQuery,
 };
 use twinstar_signaling_protocol::ICE_PATH;
 
@@ -76,6 +78,9 @@ pub struct ServeOptions {
     pub drain_timeout: Duration,
     /// Count clients by `X-Forwarded-For` (behind our own reverse proxy).
     pub trust_forwarded: bool,
+    /// The public room list shared with other nodes (`redis://HOST:PORT`);
+    /// `None`: this node's rooms only.
+    pub directory: Option<String>,
 }
 
 impl ServeOptions {
@@ -89,6 +94,7 @@ impl ServeOptions {
             max_per_address: DEFAULT_MAX_PER_ADDRESS,
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             trust_forwarded: false,
+            directory: None,
         }
     }
 }
@@ -99,6 +105,8 @@ pub enum ServerError {
     Bind(std::io::Error),
     #[error(transparent)]
     Tls(#[from] TlsError),
+    #[error(transparent)]
+    Directory(#[from] DirectoryError),
     #[error("signaling server failed: {0}")]
     Serve(std::io::Error),
 }
@@ -132,6 +140,12 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         );
     }
     let tls = options.tls.as_ref().map(tls::start).transpose()?;
+    let directory = options
+        .directory
+        .as_deref()
+        .map(Directory::new)
+        .transpose()?
+        .map(Arc::new);
     let listener = listen(addr).map_err(ServerError::Bind)?;
     let addr = listener.local_addr().map_err(ServerError::Bind)?;
     let (closing, closing_rx) = watch::channel(false);
@@ -145,6 +159,7 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         idle_timeout: options.idle_timeout,
         web: options.web,
         trust_forwarded: options.trust_forwarded,
+        directory,
     };
     Ok(BoundServer {
         listener,
@@ -240,6 +255,10 @@ impl BoundServer {
         // Quick-match tickets that could not pair on arrival may pair as
         // their waits widen the level gap they accept.
         let _matcher = AbortOnDrop(tokio::spawn(match_quick(shared.clone())));
+        let _publisher = shared
+            .directory
+            .clone()
+            .map(|d| AbortOnDrop(tokio::spawn(publish_rooms(shared.rooms.clone(), d))));
         tokio::pin!(serving);
         tokio::select! {
             result = &mut serving => return result.map_err(ServerError::Serve),
@@ -267,6 +286,17 @@ struct AbortOnDrop(tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+/// Writes this node's public rooms to the shared directory every
+/// [`directory::REFRESH`].
+async fn publish_rooms(rooms: RoomState, directory: Arc<Directory>) {
+    let mut tick = tokio::time::interval(crate::directory::REFRESH);
+    loop {
+        tick.tick().await;
+        let listed = rooms.lock().listings();
+        directory.publish(&listed).await;
     }
 }
 
@@ -331,6 +361,9 @@ async fn healthz(State(shared): State<Shared>) -> Response {
 
 async fn metrics(State(shared): State<Shared>) -> Response {
     let counts = shared.rooms.counts();
+    shared
+        .metrics
+        .set_directory_up(shared.directory.as_ref().is_none_or(|d| d.is_up()));
     let mut r = plain(StatusCode::OK, shared.metrics.render(counts));
     r.headers_mut().insert(
         CONTENT_TYPE,
@@ -346,7 +379,16 @@ async fn rooms(State(shared): State<Shared>, uri: Uri) -> Response {
         Ok(query) => query,
         Err(e) => return plain(StatusCode::BAD_REQUEST, format!("{e}\n")),
     };
-    let page = shared.rooms.lock().rooms(&query);
+    let own = shared.rooms.lock().listings();
+    let listed = match &shared.directory {
+        Some(directory) => match directory.read().await {
+            Ok(everyone) => merge(own, everyone),
+            // Said once in the log (directory.rs); this node's rooms meanwhile.
+            Err(_) => own,
+        },
+        None => own,
+    };
+    let page = RoomsPage::of(listed, &query);
     let body = serde_json::to_string(&page).unwrap_or_else(|_| "{\"rooms\":[]}".into());
     let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();

@@ -10,6 +10,7 @@ use web_time::Duration;
 use tokio::sync::watch;
 
 use crate::RoomCode;
+use crate::directory::Directory;
 use crate::limits::AddressLimits;
 use crate::metrics::{Metrics, RoomCounts};
 use crate::registry::Registry;
@@ -54,4 +55,6 @@ pub(crate) struct Shared {
     pub idle_timeout: Duration,
     pub web: Option<WebClient>,
     pub trust_forwarded: bool,
+    /// The room list shared with other nodes, if any.
+    pub directory: Option<Arc<Directory>>,
 }
