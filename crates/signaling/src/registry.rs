@@ -243,10 +243,10 @@ impl Registry {
         let room = self.rooms.entry(key.clone()).or_default();
         let event = Message::Text(JsonPeerEvent::NewPeer(peer).to_string().into());
         for member in &room.members {
-            if let Some(seat) = self.peers.get(member) {
-                if let Err(e) = try_send(&seat.channel, event.clone()) {
-                    warn!("could not tell {member} about {peer}: {e}");
-                }
+            if let Some(seat) = self.peers.get(member)
+                && let Err(e) = try_send(&seat.channel, event.clone())
+            {
+                warn!("could not tell {member} about {peer}: {e}");
             }
         }
         room.members.push(peer);
