@@ -143,7 +143,7 @@ impl ChatBox {
     }
 
     fn draw_prompt(&self, font: &BitmapFont, text: &str, x: f32, y: f32, width: usize) {
-        let cursor = if (get_time() * 2.0) as u64 % 2 == 0 {
+        let cursor = if ((get_time() * 2.0) as u64).is_multiple_of(2) {
             "_"
         } else {
             " "

@@ -218,7 +218,7 @@ fn draw_ships(sprites: &Sprites, world: &World, motion: &Motion, layout: &Layout
         if p.alive == 0 {
             continue;
         }
-        let blink = p.invulnerable > 0 && (world.frame / 4) % 2 == 0;
+        let blink = p.invulnerable > 0 && (world.frame / 4).is_multiple_of(2);
         let tint = if blink {
             Color::new(1.0, 1.0, 1.0, 0.35)
         } else {

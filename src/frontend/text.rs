@@ -37,11 +37,12 @@ pub fn fit(text: &str, width: usize) -> String {
 /// to `max_chars` characters; true if it typed or deleted something.
 pub fn edit_text(text: &mut String, max_chars: usize) -> bool {
     let ctrl = is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl);
-    if ctrl && pressed(KeyCode::V) {
-        if let Some(pasted) = macroquad::miniquad::window::clipboard_get() {
-            let room = max_chars.saturating_sub(text.chars().count());
-            text.extend(pasted.chars().filter(|c| !c.is_control()).take(room));
-        }
+    if ctrl
+        && pressed(KeyCode::V)
+        && let Some(pasted) = macroquad::miniquad::window::clipboard_get()
+    {
+        let room = max_chars.saturating_sub(text.chars().count());
+        text.extend(pasted.chars().filter(|c| !c.is_control()).take(room));
     }
     let mut edited = false;
     while let Some(c) = get_char_pressed() {

@@ -245,7 +245,7 @@ impl MenuReader {
         self.held_for = if same_direction { self.held_for + 1 } else { 0 };
         if same_direction
             && self.held_for >= REPEAT_DELAY
-            && (self.held_for - REPEAT_DELAY) % REPEAT_EVERY == 0
+            && (self.held_for - REPEAT_DELAY).is_multiple_of(REPEAT_EVERY)
         {
             out.extend(now.iter().copied().filter(|m| is_direction(*m)));
         }

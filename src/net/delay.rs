@@ -476,7 +476,7 @@ mod tests {
 
     /// 120 ms with 20 ms of jitter either way.
     fn jittery(i: u32) -> f64 {
-        if i % 2 == 0 { 100.0 } else { 140.0 }
+        if i.is_multiple_of(2) { 100.0 } else { 140.0 }
     }
 
     #[test]

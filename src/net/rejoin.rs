@@ -126,7 +126,9 @@ pub fn encode_frames(
         let boundary = (first / CHUNK_FRAMES + 1) * CHUNK_FRAMES;
         let end = (boundary - start as usize).min(inputs.len());
         let last = start as usize + end;
-        let checksum = (last % CHUNK_FRAMES == 0).then(|| checksum_after(last as Frame));
+        let checksum = last
+            .is_multiple_of(CHUNK_FRAMES)
+            .then(|| checksum_after(last as Frame));
         chunk::encode(first as Frame, &inputs[at..end], checksum, &mut bytes);
         at = end;
     }

@@ -80,7 +80,7 @@ impl FrameLog {
         if self.limit.is_some_and(|n| after > n) {
             return;
         }
-        let chunk_end = after as usize % CHUNK_FRAMES == 0;
+        let chunk_end = (after as usize).is_multiple_of(CHUNK_FRAMES);
         let known = (chunk_end || last).then(&checksum);
         self.record(inputs, || known.unwrap_or_else(&checksum));
         self.remember(inputs, || known.unwrap_or_else(&checksum));

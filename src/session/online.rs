@@ -280,7 +280,7 @@ impl OnlineBackend {
 
     /// Feeds GGRS's ping to the retuner every so often (auto delay only).
     fn retune(&mut self, frame: Frame, log: &mut FrameLog) {
-        if frame % Retuner::SAMPLE_EVERY != 0 {
+        if !frame.is_multiple_of(Retuner::SAMPLE_EVERY) {
             return;
         }
         let changes = std::mem::take(&mut self.local_input_changes);
