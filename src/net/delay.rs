@@ -19,7 +19,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Milliseconds per simulation frame.
-pub const FRAME_MS: f64 = 1000.0 / crate::sim::FPS as f64;
+pub const FRAME_MS: f64 = 1000.0 / super::game::FPS as f64;
 
 /// Frames of one-way latency left to rollback instead of delay.
 pub const ROLLBACK_BUDGET: f64 = 2.0;
@@ -126,7 +126,7 @@ pub fn ideal_delay_at(rtt_ms: f64, jitter_ms: f64, changes_per_s: f64) -> f64 {
     let one_way = rtt_ms.max(0.0) / 2.0 + jitter + margin;
     // `* FPS / 1000` rather than `/ FRAME_MS`: exact for whole frames, so
     // 100 ms is 6 frames and not 6.000000001 (which would round up to 7).
-    one_way * crate::sim::FPS as f64 / 1000.0 - ROLLBACK_BUDGET
+    one_way * super::game::FPS as f64 / 1000.0 - ROLLBACK_BUDGET
 }
 
 /// The ideal delay before the player's input has been seen (the
@@ -197,7 +197,7 @@ const AGREEING_EVALUATIONS_DOWN: u32 = WINDOW as u32;
 /// window of fresh samples like a step down.
 const QUICK_STEP_UP_FRAMES: f64 = 1.0;
 /// Frames after a change during which no other change happens.
-const SETTLE_FRAMES: u32 = 5 * crate::sim::FPS;
+const SETTLE_FRAMES: u32 = 5 * super::game::FPS;
 /// Input-change counts kept (one per sample: the last 10 s).
 const RATE_WINDOW: usize = 20;
 /// Counts needed before the measured rate replaces the busy assumption.
@@ -254,7 +254,7 @@ impl Retuner {
         }
         let changes: u32 = self.changes.iter().sum();
         let frames = self.changes.len() as f64 * f64::from(Self::SAMPLE_EVERY);
-        Some(f64::from(changes) * f64::from(crate::sim::FPS) / frames)
+        Some(f64::from(changes) * f64::from(super::game::FPS) / frames)
     }
 
     /// Adds a ping sample taken at `frame` and the local input changes

@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use web_time::{Duration, Instant};
 
 use super::delay::{DelaySetting, input_delay_for, rtt_stats, table_delay};
+use super::game::{Frame, SimConfig};
 use super::protocol::phase::{Connecting, Heard};
-use crate::sim::{Frame, SimConfig};
 
 // The messages are the protocol's; the handshake is one of their users.
 pub use super::protocol::message::{

@@ -5,6 +5,7 @@
 pub mod connect;
 pub mod control;
 pub mod delay;
+pub mod game;
 pub mod handshake;
 pub mod ice;
 pub mod link_sim;

@@ -8,10 +8,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::control::Batch;
+use super::game::{Frame, Input, PLAYERS};
 use super::handshake::{HandshakeError, Message};
 use super::protocol::chunk::{self, Chunk};
 use super::protocol::phase::{CatchingUp, Heard};
-use crate::sim::{Frame, Input, PLAYERS};
 
 pub use super::protocol::chunk::CHUNK_FRAMES;
 

@@ -12,6 +12,7 @@ use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
 use super::connect::{ConnectError, RoomLink, SIGNALING_TIMEOUT, Seat, Stage, Status};
 use super::control::ControlChannel;
+use super::game::{Frame, SimConfig};
 use super::handshake::{HandshakeError, Message, Watch};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
@@ -21,7 +22,6 @@ use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::watch_url;
 use crate::platform::tasks::{LoopHandle, NetRuntime};
-use crate::sim::{Frame, SimConfig};
 
 /// How often `Watch` is repeated until the player answers: a message sent
 /// before the far end's channel has opened is lost (docs/architecture/online.md,

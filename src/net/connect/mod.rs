@@ -16,6 +16,7 @@ use matchbox_socket::{CandidateType, PeerId, PeerState, WebRtcChannel, WebRtcSoc
 
 use super::control::ControlChannel;
 use super::delay::DelaySetting;
+use super::game::Frame;
 use super::handshake::{Agreement, Claim, HandshakeError, Role};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
@@ -26,7 +27,6 @@ use super::signaling::{
     ClientQuery, JoinError, PlayerName, SeatToken, classify_socket_error, client_builder, room_url,
 };
 use crate::platform::tasks::{LoopEnd, LoopHandle, MaybeSend, NetRuntime, poll_in_background};
-use crate::sim::Frame;
 pub use player::PlayerSeat;
 
 /// Channel 0 carries the handshake and control messages, reliably and in order.

@@ -11,12 +11,12 @@ use super::{
     Stage, Status, player_control, seat_url,
 };
 use crate::net::control::ControlChannel;
+use crate::net::game::PLAYERS;
 use crate::net::handshake::{Agreement, HandshakeError, Hello};
 use crate::net::ice::IceServers;
 use crate::net::rejoin::{CatchUpReceiver, History};
 use crate::net::room::{Output, Room};
 use crate::net::room_code::RoomCode;
-use crate::sim::PLAYERS;
 
 /// Longest wait after a refusal for the peer to read our Hello and leave.
 const REFUSAL_LINGER: Duration = Duration::from_millis(1500);

@@ -13,11 +13,10 @@
 //! chunk that ends on the grid — so a spectator still checks its world
 //! once a second, and a live chunk of 6 frames is ~7 bytes.
 
-use crate::replay::{put_input_runs, read_input_runs};
-use crate::sim::{Frame, Input, PLAYERS};
+use crate::net::game::{Frame, Input, PLAYERS, put_input_runs, read_input_runs};
 
 /// The most frames in one chunk (the replay format's checksum interval).
-pub const CHUNK_FRAMES: usize = crate::replay::CHECKSUM_INTERVAL as usize;
+pub const CHUNK_FRAMES: usize = crate::net::game::CHECKSUM_INTERVAL as usize;
 /// The count byte's flag: a checksum follows the inputs.
 const HAS_CHECKSUM: u8 = 0x80;
 

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::net::delay::DelaySetting;
-use crate::sim::{Frame, SIM_VERSION};
+use crate::net::game::{Frame, SIM_VERSION};
 
 /// Bumped whenever the handshake, the control messages, their encoding or
 /// the GGRS input encoding changes (2: `Chat`, `CatchUp`, `CaughtUp`,
@@ -154,7 +154,7 @@ mod claims {
     use serde::de::{Deserializer, Error, SeqAccess, Visitor};
 
     use super::Claim;
-    use crate::sim::PLAYERS;
+    use crate::net::game::PLAYERS;
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Claim>, D::Error> {
         d.deserialize_seq(Claims)
@@ -322,7 +322,7 @@ impl Watch {
 mod hex_checksum_field {
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
-    use crate::sim::{hex_checksum, parse_hex_checksum};
+    use crate::net::game::{hex_checksum, parse_hex_checksum};
 
     pub fn serialize<S: Serializer>(checksum: &u128, s: S) -> Result<S::Ok, S::Error> {
         if s.is_human_readable() {

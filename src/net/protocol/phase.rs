@@ -26,7 +26,7 @@
 //! | `Relayed` | | | ✓ | | ✓ |
 
 use super::message::{Hello, Message, Watch};
-use crate::sim::Frame;
+use crate::net::game::Frame;
 
 /// A received message, sorted for the phase it arrived in.
 #[derive(Clone, Debug, PartialEq)]
