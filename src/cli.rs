@@ -476,13 +476,13 @@ fn parse_check_distance(s: &str) -> Result<usize, String> {
     }
 }
 
-/// clap's error as one line, like the rest of our errors (its first line
-/// says it all), with the way to `program`'s help.
 /// `--name`, checked as the server checks it.
 fn parse_name(text: &str) -> Result<PlayerName, String> {
     PlayerName::parse(text).map_err(|e| e.to_string())
 }
 
+/// clap's error as one line, like the rest of our errors (its first line
+/// says it all), with the way to `program`'s help.
 pub fn one_line_error(e: &clap::Error, program: &str) -> String {
     let rendered = e.render().to_string();
     let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());

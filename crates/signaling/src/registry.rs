@@ -131,6 +131,19 @@ struct Waiting {
     since: Instant,
 }
 
+/// Tells each of `members` that `newcomer` arrived (matchbox's `NewPeer`:
+/// a member then makes the WebRTC offer).
+fn introduce(peers: &HashMap<PeerId, Seat>, members: &[PeerId], newcomer: PeerId) {
+    let event = Message::Text(JsonPeerEvent::NewPeer(newcomer).to_string().into());
+    for member in members {
+        if let Some(seat) = peers.get(member)
+            && let Err(e) = try_send(&seat.channel, event.clone())
+        {
+            warn!("could not tell {member} about {newcomer}: {e}");
+        }
+    }
+}
+
 /// Rooms and members. Pure bookkeeping with the clock passed in, so its
 /// rules are unit-tested without sockets.
 #[derive(Debug, Default)]
@@ -241,14 +254,7 @@ impl Registry {
             }
         };
         let room = self.rooms.entry(key.clone()).or_default();
-        let event = Message::Text(JsonPeerEvent::NewPeer(peer).to_string().into());
-        for member in &room.members {
-            if let Some(seat) = self.peers.get(member)
-                && let Err(e) = try_send(&seat.channel, event.clone())
-            {
-                warn!("could not tell {member} about {peer}: {e}");
-            }
-        }
+        introduce(&self.peers, &room.members, peer);
         room.members.push(peer);
         self.peers.insert(
             peer,
@@ -354,14 +360,7 @@ impl Registry {
         let Some(room) = self.rooms.get_mut(to) else {
             return;
         };
-        let event = Message::Text(JsonPeerEvent::NewPeer(peer).to_string().into());
-        for member in &room.members {
-            if let Some(seat) = self.peers.get(member)
-                && let Err(e) = try_send(&seat.channel, event.clone())
-            {
-                warn!("could not tell {member} about {peer}: {e}");
-            }
-        }
+        introduce(&self.peers, &room.members, peer);
         room.members.push(peer);
         if let Some(seat) = self.peers.get_mut(&peer) {
             seat.room = to.to_owned();

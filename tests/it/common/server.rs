@@ -101,22 +101,8 @@ impl Server {
     /// One sample of its `GET /metrics` (`name` with its labels, as
     /// printed), `None` when absent or unreachable.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        use std::io::{Read, Write};
-        let mut s = TcpStream::connect_timeout(&self.addr, Duration::from_secs(2)).ok()?;
-        s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-        write!(
-            s,
-            "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        )
-        .ok()?;
-        let mut text = String::new();
-        s.read_to_string(&mut text).ok()?;
-        text.lines()
-            .find(|l| l.split_whitespace().next() == Some(name))?
-            .split_whitespace()
-            .nth(1)?
-            .parse()
-            .ok()
+        let (_, text) = super::http_get(self.addr, "/metrics")?;
+        twinstar_signaling::sample(&text, name)
     }
 
     /// What it has written to stderr so far.
