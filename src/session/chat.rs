@@ -249,7 +249,16 @@ pub struct ChatCounters {
     /// Others' messages dropped: invalid, over their rate, or from no one
     /// we listen to.
     pub dropped: u32,
+    /// Others' lines not shown (nor relayed) because we muted their sender.
+    pub muted: u32,
 }
+
+/// What `/help` answers (and any command it does not know).
+pub const COMMANDS_HELP: &str =
+    "commands: /who (names in the room), /mute NAME, /unmute NAME, /help";
+
+/// Who answers a command: the line shown to the one who typed it only.
+pub const NOTICE_FROM: &str = "*";
 
 /// One peer's view of the room's chat.
 #[derive(Debug)]
@@ -270,6 +279,14 @@ pub struct Chat {
     counters: ChatCounters,
     /// Lines to send once the match runs (`--say`).
     greeting: Vec<String>,
+    /// Senders whose lines we no longer show or relay (`/mute`), in
+    /// upper case: names match whatever the case typed.
+    muted: Vec<String>,
+    /// Spectators heard from so far (for `/who`).
+    heard: Vec<String>,
+    /// Answers to commands, for the frontend only (never sent, relayed or
+    /// recorded).
+    notices: Vec<ChatLine>,
     /// Debug aid: junk and valid messages per second to send.
     flood_per_second: u32,
     flood_owed: f64,
@@ -294,6 +311,9 @@ impl Chat {
             taken: 0,
             counters: ChatCounters::default(),
             greeting: Vec::new(),
+            muted: Vec::new(),
+            heard: Vec::new(),
+            notices: Vec::new(),
             flood_per_second: 0,
             flood_owed: 0.0,
             flood_sent: 0,
@@ -325,6 +345,57 @@ impl Chat {
     /// we do not stream to, a full queue).
     pub fn count_dropped(&mut self, n: u32) {
         self.counters.dropped = self.counters.dropped.saturating_add(n);
+    }
+
+    /// A typed line that starts with `/` is a command, answered here and
+    /// never sent: `/who`, `/mute NAME`, `/unmute NAME`, `/help` (any case;
+    /// an unknown one gets `/help`'s answer). True if `text` was one.
+    /// Muting covers the sender's lines for the rest of the match: not
+    /// shown, and not relayed to spectators by the streaming player.
+    pub fn command(&mut self, frame: Frame, text: &str) -> bool {
+        let Some(command) = text.trim().strip_prefix('/') else {
+            return false;
+        };
+        let mut words = command.split_whitespace();
+        let verb = words.next().unwrap_or("").to_ascii_lowercase();
+        let name = words.next().map(str::to_ascii_uppercase);
+        let answer = match (verb.as_str(), name) {
+            ("who", _) => {
+                let mut names = vec![format!("{} (you)", self.name), self.partner.clone()];
+                names.extend(self.heard.iter().cloned());
+                format!("in the room: {}", names.join(", "))
+            }
+            ("mute", Some(name)) if name == self.name.to_ascii_uppercase() => {
+                "you cannot mute yourself".into()
+            }
+            ("mute", Some(name)) => {
+                if !self.muted.contains(&name) {
+                    self.muted.push(name.clone());
+                }
+                format!("{name} is muted for the rest of the match (/unmute {name})")
+            }
+            ("unmute", Some(name)) => {
+                let was = self.muted.iter().any(|m| *m == name);
+                self.muted.retain(|m| *m != name);
+                if was {
+                    format!("{name} is no longer muted")
+                } else {
+                    format!("{name} was not muted")
+                }
+            }
+            _ => COMMANDS_HELP.into(),
+        };
+        self.notices.push(ChatLine {
+            frame,
+            from: NOTICE_FROM.into(),
+            text: answer,
+        });
+        true
+    }
+
+    /// Whether lines from `name` are muted.
+    pub fn is_muted(&self, name: &str) -> bool {
+        self.muted.iter().any(|m| m.eq_ignore_ascii_case(name))
     }
 
     /// Our line at `frame`, checked against the rules and our own rate.
@@ -412,6 +483,13 @@ impl Chat {
                 return None;
             }
         };
+        if self.is_muted(from) {
+            self.counters.muted = self.counters.muted.saturating_add(1);
+            return None;
+        }
+        if from.starts_with('S') && !self.heard.iter().any(|h| h == from) && self.heard.len() < 16 {
+            self.heard.push(from.to_string());
+        }
         self.counters.received = self.counters.received.saturating_add(1);
         let line = ChatLine {
             frame,
@@ -427,11 +505,15 @@ impl Chat {
     pub fn take_new(&mut self) -> Vec<ChatLine> {
         let new = (self.added - self.taken).min(self.history.len() as u64) as usize;
         self.taken = self.added;
-        self.history
+        let mut lines: Vec<ChatLine> = self
+            .history
             .iter()
             .skip(self.history.len() - new)
             .cloned()
-            .collect()
+            .collect();
+        // Answers to our commands: shown here only.
+        lines.append(&mut self.notices);
+        lines
     }
 
     /// The newest lines, oldest first.
@@ -622,7 +704,8 @@ mod tests {
             ChatCounters {
                 sent: 0,
                 received: 1,
-                dropped: 3
+                dropped: 3,
+                muted: 0,
             }
         );
         // A flood of valid lines: the burst (with its network slack) and
@@ -783,5 +866,42 @@ mod tests {
         ] {
             assert_eq!(ChatLine::from_event(0, bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn commands_are_answered_here_and_mute_hides_and_stops_relaying() {
+        let t0 = Instant::now();
+        let mut chat = Chat::new("P1".into(), "P2".into());
+        assert!(!chat.command(1, "hello"), "a line, not a command");
+        assert!(chat.command(1, "/WHO"));
+        assert!(chat.command(1, "/mute p2"));
+        assert!(chat.command(1, "/mute P1"));
+        assert!(chat.command(1, "/dance"));
+        let notices: Vec<String> = chat.take_new().into_iter().map(|l| l.to_string()).collect();
+        assert_eq!(
+            notices,
+            [
+                "*: in the room: P1 (you), P2".to_string(),
+                "*: P2 is muted for the rest of the match (/unmute P2)".into(),
+                "*: you cannot mute yourself".into(),
+                format!("*: {COMMANDS_HELP}"),
+            ]
+        );
+        // Muted: not shown, not returned (so neither recorded nor relayed),
+        // counted apart from drops.
+        assert_eq!(chat.receive(t0, 2, "hi"), None);
+        assert_eq!(chat.counters().muted, 1);
+        assert_eq!(chat.counters().dropped, 0);
+        assert!(chat.take_new().is_empty());
+        // A spectator's line still comes; /who then names it.
+        let mut limit = RateLimiter::for_peer();
+        assert!(chat.receive_from(t0, 3, "S1", &mut limit, "gg").is_some());
+        assert!(chat.command(4, "/unmute P2"));
+        assert!(chat.receive(t0, 5, "back").is_some());
+        assert!(chat.command(6, "/who"));
+        let last = chat.take_new().last().cloned().unwrap();
+        assert_eq!(last.text, "in the room: P1 (you), P2, S1");
+        // Notices never reach the history spectators are sent.
+        assert!(chat.history().all(|l| l.from != NOTICE_FROM));
     }
 }

@@ -305,6 +305,9 @@ impl SpectatorBackend {
     }
 
     fn say(&mut self, text: &str, log: &FrameLog) -> Result<(), ChatError> {
+        if self.chat.command(log.confirmed(), text) {
+            return Ok(());
+        }
         let line = self.chat.say(Instant::now(), log.confirmed(), text)?;
         self.control.send(&Message::Chat { text: line.text });
         Ok(())

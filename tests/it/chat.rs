@@ -96,6 +96,32 @@ fn said_lines_reach_the_other_player_and_both_replays() {
     }
 }
 
+/// `/mute P2` (typed as a line; here with `--say`) is answered locally and
+/// never sent: the muter neither shows nor records the muted player's lines
+/// from then on, while the other side still sends and records its own.
+#[test]
+fn a_muted_players_lines_stop_at_the_muter() {
+    let (host, join, dir) = play(
+        "mute",
+        &["--say", "/mute p2", "--say", "still here"],
+        &["--say", "hi from two"],
+    );
+    // The command went nowhere: one line sent; the muted line not received.
+    assert_eq!(counters(&host.summary()), [1, 0, 0], "{}", host.stderr);
+    assert_eq!(counters(&join.summary()), [1, 1, 0]);
+    assert!(!host.stderr.contains("chat P2: hi from two"), "{}", host.stderr);
+    let details = |name: &str| -> Vec<String> {
+        chat_events(&Path::new(&dir).join(name))
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect()
+    };
+    assert_eq!(details("host.tsr"), ["P1: still here"]);
+    let mut joined = details("join.tsr");
+    joined.sort();
+    assert_eq!(joined, ["P1: still here", "P2: hi from two"]);
+}
+
 #[test]
 fn a_chat_flood_is_dropped_counted_and_rate_limited() {
     let (rogue, victim, dir) = play("flood", &["--debug-chat-flood", "500"], &[]);

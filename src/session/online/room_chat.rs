@@ -45,8 +45,12 @@ impl OnlineBackend {
 }
 
 impl RoomChat<'_> {
-    /// Our line: to the other player, into the replay, to the spectators.
+    /// Our line: to the other player, into the replay, to the spectators
+    /// (a `/command` is answered here instead, see `Chat::command`).
     pub(super) fn say(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
+        if self.chat.command(log.confirmed(), text) {
+            return Ok(());
+        }
         let line = self.chat.say(Instant::now(), log.confirmed(), text)?;
         self.control.send(&Message::Chat {
             text: line.text.clone(),
