@@ -375,7 +375,7 @@ impl Chat {
                 format!("{name} is muted for the rest of the match (/unmute {name})")
             }
             ("unmute", Some(name)) => {
-                let was = self.muted.iter().any(|m| *m == name);
+                let was = self.muted.contains(&name);
                 self.muted.retain(|m| *m != name);
                 if was {
                     format!("{name} is no longer muted")
