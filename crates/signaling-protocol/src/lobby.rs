@@ -281,8 +281,8 @@ pub struct RoomListing {
 impl RoomListing {
     /// Where the room stands in the list, newest first, the same on every
     /// node (a list merged from several servers pages consistently): its
-    /// creation second, then a hash of its code. A page's `next` cursor is
-    /// the key of its last room.
+    /// creation second, then a hash of its code (and, for the rare two
+    /// rooms that share both, the code itself: see [`RoomListing::order`]).
     pub fn order_key(&self) -> u64 {
         // FNV-1a: fixed, so every build and node agrees.
         let mut hash: u32 = 0x811c_9dc5;
@@ -290,6 +290,17 @@ impl RoomListing {
             hash = (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193);
         }
         (self.created_s.min((1 << 40) - 1) << 24) | u64::from(hash & 0xff_ffff)
+    }
+
+    /// The list's order, newest first, without ties: the key, then the
+    /// code. A page's `next` cursor is its last room's.
+    pub fn order(&self) -> (u64, &str) {
+        (self.order_key(), &self.code)
+    }
+
+    /// The cursor that continues after this room.
+    fn cursor(&self) -> String {
+        format!("{}.{}", self.order_key(), self.code)
     }
 }
 
@@ -307,12 +318,14 @@ impl RoomsPage {
     /// once): its version only, after its cursor, newest first.
     pub fn of(mut rooms: Vec<RoomListing>, query: &RoomsQuery) -> RoomsPage {
         rooms.retain(|r| query.version.as_ref().is_none_or(|v| *v == r.version));
-        rooms.retain(|r| query.cursor.is_none_or(|c| r.order_key() < c));
-        rooms.sort_by_key(|r| std::cmp::Reverse(r.order_key()));
+        if let Some((key, code)) = &query.cursor {
+            rooms.retain(|r| r.order() < (*key, code.as_str()));
+        }
+        rooms.sort_by(|a, b| b.order().cmp(&a.order()));
         let more = rooms.len() > ROOMS_PAGE;
         rooms.truncate(ROOMS_PAGE);
         let next = more
-            .then(|| rooms.last().map(|r| r.order_key().to_string()))
+            .then(|| rooms.last().map(RoomListing::cursor))
             .flatten();
         RoomsPage { rooms, next }
     }
@@ -322,8 +335,9 @@ impl RoomsPage {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RoomsQuery {
     pub version: Option<VersionTag>,
-    /// Rooms listed before this one (a `next` from an earlier page).
-    pub cursor: Option<u64>,
+    /// Rooms listed before this one (a `next` from an earlier page: the
+    /// last room's order key and code).
+    pub cursor: Option<(u64, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -349,23 +363,25 @@ impl RoomsQuery {
                     out.version = Some(VersionTag::parse(&value).map_err(RoomsQueryError::Version)?)
                 }
                 "cursor" if out.cursor.is_some() => return Err(RoomsQueryError::Twice("cursor")),
-                "cursor" => {
-                    let ok = !value.is_empty()
-                        && value.len() <= 20
-                        && value.bytes().all(|b| b.is_ascii_digit());
-                    out.cursor = Some(
-                        value
-                            .parse()
-                            .ok()
-                            .filter(|_| ok)
-                            .ok_or(RoomsQueryError::Cursor)?,
-                    );
-                }
+                "cursor" => out.cursor = Some(parse_cursor(&value).ok_or(RoomsQueryError::Cursor)?),
                 _ => {}
             }
         }
         Ok(out)
     }
+}
+
+/// `KEY.CODE`, as [`RoomsPage`]'s `next` writes it.
+fn parse_cursor(text: &str) -> Option<(u64, String)> {
+    let (key, code) = text.split_once('.')?;
+    let digits = !key.is_empty() && key.len() <= 20 && key.bytes().all(|b| b.is_ascii_digit());
+    let code_ok = !code.is_empty()
+        && code.len() <= 16
+        && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    if !(digits && code_ok) {
+        return None;
+    }
+    Some((key.parse().ok()?, code.to_owned()))
 }
 
 #[cfg(test)]
@@ -447,19 +463,64 @@ mod tests {
     #[test]
     fn rooms_queries_take_a_version_and_a_cursor() {
         assert_eq!(RoomsQuery::parse(None), Ok(RoomsQuery::default()));
-        let q = RoomsQuery::parse(Some("version=6.3&cursor=42")).unwrap();
+        let q = RoomsQuery::parse(Some("version=6.3&cursor=42.K7Q-2XM")).unwrap();
         assert_eq!(q.version.unwrap().as_str(), "6.3");
-        assert_eq!(q.cursor, Some(42));
+        assert_eq!(q.cursor, Some((42, "K7Q-2XM".to_string())));
         for bad in [
             "cursor=",
-            "cursor=-1",
-            "cursor=x",
-            "cursor=99999999999999999999999",
+            "cursor=42",
+            "cursor=-1.K7Q",
+            "cursor=x.K7Q",
+            "cursor=99999999999999999999999.K7Q",
+            "cursor=1.%3Cb%3E",
             "version=",
-            "cursor=1&cursor=2",
+            "cursor=1.A&cursor=2.B",
         ] {
             assert!(RoomsQuery::parse(Some(bad)).is_err(), "{bad}");
         }
+    }
+
+    /// Two rooms of one second whose code hashes collide still page apart:
+    /// the cursor carries the code (found by the load test: a room was
+    /// skipped when such a pair straddled a page boundary).
+    #[test]
+    fn rooms_that_share_an_order_key_are_each_listed_once() {
+        let room = |code: &str| RoomListing {
+            code: code.into(),
+            host: PlayerName::parse("Ana").unwrap(),
+            state: RoomStatus::Waiting,
+            version: VersionTag::parse("6.3").unwrap(),
+            created_s: 7,
+            wave: None,
+            score: None,
+            elapsed_s: None,
+            spectators: None,
+        };
+        assert_eq!(room("FQQM-DFR").order_key(), room("MF7Y-FMY").order_key());
+        // 99 newer rooms fill the first page but one: the pair straddles
+        // the page boundary.
+        let mut rooms: Vec<RoomListing> = (0..99)
+            .map(|i| RoomListing {
+                created_s: 8,
+                ..room(&format!("R{i:03}"))
+            })
+            .collect();
+        rooms.push(room("FQQM-DFR"));
+        rooms.push(room("MF7Y-FMY"));
+        let mut seen = Vec::new();
+        let mut query = RoomsQuery::default();
+        loop {
+            let page = RoomsPage::of(rooms.clone(), &query);
+            seen.extend(page.rooms.iter().map(|r| r.code.clone()));
+            match page.next {
+                Some(next) => query.cursor = parse_cursor(&next),
+                None => break,
+            }
+        }
+        seen.sort();
+        let mut all: Vec<String> = rooms.iter().map(|r| r.code.clone()).collect();
+        all.sort();
+        assert_eq!(seen, all);
     }
 
     #[test]

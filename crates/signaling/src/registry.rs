@@ -303,7 +303,15 @@ impl Registry {
             ticket,
             since: now,
         });
-        self.match_quick(now);
+        // Only the newcomer is new to compare (O(waiting) under the lock,
+        // as every client's connection needs it too); pairs that wait for
+        // their gap to widen are the timer's (`match_quick`).
+        let newest = self.quick.len() - 1;
+        if let Some(j) = self.best_partner(newest, 0..newest, now) {
+            let newcomer = self.quick.remove(newest);
+            let older = self.quick.remove(j);
+            self.move_into(newcomer.peer, &newcomer.key, &older.key);
+        }
         self.peers
             .get(&peer)
             .map(|s| s.room.clone())
@@ -321,26 +329,7 @@ impl Registry {
         let mut made = 0;
         let mut i = 0;
         while i < self.quick.len() {
-            let a = &self.quick[i];
-            let partner = self
-                .quick
-                .iter()
-                .enumerate()
-                .skip(i + 1)
-                .filter(|(_, b)| b.ticket.version == a.ticket.version)
-                .filter(|(_, b)| {
-                    let waited = now.saturating_duration_since(a.since.min(b.since));
-                    a.ticket.level.abs_diff(b.ticket.level) <= quick_gap(waited)
-                })
-                .min_by_key(|(_, b)| {
-                    (
-                        a.ticket.level.abs_diff(b.ticket.level),
-                        a.ticket.rtt_ms.saturating_add(b.ticket.rtt_ms),
-                        b.since,
-                    )
-                })
-                .map(|(j, _)| j);
-            match partner {
+            match self.best_partner(i, i + 1..self.quick.len(), now) {
                 Some(j) => {
                     let b = self.quick.remove(j);
                     let a = self.quick.remove(i);
@@ -351,6 +340,32 @@ impl Registry {
             }
         }
         made
+    }
+
+    /// Among the waiting tickets at `candidates`, the one ticket `i` pairs
+    /// with now, if any (see [`Registry::match_quick`] for the rule).
+    fn best_partner(
+        &self,
+        i: usize,
+        candidates: std::ops::Range<usize>,
+        now: Instant,
+    ) -> Option<usize> {
+        let a = &self.quick[i];
+        candidates
+            .map(|j| (j, &self.quick[j]))
+            .filter(|(_, b)| b.ticket.version == a.ticket.version)
+            .filter(|(_, b)| {
+                let waited = now.saturating_duration_since(a.since.min(b.since));
+                a.ticket.level.abs_diff(b.ticket.level) <= quick_gap(waited)
+            })
+            .min_by_key(|(_, b)| {
+                (
+                    a.ticket.level.abs_diff(b.ticket.level),
+                    a.ticket.rtt_ms.saturating_add(b.ticket.rtt_ms),
+                    b.since,
+                )
+            })
+            .map(|(j, _)| j)
     }
 
     /// Moves a client waiting alone in room `from` into room `to`, whose
@@ -847,7 +862,11 @@ mod tests {
             assert!(page.rooms.len() <= crate::ROOMS_PAGE);
             seen.extend(page.rooms.iter().map(|r| r.created_s));
             match page.next {
-                Some(next) => query.cursor = Some(next.parse().unwrap()),
+                Some(next) => {
+                    query.cursor = RoomsQuery::parse(Some(&format!("cursor={next}")))
+                        .unwrap()
+                        .cursor
+                }
                 None => break,
             }
         }
