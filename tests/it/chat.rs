@@ -109,7 +109,11 @@ fn a_muted_players_lines_stop_at_the_muter() {
     // The command went nowhere: one line sent; the muted line not received.
     assert_eq!(counters(&host.summary()), [1, 0, 0], "{}", host.stderr);
     assert_eq!(counters(&join.summary()), [1, 1, 0]);
-    assert!(!host.stderr.contains("chat P2: hi from two"), "{}", host.stderr);
+    assert!(
+        !host.stderr.contains("chat P2: hi from two"),
+        "{}",
+        host.stderr
+    );
     let details = |name: &str| -> Vec<String> {
         chat_events(&Path::new(&dir).join(name))
             .into_iter()
