@@ -551,7 +551,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
             "06.txt",
             "public=1&name=Ana%20Mar%C3%ADa&version=6.3&level=12&rtt=40",
         ),
-        ("07.txt", "version=6.3&cursor=42"),
+        ("07.txt", "version=6.3&cursor=42.K7Q-2XM"),
     ] {
         out.push(("signaling_path", name.into(), query.as_bytes().to_vec()));
     }
