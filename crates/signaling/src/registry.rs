@@ -255,19 +255,34 @@ impl Registry {
         };
         let room = self.rooms.entry(key.clone()).or_default();
         introduce(&self.peers, &room.members, peer);
-        room.members.push(peer);
+        self.seat_player(peer, &key, sender, token);
+        self.introduce_spectators(&key);
+        Some(key)
+    }
+
+    /// Makes `peer` a player member of room `key` (its last).
+    fn seat_player(
+        &mut self,
+        peer: PeerId,
+        key: &str,
+        sender: SignalingChannel,
+        token: Option<SeatToken>,
+    ) {
+        self.rooms
+            .entry(key.to_owned())
+            .or_default()
+            .members
+            .push(peer);
         self.peers.insert(
             peer,
             Seat {
-                room: key.clone(),
+                room: key.to_owned(),
                 channel: sender,
                 relayed: 0,
                 spectator: false,
                 token,
             },
         );
-        self.introduce_spectators(&key);
-        Some(key)
     }
 
     /// Seats a quick-match client alone in a room of its own, waiting for a
@@ -282,21 +297,7 @@ impl Registry {
     ) -> String {
         self.quick_rooms_made += 1;
         let key = format!("quick-{}", self.quick_rooms_made);
-        self.rooms
-            .entry(key.clone())
-            .or_default()
-            .members
-            .push(peer);
-        self.peers.insert(
-            peer,
-            Seat {
-                room: key.clone(),
-                channel: sender,
-                relayed: 0,
-                spectator: false,
-                token: None,
-            },
-        );
+        self.seat_player(peer, &key, sender, None);
         self.quick.push(Waiting {
             key,
             peer,
