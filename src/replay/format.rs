@@ -8,6 +8,7 @@
 //! ```
 //! All integers little-endian.
 
+use bytemuck::Pod;
 use serde::{Deserialize, Serialize};
 
 use crate::sim::{Frame, Input, PLAYERS, SimConfig};
@@ -197,11 +198,17 @@ pub fn encode_chunk(start: Frame, frames: &[[Input; PLAYERS]], checksum: u128, o
     out.extend_from_slice(&checksum.to_le_bytes());
 }
 
-/// Appends each player's inputs as (input, run) byte pairs, player 1's
-/// first: the layout of a replay chunk's inputs, which the wire's chunks
-/// (`net::protocol::chunk`) share. At most 255 frames.
-pub(crate) fn put_input_runs(frames: &[[Input; PLAYERS]], out: &mut Vec<u8>) {
-    for player in 0..PLAYERS {
+/// Appends each player's inputs as (input, run) pairs, player 1's first:
+/// the input's bytes as it is laid out in memory (one byte for twinstar's),
+/// then the run's length in one byte. The layout of a replay chunk's
+/// inputs, which the wire's chunks (`net::protocol::chunk`) share. Generic
+/// over the input and the number of players, as the netcode library will
+/// be (issue 35). At most 255 frames.
+pub(crate) fn put_input_runs<I: Pod + PartialEq, const N: usize>(
+    frames: &[[I; N]],
+    out: &mut Vec<u8>,
+) {
+    for player in 0..N {
         let mut i = 0;
         while i < frames.len() {
             let value = frames[i][player];
@@ -209,7 +216,7 @@ pub(crate) fn put_input_runs(frames: &[[Input; PLAYERS]], out: &mut Vec<u8>) {
                 .iter()
                 .take_while(|f| f[player] == value)
                 .count();
-            out.push(value.0);
+            out.extend_from_slice(bytemuck::bytes_of(&value));
             out.push(run as u8);
             i += run;
         }
@@ -218,22 +225,23 @@ pub(crate) fn put_input_runs(frames: &[[Input; PLAYERS]], out: &mut Vec<u8>) {
 
 /// `count` frames of input runs from the front of `bytes` (see
 /// [`put_input_runs`]), and the bytes they took.
-pub(crate) fn read_input_runs(
+pub(crate) fn read_input_runs<I: Pod, const N: usize>(
     bytes: &[u8],
     count: usize,
-) -> Result<(Vec<[Input; PLAYERS]>, usize), &'static str> {
+) -> Result<(Vec<[I; N]>, usize), &'static str> {
     let mut cur = Cursor(bytes);
-    let mut frames = vec![[Input::default(); PLAYERS]; count];
-    for player in 0..PLAYERS {
+    let mut frames = vec![[I::zeroed(); N]; count];
+    for player in 0..N {
         let mut filled = 0usize;
         while filled < count {
-            let [value, run] = cur.take::<2>()?;
+            let value: I = bytemuck::pod_read_unaligned(cur.take_slice(size_of::<I>())?);
+            let [run] = cur.take::<1>()?;
             let run = run as usize;
             if run == 0 || filled + run > count {
                 return Err("input runs do not add up to the chunk length");
             }
             for frame in &mut frames[filled..filled + run] {
-                frame[player] = Input(value);
+                frame[player] = value;
             }
             filled += run;
         }
@@ -272,6 +280,15 @@ pub fn decode_chunk(payload: &[u8]) -> Result<Chunk, &'static str> {
 struct Cursor<'a>(&'a [u8]);
 
 impl Cursor<'_> {
+    fn take_slice(&mut self, n: usize) -> Result<&[u8], &'static str> {
+        if self.0.len() < n {
+            return Err("input chunk ends early");
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
     fn take<const N: usize>(&mut self) -> Result<[u8; N], &'static str> {
         let (head, rest) = self
             .0
@@ -290,6 +307,24 @@ pub fn body_check(body: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The runs work for any plain-old-data input and player count (the
+    /// netcode library's games), here a two-byte input and three players,
+    /// and read back what was written.
+    #[test]
+    fn input_runs_round_trip_for_any_input_and_players() {
+        let frames: Vec<[u16; 3]> = (0..60u16).map(|f| [f / 7, 0x1234, f % 3]).collect();
+        let mut bytes = Vec::new();
+        put_input_runs(&frames, &mut bytes);
+        let (back, used) = read_input_runs::<u16, 3>(&bytes, frames.len()).unwrap();
+        assert_eq!((back, used), (frames, bytes.len()));
+        // Twinstar's one-byte inputs: one byte of input, one of length.
+        let ours = [[Input(5), Input(9)]; 4];
+        let mut bytes = Vec::new();
+        put_input_runs(&ours, &mut bytes);
+        assert_eq!(bytes, [5, 4, 9, 4]);
+        assert!(read_input_runs::<u16, 3>(&bytes[..3], 4).is_err());
+    }
 
     #[test]
     fn chunk_round_trip() {
