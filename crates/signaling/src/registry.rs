@@ -66,6 +66,24 @@ struct Listing {
     created_s: u64,
 }
 
+impl Seat {
+    /// A fresh seat in room `room`, nothing relayed yet.
+    fn new(
+        room: &str,
+        channel: SignalingChannel,
+        token: Option<SeatToken>,
+        spectator: bool,
+    ) -> Seat {
+        Seat {
+            room: room.to_owned(),
+            channel,
+            relayed: 0,
+            spectator,
+            token,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Room {
     /// Set when the room's first player asked for it to be listed.
@@ -273,16 +291,8 @@ impl Registry {
             .or_default()
             .members
             .push(peer);
-        self.peers.insert(
-            peer,
-            Seat {
-                room: key.to_owned(),
-                channel: sender,
-                relayed: 0,
-                spectator: false,
-                token,
-            },
-        );
+        self.peers
+            .insert(peer, Seat::new(key, sender, token, false));
     }
 
     /// Seats a quick-match client alone in a room of its own, waiting for a
@@ -455,16 +465,8 @@ impl Registry {
             self.send_to(member, JsonPeerEvent::PeerLeft(stale));
             self.send_to(member, JsonPeerEvent::NewPeer(peer));
         }
-        self.peers.insert(
-            peer,
-            Seat {
-                room: key.to_owned(),
-                channel: sender,
-                relayed: 0,
-                spectator: false,
-                token: Some(token),
-            },
-        );
+        self.peers
+            .insert(peer, Seat::new(key, sender, Some(token), false));
         self.introduce_spectators(key);
     }
 
@@ -492,16 +494,7 @@ impl Registry {
             return None;
         }
         room.spectators.push((peer, None));
-        self.peers.insert(
-            peer,
-            Seat {
-                room: key.to_owned(),
-                channel: sender,
-                relayed: 0,
-                spectator: true,
-                token: None,
-            },
-        );
+        self.peers.insert(peer, Seat::new(key, sender, None, true));
         self.introduce_spectators(key);
         Some(key.to_owned())
     }
