@@ -156,3 +156,40 @@ fn the_menus_rooms_screen_joins_a_listed_room() {
     drop(menu);
     drop(host);
 }
+
+/// Quick match through a real server (raw websocket clients, matchbox's
+/// protocol): four clients of one version, two far apart in level, pair
+/// by level at once; a client of another version is never paired with
+/// them, even after the 10 s that open the gap to anyone of its version.
+#[test]
+fn quick_match_pairs_by_level_and_never_across_versions() {
+    use common::ws::{connect, introductions};
+    let server = Server::start();
+    let quick =
+        |version: &str, level: u32| format!("{}/quick?version={version}&level={level}", server.url);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        // Levels 1 and 900 first: too far apart to pair at once.
+        let (mut low, _) = connect(&quick("6.3", 1)).await;
+        let (mut high, _) = connect(&quick("6.3", 900)).await;
+        let (mut other, _) = connect(&quick("6.2", 2)).await;
+        // Then one near each: each pairs with its own (the newer moves
+        // into the older's room, which is told: NewPeer).
+        let (_near_high, near_high_id) = connect(&quick("6.3", 901)).await;
+        let (_near_low, near_low_id) = connect(&quick("6.3", 2)).await;
+        let wait = Duration::from_millis(500);
+        assert_eq!(introductions(&mut high, wait).await, [near_high_id]);
+        assert_eq!(introductions(&mut low, wait).await, [near_low_id]);
+        // Another version waits alone past the 10 s that open the gap.
+        assert!(
+            introductions(&mut other, Duration::from_secs(11))
+                .await
+                .is_empty(),
+            "a 6.2 client was paired with a 6.3 one"
+        );
+    });
+}

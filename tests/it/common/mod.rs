@@ -15,6 +15,7 @@ pub mod picture;
 mod process;
 mod server;
 mod summary;
+pub mod ws;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
