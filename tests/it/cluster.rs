@@ -7,9 +7,9 @@
 use crate::common;
 
 use std::collections::HashMap;
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::ws::{connect, introductions};
@@ -21,7 +21,7 @@ const NODE_ARGS: [&str; 3] = ["--trust-forwarded", "--max-per-address", "1000"];
 
 /// HAProxy with deploy/haproxy.cfg in front of three nodes; killed when dropped.
 struct Proxy {
-    child: Child,
+    _process: common::Reaped,
     addr: SocketAddr,
 }
 
@@ -30,10 +30,7 @@ impl Proxy {
         let haproxy = which("haproxy")
             .expect("haproxy is not installed: apt-get install haproxy (scripts/test.sh does)");
         // A free port: bound and released (HAProxy binds it a moment later).
-        let addr = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap();
+        let addr = SocketAddr::from(([127, 0, 0, 1], common::free_loopback_port()));
         let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/haproxy.cfg");
         let mut command = Command::new(haproxy);
         command
@@ -48,7 +45,10 @@ impl Proxy {
             command.env(format!("TWINSTAR_NODE{}", i + 1), node.addr.to_string());
         }
         let child = command.spawn().expect("haproxy starts");
-        let proxy = Proxy { child, addr };
+        let proxy = Proxy {
+            _process: common::Reaped(child),
+            addr,
+        };
         // Up once every node passed its health check through it.
         let started = Instant::now();
         while !(0..6).all(|_| http_status(addr, "/healthz") == Some(200)) {
@@ -63,13 +63,6 @@ impl Proxy {
 
     fn url(&self) -> String {
         format!("ws://{}", self.addr)
-    }
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -244,7 +237,7 @@ fn a_node_stopped_mid_match_leaves_its_matches_to_finish_in_sync() {
 
 /// `redis-server` on a free port, without persistence; killed when dropped.
 struct Redis {
-    child: Child,
+    _process: common::Reaped,
     port: u16,
 }
 
@@ -253,11 +246,7 @@ impl Redis {
         let redis = which("redis-server").expect(
             "redis-server is not installed: apt-get install redis-server (scripts/test.sh does)",
         );
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = common::free_loopback_port();
         let child = Command::new(redis)
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
@@ -266,7 +255,10 @@ impl Redis {
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server starts");
-        let redis = Redis { child, port };
+        let redis = Redis {
+            _process: common::Reaped(child),
+            port,
+        };
         let started = Instant::now();
         while !redis.pong() {
             assert!(
@@ -292,13 +284,6 @@ impl Redis {
 
     fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

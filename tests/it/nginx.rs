@@ -5,23 +5,11 @@
 
 use crate::common;
 
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{LIMIT, Server, Twinstar, peer_args, scratch};
-
-/// nginx as one process (`master_process off` in the test's wrapper
-/// config): killing it leaves no orphaned worker holding the port.
-struct Nginx(Child);
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 #[test]
 fn players_meet_over_wss_through_nginx() {
@@ -35,11 +23,7 @@ fn players_meet_over_wss_through_nginx() {
         .unwrap();
     assert!(status.success());
     let node = Server::start_with(&["--trust-forwarded"], &[]);
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::free_loopback_port();
     let shipped =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/nginx.conf"))
             .unwrap();
@@ -76,7 +60,9 @@ fn players_meet_over_wss_through_nginx() {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("nginx is installed (apt-get install nginx; scripts/test.sh does)");
-    let _nginx = Nginx(nginx);
+    // One process (`master_process off` in the test's wrapper config):
+    // killing it leaves no orphaned worker holding the port.
+    let _nginx = common::Reaped(nginx);
     let ca = certs.join("ca.pem");
     let curl = |path: &str| {
         let out = Command::new("curl")

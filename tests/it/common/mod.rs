@@ -309,3 +309,23 @@ pub fn http_get(addr: std::net::SocketAddr, path: &str) -> Option<(u16, String)>
         .to_owned();
     Some((status, body))
 }
+
+/// A loopback port nothing listens on: bound and released, for a server
+/// that takes its port on the command line (HAProxy, nginx, Redis) and
+/// binds it a moment later.
+pub fn free_loopback_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap_or_else(|e| panic!("no free loopback port: {e}"))
+        .port()
+}
+
+/// A helper process (HAProxy, nginx, Redis) killed and reaped when dropped.
+pub struct Reaped(pub std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
