@@ -328,6 +328,11 @@ pub struct ChatArgs {
     /// junk the receiver must drop.
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
     pub debug_chat_flood: u32,
+
+    /// Debug aid for tests: type TEXT (a line or a /command) once the
+    /// match reaches FRAME (repeatable).
+    #[arg(long, value_name = "FRAME:TEXT", value_parser = parse_say_at, hide = true)]
+    pub debug_say_at: Vec<(u32, String)>,
 }
 
 impl ChatArgs {
@@ -341,6 +346,13 @@ impl ChatArgs {
             ));
         }
         Ok(())
+    }
+
+    /// The lines to type, each with the frame it waits for: `--say` at
+    /// the start, then `--debug-say-at`.
+    pub fn lines(&self) -> Vec<(u32, String)> {
+        let start = self.say.iter().map(|text| (0, text.clone()));
+        start.chain(self.debug_say_at.iter().cloned()).collect()
     }
 
     /// Whether chat is shown, with the settings' choice.
@@ -452,6 +464,16 @@ pub struct SynctestArgs {
     /// to see synctest catch it.
     #[arg(long, value_name = "F", hide = true)]
     pub debug_inject_desync: Option<u32>,
+}
+
+/// A `--debug-say-at` line: a frame, `:`, and a `--say` line.
+fn parse_say_at(s: &str) -> Result<(u32, String), String> {
+    let (frame, text) = s.split_once(':').ok_or("expected FRAME:TEXT")?;
+    let frame = frame
+        .trim()
+        .parse()
+        .map_err(|_| "FRAME is a frame number")?;
+    Ok((frame, parse_say(text)?))
 }
 
 /// A `--say` line: the chat's own rules (`session::chat::validate`), trimmed.

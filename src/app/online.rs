@@ -228,7 +228,7 @@ pub(super) fn start_online(
         garbage_per_second: net.debug_garbage,
         inject_desync_from: net.debug_inject_desync,
         reconnect_window: Duration::from_secs(reconnect_window.into()),
-        say: net.chat.say.clone(),
+        say: net.chat.lines(),
         chat_flood_per_second: net.chat.debug_chat_flood,
     };
     Ok(OnlineStart {

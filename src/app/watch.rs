@@ -62,12 +62,13 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
         ice,
         timeout: Duration::from_secs(args.timeout),
         protocol_skew: args.debug_protocol_skew,
+        seat: crate::net::signaling::SeatToken::random(),
     };
     Ok(WatchStart {
         connector: Connector::start(runtime()?, options),
         run,
         spectator: SpectatorOptions {
-            say: args.chat.say.clone(),
+            say: args.chat.lines(),
             chat_flood_per_second: args.chat.debug_chat_flood,
         },
         chat: args.chat.shown(settings.chat),

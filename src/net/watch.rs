@@ -20,7 +20,7 @@ use super::protocol::phase::{Heard, Spectating};
 use super::rejoin::CatchUpReceiver;
 use super::room::Room;
 use super::room_code::RoomCode;
-use super::signaling::watch_url;
+use super::signaling::{ClientQuery, SeatToken, watch_url};
 use crate::platform::tasks::{LoopHandle, NetRuntime};
 
 /// How often `Watch` is repeated until the player answers: a message sent
@@ -38,6 +38,10 @@ pub struct WatchOptions {
     pub timeout: Duration,
     /// Debug aid for tests: claim another protocol version.
     pub protocol_skew: u32,
+    /// The spectator's seat token (its room URL's `seat`): it proves the
+    /// spectator's requests to the server (a report) and marks it if the
+    /// host removes it.
+    pub seat: SeatToken,
 }
 
 /// A spectator connected to the player who streams the match.
@@ -66,6 +70,7 @@ pub struct WatchConnection {
     pub started: Instant,
     pub room: RoomCode,
     pub server: String,
+    pub seat: SeatToken,
 }
 
 /// A spectator's connector.
@@ -87,7 +92,15 @@ impl Seat for SpectatorSeat {
     type Connection = WatchConnection;
 
     fn url(options: &WatchOptions) -> String {
-        watch_url(&options.server, &options.room)
+        let query = ClientQuery {
+            seat: Some(options.seat),
+            ..ClientQuery::default()
+        };
+        let url = watch_url(&options.server, &options.room);
+        match query.to_query() {
+            Some(query) => format!("{url}?{query}"),
+            None => url,
+        }
     }
 
     fn ice(options: &WatchOptions) -> &IceServers {
@@ -223,6 +236,7 @@ impl SpectatorSeat {
             started: link.started,
             room: self.options.room.clone(),
             server: self.options.server.clone(),
+            seat: self.options.seat,
         })
     }
 }

@@ -254,8 +254,29 @@ pub struct ChatCounters {
 }
 
 /// What `/help` answers (and any command it does not know).
-pub const COMMANDS_HELP: &str =
-    "commands: /who (names in the room), /mute NAME, /unmute NAME, /help";
+pub const COMMANDS_HELP: &str = "commands: /who (names in the room), /mute NAME, /unmute NAME, /kick NAME (the host, a spectator), /report NAME REASON, /help";
+
+/// What a typed line was, for the backend that owns the chat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Not a command: a line to send.
+    Line,
+    /// A command the chat answered itself (see [`Chat::take_new`]).
+    Answered,
+    /// A command the backend carries out, then tells the outcome with
+    /// [`Chat::notice`].
+    Act(Action),
+}
+
+/// A command that reaches beyond the chat: the server must act.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// `/kick NAME`: the host removes a spectator from the room.
+    Kick(String),
+    /// `/report NAME REASON`: the room's last lines go to the server's
+    /// operator with the reason.
+    Report { name: String, reason: String },
+}
 
 /// Who answers a command: the line shown to the one who typed it only.
 pub const NOTICE_FROM: &str = "*";
@@ -277,8 +298,8 @@ pub struct Chat {
     added: u64,
     taken: u64,
     counters: ChatCounters,
-    /// Lines to send once the match runs (`--say`).
-    greeting: Vec<String>,
+    /// Lines to send once the match reaches their frame (`--say`: 0).
+    greeting: Vec<(Frame, String)>,
     /// Senders whose lines we no longer show or relay (`/mute`), in
     /// upper case: names match whatever the case typed.
     muted: Vec<String>,
@@ -320,8 +341,9 @@ impl Chat {
         }
     }
 
-    /// Lines to send once the match runs (`--say`).
-    pub fn with_greeting(mut self, lines: Vec<String>) -> Self {
+    /// Lines to send once the match reaches their frame (`--say` at 0,
+    /// `--debug-say-at` later), each as if typed then.
+    pub fn with_greeting(mut self, lines: Vec<(Frame, String)>) -> Self {
         self.greeting = lines;
         self
     }
@@ -347,19 +369,38 @@ impl Chat {
         self.counters.dropped = self.counters.dropped.saturating_add(n);
     }
 
-    /// A typed line that starts with `/` is a command, answered here and
-    /// never sent: `/who`, `/mute NAME`, `/unmute NAME`, `/help` (any case;
-    /// an unknown one gets `/help`'s answer). True if `text` was one.
-    /// Muting covers the sender's lines for the rest of the match: not
-    /// shown, and not relayed to spectators by the streaming player.
-    pub fn command(&mut self, frame: Frame, text: &str) -> bool {
+    /// A typed line that starts with `/` is a command, never sent:
+    /// `/who`, `/mute NAME`, `/unmute NAME` and `/help` are answered here
+    /// (any case; an unknown one gets `/help`'s answer); `/kick NAME` and
+    /// `/report NAME REASON` are checked here and handed back as an
+    /// [`Action`]. Muting covers the sender's lines for the rest of the
+    /// match: not shown, and not relayed to spectators by the streaming
+    /// player.
+    pub fn command(&mut self, frame: Frame, text: &str) -> Command {
         let Some(command) = text.trim().strip_prefix('/') else {
-            return false;
+            return Command::Line;
         };
-        let mut words = command.split_whitespace();
+        let mut words = command.splitn(3, ' ').filter(|w| !w.is_empty());
         let verb = words.next().unwrap_or("").to_ascii_lowercase();
         let name = words.next().map(str::to_ascii_uppercase);
+        let rest = words.next().map(str::trim).unwrap_or("");
         let answer = match (verb.as_str(), name) {
+            ("kick" | "report", Some(name)) if name == self.name.to_ascii_uppercase() => {
+                format!("you cannot {verb} yourself")
+            }
+            ("kick", Some(name)) => return Command::Act(Action::Kick(name)),
+            ("report", Some(_)) if rest.is_empty() => "say why: /report NAME REASON".into(),
+            ("report", Some(name)) if !self.in_room(&name) => {
+                format!("nobody called {name} is in the room (/who)")
+            }
+            ("report", Some(name)) => {
+                return Command::Act(Action::Report {
+                    name,
+                    reason: rest.to_owned(),
+                });
+            }
+            ("kick", None) => "whom? /kick NAME (a spectator: /who)".into(),
+            ("report", None) => "whom? /report NAME REASON".into(),
             ("who", _) => {
                 let mut names = vec![format!("{} (you)", self.name), self.partner.clone()];
                 names.extend(self.heard.iter().cloned());
@@ -385,12 +426,33 @@ impl Chat {
             }
             _ => COMMANDS_HELP.into(),
         };
+        self.notice(frame, answer);
+        Command::Answered
+    }
+
+    /// A line for this player only (an answer to a command, what became
+    /// of an [`Action`]): shown, never sent, relayed or recorded.
+    pub fn notice(&mut self, frame: Frame, text: impl Into<String>) {
         self.notices.push(ChatLine {
             frame,
             from: NOTICE_FROM.into(),
-            text: answer,
+            text: text.into(),
         });
-        true
+    }
+
+    /// Whether `name` (upper case) is a player or a spectator heard from.
+    fn in_room(&self, name: &str) -> bool {
+        let players = [player_name(0), player_name(1), self.partner.clone()];
+        players
+            .iter()
+            .chain(&self.heard)
+            .any(|n| n.eq_ignore_ascii_case(name))
+    }
+
+    /// The room's last lines as this player saw them (`P1: text`), oldest
+    /// first: what a report carries.
+    pub fn last_lines(&self) -> Vec<String> {
+        self.history.iter().map(ChatLine::detail).collect()
     }
 
     /// Whether lines from `name` are muted.
@@ -529,9 +591,13 @@ impl Chat {
         self.added += 1;
     }
 
-    /// The `--say` lines, once.
-    pub fn take_greeting(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.greeting)
+    /// The `--say` lines due by `frame`, each once, in order.
+    pub fn take_greeting(&mut self, frame: Frame) -> Vec<String> {
+        let (due, later) = std::mem::take(&mut self.greeting)
+            .into_iter()
+            .partition(|(at, _)| *at <= frame);
+        self.greeting = later;
+        due.into_iter().map(|(_, text)| text).collect()
     }
 
     /// The debug flood's messages due since the last call (called about
@@ -806,10 +872,16 @@ mod tests {
     #[test]
     fn the_greeting_is_taken_once_and_the_flood_comes_due_by_the_frame() {
         let mut chat = Chat::new("P1".into(), "P2".into())
-            .with_greeting(vec!["hi".into(), "gl".into()])
+            .with_greeting(vec![
+                (0, "hi".into()),
+                (0, "gl".into()),
+                (90, "/who".into()),
+            ])
             .with_flood(90);
-        assert_eq!(chat.take_greeting(), ["hi", "gl"]);
-        assert!(chat.take_greeting().is_empty());
+        assert_eq!(chat.take_greeting(1), ["hi", "gl"]);
+        assert!(chat.take_greeting(89).is_empty());
+        assert_eq!(chat.take_greeting(95), ["/who"]);
+        assert!(chat.take_greeting(200).is_empty());
         // 90 a second at 60 calls a second: 1 or 2 a call, 90 in all.
         let calls: Vec<usize> = (0..60).map(|_| chat.flood_due().len()).collect();
         assert!(calls.iter().all(|&n| n == 1 || n == 2), "{calls:?}");
@@ -872,11 +944,11 @@ mod tests {
     fn commands_are_answered_here_and_mute_hides_and_stops_relaying() {
         let t0 = Instant::now();
         let mut chat = Chat::new("P1".into(), "P2".into());
-        assert!(!chat.command(1, "hello"), "a line, not a command");
-        assert!(chat.command(1, "/WHO"));
-        assert!(chat.command(1, "/mute p2"));
-        assert!(chat.command(1, "/mute P1"));
-        assert!(chat.command(1, "/dance"));
+        assert_eq!(chat.command(1, "hello"), Command::Line);
+        assert_eq!(chat.command(1, "/WHO"), Command::Answered);
+        assert_eq!(chat.command(1, "/mute p2"), Command::Answered);
+        assert_eq!(chat.command(1, "/mute P1"), Command::Answered);
+        assert_eq!(chat.command(1, "/dance"), Command::Answered);
         let notices: Vec<String> = chat.take_new().into_iter().map(|l| l.to_string()).collect();
         assert_eq!(
             notices,
@@ -896,12 +968,56 @@ mod tests {
         // A spectator's line still comes; /who then names it.
         let mut limit = RateLimiter::for_peer();
         assert!(chat.receive_from(t0, 3, "S1", &mut limit, "gg").is_some());
-        assert!(chat.command(4, "/unmute P2"));
+        assert_eq!(chat.command(4, "/unmute P2"), Command::Answered);
         assert!(chat.receive(t0, 5, "back").is_some());
-        assert!(chat.command(6, "/who"));
+        assert_eq!(chat.command(6, "/who"), Command::Answered);
         let last = chat.take_new().last().cloned().unwrap();
         assert_eq!(last.text, "in the room: P1 (you), P2, S1");
         // Notices never reach the history spectators are sent.
         assert!(chat.history().all(|l| l.from != NOTICE_FROM));
+    }
+
+    #[test]
+    fn kick_and_report_are_checked_here_and_handed_to_the_backend() {
+        let t0 = Instant::now();
+        let mut chat = Chat::new("P1".into(), "P2".into());
+        let mut limit = RateLimiter::for_peer();
+        assert!(chat.receive_from(t0, 3, "S1", &mut limit, "spam").is_some());
+        assert_eq!(
+            chat.command(4, "/kick s1"),
+            Command::Act(Action::Kick("S1".into()))
+        );
+        assert_eq!(
+            chat.command(4, "/Report s1  spam and insults "),
+            Command::Act(Action::Report {
+                name: "S1".into(),
+                reason: "spam and insults".into()
+            })
+        );
+        assert_eq!(
+            chat.command(4, "/report p2 rude"),
+            Command::Act(Action::Report {
+                name: "P2".into(),
+                reason: "rude".into()
+            })
+        );
+        for (typed, answer) in [
+            ("/kick", "whom? /kick NAME (a spectator: /who)"),
+            ("/kick P1", "you cannot kick yourself"),
+            ("/report", "whom? /report NAME REASON"),
+            ("/report S1", "say why: /report NAME REASON"),
+            ("/report S9 spam", "nobody called S9 is in the room (/who)"),
+            ("/report p1 me", "you cannot report yourself"),
+        ] {
+            assert_eq!(chat.command(5, typed), Command::Answered, "{typed}");
+            let notice = chat.take_new().pop().unwrap();
+            assert_eq!(
+                (notice.from.as_str(), notice.text.as_str()),
+                (NOTICE_FROM, answer)
+            );
+        }
+        chat.notice(6, "S1 was removed");
+        assert_eq!(chat.take_new().pop().unwrap().text, "S1 was removed");
+        assert_eq!(chat.last_lines(), ["S1: spam"]);
     }
 }

@@ -12,6 +12,7 @@ mod frame_log;
 mod lifecycle;
 mod online;
 mod pacer;
+mod server_desk;
 mod simulation;
 mod spectator;
 mod summary;

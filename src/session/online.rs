@@ -31,6 +31,7 @@ use matchbox_socket::{Packet, PeerId, WebRtcSocket};
 use super::backend::Backend;
 use super::chat::{Chat, ChatError, ChatLine, player_name};
 use super::frame_log::FrameLog;
+use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
 use crate::net::connect::{ConnectOptions, Connection, PlayerConnector};
@@ -73,8 +74,8 @@ pub struct OnlineOptions {
     /// How long to wait for the peer's packets to come back before the
     /// match ends; zero: `DISCONNECT_TIMEOUT`, a lost peer as before.
     pub reconnect_window: Duration,
-    /// Chat lines sent right after the first frame (`--say`).
-    pub say: Vec<String>,
+    /// Chat lines sent once the match reaches their frame (`--say`: 0).
+    pub say: Vec<(Frame, String)>,
     /// Debug aid for tests: chat messages per second sent to the peer,
     /// mostly junk (`session::chat::flood_message`).
     pub chat_flood_per_second: u32,
@@ -154,6 +155,8 @@ pub(super) struct OnlineBackend {
     /// What the summary counts.
     tally: Tally,
     chat: Chat,
+    /// What this player asks the room's server (figures, kicks, reports).
+    desk: ServerDesk,
     /// Spectators this player streams the match to (`spectators`).
     spectators: spectators::Spectators,
     // Last: dropped after everything that runs on it.
@@ -232,6 +235,7 @@ impl OnlineBackend {
             match_id: agreement.match_id,
         };
         let session = start_session(&agreement, peer, ggrs_socket, settings.disconnect_timeout())?;
+        let desk = ServerDesk::for_player(&connect_options);
         let catch_up_bytes = history.as_ref().map_or(0, |h| h.bytes as u64);
         let base = history.as_ref().map_or(0, |h| h.frames);
         let rejoined = history.map(|h| (h, agreement.peer_confirmed));
@@ -272,6 +276,7 @@ impl OnlineBackend {
                 ..Tally::default()
             },
             chat,
+            desk,
             spectators: spectators::Spectators::default(),
             _message_loop: message_loop,
             _runtime: runtime,
@@ -361,6 +366,7 @@ impl Backend for OnlineBackend {
         self.send_garbage();
         if self.first_frame_at.is_some() {
             self.room_chat().service(log);
+            self.desk.list_figures(sim.world(), Instant::now());
         }
         let confirmed = Frame::try_from(self.session.confirmed_frame() + 1).unwrap_or(0);
         log.confirm_through(self.base + confirmed, sim.newest_frame())?;
@@ -384,6 +390,7 @@ impl Backend for OnlineBackend {
                 if self.first_frame_at.is_some() {
                     self.room_chat().hear_spectators(log);
                 }
+                self.desk.take_answers(&mut self.chat, log.confirmed());
             }
             Ok(()) => {}
             Err(e) => {

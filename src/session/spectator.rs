@@ -31,8 +31,9 @@ use web_time::Instant;
 use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
 use super::backend::Backend;
-use super::chat::{Chat, ChatError, ChatLine, valid_name};
+use super::chat::{Action, Chat, ChatError, ChatLine, Command, valid_name};
 use super::frame_log::FrameLog;
+use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
 use super::{FrameReport, SessionError, Summary};
 use crate::net::control::ControlChannel;
@@ -71,8 +72,8 @@ pub struct WatchStatus {
 /// A spectator's own part in the room: what it says.
 #[derive(Clone, Debug, Default)]
 pub struct SpectatorOptions {
-    /// Chat lines sent once connected (`--say`).
-    pub say: Vec<String>,
+    /// Chat lines sent once the stream reaches their frame (`--say`: 0).
+    pub say: Vec<(Frame, String)>,
     /// Debug aid for tests: chat messages per second sent to the player,
     /// mostly junk (`session::chat::flood_message`).
     pub chat_flood_per_second: u32,
@@ -122,6 +123,8 @@ pub(super) struct SpectatorBackend {
     /// [`KEEP_BEHIND`] at the next frame.
     jump: bool,
     chat: Chat,
+    /// What this spectator asks the room's server (a report).
+    desk: ServerDesk,
     /// Chat lines accepted, to be recorded once the match reaches their
     /// frame (in frame order).
     unrecorded: VecDeque<ChatLine>,
@@ -149,6 +152,8 @@ impl SpectatorBackend {
             room,
             so_far,
             name,
+            server,
+            seat,
             ..
         } = connection;
         if !valid_name(&name) {
@@ -160,6 +165,7 @@ impl SpectatorBackend {
         let chat = Chat::new(name, String::new())
             .with_greeting(options.say)
             .with_flood(options.chat_flood_per_second);
+        let desk = ServerDesk::for_spectator(&server, room.clone(), seat);
         let mut backend = SpectatorBackend {
             socket,
             control,
@@ -181,6 +187,7 @@ impl SpectatorBackend {
             live: true,
             jump: false,
             chat,
+            desk,
             unrecorded: VecDeque::new(),
             _ggrs_channel: ggrs_channel,
             _message_loop: message_loop,
@@ -297,7 +304,7 @@ impl SpectatorBackend {
 
     /// Our `--say` lines once connected, and the debug flood.
     fn service_chat(&mut self, log: &mut FrameLog) {
-        for text in self.chat.take_greeting() {
+        for text in self.chat.take_greeting(log.confirmed()) {
             if let Err(e) = self.say(&text, log) {
                 tracing::warn!("--say {text:?} not sent: {e}");
             }
@@ -305,8 +312,19 @@ impl SpectatorBackend {
     }
 
     fn say(&mut self, text: &str, log: &FrameLog) -> Result<(), ChatError> {
-        if self.chat.command(log.confirmed(), text) {
-            return Ok(());
+        let frame = log.confirmed();
+        match self.chat.command(frame, text) {
+            Command::Line => {}
+            Command::Answered => return Ok(()),
+            Command::Act(Action::Kick(_)) => {
+                let why = "only the room's host can remove spectators";
+                self.chat.notice(frame, why);
+                return Ok(());
+            }
+            Command::Act(Action::Report { name, reason }) => {
+                self.desk.report(&mut self.chat, frame, &name, &reason);
+                return Ok(());
+            }
         }
         let line = self.chat.say(Instant::now(), log.confirmed(), text)?;
         self.control.send(&Message::Chat { text: line.text });
@@ -402,6 +420,7 @@ impl Backend for SpectatorBackend {
         }
         self.record_chat(log);
         self.service_chat(log);
+        self.desk.take_answers(&mut self.chat, log.confirmed());
         if let Some(end) = self.end() {
             log.set_limit(Some(end));
             return Ok(());

@@ -193,3 +193,117 @@ fn quick_match_pairs_by_level_and_never_across_versions() {
         );
     });
 }
+
+/// Moderation through a real server, with headless players typing at set
+/// frames (`--debug-say-at`): the host of a public room lists its figures
+/// once a second while it plays; it removes its spectator with `/kick s1`,
+/// which ends that spectator's watching with the reason, and the server
+/// refuses it when it comes back within 5 minutes; the other player's
+/// `/report S1 ...` lands in the server's reports file with the room's
+/// last lines, the spectator's among them.
+#[test]
+fn the_host_lists_figures_and_kicks_a_spectator_and_a_report_is_filed() {
+    let dir = scratch("lobby-moderation");
+    let reports = dir.join("reports.jsonl");
+    let server = Server::start_with(&["--reports", reports.to_str().unwrap()], &[]);
+    let (host, join) = common::started_match(
+        &dir,
+        &server.url,
+        ("KCK-2XM", "KCK-2XM"),
+        "1200",
+        &[
+            "--no-record",
+            "--public",
+            "--name",
+            "Ana",
+            "--debug-say-at",
+            "420:/kick s1",
+        ],
+        &[
+            "--no-record",
+            "--debug-say-at",
+            "540:/report S1 selling gold",
+        ],
+    );
+    let spectator = common::spectator(
+        &dir,
+        &server.url,
+        "KCK-2XM",
+        &["--no-record", "--say", "buy gold at example.org"],
+    );
+    let listed = until(&server, Duration::from_secs(10), |p| {
+        p.rooms.iter().any(|r| r.elapsed_s.is_some_and(|s| s >= 2))
+    });
+    let room = &listed.rooms[0];
+    assert_eq!(room.state, RoomStatus::Playing, "{listed:?}");
+    assert!(room.wave.is_some() && room.score.is_some(), "{listed:?}");
+
+    let spectator = spectator.finish(LIMIT);
+    assert!(
+        spectator
+            .stderr
+            .contains("the room's host removed you from the room"),
+        "{}",
+        spectator.report("spectator", 30)
+    );
+    let again = common::run(
+        &dir,
+        &[
+            "watch",
+            "KCK-2XM",
+            "--server",
+            &server.url,
+            "--stun",
+            "none",
+            "--headless",
+        ],
+        LIMIT,
+    );
+    assert_eq!(again.code(), Some(2), "{}", again.stderr);
+    assert!(
+        again
+            .stderr
+            .contains("removed you from it; you may watch it again in"),
+        "{}",
+        again.stderr
+    );
+    let (host, join) = (host.finish(LIMIT), join.finish(LIMIT));
+    assert_eq!(host.code(), Some(0), "{}", host.report("host", 30));
+    assert_eq!(join.code(), Some(0), "{}", join.report("join", 30));
+    assert!(
+        host.stderr
+            .contains("S1 was removed from the room for 5 minutes"),
+        "{}",
+        host.report("host", 30)
+    );
+    assert!(
+        join.stderr.contains("your report on S1 was sent"),
+        "{}",
+        join.report("join", 30)
+    );
+
+    let text = std::fs::read_to_string(&reports).unwrap_or_default();
+    let filed: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(filed.len(), 1, "{text}");
+    let report = &filed[0];
+    assert_eq!(report["room"], "KCK-2XM");
+    assert_eq!(report["reporter"], "player 2");
+    assert_eq!(report["name"], "S1");
+    assert_eq!(report["reason"], "selling gold");
+    let lines: Vec<&str> = (report["lines"].as_array().unwrap().iter())
+        .filter_map(|l| l.as_str())
+        .collect();
+    assert!(lines.contains(&"S1: buy gold at example.org"), "{report}");
+    let counted = |action: &str| {
+        server
+            .metric(&format!(
+                "twinstar_room_requests_total{{action=\"{action}\",outcome=\"ok\"}}"
+            ))
+            .unwrap_or(0.0)
+    };
+    assert_eq!((counted("kick"), counted("report")), (1.0, 1.0));
+    assert!(counted("stats") >= 2.0, "{}", counted("stats"));
+}

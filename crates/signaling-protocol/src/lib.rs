@@ -10,6 +10,7 @@
 
 mod ice;
 mod lobby;
+mod moderation;
 pub mod room_code;
 mod seat;
 mod urls;
@@ -25,6 +26,11 @@ pub use lobby::{
     NameError, PUBLIC_PARAM, PlayerName, QueryError, ROOMS_PAGE, ROOMS_PATH, RTT_PARAM,
     RoomListing, RoomStatus, RoomsPage, RoomsQuery, RoomsQueryError, VERSION_PARAM, VersionError,
     VersionTag,
+};
+pub use moderation::{
+    Checked, HostStats, KickRequest, MAX_ELAPSED_S, MAX_REASON_CHARS, MAX_REPORT_LINE_CHARS,
+    MAX_REPORT_LINES, MAX_ROOM_REQUEST_BYTES, MAX_SCORE, MAX_TARGET_CHARS, ReportRequest,
+    RoomAction, RoomRequestError, decode_room_request,
 };
 pub use room_code::{RoomCode, RoomCodeError};
 pub use seat::{SEAT_PARAM, SeatToken, SeatTokenError};
@@ -96,6 +102,9 @@ pub enum Refusal {
     /// listing shows.
     #[error("a public room needs the host's name and version (?public=1&name=...&version=...)")]
     PublicNeedsName,
+    /// A spectator the room's host removed, back before its time is up.
+    #[error("the host of room {code} removed you from it; you may watch it again in {secs} s")]
+    Kicked { code: RoomCode, secs: u64 },
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use clap::Args;
 use web_time::Duration;
 
+use crate::reports::ReportsFile;
 use crate::tls::TlsFiles;
 use crate::turn::{IcePolicy, TurnSecret};
 use crate::{ServeOptions, ServerError, WebClient, browser_link};
@@ -100,6 +101,15 @@ pub struct ServeArgs {
     /// node's public rooms. Without it, a node lists its own.
     #[arg(long, value_name = "URL", help_heading = "Several nodes")]
     pub directory: Option<String>,
+
+    /// Append players' reports (chat's /report) to FILE, one JSON object
+    /// per line; without it the server takes no reports.
+    #[arg(long, value_name = "FILE", help_heading = "Moderation")]
+    pub reports: Option<PathBuf>,
+
+    /// Rotate the reports file to FILE.1 once it would pass BYTES.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::reports::DEFAULT_REPORTS_MAX_BYTES, value_parser = clap::value_parser!(u64).range(4096..), help_heading = "Moderation")]
+    pub reports_max_bytes: u64,
 
     /// On SIGTERM: stop admitting, then exit once the rooms are empty or
     /// after SECS.
@@ -248,6 +258,17 @@ fn options(args: &ServeArgs) -> Result<ServeOptions, ServeError> {
                 crate::directory::Directory::new(url).map_err(|e| bad(e.to_string()))?;
                 Some(url.clone())
             }
+            None => None,
+        },
+        reports: match &args.reports {
+            Some(path) => Some(
+                ReportsFile::open(path, args.reports_max_bytes).map_err(|e| {
+                    bad(format!(
+                        "cannot write the reports file {}: {e}",
+                        path.display()
+                    ))
+                })?,
+            ),
             None => None,
         },
     })

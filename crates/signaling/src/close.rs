@@ -9,6 +9,9 @@ pub const CLOSE_RESTARTING: u16 = 1012;
 /// Close code 4000 (private use): a newer connection presented this
 /// seat's token and took the seat back (`seat`).
 pub const CLOSE_REPLACED: u16 = 4000;
+/// Close code 4001 (private use): the room's host removed this spectator
+/// (`/kick`); it may not watch that room again for a while.
+pub const CLOSE_KICKED: u16 = 4001;
 /// Close code 1001 (going away): the client went silent.
 pub const CLOSE_GOING_AWAY: u16 = 1001;
 

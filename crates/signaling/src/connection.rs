@@ -46,7 +46,7 @@ pub async fn run(
     (request, query): (RoomRequest, ClientQuery),
     peer: PeerId,
     shared: Shared,
-    _address: AddressGuard,
+    address: AddressGuard,
 ) {
     let metrics = shared.metrics.clone();
     metrics.client_connected();
@@ -58,6 +58,9 @@ pub async fn run(
         Message::Text(JsonPeerEvent::IdAssigned(peer).to_string().into()),
     );
     let seated = seat(&shared, &request, &query, peer, sender.clone());
+    if seated {
+        shared.rooms.lock().set_address(peer, address.ip());
+    }
 
     let idle = shared.idle_timeout;
     let mut closing = shared.closing.clone();
@@ -224,7 +227,7 @@ fn seat(
         let n = rooms.members(&key);
         info!(room = %key, peer = %peer, "joined ({n}/{ROOM_CAPACITY})");
         if let (true, Some(name), Some(version)) = (query.public, &query.name, &query.version)
-            && rooms.publish(&key, peer, name.clone(), version.clone(), unix_now())
+            && rooms.publish(&key, peer, name.clone(), version.clone(), crate::unix_now())
         {
             info!(room = %key, host = %name, "listed in /rooms");
         }
@@ -233,13 +236,6 @@ fn seat(
         }
     }
     true
-}
-
-/// The server's clock in Unix seconds (a listing's `created_s`).
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 /// Resolves once the server closes every connection.

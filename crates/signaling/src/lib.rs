@@ -52,6 +52,8 @@ pub mod directory;
 mod limits;
 mod metrics;
 mod registry;
+mod reports;
+mod room_requests;
 mod server;
 mod shared;
 pub mod tls;
@@ -79,5 +81,14 @@ pub fn refusal_status(refusal: &Refusal) -> StatusCode {
         | Refusal::BadSeat(_)
         | Refusal::BadQuery(_)
         | Refusal::PublicNeedsName => StatusCode::BAD_REQUEST,
+        Refusal::Kicked { .. } => StatusCode::FORBIDDEN,
     }
+}
+
+/// The server's clock in Unix seconds (a listing's `created_s`, a
+/// report's time).
+pub(crate) fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }

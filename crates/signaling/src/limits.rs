@@ -63,6 +63,13 @@ impl AddressLimits {
     }
 }
 
+impl AddressGuard {
+    /// The address this guard counts for.
+    pub fn ip(&self) -> IpAddr {
+        self.ip
+    }
+}
+
 impl Drop for AddressGuard {
     fn drop(&mut self) {
         let mut held = lock(&self.held);

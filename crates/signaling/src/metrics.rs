@@ -22,6 +22,12 @@ struct Direction {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RoomRequestLabel {
+    action: String,
+    outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RoomStateLabel {
     state: String,
 }
@@ -40,6 +46,8 @@ pub enum RefusalReason {
     TooManyFromAddress,
     /// Sent nothing (not even a pong) for the idle limit.
     Silent,
+    /// A spectator its room's host removed, back too soon.
+    Kicked,
 }
 
 impl RefusalReason {
@@ -53,6 +61,7 @@ impl RefusalReason {
             RefusalReason::Draining => "draining",
             RefusalReason::TooManyFromAddress => "too_many_from_address",
             RefusalReason::Silent => "silent",
+            RefusalReason::Kicked => "kicked",
         }
     }
 }
@@ -87,6 +96,7 @@ struct Inner {
     turn_credentials: Counter,
     messages: Family<Direction, Counter>,
     bytes: Family<Direction, Counter>,
+    room_requests: Family<RoomRequestLabel, Counter>,
 }
 
 impl Default for Metrics {
@@ -105,6 +115,7 @@ impl Default for Metrics {
             turn_credentials: Counter::default(),
             messages: Family::default(),
             bytes: Family::default(),
+            room_requests: Family::default(),
             registry: MetricRegistry::default(),
         };
         registry.register(
@@ -167,6 +178,11 @@ impl Default for Metrics {
             "Websocket payload bytes, by direction (in: from clients)",
             inner.bytes.clone(),
         );
+        registry.register(
+            "room_requests",
+            "Rooms' requests (POST /rooms/CODE/ACTION: stats, kick, report) by action and outcome (ok, refused, bad_request, failed)",
+            inner.room_requests.clone(),
+        );
         Metrics(Arc::new(Inner { registry, ..inner }))
     }
 }
@@ -193,6 +209,17 @@ impl Metrics {
             .refusals
             .get_or_create(&Reason {
                 reason: reason.label().to_owned(),
+            })
+            .inc();
+    }
+
+    /// A room request (`stats`, `kick`, `report`) and how it ended.
+    pub fn room_request(&self, action: &str, outcome: &str) {
+        self.0
+            .room_requests
+            .get_or_create(&RoomRequestLabel {
+                action: action.to_owned(),
+                outcome: outcome.to_owned(),
             })
             .inc();
     }

@@ -9,7 +9,8 @@
 //! never to each other, and signals pass only between a spectator and the
 //! player it was introduced to.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
 use web_time::{Duration, Instant};
 
 use axum::extract::ws::Message;
@@ -20,6 +21,11 @@ use tracing::warn;
 use crate::SeatToken;
 use crate::close::{CLOSE_REPLACED, close};
 use crate::metrics::RoomCounts;
+use moderation::Figures;
+
+mod moderation;
+pub use moderation::{ModerationError, Reporter};
+
 use crate::{
     MAX_SIGNAL_BYTES, MAX_SPECTATORS, PlayerName, RELAY_BUDGET_BYTES, RESERVATION_TTL,
     ROOM_CAPACITY, Refusal, RoomCode, RoomListing, RoomRequest, RoomStatus, RoomsPage, RoomsQuery,
@@ -53,8 +59,13 @@ struct Seat {
     relayed: usize,
     /// A spectator (not a player member of its room).
     spectator: bool,
-    /// The player's seat token: whoever presents it takes this seat back.
+    /// The client's seat token: whoever presents it takes a player's seat
+    /// back; a spectator's proves it for its room requests (`moderation`).
     token: Option<SeatToken>,
+    /// Where the client connects from (a kick bans it for a while).
+    address: Option<IpAddr>,
+    /// When this client last filed a report (one per `REPORT_INTERVAL`).
+    reported_at: Option<Instant>,
 }
 
 /// A public room's entry in `GET /rooms`.
@@ -64,6 +75,8 @@ struct Listing {
     host: PlayerName,
     version: VersionTag,
     created_s: u64,
+    /// The host's latest figures, and when they came.
+    figures: Option<(Figures, Instant)>,
 }
 
 impl Seat {
@@ -80,6 +93,8 @@ impl Seat {
             relayed: 0,
             spectator,
             token,
+            address: None,
+            reported_at: None,
         }
     }
 }
@@ -172,6 +187,8 @@ pub struct Registry {
     /// Quick-match clients waiting for a partner, oldest first.
     quick: Vec<Waiting>,
     quick_rooms_made: u64,
+    /// Spectators their hosts removed, oldest first (`moderation`).
+    bans: VecDeque<moderation::Ban>,
 }
 
 impl Registry {
@@ -254,7 +271,7 @@ impl Registry {
         }
         let key = match request {
             RoomRequest::Watch(code) => {
-                return self.watch(code.canonical(), peer, sender, now);
+                return self.watch(code.canonical(), peer, sender, token, now);
             }
             RoomRequest::Code(code) => {
                 let room = self.rooms.entry(code.canonical().to_owned()).or_default();
@@ -483,6 +500,7 @@ impl Registry {
         key: &str,
         peer: PeerId,
         sender: SignalingChannel,
+        token: Option<SeatToken>,
         now: Instant,
     ) -> Option<String> {
         let room = self.rooms.entry(key.to_owned()).or_default();
@@ -494,7 +512,7 @@ impl Registry {
             return None;
         }
         room.spectators.push((peer, None));
-        self.peers.insert(peer, Seat::new(key, sender, None, true));
+        self.peers.insert(peer, Seat::new(key, sender, token, true));
         self.introduce_spectators(key);
         Some(key.to_owned())
     }
@@ -639,6 +657,7 @@ impl Registry {
             host,
             version,
             created_s,
+            figures: None,
         });
         true
     }
@@ -657,20 +676,24 @@ impl Registry {
             .filter(|room| !room.members.is_empty())
             .filter_map(|room| {
                 let l = room.listing.as_ref()?;
+                let playing = room.members.len() >= ROOM_CAPACITY;
+                // While it plays: the host's latest figures, and the
+                // spectators as this server counts them.
+                let figures = l.figures.as_ref().filter(|_| playing).map(|(f, _)| f);
                 Some(RoomListing {
                     code: l.code.to_string(),
                     host: l.host.clone(),
-                    state: if room.members.len() >= ROOM_CAPACITY {
+                    state: if playing {
                         RoomStatus::Playing
                     } else {
                         RoomStatus::Waiting
                     },
                     version: l.version.clone(),
                     created_s: l.created_s,
-                    wave: None,
-                    score: None,
-                    elapsed_s: None,
-                    spectators: None,
+                    wave: figures.map(|f| f.wave),
+                    score: figures.map(|f| f.score),
+                    elapsed_s: figures.map(|f| f.elapsed_s),
+                    spectators: playing.then_some(room.spectators.len() as u32),
                 })
             })
             .collect()

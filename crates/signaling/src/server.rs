@@ -23,12 +23,13 @@ use std::sync::atomic::Ordering;
 use web_time::{Duration, Instant};
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::extract::ws::{WebSocketUpgrade, rejection::WebSocketUpgradeRejection};
 use axum::extract::{ConnectInfo, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum_server::Handle;
 use axum_server::tls_rustls::RustlsAcceptor;
 use hyper_util::rt::TokioTimer;
@@ -42,14 +43,16 @@ use crate::connection::{self, DEFAULT_IDLE_TIMEOUT};
 use crate::directory::{Directory, DirectoryError, merge};
 use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
 use crate::metrics::{Metrics, RefusalReason};
+use crate::reports::ReportsFile;
+use crate::room_requests;
 pub use crate::shared::RoomState;
 use crate::shared::Shared;
 use crate::tls::{self, Reloader, TlsError, TlsFiles};
 use crate::turn::IcePolicy;
 use crate::web::{self, WebClient};
 use crate::{
-    ClientQuery, MAX_SIGNAL_BYTES, QueryError, ROOMS_PATH, Refusal, RoomRequest, RoomsPage,
-    RoomsQuery,
+    ClientQuery, MAX_ROOM_REQUEST_BYTES, MAX_SIGNAL_BYTES, QueryError, ROOMS_PATH, Refusal,
+    RoomRequest, RoomsPage, RoomsQuery,
 };
 use twinstar_signaling_protocol::ICE_PATH;
 
@@ -81,6 +84,8 @@ pub struct ServeOptions {
     /// The public room list shared with other nodes (`redis://HOST:PORT`);
     /// `None`: this node's rooms only.
     pub directory: Option<String>,
+    /// The reports file (`--reports`), opened; `None` takes no reports.
+    pub reports: Option<ReportsFile>,
 }
 
 impl ServeOptions {
@@ -95,6 +100,7 @@ impl ServeOptions {
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             trust_forwarded: false,
             directory: None,
+            reports: None,
         }
     }
 }
@@ -160,6 +166,7 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         web: options.web,
         trust_forwarded: options.trust_forwarded,
         directory,
+        reports: options.reports,
     };
     Ok(BoundServer {
         listener,
@@ -222,6 +229,11 @@ impl BoundServer {
             .route("/metrics", get(metrics))
             .route(ICE_PATH, get(ice))
             .route(ROOMS_PATH, get(rooms))
+            .route(
+                "/rooms/{code}/{action}",
+                post(room_requests::room_request)
+                    .layer(DefaultBodyLimit::max(MAX_ROOM_REQUEST_BYTES)),
+            )
             .fallback(client)
             .with_state(shared.clone());
         let make = router.into_make_service_with_connect_info::<SocketAddr>();
@@ -344,7 +356,7 @@ async fn drain(shared: &Shared, timeout: Duration) {
     warn!("drain timeout: closing the remaining clients");
 }
 
-fn plain(status: StatusCode, body: impl Into<String>) -> Response {
+pub(crate) fn plain(status: StatusCode, body: impl Into<String>) -> Response {
     let mut r = (status, body.into()).into_response();
     r.headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -486,17 +498,25 @@ async fn client(
             ),
         );
     };
-    if let Err(refusal) = shared
-        .rooms
-        .lock()
-        .admit_with(&request, token, Instant::now())
-    {
+    let admitted = {
+        let mut rooms = shared.rooms.lock();
+        let now = Instant::now();
+        match (rooms.kicked(&request, ip, token, now), &request) {
+            (Some(left), RoomRequest::Watch(code)) => Err(Refusal::Kicked {
+                code: code.clone(),
+                secs: left.as_secs().max(1),
+            }),
+            _ => rooms.admit_with(&request, token, now),
+        }
+    };
+    if let Err(refusal) = admitted {
         let reason = match refusal {
             Refusal::RoomFull(_) => RefusalReason::RoomFull,
             Refusal::TooManySpectators(_) => RefusalReason::TooManySpectators,
             Refusal::BadRoom(_) => RefusalReason::BadRoom,
             Refusal::BadSeat(_) => RefusalReason::BadSeat,
             Refusal::BadQuery(_) | Refusal::PublicNeedsName => RefusalReason::BadQuery,
+            Refusal::Kicked { .. } => RefusalReason::Kicked,
         };
         return refuse(reason, crate::refusal_status(&refusal), refusal.to_string());
     }

@@ -14,6 +14,7 @@ use crate::directory::Directory;
 use crate::limits::AddressLimits;
 use crate::metrics::{Metrics, RoomCounts};
 use crate::registry::Registry;
+use crate::reports::ReportsFile;
 use crate::turn::IcePolicy;
 use crate::web::WebClient;
 
@@ -57,4 +58,6 @@ pub(crate) struct Shared {
     pub trust_forwarded: bool,
     /// The room list shared with other nodes, if any.
     pub directory: Option<Arc<Directory>>,
+    /// Where players' reports go (`--reports`), if anywhere.
+    pub reports: Option<ReportsFile>,
 }

@@ -11,10 +11,12 @@ mod client;
 mod live_tests;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native_client;
+mod room_requests;
 
 pub use client::{
     JoinError, classify_socket_error, client_builder, no_ice_servers, quote_server_text,
 };
+pub use room_requests::{Answer, RoomRequests};
 #[cfg(not(target_arch = "wasm32"))]
 pub use twinstar_signaling::{
     BoundServer, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_IDLE_TIMEOUT,

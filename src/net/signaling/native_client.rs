@@ -159,6 +159,51 @@ fn http_url(server: &str, path: &str) -> Option<String> {
 /// `Ok(None)` for a 404.
 fn get_text(server: &str, path: &str, limit: u64) -> Result<Option<String>, String> {
     let url = http_url(server, path).ok_or_else(|| format!("not a server URL: {server}"))?;
+    let mut response = agent()
+        .get(&url)
+        .call()
+        .map_err(|e| format!("{url}: {e}"))?;
+    match response.status().as_u16() {
+        200 => {}
+        404 => return Ok(None),
+        status => return Err(format!("{url}: HTTP {status}")),
+    }
+    response
+        .body_mut()
+        .with_config()
+        .limit(limit)
+        .read_to_string()
+        .map(Some)
+        .map_err(|e| format!("{url}: {e}"))
+}
+
+/// A `POST` of JSON `body` to `path` on the signaling server: `Ok` for a
+/// 2xx answer, else the server's one-line reason (or what went wrong).
+pub fn post_json(server: &str, path: &str, body: &[u8]) -> Result<(), String> {
+    let url = http_url(server, path).ok_or_else(|| format!("not a server URL: {server}"))?;
+    let mut response = agent()
+        .post(&url)
+        .header("content-type", "application/json")
+        .send(body)
+        .map_err(|e| format!("the server did not answer ({e})"))?;
+    let status = response.status().as_u16();
+    if (200..300).contains(&status) {
+        return Ok(());
+    }
+    let text = (response.body_mut().with_config().limit(4096))
+        .read_to_string()
+        .unwrap_or_default();
+    let text = super::client::quote_server_text(&text);
+    Err(if text.is_empty() {
+        format!("HTTP {status}")
+    } else {
+        text
+    })
+}
+
+/// An HTTP client for the signaling server: TLS checked against the same
+/// roots as its websocket, a short overall timeout, statuses as answers.
+fn agent() -> ureq::Agent {
     let certs: Vec<ureq::tls::Certificate<'static>> = roots()
         .iter()
         .map(|der| ureq::tls::Certificate::from_der(der.as_ref()).to_owned())
@@ -172,19 +217,7 @@ fn get_text(server: &str, path: &str, limit: u64) -> Result<Option<String>, Stri
         .tls_config(tls)
         .build()
         .into();
-    let mut response = agent.get(&url).call().map_err(|e| format!("{url}: {e}"))?;
-    match response.status().as_u16() {
-        200 => {}
-        404 => return Ok(None),
-        status => return Err(format!("{url}: HTTP {status}")),
-    }
-    response
-        .body_mut()
-        .with_config()
-        .limit(limit)
-        .read_to_string()
-        .map(Some)
-        .map_err(|e| format!("{url}: {e}"))
+    agent
 }
 
 /// Asks the signaling server which ICE servers to use. `Ok(None)` when it

@@ -13,8 +13,9 @@ use super::spectators::Spectators;
 use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::replay::EventKind;
-use crate::session::chat::{Chat, ChatError, ChatLine};
+use crate::session::chat::{Action, Chat, ChatError, ChatLine, Command};
 use crate::session::frame_log::FrameLog;
+use crate::session::server_desk::ServerDesk;
 
 /// Who else must hear a line this player accepted.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -30,6 +31,7 @@ pub(super) struct RoomChat<'a> {
     chat: &'a mut Chat,
     control: &'a mut ControlChannel,
     spectators: &'a mut Spectators,
+    desk: &'a ServerDesk,
 }
 
 impl OnlineBackend {
@@ -40,16 +42,32 @@ impl OnlineBackend {
             chat: &mut self.chat,
             control: &mut self.control,
             spectators: &mut self.spectators,
+            desk: &self.desk,
         }
     }
 }
 
 impl RoomChat<'_> {
     /// Our line: to the other player, into the replay, to the spectators
-    /// (a `/command` is answered here instead, see `Chat::command`).
+    /// (a `/command` is carried out here instead, see `Chat::command`).
     pub(super) fn say(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
-        if self.chat.command(log.confirmed(), text) {
-            return Ok(());
+        let frame = log.confirmed();
+        match self.chat.command(frame, text) {
+            Command::Line => {}
+            Command::Answered => return Ok(()),
+            Command::Act(Action::Kick(name)) => {
+                let peer = self.spectators.named(&name);
+                self.desk
+                    .kick(self.chat, frame, &name, peer.map(|p| p.to_string()));
+                if let Some(peer) = peer {
+                    self.spectators.remove(self.control, peer);
+                }
+                return Ok(());
+            }
+            Command::Act(Action::Report { name, reason }) => {
+                self.desk.report(self.chat, frame, &name, &reason);
+                return Ok(());
+            }
         }
         let line = self.chat.say(Instant::now(), log.confirmed(), text)?;
         self.control.send(&Message::Chat {
@@ -100,7 +118,7 @@ impl RoomChat<'_> {
     /// Once the match runs: the `--say` lines (the first call), and the
     /// debug flood's messages due since the last call.
     pub(super) fn service(&mut self, log: &mut FrameLog) {
-        for text in self.chat.take_greeting() {
+        for text in self.chat.take_greeting(log.confirmed()) {
             if let Err(e) = self.say(&text, log) {
                 tracing::warn!("--say {text:?} not sent: {e}");
             }

@@ -32,6 +32,8 @@ pub(in crate::session) const LIVE_BATCH: Frame = 8;
 /// Spectators streamed to at once: the signaling server's cap (a stock
 /// server has none; beyond this a `Watch` is refused).
 const MAX_SPECTATORS: usize = crate::net::signaling::MAX_SPECTATORS;
+/// What a spectator the host removed is told.
+const REMOVED: &str = "the room's host removed you from the room";
 /// Refused spectators remembered so that each is logged once.
 const REFUSED_LOGGED: usize = 16;
 
@@ -48,6 +50,8 @@ struct Spectator {
 pub(in crate::session) struct Spectators {
     list: Vec<Spectator>,
     refused: HashSet<PeerId>,
+    /// Spectators the host removed (`/kick`): never streamed to again.
+    removed: HashSet<PeerId>,
     /// Spectators ever streamed to, and the bytes sent to them.
     pub(in crate::session) served: u32,
     pub(in crate::session) bytes_sent: u64,
@@ -70,6 +74,27 @@ impl Spectators {
         for spectator in &self.list {
             self.bytes_sent += control.send_to(spectator.peer, message) as u64;
         }
+    }
+
+    /// The peer of the spectator called `name` (any case), if we stream
+    /// to it.
+    pub(in crate::session) fn named(&self, name: &str) -> Option<PeerId> {
+        let spectator = self
+            .list
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))?;
+        Some(spectator.peer)
+    }
+
+    /// The host removed `peer`: it is told so (a `Bye`, which ends its
+    /// watching with that reason) and sent nothing more, and a `Watch` of
+    /// its is refused for the rest of the match (the server closes its
+    /// signaling and keeps it out of the room).
+    pub(in crate::session) fn remove(&mut self, control: &mut ControlChannel, peer: PeerId) {
+        let reason = REMOVED.to_owned();
+        self.bytes_sent += control.send_to(peer, &Message::Bye { reason }) as u64;
+        self.drop_peer(peer);
+        self.removed.insert(peer);
     }
 
     /// A spectator's connection closed: nothing more to send it.
@@ -133,6 +158,11 @@ impl Spectators {
     ) {
         for (peer, watch) in control.take_watchers() {
             if peer == partner || self.list.iter().any(|s| s.peer == peer) {
+                continue;
+            }
+            if self.removed.contains(&peer) {
+                let reason = REMOVED.to_owned();
+                control.send_to(peer, &Message::WatchRefused { reason });
                 continue;
             }
             if let Some(reason) = watch.mismatch() {

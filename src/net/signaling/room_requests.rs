@@ -1,0 +1,232 @@
+//! A room member's requests to its signaling server beside the websocket
+//! (`POST /rooms/CODE/{stats,kick,report}`, `twinstar_signaling_protocol`'s
+//! moderation requests): the host's match figures for the room list, the
+//! host removing a spectator, anyone reporting someone. Sent off the
+//! game's loop (a worker thread natively, a `fetch` in the browser); each
+//! answer comes back later as one line for the chat, or for the log.
+
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use serde::Serialize;
+use twinstar_signaling_protocol::{
+    HostStats, KickRequest, MAX_REPORT_LINE_CHARS, MAX_REPORT_LINES, ReportRequest, RoomAction,
+    RoomCode, SeatToken,
+};
+
+/// What a request's answer means to whoever asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A line for the chat (a kick's or a report's outcome).
+    Notice(String),
+    /// The figures were refused: for the log, once.
+    StatsRefused(String),
+}
+
+/// One request: where, what, and how to word its outcome.
+struct Job {
+    path: String,
+    body: Vec<u8>,
+    done: Option<String>,
+    failed: String,
+    stats: bool,
+}
+
+/// The requests of one member of one room.
+pub struct RoomRequests {
+    /// Natively the worker holds it.
+    #[cfg(target_arch = "wasm32")]
+    server: String,
+    code: RoomCode,
+    seat: SeatToken,
+    answers: Receiver<Answer>,
+    answer: Sender<Answer>,
+    #[cfg(not(target_arch = "wasm32"))]
+    worker: Sender<Job>,
+}
+
+impl RoomRequests {
+    /// Requests to `server` (`ws://` or `wss://`) about room `code`, proven
+    /// by the seat token the member joined with.
+    pub fn new(server: &str, code: RoomCode, seat: SeatToken) -> RoomRequests {
+        let (answer, answers) = channel();
+        RoomRequests {
+            #[cfg(target_arch = "wasm32")]
+            server: server.to_owned(),
+            code,
+            seat,
+            answers,
+            #[cfg(not(target_arch = "wasm32"))]
+            worker: worker(server.to_owned(), answer.clone()),
+            answer,
+        }
+    }
+
+    /// The host's figures for its public room's listing.
+    pub fn stats(&self, wave: u32, score: u64, elapsed_s: u32) {
+        let body = HostStats {
+            seat: self.seat,
+            wave,
+            score,
+            elapsed_s,
+        };
+        self.send(RoomAction::Stats, &body, None, "");
+    }
+
+    /// The host removes spectator `peer`, called `name` in the chat.
+    pub fn kick(&self, peer: &str, name: &str) {
+        let body = KickRequest {
+            seat: self.seat,
+            spectator: peer.to_owned(),
+        };
+        let done = format!("{name} was removed from the room for 5 minutes");
+        self.send(
+            RoomAction::Kick,
+            &body,
+            Some(done),
+            &format!("could not remove {name}"),
+        );
+    }
+
+    /// Reports `name` for `reason`, with the room's last chat `lines`
+    /// (the newest [`MAX_REPORT_LINES`], each cut to what a report holds).
+    pub fn report(&self, name: &str, reason: &str, lines: &[String]) {
+        let skip = lines.len().saturating_sub(MAX_REPORT_LINES);
+        let lines = lines[skip..]
+            .iter()
+            .map(|l| l.chars().take(MAX_REPORT_LINE_CHARS).collect())
+            .collect();
+        let body = ReportRequest {
+            seat: self.seat,
+            name: name.to_owned(),
+            reason: reason.to_owned(),
+            lines,
+        };
+        let done = format!("your report on {name} was sent to the server's operator");
+        self.send(
+            RoomAction::Report,
+            &body,
+            Some(done),
+            &format!("could not report {name}"),
+        );
+    }
+
+    /// The answers that came back since the last call.
+    pub fn answers(&self) -> Vec<Answer> {
+        self.answers.try_iter().collect()
+    }
+
+    fn send(&self, action: RoomAction, body: &impl Serialize, done: Option<String>, failed: &str) {
+        let job = Job {
+            path: action.path(&self.code),
+            body: serde_json::to_vec(body).unwrap_or_default(),
+            done,
+            failed: failed.to_owned(),
+            stats: action == RoomAction::Stats,
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Err(e) = self.worker.send(job) {
+            let _ = self.answer.send(Answer::Notice(format!(
+                "{}: the request worker stopped",
+                e.0.failed
+            )));
+        }
+        #[cfg(target_arch = "wasm32")]
+        browser::send(&self.server, job, self.answer.clone());
+    }
+}
+
+impl Job {
+    fn answer(self, result: Result<(), String>) -> Option<Answer> {
+        match (result, self.stats) {
+            (Ok(()), _) => self.done.map(Answer::Notice),
+            (Err(e), true) => Some(Answer::StatsRefused(e)),
+            (Err(e), false) => Some(Answer::Notice(format!("{}: {e}", self.failed))),
+        }
+    }
+}
+
+/// A thread that sends the jobs one by one; it ends with the last sender.
+#[cfg(not(target_arch = "wasm32"))]
+fn worker(server: String, answer: Sender<Answer>) -> Sender<Job> {
+    let (jobs, queue) = channel::<Job>();
+    let spawned = std::thread::Builder::new()
+        .name("room-requests".into())
+        .spawn(move || {
+            for job in queue {
+                let result = super::native_client::post_json(&server, &job.path, &job.body);
+                if let Some(a) = job.answer(result) {
+                    let _ = answer.send(a);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("no thread for the server's room requests: {e}");
+    }
+    jobs
+}
+
+#[cfg(target_arch = "wasm32")]
+mod browser {
+    use std::sync::mpsc::Sender;
+
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+
+    use super::{Answer, Job};
+
+    /// `ws://host` -> `http://host` (`wss` -> `https`).
+    fn http_url(server: &str, path: &str) -> Option<String> {
+        let server = server.trim().trim_end_matches('/');
+        let rest = (server
+            .strip_prefix("wss://")
+            .map(|h| format!("https://{h}")))
+        .or_else(|| server.strip_prefix("ws://").map(|h| format!("http://{h}")))?;
+        Some(format!("{rest}{path}"))
+    }
+
+    /// `fetch`es the job on the page's event loop.
+    pub(super) fn send(server: &str, job: Job, answer: Sender<Answer>) {
+        let Some(url) = http_url(server, &job.path) else {
+            return;
+        };
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = post(&url, &job.body).await;
+            if let Some(a) = job.answer(result) {
+                let _ = answer.send(a);
+            }
+        });
+    }
+
+    async fn post(url: &str, body: &[u8]) -> Result<(), String> {
+        let window = web_sys::window().ok_or("no window")?;
+        let init = web_sys::RequestInit::new();
+        init.set_method("POST");
+        let text = String::from_utf8_lossy(body).into_owned();
+        init.set_body(&wasm_bindgen::JsValue::from_str(&text));
+        let headers = web_sys::Headers::new().map_err(|_| "no headers")?;
+        let _ = headers.set("content-type", "application/json");
+        init.set_headers(&headers);
+        let response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+            .await
+            .map_err(|_| "the server did not answer".to_owned())?;
+        let response: web_sys::Response = response.dyn_into().map_err(|_| "no response")?;
+        if response.ok() {
+            return Ok(());
+        }
+        let status = response.status();
+        let text = match response.text() {
+            Ok(promise) => JsFuture::from(promise)
+                .await
+                .ok()
+                .and_then(|t| t.as_string())
+                .unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        let text = crate::net::signaling::quote_server_text(&text);
+        Err(if text.is_empty() {
+            format!("HTTP {status}")
+        } else {
+            text
+        })
+    }
+}

@@ -1,0 +1,120 @@
+//! What a player or spectator asks its room's signaling server during a
+//! match, beside the match itself: the host of a public room lists its
+//! figures (wave, score, time) once a second, the host removes a spectator
+//! (`/kick`), anyone reports someone (`/report`). The requests go out off
+//! the game's loop (`net::signaling::RoomRequests`); their answers come
+//! back as chat notices for this player only. Nothing here touches the
+//! simulation, the inputs or the replay.
+
+use web_time::{Duration, Instant};
+
+use crate::net::connect::ConnectOptions;
+use crate::net::handshake::Role;
+use crate::net::signaling::{Answer, RoomCode, RoomRequests, SeatToken};
+use crate::session::chat::Chat;
+use crate::sim::{FPS, Frame, World};
+
+/// How often the host of a public room lists its figures (the server
+/// takes them at most this often).
+const FIGURES_EVERY: Duration = Duration::from_secs(1);
+
+pub(super) struct ServerDesk {
+    /// `None` without a room code or a seat token (a quick match, a LAN
+    /// server without either): nothing to ask.
+    requests: Option<RoomRequests>,
+    /// This player hosts a public room: it lists the match's figures.
+    lists_figures: bool,
+    figures_sent: Option<Instant>,
+    figures_refused: bool,
+}
+
+impl ServerDesk {
+    /// A player's desk, from what it connected with.
+    pub(super) fn for_player(options: &ConnectOptions) -> ServerDesk {
+        let requests = (options.room.clone())
+            .zip(options.seat)
+            .map(|(code, seat)| RoomRequests::new(&options.server, code, seat));
+        ServerDesk {
+            lists_figures: options.public && options.role == Role::Host && requests.is_some(),
+            requests,
+            figures_sent: None,
+            figures_refused: false,
+        }
+    }
+
+    /// A spectator's desk: it may report, nothing else.
+    pub(super) fn for_spectator(server: &str, room: RoomCode, seat: SeatToken) -> ServerDesk {
+        ServerDesk {
+            requests: Some(RoomRequests::new(server, room, seat)),
+            lists_figures: false,
+            figures_sent: None,
+            figures_refused: false,
+        }
+    }
+
+    /// The host's figures, once a second while the match runs.
+    pub(super) fn list_figures(&mut self, world: &World, now: Instant) {
+        let Some(requests) = self.requests.as_ref().filter(|_| self.lists_figures) else {
+            return;
+        };
+        if self
+            .figures_sent
+            .is_some_and(|at| now.saturating_duration_since(at) < FIGURES_EVERY)
+        {
+            return;
+        }
+        self.figures_sent = Some(now);
+        let score = world.players.iter().map(|p| u64::from(p.score)).sum();
+        let elapsed_s = world.frame / FPS;
+        requests.stats(world.spawner.wave, score, elapsed_s);
+    }
+
+    /// The server's answers since the last call: notices into `chat`; a
+    /// refusal of the figures is logged once (the match goes on unlisted
+    /// figures).
+    pub(super) fn take_answers(&mut self, chat: &mut Chat, frame: Frame) {
+        let Some(requests) = &self.requests else {
+            return;
+        };
+        for answer in requests.answers() {
+            match answer {
+                Answer::Notice(text) => {
+                    tracing::info!("{text}");
+                    chat.notice(frame, text);
+                }
+                Answer::StatsRefused(why) if !self.figures_refused => {
+                    self.figures_refused = true;
+                    tracing::warn!("the server did not take this room's figures: {why}");
+                }
+                Answer::StatsRefused(_) => {}
+            }
+        }
+    }
+
+    /// `/kick NAME`: `peer` is the spectator of that name this player
+    /// streams to, if any (only the host streams to spectators).
+    pub(super) fn kick(&self, chat: &mut Chat, frame: Frame, name: &str, peer: Option<String>) {
+        let Some(peer) = peer else {
+            chat.notice(
+                frame,
+                format!("no spectator called {name} watches through you (only the host, who streams the match, can remove spectators; /who)"),
+            );
+            return;
+        };
+        match &self.requests {
+            Some(requests) => requests.kick(&peer, name),
+            None => chat.notice(frame, NO_SERVER),
+        }
+    }
+
+    /// `/report NAME REASON`, with the room's last lines.
+    pub(super) fn report(&self, chat: &mut Chat, frame: Frame, name: &str, reason: &str) {
+        match &self.requests {
+            Some(requests) => requests.report(name, reason, &chat.last_lines()),
+            None => chat.notice(frame, NO_SERVER),
+        }
+    }
+}
+
+/// Why a quick match cannot kick or report.
+const NO_SERVER: &str = "this match has no room code, so its server cannot act on it";
