@@ -266,6 +266,11 @@ pub struct WatchArgs {
     #[arg(long, value_name = "PASS", requires = "turn")]
     pub turn_pass: Option<String>,
 
+    /// Your name in the room's chat: 1-16 letters, digits, spaces, '_'
+    /// and '-' [default: S1, S2, ... in the order spectators came]
+    #[arg(long, value_name = "NAME", value_parser = parse_name)]
+    pub name: Option<PlayerName>,
+
     /// Give up when no match is streamed to us within this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub timeout: u64,

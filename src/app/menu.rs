@@ -273,6 +273,7 @@ async fn watch(ui: &mut Ui, code: &str, window: &WindowArgs, settings: &Settings
         turn: None,
         turn_user: None,
         turn_pass: None,
+        name: settings.name(),
         timeout: 120,
         headless: false,
         json: false,

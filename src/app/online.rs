@@ -502,6 +502,7 @@ fn start_match(
         header.input_delay = agreement.input_delay;
         header.room = room;
         header.peers = vec![peer];
+        header.set_player_names(driver.player_names());
         let writer = Writer::create(&path, &header)
             .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
         driver.record_to(writer);

@@ -63,6 +63,7 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
         timeout: Duration::from_secs(args.timeout),
         protocol_skew: args.debug_protocol_skew,
         seat: crate::net::signaling::SeatToken::random(),
+        name: args.name.clone(),
     };
     Ok(WatchStart {
         connector: Connector::start(runtime()?, options),
@@ -104,6 +105,7 @@ pub(super) fn start_driver(
         let mut header = Header::new("watch", seed, &config);
         header.room = Some(room);
         header.peers = vec![peer];
+        header.set_player_names(driver.player_names());
         let writer = Writer::create(&path, &header)
             .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
         driver.record_to(writer);

@@ -124,13 +124,15 @@ impl ChatBox {
 
     /// The lines of fewer than [`SHOWN_FRAMES`] frames at `frame`, and the
     /// prompt when it is open, under the HUD.
-    pub fn draw(&self, font: &BitmapFont, layout: &Layout, frame: Frame) {
+    /// The players' lines are in their colours (`names`, player 1's first).
+    pub fn draw(&self, font: &BitmapFont, layout: &Layout, frame: Frame, names: &[String; 2]) {
         let x = layout.origin.x + 14.0;
         let mut y = layout.origin.y + 10.0 + BELOW_HUD;
         let width = chars_across(layout.size().x - 28.0);
         let step = BitmapFont::line_height(SCALE) + 2.0;
         for (line, alpha) in visible(self.lines.iter(), frame) {
-            let color = line.player().map_or(WHITE, |p| PLAYER_COLORS[p]);
+            let player = names.iter().position(|n| *n == line.from);
+            let color = player.map_or(WHITE, |p| PLAYER_COLORS[p]);
             let color = Color { a: alpha, ..color };
             for row in wrap(&line.to_string(), width) {
                 font.draw_shadowed(&row, x, y, SCALE, color, Align::Left);

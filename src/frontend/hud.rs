@@ -30,6 +30,8 @@ pub struct MatchInfo {
     pub holding_start: [bool; 2],
     /// What Esc does here ("back to the menu" or "quit").
     pub escape_does: &'static str,
+    /// The players' names, player 1's first (`P1`, `P2` offline).
+    pub names: [String; 2],
 }
 
 impl MatchInfo {
@@ -64,7 +66,13 @@ fn lives_row(sprites: &Sprites, player: usize, lives: u16, x: f32, y: f32, right
     }
 }
 
-pub fn draw_hud(sprites: &Sprites, world: &World, layout: &Layout, ledger: &EventLedger) {
+pub fn draw_hud(
+    sprites: &Sprites,
+    world: &World,
+    layout: &Layout,
+    ledger: &EventLedger,
+    names: &[String; 2],
+) {
     let font = &sprites.font;
     // The HUD scales with the arena, so a small (phone) arena keeps its
     // text in proportion; a 1280x720 window or larger draws it as designed.
@@ -75,7 +83,7 @@ pub fn draw_hud(sprites: &Sprites, world: &World, layout: &Layout, ledger: &Even
     let center = layout.origin.x + layout.size().x / 2.0;
     let [p1, p2] = &world.players;
     font.draw_shadowed(
-        &format!("P1 {}", p1.score),
+        &format!("{} {}", names[0], p1.score),
         left,
         top,
         3.0 * k,
@@ -84,7 +92,7 @@ pub fn draw_hud(sprites: &Sprites, world: &World, layout: &Layout, ledger: &Even
     );
     lives_row(sprites, 0, p1.lives, left, top + 36.0 * k, false);
     font.draw_shadowed(
-        &format!("{} P2", p2.score),
+        &format!("{} {}", p2.score, names[1]),
         right,
         top,
         3.0 * k,
@@ -177,8 +185,8 @@ pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo, chat: &[S
         (format!("TEAM SCORE  {}", world.shared_score()), WHITE),
         (
             format!(
-                "P1 {:>7}     P2 {:>7}",
-                world.players[0].score, world.players[1].score
+                "{} {:>7}     {} {:>7}",
+                info.names[0], world.players[0].score, info.names[1], world.players[1].score
             ),
             WHITE,
         ),

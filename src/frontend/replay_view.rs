@@ -101,6 +101,7 @@ pub async fn view(
 ) -> Option<Result<(), String>> {
     enter_screen();
     let chat = chat_box::replay_lines(&replay.events);
+    let names = replay.header.player_names();
     let timeline = Timeline::build(replay)?;
     let mut world = timeline.seek(capture.map_or(0, |c| c.after_frames));
     let mut paused = false;
@@ -164,8 +165,8 @@ pub async fn view(
             (pending / tick).clamp(0.0, 1.0)
         };
         let layout = draw_world(&ui.sprites, &world, &motion, &ledger, alpha, 0.0);
-        hud::draw_hud(&ui.sprites, &world, &layout, &ledger);
-        chat.draw(&ui.sprites.font, &layout, world.frame);
+        hud::draw_hud(&ui.sprites, &world, &layout, &ledger, &names);
+        chat.draw(&ui.sprites.font, &layout, world.frame, &names);
         draw_bar(ui, &timeline, &world, paused, speed, name);
         if let Some(shot) = capture {
             return Some(save_screenshot(&shot.path));

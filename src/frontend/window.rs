@@ -254,8 +254,8 @@ impl MatchScreen {
         let world = driver.world();
         let side = self.touch.side();
         let layout = scene::draw_world(&ui.sprites, world, &self.motion, &self.ledger, alpha, side);
-        hud::draw_hud(&ui.sprites, world, &layout, &self.ledger);
-        self.chat.draw(&ui.sprites.font, &layout, world.frame);
+        hud::draw_hud(&ui.sprites, world, &layout, &self.ledger, &self.info.names);
+        (self.chat).draw(&ui.sprites.font, &layout, world.frame, &self.info.names);
         let status = driver.net_status();
         if world.is_game_over() {
             let chat: Vec<String> = self.chat.last(3).map(ToString::to_string).collect();
@@ -337,6 +337,7 @@ pub async fn play_match(
     enter_screen();
     let mut info = options.info.clone();
     info.started_frame = game.driver().world().frame;
+    info.names = game.driver().player_names();
     let mut screen = MatchScreen {
         ledger: EventLedger::new(),
         motion: Motion::default(),

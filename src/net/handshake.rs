@@ -21,6 +21,7 @@ use web_time::{Duration, Instant};
 use super::delay::{DelaySetting, input_delay_for, rtt_stats, table_delay};
 use super::game::{Frame, SimConfig};
 use super::protocol::phase::{Connecting, Heard};
+use super::signaling::PlayerName;
 
 // The messages are the protocol's; the handshake is one of their users.
 pub use super::protocol::message::{
@@ -67,6 +68,9 @@ pub struct Agreement {
     pub rejoin: bool,
     /// Resuming: the frames the other side has confirmed (its `Hello`).
     pub peer_confirmed: Frame,
+    /// The players' display names, player 1's first (`None`: none given,
+    /// or one that is not a valid name).
+    pub names: [Option<PlayerName>; 2],
 }
 
 pub struct Handshake {
@@ -286,7 +290,14 @@ fn agree(
         DelaySetting::Fixed(n) => n,
         DelaySetting::Table => table_delay(rtt_ms),
     };
+    let name = |hello: &Hello| PlayerName::parse(&hello.name).ok();
+    let names = if we_lead {
+        [name(ours), name(theirs)]
+    } else {
+        [name(theirs), name(ours)]
+    };
     Ok(Agreement {
+        names,
         local_handle: if we_lead { 0 } else { 1 },
         seed: leader.seed,
         preset: leader.preset.clone(),

@@ -20,7 +20,7 @@ use super::protocol::phase::{Heard, Spectating};
 use super::rejoin::CatchUpReceiver;
 use super::room::Room;
 use super::room_code::RoomCode;
-use super::signaling::{ClientQuery, SeatToken, watch_url};
+use super::signaling::{ClientQuery, PlayerName, SeatToken, watch_url};
 use crate::platform::tasks::{LoopHandle, NetRuntime};
 
 /// How often `Watch` is repeated until the player answers: a message sent
@@ -38,6 +38,8 @@ pub struct WatchOptions {
     pub timeout: Duration,
     /// Debug aid for tests: claim another protocol version.
     pub protocol_skew: u32,
+    /// The name the spectator asks to be called in the room's chat.
+    pub name: Option<PlayerName>,
     /// The spectator's seat token (its room URL's `seat`): it proves the
     /// spectator's requests to the server (a report) and marks it if the
     /// host removes it.
@@ -60,8 +62,12 @@ pub struct WatchConnection {
     pub config: SimConfig,
     /// Frames in the match so far when the player answered.
     pub so_far: Frame,
-    /// Our name in the room's chat, given by the player (`S1`).
+    /// Our name in the room's chat, given by the player (`S1`, or the
+    /// name we asked for, made unique).
     pub name: String,
+    /// The players' names in the chat, player 1's first (as the streaming
+    /// player sent them: checked by the spectator's chat).
+    pub players: Vec<String>,
     /// The match so far, as far as it came with the answer.
     pub received: CatchUpReceiver,
     /// Other messages that came with it (the chat so far, an early `Done`
@@ -193,6 +199,7 @@ impl Seat for SpectatorSeat {
             self.last_watch = Some(now);
             let mut watch = Watch::this_build();
             watch.protocol += self.options.protocol_skew;
+            watch.name = (self.options.name.as_ref()).map_or_else(String::new, |n| n.to_string());
             control.send(&Message::Watch(watch));
         }
         Ok(None)
@@ -213,7 +220,13 @@ impl SpectatorSeat {
         &mut self,
         link: &mut RoomLink,
         peer: PeerId,
-        (seed, preset, config, so_far, name): (u64, String, SimConfig, Frame, String),
+        (seed, preset, config, so_far, (name, players)): (
+            u64,
+            String,
+            SimConfig,
+            Frame,
+            (String, Vec<String>),
+        ),
         received: CatchUpReceiver,
         early: Vec<Spectating>,
     ) -> Result<WatchConnection, ConnectError> {
@@ -237,6 +250,7 @@ impl SpectatorSeat {
             room: self.options.room.clone(),
             server: self.options.server.clone(),
             seat: self.options.seat,
+            players,
         })
     }
 }
@@ -245,7 +259,7 @@ impl SpectatorSeat {
 /// frames so far, our chat name), the frames that came with it, and the
 /// messages after them (the chat so far, an early `Done` or `Bye`).
 type Answer = (
-    Option<(u64, String, Frame, String)>,
+    Option<(u64, String, Frame, (String, Vec<String>))>,
     CatchUpReceiver,
     Vec<Spectating>,
 );
@@ -266,7 +280,8 @@ fn hear_player(control: &mut ControlChannel) -> Result<Answer, ConnectError> {
                 preset,
                 frame,
                 name,
-            } => streaming = Some((seed, preset, frame, name)),
+                players,
+            } => streaming = Some((seed, preset, frame, (name, players))),
             Spectating::CatchUp { chunks } => {
                 if streaming.is_some() {
                     received.add(&chunks)?;

@@ -55,9 +55,34 @@ pub struct Header {
     pub start_unix_ms: u64,
     pub room: Option<String>,
     pub peers: Vec<String>,
+    /// The players' names in the match (player 1's first), when they gave
+    /// any: a replay shows who played. Absent in older replays.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
 }
 
 impl Header {
+    /// The players' names, player 1's first: the recorded ones if they
+    /// are two valid chat names, else `P1` and `P2`.
+    /// Records the players' names, unless they are the defaults `P1` and
+    /// `P2` (which a replay without names shows anyway).
+    pub fn set_player_names(&mut self, names: [String; 2]) {
+        let defaults = [0, 1].map(crate::session::chat::player_name);
+        self.names = if names == defaults {
+            Vec::new()
+        } else {
+            names.to_vec()
+        };
+    }
+
+    pub fn player_names(&self) -> [String; 2] {
+        use crate::session::chat::{player_name, valid_name};
+        match self.names.as_slice() {
+            [a, b] if valid_name(a) && valid_name(b) => [a.clone(), b.clone()],
+            _ => [0, 1].map(player_name),
+        }
+    }
+
     pub fn new(mode: &str, seed: u64, config: &SimConfig) -> Self {
         let start_unix_ms = web_time::SystemTime::now()
             .duration_since(web_time::UNIX_EPOCH)
@@ -77,6 +102,7 @@ impl Header {
             start_unix_ms,
             room: None,
             peers: Vec::new(),
+            names: Vec::new(),
         }
     }
 

@@ -56,6 +56,11 @@ pub(super) trait Backend {
         None
     }
 
+    /// The players' names in the HUD and the chat, player 1's first.
+    fn player_names(&self) -> [String; 2] {
+        [0, 1].map(super::chat::player_name)
+    }
+
     /// Watching: pause, resume, jump back to live. Players cannot.
     fn watch_control(&mut self, _control: WatchControl) {}
 

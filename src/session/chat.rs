@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use web_time::{Duration, Instant};
 
 use crate::net::handshake::Message;
-use crate::net::signaling::MAX_SPECTATORS;
+use crate::net::signaling::{MAX_SPECTATORS, PlayerName};
 use crate::sim::Frame;
 
 /// Longest line, in characters (not bytes) after trimming: a sentence, and
@@ -30,6 +30,8 @@ pub const MAX_CHARS: usize = 120;
 /// Lines kept for the frontend (the newest; older ones are forgotten), and
 /// the most a spectator arriving late is sent of the chat so far.
 pub const HISTORY: usize = 50;
+/// Names kept of others heard from, and of those muted.
+const HEARD: usize = 16;
 /// Lines a sender may send at once, then one per [`REFILL`].
 ///
 /// Why these numbers: a person types a line in a few seconds at best, so
@@ -94,15 +96,6 @@ impl ChatLine {
             text: text.to_string(),
         })
     }
-
-    /// The sender's player index (0 for `P1`, 1 for `P2`), if it is a player.
-    pub fn player(&self) -> Option<usize> {
-        match self.from.as_str() {
-            "P1" => Some(0),
-            "P2" => Some(1),
-            _ => None,
-        }
-    }
 }
 
 impl std::fmt::Display for ChatLine {
@@ -122,11 +115,53 @@ pub fn spectator_name(number: u32) -> String {
     format!("S{number}")
 }
 
-/// A sender's name as it may stand before a line: 1 to 8 ASCII letters and
-/// digits (what [`player_name`] and [`spectator_name`] make), so a name
-/// from a peer or a replay cannot forge the `: ` of a line.
+/// A sender's name as it may stand before a line: a display name
+/// ([`PlayerName`]: letters, digits, spaces, `_`, `-`; what
+/// [`player_name`] and [`spectator_name`] make are such names too), with
+/// ` (2)` to ` (99)` after it for the second and later of one name. No
+/// `:`, so a name from a peer or a replay cannot forge the `: ` of a line.
 pub fn valid_name(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 8 && name.chars().all(|c| c.is_ascii_alphanumeric())
+    let numbered = name.strip_suffix(')').and_then(|n| n.rsplit_once(" ("));
+    let base = match numbered {
+        Some((base, n))
+            if !n.starts_with('0') && n.parse::<u8>().is_ok_and(|n| (2..=99).contains(&n)) =>
+        {
+            base
+        }
+        _ => name,
+    };
+    PlayerName::parse(base).is_ok_and(|p| p.as_str() == base)
+}
+
+/// The players' names in the chat, player 1's first: their display names
+/// (`P1`, `P2` for none), the second of two equal ones as `Ana (2)`.
+pub fn player_names(names: &[Option<PlayerName>; 2]) -> [String; 2] {
+    let first = names[0]
+        .as_ref()
+        .map_or_else(|| player_name(0), PlayerName::to_string);
+    let second = names[1]
+        .as_ref()
+        .map_or_else(|| player_name(1), PlayerName::to_string);
+    let second = unique_name(&second, &[first.as_str()]);
+    [first, second]
+}
+
+/// `wanted`, or `wanted (2)`, `wanted (3)`, ...: the first that none of
+/// `taken` is (letter case aside).
+pub fn unique_name(wanted: &str, taken: &[&str]) -> String {
+    let free = |name: &str| !taken.iter().any(|t| same_name(t, name));
+    (1..100)
+        .map(|n| match n {
+            1 => wanted.to_owned(),
+            n => format!("{wanted} ({n})"),
+        })
+        .find(|name| free(name))
+        .unwrap_or_else(|| wanted.to_owned())
+}
+
+/// Two names are the same one whatever their letter case.
+pub fn same_name(a: &str, b: &str) -> bool {
+    a.to_lowercase() == b.to_lowercase()
 }
 
 /// Why a line was refused.
@@ -300,10 +335,11 @@ pub struct Chat {
     counters: ChatCounters,
     /// Lines to send once the match reaches their frame (`--say`: 0).
     greeting: Vec<(Frame, String)>,
-    /// Senders whose lines we no longer show or relay (`/mute`), in
-    /// upper case: names match whatever the case typed.
+    /// Senders whose lines we no longer show or relay (`/mute`): names
+    /// match whatever the case typed.
     muted: Vec<String>,
-    /// Spectators heard from so far (for `/who`).
+    /// Others heard from so far, beside the two players (for `/who`, and
+    /// the names commands take).
     heard: Vec<String>,
     /// Answers to commands, for the frontend only (never sent, relayed or
     /// recorded).
@@ -359,6 +395,11 @@ impl Chat {
         &self.name
     }
 
+    /// The other player's name (empty on a spectator).
+    pub fn partner(&self) -> &str {
+        &self.partner
+    }
+
     pub fn counters(&self) -> ChatCounters {
         self.counters
     }
@@ -380,12 +421,18 @@ impl Chat {
         let Some(command) = text.trim().strip_prefix('/') else {
             return Command::Line;
         };
-        let mut words = command.splitn(3, ' ').filter(|w| !w.is_empty());
-        let verb = words.next().unwrap_or("").to_ascii_lowercase();
-        let name = words.next().map(str::to_ascii_uppercase);
-        let rest = words.next().map(str::trim).unwrap_or("");
+        let (verb, rest) = command.split_once(' ').unwrap_or((command, ""));
+        let verb = verb.to_ascii_lowercase();
+        let rest = rest.trim();
+        // Names may hold spaces: a command's name is the rest of the line,
+        // or for a report the longest name in the room it starts with.
+        let (name, rest) = match verb.as_str() {
+            "report" => self.split_name(rest),
+            _ => (self.known(rest), ""),
+        };
+        let name = Some(name).filter(|n| !n.is_empty());
         let answer = match (verb.as_str(), name) {
-            ("kick" | "report", Some(name)) if name == self.name.to_ascii_uppercase() => {
+            ("kick" | "report" | "mute", Some(name)) if same_name(&name, &self.name) => {
                 format!("you cannot {verb} yourself")
             }
             ("kick", Some(name)) => return Command::Act(Action::Kick(name)),
@@ -406,18 +453,15 @@ impl Chat {
                 names.extend(self.heard.iter().cloned());
                 format!("in the room: {}", names.join(", "))
             }
-            ("mute", Some(name)) if name == self.name.to_ascii_uppercase() => {
-                "you cannot mute yourself".into()
-            }
             ("mute", Some(name)) => {
-                if !self.muted.contains(&name) {
+                if !self.is_muted(&name) && self.muted.len() < HEARD {
                     self.muted.push(name.clone());
                 }
                 format!("{name} is muted for the rest of the match (/unmute {name})")
             }
             ("unmute", Some(name)) => {
-                let was = self.muted.contains(&name);
-                self.muted.retain(|m| *m != name);
+                let was = self.is_muted(&name);
+                self.muted.retain(|m| !same_name(m, &name));
                 if was {
                     format!("{name} is no longer muted")
                 } else {
@@ -440,13 +484,44 @@ impl Chat {
         });
     }
 
-    /// Whether `name` (upper case) is a player or a spectator heard from.
+    /// Whether `name` is a player or someone heard from.
     fn in_room(&self, name: &str) -> bool {
-        let players = [player_name(0), player_name(1), self.partner.clone()];
-        players
-            .iter()
-            .chain(&self.heard)
-            .any(|n| n.eq_ignore_ascii_case(name))
+        self.names().any(|n| same_name(n, name))
+    }
+
+    /// Everyone this chat knows by name: us, the other player, and whoever
+    /// else was heard (on a spectator, both players once they spoke).
+    fn names(&self) -> impl Iterator<Item = &str> {
+        let us = [self.name.as_str(), self.partner.as_str()];
+        (us.into_iter())
+            .chain(self.heard.iter().map(String::as_str))
+            .filter(|n| !n.is_empty())
+    }
+
+    /// `typed` as the room knows it, if someone is called that (any
+    /// case); else as typed.
+    fn known(&self, typed: &str) -> String {
+        let found = self.names().find(|n| same_name(n, typed));
+        found.unwrap_or(typed).to_owned()
+    }
+
+    /// A name and what follows it: the longest name in the room `text`
+    /// starts with (then a space), else its first word.
+    fn split_name<'t>(&self, text: &'t str) -> (String, &'t str) {
+        let mut names: Vec<&str> = self.names().collect();
+        names.sort_by_key(|n| std::cmp::Reverse(n.chars().count()));
+        for name in names {
+            let count = name.chars().count();
+            let cut = text
+                .char_indices()
+                .nth(count)
+                .map_or(text.len(), |(i, _)| i);
+            if same_name(&text[..cut], name) && text[cut..].starts_with(' ') {
+                return (name.to_owned(), text[cut..].trim());
+            }
+        }
+        let (first, rest) = text.split_once(' ').unwrap_or((text, ""));
+        (self.known(first), rest.trim())
     }
 
     /// The room's last lines as this player saw them (`P1: text`), oldest
@@ -457,7 +532,7 @@ impl Chat {
 
     /// Whether lines from `name` are muted.
     pub fn is_muted(&self, name: &str) -> bool {
-        self.muted.iter().any(|m| m.eq_ignore_ascii_case(name))
+        self.muted.iter().any(|m| same_name(m, name))
     }
 
     /// Our line at `frame`, checked against the rules and our own rate.
@@ -549,7 +624,7 @@ impl Chat {
             self.counters.muted = self.counters.muted.saturating_add(1);
             return None;
         }
-        if from.starts_with('S') && !self.heard.iter().any(|h| h == from) && self.heard.len() < 16 {
+        if !self.in_room(from) && self.heard.len() < HEARD {
             self.heard.push(from.to_string());
         }
         self.counters.received = self.counters.received.saturating_add(1);
@@ -761,7 +836,6 @@ mod tests {
         let mut chat = Chat::new("P2".into(), "P1".into());
         let hi = chat.receive(t0, 3, "hi").unwrap();
         assert_eq!(hi.from, "P1");
-        assert_eq!(hi.player(), Some(0));
         assert_eq!(chat.receive(t0, 3, &"z".repeat(MAX_CHARS + 1)), None);
         assert_eq!(chat.receive(t0, 3, "\u{1b}[2J"), None);
         assert_eq!(chat.receive(t0, 3, ""), None);
@@ -818,7 +892,6 @@ mod tests {
         let new = chat.take_new();
         assert_eq!(new.len(), 2 * per_sender);
         assert_eq!(new[0].detail(), "S1: S1 0");
-        assert_eq!(new[0].player(), None);
         assert_eq!(new.last().map(|l| l.from.as_str()), Some("S2"));
         assert_eq!(chat.counters().received, 2 * per_sender as u32);
         assert_eq!(chat.counters().dropped, 2 * (20 - per_sender as u32));
@@ -929,15 +1002,86 @@ mod tests {
             text: "gg: well played".into(),
         };
         assert_eq!(ChatLine::from_event(42, &line.detail()), Some(line));
+        let named = ChatLine::from_event(7, "Ana María (2): hola").unwrap();
+        assert_eq!(
+            (named.from.as_str(), named.text.as_str()),
+            ("Ana María (2)", "hola")
+        );
         for bad in [
             "no separator",
             ": empty sender",
             "P1: \u{7}",
-            "P 1: x",
+            "P1!: x",
+            " P1: x",
+            "Ana (1): x",
+            "Ana (100): x",
+            "Ana (02): x",
+            "Ana(2): x",
             "P1: ",
         ] {
             assert_eq!(ChatLine::from_event(0, bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn names_are_display_names_made_unique() {
+        let name = |s: &str| Some(PlayerName::parse(s).unwrap());
+        assert_eq!(player_names(&[None, None]), ["P1", "P2"]);
+        assert_eq!(player_names(&[name("Ana"), None]), ["Ana", "P2"]);
+        assert_eq!(
+            player_names(&[name("Ana"), name("ana")]),
+            ["Ana", "ana (2)"]
+        );
+        assert_eq!(player_names(&[None, name("P1")]), ["P1", "P1 (2)"]);
+        assert_eq!(unique_name("Zoe", &["Ana", "Zoe", "zoe (2)"]), "Zoe (3)");
+        for good in ["P1", "S12", "Ana María", "Ana (2)", "x_y-z (99)"] {
+            assert!(valid_name(good), "{good}");
+        }
+        for bad in [
+            "",
+            "Ana:",
+            "Ana (1)",
+            "a".repeat(17).as_str(),
+            "Ana  ",
+            "Ana\t",
+        ] {
+            assert!(!valid_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn commands_take_names_with_spaces() {
+        let t0 = Instant::now();
+        let mut chat = Chat::new("Bo".into(), "Ana María".into());
+        let mut limit = RateLimiter::for_peer();
+        assert!(
+            chat.receive_from(t0, 3, "Zoe (2)", &mut limit, "spam")
+                .is_some()
+        );
+        assert_eq!(
+            chat.command(4, "/report ana maría keeps spamming"),
+            Command::Act(Action::Report {
+                name: "Ana María".into(),
+                reason: "keeps spamming".into()
+            })
+        );
+        assert_eq!(
+            chat.command(4, "/report Zoe (2) spam"),
+            Command::Act(Action::Report {
+                name: "Zoe (2)".into(),
+                reason: "spam".into()
+            })
+        );
+        assert_eq!(
+            chat.command(4, "/kick zoe (2)"),
+            Command::Act(Action::Kick("Zoe (2)".into()))
+        );
+        assert_eq!(chat.command(5, "/mute ANA MARÍA"), Command::Answered);
+        assert!(chat.is_muted("Ana María"));
+        assert_eq!(chat.receive(t0, 6, "hi"), None);
+        assert_eq!(chat.command(7, "/who"), Command::Answered);
+        let who = chat.take_new().pop().unwrap();
+        assert_eq!(who.text, "in the room: Bo (you), Ana María, Zoe (2)");
     }
 
     #[test]

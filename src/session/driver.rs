@@ -192,6 +192,11 @@ impl Driver {
         self.backend.watch_status()
     }
 
+    /// The players' names, player 1's first (`P1`, `P2` offline).
+    pub fn player_names(&self) -> [String; 2] {
+        self.backend.player_names()
+    }
+
     /// Records every confirmed frame from now on (call before the first frame).
     pub fn record_to(&mut self, writer: Writer) {
         self.log.record_to(writer);

@@ -29,7 +29,7 @@ use ggrs::{DesyncDetection, GgrsError, P2PSession, PlayerType, SessionBuilder, S
 use matchbox_socket::{Packet, PeerId, WebRtcSocket};
 
 use super::backend::Backend;
-use super::chat::{Chat, ChatError, ChatLine, player_name};
+use super::chat::{Chat, ChatError, ChatLine, player_names};
 use super::frame_log::FrameLog;
 use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
@@ -225,7 +225,8 @@ impl OnlineBackend {
         let stats = ggrs_socket.stats_handle();
         let local = agreement.local_handle;
         let remote = 1 - local;
-        let chat = Chat::new(player_name(local), player_name(remote))
+        let names = player_names(&agreement.names);
+        let chat = Chat::new(names[local].clone(), names[remote].clone())
             .with_greeting(options.say.clone())
             .with_flood(options.chat_flood_per_second);
         let settings = Settings {
@@ -497,6 +498,15 @@ impl Backend for OnlineBackend {
 
     fn send_chat(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
         self.room_chat().say(text, log)
+    }
+
+    fn player_names(&self) -> [String; 2] {
+        let (ours, theirs) = (self.chat.name().to_owned(), self.chat.partner().to_owned());
+        if self.local == 0 {
+            [ours, theirs]
+        } else {
+            [theirs, ours]
+        }
     }
 
     fn take_chat(&mut self) -> Vec<ChatLine> {

@@ -31,7 +31,7 @@ use web_time::Instant;
 use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
 use super::backend::Backend;
-use super::chat::{Action, Chat, ChatError, ChatLine, Command, valid_name};
+use super::chat::{Action, Chat, ChatError, ChatLine, Command, player_name, same_name, valid_name};
 use super::frame_log::FrameLog;
 use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
@@ -125,6 +125,9 @@ pub(super) struct SpectatorBackend {
     chat: Chat,
     /// What this spectator asks the room's server (a report).
     desk: ServerDesk,
+    /// The players' names, player 1's first (as the player sent them, if
+    /// they are names).
+    players: [String; 2],
     /// Chat lines accepted, to be recorded once the match reaches their
     /// frame (in frame order).
     unrecorded: VecDeque<ChatLine>,
@@ -154,8 +157,10 @@ impl SpectatorBackend {
             name,
             server,
             seat,
+            players,
             ..
         } = connection;
+        let players = checked_players(&players);
         if !valid_name(&name) {
             return Err(SessionError::Protocol(format!(
                 "the player named us {name:?}, which is not a chat name"
@@ -188,6 +193,7 @@ impl SpectatorBackend {
             jump: false,
             chat,
             desk,
+            players,
             unrecorded: VecDeque::new(),
             _ggrs_channel: ggrs_channel,
             _message_loop: message_loop,
@@ -468,6 +474,10 @@ impl Backend for SpectatorBackend {
         self.say(text, log)
     }
 
+    fn player_names(&self) -> [String; 2] {
+        self.players.clone()
+    }
+
     fn take_chat(&mut self) -> Vec<ChatLine> {
         self.chat.take_new()
     }
@@ -498,5 +508,16 @@ impl Backend for SpectatorBackend {
                 self.jump = true;
             }
         }
+    }
+}
+
+/// The players' names a streaming player sent, if both are names (and
+/// differ); `P1` and `P2` otherwise.
+fn checked_players(sent: &[String]) -> [String; 2] {
+    match sent {
+        [first, second] if valid_name(first) && valid_name(second) && !same_name(first, second) => {
+            [first.clone(), second.clone()]
+        }
+        _ => [0, 1].map(player_name),
     }
 }

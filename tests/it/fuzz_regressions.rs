@@ -17,9 +17,13 @@ use twinstar::net::handshake::{
     Agreement, Claim, Handshake, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role,
 };
 use twinstar::net::rejoin::{CatchUpReceiver, Ticket, encode_catch_up};
-use twinstar::net::signaling::{ClientQuery, RoomRequest, RoomsQuery, SeatToken};
+use twinstar::net::signaling::{
+    ClientQuery, HostStats, KickRequest, ReportRequest, RoomAction, RoomRequest, RoomsQuery,
+    SeatToken, decode_room_request,
+};
 use twinstar::net::socket;
 use twinstar::replay::{self, EventKind, Header, Writer};
+use twinstar::session::chat::{Chat, Command};
 use twinstar::settings::Settings;
 use twinstar::sim::{Input, PLAYERS, SIM_VERSION, SimConfig, World};
 use twinstar::web::link::args_from_fragment;
@@ -328,6 +332,24 @@ fn seeds_are_accepted() {
             "{name}"
         );
     }
+    // A room request's body, path or typed command, after the byte that
+    // picks which (see fuzz/fuzz_targets/room_request.rs).
+    for (name, bytes) in files("seeds", "room_request") {
+        let (which, body) = bytes
+            .split_first()
+            .unwrap_or_else(|| panic!("{name}: empty"));
+        let accepted = match which % 5 {
+            0 => decode_room_request::<HostStats>(body).is_ok(),
+            1 => decode_room_request::<KickRequest>(body).is_ok(),
+            2 => decode_room_request::<ReportRequest>(body).is_ok(),
+            3 => RoomAction::parse_path(text(body)).is_some(),
+            _ => matches!(
+                Chat::new("P1".into(), "P2".into()).command(1, text(body)),
+                Command::Act(_)
+            ),
+        };
+        assert!(accepted, "{name}");
+    }
     for (name, bytes) in files("seeds", "link") {
         args_from_fragment(text(&bytes)).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
@@ -493,6 +515,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
             preset: "stress".into(),
             frame: 120,
             name: "S1".into(),
+            players: vec!["P1".into(), "P2".into()],
         },
         Message::Relayed {
             from: "S1".into(),
@@ -554,6 +577,33 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         ("07.txt", "version=6.3&cursor=42.K7Q-2XM"),
     ] {
         out.push(("signaling_path", name.into(), query.as_bytes().to_vec()));
+    }
+    let seat = "0123456789abcdef0123456789abcdef";
+    for (name, which, body) in [
+        (
+            "stats.txt",
+            0u8,
+            format!(r#"{{"seat":"{seat}","wave":7,"score":1200,"elapsed_s":95}}"#),
+        ),
+        (
+            "kick.txt",
+            1,
+            format!(r#"{{"seat":"{seat}","spectator":"3f2504e0-4f89-11d3-9a0c-0305e82c3301"}}"#),
+        ),
+        (
+            "report.txt",
+            2,
+            format!(
+                r#"{{"seat":"{seat}","name":"S1","reason":"spam","lines":["S1: buy gold","P1: stop"]}}"#
+            ),
+        ),
+        ("path.txt", 3, "/rooms/K7Q2XM/report".into()),
+        ("command.txt", 4, "/report P2 selling gold".into()),
+        ("kick-command.txt", 4, "/kick s1".into()),
+    ] {
+        let mut bytes = vec![which];
+        bytes.extend_from_slice(body.as_bytes());
+        out.push(("room_request", name.into(), bytes));
     }
     for (i, link) in [
         "#K7Q-2XM",

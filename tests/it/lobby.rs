@@ -307,3 +307,66 @@ fn the_host_lists_figures_and_kicks_a_spectator_and_a_report_is_filed() {
     assert_eq!((counted("kick"), counted("report")), (1.0, 1.0));
     assert!(counted("stats") >= 2.0, "{}", counted("stats"));
 }
+
+/// Names: two players who both call themselves Ana are `Ana` and
+/// `ana (2)` in the room's chat, a spectator who asks for Zoe is `Zoe`,
+/// and the replay records the players' names.
+#[test]
+fn players_and_spectators_are_called_by_their_names() {
+    let dir = scratch("lobby-names");
+    let server = Server::start();
+    let replay = dir.join("host.tsr");
+    let (host, join) = common::started_match(
+        &dir,
+        &server.url,
+        ("NMS-2XM", "NMS-2XM"),
+        "900",
+        &["--record", replay.to_str().unwrap(), "--name", "Ana"],
+        &[
+            "--no-record",
+            "--name",
+            "ana",
+            "--debug-say-at",
+            "420:hello from two",
+        ],
+    );
+    let spectator = common::spectator(
+        &dir,
+        &server.url,
+        "NMS-2XM",
+        &["--no-record", "--name", "Zoe", "--say", "hi all"],
+    );
+    let spectator = spectator.finish(LIMIT);
+    let (host, join) = (host.finish(LIMIT), join.finish(LIMIT));
+    assert_eq!(host.code(), Some(0), "{}", host.report("host", 30));
+    assert_eq!(join.code(), Some(0), "{}", join.report("join", 30));
+    assert_eq!(
+        spectator.code(),
+        Some(0),
+        "{}",
+        spectator.report("spectator", 30)
+    );
+    for (who, log) in [("host", &host), ("spectator", &spectator)] {
+        assert!(
+            log.stderr.contains("chat ana (2): hello from two"),
+            "{}",
+            log.report(who, 30)
+        );
+    }
+    assert!(
+        join.stderr.contains("chat Zoe: hi all"),
+        "{}",
+        join.report("join", 30)
+    );
+    let recorded = twinstar::replay::read(&replay).expect("the host's replay");
+    assert_eq!(recorded.header.names, ["Ana", "ana (2)"]);
+    let lines: Vec<String> = common::chat_events(&replay)
+        .into_iter()
+        .map(|(_, d)| d)
+        .collect();
+    assert!(
+        lines.contains(&"ana (2): hello from two".to_string()),
+        "{lines:?}"
+    );
+    assert!(lines.contains(&"Zoe: hi all".to_string()), "{lines:?}");
+}

@@ -94,6 +94,7 @@ impl Seat for PlayerSeat {
         hello.protocol += options.protocol_skew;
         hello.rejoin = options.rejoin.clone();
         hello.confirmed = options.confirmed;
+        hello.name = (options.name.as_ref()).map_or_else(String::new, |n| n.to_string());
         let control = control
             .map(|channel| player_control(channel, Room::seeking(hello, options.delay), &options));
         PlayerSeat {

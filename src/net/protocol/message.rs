@@ -17,8 +17,10 @@ use crate::net::game::{Frame, SIM_VERSION};
 /// `Watch`, `WatchRefused`, spectators' catch-up and `Done`; 4: `Relayed`
 /// chat lines and the spectator's chat name in `Streaming`; 5: the binary
 /// envelope of `net::protocol` instead of JSON, catch-up chunks as bytes;
-/// 6: `Hello::confirmed`, and a resumed match's catch-up both ways).
-pub const PROTOCOL_VERSION: u32 = 6;
+/// 6: `Hello::confirmed`, and a resumed match's catch-up both ways; 7:
+/// players' and spectators' display names in `Hello`, `Watch` and
+/// `Streaming`).
+pub const PROTOCOL_VERSION: u32 = 7;
 /// What this build plays, as the signaling server's room list and quick
 /// match compare it: the protocol and simulation versions (`6.3`), which
 /// are what must match for two builds to play together.
@@ -74,6 +76,10 @@ pub struct Hello {
     /// confirmed frames it lacks, so both resume from the later one.
     #[serde(default)]
     pub confirmed: Frame,
+    /// The player's display name (`--name`), empty for none. A name is not
+    /// an identity; one that is not a valid name is taken as none.
+    #[serde(default)]
+    pub name: String,
 }
 
 /// A player of one match: "match M, player P" (P is 1 or 2). A claim of
@@ -131,6 +137,7 @@ impl Hello {
             rejoin: Vec::new(),
             resume: None,
             confirmed: 0,
+            name: String::new(),
         }
     }
 
@@ -254,13 +261,15 @@ pub enum Message {
     },
     /// The answer to a `Watch`, before the match's frames: what a spectator
     /// needs to simulate them, how many frames the match so far has (the
-    /// `CatchUp`s right after carry them), and the spectator's name in the
-    /// room's chat (`S1`, `S2`, ...).
+    /// `CatchUp`s right after carry them), the spectator's name in the
+    /// room's chat (the one it asked for, made unique, or `S1`, `S2`, ...),
+    /// and the players' (player 1's first).
     Streaming {
         seed: u64,
         preset: String,
         frame: Frame,
         name: String,
+        players: Vec<String>,
     },
     /// A chat line passed on by the streaming player: a spectator's to the
     /// other player, everyone's to the spectators (a spectator's own line
@@ -282,12 +291,14 @@ impl Message {
 }
 
 /// A spectator's request to watch: the versions it runs (the same as
-/// players need).
+/// players need), and the display name it would like (empty for none).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Watch {
     pub protocol: u32,
     pub sim_version: u32,
     pub game_version: String,
+    #[serde(default)]
+    pub name: String,
 }
 
 impl Watch {
@@ -297,6 +308,7 @@ impl Watch {
             protocol: PROTOCOL_VERSION,
             sim_version: SIM_VERSION,
             game_version: env!("CARGO_PKG_VERSION").to_string(),
+            name: String::new(),
         }
     }
 
@@ -307,6 +319,7 @@ impl Watch {
             protocol,
             sim_version,
             game_version,
+            ..
         } = self;
         (*protocol != PROTOCOL_VERSION || *sim_version != SIM_VERSION).then(|| {
             format!(

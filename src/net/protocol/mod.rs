@@ -133,6 +133,7 @@ pub(crate) mod tests {
                 preset: "stress".into(),
                 frame: 120,
                 name: "S1".into(),
+                players: vec!["Ana".into(), "Ana (2)".into()],
             },
             Message::Relayed {
                 from: "S1".into(),
@@ -152,17 +153,21 @@ pub(crate) mod tests {
     }
 
     /// `Watch` carries its own struct since protocol 6 shipped: the bytes
-    /// are those of the struct variant it was (index, then the fields).
+    /// are those of the struct variant it was (index, then the fields),
+    /// with protocol 7's name last.
     #[test]
-    fn a_watch_keeps_protocol_6s_bytes() {
+    fn a_watch_keeps_its_bytes() {
         let watch = Message::Watch(Watch {
             protocol: 6,
             sim_version: 3,
             game_version: "1.0".into(),
+            name: "Zoe".into(),
         });
         assert_eq!(
             encode(&watch),
-            [b'T', VERSION, 11, 6, 3, 3, b'1', b'.', b'0']
+            [
+                b'T', VERSION, 11, 6, 3, 3, b'1', b'.', b'0', 3, b'Z', b'o', b'e'
+            ]
         );
     }
 

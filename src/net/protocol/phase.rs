@@ -235,6 +235,7 @@ pub enum Spectating {
         preset: String,
         frame: Frame,
         name: String,
+        players: Vec<String>,
     },
     /// Confirmed frames of the match.
     CatchUp {
@@ -265,11 +266,13 @@ impl Phase for Spectating {
                 preset,
                 frame,
                 name,
+                players,
             } => Spectating::Streaming {
                 seed,
                 preset,
                 frame,
                 name,
+                players,
             },
             Message::CatchUp { chunks } => Spectating::CatchUp { chunks },
             Message::Done { frame, checksum } => Spectating::Done { frame, checksum },

@@ -25,6 +25,10 @@ pub use twinstar_signaling::{
     respond, serve, tls, turn,
 };
 pub use twinstar_signaling_protocol::{
+    Checked, HostStats, KickRequest, ReportRequest, RoomAction, RoomRequestError,
+    decode_room_request,
+};
+pub use twinstar_signaling_protocol::{
     ClientQuery, DEFAULT_PORT, MAX_SIGNAL_BYTES, MAX_SPECTATORS, NameError, PlayerName, QUICK_PATH,
     QueryError, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, ROOMS_PATH, Refusal, RoomCode,
     RoomCodeError, RoomListing, RoomRequest, RoomStatus, RoomsPage, RoomsQuery, SEAT_PARAM,

@@ -24,6 +24,7 @@ fn settings(local: usize) -> Settings {
 
 pub(super) fn agreement(peer_confirmed: Frame) -> Agreement {
     Agreement {
+        names: [None, None],
         local_handle: 0,
         seed: 9,
         preset: "default".into(),

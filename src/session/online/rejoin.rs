@@ -86,6 +86,8 @@ impl OnlineBackend {
             player: self.local as u8 + 1,
         });
         hello.confirmed = log.confirmed();
+        hello.name =
+            (self.connect_options.name.as_ref()).map_or_else(String::new, |n| n.to_string());
         hello
     }
 

@@ -20,7 +20,8 @@ use super::OnlineBackend;
 use crate::net::control::ControlChannel;
 use crate::net::handshake::{Agreement, Message};
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up, encode_frames};
-use crate::session::chat::{Chat, RateLimiter, spectator_name};
+use crate::net::signaling::PlayerName;
+use crate::session::chat::{Chat, RateLimiter, spectator_name, unique_name};
 use crate::session::frame_log::FrameLog;
 use crate::sim::Frame;
 
@@ -111,6 +112,8 @@ pub(in crate::session) struct StreamStart<'a> {
     pub seed: u64,
     pub preset: &'a str,
     pub chat: &'a Chat,
+    /// The players' names in the chat, player 1's first.
+    pub players: [&'a str; 2],
 }
 
 impl Spectators {
@@ -177,29 +180,38 @@ impl Spectators {
                 control.send_to(peer, &Message::WatchRefused { reason });
                 continue;
             }
-            self.welcome(control, peer, start, log);
+            self.welcome(control, (peer, &watch.name), start, log);
         }
     }
 
     /// Sends a new spectator the stream's start, the chat so far and the
-    /// confirmed match so far, and adds it to the list.
+    /// confirmed match so far, and adds it to the list. It is called what
+    /// it asked for (`wanted`) if that is a name, else `S1`, `S2`, ...; a
+    /// name someone in the room has already gets ` (2)` after it.
     fn welcome(
         &mut self,
         control: &mut ControlChannel,
-        peer: PeerId,
+        (peer, wanted): (PeerId, &str),
         start: &StreamStart<'_>,
         log: &FrameLog,
     ) {
         let Some(history) = log.history() else {
             return;
         };
-        let name = spectator_name(self.served + 1);
+        let wanted = match PlayerName::parse(wanted) {
+            Ok(name) => name.to_string(),
+            Err(_) => spectator_name(self.served + 1),
+        };
+        let spectators = self.list.iter().map(|s| s.name.as_str());
+        let taken: Vec<&str> = start.players.into_iter().chain(spectators).collect();
+        let name = unique_name(&wanted, &taken);
         let sent = history.inputs.len() as Frame;
         let streaming = Message::Streaming {
             seed: start.seed,
             preset: start.preset.to_string(),
             frame: sent,
             name: name.clone(),
+            players: start.players.map(str::to_owned).to_vec(),
         };
         // The chat so far first: on the ordered channel, a spectator that
         // holds any of the frames then holds every line said before them,
@@ -281,9 +293,14 @@ impl OnlineBackend {
 /// What a new spectator of the match `agreement` made is sent before the
 /// frames.
 fn stream_start<'a>(agreement: &'a Agreement, chat: &'a Chat) -> StreamStart<'a> {
+    let (ours, theirs) = (chat.name(), chat.partner());
     StreamStart {
         seed: agreement.seed,
         preset: &agreement.preset,
         chat,
+        players: match agreement.local_handle {
+            0 => [ours, theirs],
+            _ => [theirs, ours],
+        },
     }
 }
