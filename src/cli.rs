@@ -366,7 +366,7 @@ impl ChatArgs {
     }
 }
 
-#[derive(Debug, Default, Args)]
+#[derive(Clone, Debug, Default, Args)]
 pub struct NetArgs {
     /// Signaling server [default: the settings' server, else
     /// ws://127.0.0.1:3536; host starts one there if none answers]
@@ -377,6 +377,11 @@ pub struct NetArgs {
     /// in the server's room list; a name is not an identity)
     #[arg(long, value_name = "NAME", value_parser = parse_name)]
     pub name: Option<PlayerName>,
+
+    /// Quick match: the level this ticket claims (the best wave reached
+    /// online; the menu sends the settings' own) [default: none]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10_000), hide = true)]
+    pub level: Option<u32>,
 
     /// Host: list the room in the server's public room list (GET /rooms),
     /// with --name, so players without the code can find it

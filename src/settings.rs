@@ -55,6 +55,9 @@ pub struct Settings {
     pub player_two: Keys,
     /// Gamepads: dead zone, button mapping, who plays with the keyboard.
     pub pad: PadSettings,
+    /// The best wave this player reached in an online match: the level a
+    /// quick-match ticket carries (self-reported; it only orders partners).
+    pub best_wave: u32,
 }
 
 /// Gamepad settings, in the file as `[pad]`: buttons by the names of
@@ -318,6 +321,7 @@ impl Default for Settings {
             player_one: Keys::from_map(&KeyMap::PLAYER_ONE),
             player_two: Keys::from_map(&KeyMap::PLAYER_TWO),
             pad: PadSettings::default(),
+            best_wave: 0,
         }
     }
 }
@@ -450,6 +454,10 @@ impl Settings {
     pub fn validate(&self) -> Result<(), String> {
         if self.volume > 100 {
             return Err(format!("volume {} is above 100", self.volume));
+        }
+        let most = crate::net::signaling::MAX_LEVEL;
+        if self.best_wave > most {
+            return Err(format!("best_wave {} is above {most}", self.best_wave));
         }
         self.pad.validate()?;
         if !self.name.trim().is_empty() {

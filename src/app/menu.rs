@@ -93,10 +93,10 @@ async fn shell(
                         let hint =
                             "the code the host sees, e.g. K7Q-2XM (case and dashes do not matter)";
                         if let Some(code) = text_prompt(ui, "JOIN", hint, "", check).await {
-                            play_online(ui, Role::Join, Some(&code), &run, &settings).await;
+                            play_online(ui, Role::Join, Some(&code), &run, &mut settings).await;
                         }
                     }
-                    2 => play_online(ui, Role::Quick, None, &run, &settings).await,
+                    2 => play_online(ui, Role::Quick, None, &run, &mut settings).await,
                     3 => {
                         let check =
                             |t: &str| RoomCode::parse(t).map(|_| ()).map_err(|e| e.to_string());
@@ -109,14 +109,14 @@ async fn shell(
                         let server = rooms_server(&settings);
                         match super::rooms::rooms_screen(ui, &server).await {
                             RoomPick::Join(code) => {
-                                play_online(ui, Role::Join, Some(&code), &run, &settings).await
+                                play_online(ui, Role::Join, Some(&code), &run, &mut settings).await
                             }
                             RoomPick::Watch(code) => {
                                 watch(ui, &code, &for_matches, &settings).await
                             }
                             RoomPick::Host => host(ui, &run, &mut settings).await,
                             RoomPick::Quick => {
-                                play_online(ui, Role::Quick, None, &run, &settings).await
+                                play_online(ui, Role::Quick, None, &run, &mut settings).await
                             }
                             RoomPick::Back => {}
                         }
@@ -194,7 +194,8 @@ async fn play_local(ui: &mut Ui, mode: Mode, run: &RunArgs, settings: &Settings)
     let options = match_options(run, &driver, &sources, settings, "back to the menu");
     let game = Match::new(driver, Pacing::RealTime, run.frames);
     let end = window::play_match(ui, game, sources, options).await;
-    after_match(ui, end).await;
+    // A local match is no online level.
+    let _ = after_match(ui, end).await;
 }
 
 /// Hosting from the menu: a private room (share the code) or a public one
@@ -235,7 +236,7 @@ async fn play_online(
     role: Role,
     code: Option<&str>,
     run: &RunArgs,
-    settings: &Settings,
+    settings: &mut Settings,
 ) {
     let net = NetArgs {
         name: settings.name(),
@@ -250,14 +251,26 @@ async fn play_online_with(
     code: Option<&str>,
     net: &NetArgs,
     run: &RunArgs,
-    settings: &Settings,
+    settings: &mut Settings,
 ) {
-    let start = match start_online(role, code, net, run, settings) {
+    let net = NetArgs {
+        level: Some(settings.best_wave),
+        ..net.clone()
+    };
+    let start = match start_online(role, code, &net, run, settings) {
         Ok(s) => s,
         Err(f) => return show_failure(ui, "CANNOT CONNECT", &f).await,
     };
     match online_in_window(ui, start, run, settings, "back to the menu").await {
-        OnlineEnd::Played(end) => after_match(ui, *end).await,
+        OnlineEnd::Played(end) => {
+            if let Some(wave) = after_match(ui, *end).await
+                && wave > settings.best_wave
+            {
+                // The level of this player's next quick-match tickets.
+                settings.best_wave = wave;
+                save_settings(ui, settings).await;
+            }
+        }
         // Esc on the waiting screen: straight back, no error box.
         OnlineEnd::Cancelled | OnlineEnd::Captured(_) => {}
         OnlineEnd::Failed(f) => show_failure(ui, "COULD NOT CONNECT", &f).await,
@@ -288,22 +301,28 @@ async fn watch(ui: &mut Ui, code: &str, window: &WindowArgs, settings: &Settings
         Err(f) => return show_failure(ui, "CANNOT WATCH", &f).await,
     };
     match watch_in_window(ui, start, settings, "back to the menu").await {
-        OnlineEnd::Played(end) => after_match(ui, *end).await,
+        OnlineEnd::Played(end) => {
+            let _ = after_match(ui, *end).await;
+        }
         OnlineEnd::Cancelled | OnlineEnd::Captured(_) => {}
         OnlineEnd::Failed(f) => show_failure(ui, "COULD NOT WATCH", &f).await,
     }
 }
 
 /// Says how the match ended when it was not the player's own choice.
-async fn after_match(ui: &mut Ui, end: MatchEnd) {
+/// Says how a match ended; the wave it reached, if it was played out.
+async fn after_match(ui: &mut Ui, end: MatchEnd) -> Option<u32> {
     let result = finish(end.finished);
     match result {
-        Ok(summary) => tracing::info!(
-            "match over: {} frames, team score {}, replay {:?}",
-            summary.frames,
-            summary.shared_score,
-            summary.replay
-        ),
+        Ok(summary) => {
+            tracing::info!(
+                "match over: {} frames, team score {}, replay {:?}",
+                summary.frames,
+                summary.shared_score,
+                summary.replay
+            );
+            Some(summary.wave)
+        }
         Err(failure) => {
             let (text, replay) = match &failure {
                 Failure::BadInput(m) => (m.clone(), None),
@@ -314,6 +333,7 @@ async fn after_match(ui: &mut Ui, end: MatchEnd) {
             let mut lines = vec![text];
             lines.extend(replay.map(|p| format!("replay saved as {p}")));
             message(ui, "MATCH ENDED", &lines, None).await;
+            None
         }
     }
 }

@@ -295,6 +295,25 @@ fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting)
         seat,
         name: net.name.clone(),
         public: net.public,
+        level: net.level,
+        rtt_ms: quick_round_trip(plan.role, server),
+    }
+}
+
+/// A quick-match ticket's round trip to the server, in ms (natively: the
+/// fastest of a few `GET /healthz` on one connection; the browser sends
+/// none). What the server compares it with is another client's own: see
+/// the README's lobby section for why this is only a proxy.
+fn quick_round_trip(role: Role, server: &str) -> Option<u32> {
+    if role != Role::Quick {
+        return None;
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    return crate::net::signaling::native_client::round_trip_ms(server);
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = server;
+        None
     }
 }
 

@@ -127,6 +127,11 @@ pub struct ConnectOptions {
     pub name: Option<PlayerName>,
     /// A host's room is listed in the server's `GET /rooms` (with `name`).
     pub public: bool,
+    /// Quick match: the best wave this player reached online, and its
+    /// measured round trip to the server; the server prefers partners
+    /// close in both.
+    pub level: Option<u32>,
+    pub rtt_ms: Option<u32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -378,6 +383,8 @@ pub fn seat_url(options: &ConnectOptions) -> String {
     let query = if options.room.is_none() {
         ClientQuery {
             version: Some(super::protocol::version_tag()),
+            level: options.level,
+            rtt_ms: options.rtt_ms,
             ..ClientQuery::default()
         }
     } else {
@@ -582,6 +589,8 @@ mod tests {
             seat,
             name: None,
             public: false,
+            level: Some(7),
+            rtt_ms: Some(23),
         }
     }
 
@@ -606,6 +615,13 @@ mod tests {
             Some(crate::net::protocol::version_tag()),
             "a quick match says its version: {quick}"
         );
+        assert_eq!(
+            (asked.level, asked.rtt_ms),
+            (Some(7), Some(23)),
+            "and its level and round trip: {quick}"
+        );
+        let room = seat_url(&options(Some("K7Q-2XM"), None));
+        assert!(!room.contains("level"), "a room has no ticket: {room}");
     }
 
     /// A named host asking for a public room says so, with its name and

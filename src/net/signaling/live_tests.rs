@@ -224,6 +224,17 @@ async fn health_metrics_and_ice_offers_answer_plain_gets() {
             http_get(format!("{http}/healthz")).await,
             (200, "ok\n".into())
         );
+        // A quick-match ticket's round trip: loopback, so a few ms at most.
+        let base = server.base.clone();
+        let rtt = tokio::task::spawn_blocking(move || super::native_client::round_trip_ms(&base))
+            .await
+            .unwrap();
+        assert!(rtt.is_some_and(|ms| (1..1000).contains(&ms)), "{rtt:?}");
+        let nobody =
+            tokio::task::spawn_blocking(|| super::native_client::round_trip_ms("ws://127.0.0.1:9"))
+                .await
+                .unwrap();
+        assert_eq!(nobody, None);
 
         let (status, body) = http_get(format!("{http}/ice")).await;
         assert_eq!(status, 200, "{body}");

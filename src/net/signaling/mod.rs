@@ -29,9 +29,9 @@ pub use twinstar_signaling_protocol::{
     decode_room_request,
 };
 pub use twinstar_signaling_protocol::{
-    ClientQuery, DEFAULT_PORT, MAX_SIGNAL_BYTES, MAX_SPECTATORS, NameError, PlayerName, QUICK_PATH,
-    QueryError, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, ROOMS_PATH, Refusal, RoomCode,
-    RoomCodeError, RoomListing, RoomRequest, RoomStatus, RoomsPage, RoomsQuery, SEAT_PARAM,
-    SeatToken, SeatTokenError, ServerUrlError, VersionTag, WATCH_PREFIX, browser_link,
+    ClientQuery, DEFAULT_PORT, MAX_LEVEL, MAX_SIGNAL_BYTES, MAX_SPECTATORS, NameError, PlayerName,
+    QUICK_PATH, QueryError, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, ROOMS_PATH,
+    Refusal, RoomCode, RoomCodeError, RoomListing, RoomRequest, RoomStatus, RoomsPage, RoomsQuery,
+    SEAT_PARAM, SeatToken, SeatTokenError, ServerUrlError, VersionTag, WATCH_PREFIX, browser_link,
     check_server_url, room_url, watch_url,
 };

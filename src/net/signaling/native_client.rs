@@ -201,6 +201,27 @@ pub fn post_json(server: &str, path: &str, body: &[u8]) -> Result<(), String> {
     })
 }
 
+/// The round trip to the signaling server, in whole ms (at least 1): the
+/// fastest of three `GET /healthz` after a first one opened the connection
+/// (each then costs one round trip). `None` when it does not answer.
+pub fn round_trip_ms(server: &str) -> Option<u32> {
+    let url = http_url(server, "/healthz")?;
+    let agent = agent();
+    agent.get(&url).call().ok()?;
+    let fastest = (0..3)
+        .filter_map(|_| {
+            let started = web_time::Instant::now();
+            agent.get(&url).call().ok()?;
+            Some(started.elapsed())
+        })
+        .min()?;
+    Some(
+        u32::try_from(fastest.as_millis())
+            .unwrap_or(u32::MAX)
+            .max(1),
+    )
+}
+
 /// An HTTP client for the signaling server: TLS checked against the same
 /// roots as its websocket, a short overall timeout, statuses as answers.
 fn agent() -> ureq::Agent {
