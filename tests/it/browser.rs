@@ -742,3 +742,39 @@ fn the_pages_rooms_screen_joins_a_listed_room() {
         common::tail(&page.stdout, 30)
     );
 }
+
+/// The page's Rooms screen watches a live match: with a public room
+/// playing, the first row is its match, and Enter watches it.
+#[test]
+fn the_pages_rooms_screen_watches_a_live_match() {
+    let _one = serial();
+    let dir = scratch("rooms-watch");
+    let server = web_server();
+    let (host, join) = common::started_match(
+        &dir,
+        &server.url,
+        ("WCH-2XM", "WCH-2XM"),
+        "1800",
+        &["--no-record", "--public", "--name", "Ana"],
+        &["--no-record"],
+    );
+    let page = browser::open(
+        &page_url(&server, ""),
+        &[
+            "--timeout",
+            "60",
+            "--keys",
+            "ArrowDown@1000,ArrowDown@1100,ArrowDown@1200,ArrowDown@1300,Enter@1500,Enter@6000",
+            "--until",
+            "streams the match",
+        ],
+    );
+    let page = page.finish(LIMIT);
+    drop((host, join));
+    assert_eq!(
+        page.code(),
+        Some(0),
+        "the page did not watch the listed match:\n{}",
+        common::tail(&page.stdout, 30)
+    );
+}

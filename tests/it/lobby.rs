@@ -157,6 +157,46 @@ fn the_menus_rooms_screen_joins_a_listed_room() {
     drop(host);
 }
 
+/// The window's Rooms screen watches a live match: with a public room
+/// playing, its match is the first row, and Enter watches it.
+#[test]
+fn the_menus_rooms_screen_watches_a_live_match() {
+    let display = common::Display::start();
+    let server = Server::start();
+    let dir = scratch("lobby-menu-watch");
+    let settings = dir.join("settings.toml");
+    std::fs::write(&settings, format!("server = \"{}\"\n", server.url)).unwrap();
+    let (host, join) = common::started_match(
+        &dir,
+        &server.url,
+        ("WTC-2XM", "WTC-2XM"),
+        "1800",
+        &["--no-record", "--public", "--name", "Ana"],
+        &["--no-record"],
+    );
+    let mut command = common::command(&dir, &["--volume", "0"]);
+    command
+        .env("DISPLAY", &display.name)
+        .env("TWINSTAR_CONFIG", &settings);
+    let mut menu = Twinstar::spawn_command(command);
+    assert!(
+        menu.wait_for("main menu", Duration::from_secs(20)),
+        "{}",
+        menu.stderr()
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    display.type_keys(&[
+        "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.3", "<Return>", "@3",
+        "<Return>",
+    ]);
+    assert!(
+        menu.wait_for("streams the match", Duration::from_secs(30)),
+        "the menu did not watch the listed match:\n{}",
+        common::tail(&menu.stderr(), 30)
+    );
+    drop((menu, host, join));
+}
+
 /// Quick match through a real server (raw websocket clients, matchbox's
 /// protocol): four clients of one version, two far apart in level, pair
 /// by level at once; a client of another version is never paired with
