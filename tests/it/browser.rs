@@ -697,6 +697,11 @@ fn the_room_code_prompt_takes_the_code_from_a_text_field() {
     );
 }
 
+/// Keys that pick the page's Rooms screen (the fifth item) and, once its
+/// list came (a poll every 2 s), its first row.
+const ROOMS_FIRST_ROW: &str =
+    "ArrowDown@1000,ArrowDown@1100,ArrowDown@1200,ArrowDown@1300,Enter@1500,Enter@6000";
+
 /// The page's Rooms screen (issue 34) lists its server's public room (the
 /// page's script polls GET /rooms while the screen is shown) and joins it:
 /// fifth item down, then the first row, the waiting room.
@@ -728,7 +733,7 @@ fn the_pages_rooms_screen_joins_a_listed_room() {
             "--timeout",
             "60",
             "--keys",
-            "ArrowDown@1000,ArrowDown@1100,ArrowDown@1200,ArrowDown@1300,Enter@1500,Enter@6000",
+            ROOMS_FIRST_ROW,
             "--until",
             "agreed: player 2",
         ],
@@ -764,7 +769,7 @@ fn the_pages_rooms_screen_watches_a_live_match() {
             "--timeout",
             "60",
             "--keys",
-            "ArrowDown@1000,ArrowDown@1100,ArrowDown@1200,ArrowDown@1300,Enter@1500,Enter@6000",
+            ROOMS_FIRST_ROW,
             "--until",
             "streams the match",
         ],

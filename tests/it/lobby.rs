@@ -111,8 +111,6 @@ fn the_menus_rooms_screen_joins_a_listed_room() {
     let display = common::Display::start();
     let server = Server::start();
     let dir = scratch("lobby-menu");
-    let settings = dir.join("settings.toml");
-    std::fs::write(&settings, format!("server = \"{}\"\n", server.url)).unwrap();
     let host = Twinstar::spawn(
         &dir,
         &peer_args(
@@ -132,22 +130,7 @@ fn the_menus_rooms_screen_joins_a_listed_room() {
     );
     let listed = until(&server, Duration::from_secs(10), |p| !p.rooms.is_empty());
     assert_eq!(listed.rooms.len(), 1, "{listed:?}");
-    let mut command = common::command(&dir, &["--volume", "0"]);
-    command
-        .env("DISPLAY", &display.name)
-        .env("TWINSTAR_CONFIG", &settings);
-    let mut menu = Twinstar::spawn_command(command);
-    assert!(
-        menu.wait_for("main menu", Duration::from_secs(20)),
-        "{}",
-        menu.stderr()
-    );
-    std::thread::sleep(Duration::from_millis(500));
-    // Rooms is the fifth item; its list arrives within a refresh (2 s).
-    display.type_keys(&[
-        "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.3", "<Return>", "@3",
-        "<Return>",
-    ]);
+    let mut menu = pick_first_room(&display, &dir, &server);
     assert!(
         menu.wait_for("agreed: player 2", Duration::from_secs(30)),
         "the menu did not join the listed room:\n{}",
@@ -157,24 +140,13 @@ fn the_menus_rooms_screen_joins_a_listed_room() {
     drop(host);
 }
 
-/// The window's Rooms screen watches a live match: with a public room
-/// playing, its match is the first row, and Enter watches it.
-#[test]
-fn the_menus_rooms_screen_watches_a_live_match() {
-    let display = common::Display::start();
-    let server = Server::start();
-    let dir = scratch("lobby-menu-watch");
+/// The main menu in a window on `display`, its settings' server `server`,
+/// with Enter pressed on the Rooms screen's first row (Rooms is the fifth
+/// item; its list arrives within a refresh, 2 s).
+fn pick_first_room(display: &common::Display, dir: &std::path::Path, server: &Server) -> Twinstar {
     let settings = dir.join("settings.toml");
     std::fs::write(&settings, format!("server = \"{}\"\n", server.url)).unwrap();
-    let (host, join) = common::started_match(
-        &dir,
-        &server.url,
-        ("WTC-2XM", "WTC-2XM"),
-        "1800",
-        &["--no-record", "--public", "--name", "Ana"],
-        &["--no-record"],
-    );
-    let mut command = common::command(&dir, &["--volume", "0"]);
+    let mut command = common::command(dir, &["--volume", "0"]);
     command
         .env("DISPLAY", &display.name)
         .env("TWINSTAR_CONFIG", &settings);
@@ -189,6 +161,25 @@ fn the_menus_rooms_screen_watches_a_live_match() {
         "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.3", "<Return>", "@3",
         "<Return>",
     ]);
+    menu
+}
+
+/// The window's Rooms screen watches a live match: with a public room
+/// playing, its match is the first row, and Enter watches it.
+#[test]
+fn the_menus_rooms_screen_watches_a_live_match() {
+    let display = common::Display::start();
+    let server = Server::start();
+    let dir = scratch("lobby-menu-watch");
+    let (host, join) = common::started_match(
+        &dir,
+        &server.url,
+        ("WTC-2XM", "WTC-2XM"),
+        "1800",
+        &["--no-record", "--public", "--name", "Ana"],
+        &["--no-record"],
+    );
+    let mut menu = pick_first_room(&display, &dir, &server);
     assert!(
         menu.wait_for("streams the match", Duration::from_secs(30)),
         "the menu did not watch the listed match:\n{}",
