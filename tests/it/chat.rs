@@ -104,7 +104,9 @@ fn a_muted_players_lines_stop_at_the_muter() {
     let (host, join, dir) = play(
         "mute",
         &["--say", "/mute p2", "--say", "still here"],
-        &["--say", "hi from two"],
+        // Two seconds in: after the mute typed at the start, which a line
+        // sent at once could overtake (seen on a loaded CI machine).
+        &["--debug-say-at", "120:hi from two"],
     );
     // The command went nowhere: one line sent; the muted line not received.
     assert_eq!(counters(&host.summary()), [1, 0, 0], "{}", host.stderr);
