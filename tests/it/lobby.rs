@@ -341,7 +341,8 @@ fn the_host_lists_figures_and_kicks_a_spectator_and_a_report_is_filed() {
 
 /// Names: two players who both call themselves Ana are `Ana` and
 /// `ana (2)` in the room's chat, a spectator who asks for Zoe is `Zoe`,
-/// and the replay records the players' names.
+/// and the replay records the players' names. Muting: once the host
+/// mutes `ana (2)`, her lines reach neither the host nor its spectator.
 #[test]
 fn players_and_spectators_are_called_by_their_names() {
     let dir = scratch("lobby-names");
@@ -352,13 +353,22 @@ fn players_and_spectators_are_called_by_their_names() {
         &server.url,
         ("NMS-2XM", "NMS-2XM"),
         "900",
-        &["--record", replay.to_str().unwrap(), "--name", "Ana"],
+        &[
+            "--record",
+            replay.to_str().unwrap(),
+            "--name",
+            "Ana",
+            "--debug-say-at",
+            "540:/mute ANA (2)",
+        ],
         &[
             "--no-record",
             "--name",
             "ana",
             "--debug-say-at",
             "420:hello from two",
+            "--debug-say-at",
+            "660:muted now",
         ],
     );
     let spectator = common::spectator(
@@ -383,7 +393,13 @@ fn players_and_spectators_are_called_by_their_names() {
             "{}",
             log.report(who, 30)
         );
+        assert!(!log.stderr.contains("muted now"), "{}", log.report(who, 30));
     }
+    assert!(
+        join.stderr.contains("chat ana (2): muted now"),
+        "{}",
+        join.report("join", 30)
+    );
     assert!(
         join.stderr.contains("chat Zoe: hi all"),
         "{}",
@@ -400,4 +416,5 @@ fn players_and_spectators_are_called_by_their_names() {
         "{lines:?}"
     );
     assert!(lines.contains(&"Zoe: hi all".to_string()), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.contains("muted now")), "{lines:?}");
 }
