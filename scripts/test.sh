@@ -25,6 +25,52 @@ extra=()
 command -v node >/dev/null || extra+=(nodejs)
 command -v npm >/dev/null || extra+=(npm)
 debian_install test.sh "${DEBIAN_BUILD[@]}" "${DEBIAN_RUN[@]}" "${DEBIAN_TEST[@]}" "${extra[@]}"
+
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+mkdir -p "$target_dir"
+
+# As root (CI), the slow CPU-bound jobs that no step before the root
+# section needs run from here on at the lowest priority (nice 19), so they
+# take only the cycles the steps below leave idle: the tests and the
+# benchmark spend minutes waiting on real-time matches. Each is collected
+# (waited for, its log shown if it failed) where its result is needed.
+# What they need from apt is installed first, here: two apt-gets at once
+# would fight over dpkg's lock.
+background=()
+if [ "$(id -u)" = 0 ]; then
+    # shellcheck source=lib/cross.sh
+    source scripts/lib/cross.sh
+    CROSS_RUN=1 cross_setup test.sh x86_64-pc-windows-gnu aarch64-unknown-linux-gnu
+    command -v jq > /dev/null || debian_install test.sh jq
+    # The web build's target too, before anything compiles at once.
+    [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ] ||
+        rustup target add wasm32-unknown-unknown > /dev/null
+    # start NAME CMD...: CMD in the background at nice 19, logged to
+    # $target_dir/bg-NAME.log; `collect NAME` waits for it.
+    start() {
+        local name=$1
+        shift
+        (
+            t=$SECONDS rc=0
+            nice -n 19 "$@" > "$target_dir/bg-$name.log" 2>&1 || rc=$?
+            echo "$rc $((SECONDS - t))" > "$target_dir/bg-$name.status"
+            exit $rc
+        ) &
+        eval "bg_pid_${name//-/_}=$!"
+        background+=("$name")
+    }
+    # The Windows and aarch64 builds for cross-check (~4.5 minutes of
+    # compiling), fuzzing's short pass (~6 minutes with its build), the
+    # .deb's packager, and the README's play command in a fresh Debian
+    # root (~2.5 minutes, its own build).
+    start cross-builds bash scripts/cross-check.sh --build-only --profile cross-check
+    start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
+    command -v cargo-deb > /dev/null || start cargo-deb cargo install --locked cargo-deb
+    start fresh-root timeout 900 bash scripts/check-system-deps.sh --fresh-root
+    # A step that fails ends this script: take the jobs with it.
+    trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
+fi
 # Every crate that links a system library has its -dev package in the
 # build list, and play.sh installs that list on a fresh machine.
 timed system-deps bash scripts/check-system-deps.sh
@@ -38,9 +84,15 @@ timed clippy cargo clippy --locked --all-targets -- -D warnings
 # The web client, once, for tests/it/browser.rs (and the browser's driver);
 # it also installs the wasm target the next lint needs.
 timed build-web bash scripts/build-web.sh
-# The crates the browser build uses (the signaling server is native only).
-timed clippy-wasm cargo clippy --locked --target wasm32-unknown-unknown \
-    -p twinstar -p twinstar-signaling-protocol -p twinstar-files -- -D warnings
+# The crates the browser build uses (the signaling server is native only);
+# as root in the background (above).
+clippy_wasm=(cargo clippy --locked --target wasm32-unknown-unknown
+    -p twinstar -p twinstar-signaling-protocol -p twinstar-files -- -D warnings)
+if [ "$(id -u)" = 0 ]; then
+    start clippy-wasm "${clippy_wasm[@]}"
+else
+    timed clippy-wasm "${clippy_wasm[@]}"
+fi
 (cd tests/web && npm ci --no-audit --no-fund --silent)
 timed cargo-test cargo test --locked
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
@@ -52,8 +104,8 @@ timed bench-quick bash scripts/bench.sh --quick
 # a check that each target in fuzz/Cargo.toml has seeds. Any crash, timeout
 # or memory blow-up fails the run. Needs the nightly toolchain; builds the
 # fuzz crate (its own workspace and target dir). ~6 minutes from cold, all
-# but seconds of it compiling and fuzzing: as root it runs at low priority
-# beside the network tests below, which mostly wait; otherwise here.
+# but seconds of it compiling and fuzzing: as root it runs in the
+# background from the start (above); otherwise here.
 if [ "$(id -u)" != 0 ]; then
     timed fuzz bash scripts/fuzz.sh --ci
 fi
@@ -63,8 +115,6 @@ fi
 # them: the release build bench.sh just made (a no-op build here); the load
 # client is the example `cargo test` built. ~5 minutes in all.
 timed release-build cargo build --release --locked --bin twinstar --bin twinstar-server >&2
-target_dir="${CARGO_TARGET_DIR:-target}"
-case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 export TWINSTAR_BIN="$target_dir/release/twinstar"
 export SIGNALING_LOAD_BIN="$target_dir/debug/examples/signaling_load"
 if [ "$(id -u)" = 0 ]; then
@@ -77,21 +127,17 @@ if [ "$(id -u)" = 0 ]; then
         timeout "$limit" "$@" || failed+=("$name")
         echo "test.sh: [$(($(date +%s) - started)) s] $name took $((SECONDS - t)) s" >&2
     }
-    # The Windows and aarch64 builds for cross-check below (~4.5 minutes
-    # of compiling) run at the lowest priority while the NAT scenarios and
-    # the soak, which mostly wait on timers and the network, run at normal
-    # priority. Their Debian packages are installed first, here: two
-    # apt-gets at once would fight over dpkg's lock.
-    # shellcheck source=lib/cross.sh
-    source scripts/lib/cross.sh
-    CROSS_RUN=1 cross_setup test.sh x86_64-pc-windows-gnu aarch64-unknown-linux-gnu
-    command -v jq > /dev/null || debian_install test.sh jq
-    cross_log="$target_dir/cross-build.log"
-    nice -n 19 bash scripts/cross-check.sh --build-only --profile cross-check > "$cross_log" 2>&1 &
-    cross_build_pid=$!
-    fuzz_log="$target_dir/fuzz-ci.log"
-    FUZZ_NICE=19 bash scripts/fuzz.sh --ci > "$fuzz_log" 2>&1 &
-    fuzz_pid=$!
+    # collect NAME: waits for a background job (above); a failure is
+    # collected with its log's tail.
+    collect() {
+        local name=$1 pid_var="bg_pid_${1//-/_}" t=$SECONDS
+        if ! wait "${!pid_var}"; then
+            tail -n 30 "$target_dir/bg-$name.log" >&2
+            failed+=("$name")
+        fi
+        echo "test.sh: [$(($(date +%s) - started)) s] $name (in the background, $(cut -d' ' -f2 "$target_dir/bg-$name.status" 2>/dev/null || echo '?') s) ended $((SECONDS - t)) s after it was needed" >&2
+    }
+    collect clippy-wasm
     # Cuts mid-match (issue 25): NAT A's whole network for 15 s with the
     # default 30 s window (both reconnect through the server, ~25 s), only
     # the path between the NATs for 20 s (~32 s), and 15 s with a 5 s
@@ -116,27 +162,17 @@ if [ "$(id -u)" = 0 ]; then
         check "nat-testbed $scenario" 300 scripts/nat-testbed.sh $scenario
     done
     check soak 900 scripts/soak.sh --frames 10000
-    t=$SECONDS
-    if ! wait "$cross_build_pid"; then
-        tail -n 30 "$cross_log" >&2
-        failed+=("cross builds")
-    fi
-    echo "test.sh: [$(($(date +%s) - started)) s] the cross builds ended $((SECONDS - t)) s after the soak ($(grep -o 'built:.*' "$cross_log" || echo 'no times'))" >&2
-    t=$SECONDS
-    if ! wait "$fuzz_pid"; then
-        tail -n 30 "$fuzz_log" >&2
-        failed+=("fuzz")
-    fi
-    echo "test.sh: [$(($(date +%s) - started)) s] fuzzing ended $((SECONDS - t)) s after that ($(tail -n 1 "$fuzz_log"))" >&2
     # The README's play command in a fresh Debian root (debootstrap): its
-    # own setup, then the game built and run (~3.5 minutes; issue 38).
-    check "fresh-root play.sh" 900 bash scripts/check-system-deps.sh --fresh-root
+    # own setup, then the game built and run (issue 38; started above).
+    collect fresh-root
+    collect fuzz
     # The .deb (cargo-deb, from the release build above and the web
     # client) installed in a fresh Debian root: dependencies pulled in,
     # the golden synctest from /usr/bin, the server with its web client
-    # (~3 minutes with cargo-deb's install; scripts/release.sh makes both
-    # architectures' packages, reproducibly).
-    if { command -v cargo-deb > /dev/null || cargo install --locked cargo-deb >&2; } &&
+    # (cargo-deb installed in the background above if it was missing;
+    # scripts/release.sh makes both architectures' packages, reproducibly).
+    [[ " ${background[*]} " == *" cargo-deb "* ]] && collect cargo-deb
+    if command -v cargo-deb > /dev/null &&
         rm -rf target/deb && cargo deb --no-build --locked --profile release --output target/deb >&2; then
         check "deb in a fresh root" 600 bash scripts/check-deb.sh target/deb/twinstar_*_amd64.deb
     else
@@ -145,7 +181,8 @@ if [ "$(id -u)" = 0 ]; then
     # Every platform computes the same bits (issue 33): the Windows build
     # under Wine and the aarch64 build under qemu against this release
     # build, the golden synctest, an aarch64-vs-x86_64 match, the Windows
-    # window (~7 minutes once built).
+    # window (about a minute once built, in the background above).
+    collect cross-builds
     check cross-check 1800 bash scripts/cross-check.sh --quick --profile cross-check --native "$TWINSTAR_BIN"
     # 2,000 clients, three rounds: <= 32 KiB each while idle, no growth
     # of the resident set from round to round.
