@@ -52,6 +52,7 @@ pub mod directory;
 mod limits;
 mod metrics;
 mod registry;
+mod reply;
 mod reports;
 mod room_requests;
 mod server;

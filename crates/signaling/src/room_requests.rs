@@ -16,8 +16,8 @@ use web_time::Instant;
 
 use crate::limits::client_ip;
 use crate::registry::{ModerationError, Reporter};
+use crate::reply::plain;
 use crate::reports::ReportEntry;
-use crate::server::plain;
 use crate::shared::Shared;
 use crate::{
     HostStats, KickRequest, ReportRequest, RoomAction, RoomCode, RoomRequestError,

@@ -43,6 +43,7 @@ use crate::connection::{self, DEFAULT_IDLE_TIMEOUT};
 use crate::directory::{Directory, DirectoryError, merge};
 use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
 use crate::metrics::{Metrics, RefusalReason};
+use crate::reply::plain;
 use crate::reports::ReportsFile;
 use crate::room_requests;
 pub use crate::shared::RoomState;
@@ -354,13 +355,6 @@ async fn drain(shared: &Shared, timeout: Duration) {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     warn!("drain timeout: closing the remaining clients");
-}
-
-pub(crate) fn plain(status: StatusCode, body: impl Into<String>) -> Response {
-    let mut r = (status, body.into()).into_response();
-    r.headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    r
 }
 
 async fn healthz(State(shared): State<Shared>) -> Response {

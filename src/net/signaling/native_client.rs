@@ -178,7 +178,8 @@ fn get_text(server: &str, path: &str, limit: u64) -> Result<Option<String>, Stri
 }
 
 /// A `POST` of JSON `body` to `path` on the signaling server: `Ok` for a
-/// 2xx answer, else the server's one-line reason (or what went wrong).
+/// 2xx answer, else what the server said (the caller quotes it on one
+/// line: `client::quote_server_text`) or what went wrong.
 pub fn post_json(server: &str, path: &str, body: &[u8]) -> Result<(), String> {
     let url = http_url(server, path).ok_or_else(|| format!("not a server URL: {server}"))?;
     let mut response = agent()
@@ -193,8 +194,7 @@ pub fn post_json(server: &str, path: &str, body: &[u8]) -> Result<(), String> {
     let text = (response.body_mut().with_config().limit(4096))
         .read_to_string()
         .unwrap_or_default();
-    let text = super::client::quote_server_text(&text);
-    Err(if text.is_empty() {
+    Err(if text.trim().is_empty() {
         format!("HTTP {status}")
     } else {
         text

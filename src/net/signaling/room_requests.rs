@@ -136,7 +136,9 @@ impl RoomRequests {
 }
 
 impl Job {
+    /// What became of the job, the server's words quoted on one line.
     fn answer(self, result: Result<(), String>) -> Option<Answer> {
+        let result = result.map_err(|e| super::client::quote_server_text(&e));
         match (result, self.stats) {
             (Ok(()), _) => self.done.map(Answer::Notice),
             (Err(e), true) => Some(Answer::StatsRefused(e)),
@@ -222,8 +224,7 @@ mod browser {
                 .unwrap_or_default(),
             Err(_) => String::new(),
         };
-        let text = crate::net::signaling::quote_server_text(&text);
-        Err(if text.is_empty() {
+        Err(if text.trim().is_empty() {
             format!("HTTP {status}")
         } else {
             text
