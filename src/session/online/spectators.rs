@@ -21,7 +21,7 @@ use crate::net::control::ControlChannel;
 use crate::net::handshake::{Agreement, Message};
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up, encode_frames};
 use crate::net::signaling::PlayerName;
-use crate::session::chat::{Chat, RateLimiter, spectator_name, unique_name};
+use crate::session::chat::{Chat, RateLimiter, same_name, spectator_name, unique_name};
 use crate::session::frame_log::FrameLog;
 use crate::sim::Frame;
 
@@ -80,10 +80,7 @@ impl Spectators {
     /// The peer of the spectator called `name` (any case), if we stream
     /// to it.
     pub(in crate::session) fn named(&self, name: &str) -> Option<PeerId> {
-        let spectator = self
-            .list
-            .iter()
-            .find(|s| s.name.eq_ignore_ascii_case(name))?;
+        let spectator = self.list.iter().find(|s| same_name(&s.name, name))?;
         Some(spectator.peer)
     }
 
