@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::ws::{connect, introductions};
 use common::{LIMIT, Server, Twinstar, scratch};
+use twinstar::net::signaling::{RoomAction, RoomCode, SeatToken};
 
 /// A node as docs/deploy.md runs it behind the proxy; every test client
 /// comes from 127.0.0.1, so the per-address cap is lifted.
@@ -345,15 +346,33 @@ fn thirty_public_rooms_are_listed_by_every_node_through_the_shared_directory() {
         .enable_all()
         .build()
         .unwrap();
-    // One host in each room, public, through the proxy.
+    // One host in each room, public, through the proxy, with its seat.
+    let seats: Vec<SeatToken> = rooms.iter().map(|_| SeatToken::random()).collect();
     let hosts = runtime.block_on(async {
         let mut hosts = Vec::new();
         for (i, code) in rooms.iter().enumerate() {
-            let url = format!("{base}/{code}?public=1&name=Host%20{i}&version=6.3");
+            let seat = seats[i];
+            let url = format!("{base}/{code}?public=1&name=Host%20{i}&version=6.3&seat={seat}");
             hosts.push(connect(&url).await);
         }
         hosts
     });
+    // A room's own requests reach the node that holds it through the
+    // proxy: each host's figures are taken (204), a stranger's refused
+    // there (403, not the 404 of a node without the room).
+    for (code, seat) in rooms.iter().zip(&seats) {
+        let path = RoomAction::Stats.path(&RoomCode::parse(code).unwrap());
+        let body =
+            |seat: SeatToken| format!(r#"{{"seat":"{seat}","wave":1,"score":10,"elapsed_s":3}}"#);
+        let host = common::http_request(proxy.addr, "POST", &path, &body(*seat));
+        assert_eq!(host.as_ref().map(|r| r.0), Some(204), "{code}: {host:?}");
+        let stranger = common::http_request(proxy.addr, "POST", &path, &body(SeatToken::random()));
+        assert_eq!(
+            stranger.as_ref().map(|r| r.0),
+            Some(403),
+            "{code}: {stranger:?}"
+        );
+    }
     let all: Vec<&Server> = nodes.iter().collect();
     let took = lists_until(&all, Duration::from_secs(3), |l| l.len() == 30);
     eprintln!("30 public rooms listed by all three nodes {took:?} after the last host arrived");

@@ -291,13 +291,24 @@ pub fn host_then_join(
 /// A plain HTTP GET of `path` on `addr`: status and body (`None` when
 /// nothing answers in time). Raw TCP, so a test needs no HTTP client.
 pub fn http_get(addr: std::net::SocketAddr, path: &str) -> Option<(u16, String)> {
+    http_request(addr, "GET", path, "")
+}
+
+/// [`http_get`] with another method and a (JSON) body.
+pub fn http_request(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> Option<(u16, String)> {
     use std::io::{Read, Write};
     use std::net::TcpStream;
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
     )
     .ok()?;
     let mut text = String::new();
