@@ -74,6 +74,7 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
             None
         },
         confirmed: u.arbitrary()?,
+        name: text(u)?,
     })
 }
 
@@ -116,6 +117,7 @@ pub fn message(u: &mut Unstructured) -> Result<Message> {
                 watch.protocol = u.arbitrary()?;
                 watch.sim_version = u.arbitrary()?;
                 watch.game_version = text(u)?;
+                watch.name = text(u)?;
             }
             Message::Watch(watch)
         }
@@ -125,6 +127,7 @@ pub fn message(u: &mut Unstructured) -> Result<Message> {
             preset: text(u)?,
             frame: u.arbitrary()?,
             name: text(u)?,
+            players: vec![text(u)?, text(u)?],
         },
         14 => Message::Relayed {
             from: text(u)?,
