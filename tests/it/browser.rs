@@ -697,10 +697,14 @@ fn the_room_code_prompt_takes_the_code_from_a_text_field() {
     );
 }
 
-/// Keys that pick the page's Rooms screen (the fifth item) and, once its
-/// list came (a poll every 2 s), its first row.
-const ROOMS_FIRST_ROW: &str =
-    "ArrowDown@1000,ArrowDown@1100,ArrowDown@1200,ArrowDown@1300,Enter@1500,Enter@6000";
+/// The page on `server`, its Rooms screen picked (the fifth item) and,
+/// once its list came (a poll every 2 s), its first row; finished once
+/// its console says `until` (or after 60 s).
+fn pick_first_room(server: &common::Server, until: &str) -> common::Finished {
+    let keys = "ArrowDown@1000,ArrowDown@1100,ArrowDown@1200,ArrowDown@1300,Enter@1500,Enter@6000";
+    let args = ["--timeout", "60", "--keys", keys, "--until", until];
+    browser::open(&page_url(server, ""), &args).finish(LIMIT)
+}
 
 /// The page's Rooms screen (issue 34) lists its server's public room (the
 /// page's script polls GET /rooms while the screen is shown) and joins it:
@@ -727,18 +731,7 @@ fn the_pages_rooms_screen_joins_a_listed_room() {
             ],
         ),
     );
-    let page = browser::open(
-        &page_url(&server, ""),
-        &[
-            "--timeout",
-            "60",
-            "--keys",
-            ROOMS_FIRST_ROW,
-            "--until",
-            "agreed: player 2",
-        ],
-    );
-    let page = page.finish(LIMIT);
+    let page = pick_first_room(&server, "agreed: player 2");
     let _host = host.finish(LIMIT);
     assert_eq!(
         page.code(),
@@ -763,18 +756,7 @@ fn the_pages_rooms_screen_watches_a_live_match() {
         &["--no-record", "--public", "--name", "Ana"],
         &["--no-record"],
     );
-    let page = browser::open(
-        &page_url(&server, ""),
-        &[
-            "--timeout",
-            "60",
-            "--keys",
-            ROOMS_FIRST_ROW,
-            "--until",
-            "streams the match",
-        ],
-    );
-    let page = page.finish(LIMIT);
+    let page = pick_first_room(&server, "streams the match");
     drop((host, join));
     assert_eq!(
         page.code(),

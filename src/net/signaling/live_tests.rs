@@ -207,6 +207,28 @@ fn http_base(ws_base: &str) -> String {
     ws_base.replacen("ws://", "http://", 1)
 }
 
+/// A quick-match ticket's round trip to the server: loopback, so a few ms
+/// at most; none when nothing answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_round_trip_to_the_server_is_measured() {
+    timeout(LIVE_LIMIT, async {
+        let server = TestServer::start();
+        let base = server.base.clone();
+        let rtt = tokio::task::spawn_blocking(move || super::native_client::round_trip_ms(&base))
+            .await
+            .unwrap();
+        assert!(rtt.is_some_and(|ms| (1..1000).contains(&ms)), "{rtt:?}");
+        let nobody =
+            tokio::task::spawn_blocking(|| super::native_client::round_trip_ms("ws://127.0.0.1:9"))
+                .await
+                .unwrap();
+        assert_eq!(nobody, None);
+        server.stop().await;
+    })
+    .await
+    .expect("test timed out");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_metrics_and_ice_offers_answer_plain_gets() {
     timeout(LIVE_LIMIT, async {
@@ -224,17 +246,6 @@ async fn health_metrics_and_ice_offers_answer_plain_gets() {
             http_get(format!("{http}/healthz")).await,
             (200, "ok\n".into())
         );
-        // A quick-match ticket's round trip: loopback, so a few ms at most.
-        let base = server.base.clone();
-        let rtt = tokio::task::spawn_blocking(move || super::native_client::round_trip_ms(&base))
-            .await
-            .unwrap();
-        assert!(rtt.is_some_and(|ms| (1..1000).contains(&ms)), "{rtt:?}");
-        let nobody =
-            tokio::task::spawn_blocking(|| super::native_client::round_trip_ms("ws://127.0.0.1:9"))
-                .await
-                .unwrap();
-        assert_eq!(nobody, None);
 
         let (status, body) = http_get(format!("{http}/ice")).await;
         assert_eq!(status, 200, "{body}");
