@@ -166,9 +166,15 @@ pack() {
         tar_gz "$staging" "$name" "$dist/$name.tar.gz"
     fi
     if wants deb; then
-        # cargo-deb reads target/web from the manifest's folder: point it at
-        # this build's web client for the moment.
+        # cargo-deb reads the web client from the manifest's target/web
+        # (Cargo.toml's assets; it rewrites only target/release paths to
+        # the build's target dir): put this build's there, the same
+        # scripts/build-web.sh output a developer's target/web holds. On a
+        # fresh clone there is none, and the package could not be made.
         local triple
+        rm -rf "$repo/target/web"
+        mkdir -p "$repo/target"
+        cp -a "$target_dir/web" "$repo/target/web"
         for triple in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu; do
             CARGO_TARGET_DIR=$target_dir cargo deb --no-build --no-strip --locked --profile dist \
                 --target "$triple" --output "$dist" >&2 || die "cargo deb for $triple failed"
