@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use web_time::{Duration, Instant};
 
 use macroquad::audio::{PlaySoundParams, Sound, load_sound_from_bytes, play_sound, stop_sound};
+use macroquad::experimental::coroutines::{Coroutine, start_coroutine};
 
 use super::effects::{Changes, EventLedger};
 use crate::sim::Event;
@@ -167,10 +168,43 @@ impl VoiceBook {
     }
 }
 
+/// Per cue, its [`VOICES`] copies (one for menu cues).
+type Loaded = Vec<(Cue, Vec<Sound>)>;
+
+enum Sounds {
+    NotStarted,
+    Loading(Coroutine<Loaded>),
+    Ready(Loaded),
+}
+
+/// Every cue's voices; a cue that does not load is left out, with a warning.
+async fn load_cues() -> Loaded {
+    let mut loaded = Vec::new();
+    'cues: for (cue, bytes) in CUES {
+        // Menu cues are never cancelled: one voice is enough.
+        let count = if matches!(cue, Cue::MenuMove | Cue::MenuSelect) {
+            1
+        } else {
+            VOICES
+        };
+        let mut voices = Vec::with_capacity(count);
+        for _ in 0..count {
+            match load_sound_from_bytes(bytes).await {
+                Ok(sound) => voices.push(sound),
+                Err(e) => {
+                    tracing::warn!("sound {cue:?} did not load: {e}");
+                    continue 'cues;
+                }
+            }
+        }
+        loaded.push((cue, voices));
+    }
+    loaded
+}
+
 pub struct Audio {
     started: Instant,
-    /// Per cue, its [`VOICES`] copies.
-    sounds: Option<Vec<(Cue, Vec<Sound>)>>,
+    sounds: Sounds,
     book: VoiceBook,
     /// 0.0..=1.0
     volume: f32,
@@ -180,7 +214,7 @@ impl Audio {
     pub fn new(volume_percent: u8) -> Audio {
         Audio {
             started: Instant::now(),
-            sounds: None,
+            sounds: Sounds::NotStarted,
             book: VoiceBook::default(),
             volume: f32::from(volume_percent.min(100)) / 100.0,
         }
@@ -190,43 +224,40 @@ impl Audio {
         self.volume = f32::from(volume_percent.min(100)) / 100.0;
     }
 
-    /// Loads the sounds once the device is known to work. Call every frame.
-    pub async fn update(&mut self) {
-        if self.sounds.is_some()
-            || self.volume == 0.0
-            || AUDIO_FAILED.load(Ordering::SeqCst)
-            || self.started.elapsed() < DEVICE_GRACE
-        {
-            return;
-        }
-        let mut loaded = Vec::new();
-        'cues: for (cue, bytes) in CUES {
-            // Menu cues are never cancelled: one voice is enough.
-            let count = if matches!(cue, Cue::MenuMove | Cue::MenuSelect) {
-                1
-            } else {
-                VOICES
-            };
-            let mut voices = Vec::with_capacity(count);
-            for _ in 0..count {
-                match load_sound_from_bytes(bytes).await {
-                    Ok(sound) => voices.push(sound),
-                    Err(e) => {
-                        tracing::warn!("sound {cue:?} did not load: {e}");
-                        continue 'cues;
-                    }
+    /// Starts loading the sounds once the device is known to work, and
+    /// takes them when they are ready. Call every frame; it never waits.
+    ///
+    /// In the browser a sound decodes over several animation frames
+    /// (macroquad's `load_sound_from_bytes` awaits `next_frame` until it
+    /// is ready). Awaited here, those frames drew nothing: the menu went
+    /// black and a match stalled. The load runs as a macroquad coroutine
+    /// beside the caller's loop instead.
+    pub fn update(&mut self) {
+        match &self.sounds {
+            Sounds::Ready(_) => {}
+            Sounds::Loading(loading) => {
+                if let Some(loaded) = loading.retrieve() {
+                    self.sounds = Sounds::Ready(loaded);
                 }
             }
-            loaded.push((cue, voices));
+            Sounds::NotStarted => {
+                if self.volume > 0.0
+                    && !AUDIO_FAILED.load(Ordering::SeqCst)
+                    && self.started.elapsed() >= DEVICE_GRACE
+                {
+                    self.sounds = Sounds::Loading(start_coroutine(load_cues()));
+                }
+            }
         }
-        self.sounds = Some(loaded);
     }
 
     fn voice(&self, cue: Cue, voice: usize) -> Option<&Sound> {
         if AUDIO_FAILED.load(Ordering::SeqCst) || self.volume == 0.0 {
             return None;
         }
-        let sounds = self.sounds.as_ref()?;
+        let Sounds::Ready(sounds) = &self.sounds else {
+            return None;
+        };
         sounds
             .iter()
             .find(|(c, _)| *c == cue)

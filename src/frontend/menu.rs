@@ -96,7 +96,7 @@ pub async fn choose(
     let mut drawn = 0u32;
     let layout = ListLayout::new(details.len(), items.len());
     loop {
-        ui.audio.update().await;
+        ui.audio.update();
         if let Some(picked) = list_input(ui, items.len(), &mut selected, &layout) {
             return picked;
         }
@@ -124,7 +124,7 @@ pub async fn choose_live(
     let mut drawn = 0u32;
     let mut selected = 0;
     loop {
-        ui.audio.update().await;
+        ui.audio.update();
         let (details, items) = read();
         selected = selected.min(items.len().saturating_sub(1));
         let layout = ListLayout::new(details.len(), items.len());
@@ -271,7 +271,7 @@ pub async fn text_prompt(
     #[cfg(target_arch = "wasm32")]
     let field = crate::web::text_field::TextField::show(&text, title);
     loop {
-        ui.audio.update().await;
+        ui.audio.update();
         #[allow(unused_mut)]
         let mut field_key: Option<String> = None;
         #[cfg(target_arch = "wasm32")]
@@ -360,7 +360,7 @@ pub async fn message(
     enter_screen();
     let mut drawn = 0u32;
     loop {
-        ui.audio.update().await;
+        ui.audio.update();
         if pressed(KeyCode::Escape) || pressed(KeyCode::Enter) || clicked(MouseButton::Left) {
             return None;
         }

@@ -352,7 +352,7 @@ pub async fn play_match(
     let mut draw = DrawStats::default();
     let mut frames_drawn = 0u32;
     loop {
-        ui.audio.update().await;
+        ui.audio.update();
         // Esc closes the chat prompt first; only then does it leave.
         let esc_used = screen.chat.handle_keys(&mut game);
         if !esc_used && pressed(KeyCode::Escape) {
