@@ -127,6 +127,8 @@ pub(super) struct OnlineBackend {
     started: Instant,
     first_frame_at: Option<Instant>,
     skip_frames: u32,
+    /// When the last poll ended: the next one measures our stall from it.
+    poll_ended: Option<Instant>,
     connection: Option<&'static str>,
     last_ping: Option<f64>,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
@@ -257,6 +259,7 @@ impl OnlineBackend {
             started,
             first_frame_at: None,
             skip_frames: 0,
+            poll_ended: None,
             connection: None,
             last_ping: None,
             garbage,

@@ -35,6 +35,7 @@ mod rollback_property;
 mod screenshots;
 mod server_binary;
 mod signaling;
+mod stalls;
 mod watch;
 mod web_serving;
 mod window_match;

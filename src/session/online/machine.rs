@@ -51,6 +51,10 @@ pub const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// A knock that has not agreed by then is replaced by a fresh one (the
 /// WebRTC connection it negotiated during the cut may never open).
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+/// A gap this long between two polls is a stall of our own (the process
+/// was stopped, the machine suspended, the page frozen in a background
+/// tab): it is reported, and the link's silence is counted from it.
+pub const STALL_NOTICE: Duration = Duration::from_secs(1);
 /// How often a lost or unanswered signaling connection is reopened while
 /// keeping (a websocket is answered within a few round trips).
 pub const REOPEN_EVERY: Duration = Duration::from_secs(2);
@@ -101,6 +105,9 @@ pub struct Seen {
     /// A simulated network cut (`--sim-outage`) is on for this much longer:
     /// no fresh connection gets through it either.
     pub network_cut: Option<Duration>,
+    /// Time since the last poll ended (not counting our own work in a poll,
+    /// such as re-simulating a catch-up): a stall when long.
+    pub stalled: Duration,
 }
 
 /// What happened, as told to [`Machine::handle`].
@@ -179,6 +186,9 @@ pub enum Output<P> {
     Resume(Resume<P>),
     /// GGRS hears the peer again after `silent`.
     LinkResumed { silent: Duration },
+    /// We did not poll for `stalled` (stopped, suspended, frozen): the peer
+    /// heard nothing from us for that long.
+    Stalled { stalled: Duration },
     /// The peer said `Bye` (recorded, whether it ends the match or not).
     PeerLeft { reason: String },
     /// The partner's chat line.
@@ -462,6 +472,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     /// reopen and knocks, and whether the silence calls for a pause.
     fn tick(&mut self, now: Instant, seen: Seen, out: &mut Vec<Output<P>>) {
         self.seen = seen;
+        let stalled_since = self.stall(now, out);
         if let Some((history, keeper_confirmed)) = self.rejoined.take() {
             // Rejoined after a crash: we know no frame, the keeper waits
             // for our end all the same.
@@ -514,6 +525,19 @@ impl<P: Copy + Eq + Debug> Machine<P> {
                 }
             }
             Stage::Playing | Stage::Ending(_) => {
+                // Our own stall as long as the pause threshold: the peer
+                // heard nothing from us for that long and has paused
+                // (player 1 keeps, player 2 knocks) or soon will. Pause by
+                // our role at once, counting from when we stopped: waiting
+                // for GGRS to notice, player 2 would first hear player 1
+                // reopen its signaling, take it for a crash and keep too,
+                // and both would wait for the other (issue 36).
+                if let Some(since) = stalled_since
+                    && now.saturating_duration_since(since) >= RECONNECT_AFTER
+                {
+                    let deadline = since + self.settings.reconnect_window;
+                    self.interrupted = Some(Silence { deadline, since });
+                }
                 let silent_long = (self.interrupted)
                     .is_some_and(|s| now.saturating_duration_since(s.since) >= RECONNECT_AFTER);
                 if silent_long && self.settings.can_pause() && self.unfinished() {
@@ -526,6 +550,16 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             }
             Stage::Stopped { .. } => {}
         }
+    }
+
+    /// After a gap between polls of [`STALL_NOTICE`] or more, reports it
+    /// and returns when it began.
+    fn stall(&mut self, now: Instant, out: &mut Vec<Output<P>>) -> Option<Instant> {
+        let stalled = self.seen.stalled;
+        (stalled >= STALL_NOTICE).then(|| {
+            out.push(Output::Stalled { stalled });
+            now.checked_sub(stalled).unwrap_or(now)
+        })
     }
 
     /// Player 1 keeps the match at the silence threshold and, unless

@@ -334,6 +334,107 @@ fn bug_5_player_1_keeps_and_reopens_its_signaling_only_a_second_later() {
     assert!(matches!(&t.tick()[..], [Output::ReopenSignaling]));
 }
 
+impl Test {
+    /// This side did not run for `stalled` (SIGSTOP, a frozen page): the
+    /// first poll after it.
+    fn thaw(&mut self, stalled: Duration) -> Vec<Output<u32>> {
+        self.later(stalled);
+        self.seen.stalled = stalled;
+        let out = self.tick();
+        self.seen.stalled = Duration::ZERO;
+        out
+    }
+}
+
+/// Issue 36: player 2 stopped for 15 s came back to a player 1 that had
+/// kept the match and reopened its signaling; the first thing it heard was
+/// player 1's old connection leaving, which it took for a crash, so it kept
+/// too, and both waited for the other until the window closed.
+#[test]
+fn player_2_back_from_a_stall_knocks_at_once_and_is_not_misled_by_the_keepers_reopen() {
+    let mut t = Test::new(1);
+    let stall = Duration::from_secs(15);
+    let out = t.thaw(stall);
+    assert!(
+        matches!(&out[..], [Output::Stalled { stalled }, Output::Knock { silent }]
+            if *stalled == stall && *silent == stall),
+        "{out:?}"
+    );
+    assert_eq!(t.machine.paused(), Some(Paused::Knocking));
+    // Player 1's old connection leaving is not a crash to wait out.
+    assert!(t.partner_left().is_empty());
+    assert_eq!(t.machine.paused(), Some(Paused::Knocking));
+    // The window counts from when we stopped: 15 s of it are gone.
+    assert!(matches!(
+        &t.tick()[..],
+        [Output::StartAttempt { attempt: 1, timeout }] if *timeout == ATTEMPT_TIMEOUT
+    ));
+    t.on(Event::Knocked(Knock::Failed));
+    t.later(Duration::from_secs(14));
+    assert!(matches!(
+        &t.tick()[..],
+        [Output::StartAttempt { attempt: 2, timeout }] if *timeout == Duration::from_secs(1)
+    ));
+}
+
+#[test]
+fn player_1_back_from_a_stall_keeps_the_match_for_the_knocking_player_2() {
+    let mut t = Test::new(0);
+    let out = t.thaw(Duration::from_secs(15));
+    assert!(
+        matches!(
+            &out[..],
+            [Output::Stalled { .. }, Output::Keep { again: false }]
+        ),
+        "{out:?}"
+    );
+    assert_eq!(t.machine.paused(), Some(Paused::Keeping));
+    // The window counts from when we stopped.
+    t.later(WINDOW - Duration::from_secs(15) - Duration::from_millis(1));
+    assert_eq!(stop_of(&t.tick()), None);
+    t.later(Duration::from_millis(1));
+    assert!(matches!(stop_of(&t.tick()), Some(Stop::PeerLost(_))));
+}
+
+#[test]
+fn a_stall_shorter_than_the_pause_threshold_is_only_reported() {
+    for local in [0, 1] {
+        let mut t = Test::new(local);
+        let stall = RECONNECT_AFTER - Duration::from_millis(1);
+        let out = t.thaw(stall);
+        assert!(
+            matches!(&out[..], [Output::Stalled { stalled }] if *stalled == stall),
+            "{out:?}"
+        );
+        assert_eq!(t.machine.paused(), None);
+        // Below the notice, not even that.
+        assert!(t.thaw(STALL_NOTICE - Duration::from_millis(1)).is_empty());
+    }
+}
+
+#[test]
+fn a_stall_longer_than_the_window_ends_the_match_at_the_next_poll() {
+    for local in [0, 1] {
+        let mut t = Test::new(local);
+        t.thaw(WINDOW + Duration::from_secs(1));
+        assert!(
+            matches!(stop_of(&t.tick()), Some(Stop::PeerLost(_))),
+            "player {}",
+            local + 1
+        );
+    }
+}
+
+#[test]
+fn a_stall_after_both_dones_does_not_pause() {
+    let mut t = Test::new(1);
+    t.last_frame();
+    t.hear(done());
+    let out = t.thaw(Duration::from_secs(15));
+    assert!(matches!(&out[..], [Output::Stalled { .. }]), "{out:?}");
+    assert_eq!(t.machine.paused(), None);
+}
+
 #[test]
 fn with_spectators_watching_player_1_keeps_its_signaling_socket() {
     let mut t = Test::new(0);

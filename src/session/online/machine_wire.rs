@@ -328,6 +328,7 @@ impl Wire {
                 | Output::Knock { .. }
                 | Output::ReopenSignaling
                 | Output::LinkResumed { .. }
+                | Output::Stalled { .. }
                 | Output::PeerLeft { .. }
                 | Output::Chat { .. }
                 | Output::Relayed { .. } => {}

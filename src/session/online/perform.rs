@@ -83,6 +83,16 @@ impl OnlineBackend {
                     tracing::info!("connection resumed after {silent} ms without packets");
                     log.event(EventKind::Resumed, &format!("after {silent} ms"));
                 }
+                Output::Stalled { stalled } => {
+                    let ms = stalled.as_millis();
+                    tracing::warn!(
+                        "this side did not run for {ms} ms (stopped, suspended or in the background); the peer heard nothing from it meanwhile"
+                    );
+                    log.event(
+                        EventKind::Interrupted,
+                        &format!("this side did not run for {ms} ms"),
+                    );
+                }
                 Output::PeerLeft { reason } => log.event(EventKind::PeerLeft, &reason),
                 Output::Chat { text } => self.room_chat().hear_partner(&text, log),
                 Output::Relayed { from, text } => self.room_chat().hear_relayed(&from, &text, log),

@@ -32,13 +32,19 @@ impl OnlineBackend {
             signaling_unanswered: REPLACE_UNANSWERED && self.socket.id().is_none(),
             // A simulated cut (`--sim-outage`) is the whole network's.
             network_cut: cut.filter(|o| o.after.is_zero()).map(|o| o.length),
+            stalled: self
+                .poll_ended
+                .map_or(Duration::ZERO, |t| now.saturating_duration_since(t)),
         };
-        self.feed(Event::Tick(seen), sim, log)?;
-        match self.machine.paused() {
-            Some(Paused::Knocking) => self.poll_attempt(sim, log),
-            Some(Paused::Keeping) => self.poll_keeping(sim, log),
-            None => self.poll_playing(sim, log),
-        }
+        let polled =
+            self.feed(Event::Tick(seen), sim, log)
+                .and_then(|()| match self.machine.paused() {
+                    Some(Paused::Knocking) => self.poll_attempt(sim, log),
+                    Some(Paused::Keeping) => self.poll_keeping(sim, log),
+                    None => self.poll_playing(sim, log),
+                });
+        self.poll_ended = Some(Instant::now());
+        polled
     }
 
     /// GGRS's events, then the partner's messages (a peer that reported a

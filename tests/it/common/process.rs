@@ -121,15 +121,22 @@ impl Twinstar {
     /// Waits until stderr contains `needle`; false after `limit`, or if the
     /// process ended without writing it.
     pub fn wait_for(&mut self, needle: &str, limit: Duration) -> bool {
+        self.wait_for_nth(needle, 1, limit)
+    }
+
+    /// Waits until stderr contains `needle` `n` times (a second reconnect
+    /// after a first); false after `limit`, or if the process ended first.
+    pub fn wait_for_nth(&mut self, needle: &str, n: usize, limit: Duration) -> bool {
         let deadline = Instant::now() + limit;
+        let seen = |this: &Self| this.stderr().matches(needle).count() >= n;
         while Instant::now() < deadline {
-            if self.stderr().contains(needle) {
+            if seen(self) {
                 return true;
             }
             if !self.is_running() {
                 // Whatever it wrote last is in the pipe's remains.
                 self.join_readers();
-                return self.stderr().contains(needle);
+                return seen(self);
             }
             std::thread::sleep(Duration::from_millis(20));
         }
