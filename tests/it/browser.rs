@@ -765,3 +765,92 @@ fn the_pages_rooms_screen_watches_a_live_match() {
         common::tail(&page.stdout, 30)
     );
 }
+
+/// Issue 36: a page whose tab goes to the background for 10 s (hidden, its
+/// main thread stopped as a browser stops a background tab's frames), and
+/// later stops without warning for 20 s (a locked phone, a frozen tab),
+/// comes back to its match against a native host both times; the match
+/// ends in sync and both replays agree.
+#[test]
+fn a_page_hidden_and_later_frozen_comes_back_to_its_match() {
+    let _one = serial();
+    let dir = scratch("browser-stops");
+    let server = web_server();
+    let host = Twinstar::spawn(
+        &dir,
+        &peer_args(
+            "host",
+            Some("HKD-3TB"),
+            &server.url,
+            "1800",
+            &["--record", "host.tsr"],
+        ),
+    );
+    let url = page_url(
+        &server,
+        "#!join HKD-3TB --bots --frames 1800 --json --stun none --record browser.tsr",
+    );
+    let downloads = dir.to_string_lossy();
+    let page = browser::open(
+        &url,
+        &[
+            "--timeout",
+            "180",
+            "--downloads",
+            &downloads,
+            "--stop-on",
+            "synchronized with the peer",
+            "--stop",
+            "hide@4000+10000,pause@20000+20000",
+        ],
+    );
+    let host = host.finish(Duration::from_secs(200));
+    let page = page.finish(Duration::from_secs(200));
+    let all = format!(
+        "{}\n{}\n{}",
+        host.report("native host", 40),
+        common::tail(&page.stdout, 60),
+        common::tail(&page.stderr, 10)
+    );
+    assert_eq!(
+        page.stdout.matches("stop: running again").count(),
+        2,
+        "{all}"
+    );
+    let result = browser::result(&page);
+    assert_eq!(host.code(), Some(0), "{all}");
+    assert_eq!(result["exit"], 0, "{result}\n{all}");
+    let (native, web) = (host.summary(), &result["summary"]);
+    assert_eq!(native["checksum_frame"], 1800, "{native}");
+    assert_eq!(native["checksum"], web["checksum"], "{native}\n{web}");
+    assert_eq!(
+        (native["desyncs"].as_u64(), web["desyncs"].as_u64()),
+        (Some(0), Some(0)),
+        "{all}"
+    );
+    // Each stop paused the match once and the page knocked its way back.
+    assert_eq!(
+        (native["reconnects"].as_u64(), web["reconnects"].as_u64()),
+        (Some(2), Some(2)),
+        "{all}"
+    );
+    assert_eq!(
+        page.stdout.matches("this side did not run for").count(),
+        2,
+        "{all}"
+    );
+    // How long each return took (the silence the reconnect reports, less
+    // the stop), for the record.
+    for line in (page.stdout.lines()).chain(host.stderr.lines()) {
+        if line.contains("reconnected") || line.contains("stop: ") {
+            eprintln!("{line}");
+        }
+    }
+    verify_replay(&dir.join("browser.tsr"), Some(1800));
+    let diff = common::run(
+        &dir,
+        &["replay-diff", "host.tsr", "browser.tsr"],
+        Duration::from_secs(30),
+    );
+    assert_eq!(diff.code(), Some(0), "{}", diff.report("replay-diff", 20));
+}

@@ -7,7 +7,7 @@
 //        [--downloads DIR] [--reload-on REGEX [--reload-delay MS]]
 //        [--gamepad JSON] [--touch JSON] [--phone [--dpr N] [--safe-area T,R,B,L]]
 //        [--screenshot-at MS]
-//        [--stamp-console]
+//        [--stamp-console] [--stop "hide@MS+LEN,pause@MS+LEN" [--stop-on REGEX]]
 //
 // --stamp-console: also write every console line to stderr after the time
 // it arrived (ISO 8601 UTC, as the native game's log lines begin), so that
@@ -44,6 +44,16 @@
 // notch, the home indicator), through the DevTools protocol's
 // Emulation.setSafeAreaInsetsOverride. With --phone, the last published
 // touch layout is printed at the end as `touch-layout: JSON`.
+//
+// --stop "KIND@MS+LEN,...": the page stops running for LEN ms, MS after
+// the console line matching --stop-on (default: the first animation
+// frame), one stop after the other. The main thread is stopped through the
+// DevTools protocol (Debugger.pause, then Debugger.resume): no animation
+// frame, timer or handler runs, while the browser's network stack keeps
+// receiving, as for a frozen tab or a locked phone. KIND `pause` stops it
+// without warning; `hide` first makes document.visibilityState say
+// "hidden" and fires visibilitychange (as switching tabs does), and after
+// the stop says "visible" again and fires it. Prints `stop: ...` lines.
 //
 // --reload-on: once a console line matches REGEX, wait --reload-delay ms
 // (default 0) and reload the page, as a player closing the tab and opening
@@ -142,6 +152,8 @@ try {
       "stamp-console": { type: "boolean", default: false },
       "screenshot-at": { type: "string" },
       fill: { type: "string", multiple: true, default: [] },
+      stop: { type: "string", default: "" },
+      "stop-on": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -184,6 +196,26 @@ if (args.values["reload-on"] !== undefined) {
     usage(`bad --reload-on: ${e.message}`);
   }
 }
+// --stop: [{kind, at, length}] in order.
+function parseStops(text) {
+  const stops = [];
+  for (const spec of text.split(",").filter((s) => s.trim() !== "")) {
+    const m = /^(hide|pause)@(\d+)\+(\d+)$/.exec(spec.trim());
+    if (!m) usage(`bad --stop '${spec}': KIND@MS+LEN with KIND hide or pause`);
+    stops.push({ kind: m[1], at: Number(m[2]), length: Number(m[3]) });
+  }
+  return stops;
+}
+const stops = parseStops(args.values.stop);
+let stopOn = null;
+if (args.values["stop-on"] !== undefined) {
+  try {
+    stopOn = new RegExp(args.values["stop-on"]);
+  } catch (e) {
+    usage(`bad --stop-on: ${e.message}`);
+  }
+}
+
 function parseJson(name) {
   const text = args.values[name];
   if (text === undefined) return null;
@@ -382,6 +414,44 @@ const deadline = setTimeout(
   timeoutSecs * 1000,
 );
 
+// Sets what document.visibilityState says and fires visibilitychange, as a
+// browser does when its tab goes to the background and comes back.
+async function setVisibility(state) {
+  await page.evaluate((state) => {
+    Object.defineProperty(document, "visibilityState", { get: () => state, configurable: true });
+    Object.defineProperty(document, "hidden", { get: () => state === "hidden", configurable: true });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, state);
+}
+
+let stopsStarted = false;
+// Runs the --stop list, timed from now.
+async function runStops() {
+  if (stopsStarted || stops.length === 0) return;
+  stopsStarted = true;
+  const t0 = Date.now();
+  const session = await page.context().newCDPSession(page);
+  await session.send("Debugger.enable");
+  for (const { kind, at, length } of stops) {
+    const wait = t0 + at - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (finished) return;
+    if (kind === "hide") await setVisibility("hidden");
+    await session.send("Debugger.pause");
+    line(`stop: ${kind} at ${Date.now() - t0} ms for ${length} ms`);
+    await new Promise((r) => setTimeout(r, length));
+    await session.send("Debugger.resume");
+    if (kind === "hide") await setVisibility("visible");
+    line(`stop: running again at ${Date.now() - t0} ms`);
+  }
+}
+
+function startStops() {
+  runStops().catch((e) => {
+    if (!finished) finish(1, `stop failed: ${e.message.split("\n")[0]}`);
+  });
+}
+
 async function pressKeys() {
   const first = await page.waitForFunction(() => window.__drive.firstFrame, null, {
     timeout: timeoutSecs * 1000,
@@ -390,6 +460,7 @@ async function pressKeys() {
   const t0 = Date.now();
   line(`timing: first frame ${Math.round(await first.jsonValue())} ms after navigation start`);
   await page.locator("canvas").first().focus().catch(() => {});
+  if (!stopOn) startStops();
   for (const spec of args.values.fill) {
     const m = /^(.+)=(.*)@(\d+)$/.exec(spec);
     if (!m) {
@@ -463,6 +534,10 @@ try {
     line(`console: ${text}${where}`);
     if (args.values["stamp-console"]) process.stderr.write(`${new Date().toISOString()} ${text}\n`);
     if (!finished && until.test(text)) finish(0, null, text);
+    if (!finished && stopOn && stopOn.test(text)) {
+      stopOn = null;
+      startStops();
+    }
     if (!finished && reloadOn && reloadOn.test(text)) {
       reloadOn = null;
       setTimeout(() => {
