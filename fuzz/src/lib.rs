@@ -80,7 +80,7 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
 
 /// Any control-channel message, every variant reachable.
 pub fn message(u: &mut Unstructured) -> Result<Message> {
-    Ok(match u.int_in_range(0..=16)? {
+    Ok(match u.int_in_range(0..=17)? {
         0 => Message::Hello(hello(u)?),
         1 => Message::Ping {
             seq: u.arbitrary()?,
@@ -136,6 +136,7 @@ pub fn message(u: &mut Unstructured) -> Result<Message> {
         },
         // Small measurements and pongs for the first probes, so the
         // handshake target finishes handshakes.
+        16 => Message::Away,
         15 => Message::Pong {
             seq: u.int_in_range(0..=20)?,
         },

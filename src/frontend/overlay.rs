@@ -147,7 +147,15 @@ pub fn draw_alerts(font: &BitmapFont, status: Option<&NetStatus>) {
     let (cx, y) = (screen_width() / 2.0, screen_height() - 90.0);
     if s.interrupted {
         let left = s.gives_up_in.map_or(0, |d| d.as_secs_f32().ceil() as u64);
-        let (title, detail) = if s.reconnecting {
+        let (title, detail) = if s.peer_away {
+            (
+                format!(
+                    "P{}'S GAME IS IN THE BACKGROUND - {left} s LEFT",
+                    s.peer_player
+                ),
+                "the match is paused until it comes back (Esc leaves)".to_string(),
+            )
+        } else if s.reconnecting {
             (
                 format!("RECONNECTING TO P{} - {left} s LEFT", s.peer_player),
                 "opening a new connection through the server (Esc leaves)".to_string(),

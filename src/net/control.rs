@@ -163,6 +163,18 @@ impl ControlChannel {
         )
     }
 
+    /// A way to send `message` to `to` from outside the match loop (a
+    /// page's event handler, while the loop does not run), straight onto
+    /// the channel: no simulated link delays it.
+    pub fn sender_of(&self, to: PeerId, message: &Message) -> impl FnMut() + 'static {
+        let sender = self.channel.sender_clone();
+        let bytes: Packet = super::protocol::encode(message).into();
+        move || {
+            // A closed channel: the match is paused or over anyway.
+            let _ = sender.unbounded_send((to, bytes.clone()));
+        }
+    }
+
     /// Sends to the partner (through the simulated link); never blocks.
     pub fn send(&mut self, message: &Message) {
         if let Some(partner) = self.room.partner() {

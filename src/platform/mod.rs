@@ -18,6 +18,8 @@
 //!   layout published for test tools; nothing natively.
 //! - [`panics`]: a dependency's panics on its own threads (matchbox's
 //!   message loop, the audio thread) routed to one line of ours.
+//! - [`visibility`]: the page going to the background (a handler that
+//!   cannot wait for the next frame); nothing natively.
 //! - [`tasks`]: where background work runs — matchbox's message loop and
 //!   the connector's polling — natively on tokio and threads, in the
 //!   browser as tasks on the page's event loop.
@@ -35,3 +37,4 @@ pub mod panics;
 pub mod records;
 pub mod screen;
 pub mod tasks;
+pub mod visibility;

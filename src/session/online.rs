@@ -105,6 +105,9 @@ pub struct NetStatus {
     pub awaiting_rejoin: bool,
     /// This player is opening a fresh connection to the peer (`reconnect`).
     pub reconnecting: bool,
+    /// The pause began with the peer saying its game went to the
+    /// background (`Away`).
+    pub peer_away: bool,
 }
 
 pub(super) struct OnlineBackend {
@@ -129,6 +132,8 @@ pub(super) struct OnlineBackend {
     skip_frames: u32,
     /// When the last poll ended: the next one measures our stall from it.
     poll_ended: Option<Instant>,
+    /// The page's going to the background is armed to tell the partner.
+    away_armed: bool,
     connection: Option<&'static str>,
     last_ping: Option<f64>,
     garbage: Option<UnboundedSender<(PeerId, Packet)>>,
@@ -242,6 +247,9 @@ impl OnlineBackend {
         let catch_up_bytes = history.as_ref().map_or(0, |h| h.bytes as u64);
         let base = history.as_ref().map_or(0, |h| h.frames);
         let rejoined = history.map(|h| (h, agreement.peer_confirmed));
+        // Nothing armed or noted by an earlier match carries over.
+        crate::platform::visibility::when_hidden(None);
+        crate::platform::visibility::take_hidden_since();
         Ok(OnlineBackend {
             session,
             local,
@@ -260,6 +268,7 @@ impl OnlineBackend {
             first_frame_at: None,
             skip_frames: 0,
             poll_ended: None,
+            away_armed: false,
             connection: None,
             last_ping: None,
             garbage,
@@ -441,6 +450,7 @@ impl Backend for OnlineBackend {
             stalled_frames: self.tally.stalled_frames,
             awaiting_rejoin: paused == Some(Paused::Keeping),
             reconnecting: paused == Some(Paused::Knocking),
+            peer_away: self.machine.partner_away(),
         })
     }
 

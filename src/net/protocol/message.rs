@@ -19,8 +19,8 @@ use crate::net::game::{Frame, SIM_VERSION};
 /// envelope of `net::protocol` instead of JSON, catch-up chunks as bytes;
 /// 6: `Hello::confirmed`, and a resumed match's catch-up both ways; 7:
 /// players' and spectators' display names in `Hello`, `Watch` and
-/// `Streaming`).
-pub const PROTOCOL_VERSION: u32 = 7;
+/// `Streaming`; 8: `Away`).
+pub const PROTOCOL_VERSION: u32 = 8;
 /// What this build plays, as the signaling server's room list and quick
 /// match compare it: the protocol and simulation versions (`6.3`), which
 /// are what must match for two builds to play together.
@@ -281,6 +281,12 @@ pub enum Message {
         frame: Frame,
         text: String,
     },
+    /// The sender's game stops running for a while (its page went to the
+    /// background, where a browser stops its frames): pause the match at
+    /// once by role, as after a silence, instead of predicting through
+    /// seconds of missing inputs. The sender pauses by its own role when it
+    /// runs again, and the match resumes through a fresh connection.
+    Away,
 }
 
 impl Message {

@@ -140,6 +140,7 @@ pub(crate) mod tests {
                 frame: 7,
                 text: "hi".into(),
             },
+            Message::Away,
         ]
     }
 

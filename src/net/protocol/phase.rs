@@ -19,7 +19,7 @@
 //! | `Watch` | | ✓ | | | |
 //! | `Chat` | | ✓ (a spectator's) | ✓ | | |
 //! | `Done`, `Bye` | | | ✓ | | ✓ |
-//! | `Desync` | | | ✓ | | |
+//! | `Desync`, `Away` | | | ✓ | | |
 //! | `CatchUp` | | | | ✓ | ✓ |
 //! | `CaughtUp` | | | | ✓ | |
 //! | `Streaming`, `WatchRefused` | | | | | ✓ |
@@ -66,6 +66,7 @@ impl Message {
             Message::WatchRefused { .. } => "watch_refused",
             Message::Streaming { .. } => "streaming",
             Message::Relayed { .. } => "relayed",
+            Message::Away => "away",
         }
     }
 }
@@ -98,7 +99,8 @@ impl Phase for Connecting {
             | Message::Watch(_)
             | Message::WatchRefused { .. }
             | Message::Streaming { .. }
-            | Message::Relayed { .. }) => return Heard::Stray(stray.name()),
+            | Message::Relayed { .. }
+            | Message::Away) => return Heard::Stray(stray.name()),
         })
     }
 }
@@ -132,7 +134,8 @@ impl Phase for Stranger {
             | Message::CaughtUp { .. }
             | Message::WatchRefused { .. }
             | Message::Streaming { .. }
-            | Message::Relayed { .. }) => return Heard::Stray(stray.name()),
+            | Message::Relayed { .. }
+            | Message::Away) => return Heard::Stray(stray.name()),
         })
     }
 }
@@ -164,6 +167,8 @@ pub enum Playing {
         frame: Frame,
         text: String,
     },
+    /// The partner's game stops running for a while.
+    Away,
 }
 
 impl Phase for Playing {
@@ -183,6 +188,7 @@ impl Phase for Playing {
             Message::Ping { seq } => Playing::Ping { seq },
             Message::Chat { text } => Playing::Chat { text },
             Message::Relayed { from, frame, text } => Playing::Relayed { from, frame, text },
+            Message::Away => Playing::Away,
             stray @ (Message::Hello(_)
             | Message::Pong { .. }
             | Message::Measured { .. }
@@ -221,7 +227,8 @@ impl Phase for CatchingUp {
             | Message::Watch(_)
             | Message::WatchRefused { .. }
             | Message::Streaming { .. }
-            | Message::Relayed { .. }) => return Heard::Stray(stray.name()),
+            | Message::Relayed { .. }
+            | Message::Away) => return Heard::Stray(stray.name()),
         })
     }
 }
@@ -287,7 +294,8 @@ impl Phase for Spectating {
             | Message::Busy
             | Message::CaughtUp { .. }
             | Message::Chat { .. }
-            | Message::Watch(_)) => return Heard::Stray(stray.name()),
+            | Message::Watch(_)
+            | Message::Away) => return Heard::Stray(stray.name()),
         })
     }
 }
@@ -320,6 +328,7 @@ mod tests {
             ("watch_refused", "....W"),
             ("streaming", "....W"),
             ("relayed", "..P.W"),
+            ("away", "..P.."),
         ];
         let messages = one_of_each();
         assert_eq!(messages.len(), table.len(), "a message is missing here");

@@ -108,6 +108,9 @@ pub struct Seen {
     /// Time since the last poll ended (not counting our own work in a poll,
     /// such as re-simulating a catch-up): a stall when long.
     pub stalled: Duration,
+    /// Our page went to the background then, and told the partner
+    /// (`Message::Away`): the match pauses by role now that it runs again.
+    pub away_since: Option<Instant>,
 }
 
 /// What happened, as told to [`Machine::handle`].
@@ -178,6 +181,8 @@ pub enum Output<P> {
     Knock { silent: Duration },
     /// Start knock number `attempt`, agreeing within `timeout`.
     StartAttempt { attempt: u32, timeout: Duration },
+    /// Give up the knock's attempt under way (a fresh one follows).
+    DropAttempt,
     /// Replace our signaling connection with a fresh one in the same room.
     ReopenSignaling,
     /// The knock agreed with this match: its connection replaces ours.
@@ -186,6 +191,9 @@ pub enum Output<P> {
     Resume(Resume<P>),
     /// GGRS hears the peer again after `silent`.
     LinkResumed { silent: Duration },
+    /// The partner said its game goes to the background (`Away`): the
+    /// pause that follows is for it.
+    PartnerAway,
     /// We did not poll for `stalled` (stopped, suspended, frozen): the peer
     /// heard nothing from us for that long.
     Stalled { stalled: Duration },
@@ -317,6 +325,9 @@ pub struct Machine<P> {
     /// Rejoined after a crash: the keeper's frames to re-simulate at the
     /// first poll, and how many the keeper has confirmed.
     rejoined: Option<(History, Frame)>,
+    /// The pause began with the partner's `Away` (its game is in the
+    /// background), not with a silence.
+    partner_away: bool,
 }
 
 impl<P: Copy + Eq + Debug> Machine<P> {
@@ -333,6 +344,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             seen: Seen::default(),
             reached_end: false,
             rejoined,
+            partner_away: false,
         }
     }
 
@@ -511,6 +523,14 @@ impl<P: Copy + Eq + Debug> Machine<P> {
                         format!("lost the connection and could not reconnect within {window} s");
                     return self.stop(Stop::PeerLost(why), out);
                 }
+                // An attempt begun before our own stall timed out on the
+                // clock meanwhile (a page that ran one frame after going to
+                // the background knocked, then froze): a fresh one at once.
+                if stalled_since.is_some() && knocking.attempting {
+                    knocking.attempting = false;
+                    knocking.next_attempt = now;
+                    out.push(Output::DropAttempt);
+                }
                 if let Some(cut) = seen.network_cut {
                     let retry = now + cut.min(RETRY_AFTER);
                     knocking.next_attempt = knocking.next_attempt.max(retry);
@@ -527,25 +547,28 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             Stage::Playing | Stage::Ending(_) => {
                 // Our own stall as long as the pause threshold: the peer
                 // heard nothing from us for that long and has paused
-                // (player 1 keeps, player 2 knocks) or soon will. Pause by
-                // our role at once, counting from when we stopped: waiting
-                // for GGRS to notice, player 2 would first hear player 1
-                // reopen its signaling, take it for a crash and keep too,
-                // and both would wait for the other (issue 36).
-                if let Some(since) = stalled_since
-                    && now.saturating_duration_since(since) >= RECONNECT_AFTER
+                // (player 1 keeps, player 2 knocks) or soon will. After our
+                // page told it we went away, it paused at once. Either way,
+                // pause by our role now, counting from when we stopped:
+                // waiting for GGRS to notice, player 2 would first hear
+                // player 1 reopen its signaling, take it for a crash and
+                // keep too, and both would wait for the other (issue 36).
+                let stalled = stalled_since
+                    .filter(|since| now.saturating_duration_since(*since) >= RECONNECT_AFTER);
+                let ours = match (seen.away_since, stalled) {
+                    (Some(a), Some(s)) => Some(a.min(s)),
+                    (a, s) => a.or(s),
+                };
+                if let Some(since) = ours
+                    && self.can_go_away()
                 {
-                    let deadline = since + self.settings.reconnect_window;
-                    self.interrupted = Some(Silence { deadline, since });
+                    return self.pause_by_role(now, since, out);
                 }
                 let silent_long = (self.interrupted)
                     .is_some_and(|s| now.saturating_duration_since(s.since) >= RECONNECT_AFTER);
-                if silent_long && self.settings.can_pause() && self.unfinished() {
-                    if self.settings.local == 1 {
-                        self.start_knocking(now, out);
-                    } else {
-                        self.start_keeping(now, out);
-                    }
+                if silent_long && self.can_go_away() {
+                    let since = self.interrupted.map_or(now, |s| s.since);
+                    self.pause_by_role(now, since, out);
                 }
             }
             Stage::Stopped { .. } => {}
@@ -560,6 +583,32 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             out.push(Output::Stalled { stalled });
             now.checked_sub(stalled).unwrap_or(now)
         })
+    }
+
+    /// The match may pause (and so our page may say it goes away): it is
+    /// played, in a room it can be resumed in, and either side still
+    /// needs the other.
+    pub fn can_go_away(&self) -> bool {
+        matches!(self.stage, Stage::Playing | Stage::Ending(_))
+            && self.settings.can_pause()
+            && self.unfinished()
+    }
+
+    /// The pause began with the partner's `Away`.
+    pub fn partner_away(&self) -> bool {
+        self.paused().is_some() && self.partner_away
+    }
+
+    /// Pauses by our role, the window counting from `since`: player 1
+    /// keeps the match, player 2 knocks.
+    fn pause_by_role(&mut self, now: Instant, since: Instant, out: &mut Vec<Output<P>>) {
+        let deadline = since + self.settings.reconnect_window;
+        self.interrupted = Some(Silence { deadline, since });
+        if self.settings.local == 1 {
+            self.start_knocking(now, out);
+        } else {
+            self.start_keeping(now, out);
+        }
     }
 
     /// Player 1 keeps the match at the silence threshold and, unless
@@ -643,6 +692,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     fn resume(&mut self) {
         self.stage = Stage::Playing;
         self.interrupted = None;
+        self.partner_away = false;
     }
 
     /// One of the room's decisions.
@@ -734,7 +784,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         out: &mut Vec<Output<P>>,
     ) {
         match &mut self.stage {
-            Stage::Playing | Stage::Ending(_) => self.heard_playing(batch, out),
+            Stage::Playing | Stage::Ending(_) => self.heard_playing(now, batch, out),
             Stage::Keeping(keeping) if keeping.agreed.is_some() => {
                 self.heard_catching_up(now, batch, out)
             }
@@ -747,11 +797,12 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     /// ends it.
     fn heard_playing(
         &mut self,
+        now: Instant,
         batch: Vec<Result<Message, HandshakeError>>,
         out: &mut Vec<Output<P>>,
     ) {
         for message in batch {
-            self.heard_one(message, out);
+            self.heard_one(now, message, out);
             if self.stopped() {
                 return;
             }
@@ -759,7 +810,12 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     }
 
     /// One message of the partner's while the match plays or ends.
-    fn heard_one(&mut self, message: Result<Message, HandshakeError>, out: &mut Vec<Output<P>>) {
+    fn heard_one(
+        &mut self,
+        now: Instant,
+        message: Result<Message, HandshakeError>,
+        out: &mut Vec<Output<P>>,
+    ) {
         // The channel is reliable and both ends run the same version:
         // bytes that do not decode are a broken peer, and guessing (a
         // checksum of 0, say) would report a false desync.
@@ -798,6 +854,16 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             Playing::Ping { seq } => out.push(Output::Send(Message::Pong { seq })),
             Playing::Chat { text } => out.push(Output::Chat { text }),
             Playing::Relayed { from, text, .. } => out.push(Output::Relayed { from, text }),
+            // Its game stops running (a page in the background): pause now
+            // rather than after seconds of predicting and rolling back. It
+            // pauses by its own role when it runs again.
+            Playing::Away => {
+                if self.can_go_away() {
+                    self.partner_away = true;
+                    out.push(Output::PartnerAway);
+                    self.pause_by_role(now, now, out);
+                }
+            }
         }
     }
 
@@ -833,7 +899,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             history: Frames(history),
             waited,
         }));
-        self.heard_playing(after, out);
+        self.heard_playing(now, after, out);
     }
 
     /// Our last frame is confirmed: our `Done` goes now, once. Never while

@@ -436,6 +436,103 @@ fn a_stall_after_both_dones_does_not_pause() {
 }
 
 #[test]
+fn the_partners_away_pauses_the_match_at_once_by_our_role() {
+    let mut keeper = Test::new(0);
+    let out = keeper.hear(Message::Away);
+    assert!(
+        matches!(
+            &out[..],
+            [Output::PartnerAway, Output::Keep { again: false }]
+        ),
+        "{out:?}"
+    );
+    assert!(keeper.machine.partner_away());
+    let mut knocker = Test::new(1);
+    let out = knocker.hear(Message::Away);
+    assert!(
+        matches!(&out[..], [Output::PartnerAway, Output::Knock { silent }] if silent.is_zero()),
+        "{out:?}"
+    );
+    // The window counts from the Away.
+    keeper.later(WINDOW - Duration::from_millis(1));
+    assert_eq!(stop_of(&keeper.tick()), None);
+    keeper.later(Duration::from_millis(1));
+    assert!(matches!(stop_of(&keeper.tick()), Some(Stop::PeerLost(_))));
+}
+
+#[test]
+fn our_page_back_from_the_background_pauses_by_role_even_after_a_short_hide() {
+    for (local, knocks) in [(0, false), (1, true)] {
+        let mut t = Test::new(local);
+        assert!(t.machine.can_go_away());
+        let hidden = Duration::from_millis(300);
+        t.seen.away_since = Some(t.now);
+        let out = t.thaw(hidden);
+        t.seen.away_since = None;
+        if knocks {
+            assert!(
+                matches!(&out[..], [Output::Knock { silent }] if *silent == hidden),
+                "{out:?}"
+            );
+        } else {
+            assert!(
+                matches!(&out[..], [Output::Keep { again: false }]),
+                "{out:?}"
+            );
+        }
+        assert!(!t.machine.can_go_away(), "paused: no second Away");
+        assert!(!t.machine.partner_away(), "our own pause");
+    }
+}
+
+/// A page that ran one frame after going to the background knocked, then
+/// froze: its attempt ran out its time meanwhile.
+#[test]
+fn an_attempt_begun_before_a_stall_is_replaced_at_once() {
+    let mut t = Test::new(1);
+    t.seen.away_since = Some(t.now);
+    t.tick();
+    t.seen.away_since = None;
+    assert!(matches!(
+        &t.tick()[..],
+        [Output::StartAttempt { attempt: 1, .. }]
+    ));
+    let out = t.thaw(Duration::from_secs(10));
+    assert!(
+        matches!(
+            &out[..],
+            [
+                Output::Stalled { .. },
+                Output::DropAttempt,
+                Output::StartAttempt { attempt: 2, .. }
+            ]
+        ),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_match_that_cannot_pause_neither_says_nor_heeds_away() {
+    let mut quick = Test::with(
+        Settings {
+            rejoinable: false,
+            ..settings(1)
+        },
+        None,
+    );
+    assert!(!quick.machine.can_go_away());
+    assert!(quick.hear(Message::Away).is_empty());
+    assert_eq!(quick.machine.paused(), None);
+    // Both Dones said: nothing is left to pause for.
+    let mut ended = Test::new(0);
+    ended.last_frame();
+    ended.hear(done());
+    assert!(!ended.machine.can_go_away());
+    assert!(ended.hear(Message::Away).is_empty());
+    assert_eq!(ended.machine.paused(), None);
+}
+
+#[test]
 fn with_spectators_watching_player_1_keeps_its_signaling_socket() {
     let mut t = Test::new(0);
     t.seen.spectators = true;

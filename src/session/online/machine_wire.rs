@@ -299,6 +299,7 @@ impl Wire {
                 Output::CatchUp(history) => s.confirmed = s.confirmed.max(history.0.frames),
                 Output::Keep { .. } => s.send_conn = None,
                 Output::StartAttempt { timeout, .. } => self.start_attempt(side, timeout),
+                Output::DropAttempt => s.attempt = None,
                 Output::Adopt => {
                     if let Some(attempt) = s.attempt.take() {
                         s.conn = attempt.conn;
@@ -329,6 +330,7 @@ impl Wire {
                 | Output::ReopenSignaling
                 | Output::LinkResumed { .. }
                 | Output::Stalled { .. }
+                | Output::PartnerAway
                 | Output::PeerLeft { .. }
                 | Output::Chat { .. }
                 | Output::Relayed { .. } => {}

@@ -65,6 +65,13 @@ impl OnlineBackend {
                 Output::StartAttempt { attempt, timeout } => {
                     self.start_attempt(attempt, timeout, log)?
                 }
+                Output::DropAttempt => {
+                    if let Some((attempt, _)) = self.attempt.take() {
+                        tracing::info!(
+                            "reconnect attempt {attempt} dropped: it ran out its time while this side did not run"
+                        );
+                    }
+                }
                 Output::ReopenSignaling => self.reopen_room(log)?,
                 Output::Adopt => adopted = knocked.take().map(|c| self.adopt(c)),
                 Output::Resume(Resume::Rejoined {
@@ -82,6 +89,14 @@ impl OnlineBackend {
                     let silent = silent.as_millis();
                     tracing::info!("connection resumed after {silent} ms without packets");
                     log.event(EventKind::Resumed, &format!("after {silent} ms"));
+                }
+                Output::PartnerAway => {
+                    let why = format!(
+                        "player {}'s game went to the background; the match pauses until it is back",
+                        self.remote + 1
+                    );
+                    tracing::warn!("{why}");
+                    log.event(EventKind::Interrupted, &why);
                 }
                 Output::Stalled { stalled } => {
                     let ms = stalled.as_millis();

@@ -10,6 +10,7 @@ use web_time::{Duration, Instant};
 use super::machine::{Event, Paused, Seen};
 use super::{OnlineBackend, OnlineConfig, REPLACE_UNANSWERED};
 use crate::net::connect::connection_kind;
+use crate::net::handshake::Message;
 use crate::net::room::Output;
 use crate::replay::EventKind;
 use crate::session::SessionError;
@@ -32,6 +33,7 @@ impl OnlineBackend {
             signaling_unanswered: REPLACE_UNANSWERED && self.socket.id().is_none(),
             // A simulated cut (`--sim-outage`) is the whole network's.
             network_cut: cut.filter(|o| o.after.is_zero()).map(|o| o.length),
+            away_since: crate::platform::visibility::take_hidden_since(),
             stalled: self
                 .poll_ended
                 .map_or(Duration::ZERO, |t| now.saturating_duration_since(t)),
@@ -43,8 +45,22 @@ impl OnlineBackend {
                     Some(Paused::Keeping) => self.poll_keeping(sim, log),
                     None => self.poll_playing(sim, log),
                 });
+        self.arm_away();
         self.poll_ended = Some(Instant::now());
         polled
+    }
+
+    /// While the match may pause, the page going to the background tells
+    /// the partner at once (`Away`): the loop stops with the page's frames.
+    fn arm_away(&mut self) {
+        let can = self.machine.can_go_away();
+        if can != self.away_armed {
+            self.away_armed = can;
+            let action = can.then(|| {
+                Box::new(self.control.sender_of(self.peer, &Message::Away)) as Box<dyn FnMut()>
+            });
+            crate::platform::visibility::when_hidden(action);
+        }
     }
 
     /// GGRS's events, then the partner's messages (a peer that reported a

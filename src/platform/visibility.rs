@@ -1,0 +1,86 @@
+//! The page going to the background. A browser stops a hidden tab's
+//! animation frames, and with them the match loop, so what must happen the
+//! moment a page is hidden cannot wait for the loop: it runs in the page's
+//! `visibilitychange` handler. The session arms one action (telling the
+//! partner, over the data channel, that this game stops running) while a
+//! match may pause; the handler runs it once and notes when, for the loop
+//! to read when it runs again.
+//!
+//! A native window has nothing to do here: macroquad keeps calling a
+//! minimised or covered window's frames (the match goes on, unseen), and a
+//! stopped process is noticed as a stall by the match itself.
+
+#[cfg(target_arch = "wasm32")]
+mod page {
+    use std::cell::{Cell, RefCell};
+
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    use web_time::Instant;
+
+    thread_local! {
+        static ACTION: RefCell<Option<Box<dyn FnMut()>>> = RefCell::new(None);
+        static HIDDEN_SINCE: Cell<Option<Instant>> = const { Cell::new(None) };
+        static LISTENING: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// The page's `visibilitychange` handler: on hidden, the armed action,
+    /// once.
+    fn changed() {
+        let hidden = web_sys::window()
+            .and_then(|w| w.document())
+            .is_some_and(|d| d.hidden());
+        if !hidden {
+            return;
+        }
+        if let Some(mut action) = ACTION.with(|a| a.borrow_mut().take()) {
+            action();
+            HIDDEN_SINCE.with(|h| h.set(Some(Instant::now())));
+            tracing::info!("the page went to the background");
+        }
+    }
+
+    fn listen() {
+        if LISTENING.with(|l| l.replace(true)) {
+            return;
+        }
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let handler = Closure::<dyn FnMut()>::new(changed);
+        if document
+            .add_event_listener_with_callback("visibilitychange", handler.as_ref().unchecked_ref())
+            .is_err()
+        {
+            tracing::warn!("cannot listen for the page going to the background");
+        }
+        // Listens for the page's lifetime.
+        handler.forget();
+    }
+
+    pub fn when_hidden(action: Option<Box<dyn FnMut()>>) {
+        if action.is_some() {
+            listen();
+        }
+        ACTION.with(|a| *a.borrow_mut() = action);
+    }
+
+    pub fn take_hidden_since() -> Option<Instant> {
+        HIDDEN_SINCE.with(|h| h.take())
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use page::{take_hidden_since, when_hidden};
+
+/// Arms `action` to run once, the moment the page is hidden (`None`
+/// disarms). Natively nothing is hidden: the action never runs.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn when_hidden(_action: Option<Box<dyn FnMut()>>) {}
+
+/// When the page was hidden and the armed action ran, once (then `None`
+/// until it runs again).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn take_hidden_since() -> Option<web_time::Instant> {
+    None
+}
