@@ -522,6 +522,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
             frame: 7,
             text: "gg".into(),
         },
+        Message::Away,
     ];
     messages.extend(catch_up);
     for (i, message) in messages.iter().enumerate() {
