@@ -22,6 +22,7 @@ mod page {
         static ACTION: RefCell<Option<Box<dyn FnMut()>>> = RefCell::new(None);
         static HIDDEN_SINCE: Cell<Option<Instant>> = const { Cell::new(None) };
         static LISTENING: Cell<bool> = const { Cell::new(false) };
+        static UNLOADING: Cell<bool> = const { Cell::new(false) };
     }
 
     /// The page's `visibilitychange` handler: on hidden, the armed action,
@@ -30,7 +31,9 @@ mod page {
         let hidden = web_sys::window()
             .and_then(|w| w.document())
             .is_some_and(|d| d.hidden());
-        if !hidden {
+        // A page being closed or reloaded is hidden too (after its
+        // `pagehide`): it leaves, and comes back, if at all, as a rejoin.
+        if !hidden || UNLOADING.with(|u| u.get()) {
             return;
         }
         if let Some(mut action) = ACTION.with(|a| a.borrow_mut().take()) {
@@ -48,14 +51,23 @@ mod page {
             return;
         };
         let handler = Closure::<dyn FnMut()>::new(changed);
-        if document
+        let unloading = Closure::<dyn FnMut()>::new(|| UNLOADING.with(|u| u.set(true)));
+        let listening = document
             .add_event_listener_with_callback("visibilitychange", handler.as_ref().unchecked_ref())
-            .is_err()
-        {
+            .and_then(|()| {
+                web_sys::window()
+                    .ok_or_else(|| wasm_bindgen::JsValue::from_str("no window"))?
+                    .add_event_listener_with_callback(
+                        "pagehide",
+                        unloading.as_ref().unchecked_ref(),
+                    )
+            });
+        if listening.is_err() {
             tracing::warn!("cannot listen for the page going to the background");
         }
-        // Listens for the page's lifetime.
+        // Both listen for the page's lifetime.
         handler.forget();
+        unloading.forget();
     }
 
     pub fn when_hidden(action: Option<Box<dyn FnMut()>>) {

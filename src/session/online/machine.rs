@@ -861,7 +861,18 @@ impl<P: Copy + Eq + Debug> Machine<P> {
                 if self.can_go_away() {
                     self.partner_away = true;
                     out.push(Output::PartnerAway);
-                    self.pause_by_role(now, now, out);
+                    // Its network and ours are fine: our signaling socket
+                    // is not stuck, and reopening it would only tell the
+                    // player coming back that we left.
+                    if self.settings.local == 1 {
+                        self.pause_by_role(now, now, out);
+                    } else {
+                        self.interrupted = Some(Silence {
+                            deadline: now + self.settings.reconnect_window,
+                            since: now,
+                        });
+                        self.keep(now, out);
+                    }
                 }
             }
         }

@@ -447,6 +447,9 @@ fn the_partners_away_pauses_the_match_at_once_by_our_role() {
         "{out:?}"
     );
     assert!(keeper.machine.partner_away());
+    // Nothing was cut: player 1 keeps its signaling socket.
+    keeper.later(Duration::from_secs(5));
+    assert!(keeper.tick().is_empty());
     let mut knocker = Test::new(1);
     let out = knocker.hear(Message::Away);
     assert!(
@@ -454,7 +457,7 @@ fn the_partners_away_pauses_the_match_at_once_by_our_role() {
         "{out:?}"
     );
     // The window counts from the Away.
-    keeper.later(WINDOW - Duration::from_millis(1));
+    keeper.later(WINDOW - Duration::from_secs(5) - Duration::from_millis(1));
     assert_eq!(stop_of(&keeper.tick()), None);
     keeper.later(Duration::from_millis(1));
     assert!(matches!(stop_of(&keeper.tick()), Some(Stop::PeerLost(_))));
