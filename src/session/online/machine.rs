@@ -544,34 +544,44 @@ impl<P: Copy + Eq + Debug> Machine<P> {
                     });
                 }
             }
-            Stage::Playing | Stage::Ending(_) => {
-                // Our own stall as long as the pause threshold: the peer
-                // heard nothing from us for that long and has paused
-                // (player 1 keeps, player 2 knocks) or soon will. After our
-                // page told it we went away, it paused at once. Either way,
-                // pause by our role now, counting from when we stopped:
-                // waiting for GGRS to notice, player 2 would first hear
-                // player 1 reopen its signaling, take it for a crash and
-                // keep too, and both would wait for the other (issue 36).
-                let stalled = stalled_since
-                    .filter(|since| now.saturating_duration_since(*since) >= RECONNECT_AFTER);
-                let ours = match (seen.away_since, stalled) {
-                    (Some(a), Some(s)) => Some(a.min(s)),
-                    (a, s) => a.or(s),
-                };
-                if let Some(since) = ours
-                    && self.can_go_away()
-                {
-                    return self.pause_by_role(now, since, out);
-                }
-                let silent_long = (self.interrupted)
-                    .is_some_and(|s| now.saturating_duration_since(s.since) >= RECONNECT_AFTER);
-                if silent_long && self.can_go_away() {
-                    let since = self.interrupted.map_or(now, |s| s.since);
-                    self.pause_by_role(now, since, out);
-                }
-            }
+            Stage::Playing | Stage::Ending(_) => self.pause_if_due(now, &seen, stalled_since, out),
             Stage::Stopped { .. } => {}
+        }
+    }
+
+    /// While playing or ending: whether our own stall, our page's going
+    /// away or the peer's silence calls for a pause by our role.
+    fn pause_if_due(
+        &mut self,
+        now: Instant,
+        seen: &Seen,
+        stalled_since: Option<Instant>,
+        out: &mut Vec<Output<P>>,
+    ) {
+        // Our own stall as long as the pause threshold: the peer
+        // heard nothing from us for that long and has paused
+        // (player 1 keeps, player 2 knocks) or soon will. After our
+        // page told it we went away, it paused at once. Either way,
+        // pause by our role now, counting from when we stopped:
+        // waiting for GGRS to notice, player 2 would first hear
+        // player 1 reopen its signaling, take it for a crash and
+        // keep too, and both would wait for the other (issue 36).
+        let stalled =
+            stalled_since.filter(|since| now.saturating_duration_since(*since) >= RECONNECT_AFTER);
+        let ours = match (seen.away_since, stalled) {
+            (Some(a), Some(s)) => Some(a.min(s)),
+            (a, s) => a.or(s),
+        };
+        if let Some(since) = ours
+            && self.can_go_away()
+        {
+            return self.pause_by_role(now, since, out);
+        }
+        let silent_long = (self.interrupted)
+            .is_some_and(|s| now.saturating_duration_since(s.since) >= RECONNECT_AFTER);
+        if silent_long && self.can_go_away() {
+            let since = self.interrupted.map_or(now, |s| s.since);
+            self.pause_by_role(now, since, out);
         }
     }
 
