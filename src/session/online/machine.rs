@@ -544,7 +544,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
                     });
                 }
             }
-            Stage::Playing | Stage::Ending(_) => self.pause_if_due(now, &seen, stalled_since, out),
+            Stage::Playing | Stage::Ending(_) => self.pause_if_due(now, stalled_since, out),
             Stage::Stopped { .. } => {}
         }
     }
@@ -554,7 +554,6 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     fn pause_if_due(
         &mut self,
         now: Instant,
-        seen: &Seen,
         stalled_since: Option<Instant>,
         out: &mut Vec<Output<P>>,
     ) {
@@ -568,10 +567,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         // keep too, and both would wait for the other (issue 36).
         let stalled =
             stalled_since.filter(|since| now.saturating_duration_since(*since) >= RECONNECT_AFTER);
-        let ours = match (seen.away_since, stalled) {
-            (Some(a), Some(s)) => Some(a.min(s)),
-            (a, s) => a.or(s),
-        };
+        let ours = [self.seen.away_since, stalled].into_iter().flatten().min();
         if let Some(since) = ours
             && self.can_go_away()
         {
@@ -629,7 +625,10 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     /// there within about one.
     fn start_keeping(&mut self, now: Instant, out: &mut Vec<Output<P>>) {
         self.keep(now, out);
-        if !self.seen.spectators {
+        // After the partner's `Away` nothing was cut: our socket is not
+        // stuck, and reopening it would tell the player coming back that
+        // we left.
+        if !self.seen.spectators && !self.partner_away {
             self.signaling_lost = true;
             if let Stage::Keeping(keeping) = &mut self.stage {
                 keeping.next_reopen = now + KEEPER_REOPENS_AFTER;
@@ -871,18 +870,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
                 if self.can_go_away() {
                     self.partner_away = true;
                     out.push(Output::PartnerAway);
-                    // Its network and ours are fine: our signaling socket
-                    // is not stuck, and reopening it would only tell the
-                    // player coming back that we left.
-                    if self.settings.local == 1 {
-                        self.pause_by_role(now, now, out);
-                    } else {
-                        self.interrupted = Some(Silence {
-                            deadline: now + self.settings.reconnect_window,
-                            since: now,
-                        });
-                        self.keep(now, out);
-                    }
+                    self.pause_by_role(now, now, out);
                 }
             }
         }
