@@ -53,21 +53,40 @@ if [ "$(id -u)" = 0 ]; then
         shift
         (
             t=$SECONDS rc=0
-            nice -n 19 "$@" > "$target_dir/bg-$name.log" 2>&1 || rc=$?
+            nice -n "${NICE:-19}" "$@" > "$target_dir/bg-$name.log" 2>&1 || rc=$?
             echo "$rc $((SECONDS - t))" > "$target_dir/bg-$name.status"
             exit $rc
         ) &
         eval "bg_pid_${name//-/_}=$!"
         background+=("$name")
     }
+    # The release build the benchmark and the root checks below use (and
+    # the benchmark's criterion binary), a notch above the rest (nice 10):
+    # it is the one the foreground waits for first, and it has its own
+    # lock (target/release), so it never holds up the debug builds.
+    NICE=10 start release bash -c 'cargo build --release --locked >&2 &&
+        cargo bench --no-run --locked --profile release --bench sim >&2'
     # The Windows and aarch64 builds for cross-check (~4.5 minutes of
     # compiling), fuzzing's short pass (~6 minutes with its build), the
     # .deb's packager, and the README's play command in a fresh Debian
-    # root (~2.5 minutes, its own build).
+    # root (~2.5 minutes of its own build on an idle machine; it gets only
+    # the cycles left over, so its limit is generous: a cold CI run once
+    # spent 15 minutes on it).
     start cross-builds bash scripts/cross-check.sh --build-only --profile cross-check
     start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
     command -v cargo-deb > /dev/null || start cargo-deb cargo install --locked cargo-deb
-    start fresh-root timeout 900 bash scripts/check-system-deps.sh --fresh-root
+    start fresh-root timeout 2700 bash scripts/check-system-deps.sh --fresh-root
+    failed=()
+    # collect NAME: waits for a background job (here); a failure is
+    # collected with its log's tail.
+    collect() {
+        local name=$1 pid_var="bg_pid_${1//-/_}" t=$SECONDS
+        if ! wait "${!pid_var}"; then
+            tail -n 30 "$target_dir/bg-$name.log" >&2
+            failed+=("$name")
+        fi
+        echo "test.sh: [$(($(date +%s) - started)) s] $name (in the background, $(cut -d' ' -f2 "$target_dir/bg-$name.status" 2>/dev/null || echo '?') s) ended $((SECONDS - t)) s after it was needed" >&2
+    }
     # A step that fails ends this script: take the jobs with it.
     trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
 fi
@@ -80,24 +99,55 @@ timed crate-boundaries bash scripts/check-crate-boundaries.sh
 timed module-cycles python3 scripts/check-module-cycles.py
 
 timed fmt cargo fmt --all -- --check
-timed clippy cargo clippy --locked --all-targets -- -D warnings
-# The web client, once, for tests/it/browser.rs (and the browser's driver);
-# it also installs the wasm target the next lint needs.
-timed build-web bash scripts/build-web.sh
-# The crates the browser build uses (the signaling server is native only);
-# as root in the background (above).
+# The lints. As root (CI) they run in the background at nice 19 in a target
+# directory of their own: a lint run holds its build directory's lock for
+# its whole length, and the test lanes below must not wait for it.
+clippy=(cargo clippy --locked --all-targets -- -D warnings)
+# The crates the browser build uses (the signaling server is native only).
 clippy_wasm=(cargo clippy --locked --target wasm32-unknown-unknown
     -p twinstar -p twinstar-signaling-protocol -p twinstar-files -- -D warnings)
 if [ "$(id -u)" = 0 ]; then
-    start clippy-wasm "${clippy_wasm[@]}"
+    start clippy env CARGO_TARGET_DIR="$target_dir/lint" "${clippy[@]}"
+    start clippy-wasm env CARGO_TARGET_DIR="$target_dir/lint" "${clippy_wasm[@]}"
 else
-    timed clippy-wasm "${clippy_wasm[@]}"
+    timed clippy "${clippy[@]}"
 fi
+# The web client, once, for tests/it/browser.rs (and the browser's driver);
+# it also installs the wasm target the next lint needs.
+timed build-web bash scripts/build-web.sh
+[ "$(id -u)" = 0 ] || timed clippy-wasm "${clippy_wasm[@]}"
 (cd tests/web && npm ci --no-audit --no-fund --silent)
-timed cargo-test cargo test --locked
+
+# Every test, in two lanes at once: the browser tests (one at a time, each
+# a headless Chromium drawing in software: ~10 minutes) beside all the
+# others (~7 minutes on two threads, half of it waiting on real-time
+# matches), then the benchmark's smoke run beside what is left of the
+# browser lane. In one `cargo test` the browser tests' lock held a test
+# thread idle, and the steps took 22 minutes one after the other.
+# `cargo test` holds its build lock only while it builds, so the lanes
+# share one build.
+timed test-build cargo test --locked --no-run
+t_lanes=$SECONDS
+cargo test --locked --test it browser:: -- --test-threads 1 > "$target_dir/test-browser.log" 2>&1 &
+browser_lane=$!
+# A failing step ends this script: take the browser lane with it.
+trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
+timed cargo-test-but-browser cargo test --locked -- --skip browser::
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
-# writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
-timed bench-quick bash scripts/bench.sh --quick
+# writes bench/quick/ (gitignored), never the committed BENCHMARKS.md, and
+# checks only correctness (equal checksums), so the browser lane beside it
+# (at a higher priority: nice 10 here) costs it nothing but noise. As root
+# its release build was started in the background (above).
+[ "$(id -u)" != 0 ] || collect release
+timed bench-quick nice -n 10 bash scripts/bench.sh --quick
+browser_rc=0
+wait $browser_lane || browser_rc=$?
+cat "$target_dir/test-browser.log" >&2
+echo "test.sh: [$(($(date +%s) - started)) s] cargo-test-browser (its lane) took $((SECONDS - t_lanes)) s" >&2
+if [ $browser_rc != 0 ]; then
+    echo "test.sh: FAILED: the browser tests (log above: $target_dir/test-browser.log)" >&2
+    exit 1
+fi
 
 # Fuzzing, briefly (issue 27; docs/fuzzing.md): every fuzz target for a few
 # seconds after running once over its committed seeds and regressions, and
@@ -118,7 +168,6 @@ timed release-build cargo build --release --locked --bin twinstar --bin twinstar
 export TWINSTAR_BIN="$target_dir/release/twinstar"
 export SIGNALING_LOAD_BIN="$target_dir/debug/examples/signaling_load"
 if [ "$(id -u)" = 0 ]; then
-    failed=()
     # check NAME TIMEOUT CMD...: a root-only check, timed; a failure is
     # collected so the rest still run.
     check() {
@@ -127,16 +176,7 @@ if [ "$(id -u)" = 0 ]; then
         timeout "$limit" "$@" || failed+=("$name")
         echo "test.sh: [$(($(date +%s) - started)) s] $name took $((SECONDS - t)) s" >&2
     }
-    # collect NAME: waits for a background job (above); a failure is
-    # collected with its log's tail.
-    collect() {
-        local name=$1 pid_var="bg_pid_${1//-/_}" t=$SECONDS
-        if ! wait "${!pid_var}"; then
-            tail -n 30 "$target_dir/bg-$name.log" >&2
-            failed+=("$name")
-        fi
-        echo "test.sh: [$(($(date +%s) - started)) s] $name (in the background, $(cut -d' ' -f2 "$target_dir/bg-$name.status" 2>/dev/null || echo '?') s) ended $((SECONDS - t)) s after it was needed" >&2
-    }
+    collect clippy
     collect clippy-wasm
     # Cuts mid-match (issue 25): NAT A's whole network for 15 s with the
     # default 30 s window (both reconnect through the server, ~25 s), only
