@@ -451,10 +451,11 @@ pub struct NetArgs {
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
     pub debug_garbage: u32,
 
-    /// Debug aid: make this peer's simulation diverge from frame F on, to
-    /// see desync detection end the match.
-    #[arg(long, value_name = "F", hide = true)]
-    pub debug_inject_desync: Option<u32>,
+    /// Test hook: change one field of this peer's world (player 1's score)
+    /// from frame F on, to see a desync found, reported and explained.
+    /// Refused unless TWINSTAR_TEST_HOOKS=1, so no player reaches it.
+    #[arg(long, value_name = "F", hide = true, value_parser = parse_test_hook_frame)]
+    pub inject_desync: Option<u32>,
 
     /// Debug aid: claim a protocol version this much newer (tests refusals).
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
@@ -470,10 +471,25 @@ pub struct SynctestArgs {
     #[arg(long, value_name = "D", default_value_t = 7, value_parser = parse_check_distance)]
     pub check_distance: usize,
 
-    /// Debug aid: make every simulation from frame F on non-deterministic,
-    /// to see synctest catch it.
-    #[arg(long, value_name = "F", hide = true)]
-    pub debug_inject_desync: Option<u32>,
+    /// Test hook: make every simulation from frame F on non-deterministic,
+    /// to see synctest catch it. Refused unless TWINSTAR_TEST_HOOKS=1.
+    #[arg(long, value_name = "F", hide = true, value_parser = parse_test_hook_frame)]
+    pub inject_desync: Option<u32>,
+}
+
+/// The environment variable that lets the test hooks (`--inject-desync`)
+/// run: a player who finds a hidden flag still cannot break a match.
+pub const TEST_HOOKS_ENV: &str = "TWINSTAR_TEST_HOOKS";
+
+/// A frame for a test hook, refused outside tests.
+fn parse_test_hook_frame(s: &str) -> Result<u32, String> {
+    if std::env::var(TEST_HOOKS_ENV).as_deref() != Ok("1") {
+        return Err(format!(
+            "a test hook, refused unless the environment has {TEST_HOOKS_ENV}=1"
+        ));
+    }
+    s.parse()
+        .map_err(|_| format!("'{s}' is not a frame number (0 to {})", u32::MAX))
 }
 
 /// A `--debug-say-at` line: a frame, `:`, and a `--say` line.

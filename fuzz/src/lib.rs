@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use arbitrary::{Arbitrary, Result, Unstructured};
 use twinstar::net::delay::DelaySetting;
 use twinstar::net::handshake::{Claim, Hello, Message, Role, Watch};
+use twinstar::net::protocol::DesyncState;
 use twinstar::sim::{Input, PLAYERS, SimConfig};
 
 /// Any string, sometimes one the decoders expect (a preset name, a hex
@@ -80,7 +81,7 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
 
 /// Any control-channel message, every variant reachable.
 pub fn message(u: &mut Unstructured) -> Result<Message> {
-    Ok(match u.int_in_range(0..=17)? {
+    Ok(match u.int_in_range(0..=18)? {
         0 => Message::Hello(hello(u)?),
         1 => Message::Ping {
             seq: u.arbitrary()?,
@@ -137,6 +138,13 @@ pub fn message(u: &mut Unstructured) -> Result<Message> {
         // Small measurements and pongs for the first probes, so the
         // handshake target finishes handshakes.
         16 => Message::Away,
+        17 => Message::DesyncState(DesyncState {
+            frame: u.arbitrary()?,
+            checksum: u.arbitrary()?,
+            world: u.arbitrary()?,
+            inputs_from: u.arbitrary()?,
+            inputs: u.arbitrary()?,
+        }),
         15 => Message::Pong {
             seq: u.int_in_range(0..=20)?,
         },

@@ -324,14 +324,19 @@ async fn after_match(ui: &mut Ui, end: MatchEnd) -> Option<u32> {
             Some(summary.wave)
         }
         Err(failure) => {
-            let (text, replay) = match &failure {
+            let (text, summary) = match &failure {
                 Failure::BadInput(m) => (m.clone(), None),
-                Failure::Runtime(m, summary) => {
-                    (m.clone(), summary.as_ref().and_then(|s| s.replay.clone()))
-                }
+                Failure::Runtime(m, summary) => (m.clone(), summary.as_deref()),
             };
             let mut lines = vec![text];
-            lines.extend(replay.map(|p| format!("replay saved as {p}")));
+            if let Some(s) = summary {
+                // A desync explains itself: the first fields that differed.
+                if let Some(fields) = s.desync_fields.as_ref().filter(|f| !f.is_empty()) {
+                    lines.push(format!("differs: {}", fields.join(", ")));
+                }
+                lines.extend(s.desync_report.as_ref().map(|p| format!("report: {p}")));
+                lines.extend(s.replay.as_ref().map(|p| format!("replay saved as {p}")));
+            }
             message(ui, "MATCH ENDED", &lines, None).await;
             None
         }

@@ -1,6 +1,7 @@
 //! Dispatch: turns parsed arguments into a driver and a frontend, prints the
 //! summary, and maps failures to exit codes (1 runtime, 2 bad input).
 
+mod desync;
 mod menu;
 mod online;
 #[cfg(target_arch = "wasm32")]
@@ -22,9 +23,7 @@ use crate::frontend::window::{self, MatchEnd, MatchOptions};
 use crate::frontend::{InputSource, headless};
 use crate::input::KeyMap;
 use crate::replay::{Header, Writer};
-use crate::session::{
-    Driver, DriverOptions, Finished, Match, Mode, Outcome, Pacing, SessionError, Summary,
-};
+use crate::session::{Driver, DriverOptions, Finished, Match, Mode, Outcome, Pacing, Summary};
 use crate::settings::{Settings, key_name};
 use crate::sim::Frame;
 use crate::sim::SimConfig;
@@ -231,7 +230,7 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             let mode = Mode::SyncTest {
                 check_distance: args.check_distance,
             };
-            play(&args.run, mode, args.debug_inject_desync)
+            play(&args.run, mode, args.inject_desync)
         }
         Command::Local(args) => play(&args, Mode::Local, None),
         Command::Host(args) => online::online(
@@ -424,11 +423,11 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
 }
 
 /// The summary of a finished match, or the failure that ended it (with the
-/// summary still attached). After a desync, the world at that frame is
-/// written next to the replay to compare with the other player's.
+/// summary still attached). After a desync online, the report that
+/// explains it is written next to the replay (`app::desync`).
 pub(super) fn finish(finished: Finished) -> Result<Summary, Failure> {
     let Finished { driver, outcome } = finished;
-    let summary = driver.summary();
+    let mut summary = driver.summary();
     // In the browser `--record NAME` means "save it to my downloads".
     #[cfg(target_arch = "wasm32")]
     if let Some(replay) = summary.replay.as_deref().map(std::path::Path::new)
@@ -444,22 +443,8 @@ pub(super) fn finish(finished: Finished) -> Result<Summary, Failure> {
         Outcome::Completed | Outcome::Left => return Ok(summary),
         Outcome::Failed(e) => e,
     };
-    if let (
-        SessionError::Desync {
-            frame,
-            ours,
-            theirs,
-        },
-        Some(replay),
-    ) = (&error, &summary.replay)
-    {
-        match online::dump_state(std::path::Path::new(replay), *frame, *ours, *theirs) {
-            Ok(path) => eprintln!(
-                "twinstar: state at the desync written to {}",
-                path.display()
-            ),
-            Err(e) => eprintln!("twinstar: could not write the desync state dump: {e}"),
-        }
+    if let Some(forensics) = driver.desync_forensics() {
+        desync::report(forensics, &mut summary);
     }
     Err(Failure::Runtime(error.to_string(), Some(Box::new(summary))))
 }

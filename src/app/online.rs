@@ -3,7 +3,6 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-use std::path::Path;
 #[cfg(not(target_arch = "wasm32"))]
 use std::task::Poll;
 use web_time::Duration;
@@ -31,8 +30,8 @@ use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions};
 use crate::session::{Match, Pacing};
 use crate::settings::Settings;
+use crate::sim::Frame;
 use crate::sim::SimConfig;
-use crate::sim::{Frame, hex_checksum};
 
 /// Frames a headless online match plays when `--frames` is not given.
 const DEFAULT_ONLINE_FRAMES: u32 = 3600;
@@ -226,7 +225,7 @@ pub(super) fn start_online(
     let online_options = OnlineOptions {
         delay,
         garbage_per_second: net.debug_garbage,
-        inject_desync_from: net.debug_inject_desync,
+        inject_desync_from: net.inject_desync,
         reconnect_window: Duration::from_secs(reconnect_window.into()),
         say: net.chat.lines(),
         chat_flood_per_second: net.chat.debug_chat_flood,
@@ -533,28 +532,4 @@ fn start_match(
         sources[local] = InputSource::Keys(keys);
     }
     Ok((driver, sources, ticket))
-}
-
-/// Re-simulates our replay to the desync frame and writes the world there
-/// as text next to the replay: diff it against the other player's.
-pub(super) fn dump_state(
-    replay: &Path,
-    frame: Frame,
-    ours: u128,
-    theirs: u128,
-) -> Result<std::path::PathBuf, String> {
-    let log = crate::replay::read(replay).map_err(|e| e.to_string())?;
-    let world = crate::replay::simulate_to(&log, frame).ok_or("unreadable replay header")?;
-    let path = replay.with_extension(format!("desync-f{frame}.txt"));
-    let text = format!(
-        "desync at frame {frame}\nour checksum    {}\ntheir checksum  {}\nre-simulated    {} (frame {} of {} recorded)\nreplay          {}\n\n{world:#?}\n",
-        hex_checksum(ours),
-        hex_checksum(theirs),
-        hex_checksum(world.checksum()),
-        world.frame,
-        log.frames(),
-        replay.display()
-    );
-    std::fs::write(&path, text).map_err(|e| e.to_string())?;
-    Ok(path)
 }

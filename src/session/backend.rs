@@ -8,6 +8,7 @@ use ggrs::{SessionBuilder, SyncTestSession};
 use web_time::Duration;
 
 use super::chat::{ChatError, ChatLine};
+use super::desync::Forensics;
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use super::{
@@ -98,8 +99,22 @@ pub(super) trait Backend {
     fn service(&mut self) {}
 
     /// A desync was found (by GGRS or by comparing the end checksums):
-    /// count it, record it, and tell the peer unless it told us.
-    fn report_desync(&mut self, _frame: Frame, _ours: u128, _theirs: u128, _log: &mut FrameLog) {}
+    /// count it, record it, tell the peer unless it told us, and send it
+    /// our evidence (the world at `frame` in `sim`, the inputs in `log`).
+    fn report_desync(
+        &mut self,
+        _frame: Frame,
+        _ours: u128,
+        _theirs: u128,
+        _sim: &Simulation,
+        _log: &mut FrameLog,
+    ) {
+    }
+
+    /// After a desync: both sides' evidence, as far as it came.
+    fn desync_forensics(&self) -> Option<&Forensics> {
+        None
+    }
 
     /// Whether anyone can read our chat lines: players online, spectators.
     fn can_chat(&self) -> bool {

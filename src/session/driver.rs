@@ -225,6 +225,11 @@ impl Driver {
         self.log.finish(last, reason);
     }
 
+    /// After a desync online: both sides' evidence, as far as it came.
+    pub fn desync_forensics(&self) -> Option<&super::desync::Forensics> {
+        self.backend.desync_forensics()
+    }
+
     pub fn summary(&self) -> Summary {
         let w = self.sim.world();
         let (checksum_frame, checksum) = self.checksum_state();

@@ -268,7 +268,7 @@ impl Match {
         let since = *self.ending_since.get_or_insert(now);
         match backend.peer_done() {
             Some((their_frame, theirs)) if their_frame == frame && theirs != ours => {
-                backend.report_desync(frame, ours, theirs, &mut self.driver.log);
+                backend.report_desync(frame, ours, theirs, &self.driver.sim, &mut self.driver.log);
                 Some(Outcome::Failed(SessionError::Desync {
                     frame,
                     ours,

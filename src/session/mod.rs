@@ -6,6 +6,7 @@
 
 mod backend;
 pub mod chat;
+pub mod desync;
 mod driver;
 mod error;
 mod frame_log;

@@ -30,9 +30,10 @@ use matchbox_socket::{Packet, PeerId, WebRtcSocket};
 
 use super::backend::Backend;
 use super::chat::{Chat, ChatError, ChatLine, player_names};
+use super::desync::{Evidence, Forensics};
 use super::frame_log::FrameLog;
 use super::server_desk::ServerDesk;
-use super::simulation::Simulation;
+use super::simulation::{DESYNC_CHECK_INTERVAL, Simulation};
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
 use crate::net::connect::{ConnectOptions, Connection, PlayerConnector};
 use crate::net::control::ControlChannel;
@@ -47,11 +48,12 @@ use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 
 type OnlineConfig = GgrsConfig<PeerId>;
 
-/// Frames between GGRS desync checks (6 a second).
-const DESYNC_CHECK_INTERVAL: u32 = 10;
 /// How long a finished match keeps its connection open so that its last
 /// messages are delivered (loopback needs a few ms, a real link one RTT).
 const CLOSE_LINGER: Duration = Duration::from_millis(250);
+/// After a desync, how long we wait for the peer's state at that frame
+/// (a few KiB on the reliable channel) before reporting without it.
+const DESYNC_STATE_WAIT: Duration = Duration::from_secs(2);
 /// Whether a fresh socket the server has not answered yet is replaced when
 /// due. Natively yes: a connect stuck in TCP's backoff during a cut is
 /// dropped and a new one gets through as soon as the network is back. Not
@@ -161,6 +163,8 @@ pub(super) struct OnlineBackend {
     path_after_reconnect: bool,
     /// What the summary counts.
     tally: Tally,
+    /// After a desync: our evidence (sent) and the peer's (once it came).
+    desync: Forensics,
     chat: Chat,
     /// What this player asks the room's server (figures, kicks, reports).
     desk: ServerDesk,
@@ -288,12 +292,22 @@ impl OnlineBackend {
                 catch_up_bytes,
                 ..Tally::default()
             },
+            desync: Forensics::default(),
             chat,
             desk,
             spectators: spectators::Spectators::default(),
             _message_loop: message_loop,
             _runtime: runtime,
         })
+    }
+
+    /// The partner's desync evidence: kept for our report, unless it
+    /// does not decode (said in the log; the report goes on without it).
+    pub(super) fn heard_desync_state(&mut self, state: crate::net::protocol::DesyncState) {
+        match Evidence::from_message(state) {
+            Ok(theirs) => self.desync.theirs = Some(theirs),
+            Err(e) => tracing::warn!("the other player's desync evidence: {e}"),
+        }
     }
 
     /// Feeds GGRS's ping to the retuner every so often (auto delay only).
@@ -413,7 +427,7 @@ impl Backend for OnlineBackend {
                     theirs,
                 } = e
                 {
-                    self.report_desync(*frame, *ours, *theirs, log);
+                    self.report_desync(*frame, *ours, *theirs, sim, log);
                 }
                 let bye = Message::Bye {
                     reason: e.to_string(),
@@ -480,17 +494,42 @@ impl Backend for OnlineBackend {
     }
 
     fn close_linger(&self) -> Duration {
-        CLOSE_LINGER
+        if self.desync.awaiting_theirs() {
+            DESYNC_STATE_WAIT
+        } else {
+            CLOSE_LINGER
+        }
     }
 
     fn service(&mut self) {
         self.session.poll_remote_clients();
         self.control.flush();
+        // The match has stopped: only the partner's desync evidence is
+        // still heard (the machine passes nothing else on).
+        if self.desync.awaiting_theirs() {
+            let read = self.control.receive();
+            for output in self.machine.handle(Instant::now(), Event::Received(read)) {
+                if let machine::Output::PeerDesyncState(state) = output {
+                    self.heard_desync_state(state);
+                }
+            }
+        }
     }
 
     /// Tells the peer about a desync we found (not one it told us about),
     /// and records it.
-    fn report_desync(&mut self, frame: Frame, ours: u128, theirs: u128, log: &mut FrameLog) {
+    fn desync_forensics(&self) -> Option<&Forensics> {
+        self.desync.ours.as_ref().map(|_| &self.desync)
+    }
+
+    fn report_desync(
+        &mut self,
+        frame: Frame,
+        ours: u128,
+        theirs: u128,
+        sim: &Simulation,
+        log: &mut FrameLog,
+    ) {
         self.tally.desyncs += 1;
         let found = Event::FoundDesync {
             frame,
@@ -499,6 +538,13 @@ impl Backend for OnlineBackend {
         };
         let said = self.machine.handle(Instant::now(), found);
         self.say(said, log);
+        // Our evidence, after the `Desync` (whoever found it first).
+        let evidence = Evidence::gather(frame, ours, sim, log);
+        let state = Message::DesyncState(evidence.to_message());
+        self.control.send(&state);
+        self.desync.ours = Some(evidence);
+        self.desync.room = self.room.as_ref().map(|code| code.to_string());
+        self.desync.local = self.local;
         log.event(
             EventKind::Desync,
             &format!(

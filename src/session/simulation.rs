@@ -12,6 +12,15 @@ use crate::sim::{Event, EventSink, Frame, Input, PLAYERS, SimConfig, World};
 /// than any check distance.
 const FIRST_CHECKSUMS: usize = 32;
 
+/// GGRS compares the peers' checksums of every confirmed frame that is a
+/// multiple of this (counted from the session's start; 6 a second).
+pub(super) const DESYNC_CHECK_INTERVAL: u32 = 10;
+
+/// Copies of the world kept at checked frames, for a desync report: GGRS
+/// finds a desync a round trip or more after the frame (32 copies span
+/// 320 frames, over 5 s), and a copy is ~1 KiB.
+const CHECKPOINTS: usize = 32;
+
 pub(super) struct Simulation {
     world: Box<World>,
     /// Newest frame simulated so far: a step at or below it is a re-simulation.
@@ -24,6 +33,9 @@ pub(super) struct Simulation {
     /// Debug aid: from this frame on, each simulation of a frame perturbs
     /// the world differently, as a non-deterministic bug would.
     inject_desync_from: Option<Frame>,
+    /// The world as last saved at each recent checked frame, by the world's
+    /// own frame: what a desync report compares with the peer's.
+    checkpoints: std::collections::VecDeque<Box<World>>,
 }
 
 impl Simulation {
@@ -41,7 +53,36 @@ impl Simulation {
             rollback_frames: 0,
             mismatches: 0,
             inject_desync_from,
+            checkpoints: std::collections::VecDeque::with_capacity(CHECKPOINTS),
         }
+    }
+
+    /// The world at `frame` if a copy of it is kept: a checked frame's last
+    /// save, or the world itself when it stands there.
+    pub(super) fn world_at(&self, frame: Frame) -> Option<&World> {
+        if self.world.frame == frame {
+            return Some(&self.world);
+        }
+        self.checkpoints
+            .iter()
+            .rev()
+            .find(|w| w.frame == frame)
+            .map(|w| &**w)
+    }
+
+    /// Keeps a copy of the world at a checked frame; a re-save (after a
+    /// rollback) replaces the earlier copy, so the copy kept is the one
+    /// GGRS last hashed.
+    fn keep_checkpoint(&mut self) {
+        let frame = self.world.frame;
+        if let Some(kept) = self.checkpoints.iter_mut().find(|w| w.frame == frame) {
+            **kept = *self.world;
+            return;
+        }
+        if self.checkpoints.len() == CHECKPOINTS {
+            self.checkpoints.pop_front();
+        }
+        self.checkpoints.push_back(self.world.clone());
     }
 
     pub(super) fn world(&self) -> &World {
@@ -93,6 +134,9 @@ impl Simulation {
                 // The world's own frame: a rejoin starts a new GGRS session,
                 // whose frame 0 is the match's confirmed frame.
                 log.saved(self.world.frame, checksum);
+                if frame % DESYNC_CHECK_INTERVAL == 0 {
+                    self.keep_checkpoint();
+                }
                 cell.save(frame as i32, Some(self.world.clone()), Some(checksum));
             }
             GgrsRequest::LoadGameState { cell, frame } => {

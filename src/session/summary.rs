@@ -109,6 +109,13 @@ pub struct Summary {
     /// (time in which local input, like during a stall, is not taken).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped_frames: Option<u64>,
+    /// After a desync online: the report that explains it
+    /// (`desync-CODE-FRAME-pN.json` beside the replay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desync_report: Option<String>,
+    /// The fields of the world that differed there, first few.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desync_fields: Option<Vec<String>>,
     // Window runs only.
     /// Mean milliseconds per drawn frame (drawing through buffer swap).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -116,7 +116,7 @@ fn injected_nondeterminism_exits_1_with_frame_and_both_checksums() {
         "--seed",
         "1",
         "--json",
-        "--debug-inject-desync",
+        "--inject-desync",
         "250",
     ]);
     assert_eq!(out.status.code(), Some(1));
@@ -127,6 +127,28 @@ fn injected_nondeterminism_exits_1_with_frame_and_both_checksums() {
         "{stderr}"
     );
     assert_eq!(out.summary()["mismatches"], 1);
+}
+
+/// A player who finds the hidden test hook cannot break a match with it:
+/// without `TWINSTAR_TEST_HOOKS=1` it is refused in one line, exit 2.
+#[test]
+fn the_desync_test_hook_is_refused_outside_tests() {
+    for mode in [
+        &["synctest", "--headless"][..],
+        &["host", "--room", "K7Q-2XM", "--headless"],
+    ] {
+        let mut command =
+            common::command(runs_dir(), &[mode, &["--inject-desync", "120"]].concat());
+        command.env_remove("TWINSTAR_TEST_HOOKS");
+        let out = command.output().expect("twinstar runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{mode:?}: {stderr}");
+        assert!(
+            stderr.contains("TWINSTAR_TEST_HOOKS=1"),
+            "{mode:?}: {stderr}"
+        );
+        assert_eq!(stderr.trim().lines().count(), 1, "{mode:?}: {stderr}");
+    }
 }
 
 #[test]

@@ -523,6 +523,13 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
             text: "gg".into(),
         },
         Message::Away,
+        Message::DesyncState(twinstar::net::protocol::DesyncState {
+            frame: 130,
+            checksum: 0xfeed,
+            world: vec![120, 156, 3, 0, 0, 0, 0, 1],
+            inputs_from: 10,
+            inputs: vec![1, 2, 3, 4],
+        }),
     ];
     messages.extend(catch_up);
     for (i, message) in messages.iter().enumerate() {

@@ -4,7 +4,7 @@
 use crate::common;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::{Finished, Twinstar, host_then_join, peer_args, scratch, verify_replay};
@@ -254,31 +254,56 @@ fn connection_failures_are_clear_and_bounded() {
     }
 }
 
+/// A desync caused on purpose (the host's player 1 score changes from
+/// frame 120 on): both sides end with exit 1 at the same frame, and each
+/// writes a report, from both sides' worlds exchanged at that frame, that
+/// names the changed field and says the inputs agree.
 #[test]
-fn a_desync_ends_both_sides_with_checksums_and_a_state_dump() {
-    let (host, join, dir) = play("desync", 600, &["--debug-inject-desync", "120"], &[]);
-    for side in [&host, &join] {
+fn a_desync_ends_both_sides_and_each_report_names_the_changed_field() {
+    let (host, join, dir) = play("desync", 600, &["--inject-desync", "120"], &[]);
+    let mut frames = Vec::new();
+    for (side, n) in [(&host, 1), (&join, 2)] {
         assert_eq!(side.code(), Some(1), "{}", side.stderr);
         assert!(side.stderr.contains("desync at frame"), "{}", side.stderr);
         assert!(side.took < Duration::from_secs(15));
+        let summary = side.summary();
+        assert_eq!(summary["desyncs"], 1);
+        let path = summary["desync_report"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no desync_report: {}", side.stdout));
+        assert!(
+            side.stderr.contains(&format!("desync report: {path}")),
+            "{}",
+            side.stderr
+        );
+        assert!(path.ends_with(&format!("-p{n}.json")), "{path}");
+        // Beside the replay (`--record host.tsr`, relative to the run's folder).
+        assert_eq!(Path::new(path).parent(), Some(Path::new("")), "{path}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(path)).unwrap()).unwrap();
+        let fields = report["differing_fields"].as_array().unwrap_or_else(|| {
+            panic!(
+                "the other side's world did not come: {report}\n{}",
+                side.stderr
+            );
+        });
+        assert!(
+            fields.iter().any(|f| f["field"] == "players[0].score"),
+            "{report}"
+        );
+        assert_eq!(
+            summary["desync_fields"][0], "players[0].score",
+            "{}",
+            side.stdout
+        );
+        assert_eq!(report["inputs"]["agree"], true, "{report}");
+        assert_eq!(report["player"], n);
+        assert_ne!(report["checksums"]["ours"], report["checksums"]["theirs"]);
+        frames.push(report["frame"].as_u64().unwrap());
     }
-    assert_eq!(host.summary()["desyncs"], 1);
-    assert_eq!(join.summary()["desyncs"], 1);
+    assert_eq!(frames[0], frames[1], "both reports are of one frame");
     // Detection runs every 10 frames on confirmed frames.
-    let frame = host.summary()["frames"].as_u64().unwrap();
-    assert!((120..200).contains(&frame), "stopped at {frame}");
-    let dumps: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("host.desync-f") && n.ends_with(".txt"))
-        .collect();
-    assert_eq!(dumps.len(), 1, "{dumps:?}");
-    let text = std::fs::read_to_string(dir.join(&dumps[0])).unwrap();
-    assert!(
-        text.contains("their checksum") && text.contains("players"),
-        "{text}"
-    );
+    assert!((120..200).contains(&frames[0]), "desync at {}", frames[0]);
 }
 
 #[test]

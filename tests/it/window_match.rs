@@ -41,7 +41,7 @@ fn a_window_peer_catches_a_desync_in_the_last_frames() {
         "window-desync",
         "K7Q2XM",
         "295",
-        &["--debug-inject-desync", "292"],
+        &["--inject-desync", "292"],
     );
     let both = host.report("host", 15) + &join.report("window joiner", 15);
     for side in [&host, &join] {

@@ -19,8 +19,8 @@ use crate::net::game::{Frame, SIM_VERSION};
 /// envelope of `net::protocol` instead of JSON, catch-up chunks as bytes;
 /// 6: `Hello::confirmed`, and a resumed match's catch-up both ways; 7:
 /// players' and spectators' display names in `Hello`, `Watch` and
-/// `Streaming`; 8: `Away`).
-pub const PROTOCOL_VERSION: u32 = 8;
+/// `Streaming`; 8: `Away`; 9: `DesyncState`).
+pub const PROTOCOL_VERSION: u32 = 9;
 /// What this build plays, as the signaling server's room list and quick
 /// match compare it: the protocol and simulation versions (`6.3`), which
 /// are what must match for two builds to play together.
@@ -287,6 +287,25 @@ pub enum Message {
     /// seconds of missing inputs. The sender pauses by its own role when it
     /// runs again, and the match resumes through a fresh connection.
     Away,
+    /// After a desync, both players' evidence for a report that explains
+    /// it (`session::desync`).
+    DesyncState(DesyncState),
+}
+
+/// One player's evidence after a desync: its checksum at `frame`, its
+/// world there (plain old data, deflated; empty if it kept no copy), and
+/// the inputs of both players it confirmed for frames `inputs_from..`
+/// (one byte per player per frame, player 1's first).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DesyncState {
+    pub frame: Frame,
+    #[serde(with = "hex_checksum_field")]
+    pub checksum: u128,
+    #[serde(with = "serde_bytes")]
+    pub world: Vec<u8>,
+    pub inputs_from: Frame,
+    #[serde(with = "serde_bytes")]
+    pub inputs: Vec<u8>,
 }
 
 impl Message {

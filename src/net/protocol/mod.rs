@@ -21,7 +21,7 @@ pub mod message;
 pub mod phase;
 
 pub use message::{
-    Claim, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role, Watch, version_tag,
+    Claim, DesyncState, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role, Watch, version_tag,
 };
 
 /// The envelope's first byte: not `{`, so an older peer's JSON is told
@@ -116,6 +116,13 @@ pub(crate) mod tests {
                 receiver: 0xabc,
             },
             Message::Busy,
+            Message::DesyncState(DesyncState {
+                frame: 130,
+                checksum: 0xfeed,
+                world: vec![0, 255, 7],
+                inputs_from: 10,
+                inputs: vec![1, 2, 3, 4],
+            }),
             Message::CatchUp {
                 chunks: vec![0, 1, 2, 255],
             },

@@ -19,13 +19,13 @@
 //! | `Watch` | | ✓ | | | |
 //! | `Chat` | | ✓ (a spectator's) | ✓ | | |
 //! | `Done`, `Bye` | | | ✓ | | ✓ |
-//! | `Desync`, `Away` | | | ✓ | | |
+//! | `Desync`, `Away`, `DesyncState` | | | ✓ | | |
 //! | `CatchUp` | | | | ✓ | ✓ |
 //! | `CaughtUp` | | | | ✓ | |
 //! | `Streaming`, `WatchRefused` | | | | | ✓ |
 //! | `Relayed` | | | ✓ | | ✓ |
 
-use super::message::{Hello, Message, Watch};
+use super::message::{DesyncState, Hello, Message, Watch};
 use crate::net::game::Frame;
 
 /// A received message, sorted for the phase it arrived in.
@@ -58,6 +58,7 @@ impl Message {
             Message::Done { .. } => "done",
             Message::Bye { .. } => "bye",
             Message::Desync { .. } => "desync",
+            Message::DesyncState(_) => "desync_state",
             Message::Busy => "busy",
             Message::CatchUp { .. } => "catch_up",
             Message::CaughtUp { .. } => "caught_up",
@@ -100,7 +101,8 @@ impl Phase for Connecting {
             | Message::WatchRefused { .. }
             | Message::Streaming { .. }
             | Message::Relayed { .. }
-            | Message::Away) => return Heard::Stray(stray.name()),
+            | Message::Away
+            | Message::DesyncState(_)) => return Heard::Stray(stray.name()),
         })
     }
 }
@@ -135,7 +137,8 @@ impl Phase for Stranger {
             | Message::WatchRefused { .. }
             | Message::Streaming { .. }
             | Message::Relayed { .. }
-            | Message::Away) => return Heard::Stray(stray.name()),
+            | Message::Away
+            | Message::DesyncState(_)) => return Heard::Stray(stray.name()),
         })
     }
 }
@@ -169,6 +172,8 @@ pub enum Playing {
     },
     /// The partner's game stops running for a while.
     Away,
+    /// The partner's evidence after a desync.
+    DesyncState(DesyncState),
 }
 
 impl Phase for Playing {
@@ -189,6 +194,7 @@ impl Phase for Playing {
             Message::Chat { text } => Playing::Chat { text },
             Message::Relayed { from, frame, text } => Playing::Relayed { from, frame, text },
             Message::Away => Playing::Away,
+            Message::DesyncState(state) => Playing::DesyncState(state),
             stray @ (Message::Hello(_)
             | Message::Pong { .. }
             | Message::Measured { .. }
@@ -228,7 +234,8 @@ impl Phase for CatchingUp {
             | Message::WatchRefused { .. }
             | Message::Streaming { .. }
             | Message::Relayed { .. }
-            | Message::Away) => return Heard::Stray(stray.name()),
+            | Message::Away
+            | Message::DesyncState(_)) => return Heard::Stray(stray.name()),
         })
     }
 }
@@ -295,7 +302,8 @@ impl Phase for Spectating {
             | Message::CaughtUp { .. }
             | Message::Chat { .. }
             | Message::Watch(_)
-            | Message::Away) => return Heard::Stray(stray.name()),
+            | Message::Away
+            | Message::DesyncState(_)) => return Heard::Stray(stray.name()),
         })
     }
 }
@@ -329,6 +337,7 @@ mod tests {
             ("streaming", "....W"),
             ("relayed", "..P.W"),
             ("away", "..P.."),
+            ("desync_state", "..P.."),
         ];
         let messages = one_of_each();
         assert_eq!(messages.len(), table.len(), "a message is missing here");

@@ -22,6 +22,7 @@ use std::fmt::Debug;
 use web_time::{Duration, Instant};
 
 use crate::net::handshake::{Agreement, HandshakeError, Message};
+use crate::net::protocol::DesyncState;
 use crate::net::protocol::phase::{Heard, Playing};
 use crate::net::rejoin::{CatchUpReceiver, History};
 use crate::net::room;
@@ -203,6 +204,9 @@ pub enum Output<P> {
     Chat { text: String },
     /// A spectator's line the partner passed on.
     Relayed { from: String, text: String },
+    /// The partner's evidence after a desync (its world and inputs), for
+    /// our report; heard while playing and after the match stopped.
+    PeerDesyncState(DesyncState),
     /// The match ends here.
     Stop(Stop),
 }
@@ -406,8 +410,12 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     /// Decides on one event at `now`.
     pub fn handle(&mut self, now: Instant, event: Event<P>) -> Vec<Output<P>> {
         let mut out = Vec::new();
-        // Once stopped, the shell only says goodbye or reports a desync.
-        let last_words = matches!(event, Event::Goodbye(_) | Event::FoundDesync { .. });
+        // Once stopped, the shell only says goodbye or reports a desync,
+        // and hears the partner's desync evidence.
+        let last_words = matches!(
+            event,
+            Event::Goodbye(_) | Event::FoundDesync { .. } | Event::Received(_)
+        );
         if self.stopped() && !last_words {
             return out;
         }
@@ -797,8 +805,10 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             Stage::Keeping(keeping) if keeping.agreed.is_some() => {
                 self.heard_catching_up(now, batch, out)
             }
+            // Stopped: only the partner's evidence after a desync counts.
+            Stage::Stopped { .. } => heard_desync_states(batch, out),
             // Paused with no one agreed: the old partner's last words.
-            Stage::Keeping(_) | Stage::Knocking(_) | Stage::Stopped { .. } => {}
+            Stage::Keeping(_) | Stage::Knocking(_) => {}
         }
     }
 
@@ -810,12 +820,20 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         batch: Vec<Result<Message, HandshakeError>>,
         out: &mut Vec<Output<P>>,
     ) {
-        for message in batch {
+        let mut batch = batch.into_iter();
+        for message in batch.by_ref() {
             self.heard_one(now, message, out);
             if self.stopped() {
-                return;
+                break;
             }
         }
+        // A partner that found a desync sends its evidence right after its
+        // `Desync`, often in the same read: it goes before the stop, which
+        // the shell carries out last.
+        let mut states = Vec::new();
+        heard_desync_states(batch.collect(), &mut states);
+        let stop_at = (out.iter().position(|o| matches!(o, Output::Stop(_)))).unwrap_or(out.len());
+        out.splice(stop_at..stop_at, states);
     }
 
     /// One message of the partner's while the match plays or ends.
@@ -866,6 +884,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             // Its game stops running (a page in the background): pause now
             // rather than after seconds of predicting and rolling back. It
             // pauses by its own role when it runs again.
+            Playing::DesyncState(state) => out.push(Output::PeerDesyncState(state)),
             Playing::Away => {
                 if self.can_go_away() {
                     self.partner_away = true;
@@ -941,6 +960,16 @@ impl<P: Copy + Eq + Debug> Machine<P> {
             }
             Stage::Ending(ending) => ending.peer_done = Some((frame, checksum)),
             _ => {}
+        }
+    }
+}
+
+/// The partner's desync evidence among `batch` (the rest is not heard: the
+/// match has stopped).
+fn heard_desync_states<P>(batch: Vec<Result<Message, HandshakeError>>, out: &mut Vec<Output<P>>) {
+    for message in batch.into_iter().flatten() {
+        if let Heard::Expected(Playing::DesyncState(state)) = message.heard_as::<Playing>() {
+            out.push(Output::PeerDesyncState(state));
         }
     }
 }

@@ -254,6 +254,52 @@ fn a_desync_we_find_is_told_to_the_peer() {
     );
 }
 
+fn desync_state(frame: Frame) -> DesyncState {
+    DesyncState {
+        frame,
+        checksum: 9,
+        world: vec![1, 2],
+        inputs_from: 0,
+        inputs: vec![0, 0],
+    }
+}
+
+fn peer_states(outputs: &[Output<u32>]) -> Vec<Frame> {
+    (outputs.iter())
+        .filter_map(|o| match o {
+            Output::PeerDesyncState(s) => Some(s.frame),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_peers_desync_evidence_is_heard_with_its_desync_and_after_the_stop() {
+    let mut t = Test::new(0);
+    // Its `Desync` and its evidence in one read: the stop does not drop
+    // the evidence behind it, nor does it hear the chat after it.
+    let desync = Message::Desync {
+        frame: 60,
+        sender: 1,
+        receiver: 2,
+    };
+    let chat = Message::Chat { text: "gg".into() };
+    let out = t.hear_all(vec![
+        desync,
+        Message::DesyncState(desync_state(60)),
+        chat.clone(),
+    ]);
+    assert!(stop_of(&out).is_some());
+    assert_eq!(peer_states(&out), [60]);
+    // Before the stop: the shell carries out nothing after a stop.
+    assert!(matches!(out.last(), Some(Output::Stop(_))), "{out:?}");
+    assert!(!out.iter().any(|o| matches!(o, Output::Chat { .. })));
+    // Stopped: evidence is still heard, nothing else is.
+    let out = t.hear_all(vec![chat, Message::DesyncState(desync_state(70))]);
+    assert_eq!(peer_states(&out), [70]);
+    assert_eq!(out.len(), 1, "{out:?}");
+}
+
 #[test]
 fn a_bye_mid_match_is_the_peer_leaving() {
     let mut t = Test::new(0);

@@ -333,7 +333,8 @@ impl Wire {
                 | Output::PartnerAway
                 | Output::PeerLeft { .. }
                 | Output::Chat { .. }
-                | Output::Relayed { .. } => {}
+                | Output::Relayed { .. }
+                | Output::PeerDesyncState(_) => {}
             }
         }
     }

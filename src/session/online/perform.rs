@@ -111,6 +111,7 @@ impl OnlineBackend {
                 Output::PeerLeft { reason } => log.event(EventKind::PeerLeft, &reason),
                 Output::Chat { text } => self.room_chat().hear_partner(&text, log),
                 Output::Relayed { from, text } => self.room_chat().hear_relayed(&from, &text, log),
+                Output::PeerDesyncState(state) => self.heard_desync_state(state),
                 Output::Stop(stop) => return Err(stop.into()),
             }
         }

@@ -96,6 +96,8 @@ pub fn command_of(bin: &str, dir: &Path, args: &[&str]) -> Command {
         // Rejoin tickets stay in the test's folder (a test that kills a
         // peer may leave one behind).
         .env("TWINSTAR_DATA_DIR", dir)
+        // `--inject-desync` and the other test hooks run only with this.
+        .env("TWINSTAR_TEST_HOOKS", "1")
         .env(
             "RUST_LOG",
             // TWINSTAR_TEST_LOG=twinstar=trace,... to debug a failing test.

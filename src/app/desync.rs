@@ -1,0 +1,69 @@
+//! The desync report on disk: `desync-CODE-FRAME-pN.json` beside the
+//! replay (CODE the room's code, or `quick`; N our player number, as both
+//! players may record into one folder), named on stderr and in the
+//! summary. What it says is `session::desync`'s.
+
+use std::path::{Path, PathBuf};
+
+use crate::session::Summary;
+use crate::session::desync::{Forensics, explain};
+
+/// How many differing fields the summary and the result panel name (the
+/// file has them all).
+const FIELDS_SHOWN: usize = 5;
+
+/// Writes the report for `forensics` and says where in `summary` and on
+/// stderr; a report that cannot be written is said, never fatal.
+pub(super) fn report(forensics: &Forensics, summary: &mut Summary) {
+    let Some(ours) = &forensics.ours else {
+        return;
+    };
+    let report = explain(ours, forensics.theirs.as_ref(), forensics.local);
+    let mut json = report.json;
+    json["room"] = forensics.room.clone().into();
+    json["replay"] = summary.replay.clone().into();
+    let code = forensics
+        .room
+        .as_deref()
+        .unwrap_or("quick")
+        .replace('-', "");
+    let name = format!(
+        "desync-{code}-{}-p{}.json",
+        report.frame,
+        forensics.local + 1
+    );
+    let dir = summary
+        .replay
+        .as_deref()
+        .and_then(|r| Path::new(r).parent())
+        .map_or_else(
+            || PathBuf::from(crate::replay::DEFAULT_DIR),
+            Path::to_path_buf,
+        );
+    let path = dir.join(name);
+    let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
+    let written = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text));
+    if let Err(e) = written {
+        eprintln!(
+            "twinstar: could not write the desync report {}: {e}",
+            path.display()
+        );
+        return;
+    }
+    let fields: Vec<String> = report.fields.iter().take(FIELDS_SHOWN).cloned().collect();
+    let differ = if fields.is_empty() {
+        json["differing_fields"]
+            .as_str()
+            .unwrap_or("no field differs")
+            .to_string()
+    } else {
+        format!(
+            "{} differ, first {}",
+            report.fields.len(),
+            fields.join(", ")
+        )
+    };
+    eprintln!("twinstar: desync report: {} ({differ})", path.display());
+    summary.desync_report = Some(path.display().to_string());
+    summary.desync_fields = Some(fields);
+}

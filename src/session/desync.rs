@@ -1,0 +1,282 @@
+//! A desync that explains itself. When the checksums differ, each player
+//! sends the other its evidence (`Message::DesyncState`): its world at the
+//! desync frame and the inputs it confirmed for the frames before. With
+//! both in hand a side names every field of the world that differs (the
+//! names `replay-diff --state` uses) and whether the two sides even agree
+//! on the inputs (if not, the network or the input path is at fault, not
+//! the simulation). The report itself is written by the app (`app::desync`).
+
+use serde_json::{Value, json};
+
+use super::frame_log::FrameLog;
+use super::simulation::Simulation;
+use crate::net::protocol::{DesyncState, MAX_MESSAGE_BYTES};
+use crate::replay::world_diff;
+use crate::sim::{Frame, Input, PLAYERS, World, hex_checksum};
+
+/// Confirmed frames of inputs sent with the evidence (2 s of play).
+pub const INPUT_FRAMES: Frame = 120;
+
+/// One side's evidence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evidence {
+    pub frame: Frame,
+    pub checksum: u128,
+    /// The world at `frame`, if that side kept a copy (`None`: it did not,
+    /// or the copy it sent did not decode).
+    pub world: Option<Box<World>>,
+    /// Inputs of frames `inputs_from..inputs_from + inputs.len()`.
+    pub inputs_from: Frame,
+    pub inputs: Vec<[Input; PLAYERS]>,
+}
+
+impl Evidence {
+    /// Ours: the world at `frame` as last hashed, and the last
+    /// [`INPUT_FRAMES`] confirmed frames before it.
+    pub(super) fn gather(frame: Frame, checksum: u128, sim: &Simulation, log: &FrameLog) -> Self {
+        let history = log.history().map_or(&[][..], |h| &h.inputs[..]);
+        let to = frame.min(log.confirmed()).min(history.len() as Frame);
+        let from = to.saturating_sub(INPUT_FRAMES);
+        Evidence {
+            frame,
+            checksum,
+            world: sim.world_at(frame).map(|w| Box::new(*w)),
+            inputs_from: from,
+            inputs: history[from as usize..to as usize].to_vec(),
+        }
+    }
+
+    /// For the wire: the world deflated (mostly zeroes: ~64 KiB becomes a
+    /// few KiB, under the channel's message limit).
+    pub fn to_message(&self) -> DesyncState {
+        let world = self.world.as_ref().map_or_else(Vec::new, |w| {
+            let packed = miniz_oxide::deflate::compress_to_vec(bytemuck::bytes_of(&**w), 6);
+            // A world that does not pack small enough is left out rather
+            // than refused by the peer as a whole message.
+            if packed.len() > MAX_MESSAGE_BYTES / 2 {
+                Vec::new()
+            } else {
+                packed
+            }
+        });
+        DesyncState {
+            frame: self.frame,
+            checksum: self.checksum,
+            world,
+            inputs_from: self.inputs_from,
+            inputs: self.inputs.iter().flatten().map(|i| i.0).collect(),
+        }
+    }
+
+    /// The peer's, from the wire. A world that does not inflate to exactly
+    /// one `World` is left out (said in the report), never trusted; inputs
+    /// must be whole frames.
+    pub fn from_message(state: DesyncState) -> Result<Self, String> {
+        if !state.inputs.len().is_multiple_of(PLAYERS)
+            || state.inputs.len() > INPUT_FRAMES as usize * PLAYERS
+        {
+            return Err(format!(
+                "desync evidence with {} input bytes (whole frames of {PLAYERS}, at most {INPUT_FRAMES})",
+                state.inputs.len()
+            ));
+        }
+        let size = std::mem::size_of::<World>();
+        let world = (!state.world.is_empty())
+            .then(|| miniz_oxide::inflate::decompress_to_vec_with_limit(&state.world, size).ok())
+            .flatten()
+            .filter(|bytes| bytes.len() == size)
+            .map(|bytes| {
+                let mut world: Box<World> = bytemuck::zeroed_box();
+                bytemuck::bytes_of_mut(&mut *world).copy_from_slice(&bytes);
+                world
+            });
+        Ok(Evidence {
+            frame: state.frame,
+            checksum: state.checksum,
+            world,
+            inputs_from: state.inputs_from,
+            inputs: state
+                .inputs
+                .chunks_exact(PLAYERS)
+                .map(|c| std::array::from_fn(|p| Input(c[p])))
+                .collect(),
+        })
+    }
+}
+
+/// Both sides' evidence as the match ended: ours once we found or heard of
+/// the desync, theirs once it arrived.
+#[derive(Clone, Debug, Default)]
+pub struct Forensics {
+    pub ours: Option<Evidence>,
+    pub theirs: Option<Evidence>,
+    /// The room's code, for the report's name (`None`: quick match).
+    pub room: Option<String>,
+    /// Our player index.
+    pub local: usize,
+}
+
+impl Forensics {
+    /// Ours is sent, theirs has not come yet.
+    pub fn awaiting_theirs(&self) -> bool {
+        self.ours.is_some() && self.theirs.is_none()
+    }
+}
+
+/// What a report says, for the summary and the result panel as well as
+/// the file.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub frame: Frame,
+    /// Every differing field's path (`players[0].score`), in world order.
+    pub fields: Vec<String>,
+    pub json: Value,
+}
+
+/// Explains a desync from both sides' evidence; `local` is our player index.
+pub fn explain(ours: &Evidence, theirs: Option<&Evidence>, local: usize) -> Report {
+    let (fields, state) = match (
+        ours.world.as_deref(),
+        theirs.and_then(|t| t.world.as_deref()),
+    ) {
+        (Some(a), Some(b)) if theirs.is_some_and(|t| t.frame == ours.frame) => {
+            let diffs = world_diff(a, b);
+            let list: Vec<Value> = diffs
+                .iter()
+                .map(|d| json!({"field": d.path, "ours": d.a, "theirs": d.b}))
+                .collect();
+            (diffs.into_iter().map(|d| d.path).collect(), json!(list))
+        }
+        (None, _) => (
+            Vec::new(),
+            json!("this side kept no copy of the world at that frame"),
+        ),
+        (_, None) if theirs.is_none() => {
+            (Vec::new(), json!("the other player's state did not arrive"))
+        }
+        _ => (
+            Vec::new(),
+            json!("the other player sent no usable world for that frame"),
+        ),
+    };
+    let inputs = match theirs {
+        None => json!(null),
+        Some(t) => inputs_compared(ours, t),
+    };
+    let json = json!({
+        "frame": ours.frame,
+        "player": local + 1,
+        "checksums": {
+            "ours": hex_checksum(ours.checksum),
+            "theirs": theirs.map(|t| hex_checksum(t.checksum)),
+        },
+        "differing_fields": state,
+        "inputs": inputs,
+    });
+    Report {
+        frame: ours.frame,
+        fields,
+        json,
+    }
+}
+
+/// Over the frames both sides sent: per player, the first frame where
+/// their confirmed inputs differ (`null` if they agree), so a report says
+/// whether the peers even simulated the same match.
+fn inputs_compared(ours: &Evidence, theirs: &Evidence) -> Value {
+    let from = ours.inputs_from.max(theirs.inputs_from);
+    let end = |e: &Evidence| e.inputs_from + e.inputs.len() as Frame;
+    let to = end(ours).min(end(theirs));
+    let at = |e: &Evidence, f: Frame| e.inputs[(f - e.inputs_from) as usize];
+    let players: Vec<Value> = (0..PLAYERS)
+        .map(|p| {
+            let first = (from..to).find(|&f| at(ours, f)[p] != at(theirs, f)[p]);
+            json!({"player": p + 1, "first_differing_frame": first})
+        })
+        .collect();
+    json!({
+        "frames": [from, to.max(from)],
+        "agree": players.iter().all(|p| p["first_differing_frame"].is_null()),
+        "players": players,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::SimConfig;
+
+    fn evidence(world: Box<World>, inputs: Vec<[Input; PLAYERS]>) -> Evidence {
+        Evidence {
+            frame: world.frame,
+            checksum: world.checksum(),
+            world: Some(world),
+            inputs_from: 10,
+            inputs,
+        }
+    }
+
+    #[test]
+    fn evidence_crosses_the_wire_unchanged_and_small() {
+        let mut world = World::new(7, SimConfig::preset("default").expect("default preset"));
+        world.frame = 130;
+        world.players[1].score = 42;
+        let ours = evidence(world, vec![[Input(1), Input(2)]; 120]);
+        let message = ours.to_message();
+        assert!(
+            message.world.len() < 8 * 1024,
+            "{} bytes",
+            message.world.len()
+        );
+        let encoded = crate::net::protocol::encode(&crate::net::protocol::Message::DesyncState(
+            message.clone(),
+        ));
+        assert!(encoded.len() <= MAX_MESSAGE_BYTES);
+        assert_eq!(Evidence::from_message(message).unwrap(), ours);
+    }
+
+    #[test]
+    fn a_bad_world_is_left_out_and_bad_inputs_refused() {
+        let ours = evidence(
+            World::new(1, SimConfig::preset("default").expect("default preset")),
+            vec![],
+        );
+        let mut message = ours.to_message();
+        message.world = vec![1, 2, 3];
+        assert_eq!(Evidence::from_message(message.clone()).unwrap().world, None);
+        message.inputs = vec![0; 3];
+        assert!(Evidence::from_message(message).is_err());
+    }
+
+    #[test]
+    fn the_report_names_the_changed_field_and_the_inputs_that_differ() {
+        let a = World::new(3, SimConfig::preset("default").expect("default preset"));
+        let mut b = a.clone();
+        b.players[0].score += 5;
+        let mut their_inputs = vec![[Input(0), Input(0)]; 20];
+        their_inputs[7][1] = Input(4);
+        let ours = evidence(a, vec![[Input(0), Input(0)]; 20]);
+        let theirs = evidence(b, their_inputs);
+        let report = explain(&ours, Some(&theirs), 1);
+        assert_eq!(report.fields, ["players[0].score"]);
+        assert_eq!(report.json["player"], 2);
+        assert_eq!(report.json["inputs"]["agree"], false);
+        assert_eq!(
+            report.json["inputs"]["players"][0]["first_differing_frame"],
+            Value::Null
+        );
+        assert_eq!(
+            report.json["inputs"]["players"][1]["first_differing_frame"],
+            17
+        );
+        // Without the other side's state the report says so.
+        let alone = explain(&ours, None, 0);
+        assert!(alone.fields.is_empty());
+        assert!(
+            alone.json["differing_fields"]
+                .as_str()
+                .unwrap()
+                .contains("did not arrive")
+        );
+    }
+}
