@@ -27,11 +27,20 @@ pub(super) fn report(forensics: &Forensics, summary: &mut Summary) {
         .as_deref()
         .unwrap_or("quick")
         .replace('-', "");
-    let name = format!(
-        "desync-{code}-{}-p{}.json",
-        report.frame,
-        forensics.local + 1
-    );
+    let who = match &forensics.spectator {
+        // "theirs" is the streaming player's; names may hold spaces.
+        Some(name) => {
+            json["spectator"] = name.clone().into();
+            if let Some(o) = json.as_object_mut() {
+                o.remove("player");
+            }
+            name.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect()
+        }
+        None => format!("p{}", forensics.local + 1),
+    };
+    let name = format!("desync-{code}-{}-{who}.json", report.frame);
     let dir = summary
         .replay
         .as_deref()

@@ -292,7 +292,8 @@ fn hear_player(control: &mut ControlChannel) -> Result<Answer, ConnectError> {
             }
             message @ (Spectating::Done { .. }
             | Spectating::Bye { .. }
-            | Spectating::Relayed { .. }) => {
+            | Spectating::Relayed { .. }
+            | Spectating::DesyncState(_)) => {
                 if streaming.is_some() {
                     early.push(message);
                 }

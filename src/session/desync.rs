@@ -112,8 +112,11 @@ pub struct Forensics {
     pub theirs: Option<Evidence>,
     /// The room's code, for the report's name (`None`: quick match).
     pub room: Option<String>,
-    /// Our player index.
+    /// Our player index (a player's report).
     pub local: usize,
+    /// A spectator's report: its name in the room (its evidence is the
+    /// world as it simulated the stream, the other the streaming player's).
+    pub spectator: Option<String>,
 }
 
 impl Forensics {

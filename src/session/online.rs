@@ -542,6 +542,9 @@ impl Backend for OnlineBackend {
         let evidence = Evidence::gather(frame, ours, sim, log);
         let state = Message::DesyncState(evidence.to_message());
         self.control.send(&state);
+        // Spectators get it after the frames they lack: each compares its
+        // own world there.
+        self.tell_spectators(log, &state);
         self.desync.ours = Some(evidence);
         self.desync.room = self.room.as_ref().map(|code| code.to_string());
         self.desync.local = self.local;

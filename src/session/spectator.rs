@@ -32,6 +32,7 @@ use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
 use super::backend::Backend;
 use super::chat::{Action, Chat, ChatError, ChatLine, Command, player_name, same_name, valid_name};
+use super::desync::{Evidence, Forensics};
 use super::frame_log::FrameLog;
 use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
@@ -106,6 +107,9 @@ pub(super) struct SpectatorBackend {
     done: Option<(Frame, u128)>,
     /// `Bye`: why the match ended early.
     bye: Option<String>,
+    /// The match ended in a desync: the streaming player's evidence (ours
+    /// joins it once our world reaches its frame).
+    desync: Forensics,
     started: Instant,
     /// When the frames first sent were all stepped (or the backlog first
     /// fell to what is shown at normal speed).
@@ -183,6 +187,7 @@ impl SpectatorBackend {
             so_far,
             done: None,
             bye: None,
+            desync: Forensics::default(),
             started,
             caught_up: None,
             behind_sum: 0,
@@ -249,6 +254,11 @@ impl SpectatorBackend {
                 }
             }
             Spectating::WatchRefused { reason } => return Err(SessionError::Protocol(reason)),
+            Spectating::DesyncState(state) => match Evidence::from_message(state) {
+                Ok(theirs) if self.desync.theirs.is_none() => self.desync.theirs = Some(theirs),
+                Ok(_) => {}
+                Err(e) => tracing::warn!("the streaming player's desync evidence: {e}"),
+            },
             // A repeat of the answer to a repeated `Watch`.
             Spectating::Streaming { .. } => {}
         }
@@ -267,10 +277,13 @@ impl SpectatorBackend {
             return Ok(false);
         };
         let inputs: [Input; PLAYERS] = chunk.frames[self.pending_at];
+        let (chunk_len, expected) = (chunk.frames.len(), chunk.checksum);
         sim.step_known(inputs, log, report, false);
+        // Before the stream's own check: a player's desync evidence for
+        // this frame explains the mismatch that check would find.
+        self.check_desync(sim, log)?;
         self.pending_at += 1;
-        if self.pending_at == chunk.frames.len() {
-            let expected = chunk.checksum;
+        if self.pending_at == chunk_len {
             self.pending.pop_front();
             self.pending_at = 0;
             let ours = sim.world().checksum();
@@ -338,6 +351,28 @@ impl SpectatorBackend {
     }
 
     /// Frames to show before the match's end, if it is known.
+    /// The match ended in a desync and our world has reached its frame:
+    /// our own evidence (the world as we simulated the stream) against the
+    /// streaming player's, and the same verdict as the players'.
+    fn check_desync(&mut self, sim: &Simulation, log: &FrameLog) -> Result<(), SessionError> {
+        let Some(theirs) = &self.desync.theirs else {
+            return Ok(());
+        };
+        if sim.world().frame != theirs.frame || self.desync.ours.is_some() {
+            return Ok(());
+        }
+        let (frame, theirs) = (theirs.frame, theirs.checksum);
+        let ours = sim.world().checksum();
+        self.desync.ours = Some(Evidence::gather(frame, ours, sim, log));
+        self.desync.room = Some(self.room.to_string());
+        self.desync.spectator = Some(self.chat.name().to_owned());
+        Err(SessionError::Desync {
+            frame,
+            ours,
+            theirs,
+        })
+    }
+
     fn end(&self) -> Option<Frame> {
         match (self.done, &self.bye) {
             (Some((frame, _)), _) => Some(frame),
@@ -415,6 +450,8 @@ impl Backend for SpectatorBackend {
     }
 
     fn poll(&mut self, _sim: &mut Simulation, log: &mut FrameLog) -> Result<(), SessionError> {
+        // The inputs stepped, for a desync report's comparison.
+        log.keep_history();
         for received in self.control.receive() {
             let message =
                 received.map_err(|e| SessionError::Protocol(format!("match stream: {e}")))?;
@@ -442,6 +479,10 @@ impl Backend for SpectatorBackend {
 
     fn service(&mut self) {
         self.control.flush();
+    }
+
+    fn desync_forensics(&self) -> Option<&Forensics> {
+        self.desync.ours.as_ref().map(|_| &self.desync)
     }
 
     fn fill_summary(&self, summary: &mut Summary) {

@@ -194,6 +194,62 @@ fn a_spectator_killed_mid_match_does_not_disturb_the_players() {
     );
 }
 
+/// A desync caused on purpose on the host (player 1's score changes from
+/// frame 480 on) while a spectator watches: the players end with exit 1
+/// and their reports, and the spectator, which simulated the stream
+/// itself, ends with them and writes its own report against the streaming
+/// player's world, naming the field.
+#[test]
+fn a_spectator_of_a_desynced_match_reports_the_field_too() {
+    let server = Server::start();
+    let dir = scratch("desync-spectator");
+    let (host, join) = started_match(
+        &dir,
+        &server.url,
+        ("D5YNCX", "D5YNCX"),
+        "1200",
+        &["--record", "host.tsr", "--inject-desync", "480"],
+        &["--record", "join.tsr"],
+    );
+    let mut watcher = spectator(&dir, &server.url, "D5YNCX", &["--record", "watch.tsr"]);
+    assert!(
+        watcher.wait_for("brought up to the present", Duration::from_secs(10)),
+        "the spectator never caught up\n{}",
+        watcher.stderr()
+    );
+    let host = host.finish(Duration::from_secs(40));
+    let join = join.finish(Duration::from_secs(40));
+    let watcher = watcher.finish(Duration::from_secs(40));
+    let all = format!(
+        "{}\n{}\n{}",
+        host.report("host", 20),
+        join.report("join", 20),
+        watcher.report("spectator", 20)
+    );
+    let mut frames = Vec::new();
+    for side in [&host, &join, &watcher] {
+        assert_eq!(side.code(), Some(1), "{all}");
+        let summary = side.summary();
+        let path = summary["desync_report"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{all}"));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(path)).unwrap()).unwrap();
+        let fields = report["differing_fields"].as_array();
+        assert!(
+            fields.is_some_and(|f| f.iter().any(|f| f["field"] == "players[0].score")),
+            "{path}: {report}\n{all}"
+        );
+        frames.push(report["frame"].clone());
+    }
+    assert!(frames.iter().all(|f| *f == frames[0]), "{frames:?}");
+    let spectator_report = watcher.summary()["desync_report"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(spectator_report.ends_with("-S1.json"), "{spectator_report}");
+}
+
 #[test]
 fn a_spectator_watches_on_while_a_killed_player_rejoins() {
     let server = Server::start();

@@ -19,7 +19,8 @@
 //! | `Watch` | | ✓ | | | |
 //! | `Chat` | | ✓ (a spectator's) | ✓ | | |
 //! | `Done`, `Bye` | | | ✓ | | ✓ |
-//! | `Desync`, `Away`, `DesyncState` | | | ✓ | | |
+//! | `Desync`, `Away` | | | ✓ | | |
+//! | `DesyncState` | | | ✓ | | ✓ |
 //! | `CatchUp` | | | | ✓ | ✓ |
 //! | `CaughtUp` | | | | ✓ | |
 //! | `Streaming`, `WatchRefused` | | | | | ✓ |
@@ -270,6 +271,8 @@ pub enum Spectating {
     WatchRefused {
         reason: String,
     },
+    /// The streaming player's evidence after the match ended in a desync.
+    DesyncState(DesyncState),
 }
 
 impl Phase for Spectating {
@@ -293,6 +296,7 @@ impl Phase for Spectating {
             Message::Bye { reason } => Spectating::Bye { reason },
             Message::Relayed { from, frame, text } => Spectating::Relayed { from, frame, text },
             Message::WatchRefused { reason } => Spectating::WatchRefused { reason },
+            Message::DesyncState(state) => Spectating::DesyncState(state),
             stray @ (Message::Hello(_)
             | Message::Ping { .. }
             | Message::Pong { .. }
@@ -302,8 +306,7 @@ impl Phase for Spectating {
             | Message::CaughtUp { .. }
             | Message::Chat { .. }
             | Message::Watch(_)
-            | Message::Away
-            | Message::DesyncState(_)) => return Heard::Stray(stray.name()),
+            | Message::Away) => return Heard::Stray(stray.name()),
         })
     }
 }
@@ -337,7 +340,7 @@ mod tests {
             ("streaming", "....W"),
             ("relayed", "..P.W"),
             ("away", "..P.."),
-            ("desync_state", "..P.."),
+            ("desync_state", "..P.W"),
         ];
         let messages = one_of_each();
         assert_eq!(messages.len(), table.len(), "a message is missing here");
