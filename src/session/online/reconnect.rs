@@ -46,12 +46,18 @@ pub(super) type Adopted = (PeerId, Agreement, Option<History>);
 impl OnlineBackend {
     /// The machine paused to knock after `silent` without packets.
     pub(super) fn note_knocking(&mut self, silent: Duration, log: &mut FrameLog) {
-        let detail = format!(
-            "no packets from player {} for {} ms at frame {}: reconnecting through the server",
-            self.remote + 1,
-            silent.as_millis(),
-            log.confirmed()
-        );
+        let (player, frame) = (self.remote + 1, log.confirmed());
+        // After its `Away` the silence has barely begun: say why instead.
+        let detail = if self.machine.partner_away() {
+            format!(
+                "player {player}'s game went to the background at frame {frame}: reconnecting through the server once it runs again"
+            )
+        } else {
+            format!(
+                "no packets from player {player} for {} ms at frame {frame}: reconnecting through the server",
+                silent.as_millis()
+            )
+        };
         tracing::warn!("{detail}");
         log.event(EventKind::Interrupted, &detail);
     }
