@@ -53,7 +53,7 @@ if [ "$(id -u)" = 0 ]; then
         shift
         (
             t=$SECONDS rc=0
-            nice -n "${NICE:-19}" "$@" > "$target_dir/bg-$name.log" 2>&1 || rc=$?
+            nice -n 19 "$@" > "$target_dir/bg-$name.log" 2>&1 || rc=$?
             echo "$rc $((SECONDS - t))" > "$target_dir/bg-$name.status"
             exit $rc
         ) &
@@ -61,10 +61,10 @@ if [ "$(id -u)" = 0 ]; then
         background+=("$name")
     }
     # The release build the benchmark and the root checks below use (and
-    # the benchmark's criterion binary), a notch above the rest (nice 10):
-    # it is the one the foreground waits for first, and it has its own
-    # lock (target/release), so it never holds up the debug builds.
-    NICE=10 start release bash -c 'cargo build --release --locked >&2 &&
+    # the benchmark's criterion binary): it has its own lock
+    # (target/release), so it never holds up the debug builds, and it is
+    # done, or nearly, by the time the benchmark needs it.
+    start release bash -c 'cargo build --release --locked >&2 &&
         cargo bench --no-run --locked --profile release --bench sim >&2'
     # The Windows and aarch64 builds for cross-check (~4.5 minutes of
     # compiling), fuzzing's short pass (~6 minutes with its build), the
@@ -101,7 +101,7 @@ timed module-cycles python3 scripts/check-module-cycles.py
 timed fmt cargo fmt --all -- --check
 # The lints. As root (CI) they run in the background at nice 19 in a target
 # directory of their own: a lint run holds its build directory's lock for
-# its whole length, and the test lanes below must not wait for it.
+# its whole length, and the tests below must not wait for it.
 clippy=(cargo clippy --locked --all-targets -- -D warnings)
 # The crates the browser build uses (the signaling server is native only).
 clippy_wasm=(cargo clippy --locked --target wasm32-unknown-unknown
@@ -118,36 +118,16 @@ timed build-web bash scripts/build-web.sh
 [ "$(id -u)" = 0 ] || timed clippy-wasm "${clippy_wasm[@]}"
 (cd tests/web && npm ci --no-audit --no-fund --silent)
 
-# Every test, in two lanes at once: the browser tests (one at a time, each
-# a headless Chromium drawing in software: ~10 minutes) beside all the
-# others (~7 minutes on two threads, half of it waiting on real-time
-# matches), then the benchmark's smoke run beside what is left of the
-# browser lane. In one `cargo test` the browser tests' lock held a test
-# thread idle, and the steps took 22 minutes one after the other.
-# `cargo test` holds its build lock only while it builds, so the lanes
-# share one build.
-timed test-build cargo test --locked --no-run
-t_lanes=$SECONDS
-cargo test --locked --test it browser:: -- --test-threads 1 > "$target_dir/test-browser.log" 2>&1 &
-browser_lane=$!
-# A failing step ends this script: take the browser lane with it.
-trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
-timed cargo-test-but-browser cargo test --locked -- --skip browser::
+# Every test. The browser tests take a lock to run one at a time (each is
+# a headless Chromium drawing in software); running them in a lane of
+# their own beside the others was tried and made them fail: on two cores,
+# with the background builds, the pages fell behind their matches.
+timed cargo-test cargo test --locked
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
-# writes bench/quick/ (gitignored), never the committed BENCHMARKS.md, and
-# checks only correctness (equal checksums), so the browser lane beside it
-# (at a higher priority: nice 10 here) costs it nothing but noise. As root
-# its release build was started in the background (above).
+# writes bench/quick/ (gitignored), never the committed BENCHMARKS.md. As
+# root its release build was started in the background (above).
 [ "$(id -u)" != 0 ] || collect release
-timed bench-quick nice -n 10 bash scripts/bench.sh --quick
-browser_rc=0
-wait $browser_lane || browser_rc=$?
-cat "$target_dir/test-browser.log" >&2
-echo "test.sh: [$(($(date +%s) - started)) s] cargo-test-browser (its lane) took $((SECONDS - t_lanes)) s" >&2
-if [ $browser_rc != 0 ]; then
-    echo "test.sh: FAILED: the browser tests (log above: $target_dir/test-browser.log)" >&2
-    exit 1
-fi
+timed bench-quick bash scripts/bench.sh --quick
 
 # Fuzzing, briefly (issue 27; docs/fuzzing.md): every fuzz target for a few
 # seconds after running once over its committed seeds and regressions, and

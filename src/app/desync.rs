@@ -51,7 +51,12 @@ pub(super) fn report(forensics: &Forensics, summary: &mut Summary) {
         );
     let path = dir.join(name);
     let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
-    let written = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, text));
+    // In the browser, beside the replay in the page's memory.
+    let written = crate::platform::files::create(&path).and_then(|mut out| {
+        use std::io::Write;
+        out.write_all(text.as_bytes())?;
+        out.sync()
+    });
     if let Err(e) = written {
         eprintln!(
             "twinstar: could not write the desync report {}: {e}",
