@@ -516,12 +516,12 @@ impl Backend for OnlineBackend {
         }
     }
 
-    /// Tells the peer about a desync we found (not one it told us about),
-    /// and records it.
     fn desync_forensics(&self) -> Option<&Forensics> {
         self.desync.ours.as_ref().map(|_| &self.desync)
     }
 
+    /// Tells the peer about a desync we found (not one it told us about),
+    /// records it, and sends our evidence to the peer and the spectators.
     fn report_desync(
         &mut self,
         frame: Frame,
