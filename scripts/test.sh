@@ -60,33 +60,17 @@ if [ "$(id -u)" = 0 ]; then
         eval "bg_pid_${name//-/_}=$!"
         background+=("$name")
     }
-    # The release build the benchmark and the root checks below use (and
-    # the benchmark's criterion binary): it has its own lock
-    # (target/release), so it never holds up the debug builds, and it is
-    # done, or nearly, by the time the benchmark needs it.
-    start release bash -c 'cargo build --release --locked >&2 &&
-        cargo bench --no-run --locked --profile release --bench sim >&2'
     # The Windows and aarch64 builds for cross-check (~4.5 minutes of
     # compiling), fuzzing's short pass (~6 minutes with its build), the
     # .deb's packager, and the README's play command in a fresh Debian
     # root (~2.5 minutes of its own build on an idle machine; it gets only
-    # the cycles left over, so its limit is generous: a cold CI run once
-    # spent 15 minutes on it).
+    # the cycles the foreground leaves, and a cold CI run killed it at the
+    # old 15-minute limit: it only has to end before it is collected, near
+    # the end of the run).
     start cross-builds bash scripts/cross-check.sh --build-only --profile cross-check
     start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
     command -v cargo-deb > /dev/null || start cargo-deb cargo install --locked cargo-deb
-    start fresh-root timeout 2700 bash scripts/check-system-deps.sh --fresh-root
-    failed=()
-    # collect NAME: waits for a background job (here); a failure is
-    # collected with its log's tail.
-    collect() {
-        local name=$1 pid_var="bg_pid_${1//-/_}" t=$SECONDS
-        if ! wait "${!pid_var}"; then
-            tail -n 30 "$target_dir/bg-$name.log" >&2
-            failed+=("$name")
-        fi
-        echo "test.sh: [$(($(date +%s) - started)) s] $name (in the background, $(cut -d' ' -f2 "$target_dir/bg-$name.status" 2>/dev/null || echo '?') s) ended $((SECONDS - t)) s after it was needed" >&2
-    }
+    start fresh-root timeout 3600 bash scripts/check-system-deps.sh --fresh-root
     # A step that fails ends this script: take the jobs with it.
     trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
 fi
@@ -99,34 +83,23 @@ timed crate-boundaries bash scripts/check-crate-boundaries.sh
 timed module-cycles python3 scripts/check-module-cycles.py
 
 timed fmt cargo fmt --all -- --check
-# The lints. As root (CI) they run in the background at nice 19 in a target
-# directory of their own: a lint run holds its build directory's lock for
-# its whole length, and the tests below must not wait for it.
-clippy=(cargo clippy --locked --all-targets -- -D warnings)
-# The crates the browser build uses (the signaling server is native only).
-clippy_wasm=(cargo clippy --locked --target wasm32-unknown-unknown
-    -p twinstar -p twinstar-signaling-protocol -p twinstar-files -- -D warnings)
-if [ "$(id -u)" = 0 ]; then
-    start clippy env CARGO_TARGET_DIR="$target_dir/lint" "${clippy[@]}"
-    start clippy-wasm env CARGO_TARGET_DIR="$target_dir/lint" "${clippy_wasm[@]}"
-else
-    timed clippy "${clippy[@]}"
-fi
+timed clippy cargo clippy --locked --all-targets -- -D warnings
 # The web client, once, for tests/it/browser.rs (and the browser's driver);
 # it also installs the wasm target the next lint needs.
 timed build-web bash scripts/build-web.sh
-[ "$(id -u)" = 0 ] || timed clippy-wasm "${clippy_wasm[@]}"
+# The crates the browser build uses (the signaling server is native only);
+# as root in the background (above).
+clippy_wasm=(cargo clippy --locked --target wasm32-unknown-unknown
+    -p twinstar -p twinstar-signaling-protocol -p twinstar-files -- -D warnings)
+if [ "$(id -u)" = 0 ]; then
+    start clippy-wasm "${clippy_wasm[@]}"
+else
+    timed clippy-wasm "${clippy_wasm[@]}"
+fi
 (cd tests/web && npm ci --no-audit --no-fund --silent)
-
-# Every test. The browser tests take a lock to run one at a time (each is
-# a headless Chromium drawing in software); running them in a lane of
-# their own beside the others was tried and made them fail: on two cores,
-# with the background builds, the pages fell behind their matches.
 timed cargo-test cargo test --locked
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
-# writes bench/quick/ (gitignored), never the committed BENCHMARKS.md. As
-# root its release build was started in the background (above).
-[ "$(id -u)" != 0 ] || collect release
+# writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
 timed bench-quick bash scripts/bench.sh --quick
 
 # Fuzzing, briefly (issue 27; docs/fuzzing.md): every fuzz target for a few
@@ -148,6 +121,7 @@ timed release-build cargo build --release --locked --bin twinstar --bin twinstar
 export TWINSTAR_BIN="$target_dir/release/twinstar"
 export SIGNALING_LOAD_BIN="$target_dir/debug/examples/signaling_load"
 if [ "$(id -u)" = 0 ]; then
+    failed=()
     # check NAME TIMEOUT CMD...: a root-only check, timed; a failure is
     # collected so the rest still run.
     check() {
@@ -156,7 +130,16 @@ if [ "$(id -u)" = 0 ]; then
         timeout "$limit" "$@" || failed+=("$name")
         echo "test.sh: [$(($(date +%s) - started)) s] $name took $((SECONDS - t)) s" >&2
     }
-    collect clippy
+    # collect NAME: waits for a background job (above); a failure is
+    # collected with its log's tail.
+    collect() {
+        local name=$1 pid_var="bg_pid_${1//-/_}" t=$SECONDS
+        if ! wait "${!pid_var}"; then
+            tail -n 30 "$target_dir/bg-$name.log" >&2
+            failed+=("$name")
+        fi
+        echo "test.sh: [$(($(date +%s) - started)) s] $name (in the background, $(cut -d' ' -f2 "$target_dir/bg-$name.status" 2>/dev/null || echo '?') s) ended $((SECONDS - t)) s after it was needed" >&2
+    }
     collect clippy-wasm
     # Cuts mid-match (issue 25): NAT A's whole network for 15 s with the
     # default 30 s window (both reconnect through the server, ~25 s), only
