@@ -6,6 +6,8 @@
 # - the signaling server (twinstar-signaling) depends on no game and on no
 #   desktop library: no twinstar, macroquad, gilrs, ALSA, udev; nor on the
 #   WebRTC stack (it only relays signals);
+# - the netcode (twinstar-netcode) depends on no game and no renderer: no
+#   twinstar, macroquad, gilrs, ALSA or udev (a game brings its own);
 # - what clients and server share (twinstar-signaling-protocol) and the
 #   file reader (twinstar-files) depend on nothing of ours but each other.
 #
@@ -35,11 +37,13 @@ forbid() {
 desktop='macroquad|miniquad|quad-snd|quad-alsa-sys|alsa-sys|gilrs|gilrs-core|libudev-sys|libudev'
 forbid twinstar-signaling "twinstar|$desktop|ggrs|matchbox_socket|webrtc.*|rtc.*" \
     "the server must build and run on a headless machine, without the game"
+forbid twinstar-netcode "twinstar|$desktop" \
+    "the netcode is a library for any game: the game brings its window, sound and input"
 forbid twinstar-signaling-protocol "twinstar|twinstar-signaling|twinstar-files|$desktop|axum.*|tokio|matchbox.*" \
     "the protocol crate is shared by the browser build and the server: no I/O, no game"
 forbid twinstar-files "twinstar.*|macroquad|$desktop" "the file reader sits below everything"
 
 if [ "$failed" = 0 ]; then
-    echo "check-crate-boundaries: the server, the protocol and the file reader depend on no game, desktop library or WebRTC stack" >&2
+    echo "check-crate-boundaries: the netcode depends on no game or desktop library; the server, the protocol and the file reader on no game, desktop library or WebRTC stack" >&2
 fi
 exit "$failed"

@@ -8,8 +8,9 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
+use twinstar::net::CatchUpReceiver;
 use twinstar::net::handshake::Message;
-use twinstar::net::rejoin::{CatchUpReceiver, encode_catch_up, encode_frames};
+use twinstar::net::rejoin::{encode_catch_up, encode_frames};
 
 fuzz_target!(|data: &[u8]| {
     let _ = run(&mut Unstructured::new(data));

@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
 
 fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let ours = twinstar_fuzz::hello(u)?;
-    let mut handshake = Handshake::new(ours, twinstar_fuzz::delay(u)?);
+    let mut handshake = Handshake::new(&twinstar::net::GAME, ours, twinstar_fuzz::delay(u)?);
     let mut now = Instant::now();
     for _ in 0..u.int_in_range(0..=64)? {
         now += Duration::from_millis(u.int_in_range(0..=1500)?);

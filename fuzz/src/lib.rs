@@ -45,7 +45,13 @@ pub fn claim(u: &mut Unstructured) -> Result<Claim> {
 }
 
 pub fn hello(u: &mut Unstructured) -> Result<Hello> {
-    let current = Hello::new(role(u)?, 0, "default", DelaySetting::Auto);
+    let current = Hello::new(
+        &twinstar::net::GAME,
+        role(u)?,
+        0,
+        "default",
+        DelaySetting::Auto,
+    );
     let rejoin_len = u.int_in_range(0..=3)?;
     let mut rejoin = Vec::new();
     for _ in 0..rejoin_len {
@@ -56,6 +62,11 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
             u.arbitrary()?
         } else {
             current.protocol
+        },
+        game: if u.ratio(1, 8)? {
+            text(u)?
+        } else {
+            current.game
         },
         game_version: text(u)?,
         sim_version: if u.ratio(1, 8)? {
@@ -113,9 +124,10 @@ pub fn message(u: &mut Unstructured) -> Result<Message> {
         },
         10 => Message::Chat { text: text(u)? },
         11 => {
-            let mut watch = Watch::this_build();
+            let mut watch = Watch::this_build(&twinstar::net::GAME);
             if u.arbitrary()? {
                 watch.protocol = u.arbitrary()?;
+                watch.game = text(u)?;
                 watch.sim_version = u.arbitrary()?;
                 watch.game_version = text(u)?;
                 watch.name = text(u)?;

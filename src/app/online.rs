@@ -14,9 +14,7 @@ use crate::frontend::window::{
     self, ConnectOutcome, MatchEnd, MatchOptions, Screenshot, Share, Ui, Waiting,
 };
 use crate::input::KeyMap;
-use crate::net::connect::{
-    BackgroundConnect, ConnectError, ConnectOptions, Connection, Connector, PlayerConnector,
-};
+use crate::net::connect::{BackgroundConnect, ConnectError, ConnectOptions, Connector};
 use crate::net::delay::DelaySetting;
 use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
@@ -25,6 +23,7 @@ use crate::net::room_code::RoomCode;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
 use crate::net::signaling::{SeatToken, browser_link, check_server_url};
+use crate::net::{Connection, PlayerConnector};
 use crate::platform::tasks::{MaybeSend, NetRuntime};
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, OnlineOptions};
@@ -278,6 +277,7 @@ fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting)
         None => (Vec::new(), None),
     };
     ConnectOptions {
+        game: crate::net::GAME,
         server: server.to_string(),
         room: plan.room,
         role: plan.role,
@@ -516,7 +516,7 @@ fn start_match(
         .map_err(|e| Failure::Runtime(e.to_string(), None))?;
     let mode = driver.options().mode.name();
     if let Some(path) = record_path(run, mode, agreement.seed) {
-        let mut header = Header::new(mode, agreement.seed, &agreement.config);
+        let mut header = Header::new(mode, agreement.seed, &crate::net::rules(&agreement.preset));
         header.input_delay = agreement.input_delay;
         header.room = room;
         header.peers = vec![peer];

@@ -111,7 +111,7 @@ impl Feed {
         let (tx, answers) = std::sync::mpsc::channel();
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let (server, stopped) = (server.to_owned(), stop.clone());
-        let version = crate::net::protocol::version_tag();
+        let version = crate::net::protocol::version_tag(&crate::net::GAME);
         std::thread::spawn(move || {
             while !stopped.load(Ordering::Relaxed) {
                 let answer = crate::net::signaling::native_client::fetch_rooms(&server, &version);
@@ -136,7 +136,10 @@ impl Feed {
         use crate::platform::browser;
         let own = browser::page_server().as_deref() == Some(server.trim_end_matches('/'));
         if own {
-            let query = format!("version={}", crate::net::protocol::version_tag());
+            let query = format!(
+                "version={}",
+                crate::net::protocol::version_tag(&crate::net::GAME)
+            );
             browser::publish("twinstarRoomsQuery", &query);
         }
         Feed { last: None }

@@ -16,7 +16,8 @@ use crate::net::room_code::RoomCode;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::net::signaling::DEFAULT_PORT;
 use crate::net::signaling::check_server_url;
-use crate::net::watch::{SpectatorConnector, WatchConnection, WatchOptions};
+use crate::net::watch::WatchOptions;
+use crate::net::{SpectatorConnector, WatchConnection};
 use crate::replay::{Header, Writer};
 use crate::session::{Driver, Match, Pacing, SpectatorOptions};
 use crate::settings::Settings;
@@ -57,6 +58,7 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
     eprintln!("twinstar: watching room {room} on {server}");
     let ice = super::servers::ice_servers(&server, ice, &args.stun, args.turn.as_deref());
     let options = WatchOptions {
+        game: crate::net::GAME,
         server,
         room,
         ice,
@@ -98,7 +100,7 @@ pub(super) fn start_driver(
 ) -> Result<Driver, Failure> {
     let room = connection.room.to_string();
     let peer = connection.peer.to_string();
-    let (seed, config) = (connection.seed, connection.config);
+    let (seed, config) = (connection.seed, crate::net::rules(&connection.preset));
     let mut driver =
         Driver::watch(connection, spectator).map_err(|e| Failure::Runtime(e.to_string(), None))?;
     if let Some(path) = record_path(run, "watch", seed) {

@@ -1,22 +1,35 @@
-//! Networking building blocks for online play: room codes, the signaling
-//! server, our GGRS socket over matchbox, and an in-process bad-link
-//! simulator. Nothing here touches `sim` internals.
+//! The netcode, from the `twinstar-netcode` crate, under the path the game,
+//! its tests and its fuzz targets have always named; and what twinstar is
+//! to the netcode ([`GAME`]).
 
-pub mod connect;
-pub mod control;
-pub mod delay;
-pub mod game;
-pub mod handshake;
-pub mod ice;
-pub mod link_sim;
-pub mod protocol;
-pub mod rejoin;
-pub mod room;
-pub mod signaling;
-pub mod socket;
-pub mod watch;
+pub use twinstar_netcode::net::*;
 
-pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
-pub use socket::{GgrsSocket, PacketChannel, SharedChannel, SocketStats, StatsHandle};
-pub use twinstar_signaling_protocol::room_code;
-pub use twinstar_signaling_protocol::{RoomCode, RoomCodeError};
+use crate::sim::{Input, PLAYERS, SimConfig};
+
+/// The rules of a preset the netcode agreed on: the handshake and a
+/// spectator's connector accept only [`GAME`]'s presets, which are the
+/// simulation's `PRESET_NAMES`.
+pub fn rules(preset: &str) -> SimConfig {
+    SimConfig::preset(preset)
+        .expect("the netcode agrees only on GAME.presets, all of which resolve")
+}
+
+/// The netcode's generic types, for twinstar's input and two players.
+pub type Connection = connect::Connection<Input, PLAYERS>;
+pub type PlayerConnector = connect::PlayerConnector<Input, PLAYERS>;
+pub type WatchConnection = watch::WatchConnection<Input, PLAYERS>;
+pub type SpectatorConnector = watch::SpectatorConnector<Input, PLAYERS>;
+pub type History = rejoin::History<Input, PLAYERS>;
+pub type CatchUpReceiver = rejoin::CatchUpReceiver<Input, PLAYERS>;
+pub type Chunk = protocol::chunk::Chunk<Input, PLAYERS>;
+
+/// Twinstar as the netcode knows it: checked at every handshake, so builds
+/// whose simulations differ never play each other.
+pub const GAME: twinstar_netcode::GameInfo = twinstar_netcode::GameInfo {
+    name: "twinstar",
+    version: env!("CARGO_PKG_VERSION"),
+    sim_version: crate::sim::SIM_VERSION,
+    fps: crate::sim::FPS,
+    players: crate::sim::PLAYERS,
+    presets: &crate::sim::PRESET_NAMES,
+};

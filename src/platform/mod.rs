@@ -33,8 +33,10 @@ pub mod browser;
 pub mod console;
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;
-pub mod panics;
+// The netcode's: it routes matchbox's panics; the audio thread's go the same way.
+pub use twinstar_netcode::panics;
 pub mod records;
 pub mod screen;
-pub mod tasks;
+// The netcode's: matchbox's loop and the connector run there.
+pub use twinstar_netcode::tasks;
 pub mod visibility;

@@ -8,8 +8,8 @@
 //! ```
 //! All integers little-endian.
 
-use bytemuck::Pod;
 use serde::{Deserialize, Serialize};
+use twinstar_netcode::input_runs::{put_input_runs, read_input_runs};
 
 use crate::sim::{Frame, Input, PLAYERS, SimConfig};
 
@@ -22,7 +22,7 @@ pub const PREAMBLE_LEN: usize = 8 + 2 + 4;
 pub const MAX_RECORD_BYTES: u32 = 64 * 1024;
 /// Frames per input chunk, and so between recorded checksums: one second.
 /// Also how often the writer flushes at 60 fps.
-pub const CHECKSUM_INTERVAL: u32 = 60;
+pub use twinstar_netcode::input_runs::CHECKSUM_INTERVAL;
 
 /// The largest input-chunk record on disk: every player's input changing on
 /// every frame (one run per frame), with the length, kind and check around it.
@@ -224,57 +224,6 @@ pub fn encode_chunk(start: Frame, frames: &[[Input; PLAYERS]], checksum: u128, o
     out.extend_from_slice(&checksum.to_le_bytes());
 }
 
-/// Appends each player's inputs as (input, run) pairs, player 1's first:
-/// the input's bytes as it is laid out in memory (one byte for twinstar's),
-/// then the run's length in one byte. The layout of a replay chunk's
-/// inputs, which the wire's chunks (`net::protocol::chunk`) share. Generic
-/// over the input and the number of players, as the netcode library will
-/// be (issue 35). At most 255 frames.
-pub(crate) fn put_input_runs<I: Pod + PartialEq, const N: usize>(
-    frames: &[[I; N]],
-    out: &mut Vec<u8>,
-) {
-    for player in 0..N {
-        let mut i = 0;
-        while i < frames.len() {
-            let value = frames[i][player];
-            let run = frames[i..]
-                .iter()
-                .take_while(|f| f[player] == value)
-                .count();
-            out.extend_from_slice(bytemuck::bytes_of(&value));
-            out.push(run as u8);
-            i += run;
-        }
-    }
-}
-
-/// `count` frames of input runs from the front of `bytes` (see
-/// [`put_input_runs`]), and the bytes they took.
-pub(crate) fn read_input_runs<I: Pod, const N: usize>(
-    bytes: &[u8],
-    count: usize,
-) -> Result<(Vec<[I; N]>, usize), &'static str> {
-    let mut cur = Cursor(bytes);
-    let mut frames = vec![[I::zeroed(); N]; count];
-    for player in 0..N {
-        let mut filled = 0usize;
-        while filled < count {
-            let value: I = bytemuck::pod_read_unaligned(cur.take_slice(size_of::<I>())?);
-            let [run] = cur.take::<1>()?;
-            let run = run as usize;
-            if run == 0 || filled + run > count {
-                return Err("input runs do not add up to the chunk length");
-            }
-            for frame in &mut frames[filled..filled + run] {
-                frame[player] = value;
-            }
-            filled += run;
-        }
-    }
-    Ok((frames, bytes.len() - cur.0.len()))
-}
-
 /// A decoded chunk.
 pub struct Chunk {
     pub start: u32,
@@ -306,15 +255,6 @@ pub fn decode_chunk(payload: &[u8]) -> Result<Chunk, &'static str> {
 struct Cursor<'a>(&'a [u8]);
 
 impl Cursor<'_> {
-    fn take_slice(&mut self, n: usize) -> Result<&[u8], &'static str> {
-        if self.0.len() < n {
-            return Err("input chunk ends early");
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Ok(head)
-    }
-
     fn take<const N: usize>(&mut self) -> Result<[u8; N], &'static str> {
         let (head, rest) = self
             .0
@@ -333,24 +273,6 @@ pub fn body_check(body: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The runs work for any plain-old-data input and player count (the
-    /// netcode library's games), here a two-byte input and three players,
-    /// and read back what was written.
-    #[test]
-    fn input_runs_round_trip_for_any_input_and_players() {
-        let frames: Vec<[u16; 3]> = (0..60u16).map(|f| [f / 7, 0x1234, f % 3]).collect();
-        let mut bytes = Vec::new();
-        put_input_runs(&frames, &mut bytes);
-        let (back, used) = read_input_runs::<u16, 3>(&bytes, frames.len()).unwrap();
-        assert_eq!((back, used), (frames, bytes.len()));
-        // Twinstar's one-byte inputs: one byte of input, one of length.
-        let ours = [[Input(5), Input(9)]; 4];
-        let mut bytes = Vec::new();
-        put_input_runs(&ours, &mut bytes);
-        assert_eq!(bytes, [5, 4, 9, 4]);
-        assert!(read_input_runs::<u16, 3>(&bytes[..3], 4).is_err());
-    }
 
     #[test]
     fn chunk_round_trip() {

@@ -18,7 +18,6 @@ pub use format::{
     CHECKSUM_INTERVAL, Chunk, EndRecord, EventKind, FORMAT_VERSION, Header, MAGIC, MAX_FILE_BYTES,
     MAX_RECORD_BYTES, ReplayEvent, decode_chunk, encode_chunk,
 };
-pub(crate) use format::{put_input_runs, read_input_runs};
 pub use reader::{Cut, Replay, ReplayError, read, read_bytes};
 pub use verify::{Verification, simulate_to, verify};
 pub use writer::Writer;

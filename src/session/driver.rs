@@ -11,9 +11,9 @@ use super::online::OnlineBackend;
 use super::simulation::Simulation;
 use super::spectator::{SpectatorBackend, SpectatorOptions};
 use super::{CHECK_DISTANCES, NetStatus, OnlineOptions, SessionError, Summary, WatchStatus};
-use crate::net::connect::Connection;
+use crate::net::Connection;
+use crate::net::WatchConnection;
 use crate::net::handshake::Role;
-use crate::net::watch::WatchConnection;
 use crate::replay::Writer;
 use crate::sim::{Event, Frame, Input, PLAYERS, SimConfig, World, hex_checksum};
 
@@ -114,7 +114,7 @@ impl Driver {
     pub fn online(connection: Connection, options: OnlineOptions) -> Result<Self, SessionError> {
         let driver_options = DriverOptions {
             seed: connection.agreement.seed,
-            config: connection.agreement.config,
+            config: crate::net::rules(&connection.agreement.preset),
             mode: Mode::Online(connection.role),
             inject_desync_from: options.inject_desync_from,
         };
@@ -132,7 +132,7 @@ impl Driver {
     ) -> Result<Self, SessionError> {
         let options = DriverOptions {
             seed: connection.seed,
-            config: connection.config,
+            config: crate::net::rules(&connection.preset),
             mode: Mode::Watch,
             inject_desync_from: None,
         };

@@ -35,13 +35,14 @@ use super::frame_log::FrameLog;
 use super::server_desk::ServerDesk;
 use super::simulation::{DESYNC_CHECK_INTERVAL, Simulation};
 use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
-use crate::net::connect::{ConnectOptions, Connection, PlayerConnector};
+use crate::net::connect::ConnectOptions;
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message, Role};
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
 use crate::net::socket::{GgrsSocket, SharedChannel, StatsHandle};
+use crate::net::{Connection, PlayerConnector};
 use crate::platform::tasks::{LoopHandle, NetRuntime};
 use crate::replay::EventKind;
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
@@ -263,7 +264,7 @@ impl OnlineBackend {
             control,
             stats,
             input_delay: agreement.input_delay,
-            retuner: Retuner::new(agreement.input_delay),
+            retuner: Retuner::new(agreement.input_delay, FPS),
             last_local_input: Input::default(),
             local_input_changes: 0,
             agreement,

@@ -6,7 +6,6 @@
 
 #![deny(clippy::float_arithmetic, clippy::float_cmp, clippy::float_cmp_const)]
 
-mod checksum;
 mod config;
 mod directions;
 mod event;
@@ -17,13 +16,14 @@ mod rng;
 mod step;
 mod world;
 
-pub use checksum::{BadChecksum, hex_checksum, parse_hex_checksum};
+// The netcode shows checksums in the same text form everywhere.
 pub use config::{PRESET_NAMES, SimConfig};
 pub use directions::DIRECTION_COUNT;
 pub use event::{Event, EventSink};
 pub use input::Input;
 pub use math::{Fx, Vec2, fx, nearest_direction};
 pub use rng::Mwc;
+pub use twinstar_netcode::{BadChecksum, hex_checksum, parse_hex_checksum};
 pub use world::*;
 
 /// Bumped whenever a rule change alters the bits a given input log produces;

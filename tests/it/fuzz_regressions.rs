@@ -11,12 +11,13 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use twinstar::net::CatchUpReceiver;
 use twinstar::net::RoomCode;
 use twinstar::net::delay::{DelaySetting, MAX_INPUT_DELAY};
 use twinstar::net::handshake::{
     Agreement, Claim, Handshake, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role,
 };
-use twinstar::net::rejoin::{CatchUpReceiver, Ticket, encode_catch_up};
+use twinstar::net::rejoin::{Ticket, encode_catch_up};
 use twinstar::net::signaling::{
     ClientQuery, HostStats, KickRequest, ReportRequest, RoomAction, RoomRequest, RoomsQuery,
     SeatToken, decode_room_request,
@@ -70,8 +71,14 @@ fn text(bytes: &[u8]) -> &str {
 /// and `{SIM}` stand for this build's versions, so a transcript outlives
 /// version bumps.
 fn run_handshake(transcript: &str) -> Option<Result<Agreement, HandshakeError>> {
-    let ours = Hello::new(Role::Host, 7, "default", DelaySetting::Auto);
-    let mut handshake = Handshake::new(ours, DelaySetting::Auto);
+    let ours = Hello::new(
+        &twinstar::net::GAME,
+        Role::Host,
+        7,
+        "default",
+        DelaySetting::Auto,
+    );
+    let mut handshake = Handshake::new(&twinstar::net::GAME, ours, DelaySetting::Auto);
     let mut now = Instant::now();
     let transcript = transcript
         .replace("{PROTOCOL}", &PROTOCOL_VERSION.to_string())
@@ -207,7 +214,13 @@ fn a_claim_of_player_0_or_3_is_malformed() {
                 match_id: c["match_id"].as_u64().expect("a match"),
                 player: c["player"].as_u64().expect("a player") as u8,
             };
-            let mut ours = Hello::new(Role::Join, 5, "default", DelaySetting::Auto);
+            let mut ours = Hello::new(
+                &twinstar::net::GAME,
+                Role::Join,
+                5,
+                "default",
+                DelaySetting::Auto,
+            );
             ours.rejoin = (hello["rejoin"].as_array().expect("claims").iter())
                 .map(claim)
                 .collect();
@@ -469,7 +482,13 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         "stress-121-cut.tsr".into(),
         recorded_replay("stress", 9, 121, false),
     ));
-    let mut hello = Hello::new(Role::Join, 11, "default", DelaySetting::Auto);
+    let mut hello = Hello::new(
+        &twinstar::net::GAME,
+        Role::Join,
+        11,
+        "default",
+        DelaySetting::Auto,
+    );
     hello.nonce = 42;
     hello.rejoin = vec![twinstar::net::handshake::Claim {
         match_id: 5,
@@ -506,7 +525,9 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         Message::Chat {
             text: "hi \u{e9}".into(),
         },
-        Message::watch(),
+        Message::Watch(twinstar::net::handshake::Watch::this_build(
+            &twinstar::net::GAME,
+        )),
         Message::WatchRefused {
             reason: "version".into(),
         },

@@ -24,8 +24,8 @@ use web_time::{Duration, Instant};
 use crate::net::handshake::{Agreement, HandshakeError, Message};
 use crate::net::protocol::DesyncState;
 use crate::net::protocol::phase::{Heard, Playing};
-use crate::net::rejoin::{CatchUpReceiver, History};
 use crate::net::room;
+use crate::net::{CatchUpReceiver, History};
 use crate::sim::Frame;
 
 /// With no reconnect window: no packet for this long, the peer is lost.

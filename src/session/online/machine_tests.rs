@@ -7,7 +7,7 @@
 
 use super::*;
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up_after};
-use crate::sim::{Input, PLAYERS, SimConfig};
+use crate::sim::{Input, PLAYERS};
 
 const WINDOW: Duration = Duration::from_secs(30);
 const MATCH: u64 = 77;
@@ -28,7 +28,6 @@ pub(super) fn agreement(peer_confirmed: Frame) -> Agreement {
         local_handle: 0,
         seed: 9,
         preset: "default".into(),
-        config: SimConfig::preset("default").expect("default preset"),
         rtt_ms: 20.0,
         jitter_ms: 1.0,
         input_delay: 2,

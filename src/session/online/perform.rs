@@ -6,7 +6,7 @@ use web_time::Instant;
 
 use super::OnlineBackend;
 use super::machine::{Event, Frames, Output, Resume, Stop};
-use crate::net::connect::Connection;
+use crate::net::Connection;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;

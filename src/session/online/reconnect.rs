@@ -29,9 +29,10 @@ use matchbox_socket::PeerId;
 
 use super::OnlineBackend;
 use super::machine::{Event, Knock};
-use crate::net::connect::{Connection, Connector};
+use crate::net::Connection;
+use crate::net::History;
+use crate::net::connect::Connector;
 use crate::net::handshake::{Agreement, Claim};
-use crate::net::rejoin::History;
 use crate::net::socket::SharedChannel;
 use crate::platform::tasks::NetRuntime;
 use crate::replay::EventKind;

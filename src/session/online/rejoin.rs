@@ -24,10 +24,11 @@ use web_time::{Duration, Instant};
 use matchbox_socket::PeerId;
 
 use super::{OnlineBackend, start_session};
+use crate::net::History;
 use crate::net::connect::{open_room_socket, player_control};
 use crate::net::delay::Retuner;
 use crate::net::handshake::{Agreement, Claim, Hello};
-use crate::net::rejoin::{History, encode_catch_up_after};
+use crate::net::rejoin::encode_catch_up_after;
 use crate::net::room::Room;
 use crate::net::socket::{GgrsSocket, SharedChannel};
 use crate::platform::tasks::NetRuntime;
@@ -76,6 +77,7 @@ impl OnlineBackend {
     /// match's other seat may take it.
     fn paused_hello(&self, log: &FrameLog) -> Hello {
         let mut hello = Hello::new(
+            &crate::net::GAME,
             self.role,
             self.agreement.seed,
             &self.agreement.preset,
@@ -108,7 +110,7 @@ impl OnlineBackend {
             ));
         };
         let hello = self.paused_hello(log);
-        let room = Room::seeking(hello.clone(), self.options.delay);
+        let room = Room::seeking(&crate::net::GAME, hello.clone(), self.options.delay);
         self.control = player_control(control, room, &options);
         self.control.pause(hello, self.options.delay);
         self.ggrs_channel = SharedChannel::new(ggrs);
@@ -192,7 +194,7 @@ impl OnlineBackend {
         if sim.world().frame != known {
             sim.restart_from(resimulate(
                 self.agreement.seed,
-                self.agreement.config,
+                crate::net::rules(&self.agreement.preset),
                 &ours,
             ));
         }
@@ -259,7 +261,7 @@ impl OnlineBackend {
         self.peer = peer;
         self.base = frame;
         self.input_delay = agreement.input_delay;
-        self.retuner = Retuner::new(agreement.input_delay);
+        self.retuner = Retuner::new(agreement.input_delay, crate::sim::FPS);
         self.connection = None;
         self.skip_frames = 0;
         Ok(())

@@ -165,7 +165,7 @@ impl Spectators {
                 control.send_to(peer, &Message::WatchRefused { reason });
                 continue;
             }
-            if let Some(reason) = watch.mismatch() {
+            if let Some(reason) = watch.mismatch(&crate::net::GAME) {
                 if self.refused.len() < REFUSED_LOGGED && self.refused.insert(peer) {
                     tracing::warn!("refused spectator {peer}: {reason}");
                 }

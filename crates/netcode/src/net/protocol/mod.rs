@@ -54,7 +54,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, HandshakeError> {
             Ok((message, [])) => Ok(message),
             _ => Err(malformed()),
         },
-        [MAGIC, version, ..] => Err(mismatch(format!("a twinstar of protocol {version}"))),
+        [MAGIC, version, ..] => Err(mismatch(format!("a peer of protocol {version}"))),
         [b'{', ..] => Err(mismatch(older_peer(bytes))),
         _ => Err(malformed()),
     }
@@ -62,7 +62,7 @@ pub fn decode(bytes: &[u8]) -> Result<Message, HandshakeError> {
 
 fn mismatch(theirs: String) -> HandshakeError {
     HandshakeError::VersionMismatch {
-        ours: Hello::describe_this_build(),
+        ours: format!("protocol {PROTOCOL_VERSION}"),
         theirs,
     }
 }
@@ -83,9 +83,10 @@ fn older_peer(bytes: &[u8]) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::net::delay::DelaySetting;
+    use crate::test_game::GAME;
 
     fn hello() -> Hello {
-        let mut hello = Hello::new(Role::Host, 3, "default", DelaySetting::Auto);
+        let mut hello = Hello::new(&GAME, Role::Host, 3, "default", DelaySetting::Auto);
         hello.rejoin = vec![Claim {
             match_id: 9,
             player: 2,
@@ -133,7 +134,7 @@ pub(crate) mod tests {
             Message::Chat {
                 text: "gg \"wp\" é".into(),
             },
-            Message::watch(),
+            Message::Watch(Watch::this_build(&GAME)),
             Message::WatchRefused { reason: "v".into() },
             Message::Streaming {
                 seed: 1,
@@ -162,11 +163,12 @@ pub(crate) mod tests {
 
     /// `Watch` carries its own struct since protocol 6 shipped: the bytes
     /// are those of the struct variant it was (index, then the fields),
-    /// with protocol 7's name last.
+    /// with protocol 7's name last and protocol 10's game second.
     #[test]
     fn a_watch_keeps_its_bytes() {
         let watch = Message::Watch(Watch {
             protocol: 6,
+            game: "pong".into(),
             sim_version: 3,
             game_version: "1.0".into(),
             name: "Zoe".into(),
@@ -174,7 +176,8 @@ pub(crate) mod tests {
         assert_eq!(
             encode(&watch),
             [
-                b'T', VERSION, 11, 6, 3, 3, b'1', b'.', b'0', 3, b'Z', b'o', b'e'
+                b'T', VERSION, 11, 6, 4, b'p', b'o', b'n', b'g', 3, 3, b'1', b'.', b'0', 3, b'Z',
+                b'o', b'e'
             ]
         );
     }
@@ -203,7 +206,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             theirs,
-            format!("a twinstar of protocol {}", PROTOCOL_VERSION + 1)
+            format!("a peer of protocol {}", PROTOCOL_VERSION + 1)
         );
 
         // What a protocol-4 peer sends first.
@@ -252,7 +255,7 @@ pub(crate) mod tests {
     #[test]
     fn a_hello_with_more_claims_than_player_slots_is_malformed() {
         let mut many = hello();
-        many.rejoin = vec![many.rejoin[0]; 3];
+        many.rejoin = vec![many.rejoin[0]; crate::MAX_PLAYERS + 1];
         let bytes = encode(&Message::Hello(many));
         assert!(matches!(
             decode(&bytes),

@@ -16,7 +16,6 @@ use matchbox_socket::{CandidateType, PeerId, PeerState, WebRtcChannel, WebRtcSoc
 
 use super::control::ControlChannel;
 use super::delay::DelaySetting;
-use super::game::Frame;
 use super::handshake::{Agreement, Claim, HandshakeError, Role};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
@@ -26,7 +25,8 @@ use super::room_code::RoomCode;
 use super::signaling::{
     ClientQuery, JoinError, PlayerName, SeatToken, classify_socket_error, client_builder, room_url,
 };
-use crate::platform::tasks::{LoopEnd, LoopHandle, MaybeSend, NetRuntime, poll_in_background};
+use crate::tasks::{LoopEnd, LoopHandle, MaybeSend, NetRuntime, poll_in_background};
+use crate::{Frame, GameInfo};
 pub use player::PlayerSeat;
 
 /// Channel 0 carries the handshake and control messages, reliably and in order.
@@ -99,6 +99,8 @@ impl fmt::Display for FailedAttempt {
 
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
+    /// The game played: checked at the handshake.
+    pub game: GameInfo,
     /// `ws://host:port`, without a room path.
     pub server: String,
     /// `None`: quick match.
@@ -216,8 +218,9 @@ pub fn connection_kind(remote: CandidateType) -> &'static str {
     }
 }
 
-/// A connected, agreed peer: everything the P2P session needs.
-pub struct Connection {
+/// A connected, agreed peer: everything the P2P session needs (a game of
+/// `N` players whose inputs are `I`).
+pub struct Connection<I, const N: usize> {
     /// Runs the WebRTC message loop; must outlive the socket.
     pub runtime: NetRuntime,
     pub socket: WebRtcSocket,
@@ -236,7 +239,7 @@ pub struct Connection {
     pub link: LinkConfig,
     pub link_seed: u64,
     /// Rejoining a paused match: the match so far, from the other player.
-    pub history: Option<History>,
+    pub history: Option<History<I, N>>,
     /// What this connection was made with (a reconnect reuses it).
     pub options: ConnectOptions,
 }
@@ -314,7 +317,7 @@ impl RoomLink {
 }
 
 /// A player's connector.
-pub type PlayerConnector = Connector<PlayerSeat>;
+pub type PlayerConnector<I, const N: usize> = Connector<PlayerSeat<I, N>>;
 
 /// From a room code to a connection, for players and spectators alike:
 /// what seat it asks for is `S` and its options. Polled, never blocking;
@@ -382,7 +385,7 @@ pub fn seat_url(options: &ConnectOptions) -> String {
     let url = room_url(&options.server, options.room.as_ref());
     let query = if options.room.is_none() {
         ClientQuery {
-            version: Some(super::protocol::version_tag()),
+            version: Some(super::protocol::version_tag(&options.game)),
             level: options.level,
             rtt_ms: options.rtt_ms,
             ..ClientQuery::default()
@@ -395,7 +398,7 @@ pub fn seat_url(options: &ConnectOptions) -> String {
             version: options
                 .name
                 .as_ref()
-                .map(|_| super::protocol::version_tag()),
+                .map(|_| super::protocol::version_tag(&options.game)),
             level: None,
             rtt_ms: None,
         }
@@ -570,9 +573,11 @@ impl<C> Drop for BackgroundConnect<C> {
 mod tests {
     use super::*;
     use crate::net::signaling::SEAT_PARAM;
+    use crate::test_game::GAME;
 
     fn options(room: Option<&str>, seat: Option<SeatToken>) -> ConnectOptions {
         ConnectOptions {
+            game: GAME,
             server: "wss://play.example.org/".into(),
             room: room.map(|r| RoomCode::parse(r).unwrap()),
             role: Role::Join,
@@ -612,7 +617,7 @@ mod tests {
         let asked = ClientQuery::parse(quick.split_once('?').map(|(_, q)| q)).unwrap();
         assert_eq!(
             asked.version,
-            Some(crate::net::protocol::version_tag()),
+            Some(crate::net::protocol::version_tag(&GAME)),
             "a quick match says its version: {quick}"
         );
         assert_eq!(
@@ -636,7 +641,10 @@ mod tests {
         let parsed = ClientQuery::parse(query).unwrap();
         assert!(parsed.public, "{url}");
         assert_eq!(parsed.name, public.name);
-        assert_eq!(parsed.version, Some(crate::net::protocol::version_tag()));
+        assert_eq!(
+            parsed.version,
+            Some(crate::net::protocol::version_tag(&GAME))
+        );
         public.public = false;
         let named = ClientQuery::parse(seat_url(&public).split_once('?').map(|(_, q)| q)).unwrap();
         assert!(!named.public);

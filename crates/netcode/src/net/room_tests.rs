@@ -6,6 +6,7 @@
 //! report (matchbox's behaviour at the very start, natively and in the
 //! browser). Each case that broke before is run under many wire seeds.
 
+use crate::test_game::GAME;
 use std::collections::HashMap;
 
 use rand::rngs::StdRng;
@@ -87,7 +88,7 @@ impl Wire {
     fn player(&mut self, id: u32, hello: Hello) {
         self.add(
             id,
-            Actor::Room(Box::new(Room::seeking(hello, DelaySetting::Auto))),
+            Actor::Room(Box::new(Room::seeking(&GAME, hello, DelaySetting::Auto))),
         );
     }
 
@@ -234,7 +235,8 @@ impl Wire {
             } if last.is_none_or(|t| now >= t + Duration::from_millis(500)) => {
                 *last = Some(now);
                 *watches += 1;
-                self.flight.push((now, id, *to, Ok(Message::watch())));
+                self.flight
+                    .push((now, id, *to, Ok(Message::Watch(Watch::this_build(&GAME)))));
                 if *watches == 2 {
                     let chat = Message::Chat {
                         text: format!("hi from {id}"),
@@ -325,7 +327,7 @@ fn take(
 }
 
 fn hello(role: Role) -> Hello {
-    Hello::new(role, 7, "default", DelaySetting::Auto)
+    Hello::new(&GAME, role, 7, "default", DelaySetting::Auto)
 }
 
 const HOST: u32 = 1;
@@ -615,7 +617,7 @@ fn a_spectator_listens_to_its_player_only() {
     let mut room = Room::watching(1u32);
     let now = Instant::now();
     room.received(2, Ok(Message::Hello(hello(Role::Join))), now);
-    room.received(2, Ok(Message::watch()), now);
+    room.received(2, Ok(Message::Watch(Watch::this_build(&GAME))), now);
     room.received(2, Ok(Message::Chat { text: "x".into() }), now);
     room.received(1, Ok(Message::Busy), now);
     assert_eq!(
@@ -651,9 +653,9 @@ fn a_peer_of_another_version_is_answered() {
 #[test]
 fn what_arrives_before_the_connection_is_reported_is_answered_after() {
     let now = Instant::now();
-    let mut room = Room::seeking(hello(Role::Host), DelaySetting::Auto);
+    let mut room = Room::seeking(&GAME, hello(Role::Host), DelaySetting::Auto);
     room.received(2, Ok(Message::Hello(hello(Role::Join))), now);
-    room.received(3, Ok(Message::watch()), now);
+    room.received(3, Ok(Message::Watch(Watch::this_build(&GAME))), now);
     assert_eq!(room.take_outputs(), vec![]);
     room.connected(3, now);
     assert!(matches!(

@@ -5,7 +5,7 @@
 //! checksum after the chunk's last frame, if flagged. A message's chunks
 //! follow each other with nothing between.
 //!
-//! The input runs are the replay file's (`replay::format`). Why not its
+//! The input runs are the replay file's (`crate::input_runs`). Why not its
 //! whole chunk: a live chunk of a few frames would
 //! carry a fixed 4-byte start and a 16-byte checksum. Here the checksum
 //! rides only where the sender has one worth checking — every chunk of a
@@ -13,26 +13,30 @@
 //! chunk that ends on the grid — so a spectator still checks its world
 //! once a second, and a live chunk of 6 frames is ~7 bytes.
 
-use crate::net::game::{Frame, Input, PLAYERS, put_input_runs, read_input_runs};
+use bytemuck::Pod;
+
+use crate::Frame;
+use crate::input_runs::{CHECKSUM_INTERVAL, put_input_runs, read_input_runs};
 
 /// The most frames in one chunk (the replay format's checksum interval).
-pub const CHUNK_FRAMES: usize = crate::net::game::CHECKSUM_INTERVAL as usize;
+pub const CHUNK_FRAMES: usize = CHECKSUM_INTERVAL as usize;
 /// The count byte's flag: a checksum follows the inputs.
 const HAS_CHECKSUM: u8 = 0x80;
 
-/// A decoded chunk: frames `start..start + frames.len()`.
+/// A decoded chunk: frames `start..start + frames.len()` of `N` players'
+/// inputs `I`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Chunk {
+pub struct Chunk<I, const N: usize> {
     pub start: Frame,
-    pub frames: Vec<[Input; PLAYERS]>,
+    pub frames: Vec<[I; N]>,
     /// The world's checksum after the last frame, when the sender sent it.
     pub checksum: Option<u128>,
 }
 
 /// Appends frames `start..start + frames.len()` (1 to [`CHUNK_FRAMES`]).
-pub fn encode(
+pub fn encode<I: Pod + PartialEq, const N: usize>(
     start: Frame,
-    frames: &[[Input; PLAYERS]],
+    frames: &[[I; N]],
     checksum: Option<u128>,
     out: &mut Vec<u8>,
 ) {
@@ -48,7 +52,7 @@ pub fn encode(
 
 /// The chunk at the start of `bytes` and the bytes it took; `Err` says
 /// what is wrong. Nothing is allocated before the frame count is checked.
-pub fn decode(bytes: &[u8]) -> Result<(Chunk, usize), &'static str> {
+pub fn decode<I: Pod, const N: usize>(bytes: &[u8]) -> Result<(Chunk<I, N>, usize), &'static str> {
     let mut cur = Cursor { bytes, at: 0 };
     let start = cur.varint()?;
     let [count] = cur.take::<1>()?;
@@ -115,10 +119,15 @@ impl Cursor<'_> {
 mod tests {
     use super::*;
 
-    fn frames(n: usize, salt: u8) -> Vec<[Input; PLAYERS]> {
-        (0..n)
-            .map(|i| [Input((i / 4) as u8 ^ salt), Input(salt)])
-            .collect()
+    /// Two players' one-byte inputs.
+    type Frames = Vec<[u8; 2]>;
+
+    fn frames(n: usize, salt: u8) -> Frames {
+        (0..n).map(|i| [(i / 4) as u8 ^ salt, salt]).collect()
+    }
+
+    fn decode(bytes: &[u8]) -> Result<(Chunk<u8, 2>, usize), &'static str> {
+        super::decode(bytes)
     }
 
     #[test]
@@ -150,7 +159,7 @@ mod tests {
     fn a_live_chunk_is_small() {
         let mut bytes = Vec::new();
         // Frame 3,000, six frames, each player holding one input.
-        encode(3_000, &[[Input(5), Input(9)]; 6], None, &mut bytes);
+        encode(3_000, &[[5u8, 9u8]; 6], None, &mut bytes);
         assert_eq!(bytes.len(), 2 + 1 + 2 + 2);
     }
 

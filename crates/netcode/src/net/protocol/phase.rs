@@ -27,7 +27,7 @@
 //! | `Relayed` | | | ✓ | | ✓ |
 
 use super::message::{DesyncState, Hello, Message, Watch};
-use crate::net::game::Frame;
+use crate::Frame;
 
 /// A received message, sorted for the phase it arrived in.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,9 +18,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// Milliseconds per simulation frame.
-pub const FRAME_MS: f64 = 1000.0 / super::game::FPS as f64;
-
 /// Frames of one-way latency left to rollback instead of delay.
 pub const ROLLBACK_BUDGET: f64 = 2.0;
 
@@ -120,29 +117,29 @@ fn busyness(changes_per_s: f64) -> f64 {
 /// `changes_per_s` times a second: one-way latency plus one jitter of
 /// margin (more for a busy player), minus the rollback budget. Negative
 /// means "no delay needed".
-pub fn ideal_delay_at(rtt_ms: f64, jitter_ms: f64, changes_per_s: f64) -> f64 {
+pub fn ideal_delay_at(fps: u32, rtt_ms: f64, jitter_ms: f64, changes_per_s: f64) -> f64 {
     let jitter = jitter_ms.max(0.0);
     let margin = busyness(changes_per_s) * (BUSY_JITTER_MARGIN * jitter + BUSY_MARGIN_MS);
     let one_way = rtt_ms.max(0.0) / 2.0 + jitter + margin;
-    // `* FPS / 1000` rather than `/ FRAME_MS`: exact for whole frames, so
+    // `* fps / 1000` rather than `/ frame_ms`: exact for whole frames, so
     // 100 ms is 6 frames and not 6.000000001 (which would round up to 7).
-    one_way * super::game::FPS as f64 / 1000.0 - ROLLBACK_BUDGET
+    one_way * f64::from(fps) / 1000.0 - ROLLBACK_BUDGET
 }
 
 /// The ideal delay before the player's input has been seen (the
 /// handshake): a busy player's, the safe side.
-pub fn ideal_delay(rtt_ms: f64, jitter_ms: f64) -> f64 {
-    ideal_delay_at(rtt_ms, jitter_ms, BUSY_CHANGES_PER_S)
+pub fn ideal_delay(fps: u32, rtt_ms: f64, jitter_ms: f64) -> f64 {
+    ideal_delay_at(fps, rtt_ms, jitter_ms, BUSY_CHANGES_PER_S)
 }
 
 /// The policy: the ideal delay rounded up, clamped to `0..=MAX_INPUT_DELAY`.
-pub fn input_delay_for(rtt_ms: f64, jitter_ms: f64) -> u32 {
-    clamp_frames(ideal_delay(rtt_ms, jitter_ms).ceil())
+pub fn input_delay_for(fps: u32, rtt_ms: f64, jitter_ms: f64) -> u32 {
+    clamp_frames(ideal_delay(fps, rtt_ms, jitter_ms).ceil())
 }
 
 /// The policy for a player whose input rate has been measured.
-pub fn input_delay_at(rtt_ms: f64, jitter_ms: f64, changes_per_s: f64) -> u32 {
-    clamp_frames(ideal_delay_at(rtt_ms, jitter_ms, changes_per_s).ceil())
+pub fn input_delay_at(fps: u32, rtt_ms: f64, jitter_ms: f64, changes_per_s: f64) -> u32 {
+    clamp_frames(ideal_delay_at(fps, rtt_ms, jitter_ms, changes_per_s).ceil())
 }
 
 fn clamp_frames(frames: f64) -> u32 {
@@ -196,8 +193,8 @@ const AGREEING_EVALUATIONS_DOWN: u32 = WINDOW as u32;
 /// 10-sample window's noise makes on a jittery link, needs a whole
 /// window of fresh samples like a step down.
 const QUICK_STEP_UP_FRAMES: f64 = 1.0;
-/// Frames after a change during which no other change happens.
-const SETTLE_FRAMES: u32 = 5 * super::game::FPS;
+/// Seconds after a change during which no other change happens.
+const SETTLE_SECONDS: u32 = 5;
 /// Input-change counts kept (one per sample: the last 10 s).
 const RATE_WINDOW: usize = 20;
 /// Counts needed before the measured rate replaces the busy assumption.
@@ -221,14 +218,19 @@ pub struct Retuner {
     /// Proposed delay and how many evaluations in a row proposed it.
     pending: Option<(u32, u32)>,
     last_change_frame: u32,
+    /// The game's frames a second.
+    fps: u32,
 }
 
 impl Retuner {
     /// Frames between ping samples.
     pub const SAMPLE_EVERY: u32 = 30;
 
-    pub fn new(current: u32) -> Self {
+    /// A retuner starting at `current` frames, for a game running `fps`
+    /// frames a second.
+    pub fn new(current: u32, fps: u32) -> Self {
         Retuner {
+            fps,
             current,
             samples: Vec::with_capacity(WINDOW),
             changes: Vec::with_capacity(RATE_WINDOW),
@@ -254,7 +256,7 @@ impl Retuner {
         }
         let changes: u32 = self.changes.iter().sum();
         let frames = self.changes.len() as f64 * f64::from(Self::SAMPLE_EVERY);
-        Some(f64::from(changes) * f64::from(super::game::FPS) / frames)
+        Some(f64::from(changes) * f64::from(self.fps) / frames)
     }
 
     /// Adds a ping sample taken at `frame` and the local input changes
@@ -277,7 +279,7 @@ impl Retuner {
         }
         let (rtt, jitter) = rtt_stats(&self.samples)?;
         let rate = self.changes_per_s().unwrap_or(BUSY_CHANGES_PER_S);
-        let ideal = ideal_delay_at(rtt, jitter, rate);
+        let ideal = ideal_delay_at(self.fps, rtt, jitter, rate);
         let current = self.current as f64;
         // Up when the ideal clearly exceeds the current delay, down when it
         // is clearly below the next lower one; in between, stay.
@@ -297,7 +299,7 @@ impl Retuner {
             _ => 1,
         };
         self.pending = Some((proposed, agreeing));
-        let settled = frame.saturating_sub(self.last_change_frame) >= SETTLE_FRAMES;
+        let settled = frame.saturating_sub(self.last_change_frame) >= SETTLE_SECONDS * self.fps;
         let needed = if proposed < self.current || ideal < current + QUICK_STEP_UP_FRAMES {
             AGREEING_EVALUATIONS_DOWN
         } else {
@@ -316,6 +318,9 @@ impl Retuner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The frame rate the policy was tuned at.
+    const FPS: u32 = 60;
 
     #[test]
     fn the_netplay_table_and_its_boundaries() {
@@ -359,7 +364,7 @@ mod tests {
         ];
         for (rtt, jitter, want) in cases {
             assert_eq!(
-                input_delay_at(rtt, jitter, CALM_CHANGES_PER_S),
+                input_delay_at(FPS, rtt, jitter, CALM_CHANGES_PER_S),
                 want,
                 "rtt {rtt} jitter {jitter}"
             );
@@ -378,11 +383,11 @@ mod tests {
         ];
         for (rtt, jitter, want) in busy {
             assert_eq!(
-                input_delay_for(rtt, jitter),
+                input_delay_for(FPS, rtt, jitter),
                 want,
                 "rtt {rtt} jitter {jitter}"
             );
-            assert_eq!(input_delay_at(rtt, jitter, 6.0), want);
+            assert_eq!(input_delay_at(FPS, rtt, jitter, 6.0), want);
         }
     }
 
@@ -404,18 +409,26 @@ mod tests {
             (228.0, 6.6, 6, 6), // RTT 200, jitter 20
         ];
         for (rtt, jitter, calm, busy) in cases {
-            assert_eq!(input_delay_at(rtt, jitter, 1.7), calm, "calm, rtt {rtt}");
-            assert_eq!(input_delay_at(rtt, jitter, 4.0), busy, "busy, rtt {rtt}");
+            assert_eq!(
+                input_delay_at(FPS, rtt, jitter, 1.7),
+                calm,
+                "calm, rtt {rtt}"
+            );
+            assert_eq!(
+                input_delay_at(FPS, rtt, jitter, 4.0),
+                busy,
+                "busy, rtt {rtt}"
+            );
         }
         // More changes never mean less delay; unmeasured counts as busy.
         for rtt in 0..300 {
             let mut last = 0;
             for tenths in 0..80 {
-                let d = input_delay_at(rtt as f64, 8.0, tenths as f64 / 10.0);
+                let d = input_delay_at(FPS, rtt as f64, 8.0, tenths as f64 / 10.0);
                 assert!(d >= last, "rtt {rtt} rate {tenths}");
                 last = d;
             }
-            assert_eq!(input_delay_at(rtt as f64, 8.0, f64::NAN), last);
+            assert_eq!(input_delay_at(FPS, rtt as f64, 8.0, f64::NAN), last);
         }
     }
 
@@ -423,12 +436,12 @@ mod tests {
     fn policy_is_monotonic_and_total() {
         let mut last = 0;
         for rtt in 0..1000 {
-            let d = input_delay_for(rtt as f64, 5.0);
+            let d = input_delay_for(FPS, rtt as f64, 5.0);
             assert!(d >= last && d <= MAX_INPUT_DELAY);
             last = d;
         }
-        assert_eq!(input_delay_for(f64::NAN, 0.0), 0);
-        assert_eq!(input_delay_for(-5.0, -5.0), 0);
+        assert_eq!(input_delay_for(FPS, f64::NAN, 0.0), 0);
+        assert_eq!(input_delay_for(FPS, -5.0, -5.0), 0);
     }
 
     #[test]
@@ -481,7 +494,7 @@ mod tests {
 
     #[test]
     fn retuner_adds_delay_when_the_player_gets_busy() {
-        let mut r = Retuner::new(input_delay_at(120.0, 20.0, 0.0));
+        let mut r = Retuner::new(input_delay_at(FPS, 120.0, 20.0, 0.0), FPS);
         assert_eq!(r.current(), 3);
         let mut frame = 0;
         // Calm: one change a second (one every other interval).
@@ -500,15 +513,15 @@ mod tests {
     fn retuner_gives_a_calm_player_back_the_busy_margin() {
         // The handshake assumes a busy player; once the input is seen to
         // be calm, the margin goes where it is clearly not needed.
-        let start = input_delay_for(100.0, 20.0);
+        let start = input_delay_for(FPS, 100.0, 20.0);
         assert_eq!(start, 4);
-        let mut r = Retuner::new(start);
+        let mut r = Retuner::new(start, FPS);
         let mut frame = 0;
         let changes = feed_inputs(&mut r, &mut frame, 20, |i| jittery(i) - 20.0, |_| 0);
         assert_eq!(changes, vec![3]);
         // Without any measured input yet, nothing moves: the busy
         // assumption stands for the first samples.
-        let mut fresh = Retuner::new(start);
+        let mut fresh = Retuner::new(start, FPS);
         let mut frame = 0;
         assert_eq!(
             feed_inputs(&mut fresh, &mut frame, 2, |i| jittery(i) - 20.0, |_| 0),
@@ -518,7 +531,7 @@ mod tests {
 
     #[test]
     fn retuner_follows_a_lasting_change() {
-        let mut r = Retuner::new(input_delay_for(40.0, 0.0));
+        let mut r = Retuner::new(input_delay_for(FPS, 40.0, 0.0), FPS);
         let mut frame = 0;
         assert_eq!(feed(&mut r, &mut frame, 10, |_| 40.0), Vec::<u32>::new());
         // The path gets slower for good: one step to the new policy value.
@@ -530,13 +543,13 @@ mod tests {
     #[test]
     fn retuner_steps_up_quickly_and_down_only_after_a_whole_window() {
         // A 4 s stretch of a faster path does not take the delay down...
-        let mut r = Retuner::new(input_delay_at(200.0, 0.0, 0.0));
+        let mut r = Retuner::new(input_delay_at(FPS, 200.0, 0.0, 0.0), FPS);
         let mut frame = 0;
         let dip = |i: u32| if (20..28).contains(&i) { 80.0 } else { 200.0 };
         assert_eq!(feed(&mut r, &mut frame, 20, dip), Vec::<u32>::new());
         assert_eq!(r.current(), 4);
         // ...while a 4 s stretch of a slower one takes it up.
-        let mut r = Retuner::new(input_delay_at(80.0, 0.0, 0.0));
+        let mut r = Retuner::new(input_delay_at(FPS, 80.0, 0.0, 0.0), FPS);
         let mut frame = 0;
         let rise = |i: u32| if (20..28).contains(&i) { 200.0 } else { 80.0 };
         assert_eq!(feed(&mut r, &mut frame, 20, rise).first(), Some(&4));
@@ -547,7 +560,7 @@ mod tests {
         // 120 ms with 20 ms of jitter: a calm player's 3 frames (ideal
         // 2.8). Four seconds of a window reading 16 ms more (ideal 3.3,
         // just past the 0.25 hysteresis) is noise, not a slower path...
-        let mut r = Retuner::new(3);
+        let mut r = Retuner::new(3, FPS);
         let mut frame = 0;
         let bump = |from: u32, to: u32| {
             move |i: u32| jittery(i) + if (from..to).contains(&i) { 16.0 } else { 0.0 }
@@ -557,14 +570,14 @@ mod tests {
             Vec::<u32>::new()
         );
         // ...while a slower path that stays is followed.
-        let mut r = Retuner::new(3);
+        let mut r = Retuner::new(3, FPS);
         let mut frame = 0;
         assert_eq!(feed(&mut r, &mut frame, 30, bump(20, 60)), vec![4]);
     }
 
     #[test]
     fn retuner_ignores_a_short_spike() {
-        let mut r = Retuner::new(input_delay_for(60.0, 0.0));
+        let mut r = Retuner::new(input_delay_for(FPS, 60.0, 0.0), FPS);
         let mut frame = 0;
         let changes = feed(
             &mut r,
@@ -578,8 +591,8 @@ mod tests {
     #[test]
     fn retuner_does_not_oscillate_on_a_boundary() {
         // A link whose ideal delay wobbles across the 1-frame boundary.
-        let boundary_rtt = 2.0 * (ROLLBACK_BUDGET + 1.0) * FRAME_MS;
-        let mut r = Retuner::new(1);
+        let boundary_rtt = 2.0 * (ROLLBACK_BUDGET + 1.0) * (1000.0 / f64::from(FPS));
+        let mut r = Retuner::new(1, FPS);
         let mut frame = 0;
         let changes = feed(&mut r, &mut frame, 60, |i| {
             boundary_rtt + if i % 2 == 0 { 3.0 } else { -3.0 }

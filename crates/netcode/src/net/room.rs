@@ -28,6 +28,7 @@ use web_time::Instant;
 use super::delay::DelaySetting;
 use super::handshake::{Agreement, Handshake, HandshakeError, Hello, Message, Watch};
 use super::protocol::phase::{Heard, Stranger};
+use crate::GameInfo;
 
 /// Peers kept while they wait to be heard (each repeats its `Hello` every
 /// 100 ms, so dropping the excess only delays it), and spectators remembered.
@@ -96,6 +97,8 @@ struct Candidate<P> {
 
 pub struct Room<P> {
     phase: Phase,
+    /// The game a player's room plays (none for a spectator's).
+    game: Option<GameInfo>,
     /// The `Hello` (and delay setting) each new candidate's handshake sends.
     hello: Option<(Hello, DelaySetting)>,
     candidate: Option<Candidate<P>>,
@@ -119,8 +122,10 @@ pub struct Room<P> {
 
 impl<P: Copy + Eq + Hash + Debug> Room<P> {
     /// A player's room before its match: it seeks a partner with `hello`.
-    pub fn seeking(hello: Hello, delay: DelaySetting) -> Self {
-        Room::new(Phase::Seeking, Some((hello, delay)), None)
+    pub fn seeking(game: &GameInfo, hello: Hello, delay: DelaySetting) -> Self {
+        let mut room = Room::new(Phase::Seeking, Some((hello, delay)), None);
+        room.game = Some(*game);
+        room
     }
 
     /// A spectator's room: it listens to `player` only.
@@ -134,6 +139,7 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
     fn new(phase: Phase, hello: Option<(Hello, DelaySetting)>, partner: Option<P>) -> Self {
         Room {
             phase,
+            game: None,
             hello,
             candidate: None,
             partner,
@@ -377,12 +383,12 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
     /// Starts hearing `peer` with a fresh handshake (fed its `Hello` when it
     /// has sent one already).
     fn hear(&mut self, peer: P, hello: Option<Message>, now: Instant) {
-        let Some((ours, delay)) = &self.hello else {
+        let (Some(game), Some((ours, delay))) = (&self.game, &self.hello) else {
             return;
         };
         self.candidate = Some(Candidate {
             peer,
-            handshake: Handshake::new(ours.clone(), *delay),
+            handshake: Handshake::new(game, ours.clone(), *delay),
             said_hello: false,
             heard: false,
             failed: false,

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::net::delay::DelaySetting;
-use crate::net::game::{Frame, SIM_VERSION};
+use crate::{Frame, GameInfo};
 
 /// Bumped whenever the handshake, the control messages, their encoding or
 /// the GGRS input encoding changes (2: `Chat`, `CatchUp`, `CaughtUp`,
@@ -19,13 +19,14 @@ use crate::net::game::{Frame, SIM_VERSION};
 /// envelope of `net::protocol` instead of JSON, catch-up chunks as bytes;
 /// 6: `Hello::confirmed`, and a resumed match's catch-up both ways; 7:
 /// players' and spectators' display names in `Hello`, `Watch` and
-/// `Streaming`; 8: `Away`; 9: `DesyncState`).
-pub const PROTOCOL_VERSION: u32 = 9;
+/// `Streaming`; 8: `Away`; 9: `DesyncState`; 10: the game's name in
+/// `Hello` and `Watch`, as the netcode became a library).
+pub const PROTOCOL_VERSION: u32 = 10;
 /// What this build plays, as the signaling server's room list and quick
 /// match compare it: the protocol and simulation versions (`6.3`), which
 /// are what must match for two builds to play together.
-pub fn version_tag() -> crate::net::signaling::VersionTag {
-    crate::net::signaling::VersionTag::parse(&format!("{PROTOCOL_VERSION}.{SIM_VERSION}"))
+pub fn version_tag(game: &GameInfo) -> crate::net::signaling::VersionTag {
+    crate::net::signaling::VersionTag::parse(&format!("{PROTOCOL_VERSION}.{}", game.sim_version))
         .expect("two numbers and a dot are a version tag")
 }
 
@@ -53,6 +54,8 @@ impl Role {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
     pub protocol: u32,
+    /// The game's name: builds of two games never play each other.
+    pub game: String,
     pub game_version: String,
     pub sim_version: u32,
     pub role: Role,
@@ -124,11 +127,12 @@ impl Claim {
 }
 
 impl Hello {
-    pub fn new(role: Role, seed: u64, preset: &str, delay: DelaySetting) -> Self {
+    pub fn new(game: &GameInfo, role: Role, seed: u64, preset: &str, delay: DelaySetting) -> Self {
         Hello {
             protocol: PROTOCOL_VERSION,
-            game_version: env!("CARGO_PKG_VERSION").to_string(),
-            sim_version: SIM_VERSION,
+            game: game.name.to_string(),
+            game_version: game.version.to_string(),
+            sim_version: game.sim_version,
             role,
             nonce: rand::random(),
             seed,
@@ -144,14 +148,17 @@ impl Hello {
     /// How a peer names its build in a version mismatch.
     pub fn describe(&self) -> String {
         format!(
-            "twinstar {} (protocol {}, simulation {})",
-            self.game_version, self.protocol, self.sim_version
+            "{} {} (protocol {}, simulation {})",
+            self.game, self.game_version, self.protocol, self.sim_version
         )
     }
 
-    /// How this build names itself in a version mismatch.
-    pub fn describe_this_build() -> String {
-        Hello::new(Role::Host, 0, "", DelaySetting::Auto).describe()
+    /// Whether a peer that sent this plays the same game as `ours`, at the
+    /// same protocol and simulation versions.
+    pub fn same_build(&self, ours: &Hello) -> bool {
+        self.protocol == ours.protocol
+            && self.game == ours.game
+            && self.sim_version == ours.sim_version
     }
 }
 
@@ -161,7 +168,7 @@ mod claims {
     use serde::de::{Deserializer, Error, SeqAccess, Visitor};
 
     use super::Claim;
-    use crate::net::game::PLAYERS;
+    use crate::MAX_PLAYERS as PLAYERS;
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Claim>, D::Error> {
         d.deserialize_seq(Claims)
@@ -308,18 +315,12 @@ pub struct DesyncState {
     pub inputs: Vec<u8>,
 }
 
-impl Message {
-    /// The `Watch` this build sends.
-    pub fn watch() -> Message {
-        Message::Watch(Watch::this_build())
-    }
-}
-
 /// A spectator's request to watch: the versions it runs (the same as
 /// players need), and the display name it would like (empty for none).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Watch {
     pub protocol: u32,
+    pub game: String,
     pub sim_version: u32,
     pub game_version: String,
     #[serde(default)]
@@ -327,31 +328,34 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// The `Watch` this build sends.
-    pub fn this_build() -> Watch {
+    /// The `Watch` this build of `game` sends.
+    pub fn this_build(game: &GameInfo) -> Watch {
         Watch {
             protocol: PROTOCOL_VERSION,
-            sim_version: SIM_VERSION,
-            game_version: env!("CARGO_PKG_VERSION").to_string(),
+            game: game.name.to_string(),
+            sim_version: game.sim_version,
+            game_version: game.version.to_string(),
             name: String::new(),
         }
     }
 
-    /// Why this build cannot stream to the spectator that sent this, if it
-    /// cannot.
-    pub fn mismatch(&self) -> Option<String> {
+    /// Why this build of `ours` cannot stream to the spectator that sent
+    /// this, if it cannot.
+    pub fn mismatch(&self, ours: &GameInfo) -> Option<String> {
         let Watch {
             protocol,
+            game,
             sim_version,
             game_version,
             ..
         } = self;
-        (*protocol != PROTOCOL_VERSION || *sim_version != SIM_VERSION).then(|| {
-            format!(
-                "version mismatch: the players run twinstar {} (protocol {PROTOCOL_VERSION}, simulation {SIM_VERSION}), the spectator {game_version} (protocol {protocol}, simulation {sim_version}); both need the same version",
-                env!("CARGO_PKG_VERSION")
-            )
-        })
+        (*protocol != PROTOCOL_VERSION || game != ours.name || *sim_version != ours.sim_version)
+            .then(|| {
+                format!(
+                    "version mismatch: the players run {} {} (protocol {PROTOCOL_VERSION}, simulation {}), the spectator {game} {game_version} (protocol {protocol}, simulation {sim_version}); both need the same version",
+                    ours.name, ours.version, ours.sim_version
+                )
+            })
     }
 }
 
@@ -360,7 +364,7 @@ impl Watch {
 mod hex_checksum_field {
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
-    use crate::net::game::{hex_checksum, parse_hex_checksum};
+    use crate::{hex_checksum, parse_hex_checksum};
 
     pub fn serialize<S: Serializer>(checksum: &u128, s: S) -> Result<S::Ok, S::Error> {
         if s.is_human_readable() {

@@ -1,5 +1,5 @@
-//! The text form of a state checksum (XXH3-128 of the world's bytes): 32
-//! lowercase hex digits, in summaries, replays' dumps and control messages.
+//! The text form of a state checksum (a game's 128-bit hash of its state):
+//! 32 lowercase hex digits, in summaries, replays' dumps and control messages.
 
 /// A checksum as 32 hex digits.
 pub fn hex_checksum(checksum: u128) -> String {

@@ -12,7 +12,6 @@ use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 
 use super::connect::{ConnectError, RoomLink, SIGNALING_TIMEOUT, Seat, Stage, Status};
 use super::control::ControlChannel;
-use super::game::{Frame, SimConfig};
 use super::handshake::{HandshakeError, Message, Watch};
 use super::ice::IceServers;
 use super::link_sim::LinkConfig;
@@ -21,7 +20,8 @@ use super::rejoin::CatchUpReceiver;
 use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::{ClientQuery, PlayerName, SeatToken, watch_url};
-use crate::platform::tasks::{LoopHandle, NetRuntime};
+use crate::tasks::{LoopHandle, NetRuntime};
+use crate::{Frame, GameInfo, GameInput};
 
 /// How often `Watch` is repeated until the player answers: a message sent
 /// before the far end's channel has opened is lost (docs/architecture/online.md,
@@ -30,6 +30,8 @@ pub const WATCH_RESEND: Duration = Duration::from_millis(500);
 
 #[derive(Clone, Debug)]
 pub struct WatchOptions {
+    /// The game watched: the player checks it against its own.
+    pub game: GameInfo,
     /// `ws://host:port`, without a room path.
     pub server: String,
     pub room: RoomCode,
@@ -46,8 +48,9 @@ pub struct WatchOptions {
     pub seat: SeatToken,
 }
 
-/// A spectator connected to the player who streams the match.
-pub struct WatchConnection {
+/// A spectator connected to the player who streams the match (of `N`
+/// players whose inputs are `I`).
+pub struct WatchConnection<I, const N: usize> {
     /// Runs the WebRTC message loop; must outlive the socket.
     pub runtime: NetRuntime,
     pub socket: WebRtcSocket,
@@ -58,8 +61,8 @@ pub struct WatchConnection {
     pub control: ControlChannel,
     pub peer: PeerId,
     pub seed: u64,
+    /// The match's rule preset, one of the game's.
     pub preset: String,
-    pub config: SimConfig,
     /// Frames in the match so far when the player answered.
     pub so_far: Frame,
     /// Our name in the room's chat, given by the player (`S1`, or the
@@ -69,7 +72,7 @@ pub struct WatchConnection {
     /// player sent them: checked by the spectator's chat).
     pub players: Vec<String>,
     /// The match so far, as far as it came with the answer.
-    pub received: CatchUpReceiver,
+    pub received: CatchUpReceiver<I, N>,
     /// Other messages that came with it (the chat so far, an early `Done`
     /// or `Bye`).
     pub early: Vec<Spectating>,
@@ -80,22 +83,23 @@ pub struct WatchConnection {
 }
 
 /// A spectator's connector.
-pub type SpectatorConnector = super::connect::Connector<SpectatorSeat>;
+pub type SpectatorConnector<I, const N: usize> = super::connect::Connector<SpectatorSeat<I, N>>;
 
 /// A spectator's seat: the room's first player, asked with `Watch` until
 /// it answers (`Room::watching`).
-pub struct SpectatorSeat {
+pub struct SpectatorSeat<I, const N: usize> {
     options: WatchOptions,
     stage: Stage,
     /// The socket's channels until the player connects.
     channels: Option<(WebRtcChannel, WebRtcChannel)>,
     peer: Option<(PeerId, ControlChannel, WebRtcChannel)>,
     last_watch: Option<Instant>,
+    inputs: std::marker::PhantomData<[I; N]>,
 }
 
-impl Seat for SpectatorSeat {
+impl<I: GameInput, const N: usize> Seat for SpectatorSeat<I, N> {
     type Options = WatchOptions;
-    type Connection = WatchConnection;
+    type Connection = WatchConnection<I, N>;
 
     fn url(options: &WatchOptions) -> String {
         let query = ClientQuery {
@@ -117,13 +121,14 @@ impl Seat for SpectatorSeat {
         options: WatchOptions,
         control: Option<WebRtcChannel>,
         ggrs: Option<WebRtcChannel>,
-    ) -> SpectatorSeat {
+    ) -> Self {
         SpectatorSeat {
             options,
             stage: Stage::Signaling,
             channels: control.zip(ggrs),
             peer: None,
             last_watch: None,
+            inputs: std::marker::PhantomData,
         }
     }
 
@@ -147,7 +152,7 @@ impl Seat for SpectatorSeat {
         &mut self,
         link: &mut RoomLink,
         now: Instant,
-    ) -> Result<Option<WatchConnection>, ConnectError> {
+    ) -> Result<Option<WatchConnection<I, N>>, ConnectError> {
         let (changes, has_id) = link.poll(Some(&self.options.room))?;
         let mut peer_left = false;
         for (peer, state) in changes {
@@ -182,14 +187,15 @@ impl Seat for SpectatorSeat {
         };
         let (streaming, received, early) = hear_player(control)?;
         if let Some((seed, preset, so_far, name)) = streaming {
-            let config = SimConfig::from_preset_name(&preset)
-                .map_err(|_| HandshakeError::UnknownPreset(preset.clone()))?;
+            if !self.options.game.has_preset(&preset) {
+                return Err(HandshakeError::UnknownPreset(preset).into());
+            }
             let peer = *peer;
             tracing::info!(
                 "watching room {}: {peer} streams the match (seed {seed}, preset {preset})",
                 self.options.room
             );
-            let answer = (seed, preset, config, so_far, name);
+            let answer = (seed, preset, so_far, name);
             return self.finish(link, peer, answer, received, early).map(Some);
         }
         if peer_left {
@@ -197,7 +203,7 @@ impl Seat for SpectatorSeat {
         }
         if self.last_watch.is_none_or(|t| now >= t + WATCH_RESEND) {
             self.last_watch = Some(now);
-            let mut watch = Watch::this_build();
+            let mut watch = Watch::this_build(&self.options.game);
             watch.protocol += self.options.protocol_skew;
             watch.name = (self.options.name.as_ref()).map_or_else(String::new, |n| n.to_string());
             control.send(&Message::Watch(watch));
@@ -206,7 +212,7 @@ impl Seat for SpectatorSeat {
     }
 }
 
-impl SpectatorSeat {
+impl<I: GameInput, const N: usize> SpectatorSeat<I, N> {
     fn take_peer(&mut self, peer: PeerId, started: Instant) -> Result<(), ConnectError> {
         let (control, ggrs) = self.channels.take().ok_or(ConnectError::LoopGone)?;
         let control = ControlChannel::new(control, Room::watching(peer), LinkConfig::default(), 0);
@@ -220,16 +226,10 @@ impl SpectatorSeat {
         &mut self,
         link: &mut RoomLink,
         peer: PeerId,
-        (seed, preset, config, so_far, (name, players)): (
-            u64,
-            String,
-            SimConfig,
-            Frame,
-            (String, Vec<String>),
-        ),
-        received: CatchUpReceiver,
+        (seed, preset, so_far, (name, players)): (u64, String, Frame, (String, Vec<String>)),
+        received: CatchUpReceiver<I, N>,
         early: Vec<Spectating>,
-    ) -> Result<WatchConnection, ConnectError> {
+    ) -> Result<WatchConnection<I, N>, ConnectError> {
         let (_, control, ggrs_channel) = self.peer.take().ok_or(ConnectError::LoopGone)?;
         let (runtime, socket, message_loop) = link.take()?;
         Ok(WatchConnection {
@@ -241,7 +241,6 @@ impl SpectatorSeat {
             peer,
             seed,
             preset,
-            config,
             so_far,
             name,
             received,
@@ -258,13 +257,15 @@ impl SpectatorSeat {
 /// What the player said to our `Watch` so far: its answer (seed, preset,
 /// frames so far, our chat name), the frames that came with it, and the
 /// messages after them (the chat so far, an early `Done` or `Bye`).
-type Answer = (
+type Answer<I, const N: usize> = (
     Option<(u64, String, Frame, (String, Vec<String>))>,
-    CatchUpReceiver,
+    CatchUpReceiver<I, N>,
     Vec<Spectating>,
 );
 
-fn hear_player(control: &mut ControlChannel) -> Result<Answer, ConnectError> {
+fn hear_player<I: GameInput, const N: usize>(
+    control: &mut ControlChannel,
+) -> Result<Answer<I, N>, ConnectError> {
     let mut streaming = None;
     let mut received = CatchUpReceiver::default();
     let mut early = Vec::new();

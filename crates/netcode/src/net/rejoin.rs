@@ -8,10 +8,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::control::Batch;
-use super::game::{Frame, Input, PLAYERS};
+use bytemuck::Pod;
+
 use super::handshake::{HandshakeError, Message};
 use super::protocol::chunk::{self, Chunk};
 use super::protocol::phase::{CatchingUp, Heard};
+use crate::Frame;
 
 pub use super::protocol::chunk::CHUNK_FRAMES;
 
@@ -68,8 +70,8 @@ pub enum CatchUpError {
 /// The confirmed frames `0..inputs.len()` as catch-up messages, ending with
 /// [`Message::CaughtUp`]. `checksums[i]` is the state checksum after frame
 /// `(i + 1) × CHUNK_FRAMES`; `last` the one after the last frame.
-pub fn encode_catch_up(
-    inputs: &[[Input; PLAYERS]],
+pub fn encode_catch_up<I: Pod + PartialEq, const N: usize>(
+    inputs: &[[I; N]],
     checksums: &[u128],
     last: u128,
 ) -> Vec<Message> {
@@ -79,9 +81,9 @@ pub fn encode_catch_up(
 /// [`encode_catch_up`] for a receiver that has confirmed `known` frames
 /// already: only the chunks from the one holding frame `known` on (the
 /// receiver checks that the frames it knows agree).
-pub fn encode_catch_up_after(
+pub fn encode_catch_up_after<I: Pod + PartialEq, const N: usize>(
     known: Frame,
-    inputs: &[[Input; PLAYERS]],
+    inputs: &[[I; N]],
     checksums: &[u128],
     last: u128,
 ) -> Vec<Message> {
@@ -114,9 +116,9 @@ pub fn encode_catch_up_after(
 /// ends on the grid carries `checksum_after(f)`, the world's checksum after
 /// its last frame `f` (the receiver checks its world once a second). Empty
 /// `inputs` give no message.
-pub fn encode_frames(
+pub fn encode_frames<I: Pod + PartialEq, const N: usize>(
     start: Frame,
-    inputs: &[[Input; PLAYERS]],
+    inputs: &[[I; N]],
     checksum_after: impl Fn(Frame) -> u128,
 ) -> Option<Message> {
     let mut bytes = Vec::new();
@@ -144,10 +146,9 @@ pub enum CatchUpReadError {
     CatchUp(#[from] CatchUpError),
 }
 
-/// Collects catch-up messages in order.
-#[derive(Default)]
-pub struct CatchUpReceiver {
-    chunks: Vec<Chunk>,
+/// Collects catch-up messages of `N` players' inputs `I`, in order.
+pub struct CatchUpReceiver<I, const N: usize> {
+    chunks: Vec<Chunk<I, N>>,
     frames: usize,
     /// The frames the receiver has confirmed itself (see [`Self::after`]).
     known: usize,
@@ -155,19 +156,30 @@ pub struct CatchUpReceiver {
     pub bytes: usize,
 }
 
+impl<I, const N: usize> Default for CatchUpReceiver<I, N> {
+    fn default() -> Self {
+        CatchUpReceiver {
+            chunks: Vec::new(),
+            frames: 0,
+            known: 0,
+            bytes: 0,
+        }
+    }
+}
+
 /// The match so far, decoded: every chunk with its checksum.
-pub struct History {
-    pub chunks: Vec<Chunk>,
+pub struct History<I, const N: usize> {
+    pub chunks: Vec<Chunk<I, N>>,
     pub frames: Frame,
     pub checksum: u128,
     pub bytes: usize,
 }
 
-impl CatchUpReceiver {
+impl<I: Pod, const N: usize> CatchUpReceiver<I, N> {
     /// A receiver that has confirmed `known` frames: the chunks start at
     /// the one holding frame `known` ([`encode_catch_up_after`]), and a
     /// sender that knows no more sends none.
-    pub fn after(known: Frame) -> CatchUpReceiver {
+    pub fn after(known: Frame) -> Self {
         let known = known as usize;
         CatchUpReceiver {
             frames: known / CHUNK_FRAMES * CHUNK_FRAMES,
@@ -206,7 +218,7 @@ impl CatchUpReceiver {
 
     /// The chunks received since the last call (a spectator steps them as
     /// they come); the count of frames received goes on.
-    pub fn take_chunks(&mut self) -> Vec<Chunk> {
+    pub fn take_chunks(&mut self) -> Vec<Chunk<I, N>> {
         std::mem::take(&mut self.chunks)
     }
 
@@ -222,7 +234,10 @@ impl CatchUpReceiver {
     /// chat) and go back to the channel for the playing phase to read.
     /// Other phases' messages before it (the handshake's last `Pong`s) are
     /// dropped.
-    pub fn read(&mut self, batch: Batch) -> Result<Option<(History, Batch)>, CatchUpReadError> {
+    pub fn read(
+        &mut self,
+        batch: Batch,
+    ) -> Result<Option<(History<I, N>, Batch)>, CatchUpReadError> {
         let mut batch = batch.into_iter();
         while let Some(received) = batch.next() {
             let Heard::Expected(message) = received?.heard_as::<CatchingUp>() else {
@@ -240,7 +255,7 @@ impl CatchUpReceiver {
     }
 
     /// The `CaughtUp` message: everything must have arrived.
-    pub fn finish(self, frame: Frame, checksum: u128) -> Result<History, CatchUpError> {
+    pub fn finish(self, frame: Frame, checksum: u128) -> Result<History<I, N>, CatchUpError> {
         // A sender that knows no more than we do sends no chunk at all (the
         // chunks may have been taken already: count frames, not chunks).
         let received_none = self.frames == self.known / CHUNK_FRAMES * CHUNK_FRAMES;
@@ -264,14 +279,17 @@ impl CatchUpReceiver {
 mod tests {
     use super::*;
 
-    fn inputs(n: usize) -> Vec<[Input; PLAYERS]> {
+    /// Two players' one-byte inputs, as twinstar's.
+    type Receiver = CatchUpReceiver<u8, 2>;
+
+    fn inputs(n: usize) -> Vec<[u8; 2]> {
         (0..n)
-            .map(|i| [Input((i / 7) as u8 & 0x3f), Input((i / 13) as u8 & 0x3f)])
+            .map(|i| [(i / 7) as u8 & 0x3f, (i / 13) as u8 & 0x3f])
             .collect()
     }
 
-    fn receive(messages: &[Message]) -> Result<History, CatchUpError> {
-        let mut receiver = CatchUpReceiver::default();
+    fn receive(messages: &[Message]) -> Result<History<u8, 2>, CatchUpError> {
+        let mut receiver = Receiver::default();
         for message in messages {
             match message {
                 Message::CatchUp { chunks } => receiver.add(chunks)?,
@@ -316,8 +334,8 @@ mod tests {
         for (a, b) in [(100, 106), (106, 130), (130, 200)] {
             messages.push(encode_frames(a, &sent[a as usize..b], checksum_after).unwrap());
         }
-        assert!(encode_frames(200, &[], checksum_after).is_none());
-        let mut receiver = CatchUpReceiver::default();
+        assert!(encode_frames::<u8, 2>(200, &[], checksum_after).is_none());
+        let mut receiver = Receiver::default();
         let mut chunks = Vec::new();
         for message in &messages {
             let Message::CatchUp { chunks: text } = message else {
@@ -341,7 +359,7 @@ mod tests {
         let got: Vec<_> = chunks.iter().flat_map(|c| c.frames.clone()).collect();
         assert_eq!(got, sent);
         // Out of order is refused as before.
-        let mut late = CatchUpReceiver::default();
+        let mut late = Receiver::default();
         let Message::CatchUp { chunks: text } = &messages[2] else {
             panic!()
         };
@@ -370,7 +388,7 @@ mod tests {
             Message::Chat { text: "gg".into() },
         ];
         messages.extend(after.iter().cloned().map(Ok));
-        let mut receiver = CatchUpReceiver::default();
+        let mut receiver = Receiver::default();
         let later = messages.split_off(caught_up);
         assert!(
             receiver.read(messages).unwrap().is_none(),
@@ -384,7 +402,7 @@ mod tests {
 
     #[test]
     fn a_broken_message_in_a_catch_up_is_refused() {
-        let mut receiver = CatchUpReceiver::default();
+        let mut receiver = Receiver::default();
         let batch = vec![Ok(Message::CatchUp {
             chunks: vec![0xff; 9],
         })];
@@ -399,7 +417,7 @@ mod tests {
         let sent = inputs(500);
         let checksums: Vec<u128> = (1..=8).map(|i| i * 1000).collect();
         // It knows 130 frames: the chunks from 120 on come.
-        let mut receiver = CatchUpReceiver::after(130);
+        let mut receiver = Receiver::after(130);
         for message in encode_catch_up_after(130, &sent, &checksums, 42) {
             match message {
                 Message::CatchUp { chunks } => receiver.add(&chunks).unwrap(),
@@ -420,7 +438,7 @@ mod tests {
             }
         }
         // Frames taken as they came (a spectator) still count as received.
-        let mut live = CatchUpReceiver::default();
+        let mut live = Receiver::default();
         let Message::CatchUp { chunks } = &encode_catch_up(&sent[..60], &checksums, 1)[0] else {
             panic!()
         };
@@ -432,17 +450,17 @@ mod tests {
         );
         // A sender that knows less sends only its end, which is accepted;
         // one that claims more than it sent is not.
-        let history = CatchUpReceiver::after(130).finish(100, 7).unwrap();
+        let history = Receiver::after(130).finish(100, 7).unwrap();
         assert_eq!((history.frames, history.chunks.len()), (100, 0));
-        assert!(CatchUpReceiver::after(130).finish(131, 7).is_err());
-        assert!(CatchUpReceiver::after(130).finish(130, 7).is_ok());
+        assert!(Receiver::after(130).finish(131, 7).is_err());
+        assert!(Receiver::after(130).finish(130, 7).is_ok());
         // Chunks from before the receiver's are out of order.
         let from_zero = encode_catch_up(&sent, &checksums, 42);
         let Message::CatchUp { chunks } = &from_zero[0] else {
             panic!()
         };
         assert!(matches!(
-            CatchUpReceiver::after(130).add(chunks),
+            Receiver::after(130).add(chunks),
             Err(CatchUpError::OutOfOrder {
                 expected: 120,
                 got: 0
@@ -452,13 +470,13 @@ mod tests {
 
     #[test]
     fn an_empty_match_is_just_the_end() {
-        let history = receive(&encode_catch_up(&[], &[], 7)).unwrap();
+        let history = receive(&encode_catch_up::<u8, 2>(&[], &[], 7)).unwrap();
         assert_eq!((history.frames, history.chunks.len()), (0, 0));
     }
 
     #[test]
     fn junk_missing_and_reordered_chunks_are_refused() {
-        let mut receiver = CatchUpReceiver::default();
+        let mut receiver = Receiver::default();
         assert!(matches!(
             receiver.add(&[5u8, 0, 1, 2, 3]),
             Err(CatchUpError::BadChunk(0, _))
@@ -468,7 +486,7 @@ mod tests {
         let Message::CatchUp { chunks } = &messages[1] else {
             panic!()
         };
-        let mut receiver = CatchUpReceiver::default();
+        let mut receiver = Receiver::default();
         assert_eq!(
             receiver.add(chunks),
             Err(CatchUpError::OutOfOrder {
@@ -477,7 +495,7 @@ mod tests {
             })
         );
         // The end claims more than arrived.
-        let receiver = CatchUpReceiver::default();
+        let receiver = Receiver::default();
         assert!(matches!(
             receiver.finish(10, 0),
             Err(CatchUpError::Incomplete {
@@ -491,7 +509,7 @@ mod tests {
     fn a_match_longer_than_four_hours_is_refused_and_stays_refused() {
         // (A message too big to hold is the envelope's to refuse unread.)
         let messages = encode_catch_up(&inputs(MAX_CATCH_UP_FRAMES + 60), &[], 1);
-        let mut receiver = CatchUpReceiver::default();
+        let mut receiver = Receiver::default();
         let results: Vec<_> = (messages.iter())
             .filter_map(|m| match m {
                 Message::CatchUp { chunks } => Some(receiver.add(chunks)),

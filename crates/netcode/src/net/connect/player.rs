@@ -10,8 +10,8 @@ use super::{
     ConnectError, ConnectOptions, Connection, FailedAttempt, RoomLink, SIGNALING_TIMEOUT, Seat,
     Stage, Status, player_control, seat_url,
 };
+use crate::GameInput;
 use crate::net::control::ControlChannel;
-use crate::net::game::PLAYERS;
 use crate::net::handshake::{Agreement, HandshakeError, Hello};
 use crate::net::ice::IceServers;
 use crate::net::rejoin::{CatchUpReceiver, History};
@@ -29,8 +29,8 @@ const BUSY_LINGER: Duration = Duration::from_secs(3);
 const FAR_END_OPENING: Duration = Duration::from_millis(300);
 
 /// A player's seat: the handshake with the partner the room agrees on
-/// (`Room::seeking`), and a rejoiner's catch-up.
-pub struct PlayerSeat {
+/// (`Room::seeking`), and a rejoiner's catch-up of `N` players' inputs `I`.
+pub struct PlayerSeat<I, const N: usize> {
     /// These move into the [`Connection`] at the end.
     control: Option<ControlChannel>,
     ggrs: Option<WebRtcChannel>,
@@ -44,8 +44,8 @@ pub struct PlayerSeat {
     /// The partner and what was agreed with it.
     agreed: Option<(PeerId, Agreement)>,
     /// Rejoining: the match so far as it arrives, then all of it.
-    catch_up: CatchUpReceiver,
-    history: Option<History>,
+    catch_up: CatchUpReceiver<I, N>,
+    history: Option<History<I, N>>,
 }
 
 /// After a refusal the connector stays a little (polled like the rest,
@@ -73,9 +73,9 @@ enum WaitFor {
 /// The latency probe must finish this soon after the peer connected.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-impl Seat for PlayerSeat {
+impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
     type Options = ConnectOptions;
-    type Connection = Connection;
+    type Connection = Connection<I, N>;
 
     fn url(options: &ConnectOptions) -> String {
         seat_url(options)
@@ -89,14 +89,25 @@ impl Seat for PlayerSeat {
         options: ConnectOptions,
         control: Option<WebRtcChannel>,
         ggrs: Option<WebRtcChannel>,
-    ) -> PlayerSeat {
-        let mut hello = Hello::new(options.role, options.seed, &options.preset, options.delay);
+    ) -> Self {
+        let mut hello = Hello::new(
+            &options.game,
+            options.role,
+            options.seed,
+            &options.preset,
+            options.delay,
+        );
         hello.protocol += options.protocol_skew;
         hello.rejoin = options.rejoin.clone();
         hello.confirmed = options.confirmed;
         hello.name = (options.name.as_ref()).map_or_else(String::new, |n| n.to_string());
-        let control = control
-            .map(|channel| player_control(channel, Room::seeking(hello, options.delay), &options));
+        let control = control.map(|channel| {
+            player_control(
+                channel,
+                Room::seeking(&options.game, hello, options.delay),
+                &options,
+            )
+        });
         PlayerSeat {
             control,
             ggrs,
@@ -133,7 +144,7 @@ impl Seat for PlayerSeat {
         &mut self,
         link: &mut RoomLink,
         now: Instant,
-    ) -> Result<Option<Connection>, ConnectError> {
+    ) -> Result<Option<Connection<I, N>>, ConnectError> {
         if self.leaving.is_some() {
             return self.keep_leaving(link, now).map(|_| None);
         }
@@ -167,7 +178,7 @@ impl Seat for PlayerSeat {
     }
 }
 
-impl PlayerSeat {
+impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
     /// "room K7Q-2XM" or "the quick-match queue", for messages.
     fn room_name(&self) -> String {
         match &self.options.room {
@@ -311,6 +322,7 @@ impl PlayerSeat {
     }
 
     fn leaving_done(&mut self, link: &mut RoomLink, now: Instant) -> bool {
+        let players = self.options.game.players;
         let (Some(leaving), Some(socket), Some(control)) =
             (&mut self.leaving, link.socket_mut(), self.control.as_mut())
         else {
@@ -331,13 +343,13 @@ impl PlayerSeat {
                     control.peer_changed(peer, state);
                 }
                 drop(control.take_events());
-                control.room().connected_count() >= PLAYERS
+                control.room().connected_count() >= players
                     && now.duration_since(*all_open_at.get_or_insert(now)) >= FAR_END_OPENING
             }
         }
     }
 
-    fn finish(&mut self, link: &mut RoomLink) -> Result<Connection, ConnectError> {
+    fn finish(&mut self, link: &mut RoomLink) -> Result<Connection<I, N>, ConnectError> {
         let (peer, agreement) = self.agreed.take().ok_or(ConnectError::LoopGone)?;
         let control = self.control.take().ok_or(ConnectError::LoopGone)?;
         let ggrs_channel = self.ggrs.take().ok_or(ConnectError::LoopGone)?;

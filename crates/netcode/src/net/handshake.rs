@@ -19,9 +19,9 @@ use std::collections::HashMap;
 use web_time::{Duration, Instant};
 
 use super::delay::{DelaySetting, input_delay_for, rtt_stats, table_delay};
-use super::game::{Frame, SimConfig};
 use super::protocol::phase::{Connecting, Heard};
 use super::signaling::PlayerName;
+use crate::{Frame, GameInfo};
 
 // The messages are the protocol's; the handshake is one of their users.
 pub use super::protocol::message::{
@@ -52,8 +52,8 @@ pub struct Agreement {
     /// 0 = player 1 (the host), 1 = player 2.
     pub local_handle: usize,
     pub seed: u64,
+    /// The leader's rule preset, one of the game's (the game resolves it).
     pub preset: String,
-    pub config: SimConfig,
     /// Mean of both peers' median RTTs, and the larger jitter.
     pub rtt_ms: f64,
     pub jitter_ms: f64,
@@ -74,6 +74,7 @@ pub struct Agreement {
 }
 
 pub struct Handshake {
+    game: GameInfo,
     ours: Hello,
     delay: DelaySetting,
     theirs: Option<Hello>,
@@ -93,8 +94,10 @@ pub struct Handshake {
 }
 
 impl Handshake {
-    pub fn new(ours: Hello, delay: DelaySetting) -> Self {
+    /// A handshake of `game` that starts by sending `ours`.
+    pub fn new(game: &GameInfo, ours: Hello, delay: DelaySetting) -> Self {
         Handshake {
+            game: *game,
             ours,
             delay,
             theirs: None,
@@ -167,9 +170,7 @@ impl Handshake {
         };
         match message {
             Connecting::Hello(hello) => {
-                if hello.protocol != self.ours.protocol
-                    || hello.sim_version != self.ours.sim_version
-                {
+                if !hello.same_build(&self.ours) {
                     self.outcome = Some(Err(HandshakeError::VersionMismatch {
                         ours: self.ours.describe(),
                         theirs: hello.describe(),
@@ -227,6 +228,7 @@ impl Handshake {
             return;
         };
         self.outcome = Some(agree(
+            &self.game,
             &self.ours,
             theirs,
             &self.rtts_ms,
@@ -237,6 +239,7 @@ impl Handshake {
 }
 
 fn agree(
+    game: &GameInfo,
     ours: &Hello,
     theirs: &Hello,
     our_rtts_ms: &[f64],
@@ -261,8 +264,9 @@ fn agree(
         (None, None) if we_lead => ours,
         (None, None) => theirs,
     };
-    let config = SimConfig::preset(&leader.preset)
-        .ok_or_else(|| HandshakeError::UnknownPreset(leader.preset.clone()))?;
+    if !game.has_preset(&leader.preset) {
+        return Err(HandshakeError::UnknownPreset(leader.preset.clone()));
+    }
     // Both sides must compute identical numbers: work in whole microseconds
     // as sent, in the same order (player 1's first).
     let (our_rtt, our_jitter) = rtt_stats(our_rtts_ms).unwrap_or((0.0, 0.0));
@@ -286,7 +290,7 @@ fn agree(
     let rtt_ms = (u128::from(first.0) + u128::from(second.0)) as f64 / 2000.0;
     let jitter_ms = first.1.max(second.1) as f64 / 1000.0;
     let input_delay = match delay {
-        DelaySetting::Auto => input_delay_for(rtt_ms, jitter_ms),
+        DelaySetting::Auto => input_delay_for(game.fps, rtt_ms, jitter_ms),
         DelaySetting::Fixed(n) => n,
         DelaySetting::Table => table_delay(rtt_ms),
     };
@@ -301,7 +305,6 @@ fn agree(
         local_handle: if we_lead { 0 } else { 1 },
         seed: leader.seed,
         preset: leader.preset.clone(),
-        config,
         rtt_ms,
         jitter_ms,
         input_delay,
@@ -339,9 +342,10 @@ fn rejoin_slot(ours: &Hello, theirs: &Hello) -> Result<Option<Claim>, HandshakeE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_game::GAME;
 
     fn hello(role: Role, seed: u64) -> Hello {
-        Hello::new(role, seed, "default", DelaySetting::Auto)
+        Hello::new(&GAME, role, seed, "default", DelaySetting::Auto)
     }
 
     type Outcomes = (
@@ -402,8 +406,8 @@ mod tests {
 
     #[test]
     fn both_sides_agree_and_the_host_leads() {
-        let a = Handshake::new(hello(Role::Host, 7), DelaySetting::Auto);
-        let b = Handshake::new(hello(Role::Join, 99), DelaySetting::Auto);
+        let a = Handshake::new(&GAME, hello(Role::Host, 7), DelaySetting::Auto);
+        let b = Handshake::new(&GAME, hello(Role::Join, 99), DelaySetting::Auto);
         let (x, y) = run(a, b, Duration::from_millis(50));
         let (x, y) = (x.unwrap(), y.unwrap());
         assert_eq!((x.local_handle, y.local_handle), (0, 1));
@@ -412,7 +416,10 @@ mod tests {
         assert_eq!(x.jitter_ms, y.jitter_ms);
         // 100 ms round trip measured on a 1 ms clock step.
         assert!((99.0..=103.0).contains(&x.rtt_ms), "{}", x.rtt_ms);
-        assert_eq!(x.input_delay, input_delay_for(x.rtt_ms, x.jitter_ms));
+        assert_eq!(
+            x.input_delay,
+            input_delay_for(GAME.fps, x.rtt_ms, x.jitter_ms)
+        );
         assert_eq!(x.input_delay, y.input_delay);
     }
 
@@ -421,8 +428,8 @@ mod tests {
         // The joiner's end opens 5, 30 or 250 ms after the host's: the
         // host's first Hellos are lost; later ones, and probes, are not.
         for b_opens in [5, 30, 250] {
-            let a = Handshake::new(hello(Role::Host, 7), DelaySetting::Auto);
-            let b = Handshake::new(hello(Role::Join, 99), DelaySetting::Auto);
+            let a = Handshake::new(&GAME, hello(Role::Host, 7), DelaySetting::Auto);
+            let b = Handshake::new(&GAME, hello(Role::Join, 99), DelaySetting::Auto);
             let (x, y) = run_opening_late(
                 a,
                 b,
@@ -439,7 +446,7 @@ mod tests {
 
     #[test]
     fn hello_is_repeated_only_until_the_peer_is_heard() {
-        let mut host = Handshake::new(hello(Role::Host, 1), DelaySetting::Auto);
+        let mut host = Handshake::new(&GAME, hello(Role::Host, 1), DelaySetting::Auto);
         let start = Instant::now();
         let hellos = |out: &[Message]| {
             out.iter()
@@ -466,8 +473,8 @@ mod tests {
         ha.nonce = 5;
         hb.nonce = 3;
         let (x, y) = run(
-            Handshake::new(ha, DelaySetting::Auto),
-            Handshake::new(hb, DelaySetting::Auto),
+            Handshake::new(&GAME, ha, DelaySetting::Auto),
+            Handshake::new(&GAME, hb, DelaySetting::Auto),
             Duration::ZERO,
         );
         let (x, y) = (x.unwrap(), y.unwrap());
@@ -478,16 +485,16 @@ mod tests {
     #[test]
     fn a_new_match_gets_the_same_fresh_id_on_both_sides() {
         let (x, y) = run(
-            Handshake::new(hello(Role::Host, 1), DelaySetting::Auto),
-            Handshake::new(hello(Role::Join, 2), DelaySetting::Auto),
+            Handshake::new(&GAME, hello(Role::Host, 1), DelaySetting::Auto),
+            Handshake::new(&GAME, hello(Role::Join, 2), DelaySetting::Auto),
             Duration::ZERO,
         );
         let (x, y) = (x.unwrap(), y.unwrap());
         assert_eq!(x.match_id, y.match_id);
         assert!(!x.rejoin && !y.rejoin);
         let (z, _) = run(
-            Handshake::new(hello(Role::Host, 1), DelaySetting::Auto),
-            Handshake::new(hello(Role::Join, 2), DelaySetting::Auto),
+            Handshake::new(&GAME, hello(Role::Host, 1), DelaySetting::Auto),
+            Handshake::new(&GAME, hello(Role::Join, 2), DelaySetting::Auto),
             Duration::ZERO,
         );
         assert_ne!(z.unwrap().match_id, x.match_id);
@@ -504,8 +511,8 @@ mod tests {
         let mut newcomer = hello(role, 1);
         newcomer.rejoin = tickets.to_vec();
         run(
-            Handshake::new(keeper, DelaySetting::Auto),
-            Handshake::new(newcomer, DelaySetting::Auto),
+            Handshake::new(&GAME, keeper, DelaySetting::Auto),
+            Handshake::new(&GAME, newcomer, DelaySetting::Auto),
             Duration::from_millis(3),
         )
     }
@@ -551,8 +558,8 @@ mod tests {
     #[test]
     fn fixed_delay_overrides_only_its_own_side() {
         let (x, y) = run(
-            Handshake::new(hello(Role::Host, 1), DelaySetting::Fixed(5)),
-            Handshake::new(hello(Role::Join, 1), DelaySetting::Auto),
+            Handshake::new(&GAME, hello(Role::Host, 1), DelaySetting::Fixed(5)),
+            Handshake::new(&GAME, hello(Role::Join, 1), DelaySetting::Auto),
             Duration::ZERO,
         );
         assert_eq!(x.unwrap().input_delay, 5);
@@ -565,8 +572,8 @@ mod tests {
         old.protocol += 1;
         old.game_version = "9.9.9".into();
         let (x, y) = run(
-            Handshake::new(hello(Role::Host, 1), DelaySetting::Auto),
-            Handshake::new(old, DelaySetting::Auto),
+            Handshake::new(&GAME, hello(Role::Host, 1), DelaySetting::Auto),
+            Handshake::new(&GAME, old, DelaySetting::Auto),
             Duration::ZERO,
         );
         let e = x.unwrap_err();
@@ -579,8 +586,8 @@ mod tests {
     fn a_side_refusing_before_its_first_poll_still_sends_its_hello() {
         let mut newer = hello(Role::Join, 1);
         newer.protocol += 1;
-        let mut host = Handshake::new(hello(Role::Host, 1), DelaySetting::Auto);
-        let mut joiner = Handshake::new(newer, DelaySetting::Auto);
+        let mut host = Handshake::new(&GAME, hello(Role::Host, 1), DelaySetting::Auto);
+        let mut joiner = Handshake::new(&GAME, newer, DelaySetting::Auto);
         let now = Instant::now();
         let host_hello = host.poll(now).remove(0);
         // The joiner hears the host before it ever polled.
@@ -600,7 +607,7 @@ mod tests {
 
     #[test]
     fn busy_ends_the_handshake_with_match_running() {
-        let mut newcomer = Handshake::new(hello(Role::Join, 1), DelaySetting::Auto);
+        let mut newcomer = Handshake::new(&GAME, hello(Role::Join, 1), DelaySetting::Auto);
         let now = Instant::now();
         newcomer.poll(now);
         assert_eq!(newcomer.receive(now, Message::Busy), None);
@@ -614,8 +621,8 @@ mod tests {
         let mut odd = hello(Role::Host, 1);
         odd.preset = "turbo".into();
         let (x, _) = run(
-            Handshake::new(odd, DelaySetting::Auto),
-            Handshake::new(hello(Role::Join, 1), DelaySetting::Auto),
+            Handshake::new(&GAME, odd, DelaySetting::Auto),
+            Handshake::new(&GAME, hello(Role::Join, 1), DelaySetting::Auto),
             Duration::ZERO,
         );
         assert_eq!(x, Err(HandshakeError::UnknownPreset("turbo".into())));

@@ -1,0 +1,90 @@
+//! Rollback netcode for a deterministic game: GGRS over WebRTC data
+//! channels (matchbox), room codes through a signaling server, a latency
+//! handshake that picks the input delay, reconnects, rejoins, spectators and
+//! chat, natively and in the browser.
+//!
+//! The crate knows no game. A game names itself with a [`GameInfo`] (its
+//! name and version, its simulation's version, its frame rate, its players
+//! and the rule presets a host may pick), checked at the handshake so two
+//! builds that would desync never play; its input is any plain-old-data
+//! type, the only thing on the wire besides the crate's own messages.
+//!
+//! - [`net`]: everything between two peers — connecting by room code
+//!   ([`net::connect`]), the handshake and room machines (no I/O), the
+//!   control protocol, the GGRS socket, the link simulator, catch-ups;
+//! - [`tasks`]: where background work runs (threads natively, the page's
+//!   event loop in the browser);
+//! - [`input_runs`]: the run-length layout of a game's inputs that replays
+//!   and catch-ups share;
+//! - [`checksum`]: a state checksum's text form.
+
+pub mod checksum;
+pub mod input_runs;
+pub mod net;
+pub mod panics;
+pub mod tasks;
+
+pub use checksum::{BadChecksum, hex_checksum, parse_hex_checksum};
+
+/// A frame number: 0 is the first simulated frame.
+pub type Frame = u32;
+
+/// The most players a match may have: bounds what a peer's message may
+/// claim before any allocation (GGRS itself carries any number).
+pub const MAX_PLAYERS: usize = 8;
+
+/// What one player's input on one frame may be: plain old data (sent as
+/// its bytes, saved by copy), comparable (GGRS predicts "the same as last
+/// frame" and checks), and sendable to the connection's threads. Any type
+/// that is all of these is one.
+pub trait GameInput: bytemuck::Pod + PartialEq + std::fmt::Debug + Send + Sync {}
+
+impl<T: bytemuck::Pod + PartialEq + std::fmt::Debug + Send + Sync> GameInput for T {}
+
+/// What a game tells the netcode about itself. Two peers play only if their
+/// protocol, `name` and `sim_version` agree; `version` is what a mismatch
+/// shows the player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameInfo {
+    /// The game's name, in mismatch messages and the room list's version tag.
+    pub name: &'static str,
+    /// The build's version (the crate version, typically).
+    pub version: &'static str,
+    /// Bumped whenever the simulation's results change for the same inputs.
+    pub sim_version: u32,
+    /// Simulated frames a second: turns milliseconds into frames of delay.
+    pub fps: u32,
+    /// Players in a match, at most [`MAX_PLAYERS`].
+    pub players: usize,
+    /// The rule presets a host may pick, by name (the first is the
+    /// default); the handshake refuses any other.
+    pub presets: &'static [&'static str],
+}
+
+impl GameInfo {
+    /// Whether `name` is one of the game's presets.
+    pub fn has_preset(&self, name: &str) -> bool {
+        self.presets.contains(&name)
+    }
+
+    /// Milliseconds a frame lasts.
+    pub fn frame_ms(&self) -> f64 {
+        1000.0 / f64::from(self.fps)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_game {
+    use super::GameInfo;
+
+    /// The game the crate's own tests play: two players at 60 frames a
+    /// second, like twinstar.
+    pub const GAME: GameInfo = GameInfo {
+        name: "testgame",
+        version: "0.1.0",
+        sim_version: 1,
+        fps: 60,
+        players: 2,
+        presets: &["default", "stress"],
+    };
+}

@@ -1,0 +1,21 @@
+//! Networking building blocks for online play: room codes, the signaling
+//! server, our GGRS socket over matchbox, and an in-process bad-link
+//! simulator. Nothing here knows a game but through `GameInfo`.
+
+pub mod connect;
+pub mod control;
+pub mod delay;
+pub mod handshake;
+pub mod ice;
+pub mod link_sim;
+pub mod protocol;
+pub mod rejoin;
+pub mod room;
+pub mod signaling;
+pub mod socket;
+pub mod watch;
+
+pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
+pub use socket::{GgrsSocket, PacketChannel, SharedChannel, SocketStats, StatsHandle};
+pub use twinstar_signaling_protocol::room_code;
+pub use twinstar_signaling_protocol::{RoomCode, RoomCodeError};
