@@ -10,7 +10,6 @@
 //! feed it what GGRS, the control channel and the room report, and carry
 //! out what it answers (`perform`).
 
-mod machine;
 mod perform;
 mod poll;
 mod reconnect;
@@ -19,7 +18,11 @@ mod room_chat;
 mod spectators;
 mod tally;
 
-use machine::{Event, Machine, Paused, Settings};
+use machine::{Event, Paused, Settings};
+use twinstar_netcode::session::online::machine;
+
+/// The online match's decisions, for twinstar's inputs and players.
+type Machine<P> = machine::Machine<P, Input, PLAYERS>;
 use tally::Tally;
 
 use web_time::{Duration, Instant};

@@ -22,6 +22,7 @@ pub mod checksum;
 pub mod input_runs;
 pub mod net;
 pub mod panics;
+pub mod session;
 pub mod tasks;
 
 pub use checksum::{BadChecksum, hex_checksum, parse_hex_checksum};

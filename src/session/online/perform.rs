@@ -11,6 +11,7 @@ use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
+use crate::sim::{Input, PLAYERS};
 
 use matchbox_socket::PeerId;
 
@@ -48,7 +49,7 @@ impl OnlineBackend {
     /// connection a knock agreed on, for [`Output::Adopt`].
     pub(super) fn perform(
         &mut self,
-        outputs: Vec<Output<PeerId>>,
+        outputs: Vec<Output<PeerId, Input, PLAYERS>>,
         mut knocked: Option<Connection>,
         sim: &mut Simulation,
         log: &mut FrameLog,
@@ -120,7 +121,7 @@ impl OnlineBackend {
 
     /// The messages among `outputs` (what the end of a match, a goodbye or
     /// a desync report says); nothing else comes of those events.
-    pub(super) fn say(&mut self, outputs: Vec<Output<PeerId>>, log: &FrameLog) {
+    pub(super) fn say(&mut self, outputs: Vec<Output<PeerId, Input, PLAYERS>>, log: &FrameLog) {
         for output in outputs {
             match output {
                 Output::Send(message) => self.control.send(&message),

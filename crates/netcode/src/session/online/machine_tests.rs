@@ -7,7 +7,6 @@
 
 use super::*;
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up_after};
-use crate::sim::{Input, PLAYERS};
 
 const WINDOW: Duration = Duration::from_secs(30);
 const MATCH: u64 = 77;
@@ -41,7 +40,7 @@ pub(super) fn agreement(peer_confirmed: Frame) -> Agreement {
 /// The catch-up a side that has confirmed `frames` sends one that has
 /// confirmed `known`, ending with `CaughtUp`.
 pub(super) fn catch_up(known: Frame, frames: Frame) -> Vec<Message> {
-    let inputs = vec![[Input::default(); PLAYERS]; frames as usize];
+    let inputs = vec![[0u8; 2]; frames as usize];
     let checksums: Vec<u128> = (1..=frames as usize / CHUNK_FRAMES)
         .map(|i| i as u128)
         .collect();
@@ -50,11 +49,11 @@ pub(super) fn catch_up(known: Frame, frames: Frame) -> Vec<Message> {
 
 /// One machine, its clock, and what the shell would see.
 struct Test {
-    machine: Machine<u32>,
+    machine: Machine<u32, u8, 2>,
     now: Instant,
     seen: Seen,
     /// What the first poll's tick said.
-    first: Vec<Output<u32>>,
+    first: Vec<Output<u32, u8, 2>>,
 }
 
 impl Test {
@@ -62,7 +61,7 @@ impl Test {
         Test::with(settings(local), None)
     }
 
-    fn with(settings: Settings, rejoined: Option<(History, Frame)>) -> Test {
+    fn with(settings: Settings, rejoined: Option<(History<u8, 2>, Frame)>) -> Test {
         let mut test = Test {
             machine: Machine::new(settings, rejoined),
             now: Instant::now(),
@@ -82,47 +81,47 @@ impl Test {
         self
     }
 
-    fn on(&mut self, event: Event<u32>) -> Vec<Output<u32>> {
+    fn on(&mut self, event: Event<u32>) -> Vec<Output<u32, u8, 2>> {
         self.machine.handle(self.now, event)
     }
 
-    fn tick(&mut self) -> Vec<Output<u32>> {
+    fn tick(&mut self) -> Vec<Output<u32, u8, 2>> {
         self.on(Event::Tick(self.seen))
     }
 
-    fn hear(&mut self, message: Message) -> Vec<Output<u32>> {
+    fn hear(&mut self, message: Message) -> Vec<Output<u32, u8, 2>> {
         self.hear_all(vec![message])
     }
 
     /// One read of the channel.
-    fn hear_all(&mut self, messages: Vec<Message>) -> Vec<Output<u32>> {
+    fn hear_all(&mut self, messages: Vec<Message>) -> Vec<Output<u32, u8, 2>> {
         self.on(Event::Received(messages.into_iter().map(Ok).collect()))
     }
 
     /// GGRS reports the peer silent (it has been for 0.5 s).
-    fn silent(&mut self) -> Vec<Output<u32>> {
+    fn silent(&mut self) -> Vec<Output<u32, u8, 2>> {
         self.on(Event::Interrupted {
             timeout: WINDOW - INTERRUPTION_NOTICE,
         })
     }
 
     /// Silent long enough to pause, and the tick that pauses.
-    fn pause(&mut self) -> Vec<Output<u32>> {
+    fn pause(&mut self) -> Vec<Output<u32, u8, 2>> {
         self.silent();
         self.later(RECONNECT_AFTER - INTERRUPTION_NOTICE);
         self.tick()
     }
 
-    fn partner_left(&mut self) -> Vec<Output<u32>> {
+    fn partner_left(&mut self) -> Vec<Output<u32, u8, 2>> {
         self.on(Event::Room(room::Output::PartnerLeft(PEER)))
     }
 
-    fn agreed(&mut self, peer: u32, peer_confirmed: Frame) -> Vec<Output<u32>> {
+    fn agreed(&mut self, peer: u32, peer_confirmed: Frame) -> Vec<Output<u32, u8, 2>> {
         let agreed = room::Output::Agreed(peer, agreement(peer_confirmed));
         self.on(Event::Room(agreed))
     }
 
-    fn last_frame(&mut self) -> Vec<Output<u32>> {
+    fn last_frame(&mut self) -> Vec<Output<u32, u8, 2>> {
         self.on(Event::LastFrame {
             frame: 600,
             checksum: 5,
@@ -130,14 +129,14 @@ impl Test {
     }
 }
 
-fn stop_of(outputs: &[Output<u32>]) -> Option<Stop> {
+fn stop_of(outputs: &[Output<u32, u8, 2>]) -> Option<Stop> {
     outputs.iter().find_map(|o| match o {
         Output::Stop(stop) => Some(stop.clone()),
         _ => None,
     })
 }
 
-fn sent(outputs: &[Output<u32>]) -> Vec<Message> {
+fn sent(outputs: &[Output<u32, u8, 2>]) -> Vec<Message> {
     (outputs.iter())
         .filter_map(|o| match o {
             Output::Send(m) => Some(m.clone()),
@@ -146,7 +145,7 @@ fn sent(outputs: &[Output<u32>]) -> Vec<Message> {
         .collect()
 }
 
-fn told_spectators(outputs: &[Output<u32>]) -> Vec<Message> {
+fn told_spectators(outputs: &[Output<u32, u8, 2>]) -> Vec<Message> {
     (outputs.iter())
         .filter_map(|o| match o {
             Output::TellSpectators(m) => Some(m.clone()),
@@ -155,7 +154,7 @@ fn told_spectators(outputs: &[Output<u32>]) -> Vec<Message> {
         .collect()
 }
 
-fn resumed(outputs: &[Output<u32>]) -> bool {
+fn resumed(outputs: &[Output<u32, u8, 2>]) -> bool {
     outputs.iter().any(|o| matches!(o, Output::Resume(_)))
 }
 
@@ -263,7 +262,7 @@ fn desync_state(frame: Frame) -> DesyncState {
     }
 }
 
-fn peer_states(outputs: &[Output<u32>]) -> Vec<Frame> {
+fn peer_states(outputs: &[Output<u32, u8, 2>]) -> Vec<Frame> {
     (outputs.iter())
         .filter_map(|o| match o {
             Output::PeerDesyncState(s) => Some(s.frame),
@@ -382,7 +381,7 @@ fn bug_5_player_1_keeps_and_reopens_its_signaling_only_a_second_later() {
 impl Test {
     /// This side did not run for `stalled` (SIGSTOP, a frozen page): the
     /// first poll after it.
-    fn thaw(&mut self, stalled: Duration) -> Vec<Output<u32>> {
+    fn thaw(&mut self, stalled: Duration) -> Vec<Output<u32, u8, 2>> {
         self.later(stalled);
         self.seen.stalled = stalled;
         let out = self.tick();

@@ -64,7 +64,7 @@ struct Attempt {
 }
 
 struct Side {
-    machine: Machine<u32>,
+    machine: Machine<u32, u8, 2>,
     played: Frame,
     confirmed: Frame,
     /// The highest frame of the other side's inputs received.
@@ -285,7 +285,7 @@ impl Wire {
     }
 
     /// What the shell does with the machine's outputs.
-    fn perform(&mut self, side: usize, outputs: Vec<Output<u32>>) {
+    fn perform(&mut self, side: usize, outputs: Vec<Output<u32, u8, 2>>) {
         let now = self.now;
         for output in outputs {
             let s = &mut self.sides[side];

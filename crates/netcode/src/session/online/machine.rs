@@ -24,9 +24,9 @@ use web_time::{Duration, Instant};
 use crate::net::handshake::{Agreement, HandshakeError, Message};
 use crate::net::protocol::DesyncState;
 use crate::net::protocol::phase::{Heard, Playing};
+use crate::net::rejoin::{CatchUpReceiver, History};
 use crate::net::room;
-use crate::net::{CatchUpReceiver, History};
-use crate::sim::Frame;
+use crate::{Frame, GameInput};
 
 /// With no reconnect window: no packet for this long, the peer is lost.
 pub const DISCONNECT_TIMEOUT: Duration = Duration::from_millis(2000);
@@ -163,7 +163,7 @@ pub enum Knock {
 
 /// What the shell must do, in order.
 #[derive(Debug)]
-pub enum Output<P> {
+pub enum Output<P, I, const N: usize> {
     /// Send this message to the partner.
     Send(Message),
     /// Tell every spectator this (`Done`, `Bye`), after the frames they
@@ -173,7 +173,7 @@ pub enum Output<P> {
     /// and our end (`CaughtUp`).
     SendCatchUp { known: Frame },
     /// Re-simulate the other side's confirmed frames, checking them.
-    CatchUp(Frames),
+    CatchUp(Frames<I, N>),
     /// Pause: keep the match in the room for the other player's claim
     /// (pause the room with our resume claim). `again`: the rejoiner left
     /// before its catch-up came.
@@ -189,7 +189,7 @@ pub enum Output<P> {
     /// The knock agreed with this match: its connection replaces ours.
     Adopt,
     /// The pause is over: a new GGRS session from the confirmed frame.
-    Resume(Resume<P>),
+    Resume(Resume<P, I, N>),
     /// GGRS hears the peer again after `silent`.
     LinkResumed { silent: Duration },
     /// The partner said its game goes to the background (`Away`): the
@@ -213,13 +213,13 @@ pub enum Output<P> {
 
 /// How a pause ended.
 #[derive(Debug)]
-pub enum Resume<P> {
+pub enum Resume<P, I, const N: usize> {
     /// The player we kept the match for is back (`agreement`) and has
     /// caught us up (`history`, after its re-simulation on the shell).
     Rejoined {
         peer: P,
         agreement: Box<Agreement>,
-        history: Frames,
+        history: Frames<I, N>,
         waited: Duration,
     },
     /// Our knock agreed; the connection adopted carries the other side's
@@ -229,9 +229,9 @@ pub enum Resume<P> {
 
 /// The other side's confirmed frames as a catch-up delivered them (shown
 /// by their count and size).
-pub struct Frames(pub History);
+pub struct Frames<I, const N: usize>(pub History<I, N>);
 
-impl Debug for Frames {
+impl<I, const N: usize> Debug for Frames<I, N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} frames ({} bytes)", self.0.frames, self.0.bytes)
     }
@@ -250,12 +250,12 @@ pub enum Stop {
 }
 
 /// Where the match stands.
-enum Stage<P> {
+enum Stage<P, I, const N: usize> {
     /// Frames are played.
     Playing,
     /// Paused: player 1 (or the player whose partner crashed) keeps the
     /// match in the room for the other player's claim.
-    Keeping(Keeping<P>),
+    Keeping(Keeping<P, I, N>),
     /// Paused: player 2 opens fresh connections to player 1.
     Knocking(Knocking),
     /// A `--frames N` match reached its end on one side or both.
@@ -265,12 +265,12 @@ enum Stage<P> {
     Stopped { done_said: bool },
 }
 
-struct Keeping<P> {
+struct Keeping<P, I, const N: usize> {
     since: Instant,
     deadline: Instant,
     /// The player that came back, until its catch-up has arrived.
     agreed: Option<(P, Box<Agreement>)>,
-    receiving: CatchUpReceiver,
+    receiving: CatchUpReceiver<I, N>,
     /// When our signaling may be reopened next.
     next_reopen: Instant,
 }
@@ -313,9 +313,9 @@ struct Silence {
     since: Instant,
 }
 
-pub struct Machine<P> {
+pub struct Machine<P, I, const N: usize> {
     settings: Settings,
-    stage: Stage<P>,
+    stage: Stage<P, I, N>,
     interrupted: Option<Silence>,
     /// The desync being reported came from the peer (not echoed back).
     desync_from_peer: bool,
@@ -328,17 +328,17 @@ pub struct Machine<P> {
     reached_end: bool,
     /// Rejoined after a crash: the keeper's frames to re-simulate at the
     /// first poll, and how many the keeper has confirmed.
-    rejoined: Option<(History, Frame)>,
+    rejoined: Option<(History<I, N>, Frame)>,
     /// The pause began with the partner's `Away` (its game is in the
     /// background), not with a silence.
     partner_away: bool,
 }
 
-impl<P: Copy + Eq + Debug> Machine<P> {
+impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
     /// A match that starts playing (`rejoined`: this player came back
     /// after a crash with the keeper's frames, and the keeper has
     /// confirmed this many).
-    pub fn new(settings: Settings, rejoined: Option<(History, Frame)>) -> Self {
+    pub fn new(settings: Settings, rejoined: Option<(History<I, N>, Frame)>) -> Self {
         Machine {
             settings,
             stage: Stage::Playing,
@@ -408,7 +408,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     }
 
     /// Decides on one event at `now`.
-    pub fn handle(&mut self, now: Instant, event: Event<P>) -> Vec<Output<P>> {
+    pub fn handle(&mut self, now: Instant, event: Event<P>) -> Vec<Output<P, I, N>> {
         let mut out = Vec::new();
         // Once stopped, the shell only says goodbye or reports a desync,
         // and hears the partner's desync evidence.
@@ -481,7 +481,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         out
     }
 
-    fn stop(&mut self, stop: Stop, out: &mut Vec<Output<P>>) {
+    fn stop(&mut self, stop: Stop, out: &mut Vec<Output<P, I, N>>) {
         self.stage = Stage::Stopped {
             done_said: self.done_said(),
         };
@@ -490,7 +490,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
 
     /// The start of a poll: a rejoiner's catch-ups, a pause's deadline,
     /// reopen and knocks, and whether the silence calls for a pause.
-    fn tick(&mut self, now: Instant, seen: Seen, out: &mut Vec<Output<P>>) {
+    fn tick(&mut self, now: Instant, seen: Seen, out: &mut Vec<Output<P, I, N>>) {
         self.seen = seen;
         let stalled_since = self.stall(now, out);
         if let Some((history, keeper_confirmed)) = self.rejoined.take() {
@@ -563,7 +563,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         &mut self,
         now: Instant,
         stalled_since: Option<Instant>,
-        out: &mut Vec<Output<P>>,
+        out: &mut Vec<Output<P, I, N>>,
     ) {
         // Our own stall as long as the pause threshold: the peer
         // heard nothing from us for that long and has paused
@@ -591,7 +591,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
 
     /// After a gap between polls of [`STALL_NOTICE`] or more, reports it
     /// and returns when it began.
-    fn stall(&mut self, now: Instant, out: &mut Vec<Output<P>>) -> Option<Instant> {
+    fn stall(&mut self, now: Instant, out: &mut Vec<Output<P, I, N>>) -> Option<Instant> {
         let stalled = self.seen.stalled;
         (stalled >= STALL_NOTICE).then(|| {
             out.push(Output::Stalled { stalled });
@@ -615,7 +615,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
 
     /// Pauses by our role, the window counting from `since`: player 1
     /// keeps the match, player 2 knocks.
-    fn pause_by_role(&mut self, now: Instant, since: Instant, out: &mut Vec<Output<P>>) {
+    fn pause_by_role(&mut self, now: Instant, since: Instant, out: &mut Vec<Output<P, I, N>>) {
         let deadline = since + self.settings.reconnect_window;
         self.interrupted = Some(Silence { deadline, since });
         if self.settings.local == 1 {
@@ -631,7 +631,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     /// network sits in TCP's backoff after the network is back (4.3 s
     /// after a 15 s cut, measured); a fresh one, tried every second, is
     /// there within about one.
-    fn start_keeping(&mut self, now: Instant, out: &mut Vec<Output<P>>) {
+    fn start_keeping(&mut self, now: Instant, out: &mut Vec<Output<P, I, N>>) {
         self.keep(now, out);
         // After the partner's `Away` nothing was cut: our socket is not
         // stuck, and reopening it would tell the player coming back that
@@ -646,7 +646,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
 
     /// Pauses to keep the match for the other player's claim; the window
     /// counts from when the packets stopped, if they did.
-    fn keep(&mut self, now: Instant, out: &mut Vec<Output<P>>) {
+    fn keep(&mut self, now: Instant, out: &mut Vec<Output<P, I, N>>) {
         let since = self.interrupted.map_or(now, |s| s.since);
         let deadline = since + self.settings.reconnect_window;
         self.interrupted = Some(Silence { deadline, since });
@@ -660,7 +660,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         out.push(Output::Keep { again: false });
     }
 
-    fn start_knocking(&mut self, now: Instant, out: &mut Vec<Output<P>>) {
+    fn start_knocking(&mut self, now: Instant, out: &mut Vec<Output<P, I, N>>) {
         let since = self.interrupted.map_or(now, |s| s.since);
         self.stage = Stage::Knocking(Knocking {
             since,
@@ -674,7 +674,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         });
     }
 
-    fn knocked(&mut self, now: Instant, knock: Knock, out: &mut Vec<Output<P>>) {
+    fn knocked(&mut self, now: Instant, knock: Knock, out: &mut Vec<Output<P, I, N>>) {
         let Stage::Knocking(knocking) = &mut self.stage else {
             return;
         };
@@ -713,7 +713,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     }
 
     /// One of the room's decisions.
-    fn room_said(&mut self, now: Instant, event: room::Output<P>, out: &mut Vec<Output<P>>) {
+    fn room_said(&mut self, now: Instant, event: room::Output<P>, out: &mut Vec<Output<P, I, N>>) {
         let confirmed = self.seen.confirmed;
         match &mut self.stage {
             Stage::Keeping(keeping) => match event {
@@ -771,7 +771,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     /// The partner's connection closed. While the match is unfinished it
     /// crashed or was cut, and may come back for what it lacks or bring
     /// what we lack. After both ends, it is expected.
-    fn partner_left(&mut self, now: Instant, out: &mut Vec<Output<P>>) {
+    fn partner_left(&mut self, now: Instant, out: &mut Vec<Output<P, I, N>>) {
         let unfinished = self.unfinished() && self.settings.can_pause();
         if unfinished || !self.peer_left() {
             if !self.settings.can_pause() {
@@ -798,7 +798,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         &mut self,
         now: Instant,
         batch: Vec<Result<Message, HandshakeError>>,
-        out: &mut Vec<Output<P>>,
+        out: &mut Vec<Output<P, I, N>>,
     ) {
         match &mut self.stage {
             Stage::Playing | Stage::Ending(_) => self.heard_playing(now, batch, out),
@@ -818,7 +818,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         &mut self,
         now: Instant,
         batch: Vec<Result<Message, HandshakeError>>,
-        out: &mut Vec<Output<P>>,
+        out: &mut Vec<Output<P, I, N>>,
     ) {
         let mut batch = batch.into_iter();
         for message in batch.by_ref() {
@@ -841,7 +841,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         &mut self,
         now: Instant,
         message: Result<Message, HandshakeError>,
-        out: &mut Vec<Output<P>>,
+        out: &mut Vec<Output<P, I, N>>,
     ) {
         // The channel is reliable and both ends run the same version:
         // bytes that do not decode are a broken peer, and guessing (a
@@ -903,7 +903,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
         &mut self,
         now: Instant,
         batch: Vec<Result<Message, HandshakeError>>,
-        out: &mut Vec<Output<P>>,
+        out: &mut Vec<Output<P, I, N>>,
     ) {
         let Stage::Keeping(keeping) = &mut self.stage else {
             return;
@@ -933,7 +933,7 @@ impl<P: Copy + Eq + Debug> Machine<P> {
     /// Our last frame is confirmed: our `Done` goes now, once. Never while
     /// paused: the other player is away, and it is said once the match
     /// plays again (and the end wait starts then).
-    fn say_done(&mut self, frame: Frame, checksum: u128, out: &mut Vec<Output<P>>) {
+    fn say_done(&mut self, frame: Frame, checksum: u128, out: &mut Vec<Output<P, I, N>>) {
         match &mut self.stage {
             Stage::Playing => self.stage = Stage::Ending(Ending::default()),
             Stage::Ending(ending) if !ending.sent_done => {}
@@ -966,7 +966,10 @@ impl<P: Copy + Eq + Debug> Machine<P> {
 
 /// The partner's desync evidence among `batch` (the rest is not heard: the
 /// match has stopped).
-fn heard_desync_states<P>(batch: Vec<Result<Message, HandshakeError>>, out: &mut Vec<Output<P>>) {
+fn heard_desync_states<P, I, const N: usize>(
+    batch: Vec<Result<Message, HandshakeError>>,
+    out: &mut Vec<Output<P, I, N>>,
+) {
     for message in batch.into_iter().flatten() {
         if let Heard::Expected(Playing::DesyncState(state)) = message.heard_as::<Playing>() {
             out.push(Output::PeerDesyncState(state));

@@ -1,0 +1,3 @@
+//! The online match.
+
+pub mod machine;
