@@ -4,6 +4,7 @@
 pub mod app;
 pub mod cli;
 pub mod frontend;
+pub mod game;
 pub mod input;
 pub mod net;
 pub mod platform;

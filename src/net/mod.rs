@@ -25,11 +25,5 @@ pub type Chunk = protocol::chunk::Chunk<Input, PLAYERS>;
 
 /// Twinstar as the netcode knows it: checked at every handshake, so builds
 /// whose simulations differ never play each other.
-pub const GAME: twinstar_netcode::GameInfo = twinstar_netcode::GameInfo {
-    name: "twinstar",
-    version: env!("CARGO_PKG_VERSION"),
-    sim_version: crate::sim::SIM_VERSION,
-    fps: crate::sim::FPS,
-    players: crate::sim::PLAYERS,
-    presets: &crate::sim::PRESET_NAMES,
-};
+pub const GAME: twinstar_netcode::GameInfo =
+    <crate::game::Twinstar as twinstar_netcode::Game<PLAYERS>>::INFO;

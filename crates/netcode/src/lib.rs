@@ -19,6 +19,7 @@
 //! - [`checksum`]: a state checksum's text form.
 
 pub mod checksum;
+pub mod game;
 pub mod input_runs;
 pub mod net;
 pub mod panics;
@@ -26,6 +27,7 @@ pub mod session;
 pub mod tasks;
 
 pub use checksum::{BadChecksum, hex_checksum, parse_hex_checksum};
+pub use game::Game;
 
 /// A frame number: 0 is the first simulated frame.
 pub type Frame = u32;

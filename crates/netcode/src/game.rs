@@ -1,0 +1,41 @@
+//! What a game is to the netcode: a deterministic step from one frame's
+//! inputs to the next state, a checksum of the state, and its identity.
+//! Everything the netcode does for a game (rollback, replays, catch-ups,
+//! desync checks) goes through this trait; it never looks inside a state.
+
+use std::fmt::Debug;
+
+use crate::{Frame, GameInfo, GameInput};
+
+/// A deterministic game of `N` players. The rules of determinism are the
+/// game's to keep: `step` must give the same state for the same state and
+/// inputs on every machine (no floats that differ between targets, no
+/// clocks, no I/O, no randomness but from the state).
+pub trait Game<const N: usize>: 'static {
+    /// Who the game is: checked at the handshake and in replays.
+    const INFO: GameInfo;
+    /// One player's input on one frame: plain old data, the only thing
+    /// besides the netcode's own messages on the wire.
+    type Input: GameInput + Default;
+    /// The rules a match is played by: plain old data, so a replay can
+    /// store their exact bytes whatever a later build's presets say.
+    type Config: bytemuck::Pod + PartialEq + Debug + Send + Sync;
+    /// A match's whole state, saved and restored by copy (a rollback
+    /// restores one several times a second).
+    type State: Clone + Send + Sync + 'static;
+    /// What a step tells the frontends (a sound to play, a hit to show).
+    type Event: Clone + Debug;
+
+    /// The rules a preset name stands for (`GameInfo::presets`).
+    fn preset(name: &str) -> Option<Self::Config>;
+    /// The name of the preset `config` is, if it is one.
+    fn preset_name(config: &Self::Config) -> Option<&'static str>;
+    /// The state at frame 0 of a match.
+    fn start(seed: u64, config: &Self::Config) -> Self::State;
+    /// One frame: `inputs` are player 1's first.
+    fn step(state: &mut Self::State, inputs: [Self::Input; N], events: &mut Vec<Self::Event>);
+    /// The frame `state` stands at (0 at the start, +1 per step).
+    fn frame(state: &Self::State) -> Frame;
+    /// A 128-bit hash of the whole state: equal states, equal checksums.
+    fn checksum(state: &Self::State) -> u128;
+}

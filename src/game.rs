@@ -1,0 +1,80 @@
+//! Twinstar as the netcode knows it (`twinstar_netcode::Game`): the
+//! simulation's world, step and checksum, its identity and its presets.
+
+use twinstar_netcode::{Frame, Game, GameInfo};
+
+use crate::sim::{Event, FPS, Input, PLAYERS, PRESET_NAMES, SIM_VERSION, SimConfig, World};
+
+/// The game, as a type the netcode is generic over.
+pub struct Twinstar;
+
+impl Game<PLAYERS> for Twinstar {
+    const INFO: GameInfo = GameInfo {
+        name: "twinstar",
+        version: env!("CARGO_PKG_VERSION"),
+        sim_version: SIM_VERSION,
+        fps: FPS,
+        players: PLAYERS,
+        presets: &PRESET_NAMES,
+    };
+    type Input = Input;
+    type Config = SimConfig;
+    type State = Box<World>;
+    type Event = Event;
+
+    fn preset(name: &str) -> Option<SimConfig> {
+        SimConfig::preset(name)
+    }
+
+    fn preset_name(config: &SimConfig) -> Option<&'static str> {
+        config.preset_name()
+    }
+
+    fn start(seed: u64, config: &SimConfig) -> Box<World> {
+        World::new(seed, *config)
+    }
+
+    fn step(world: &mut Box<World>, inputs: [Input; PLAYERS], events: &mut Vec<Event>) {
+        world.step(inputs, events);
+    }
+
+    fn frame(world: &Box<World>) -> Frame {
+        world.frame
+    }
+
+    fn checksum(world: &Box<World>) -> u128 {
+        world.checksum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every preset the handshake may agree on resolves to rules, and
+    /// names itself back.
+    #[test]
+    fn every_preset_resolves_and_names_itself() {
+        for name in Twinstar::INFO.presets {
+            let config = Twinstar::preset(name).expect("a preset");
+            assert_eq!(Twinstar::preset_name(&config), Some(*name));
+        }
+        assert!(Twinstar::preset("nope").is_none());
+    }
+
+    /// The trait's step is the world's.
+    #[test]
+    fn the_trait_steps_the_world() {
+        let config = SimConfig::DEFAULT;
+        let mut a = Twinstar::start(5, &config);
+        let mut b = World::new(5, config);
+        let mut events = Vec::new();
+        for i in 0..120u8 {
+            let inputs = [Input(i % 16), Input(i / 8 % 16)];
+            Twinstar::step(&mut a, inputs, &mut events);
+            b.step(inputs, &mut ());
+        }
+        assert_eq!(Twinstar::frame(&a), 120);
+        assert_eq!(Twinstar::checksum(&a), b.checksum());
+    }
+}
