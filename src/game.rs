@@ -30,6 +30,10 @@ impl Game<PLAYERS> for Twinstar {
         config.preset_name()
     }
 
+    fn check_config(config: &SimConfig) -> Result<(), String> {
+        config.check().map_err(|e| e.to_string())
+    }
+
     fn start(seed: u64, config: &SimConfig) -> Box<World> {
         World::new(seed, *config)
     }

@@ -7,7 +7,7 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use twinstar::replay::{self, EventKind, Header, Writer};
+use twinstar::replay::{self, EventKind};
 use twinstar_fuzz::{config, frames, scratch_file, text};
 
 fuzz_target!(|data: &[u8]| {
@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
 
 fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let config = config(u)?;
-    let mut header = Header::new("local", u.arbitrary()?, &config);
+    let mut header = twinstar::replay::header("local", u.arbitrary()?, &config);
     header.start_unix_ms = u.arbitrary()?;
     header.input_delay = u.arbitrary()?;
     if u.arbitrary()? {
@@ -24,7 +24,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         header.peers = vec![text(u)?, text(u)?];
     }
     let path = scratch_file("replay_records.tsr");
-    let Ok(mut writer) = Writer::create(&path, &header) else {
+    let Ok(mut writer) = twinstar::replay::create(&path, &header) else {
         return Ok(());
     };
     let mut written = Vec::new();
@@ -89,7 +89,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     // The round trip: exactly what was written.
     let read = replay::read_bytes(&bytes).expect("a written replay reads back");
     assert_eq!(read.header, header);
-    assert_eq!(read.header.config(), Some(config));
+    assert_eq!(twinstar::replay::rules(&read.header), Some(config));
     assert_eq!(read.inputs, written);
     assert_eq!(read.checksums, checksums);
     let read_events: Vec<_> = read

@@ -22,7 +22,7 @@ use crate::frontend::hud::MatchInfo;
 use crate::frontend::window::{self, MatchEnd, MatchOptions};
 use crate::frontend::{InputSource, headless};
 use crate::input::KeyMap;
-use crate::replay::{Header, Writer};
+
 use crate::session::{Driver, DriverOptions, Finished, Match, Mode, Outcome, Pacing, Summary};
 use crate::settings::{Settings, key_name};
 use crate::sim::Frame;
@@ -275,8 +275,11 @@ pub(super) fn prepare_local(
     };
     let mut driver = Driver::new(options).map_err(|e| Failure::Runtime(e.to_string(), None))?;
     if let Some(path) = record_path(args, mode.name(), seed) {
-        let writer = Writer::create(&path, &Header::new(mode.name(), seed, &config))
-            .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
+        let writer =
+            crate::replay::create(&path, &crate::replay::header(mode.name(), seed, &config))
+                .map_err(|e| {
+                    Failure::BadInput(format!("cannot record to {}: {e}", path.display()))
+                })?;
         driver.record_to(writer);
     }
     Ok(driver)

@@ -25,7 +25,7 @@ use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
 use crate::net::signaling::{SeatToken, browser_link, check_server_url};
 use crate::net::{Connection, PlayerConnector};
 use crate::platform::tasks::{MaybeSend, NetRuntime};
-use crate::replay::{Header, Writer};
+
 use crate::session::{Driver, OnlineOptions};
 use crate::session::{Match, Pacing};
 use crate::settings::Settings;
@@ -516,12 +516,13 @@ fn start_match(
         .map_err(|e| Failure::Runtime(e.to_string(), None))?;
     let mode = driver.options().mode.name();
     if let Some(path) = record_path(run, mode, agreement.seed) {
-        let mut header = Header::new(mode, agreement.seed, &crate::net::rules(&agreement.preset));
+        let mut header =
+            crate::replay::header(mode, agreement.seed, &crate::net::rules(&agreement.preset));
         header.input_delay = agreement.input_delay;
         header.room = room;
         header.peers = vec![peer];
         header.set_player_names(driver.player_names());
-        let writer = Writer::create(&path, &header)
+        let writer = crate::replay::create(&path, &header)
             .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
         driver.record_to(writer);
     }

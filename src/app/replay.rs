@@ -67,18 +67,18 @@ pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
     let summary = Summary {
         mode: "replay".into(),
         frames: v.frames,
-        checksum_frame: v.world.frame,
-        checksum: hex_checksum(v.world.checksum()),
+        checksum_frame: v.state.frame,
+        checksum: hex_checksum(v.state.checksum()),
         mismatches: v.first_mismatch.is_some() as u32,
         connection: "local".into(),
         replay: Some(args.file.display().to_string()),
         seed: replay.header.seed,
         preset: replay.header.preset.clone(),
         input_delay: replay.header.input_delay,
-        wave: v.world.spawner.wave,
-        score: [v.world.players[0].score, v.world.players[1].score],
-        shared_score: v.world.shared_score(),
-        restarts: v.world.restarts,
+        wave: v.state.spawner.wave,
+        score: [v.state.players[0].score, v.state.players[1].score],
+        shared_score: v.state.shared_score(),
+        restarts: v.state.restarts,
         ..Summary::default()
     };
     match v.first_mismatch {

@@ -18,7 +18,7 @@ use crate::net::signaling::DEFAULT_PORT;
 use crate::net::signaling::check_server_url;
 use crate::net::watch::WatchOptions;
 use crate::net::{SpectatorConnector, WatchConnection};
-use crate::replay::{Header, Writer};
+
 use crate::session::{Driver, Match, Pacing, SpectatorOptions};
 use crate::settings::Settings;
 
@@ -104,11 +104,11 @@ pub(super) fn start_driver(
     let mut driver =
         Driver::watch(connection, spectator).map_err(|e| Failure::Runtime(e.to_string(), None))?;
     if let Some(path) = record_path(run, "watch", seed) {
-        let mut header = Header::new("watch", seed, &config);
+        let mut header = crate::replay::header("watch", seed, &config);
         header.room = Some(room);
         header.peers = vec![peer];
         header.set_player_names(driver.player_names());
-        let writer = Writer::create(&path, &header)
+        let writer = crate::replay::create(&path, &header)
             .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
         driver.record_to(writer);
     }

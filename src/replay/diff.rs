@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::reader::Replay;
+use super::Replay;
 use crate::sim::{Frame, Input, PLAYERS, World};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

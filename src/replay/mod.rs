@@ -1,27 +1,66 @@
-//! Input logs: the confirmed inputs of a match, enough to re-simulate it bit
-//! for bit. Format v1 is documented in `docs/replay-format.md`.
-//!
-//! `Writer` appends records as a match runs (crash-safe: every record is
-//! complete or absent). `read` parses a file defensively: any bytes give a
-//! `Replay` or a one-line `ReplayError`, never a panic, and memory stays
-//! bounded by the file and record size limits. `verify` re-simulates; `diff` finds
-//! where two logs part.
+//! Twinstar's input logs: the netcode's replay format
+//! (`twinstar_netcode::replay`, docs/replay-format.md) for twinstar's
+//! inputs and world, and the desync forensics that know the world's fields
+//! ([`diff`]).
 
 mod diff;
-mod format;
-mod reader;
-mod verify;
-mod writer;
 
 pub use diff::{Divergence, FieldDiff, first_divergence, world_diff};
-pub use format::{
-    CHECKSUM_INTERVAL, Chunk, EndRecord, EventKind, FORMAT_VERSION, Header, MAGIC, MAX_FILE_BYTES,
-    MAX_RECORD_BYTES, ReplayEvent, decode_chunk, encode_chunk,
+pub use twinstar_netcode::replay::{
+    CHECKSUM_INTERVAL, Cut, EndRecord, EventKind, FORMAT_VERSION, Header, MAGIC, MAX_FILE_BYTES,
+    MAX_RECORD_BYTES, ReplayError, ReplayEvent,
 };
-pub use reader::{Cut, Replay, ReplayError, read, read_bytes};
-pub use verify::{Verification, simulate_to, verify};
-pub use writer::Writer;
+
+use std::path::Path;
+
+use crate::game::Twinstar;
+use crate::sim::{Frame, Input, PLAYERS, SimConfig, World};
+use twinstar_netcode::replay as netcode;
+
+/// A twinstar replay, read.
+pub type Replay = netcode::Replay<Input, PLAYERS>;
+/// Records a twinstar match.
+pub type Writer = netcode::Writer<Input, PLAYERS>;
+/// A replay re-simulated.
+pub type Verification = netcode::Verification<Box<World>>;
+/// One chunk of a replay's inputs.
+pub type Chunk = netcode::Chunk<Input, PLAYERS>;
 
 /// Where recordings go unless `--record` says otherwise, relative to the
 /// working directory; the menu's replay list looks here too.
 pub const DEFAULT_DIR: &str = "replays";
+
+/// The header of a twinstar match played in `mode` from `seed`.
+pub fn header(mode: &str, seed: u64, config: &SimConfig) -> Header {
+    Header::new::<Twinstar, PLAYERS>(mode, seed, config)
+}
+
+/// Creates (or replaces) a recording at `path`.
+pub fn create(path: &Path, header: &Header) -> std::io::Result<Writer> {
+    Writer::create(path, &crate::net::GAME, header)
+}
+
+/// Reads a twinstar replay file (see `twinstar_netcode::replay::read`).
+pub fn read(path: &Path) -> Result<Replay, ReplayError> {
+    netcode::read::<Twinstar, PLAYERS>(path)
+}
+
+/// A twinstar replay from its bytes.
+pub fn read_bytes(bytes: &[u8]) -> Result<Replay, ReplayError> {
+    netcode::read_bytes::<Twinstar, PLAYERS>(bytes)
+}
+
+/// Re-simulates the whole log, stopping at the first checksum mismatch.
+pub fn verify(replay: &Replay) -> Option<Verification> {
+    netcode::verify::<Twinstar, PLAYERS>(replay)
+}
+
+/// The world after `frame` frames of the replay (clamped to its length).
+pub fn simulate_to(replay: &Replay, frame: Frame) -> Option<Box<World>> {
+    netcode::simulate_to::<Twinstar, PLAYERS>(replay, frame)
+}
+
+/// The rules a replay's header records.
+pub fn rules(header: &Header) -> Option<SimConfig> {
+    header.config()
+}

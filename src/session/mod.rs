@@ -5,7 +5,6 @@
 //! every frontend shares: pacing, the end of the match and its verdict.
 
 mod backend;
-pub mod chat;
 pub mod desync;
 mod driver;
 mod error;
@@ -18,6 +17,7 @@ mod simulation;
 mod spectator;
 mod summary;
 
+// The room chat is the netcode's.
 pub use chat::{ChatError, ChatLine};
 pub use driver::{Driver, DriverOptions, FrameReport, GgrsConfig, Mode};
 pub use error::SessionError;
@@ -26,6 +26,7 @@ pub use online::{NetStatus, OnlineOptions};
 pub use pacer::Pacer;
 pub use spectator::{SpectatorOptions, WatchControl, WatchStatus};
 pub use summary::Summary;
+pub use twinstar_netcode::session::chat;
 
 /// GGRS's default prediction window; synctest check distances must be below it.
 pub const MAX_PREDICTION: usize = 8;

@@ -243,7 +243,7 @@ impl OnlineBackend {
         let names = player_names(&agreement.names);
         let chat = Chat::new(names[local].clone(), names[remote].clone())
             .with_greeting(options.say.clone())
-            .with_flood(options.chat_flood_per_second);
+            .with_flood(options.chat_flood_per_second, FPS);
         let settings = Settings {
             local,
             reconnect_window: options.reconnect_window,

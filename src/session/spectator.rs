@@ -173,7 +173,7 @@ impl SpectatorBackend {
         // Our partner is the streaming player; we hear it relayed, by name.
         let chat = Chat::new(name, String::new())
             .with_greeting(options.say)
-            .with_flood(options.chat_flood_per_second);
+            .with_flood(options.chat_flood_per_second, crate::sim::FPS);
         let desk = ServerDesk::for_spectator(&server, room.clone(), seat);
         let mut backend = SpectatorBackend {
             socket,

@@ -23,7 +23,7 @@ use twinstar::net::signaling::{
     SeatToken, decode_room_request,
 };
 use twinstar::net::socket;
-use twinstar::replay::{self, EventKind, Header, Writer};
+use twinstar::replay::{self, EventKind};
 use twinstar::session::chat::{Chat, Command};
 use twinstar::settings::Settings;
 use twinstar::sim::{Input, PLAYERS, SIM_VERSION, SimConfig, World};
@@ -425,12 +425,12 @@ fn seeds_are_current() {
 /// simulation, a few events, finished or cut.
 fn recorded_replay(preset: &str, seed: u64, frames: u32, finish: bool) -> Vec<u8> {
     let config = SimConfig::from_preset_name(preset).expect("preset");
-    let mut header = Header::new("local", seed, &config);
+    let mut header = replay::header("local", seed, &config);
     header.start_unix_ms = 0;
     let dir = std::env::temp_dir().join(format!("twinstar-fuzz-seeds-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{preset}-{seed}.tsr"));
-    let mut writer = Writer::create(&path, &header).expect("create");
+    let mut writer = replay::create(&path, &header).expect("create");
     let mut world = World::new(seed, config);
     for f in 0..frames {
         if f == 30 {

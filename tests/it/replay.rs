@@ -7,16 +7,14 @@ use std::path::Path;
 use common::{LIMIT, Twinstar, run, scratch, verify_replay};
 use proptest::prelude::*;
 use twinstar::input::ScriptBot;
-use twinstar::replay::{
-    self, Cut, Divergence, Header, ReplayError, Writer, first_divergence, world_diff,
-};
+use twinstar::replay::{self, Cut, Divergence, ReplayError, first_divergence, world_diff};
 use twinstar::sim::{Input, SimConfig, World};
 
 /// Records `frames` frames of bots (optionally changing one input) straight
 /// through the library writer.
 fn record(path: &Path, seed: u64, frames: u32, change: Option<(u32, Input)>) -> Box<World> {
-    let header = Header::new("local", seed, &SimConfig::DEFAULT);
-    let mut writer = Writer::create(path, &header).unwrap();
+    let header = replay::header("local", seed, &SimConfig::DEFAULT);
+    let mut writer = replay::create(path, &header).unwrap();
     let mut world = World::new(seed, SimConfig::DEFAULT);
     let mut bots = [ScriptBot::new(seed, 0), ScriptBot::new(seed, 1)];
     for _ in 0..frames {
@@ -89,7 +87,7 @@ fn synctest_records_too_and_the_log_verifies() {
     let v = replay::verify(&replay).unwrap();
     assert!(v.first_mismatch.is_none());
     assert_eq!(
-        format!("{:032x}", v.world.checksum()),
+        format!("{:032x}", v.state.checksum()),
         run.summary()["checksum"].as_str().unwrap()
     );
 }

@@ -30,6 +30,11 @@ pub trait Game<const N: usize>: 'static {
     fn preset(name: &str) -> Option<Self::Config>;
     /// The name of the preset `config` is, if it is one.
     fn preset_name(config: &Self::Config) -> Option<&'static str>;
+    /// Why rules read from a file cannot be played, if they cannot (a
+    /// replay's header carries any bytes).
+    fn check_config(_config: &Self::Config) -> Result<(), String> {
+        Ok(())
+    }
     /// The state at frame 0 of a match.
     fn start(seed: u64, config: &Self::Config) -> Self::State;
     /// One frame: `inputs` are player 1's first.

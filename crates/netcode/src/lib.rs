@@ -23,6 +23,7 @@ pub mod game;
 pub mod input_runs;
 pub mod net;
 pub mod panics;
+pub mod replay;
 pub mod session;
 pub mod tasks;
 
@@ -78,16 +79,85 @@ impl GameInfo {
 
 #[cfg(test)]
 pub(crate) mod test_game {
-    use super::GameInfo;
+    //! The game the crate's own tests play: two players at 60 frames a
+    //! second adding their inputs into a running sum, like a tiny twinstar.
 
-    /// The game the crate's own tests play: two players at 60 frames a
-    /// second, like twinstar.
-    pub const GAME: GameInfo = GameInfo {
-        name: "testgame",
-        version: "0.1.0",
-        sim_version: 1,
-        fps: 60,
-        players: 2,
-        presets: &["default", "stress"],
-    };
+    use super::{Frame, Game, GameInfo};
+
+    pub struct TestGame;
+
+    /// The rules: how much each input counts.
+    #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+    #[repr(C)]
+    pub struct Rules {
+        pub weight: u32,
+    }
+
+    /// The whole state: the frame and the running sum.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct State {
+        pub frame: Frame,
+        pub sum: u64,
+        pub weight: u32,
+    }
+
+    impl Game<2> for TestGame {
+        const INFO: GameInfo = GameInfo {
+            name: "testgame",
+            version: "0.1.0",
+            sim_version: 1,
+            fps: 60,
+            players: 2,
+            presets: &["default", "stress"],
+        };
+        type Input = u8;
+        type Config = Rules;
+        type State = State;
+        type Event = u64;
+
+        fn preset(name: &str) -> Option<Rules> {
+            match name {
+                "default" => Some(Rules { weight: 1 }),
+                "stress" => Some(Rules { weight: 7 }),
+                _ => None,
+            }
+        }
+
+        fn preset_name(rules: &Rules) -> Option<&'static str> {
+            match rules.weight {
+                1 => Some("default"),
+                7 => Some("stress"),
+                _ => None,
+            }
+        }
+
+        fn start(seed: u64, rules: &Rules) -> State {
+            State {
+                frame: 0,
+                sum: seed,
+                weight: rules.weight,
+            }
+        }
+
+        fn step(state: &mut State, inputs: [u8; 2], events: &mut Vec<u64>) {
+            state.frame += 1;
+            let weight = u64::from(state.weight);
+            state.sum = (state.sum.wrapping_mul(31))
+                .wrapping_add(weight * (u64::from(inputs[0]) * 3 + u64::from(inputs[1])));
+            if state.frame.is_multiple_of(60) {
+                events.push(state.sum);
+            }
+        }
+
+        fn frame(state: &State) -> Frame {
+            state.frame
+        }
+
+        fn checksum(state: &State) -> u128 {
+            u128::from(state.sum) << 32 | u128::from(state.frame)
+        }
+    }
+
+    /// The test game's identity.
+    pub const GAME: GameInfo = <TestGame as Game<2>>::INFO;
 }

@@ -2,4 +2,5 @@
 //! match's decisions ([`online::machine`]); the sessions that drive GGRS
 //! follow them here from the game (issue 35).
 
+pub mod chat;
 pub mod online;

@@ -5,8 +5,9 @@ use std::path::Path;
 use thiserror::Error;
 
 use super::format::*;
-use crate::platform::files::{ReadError, read_limited};
-use crate::sim::{Frame, Input, PLAYERS, SIM_VERSION};
+use twinstar_files::{ReadError, read_limited};
+
+use crate::{Frame, Game, GameInfo};
 
 #[derive(Debug, Error)]
 pub enum ReplayError {
@@ -20,9 +21,9 @@ pub enum ReplayError {
     #[error("replay format version {found}; this build reads version {FORMAT_VERSION}")]
     FormatVersion { found: u16 },
     #[error(
-        "replay made by simulation version {found}; this build is version {SIM_VERSION} and would not reproduce it"
+        "replay made by simulation version {found}; this build is version {ours} and would not reproduce it"
     )]
-    SimVersion { found: u32 },
+    SimVersion { found: u32, ours: u32 },
     #[error(
         "record at byte {offset} claims {len} bytes (limit {MAX_RECORD_BYTES}): corrupt length"
     )]
@@ -59,10 +60,10 @@ impl std::fmt::Display for Cut {
 }
 
 #[derive(Clone, Debug)]
-pub struct Replay {
+pub struct Replay<I, const N: usize> {
     pub header: Header,
     /// Inputs of frames 1..=len (index i leads from state i to state i+1).
-    pub inputs: Vec<[Input; PLAYERS]>,
+    pub inputs: Vec<[I; N]>,
     /// (frame, checksum of the state at that frame), in frame order.
     pub checksums: Vec<(u32, u128)>,
     pub events: Vec<ReplayEvent>,
@@ -70,7 +71,7 @@ pub struct Replay {
     pub cut: Option<Cut>,
 }
 
-impl Replay {
+impl<I, const N: usize> Replay<I, N> {
     pub fn frames(&self) -> Frame {
         self.inputs.len() as u32
     }
@@ -78,14 +79,17 @@ impl Replay {
 
 /// Reads and parses a replay file: a regular file of at most
 /// `MAX_FILE_BYTES`, read through a bounded reader (see `crate::platform::files`).
-pub fn read(path: &Path) -> Result<Replay, ReplayError> {
+pub fn read<G: Game<N>, const N: usize>(path: &Path) -> Result<Replay<G::Input, N>, ReplayError> {
     let bytes = read_limited(path, MAX_FILE_BYTES)?;
-    read_bytes(&bytes)
+    read_bytes::<G, N>(&bytes)
 }
 
-pub fn read_bytes(bytes: &[u8]) -> Result<Replay, ReplayError> {
-    check_preamble(bytes)?;
-    let mut log = Log::default();
+/// A replay of `G` from its bytes.
+pub fn read_bytes<G: Game<N>, const N: usize>(
+    bytes: &[u8],
+) -> Result<Replay<G::Input, N>, ReplayError> {
+    check_preamble(bytes, &G::INFO)?;
+    let mut log = Log::<G, N>::default();
     let mut offset = PREAMBLE_LEN;
     while offset < bytes.len() {
         let frame = log.inputs.len() as Frame;
@@ -103,7 +107,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Replay, ReplayError> {
 }
 
 /// Magic bytes, then the format and simulation versions this build reads.
-fn check_preamble(bytes: &[u8]) -> Result<(), ReplayError> {
+fn check_preamble(bytes: &[u8], game: &GameInfo) -> Result<(), ReplayError> {
     if bytes.is_empty() {
         return Err(ReplayError::Empty);
     }
@@ -118,8 +122,11 @@ fn check_preamble(bytes: &[u8]) -> Result<(), ReplayError> {
         return Err(ReplayError::FormatVersion { found });
     }
     let found = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]);
-    if found != SIM_VERSION {
-        return Err(ReplayError::SimVersion { found });
+    if found != game.sim_version {
+        return Err(ReplayError::SimVersion {
+            found,
+            ours: game.sim_version,
+        });
     }
     Ok(())
 }
@@ -162,16 +169,27 @@ fn malformed(offset: usize, what: impl Into<String>) -> ReplayError {
 }
 
 /// A replay being assembled record by record.
-#[derive(Default)]
-struct Log {
+struct Log<G: Game<N>, const N: usize> {
     header: Option<Header>,
-    inputs: Vec<[Input; PLAYERS]>,
+    inputs: Vec<[G::Input; N]>,
     checksums: Vec<(u32, u128)>,
     events: Vec<ReplayEvent>,
     end: Option<EndRecord>,
 }
 
-impl Log {
+impl<G: Game<N>, const N: usize> Default for Log<G, N> {
+    fn default() -> Self {
+        Log {
+            header: None,
+            inputs: Vec::new(),
+            checksums: Vec::new(),
+            events: Vec::new(),
+            end: None,
+        }
+    }
+}
+
+impl<G: Game<N>, const N: usize> Log<G, N> {
     /// Adds one whole, checked record body found at `offset`.
     fn add(&mut self, body: &[u8], offset: usize) -> Result<(), ReplayError> {
         let malformed = |what: String| malformed(offset, what);
@@ -187,9 +205,10 @@ impl Log {
             KIND_HEADER if self.header.is_some() => {
                 return Err(malformed("a second header record".into()));
             }
-            KIND_HEADER => self.header = Some(parse_header(payload).map_err(malformed)?),
+            KIND_HEADER => self.header = Some(parse_header::<G, N>(payload).map_err(malformed)?),
             KIND_CHUNK => {
-                let chunk = decode_chunk(payload).map_err(|e| malformed(e.into()))?;
+                let chunk =
+                    decode_chunk::<G::Input, N>(payload).map_err(|e| malformed(e.into()))?;
                 if chunk.start != frame {
                     return Err(malformed(format!(
                         "input chunk starts at frame {}, expected {frame}",
@@ -222,7 +241,7 @@ impl Log {
     }
 
     /// The replay, given where (if anywhere) the file was cut short.
-    fn finish(self, truncated: Option<Cut>) -> Result<Replay, ReplayError> {
+    fn finish(self, truncated: Option<Cut>) -> Result<Replay<G::Input, N>, ReplayError> {
         let header = self.header.ok_or(ReplayError::NoHeader)?;
         let frames = self.inputs.len() as Frame;
         let cut = match (truncated, &self.end) {
@@ -241,19 +260,19 @@ impl Log {
     }
 }
 
-fn parse_header(payload: &[u8]) -> Result<Header, String> {
+fn parse_header<G: Game<N>, const N: usize>(payload: &[u8]) -> Result<Header, String> {
     let header: Header = serde_json::from_slice(payload).map_err(|e| format!("bad header: {e}"))?;
-    if header.players != PLAYERS as u32 {
-        return Err(format!(
-            "{} players; twinstar has {PLAYERS}",
-            header.players
-        ));
+    let name = G::INFO.name;
+    if !header.game.is_empty() && header.game != name {
+        return Err(format!("a replay of {}, not of {name}", header.game));
     }
-    let Some(config) = header.config() else {
+    if header.players != N as u32 {
+        return Err(format!("{} players; {name} has {N}", header.players));
+    }
+    let Some(config) = header.config::<G::Config>() else {
         return Err("the header's simulation config is unreadable".into());
     };
-    config
-        .check()
+    G::check_config(&config)
         .map_err(|e| format!("the header's simulation config cannot be simulated: {e}"))?;
     Ok(header)
 }

@@ -4,28 +4,31 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::format::*;
-use crate::platform::files::OutFile;
-use crate::sim::{Frame, Input, PLAYERS, SIM_VERSION};
+use bytemuck::Pod;
+use twinstar_files::OutFile;
+
+use crate::{Frame, GameInfo};
 
 /// Writes whole records only, flushing after each chunk (one second of
 /// play), so after a crash or `kill -9` the file is readable up to the last
 /// complete second.
-pub struct Writer {
+pub struct Writer<I, const N: usize> {
     out: OutFile,
     path: PathBuf,
-    pending: Vec<[Input; PLAYERS]>,
+    pending: Vec<[I; N]>,
     /// Frames written in complete chunks so far.
     written: u32,
     body: Vec<u8>,
 }
 
-impl Writer {
-    /// Creates (or replaces) the file and writes the preamble and header.
-    pub fn create(path: &Path, header: &Header) -> io::Result<Writer> {
-        let mut out = crate::platform::files::create(path)?;
+impl<I: Pod + PartialEq, const N: usize> Writer<I, N> {
+    /// Creates (or replaces) the file and writes the preamble (with
+    /// `game`'s simulation version) and header.
+    pub fn create(path: &Path, game: &GameInfo, header: &Header) -> io::Result<Self> {
+        let mut out = twinstar_files::create(path)?;
         out.write_all(&MAGIC)?;
         out.write_all(&FORMAT_VERSION.to_le_bytes())?;
-        out.write_all(&SIM_VERSION.to_le_bytes())?;
+        out.write_all(&game.sim_version.to_le_bytes())?;
         let mut writer = Writer {
             out,
             path: path.to_path_buf(),
@@ -52,7 +55,7 @@ impl Writer {
     /// after it (asked for only at chunk ends, once a second).
     pub fn frame(
         &mut self,
-        inputs: [Input; PLAYERS],
+        inputs: [I; N],
         checksum_after: impl FnOnce() -> u128,
     ) -> io::Result<()> {
         self.pending.push(inputs);

@@ -20,9 +20,9 @@
 use std::collections::VecDeque;
 use web_time::{Duration, Instant};
 
+use crate::Frame;
 use crate::net::handshake::Message;
 use crate::net::signaling::{MAX_SPECTATORS, PlayerName};
-use crate::sim::Frame;
 
 /// Longest line, in characters (not bytes) after trimming: a sentence, and
 /// still one or two lines on the screen.
@@ -345,7 +345,8 @@ pub struct Chat {
     /// recorded).
     notices: Vec<ChatLine>,
     /// Debug aid: junk and valid messages per second to send.
-    flood_per_second: u32,
+    /// Debug flood: lines owed per frame (0: none).
+    flood_per_frame: f64,
     flood_owed: f64,
     flood_sent: u64,
 }
@@ -371,7 +372,7 @@ impl Chat {
             muted: Vec::new(),
             heard: Vec::new(),
             notices: Vec::new(),
-            flood_per_second: 0,
+            flood_per_frame: 0.0,
             flood_owed: 0.0,
             flood_sent: 0,
         }
@@ -386,8 +387,9 @@ impl Chat {
 
     /// Debug aid (`--debug-chat-flood N`): N messages a second, most of
     /// them junk, for [`Chat::flood_due`].
-    pub fn with_flood(mut self, per_second: u32) -> Self {
-        self.flood_per_second = per_second;
+    /// `fps`: the game's frames a second.
+    pub fn with_flood(mut self, per_second: u32, fps: u32) -> Self {
+        self.flood_per_frame = f64::from(per_second) / f64::from(fps.max(1));
         self
     }
 
@@ -678,10 +680,10 @@ impl Chat {
     /// The debug flood's messages due since the last call (called about
     /// once a frame; what a frame owes goes at once).
     pub fn flood_due(&mut self) -> Vec<String> {
-        if self.flood_per_second == 0 {
+        if self.flood_per_frame == 0.0 {
             return Vec::new();
         }
-        self.flood_owed += f64::from(self.flood_per_second) / f64::from(crate::sim::FPS);
+        self.flood_owed += self.flood_per_frame;
         let mut due = Vec::new();
         while self.flood_owed >= 1.0 {
             self.flood_owed -= 1.0;
@@ -950,7 +952,7 @@ mod tests {
                 (0, "gl".into()),
                 (90, "/who".into()),
             ])
-            .with_flood(90);
+            .with_flood(90, 60);
         assert_eq!(chat.take_greeting(1), ["hi", "gl"]);
         assert!(chat.take_greeting(89).is_empty());
         assert_eq!(chat.take_greeting(95), ["/who"]);

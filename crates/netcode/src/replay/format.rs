@@ -8,10 +8,12 @@
 //! ```
 //! All integers little-endian.
 
+use bytemuck::Pod;
 use serde::{Deserialize, Serialize};
-use twinstar_netcode::input_runs::{put_input_runs, read_input_runs};
 
-use crate::sim::{Frame, Input, PLAYERS, SimConfig};
+use crate::input_runs::{put_input_runs, read_input_runs};
+
+use crate::{Frame, Game};
 
 pub const MAGIC: [u8; 8] = *b"TWINSTAR";
 pub const FORMAT_VERSION: u16 = 1;
@@ -22,15 +24,16 @@ pub const PREAMBLE_LEN: usize = 8 + 2 + 4;
 pub const MAX_RECORD_BYTES: u32 = 64 * 1024;
 /// Frames per input chunk, and so between recorded checksums: one second.
 /// Also how often the writer flushes at 60 fps.
-pub use twinstar_netcode::input_runs::CHECKSUM_INTERVAL;
+pub use crate::input_runs::CHECKSUM_INTERVAL;
 
-/// The largest input-chunk record on disk: every player's input changing on
-/// every frame (one run per frame), with the length, kind and check around it.
-pub const MAX_CHUNK_RECORD_BYTES: u64 =
-    4 + 1 + (4 + 1 + 2 * PLAYERS as u64 * CHECKSUM_INTERVAL as u64 + 16) + 4;
+/// The largest input-chunk record on disk for two players' one-byte
+/// inputs (twinstar's, Pong's): every input changing on every frame (one
+/// run per frame), with the length, kind and check around it.
+const MAX_CHUNK_RECORD_BYTES: u64 = 4 + 1 + (4 + 1 + 2 * 2 * CHECKSUM_INTERVAL as u64 + 16) + 4;
 /// Files above this size are refused, and no more is ever read: a 24-hour
-/// match with a new input on every frame is about 23 MB (86,400 of those
-/// chunks), so this leaves room for its events while bounding memory.
+/// match of two players with one-byte inputs and a new input on every frame
+/// is about 23 MB (86,400 of those chunks), so this leaves room for its
+/// events while bounding memory.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 const _: () = assert!(24 * 3600 * MAX_CHUNK_RECORD_BYTES < MAX_FILE_BYTES / 2);
 
@@ -42,13 +45,17 @@ pub const KIND_END: u8 = 4;
 /// What a replay needs to start the same match again, and who played it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Header {
+    /// The game's name (`GameInfo::name`); absent in replays written
+    /// before the netcode became a library, which were all twinstar's.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub game: String,
     pub game_version: String,
     pub mode: String,
     pub seed: u64,
     /// Preset name, or "custom".
     pub preset: String,
-    /// The exact `SimConfig` bytes, hex: the rules, whatever the preset table
-    /// says in a later build.
+    /// The exact bytes of the game's config, hex: the rules, whatever the
+    /// preset table says in a later build.
     pub config_hex: String,
     pub players: u32,
     pub input_delay: u32,
@@ -66,8 +73,8 @@ impl Header {
     /// are two valid chat names, else `P1` and `P2`.
     /// Records the players' names, unless they are the defaults `P1` and
     /// `P2` (which a replay without names shows anyway).
-    pub fn set_player_names(&mut self, names: [String; 2]) {
-        let defaults = [0, 1].map(crate::session::chat::player_name);
+    pub fn set_player_names<const N: usize>(&mut self, names: [String; N]) {
+        let defaults = std::array::from_fn(crate::session::chat::player_name);
         self.names = if names == defaults {
             Vec::new()
         } else {
@@ -75,29 +82,32 @@ impl Header {
         };
     }
 
-    pub fn player_names(&self) -> [String; 2] {
+    pub fn player_names<const N: usize>(&self) -> [String; N] {
         use crate::session::chat::{player_name, valid_name};
-        match self.names.as_slice() {
-            [a, b] if valid_name(a) && valid_name(b) => [a.clone(), b.clone()],
-            _ => [0, 1].map(player_name),
+        match <&[String; N]>::try_from(self.names.as_slice()) {
+            Ok(names) if names.iter().all(|n| valid_name(n)) => names.clone(),
+            _ => std::array::from_fn(player_name),
         }
     }
 
-    pub fn new(mode: &str, seed: u64, config: &SimConfig) -> Self {
+    /// The header of a match of `G` played in `mode` from `seed` by
+    /// `config`'s rules.
+    pub fn new<G: Game<N>, const N: usize>(mode: &str, seed: u64, config: &G::Config) -> Self {
         let start_unix_ms = web_time::SystemTime::now()
             .duration_since(web_time::UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
         Header {
-            game_version: env!("CARGO_PKG_VERSION").to_string(),
+            game: G::INFO.name.to_string(),
+            game_version: G::INFO.version.to_string(),
             mode: mode.to_string(),
             seed,
-            preset: config.preset_name().unwrap_or("custom").to_string(),
+            preset: G::preset_name(config).unwrap_or("custom").to_string(),
             config_hex: bytemuck::bytes_of(config)
                 .iter()
                 .map(|b| format!("{b:02x}"))
                 .collect(),
-            players: PLAYERS as u32,
+            players: N as u32,
             input_delay: 0,
             start_unix_ms,
             room: None,
@@ -107,9 +117,9 @@ impl Header {
     }
 
     /// The recorded rules, if the hex is well formed.
-    pub fn config(&self) -> Option<SimConfig> {
+    pub fn config<C: Pod>(&self) -> Option<C> {
         let hex = self.config_hex.as_bytes();
-        if hex.len() != 2 * std::mem::size_of::<SimConfig>() {
+        if hex.len() != 2 * std::mem::size_of::<C>() {
             return None;
         }
         let bytes: Option<Vec<u8>> = hex
@@ -216,7 +226,12 @@ pub struct EndRecord {
 /// start u32 | count u8 | per player: (input u8, run u8)* summing to count
 /// | checksum u128
 /// ```
-pub fn encode_chunk(start: Frame, frames: &[[Input; PLAYERS]], checksum: u128, out: &mut Vec<u8>) {
+pub fn encode_chunk<I: Pod + PartialEq, const N: usize>(
+    start: Frame,
+    frames: &[[I; N]],
+    checksum: u128,
+    out: &mut Vec<u8>,
+) {
     debug_assert!(!frames.is_empty() && frames.len() <= u8::MAX as usize);
     out.extend_from_slice(&start.to_le_bytes());
     out.push(frames.len() as u8);
@@ -225,14 +240,14 @@ pub fn encode_chunk(start: Frame, frames: &[[Input; PLAYERS]], checksum: u128, o
 }
 
 /// A decoded chunk.
-pub struct Chunk {
+pub struct Chunk<I, const N: usize> {
     pub start: u32,
-    pub frames: Vec<[Input; PLAYERS]>,
+    pub frames: Vec<[I; N]>,
     pub checksum: u128,
 }
 
 /// Decodes a chunk payload; `Err` says what is wrong with it.
-pub fn decode_chunk(payload: &[u8]) -> Result<Chunk, &'static str> {
+pub fn decode_chunk<I: Pod, const N: usize>(payload: &[u8]) -> Result<Chunk<I, N>, &'static str> {
     let mut cur = Cursor(payload);
     let start = u32::from_le_bytes(cur.take()?);
     let [count] = cur.take::<1>()?;
@@ -273,20 +288,21 @@ pub fn body_check(body: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_game::TestGame;
 
     #[test]
     fn chunk_round_trip() {
-        let frames: Vec<[Input; 2]> = (0..60u8).map(|i| [Input(i / 10), Input(i % 3)]).collect();
+        let frames: Vec<[u8; 2]> = (0..60u8).map(|i| [i / 10, i % 3]).collect();
         let mut bytes = Vec::new();
         encode_chunk(120, &frames, 0xDEAD_BEEF, &mut bytes);
-        let chunk = decode_chunk(&bytes).unwrap();
+        let chunk = decode_chunk::<u8, 2>(&bytes).unwrap();
         assert_eq!((chunk.start, chunk.checksum), (120, 0xDEAD_BEEF));
         assert_eq!(chunk.frames, frames);
     }
 
     #[test]
     fn held_buttons_compress() {
-        let frames = vec![[Input(Input::FIRE), Input::default()]; 60];
+        let frames = vec![[0x10u8, 0]; 60];
         let mut bytes = Vec::new();
         encode_chunk(0, &frames, 0, &mut bytes);
         assert_eq!(bytes.len(), 4 + 1 + 2 + 2 + 16);
@@ -320,7 +336,7 @@ mod tests {
     /// The format page lists exactly the kinds that are written.
     #[test]
     fn the_format_page_lists_the_written_event_kinds() {
-        let page = include_str!("../../docs/replay-format.md");
+        let page = include_str!("../../../../docs/replay-format.md");
         let table = page
             .split("Event kinds this build writes")
             .nth(1)
@@ -337,12 +353,14 @@ mod tests {
 
     #[test]
     fn header_config_round_trip() {
-        let header = Header::new("local", 9, &SimConfig::STRESS);
-        assert_eq!(header.config(), Some(SimConfig::STRESS));
+        let stress = TestGame::preset("stress").unwrap();
+        let header = Header::new::<TestGame, 2>("local", 9, &stress);
+        assert_eq!(header.config(), Some(stress));
+        assert_eq!(header.game, "testgame");
         let broken = Header {
             config_hex: "zz".into(),
             ..header
         };
-        assert_eq!(broken.config(), None);
+        assert_eq!(broken.config::<crate::test_game::Rules>(), None);
     }
 }
