@@ -49,6 +49,12 @@ impl Game<PLAYERS> for Twinstar {
     fn checksum(world: &Box<World>) -> u128 {
         world.checksum()
     }
+
+    /// Player 1's score: a field every report names (`players[0].score`).
+    fn inject_desync(world: &mut Box<World>, salt: u32) {
+        let score = &mut world.players[0].score;
+        *score = score.wrapping_add(salt);
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! simulation; what only a network has (events, pacing hints, the end of
 //! match exchange) has no-op defaults here.
 
+use crate::game::Twinstar;
 use ggrs::{SessionBuilder, SyncTestSession};
 use web_time::Duration;
 
@@ -22,8 +23,8 @@ pub(super) trait Backend {
     fn advance(
         &mut self,
         inputs: [Input; PLAYERS],
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<FrameReport, SessionError>;
 
     /// Whether a peer plays too (its inputs arrive late, the match ends
@@ -34,7 +35,11 @@ pub(super) trait Backend {
 
     /// Receives packets and reacts to what the peer and GGRS report (a
     /// rejoin also restarts the simulation from the confirmed frame).
-    fn poll(&mut self, _sim: &mut Simulation, _log: &mut FrameLog) -> Result<(), SessionError> {
+    fn poll(
+        &mut self,
+        _sim: &mut Simulation<Twinstar, PLAYERS>,
+        _log: &mut FrameLog<Input, PLAYERS>,
+    ) -> Result<(), SessionError> {
         Ok(())
     }
 
@@ -71,7 +76,12 @@ pub(super) trait Backend {
     /// any spectators, after the frames they have not had yet), once:
     /// called on every poll from the end on. Says whether it has gone;
     /// `false` while it cannot (the match is paused for the peer's return).
-    fn send_done(&mut self, _frame: Frame, _checksum: u128, _log: &FrameLog) -> bool {
+    fn send_done(
+        &mut self,
+        _frame: Frame,
+        _checksum: u128,
+        _log: &FrameLog<Input, PLAYERS>,
+    ) -> bool {
         true
     }
 
@@ -86,7 +96,7 @@ pub(super) trait Backend {
     }
 
     /// Tells the peer we leave on purpose, so it need not wait for a timeout.
-    fn say_goodbye(&mut self, _reason: &str, _log: &FrameLog) {}
+    fn say_goodbye(&mut self, _reason: &str, _log: &FrameLog<Input, PLAYERS>) {}
 
     /// How long to keep the connection serviced after the match ended, so
     /// that the last messages (end checksum, desync report, goodbye) reach
@@ -106,8 +116,8 @@ pub(super) trait Backend {
         _frame: Frame,
         _ours: u128,
         _theirs: u128,
-        _sim: &Simulation,
-        _log: &mut FrameLog,
+        _sim: &Simulation<Twinstar, PLAYERS>,
+        _log: &mut FrameLog<Input, PLAYERS>,
     ) {
     }
 
@@ -123,7 +133,11 @@ pub(super) trait Backend {
 
     /// Sends a chat line to the peer and records it (`session::chat`).
     /// With no peer there is no one to talk to.
-    fn send_chat(&mut self, _text: &str, _log: &mut FrameLog) -> Result<(), ChatError> {
+    fn send_chat(
+        &mut self,
+        _text: &str,
+        _log: &mut FrameLog<Input, PLAYERS>,
+    ) -> Result<(), ChatError> {
         Err(ChatError::NoPeer)
     }
 
@@ -134,7 +148,7 @@ pub(super) trait Backend {
 }
 
 /// Synctest and local sessions have no peers; their address type is unit.
-type LocalConfig = GgrsConfig<()>;
+type LocalConfig = GgrsConfig<Twinstar, (), PLAYERS>;
 
 /// Both players on this machine: GGRS's synctest session, with check
 /// distance 0 for plain local play (no saves, no rollback).
@@ -157,8 +171,8 @@ impl Backend for LocalBackend {
     fn advance(
         &mut self,
         inputs: [Input; PLAYERS],
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<FrameReport, SessionError> {
         for (handle, input) in inputs.into_iter().enumerate() {
             self.session.add_local_input(handle, input)?;

@@ -6,6 +6,7 @@
 //! on the inputs (if not, the network or the input path is at fault, not
 //! the simulation). The report itself is written by the app (`app::desync`).
 
+use crate::game::Twinstar;
 use serde_json::{Value, json};
 
 use super::frame_log::FrameLog;
@@ -33,14 +34,19 @@ pub struct Evidence {
 impl Evidence {
     /// Ours: the world at `frame` as last hashed, and the last
     /// [`INPUT_FRAMES`] confirmed frames before it.
-    pub(super) fn gather(frame: Frame, checksum: u128, sim: &Simulation, log: &FrameLog) -> Self {
+    pub(super) fn gather(
+        frame: Frame,
+        checksum: u128,
+        sim: &Simulation<Twinstar, PLAYERS>,
+        log: &FrameLog<Input, PLAYERS>,
+    ) -> Self {
         let history = log.history().map_or(&[][..], |h| &h.inputs[..]);
         let to = frame.min(log.confirmed()).min(history.len() as Frame);
         let from = to.saturating_sub(INPUT_FRAMES);
         Evidence {
             frame,
             checksum,
-            world: sim.world_at(frame).map(|w| Box::new(*w)),
+            world: sim.world_at(frame).cloned(),
             inputs_from: from,
             inputs: history[from as usize..to as usize].to_vec(),
         }

@@ -11,22 +11,26 @@ use super::online::OnlineBackend;
 use super::simulation::Simulation;
 use super::spectator::{SpectatorBackend, SpectatorOptions};
 use super::{CHECK_DISTANCES, NetStatus, OnlineOptions, SessionError, Summary, WatchStatus};
+use crate::game::Twinstar;
 use crate::net::Connection;
 use crate::net::WatchConnection;
 use crate::net::handshake::Role;
 use crate::replay::Writer;
-use crate::sim::{Event, Frame, Input, PLAYERS, SimConfig, World, hex_checksum};
+use crate::sim::{Frame, Input, PLAYERS, SimConfig, World, hex_checksum};
+use twinstar_netcode::Game;
 
-/// GGRS type bundle. `A` is the peer address type of the transport.
-pub struct GgrsConfig<A>(PhantomData<A>);
+/// GGRS type bundle for a game `G` of `N` players. `A` is the peer
+/// address type of the transport.
+pub struct GgrsConfig<G, A, const N: usize>(PhantomData<(G, A)>);
 
-impl<A> ggrs::Config for GgrsConfig<A>
+impl<G, A, const N: usize> ggrs::Config for GgrsConfig<G, A, N>
 where
+    G: Game<N>,
     A: Clone + PartialEq + Eq + std::hash::Hash + Send + Sync + std::fmt::Debug + 'static,
 {
-    type Input = Input;
+    type Input = G::Input;
     type InputPredictor = ggrs::PredictRepeatLast;
-    type State = Box<World>;
+    type State = G::State;
     type Address = A;
 }
 
@@ -66,8 +70,7 @@ pub struct DriverOptions {
 }
 
 /// What one `advance` did.
-#[derive(Debug, Default)]
-pub struct FrameReport {
+pub struct FrameReport<G: Game<N>, const N: usize> {
     /// Frames simulated for the first time.
     pub new_frames: u32,
     /// Frames simulated again after a rollback.
@@ -76,23 +79,51 @@ pub struct FrameReport {
     /// frame whose step emitted them. A frame simulated twice in one advance
     /// (a rollback) keeps only its last simulation's events, so frontends
     /// can diff them against what they already showed (`frontend::effects`).
-    pub events: Vec<(Frame, Event)>,
+    pub events: Vec<(Frame, G::Event)>,
     /// The lowest and highest frame simulated in this advance (frame numbers
     /// after the step), when any was.
     pub simulated: Option<(Frame, Frame)>,
     /// The inputs the newest simulated frame was stepped with (online, the
     /// other player's is GGRS's prediction until it is confirmed).
-    pub inputs: Option<[Input; PLAYERS]>,
+    pub inputs: Option<[G::Input; N]>,
     /// Online: GGRS refused to run further ahead of the peer (a stall).
     pub stalled: bool,
     /// Online: the session is still synchronizing with the peer.
     pub waiting: bool,
 }
 
+impl<G: Game<N>, const N: usize> Default for FrameReport<G, N> {
+    fn default() -> Self {
+        FrameReport {
+            new_frames: 0,
+            resimulated: 0,
+            events: Vec::new(),
+            simulated: None,
+            inputs: None,
+            stalled: false,
+            waiting: false,
+        }
+    }
+}
+
+impl<G: Game<N>, const N: usize> std::fmt::Debug for FrameReport<G, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrameReport<Twinstar, PLAYERS>")
+            .field("new_frames", &self.new_frames)
+            .field("resimulated", &self.resimulated)
+            .field("events", &self.events)
+            .field("simulated", &self.simulated)
+            .field("inputs", &self.inputs)
+            .field("stalled", &self.stalled)
+            .field("waiting", &self.waiting)
+            .finish()
+    }
+}
+
 pub struct Driver {
     pub(super) backend: Box<dyn Backend>,
-    pub(super) sim: Simulation,
-    pub(super) log: FrameLog,
+    pub(super) sim: Simulation<Twinstar, PLAYERS>,
+    pub(super) log: FrameLog<Input, PLAYERS>,
     options: DriverOptions,
 }
 
@@ -142,7 +173,7 @@ impl Driver {
 
     pub(super) fn with_backend(backend: Box<dyn Backend>, options: DriverOptions) -> Self {
         let synctest = matches!(options.mode, Mode::SyncTest { .. });
-        let sim = Simulation::new(
+        let sim = Simulation::<Twinstar, PLAYERS>::new(
             options.seed,
             options.config,
             synctest,
@@ -173,7 +204,10 @@ impl Driver {
     /// Runs one frame. Local modes take both inputs; online play takes only
     /// this machine's player's (its slot from the handshake), the other
     /// slot is ignored.
-    pub fn advance(&mut self, inputs: [Input; PLAYERS]) -> Result<FrameReport, SessionError> {
+    pub fn advance(
+        &mut self,
+        inputs: [Input; PLAYERS],
+    ) -> Result<FrameReport<Twinstar, PLAYERS>, SessionError> {
         self.backend.advance(inputs, &mut self.sim, &mut self.log)
     }
 

@@ -5,8 +5,8 @@
 
 use super::SessionError;
 use crate::net::rejoin::CHUNK_FRAMES;
-use crate::replay::{EventKind, Writer};
-use crate::sim::{Frame, Input, PLAYERS};
+use twinstar_netcode::replay::{EventKind, Writer};
+use twinstar_netcode::{Frame, GameInput};
 
 /// Recent simulated frames. Longer than any rollback (GGRS predicts at most
 /// `MAX_PREDICTION` frames ahead), so a frame is confirmed before its entry
@@ -14,39 +14,48 @@ use crate::sim::{Frame, Input, PLAYERS};
 const LOG_LEN: usize = 64;
 
 #[derive(Clone, Copy, Debug)]
-struct Entry {
+struct Entry<I, const N: usize> {
     /// The frame these inputs advanced from.
     frame: Frame,
-    inputs: [Input; PLAYERS],
+    inputs: [I; N],
     /// Checksum of the world after the frame, once GGRS saved it.
     checksum_after: Option<u128>,
 }
 
-pub(super) struct FrameLog {
-    entries: Box<[Option<Entry>; LOG_LEN]>,
+/// The log of `N` players' inputs `I`.
+pub(super) struct FrameLog<I, const N: usize> {
+    entries: Box<[Option<Entry<I, N>>; LOG_LEN]>,
     /// Frames confirmed (and recorded, if recording) so far: 0..confirmed.
     confirmed: Frame,
     /// Checksum of the world after `confirmed` frames, where known (online).
     confirmed_checksum: u128,
     /// Confirm no frame at or beyond this (the end of a `--frames N` match).
     limit: Option<Frame>,
-    recorder: Option<Writer>,
+    recorder: Option<Writer<I, N>>,
     /// The finished recording's path, for the summary.
     replay_path: Option<String>,
     /// Online: every confirmed frame's inputs and the checksum after every
     /// `CHUNK_FRAMES` of them, to catch up a player who rejoins.
-    history: Option<ConfirmedInputs>,
+    history: Option<ConfirmedInputs<I, N>>,
 }
 
 /// The whole confirmed match, about 2 bytes a frame (72 KB for 10 minutes).
-#[derive(Default)]
-pub(super) struct ConfirmedInputs {
-    pub inputs: Vec<[Input; PLAYERS]>,
+pub(super) struct ConfirmedInputs<I, const N: usize> {
+    pub inputs: Vec<[I; N]>,
     /// The checksum after frame `(i + 1) × CHUNK_FRAMES`.
     pub checksums: Vec<u128>,
 }
 
-impl FrameLog {
+impl<I, const N: usize> Default for ConfirmedInputs<I, N> {
+    fn default() -> Self {
+        ConfirmedInputs {
+            inputs: Vec::new(),
+            checksums: Vec::new(),
+        }
+    }
+}
+
+impl<I: GameInput, const N: usize> FrameLog<I, N> {
     pub(super) fn new(initial_checksum: u128) -> Self {
         FrameLog {
             entries: Box::new([None; LOG_LEN]),
@@ -64,7 +73,7 @@ impl FrameLog {
         self.history.get_or_insert_with(ConfirmedInputs::default);
     }
 
-    pub(super) fn history(&self) -> Option<&ConfirmedInputs> {
+    pub(super) fn history(&self) -> Option<&ConfirmedInputs<I, N>> {
         self.history.as_ref()
     }
 
@@ -72,7 +81,7 @@ impl FrameLog {
     /// here: `checksum` is asked for at chunk ends and at the last frame.
     pub(super) fn confirm_caught_up(
         &mut self,
-        inputs: [Input; PLAYERS],
+        inputs: [I; N],
         checksum: impl Fn() -> u128,
         last: bool,
     ) {
@@ -90,7 +99,7 @@ impl FrameLog {
         }
     }
 
-    fn remember(&mut self, inputs: [Input; PLAYERS], checksum: impl FnOnce() -> u128) {
+    fn remember(&mut self, inputs: [I; N], checksum: impl FnOnce() -> u128) {
         if let Some(history) = &mut self.history {
             history.inputs.push(inputs);
             if history.inputs.len() % CHUNK_FRAMES == 0 {
@@ -117,7 +126,7 @@ impl FrameLog {
     }
 
     /// A step from `frame` with these inputs (maybe a re-simulation).
-    pub(super) fn stepped(&mut self, frame: Frame, inputs: [Input; PLAYERS]) {
+    pub(super) fn stepped(&mut self, frame: Frame, inputs: [I; N]) {
         self.entries[frame as usize % LOG_LEN] = Some(Entry {
             frame,
             inputs,
@@ -142,7 +151,7 @@ impl FrameLog {
     pub(super) fn confirm_first_simulation(
         &mut self,
         after: Frame,
-        inputs: [Input; PLAYERS],
+        inputs: [I; N],
         checksum: impl FnOnce() -> u128,
     ) {
         if self.limit.is_some_and(|n| after > n) {
@@ -180,7 +189,7 @@ impl FrameLog {
         Ok(())
     }
 
-    fn record(&mut self, inputs: [Input; PLAYERS], checksum: impl FnOnce() -> u128) {
+    fn record(&mut self, inputs: [I; N], checksum: impl FnOnce() -> u128) {
         if let Some(writer) = &mut self.recorder
             && let Err(e) = writer.frame(inputs, checksum)
         {
@@ -199,7 +208,7 @@ impl FrameLog {
         }
     }
 
-    pub(super) fn record_to(&mut self, writer: Writer) {
+    pub(super) fn record_to(&mut self, writer: Writer<I, N>) {
         self.recorder = Some(writer);
     }
 

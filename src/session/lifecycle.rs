@@ -303,6 +303,7 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
+    use crate::game::Twinstar;
     use crate::input::ScriptBot;
     use crate::session::backend::{Backend, LocalBackend};
     use crate::session::frame_log::FrameLog;
@@ -402,8 +403,8 @@ mod tests {
         fn advance(
             &mut self,
             inputs: [Input; PLAYERS],
-            sim: &mut Simulation,
-            log: &mut FrameLog,
+            sim: &mut Simulation<Twinstar, PLAYERS>,
+            log: &mut FrameLog<Input, PLAYERS>,
         ) -> Result<FrameReport, SessionError> {
             self.local.advance(inputs, sim, log)
         }
@@ -412,18 +413,27 @@ mod tests {
             true
         }
 
-        fn poll(&mut self, _sim: &mut Simulation, _log: &mut FrameLog) -> Result<(), SessionError> {
+        fn poll(
+            &mut self,
+            _sim: &mut Simulation<Twinstar, PLAYERS>,
+            _log: &mut FrameLog<Input, PLAYERS>,
+        ) -> Result<(), SessionError> {
             if self.peer.borrow().broken {
                 return Err(SessionError::Protocol("control message: truncated".into()));
             }
             Ok(())
         }
 
-        fn say_goodbye(&mut self, reason: &str, _log: &FrameLog) {
+        fn say_goodbye(&mut self, reason: &str, _log: &FrameLog<Input, PLAYERS>) {
             self.peer.borrow_mut().goodbyes.push(reason.to_string());
         }
 
-        fn send_done(&mut self, frame: Frame, checksum: u128, _log: &FrameLog) -> bool {
+        fn send_done(
+            &mut self,
+            frame: Frame,
+            checksum: u128,
+            _log: &FrameLog<Input, PLAYERS>,
+        ) -> bool {
             // As `Stage::say_done`: once, and again after a pause.
             let mut peer = self.peer.borrow_mut();
             if peer.paused {

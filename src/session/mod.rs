@@ -19,7 +19,10 @@ mod summary;
 
 // The room chat is the netcode's.
 pub use chat::{ChatError, ChatLine};
-pub use driver::{Driver, DriverOptions, FrameReport, GgrsConfig, Mode};
+pub use driver::{Driver, DriverOptions, GgrsConfig, Mode};
+
+/// What one frame of a twinstar match did.
+pub type FrameReport = driver::FrameReport<crate::game::Twinstar, { crate::sim::PLAYERS }>;
 pub use error::SessionError;
 pub use lifecycle::{Finished, Match, Next, Outcome, Pacing};
 pub use online::{NetStatus, OnlineOptions};

@@ -18,6 +18,7 @@ mod room_chat;
 mod spectators;
 mod tally;
 
+use crate::game::Twinstar;
 use machine::{Event, Paused, Settings};
 use twinstar_netcode::session::online::machine;
 
@@ -50,7 +51,7 @@ use crate::platform::tasks::{LoopHandle, NetRuntime};
 use crate::replay::EventKind;
 use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
 
-type OnlineConfig = GgrsConfig<PeerId>;
+type OnlineConfig = GgrsConfig<Twinstar, PeerId, PLAYERS>;
 
 /// How long a finished match keeps its connection open so that its last
 /// messages are delivered (loopback needs a few ms, a real link one RTT).
@@ -315,7 +316,7 @@ impl OnlineBackend {
     }
 
     /// Feeds GGRS's ping to the retuner every so often (auto delay only).
-    fn retune(&mut self, frame: Frame, log: &mut FrameLog) {
+    fn retune(&mut self, frame: Frame, log: &mut FrameLog<Input, PLAYERS>) {
         if !frame.is_multiple_of(Retuner::SAMPLE_EVERY) {
             return;
         }
@@ -355,8 +356,8 @@ impl Backend for OnlineBackend {
     fn advance(
         &mut self,
         inputs: [Input; PLAYERS],
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<FrameReport, SessionError> {
         let mut report = FrameReport::default();
         if self.machine.paused().is_some() {
@@ -411,7 +412,11 @@ impl Backend for OnlineBackend {
         true
     }
 
-    fn poll(&mut self, sim: &mut Simulation, log: &mut FrameLog) -> Result<(), SessionError> {
+    fn poll(
+        &mut self,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
+    ) -> Result<(), SessionError> {
         let result = self.poll_stage(sim, log);
         match &result {
             Ok(()) if self.machine.paused().is_none() => {
@@ -476,7 +481,7 @@ impl Backend for OnlineBackend {
         self.summarize(summary);
     }
 
-    fn send_done(&mut self, frame: Frame, checksum: u128, log: &FrameLog) -> bool {
+    fn send_done(&mut self, frame: Frame, checksum: u128, log: &FrameLog<Input, PLAYERS>) -> bool {
         let said = self
             .machine
             .handle(Instant::now(), Event::LastFrame { frame, checksum });
@@ -492,7 +497,7 @@ impl Backend for OnlineBackend {
         self.machine.peer_gone()
     }
 
-    fn say_goodbye(&mut self, reason: &str, log: &FrameLog) {
+    fn say_goodbye(&mut self, reason: &str, log: &FrameLog<Input, PLAYERS>) {
         let said = (self.machine).handle(Instant::now(), Event::Goodbye(reason.to_string()));
         self.say(said, log);
     }
@@ -531,8 +536,8 @@ impl Backend for OnlineBackend {
         frame: Frame,
         ours: u128,
         theirs: u128,
-        sim: &Simulation,
-        log: &mut FrameLog,
+        sim: &Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) {
         self.tally.desyncs += 1;
         let found = Event::FoundDesync {
@@ -562,7 +567,11 @@ impl Backend for OnlineBackend {
         );
     }
 
-    fn send_chat(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
+    fn send_chat(
+        &mut self,
+        text: &str,
+        log: &mut FrameLog<Input, PLAYERS>,
+    ) -> Result<(), ChatError> {
         self.room_chat().say(text, log)
     }
 

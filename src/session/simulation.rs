@@ -4,9 +4,10 @@
 
 use ggrs::{GgrsRequest, InputStatus};
 
+use super::SessionError;
+use super::driver::{FrameReport, GgrsConfig};
 use super::frame_log::FrameLog;
-use super::{FrameReport, GgrsConfig, SessionError};
-use crate::sim::{Event, EventSink, Frame, Input, PLAYERS, SimConfig, World};
+use twinstar_netcode::{Frame, Game};
 
 /// Recent frames' first checksums kept for the synctest comparison; more
 /// than any check distance.
@@ -21,8 +22,9 @@ pub(super) const DESYNC_CHECK_INTERVAL: u32 = 10;
 /// 320 frames, over 5 s), and a copy is ~1 KiB.
 const CHECKPOINTS: usize = 32;
 
-pub(super) struct Simulation {
-    world: Box<World>,
+/// The state of a match of `G` (`N` players) under GGRS.
+pub(super) struct Simulation<G: Game<N>, const N: usize> {
+    world: G::State,
     /// Newest frame simulated so far: a step at or below it is a re-simulation.
     newest_frame: Frame,
     /// Synctest only: the first checksum seen of recent frames, by frame % len.
@@ -35,18 +37,20 @@ pub(super) struct Simulation {
     inject_desync_from: Option<Frame>,
     /// The world as last saved at each recent checked frame, by the world's
     /// own frame: what a desync report compares with the peer's.
-    checkpoints: std::collections::VecDeque<Box<World>>,
+    checkpoints: std::collections::VecDeque<G::State>,
+    /// The events of one step, reused.
+    events: Vec<G::Event>,
 }
 
-impl Simulation {
+impl<G: Game<N>, const N: usize> Simulation<G, N> {
     pub(super) fn new(
         seed: u64,
-        config: SimConfig,
+        config: G::Config,
         synctest: bool,
         inject_desync_from: Option<Frame>,
     ) -> Self {
         Simulation {
-            world: World::new(seed, config),
+            world: G::start(seed, &config),
             newest_frame: 0,
             first_checksums: synctest.then_some([None; FIRST_CHECKSUMS]),
             steps: 0,
@@ -54,29 +58,26 @@ impl Simulation {
             mismatches: 0,
             inject_desync_from,
             checkpoints: std::collections::VecDeque::with_capacity(CHECKPOINTS),
+            events: Vec::new(),
         }
     }
 
     /// The world at `frame` if a copy of it is kept: a checked frame's last
     /// save, or the world itself when it stands there.
-    pub(super) fn world_at(&self, frame: Frame) -> Option<&World> {
-        if self.world.frame == frame {
+    pub(super) fn world_at(&self, frame: Frame) -> Option<&G::State> {
+        if G::frame(&self.world) == frame {
             return Some(&self.world);
         }
-        self.checkpoints
-            .iter()
-            .rev()
-            .find(|w| w.frame == frame)
-            .map(|w| &**w)
+        self.checkpoints.iter().rev().find(|w| G::frame(w) == frame)
     }
 
     /// Keeps a copy of the world at a checked frame; a re-save (after a
     /// rollback) replaces the earlier copy, so the copy kept is the one
     /// GGRS last hashed.
     fn keep_checkpoint(&mut self) {
-        let frame = self.world.frame;
-        if let Some(kept) = self.checkpoints.iter_mut().find(|w| w.frame == frame) {
-            **kept = *self.world;
+        let frame = G::frame(&self.world);
+        if let Some(kept) = self.checkpoints.iter_mut().find(|w| G::frame(w) == frame) {
+            kept.clone_from(&self.world);
             return;
         }
         if self.checkpoints.len() == CHECKPOINTS {
@@ -85,7 +86,7 @@ impl Simulation {
         self.checkpoints.push_back(self.world.clone());
     }
 
-    pub(super) fn world(&self) -> &World {
+    pub(super) fn world(&self) -> &G::State {
         &self.world
     }
 
@@ -95,8 +96,8 @@ impl Simulation {
 
     /// Goes on from `world` (a rejoin restarts from the match's confirmed
     /// frame, re-simulated); later frames are simulated anew.
-    pub(super) fn restart_from(&mut self, world: Box<World>) {
-        self.newest_frame = world.frame;
+    pub(super) fn restart_from(&mut self, world: G::State) {
+        self.newest_frame = G::frame(&world);
         self.world = world;
     }
 
@@ -119,21 +120,21 @@ impl Simulation {
     /// Carries out one GGRS request; steps are logged in `log` and reported.
     pub(super) fn fulfil<A>(
         &mut self,
-        request: GgrsRequest<GgrsConfig<A>>,
-        log: &mut FrameLog,
-        report: &mut FrameReport,
+        request: GgrsRequest<GgrsConfig<G, A, N>>,
+        log: &mut FrameLog<G::Input, N>,
+        report: &mut FrameReport<G, N>,
     ) -> Result<(), SessionError>
     where
-        GgrsConfig<A>: ggrs::Config<Input = Input, State = Box<World>>,
+        GgrsConfig<G, A, N>: ggrs::Config<Input = G::Input, State = G::State>,
     {
         match request {
             GgrsRequest::SaveGameState { cell, frame } => {
                 let frame = ggrs_frame(frame)?;
-                let checksum = self.world.checksum();
+                let checksum = G::checksum(&self.world);
                 self.check_first_checksum(frame, checksum)?;
                 // The world's own frame: a rejoin starts a new GGRS session,
                 // whose frame 0 is the match's confirmed frame.
-                log.saved(self.world.frame, checksum);
+                log.saved(G::frame(&self.world), checksum);
                 if frame % DESYNC_CHECK_INTERVAL == 0 {
                     self.keep_checkpoint();
                 }
@@ -143,14 +144,14 @@ impl Simulation {
                 let saved = cell
                     .data()
                     .ok_or(SessionError::MissingState(ggrs_frame(frame)?))?;
-                *self.world = **saved;
+                self.world.clone_from(&saved);
             }
             GgrsRequest::AdvanceFrame { inputs } => {
-                let mut frame_inputs = [Input::default(); PLAYERS];
+                let mut frame_inputs = [G::Input::default(); N];
                 for (slot, (input, status)) in frame_inputs.iter_mut().zip(inputs) {
                     // A disconnected player's input is a dummy: treat as idle.
                     *slot = if status == InputStatus::Disconnected {
-                        Input::default()
+                        G::Input::default()
                     } else {
                         input
                     };
@@ -167,35 +168,38 @@ impl Simulation {
     /// reported; without (a fast-forward) none are made.
     pub(super) fn step_known(
         &mut self,
-        inputs: [Input; PLAYERS],
-        log: &mut FrameLog,
-        report: Option<&mut FrameReport>,
+        inputs: [G::Input; N],
+        log: &mut FrameLog<G::Input, N>,
+        report: Option<&mut FrameReport<G, N>>,
         last: bool,
     ) {
         match report {
             Some(report) => self.step(inputs, log, report),
             None => {
-                self.world.step(inputs, &mut ());
-                self.newest_frame = self.world.frame;
+                G::step(&mut self.world, inputs, &mut self.events);
+                self.events.clear();
+                self.newest_frame = G::frame(&self.world);
                 self.steps += 1;
             }
         }
         let world = &self.world;
-        log.confirm_caught_up(inputs, || world.checksum(), last);
+        log.confirm_caught_up(inputs, || G::checksum(world), last);
     }
 
-    fn step(&mut self, inputs: [Input; PLAYERS], log: &mut FrameLog, report: &mut FrameReport) {
-        let frame = self.world.frame;
+    fn step(
+        &mut self,
+        inputs: [G::Input; N],
+        log: &mut FrameLog<G::Input, N>,
+        report: &mut FrameReport<G, N>,
+    ) {
+        let frame = G::frame(&self.world);
         let is_new = frame >= self.newest_frame;
         // A re-simulation from here replaces the events of this frame and
         // of every later one (they are all re-simulated after it).
         let stepped = frame.wrapping_add(1);
         report.events.retain(|(f, _)| *f < stepped);
-        let mut sink = FrameEvents {
-            frame: stepped,
-            out: &mut report.events,
-        };
-        self.world.step(inputs, &mut sink);
+        G::step(&mut self.world, inputs, &mut self.events);
+        (report.events).extend(self.events.drain(..).map(|event| (stepped, event)));
         // Steps run in frame order, so the last one is the newest frame.
         report.inputs = Some(inputs);
         report.simulated = Some(match report.simulated {
@@ -203,7 +207,7 @@ impl Simulation {
             Some((lo, hi)) => (lo.min(stepped), hi.max(stepped)),
         });
         if is_new {
-            self.newest_frame = self.world.frame;
+            self.newest_frame = G::frame(&self.world);
             report.new_frames += 1;
         } else {
             self.rollback_frames += 1;
@@ -211,13 +215,12 @@ impl Simulation {
         }
         self.steps += 1;
         if let Some(from) = self.inject_desync_from
-            && self.world.frame >= from
+            && G::frame(&self.world) >= from
         {
             // Differs between the first simulation of a frame and any
             // re-run (the step count differs), and adds up: an XOR of step
             // counts would cancel out over four steps from a multiple of 4.
-            let score = &mut self.world.players[0].score;
-            *score = score.wrapping_add(1 + self.steps as u32);
+            G::inject_desync(&mut self.world, 1 + self.steps as u32);
         }
         log.stepped(frame, inputs);
     }
@@ -248,16 +251,4 @@ impl Simulation {
 /// negative frame would be a GGRS bug, reported rather than wrapped.
 fn ggrs_frame(frame: i32) -> Result<Frame, SessionError> {
     Frame::try_from(frame).map_err(|_| SessionError::NegativeFrame(frame))
-}
-
-/// Tags each event with the frame that emitted it.
-struct FrameEvents<'a> {
-    frame: Frame,
-    out: &'a mut Vec<(Frame, Event)>,
-}
-
-impl EventSink for FrameEvents<'_> {
-    fn emit(&mut self, event: Event) {
-        self.out.push((self.frame, event));
-    }
 }

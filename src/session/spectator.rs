@@ -25,6 +25,7 @@
 //! arriving and wait); resumed, it plays on from where it was, behind
 //! live, until [`WatchControl::JumpToLive`] fast-forwards it back.
 
+use crate::game::Twinstar;
 use std::collections::VecDeque;
 use web_time::Instant;
 
@@ -269,8 +270,8 @@ impl SpectatorBackend {
     /// chunk's end. `report` `None`: fast-forward (no events).
     fn step_one(
         &mut self,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
         report: Option<&mut FrameReport>,
     ) -> Result<bool, SessionError> {
         let Some(chunk) = self.pending.front() else {
@@ -312,7 +313,7 @@ impl SpectatorBackend {
     }
 
     /// Records the chat lines whose frame the match has reached.
-    fn record_chat(&mut self, log: &mut FrameLog) {
+    fn record_chat(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
         while let Some(line) = self.unrecorded.front()
             && line.frame <= log.confirmed()
         {
@@ -322,7 +323,7 @@ impl SpectatorBackend {
     }
 
     /// Our `--say` lines once connected, and the debug flood.
-    fn service_chat(&mut self, log: &mut FrameLog) {
+    fn service_chat(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
         for text in self.chat.take_greeting(log.confirmed()) {
             if let Err(e) = self.say(&text, log) {
                 tracing::warn!("--say {text:?} not sent: {e}");
@@ -330,7 +331,7 @@ impl SpectatorBackend {
         }
     }
 
-    fn say(&mut self, text: &str, log: &FrameLog) -> Result<(), ChatError> {
+    fn say(&mut self, text: &str, log: &FrameLog<Input, PLAYERS>) -> Result<(), ChatError> {
         let frame = log.confirmed();
         match self.chat.command(frame, text) {
             Command::Line => {}
@@ -354,7 +355,11 @@ impl SpectatorBackend {
     /// The match ended in a desync and our world has reached its frame:
     /// our own evidence (the world as we simulated the stream) against the
     /// streaming player's, and the same verdict as the players'.
-    fn check_desync(&mut self, sim: &Simulation, log: &FrameLog) -> Result<(), SessionError> {
+    fn check_desync(
+        &mut self,
+        sim: &Simulation<Twinstar, PLAYERS>,
+        log: &FrameLog<Input, PLAYERS>,
+    ) -> Result<(), SessionError> {
         let Some(theirs) = &self.desync.theirs else {
             return Ok(());
         };
@@ -386,8 +391,8 @@ impl Backend for SpectatorBackend {
     fn advance(
         &mut self,
         _inputs: [Input; PLAYERS],
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<FrameReport, SessionError> {
         let mut report = FrameReport::default();
         for text in self.chat.flood_due() {
@@ -449,7 +454,11 @@ impl Backend for SpectatorBackend {
         Ok(report)
     }
 
-    fn poll(&mut self, _sim: &mut Simulation, log: &mut FrameLog) -> Result<(), SessionError> {
+    fn poll(
+        &mut self,
+        _sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
+    ) -> Result<(), SessionError> {
         // The inputs stepped, for a desync report's comparison.
         log.keep_history();
         for received in self.control.receive() {
@@ -511,7 +520,11 @@ impl Backend for SpectatorBackend {
         true
     }
 
-    fn send_chat(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
+    fn send_chat(
+        &mut self,
+        text: &str,
+        log: &mut FrameLog<Input, PLAYERS>,
+    ) -> Result<(), ChatError> {
         self.say(text, log)
     }
 

@@ -16,7 +16,7 @@ pub trait Game<const N: usize>: 'static {
     const INFO: GameInfo;
     /// One player's input on one frame: plain old data, the only thing
     /// besides the netcode's own messages on the wire.
-    type Input: GameInput + Default;
+    type Input: GameInput + Default + serde::Serialize + serde::de::DeserializeOwned;
     /// The rules a match is played by: plain old data, so a replay can
     /// store their exact bytes whatever a later build's presets say.
     type Config: bytemuck::Pod + PartialEq + Debug + Send + Sync;
@@ -43,4 +43,10 @@ pub trait Game<const N: usize>: 'static {
     fn frame(state: &Self::State) -> Frame;
     /// A 128-bit hash of the whole state: equal states, equal checksums.
     fn checksum(state: &Self::State) -> u128;
+
+    /// A test hook (`--inject-desync`): changes the state by `salt`, as a
+    /// non-deterministic bug would, so tests can watch a desync being
+    /// caught and explained. A game that leaves it out cannot be tested
+    /// that way.
+    fn inject_desync(_state: &mut Self::State, _salt: u32) {}
 }

@@ -2,6 +2,7 @@
 //! channel, the simulation, the GGRS session and the logs, in the order
 //! the machine said them.
 
+use crate::game::Twinstar;
 use web_time::Instant;
 
 use super::OnlineBackend;
@@ -38,8 +39,8 @@ impl OnlineBackend {
     pub(super) fn feed(
         &mut self,
         event: Event<PeerId>,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         let outputs = self.machine.handle(Instant::now(), event);
         self.perform(outputs, None, sim, log)
@@ -51,8 +52,8 @@ impl OnlineBackend {
         &mut self,
         outputs: Vec<Output<PeerId, Input, PLAYERS>>,
         mut knocked: Option<Connection>,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         let mut adopted = None;
         for output in outputs {
@@ -121,7 +122,11 @@ impl OnlineBackend {
 
     /// The messages among `outputs` (what the end of a match, a goodbye or
     /// a desync report says); nothing else comes of those events.
-    pub(super) fn say(&mut self, outputs: Vec<Output<PeerId, Input, PLAYERS>>, log: &FrameLog) {
+    pub(super) fn say(
+        &mut self,
+        outputs: Vec<Output<PeerId, Input, PLAYERS>>,
+        log: &FrameLog<Input, PLAYERS>,
+    ) {
         for output in outputs {
             match output {
                 Output::Send(message) => self.control.send(&message),

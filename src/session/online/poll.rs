@@ -3,6 +3,7 @@
 //! playing; the room and the rejoiner's catch-up while keeping; the knock
 //! while knocking), each fed to the machine as it comes.
 
+use crate::game::Twinstar;
 use ggrs::GgrsEvent;
 use matchbox_socket::{PeerId, PeerState};
 use web_time::{Duration, Instant};
@@ -17,13 +18,14 @@ use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
 use crate::sim::Frame;
+use crate::sim::{Input, PLAYERS};
 
 impl OnlineBackend {
     /// One poll: the machine's tick, then what its stage listens to.
     pub(super) fn poll_stage(
         &mut self,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         let now = Instant::now();
         let cut = self.link_for_new_connection(now).outage;
@@ -68,8 +70,8 @@ impl OnlineBackend {
     /// out), then the room.
     fn poll_playing(
         &mut self,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         self.session.poll_remote_clients();
         self.control.flush();
@@ -91,8 +93,8 @@ impl OnlineBackend {
     /// lack.
     fn poll_keeping(
         &mut self,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         self.control.pump();
         for event in self.room_events() {
@@ -108,8 +110,8 @@ impl OnlineBackend {
     fn on_event(
         &mut self,
         event: GgrsEvent<OnlineConfig>,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         match event {
             GgrsEvent::Synchronizing { count, total, .. } => {
@@ -155,7 +157,7 @@ impl OnlineBackend {
     }
 
     /// WebRTC's view of the path to the peer, once it is known.
-    fn note_connection(&mut self, log: &mut FrameLog) {
+    fn note_connection(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
         if self.connection.is_none()
             && let Some(pair) = self.socket.candidate_pair(self.peer)
         {

@@ -22,6 +22,7 @@
 //! knocks, the match continues on the new connection only, since player
 //! 1 drops the old one when the seat is taken back.
 
+use crate::game::Twinstar;
 use std::task::Poll;
 use web_time::{Duration, Instant};
 
@@ -39,6 +40,7 @@ use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
+use crate::sim::{Input, PLAYERS};
 
 /// What a knock's connection brings besides its sockets: the peer, the
 /// agreement, and the other side's catch-up.
@@ -46,7 +48,7 @@ pub(super) type Adopted = (PeerId, Agreement, Option<History>);
 
 impl OnlineBackend {
     /// The machine paused to knock after `silent` without packets.
-    pub(super) fn note_knocking(&mut self, silent: Duration, log: &mut FrameLog) {
+    pub(super) fn note_knocking(&mut self, silent: Duration, log: &mut FrameLog<Input, PLAYERS>) {
         let (player, frame) = (self.remote + 1, log.confirmed());
         // After its `Away` the silence has barely begun: say why instead.
         let detail = if self.machine.partner_away() {
@@ -69,7 +71,7 @@ impl OnlineBackend {
         &mut self,
         attempt: u32,
         timeout: Duration,
-        log: &FrameLog,
+        log: &FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         let mut options = self.connect_options.clone();
         options.rejoin = vec![Claim {
@@ -90,8 +92,8 @@ impl OnlineBackend {
     /// machine makes of its end.
     pub(super) fn poll_attempt(
         &mut self,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         let Some((number, attempt)) = &mut self.attempt else {
             return Ok(());
@@ -151,8 +153,8 @@ impl OnlineBackend {
         (peer, agreement, history): Adopted,
         attempts: u32,
         silent: Duration,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         let frame_before = log.confirmed();
         let path_before = self.connection;

@@ -19,6 +19,7 @@
 //! Who may come back, and when the wait is over, are decided by the room
 //! (`net::room`) and the machine (`machine.rs`); this file does the I/O.
 
+use crate::game::Twinstar;
 use web_time::{Duration, Instant};
 
 use matchbox_socket::PeerId;
@@ -42,7 +43,7 @@ impl OnlineBackend {
     /// The machine paused to keep the match: the room admits only the
     /// player holding this match's other seat (`again`: the one agreed
     /// left before its catch-up came).
-    pub(super) fn keep(&mut self, again: bool, log: &mut FrameLog) {
+    pub(super) fn keep(&mut self, again: bool, log: &mut FrameLog<Input, PLAYERS>) {
         if again {
             tracing::warn!(
                 "player {} left again before its catch-up arrived; waiting on for a rejoin",
@@ -75,7 +76,7 @@ impl OnlineBackend {
 
     /// What a paused match says to newcomers: only the player holding this
     /// match's other seat may take it.
-    fn paused_hello(&self, log: &FrameLog) -> Hello {
+    fn paused_hello(&self, log: &FrameLog<Input, PLAYERS>) -> Hello {
         let mut hello = Hello::new(
             &crate::net::GAME,
             self.role,
@@ -97,7 +98,10 @@ impl OnlineBackend {
     /// liveness limit: it closed our seat): nobody could reach us through
     /// it, so open a fresh one in the same room, with our seat token, and
     /// wait there. Spectators were on the old one.
-    pub(super) fn reopen_room(&mut self, log: &FrameLog) -> Result<(), SessionError> {
+    pub(super) fn reopen_room(
+        &mut self,
+        log: &FrameLog<Input, PLAYERS>,
+    ) -> Result<(), SessionError> {
         let now = Instant::now();
         let runtime = NetRuntime::new()
             .map_err(|e| SessionError::PeerLost(format!("cannot reconnect: {e}")))?;
@@ -126,7 +130,7 @@ impl OnlineBackend {
 
     /// The confirmed frames a peer that has confirmed `known` lacks (maybe
     /// none), and our end: the frame and checksum it checks against.
-    pub(super) fn send_catch_up(&mut self, known: Frame, log: &FrameLog) {
+    pub(super) fn send_catch_up(&mut self, known: Frame, log: &FrameLog<Input, PLAYERS>) {
         let (inputs, checksums) = log
             .history()
             .map(|h| (h.inputs.as_slice(), h.checksums.as_slice()))
@@ -147,8 +151,8 @@ impl OnlineBackend {
         agreement: &Agreement,
         history: History,
         waited: Duration,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         let path_before = self.connection.unwrap_or("unknown");
         self.catch_up(history, sim, log)?;
@@ -184,8 +188,8 @@ impl OnlineBackend {
     pub(super) fn catch_up(
         &mut self,
         history: History,
-        sim: &mut Simulation,
-        log: &mut FrameLog,
+        sim: &mut Simulation<Twinstar, PLAYERS>,
+        log: &mut FrameLog<Input, PLAYERS>,
     ) -> Result<(), SessionError> {
         let started = Instant::now();
         let known = log.confirmed();

@@ -16,6 +16,7 @@ use crate::replay::EventKind;
 use crate::session::chat::{Action, Chat, ChatError, ChatLine, Command};
 use crate::session::frame_log::FrameLog;
 use crate::session::server_desk::ServerDesk;
+use crate::sim::{Input, PLAYERS};
 
 /// Who else must hear a line this player accepted.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -50,7 +51,11 @@ impl OnlineBackend {
 impl RoomChat<'_> {
     /// Our line: to the other player, into the replay, to the spectators
     /// (a `/command` is carried out here instead, see `Chat::command`).
-    pub(super) fn say(&mut self, text: &str, log: &mut FrameLog) -> Result<(), ChatError> {
+    pub(super) fn say(
+        &mut self,
+        text: &str,
+        log: &mut FrameLog<Input, PLAYERS>,
+    ) -> Result<(), ChatError> {
         let frame = log.confirmed();
         match self.chat.command(frame, text) {
             Command::Line => {}
@@ -78,7 +83,7 @@ impl RoomChat<'_> {
     }
 
     /// The other player's `Chat`.
-    pub(super) fn hear_partner(&mut self, text: &str, log: &mut FrameLog) {
+    pub(super) fn hear_partner(&mut self, text: &str, log: &mut FrameLog<Input, PLAYERS>) {
         if let Some(line) = self.chat.receive(Instant::now(), log.confirmed(), text) {
             self.record_and_relay(&line, log, Relay::Spectators);
         }
@@ -86,7 +91,12 @@ impl RoomChat<'_> {
 
     /// A spectator's line that the other player passed on (it streams to
     /// them): recorded at our own confirmed frame, like its lines.
-    pub(super) fn hear_relayed(&mut self, from: &str, text: &str, log: &mut FrameLog) {
+    pub(super) fn hear_relayed(
+        &mut self,
+        from: &str,
+        text: &str,
+        log: &mut FrameLog<Input, PLAYERS>,
+    ) {
         let now = Instant::now();
         if let Some(line) = self.chat.receive_relayed(now, log.confirmed(), from, text)
             && line.from != self.chat.name()
@@ -97,7 +107,7 @@ impl RoomChat<'_> {
 
     /// The spectators' `Chat`s since the last call, each under its own
     /// sender's limit; from anyone we do not stream to, dropped.
-    pub(super) fn hear_spectators(&mut self, log: &mut FrameLog) {
+    pub(super) fn hear_spectators(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
         let (said, overflow) = self.control.take_others_chat();
         self.chat.count_dropped(overflow);
         let now = Instant::now();
@@ -117,7 +127,7 @@ impl RoomChat<'_> {
 
     /// Once the match runs: the `--say` lines (the first call), and the
     /// debug flood's messages due since the last call.
-    pub(super) fn service(&mut self, log: &mut FrameLog) {
+    pub(super) fn service(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
         for text in self.chat.take_greeting(log.confirmed()) {
             if let Err(e) = self.say(&text, log) {
                 tracing::warn!("--say {text:?} not sent: {e}");
@@ -128,7 +138,12 @@ impl RoomChat<'_> {
         }
     }
 
-    fn record_and_relay(&mut self, line: &ChatLine, log: &mut FrameLog, relay: Relay) {
+    fn record_and_relay(
+        &mut self,
+        line: &ChatLine,
+        log: &mut FrameLog<Input, PLAYERS>,
+        relay: Relay,
+    ) {
         tracing::info!("chat {line}");
         log.event(EventKind::Chat, &line.detail());
         let relayed = line.relayed();

@@ -24,6 +24,7 @@ use crate::net::signaling::PlayerName;
 use crate::session::chat::{Chat, RateLimiter, same_name, spectator_name, unique_name};
 use crate::session::frame_log::FrameLog;
 use crate::sim::Frame;
+use crate::sim::{Input, PLAYERS};
 
 /// Newly confirmed frames sent together (133 ms): each message costs ~6
 /// bytes of envelope and chunk header, so 8 frames a message keep the
@@ -122,7 +123,7 @@ impl Spectators {
         control: &mut ControlChannel,
         partner: PeerId,
         start: &StreamStart<'_>,
-        log: &FrameLog,
+        log: &FrameLog<Input, PLAYERS>,
         all: bool,
     ) {
         self.admit(control, partner, start, log);
@@ -136,7 +137,7 @@ impl Spectators {
         control: &mut ControlChannel,
         partner: PeerId,
         start: &StreamStart<'_>,
-        log: &FrameLog,
+        log: &FrameLog<Input, PLAYERS>,
         message: &Message,
     ) {
         if self.is_empty() {
@@ -154,7 +155,7 @@ impl Spectators {
         control: &mut ControlChannel,
         partner: PeerId,
         start: &StreamStart<'_>,
-        log: &FrameLog,
+        log: &FrameLog<Input, PLAYERS>,
     ) {
         for (peer, watch) in control.take_watchers() {
             if peer == partner || self.list.iter().any(|s| s.peer == peer) {
@@ -190,7 +191,7 @@ impl Spectators {
         control: &mut ControlChannel,
         (peer, wanted): (PeerId, &str),
         start: &StreamStart<'_>,
-        log: &FrameLog,
+        log: &FrameLog<Input, PLAYERS>,
     ) {
         let Some(history) = log.history() else {
             return;
@@ -243,7 +244,7 @@ impl Spectators {
 
     /// The frames confirmed since each spectator's last batch, once there
     /// are [`LIVE_BATCH`] of them (all of them with `all`).
-    fn stream(&mut self, control: &mut ControlChannel, log: &FrameLog, all: bool) {
+    fn stream(&mut self, control: &mut ControlChannel, log: &FrameLog<Input, PLAYERS>, all: bool) {
         if self.list.is_empty() {
             return;
         }
@@ -275,13 +276,13 @@ impl Spectators {
 
 impl OnlineBackend {
     /// [`Spectators::serve`], handed this match's parts.
-    pub(super) fn serve_spectators(&mut self, log: &FrameLog, all: bool) {
+    pub(super) fn serve_spectators(&mut self, log: &FrameLog<Input, PLAYERS>, all: bool) {
         let start = stream_start(&self.agreement, &self.chat);
         (self.spectators).serve(&mut self.control, self.peer, &start, log, all);
     }
 
     /// [`Spectators::tell`], handed this match's parts.
-    pub(super) fn tell_spectators(&mut self, log: &FrameLog, message: &Message) {
+    pub(super) fn tell_spectators(&mut self, log: &FrameLog<Input, PLAYERS>, message: &Message) {
         let start = stream_start(&self.agreement, &self.chat);
         (self.spectators).tell(&mut self.control, self.peer, &start, log, message);
     }
