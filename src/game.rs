@@ -1,6 +1,7 @@
 //! Twinstar as the netcode knows it (`twinstar_netcode::Game`): the
 //! simulation's world, step and checksum, its identity and its presets.
 
+use twinstar_netcode::game::FieldDiff;
 use twinstar_netcode::{Frame, Game, GameInfo};
 
 use crate::sim::{Event, FPS, Input, PLAYERS, PRESET_NAMES, SIM_VERSION, SimConfig, World};
@@ -48,6 +49,21 @@ impl Game<PLAYERS> for Twinstar {
 
     fn checksum(world: &Box<World>) -> u128 {
         world.checksum()
+    }
+
+    fn state_bytes(world: &Box<World>) -> Option<Vec<u8>> {
+        Some(bytemuck::bytes_of(&**world).to_vec())
+    }
+
+    fn state_from_bytes(bytes: &[u8]) -> Option<Box<World>> {
+        let mut world: Box<World> = bytemuck::zeroed_box();
+        let target = bytemuck::bytes_of_mut(&mut *world);
+        (bytes.len() == target.len()).then(|| target.copy_from_slice(bytes))?;
+        Some(world)
+    }
+
+    fn diff(ours: &Box<World>, theirs: &Box<World>) -> Vec<FieldDiff> {
+        crate::replay::world_diff(ours, theirs)
     }
 
     /// Player 1's score: a field every report names (`players[0].score`).

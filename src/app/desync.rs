@@ -5,8 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::game::Twinstar;
 use crate::session::Summary;
 use crate::session::desync::{Forensics, explain};
+use crate::sim::PLAYERS;
 
 /// How many differing fields the summary and the result panel name (the
 /// file has them all).
@@ -14,7 +16,7 @@ const FIELDS_SHOWN: usize = 5;
 
 /// Writes the report for `forensics` and says where in `summary` and on
 /// stderr; a report that cannot be written is said, never fatal.
-pub(super) fn report(forensics: &Forensics, summary: &mut Summary) {
+pub(super) fn report(forensics: &Forensics<Twinstar, PLAYERS>, summary: &mut Summary) {
     let Some(ours) = &forensics.ours else {
         return;
     };

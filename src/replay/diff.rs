@@ -2,6 +2,7 @@
 //! the two worlds differ there, field by field.
 
 use serde::Serialize;
+pub use twinstar_netcode::game::FieldDiff;
 
 use super::Replay;
 use crate::sim::{Frame, Input, PLAYERS, World};
@@ -120,14 +121,6 @@ fn first_checksum_difference(a: &Replay, b: &Replay) -> Option<Divergence> {
         }
     }
     None
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FieldDiff {
-    /// Where, e.g. `enemies[3] (id 17).pos`.
-    pub path: String,
-    pub a: String,
-    pub b: String,
 }
 
 /// Every field that differs between two worlds, entities labelled by index

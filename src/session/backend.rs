@@ -122,7 +122,7 @@ pub(super) trait Backend {
     }
 
     /// After a desync: both sides' evidence, as far as it came.
-    fn desync_forensics(&self) -> Option<&Forensics> {
+    fn desync_forensics(&self) -> Option<&Forensics<Twinstar, PLAYERS>> {
         None
     }
 

@@ -6,39 +6,66 @@
 //! on the inputs (if not, the network or the input path is at fault, not
 //! the simulation). The report itself is written by the app (`app::desync`).
 
-use crate::game::Twinstar;
 use serde_json::{Value, json};
+use twinstar_netcode::{Frame, Game, hex_checksum};
 
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
 use crate::net::protocol::{DesyncState, MAX_MESSAGE_BYTES};
-use crate::replay::world_diff;
-use crate::sim::{Frame, Input, PLAYERS, World, hex_checksum};
 
 /// Confirmed frames of inputs sent with the evidence (2 s of play).
 pub const INPUT_FRAMES: Frame = 120;
 
+/// The most bytes a peer's state may inflate to.
+const MAX_STATE_BYTES: usize = 1 << 20;
+
 /// One side's evidence.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Evidence {
+pub struct Evidence<G: Game<N>, const N: usize> {
     pub frame: Frame,
     pub checksum: u128,
     /// The world at `frame`, if that side kept a copy (`None`: it did not,
     /// or the copy it sent did not decode).
-    pub world: Option<Box<World>>,
+    pub world: Option<G::State>,
     /// Inputs of frames `inputs_from..inputs_from + inputs.len()`.
     pub inputs_from: Frame,
-    pub inputs: Vec<[Input; PLAYERS]>,
+    pub inputs: Vec<[G::Input; N]>,
 }
 
-impl Evidence {
+impl<G: Game<N>, const N: usize> Clone for Evidence<G, N> {
+    fn clone(&self) -> Self {
+        Evidence {
+            frame: self.frame,
+            checksum: self.checksum,
+            world: self.world.clone(),
+            inputs_from: self.inputs_from,
+            inputs: self.inputs.clone(),
+        }
+    }
+}
+
+impl<G: Game<N>, const N: usize> std::fmt::Debug for Evidence<G, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Evidence")
+            .field("frame", &self.frame)
+            .field("checksum", &hex_checksum(self.checksum))
+            .field(
+                "world",
+                &self.world.as_ref().map(G::checksum).map(hex_checksum),
+            )
+            .field("inputs_from", &self.inputs_from)
+            .field("inputs", &self.inputs.len())
+            .finish()
+    }
+}
+
+impl<G: Game<N>, const N: usize> Evidence<G, N> {
     /// Ours: the world at `frame` as last hashed, and the last
     /// [`INPUT_FRAMES`] confirmed frames before it.
     pub(super) fn gather(
         frame: Frame,
         checksum: u128,
-        sim: &Simulation<Twinstar, PLAYERS>,
-        log: &FrameLog<Input, PLAYERS>,
+        sim: &Simulation<G, N>,
+        log: &FrameLog<G::Input, N>,
     ) -> Self {
         let history = log.history().map_or(&[][..], |h| &h.inputs[..]);
         let to = frame.min(log.confirmed()).min(history.len() as Frame);
@@ -55,8 +82,9 @@ impl Evidence {
     /// For the wire: the world deflated (mostly zeroes: ~64 KiB becomes a
     /// few KiB, under the channel's message limit).
     pub fn to_message(&self) -> DesyncState {
-        let world = self.world.as_ref().map_or_else(Vec::new, |w| {
-            let packed = miniz_oxide::deflate::compress_to_vec(bytemuck::bytes_of(&**w), 6);
+        let bytes = self.world.as_ref().and_then(G::state_bytes);
+        let world = bytes.map_or_else(Vec::new, |bytes| {
+            let packed = miniz_oxide::deflate::compress_to_vec(&bytes, 6);
             // A world that does not pack small enough is left out rather
             // than refused by the peer as a whole message.
             if packed.len() > MAX_MESSAGE_BYTES / 2 {
@@ -70,7 +98,7 @@ impl Evidence {
             checksum: self.checksum,
             world,
             inputs_from: self.inputs_from,
-            inputs: self.inputs.iter().flatten().map(|i| i.0).collect(),
+            inputs: bytemuck::cast_slice(&self.inputs[..]).to_vec(),
         }
     }
 
@@ -78,33 +106,34 @@ impl Evidence {
     /// one `World` is left out (said in the report), never trusted; inputs
     /// must be whole frames.
     pub fn from_message(state: DesyncState) -> Result<Self, String> {
-        if !state.inputs.len().is_multiple_of(PLAYERS)
-            || state.inputs.len() > INPUT_FRAMES as usize * PLAYERS
+        let frame_bytes = N * std::mem::size_of::<G::Input>();
+        if !state.inputs.len().is_multiple_of(frame_bytes)
+            || state.inputs.len() > INPUT_FRAMES as usize * frame_bytes
         {
             return Err(format!(
-                "desync evidence with {} input bytes (whole frames of {PLAYERS}, at most {INPUT_FRAMES})",
+                "desync evidence with {} input bytes (whole frames of {frame_bytes}, at most {INPUT_FRAMES})",
                 state.inputs.len()
             ));
         }
-        let size = std::mem::size_of::<World>();
         let world = (!state.world.is_empty())
-            .then(|| miniz_oxide::inflate::decompress_to_vec_with_limit(&state.world, size).ok())
+            .then(|| {
+                miniz_oxide::inflate::decompress_to_vec_with_limit(&state.world, MAX_STATE_BYTES)
+                    .ok()
+            })
             .flatten()
-            .filter(|bytes| bytes.len() == size)
-            .map(|bytes| {
-                let mut world: Box<World> = bytemuck::zeroed_box();
-                bytemuck::bytes_of_mut(&mut *world).copy_from_slice(&bytes);
-                world
-            });
+            .and_then(|bytes| G::state_from_bytes(&bytes));
         Ok(Evidence {
             frame: state.frame,
             checksum: state.checksum,
             world,
             inputs_from: state.inputs_from,
-            inputs: state
-                .inputs
-                .chunks_exact(PLAYERS)
-                .map(|c| std::array::from_fn(|p| Input(c[p])))
+            inputs: (state.inputs.chunks_exact(frame_bytes))
+                .map(|frame| {
+                    std::array::from_fn(|p| {
+                        let size = std::mem::size_of::<G::Input>();
+                        bytemuck::pod_read_unaligned(&frame[p * size..(p + 1) * size])
+                    })
+                })
                 .collect(),
         })
     }
@@ -112,10 +141,9 @@ impl Evidence {
 
 /// Both sides' evidence as the match ended: ours once we found or heard of
 /// the desync, theirs once it arrived.
-#[derive(Clone, Debug, Default)]
-pub struct Forensics {
-    pub ours: Option<Evidence>,
-    pub theirs: Option<Evidence>,
+pub struct Forensics<G: Game<N>, const N: usize> {
+    pub ours: Option<Evidence<G, N>>,
+    pub theirs: Option<Evidence<G, N>>,
     /// The room's code, for the report's name (`None`: quick match).
     pub room: Option<String>,
     /// Our player index (a player's report).
@@ -125,7 +153,19 @@ pub struct Forensics {
     pub spectator: Option<String>,
 }
 
-impl Forensics {
+impl<G: Game<N>, const N: usize> Default for Forensics<G, N> {
+    fn default() -> Self {
+        Forensics {
+            ours: None,
+            theirs: None,
+            room: None,
+            local: 0,
+            spectator: None,
+        }
+    }
+}
+
+impl<G: Game<N>, const N: usize> Forensics<G, N> {
     /// Ours is sent, theirs has not come yet.
     pub fn awaiting_theirs(&self) -> bool {
         self.ours.is_some() && self.theirs.is_none()
@@ -143,13 +183,14 @@ pub struct Report {
 }
 
 /// Explains a desync from both sides' evidence; `local` is our player index.
-pub fn explain(ours: &Evidence, theirs: Option<&Evidence>, local: usize) -> Report {
-    let (fields, state) = match (
-        ours.world.as_deref(),
-        theirs.and_then(|t| t.world.as_deref()),
-    ) {
+pub fn explain<G: Game<N>, const N: usize>(
+    ours: &Evidence<G, N>,
+    theirs: Option<&Evidence<G, N>>,
+    local: usize,
+) -> Report {
+    let (fields, state) = match (ours.world.as_ref(), theirs.and_then(|t| t.world.as_ref())) {
         (Some(a), Some(b)) if theirs.is_some_and(|t| t.frame == ours.frame) => {
-            let diffs = world_diff(a, b);
+            let diffs = G::diff(a, b);
             let list: Vec<Value> = diffs
                 .iter()
                 .map(|d| json!({"field": d.path, "ours": d.a, "theirs": d.b}))
@@ -192,12 +233,15 @@ pub fn explain(ours: &Evidence, theirs: Option<&Evidence>, local: usize) -> Repo
 /// Over the frames both sides sent: per player, the first frame where
 /// their confirmed inputs differ (`null` if they agree), so a report says
 /// whether the peers even simulated the same match.
-fn inputs_compared(ours: &Evidence, theirs: &Evidence) -> Value {
+fn inputs_compared<G: Game<N>, const N: usize>(
+    ours: &Evidence<G, N>,
+    theirs: &Evidence<G, N>,
+) -> Value {
     let from = ours.inputs_from.max(theirs.inputs_from);
-    let end = |e: &Evidence| e.inputs_from + e.inputs.len() as Frame;
+    let end = |e: &Evidence<G, N>| e.inputs_from + e.inputs.len() as Frame;
     let to = end(ours).min(end(theirs));
-    let at = |e: &Evidence, f: Frame| e.inputs[(f - e.inputs_from) as usize];
-    let players: Vec<Value> = (0..PLAYERS)
+    let at = |e: &Evidence<G, N>, f: Frame| e.inputs[(f - e.inputs_from) as usize];
+    let players: Vec<Value> = (0..N)
         .map(|p| {
             let first = (from..to).find(|&f| at(ours, f)[p] != at(theirs, f)[p]);
             json!({"player": p + 1, "first_differing_frame": first})
@@ -213,7 +257,10 @@ fn inputs_compared(ours: &Evidence, theirs: &Evidence) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::SimConfig;
+    use crate::game::Twinstar;
+    use crate::sim::{Input, PLAYERS, SimConfig, World};
+
+    type Evidence = super::Evidence<Twinstar, PLAYERS>;
 
     fn evidence(world: Box<World>, inputs: Vec<[Input; PLAYERS]>) -> Evidence {
         Evidence {
@@ -241,7 +288,8 @@ mod tests {
             message.clone(),
         ));
         assert!(encoded.len() <= MAX_MESSAGE_BYTES);
-        assert_eq!(Evidence::from_message(message).unwrap(), ours);
+        let back = Evidence::from_message(message).unwrap();
+        assert_eq!((back.world, back.inputs), (ours.world, ours.inputs));
     }
 
     #[test]
@@ -252,7 +300,12 @@ mod tests {
         );
         let mut message = ours.to_message();
         message.world = vec![1, 2, 3];
-        assert_eq!(Evidence::from_message(message.clone()).unwrap().world, None);
+        assert!(
+            Evidence::from_message(message.clone())
+                .unwrap()
+                .world
+                .is_none()
+        );
         message.inputs = vec![0; 3];
         assert!(Evidence::from_message(message).is_err());
     }

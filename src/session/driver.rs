@@ -260,7 +260,7 @@ impl Driver {
     }
 
     /// After a desync online: both sides' evidence, as far as it came.
-    pub fn desync_forensics(&self) -> Option<&super::desync::Forensics> {
+    pub fn desync_forensics(&self) -> Option<&super::desync::Forensics<Twinstar, PLAYERS>> {
         self.backend.desync_forensics()
     }
 

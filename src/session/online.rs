@@ -169,7 +169,7 @@ pub(super) struct OnlineBackend {
     /// What the summary counts.
     tally: Tally,
     /// After a desync: our evidence (sent) and the peer's (once it came).
-    desync: Forensics,
+    desync: Forensics<Twinstar, PLAYERS>,
     chat: Chat,
     /// What this player asks the room's server (figures, kicks, reports).
     desk: ServerDesk,
@@ -525,7 +525,7 @@ impl Backend for OnlineBackend {
         }
     }
 
-    fn desync_forensics(&self) -> Option<&Forensics> {
+    fn desync_forensics(&self) -> Option<&Forensics<Twinstar, PLAYERS>> {
         self.desync.ours.as_ref().map(|_| &self.desync)
     }
 

@@ -110,7 +110,7 @@ pub(super) struct SpectatorBackend {
     bye: Option<String>,
     /// The match ended in a desync: the streaming player's evidence (ours
     /// joins it once our world reaches its frame).
-    desync: Forensics,
+    desync: Forensics<Twinstar, PLAYERS>,
     started: Instant,
     /// When the frames first sent were all stepped (or the backlog first
     /// fell to what is shown at normal speed).
@@ -490,7 +490,7 @@ impl Backend for SpectatorBackend {
         self.control.flush();
     }
 
-    fn desync_forensics(&self) -> Option<&Forensics> {
+    fn desync_forensics(&self) -> Option<&Forensics<Twinstar, PLAYERS>> {
         self.desync.ours.as_ref().map(|_| &self.desync)
     }
 

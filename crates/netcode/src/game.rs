@@ -49,4 +49,31 @@ pub trait Game<const N: usize>: 'static {
     /// caught and explained. A game that leaves it out cannot be tested
     /// that way.
     fn inject_desync(_state: &mut Self::State, _salt: u32) {}
+
+    /// The state's bytes, for a desync report: the peer's copy is compared
+    /// field by field with [`Game::diff`]. `None` leaves states out of
+    /// reports (they then name the frame, the checksums and the inputs).
+    fn state_bytes(_state: &Self::State) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// A state from a peer's [`Game::state_bytes`]: any bytes, so `None`
+    /// unless they are exactly one state.
+    fn state_from_bytes(_bytes: &[u8]) -> Option<Self::State> {
+        None
+    }
+
+    /// Every field that differs between two states, in the state's order.
+    fn diff(_ours: &Self::State, _theirs: &Self::State) -> Vec<FieldDiff> {
+        Vec::new()
+    }
+}
+
+/// One field that differs between two states.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FieldDiff {
+    /// Where, e.g. `enemies[3] (id 17).pos`.
+    pub path: String,
+    pub a: String,
+    pub b: String,
 }
