@@ -4,28 +4,25 @@
 //! simulation; what only a network has (events, pacing hints, the end of
 //! match exchange) has no-op defaults here.
 
-use crate::game::Twinstar;
 use ggrs::{SessionBuilder, SyncTestSession};
+use twinstar_netcode::{Frame, Game};
 use web_time::Duration;
 
 use super::chat::{ChatError, ChatLine};
 use super::desync::Forensics;
+use super::driver::{FrameReport, GgrsConfig};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
-use super::{
-    FrameReport, GgrsConfig, MAX_PREDICTION, NetStatus, SessionError, Summary, WatchControl,
-    WatchStatus,
-};
-use crate::sim::{Frame, Input, PLAYERS};
+use super::{MAX_PREDICTION, NetStatus, SessionError, Summary, WatchControl, WatchStatus};
 
-pub(super) trait Backend {
+pub(super) trait Backend<G: Game<N>, const N: usize> {
     /// Hands this frame's local inputs to GGRS and fulfils its requests.
     fn advance(
         &mut self,
-        inputs: [Input; PLAYERS],
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
-    ) -> Result<FrameReport, SessionError>;
+        inputs: [G::Input; N],
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
+    ) -> Result<FrameReport<G, N>, SessionError>;
 
     /// Whether a peer plays too (its inputs arrive late, the match ends
     /// with an exchange of checksums).
@@ -37,8 +34,8 @@ pub(super) trait Backend {
     /// rejoin also restarts the simulation from the confirmed frame).
     fn poll(
         &mut self,
-        _sim: &mut Simulation<Twinstar, PLAYERS>,
-        _log: &mut FrameLog<Input, PLAYERS>,
+        _sim: &mut Simulation<G, N>,
+        _log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         Ok(())
     }
@@ -63,8 +60,8 @@ pub(super) trait Backend {
     }
 
     /// The players' names in the HUD and the chat, player 1's first.
-    fn player_names(&self) -> [String; 2] {
-        [0, 1].map(super::chat::player_name)
+    fn player_names(&self) -> [String; N] {
+        std::array::from_fn(super::chat::player_name)
     }
 
     /// Watching: pause, resume, jump back to live. Players cannot.
@@ -76,12 +73,7 @@ pub(super) trait Backend {
     /// any spectators, after the frames they have not had yet), once:
     /// called on every poll from the end on. Says whether it has gone;
     /// `false` while it cannot (the match is paused for the peer's return).
-    fn send_done(
-        &mut self,
-        _frame: Frame,
-        _checksum: u128,
-        _log: &FrameLog<Input, PLAYERS>,
-    ) -> bool {
+    fn send_done(&mut self, _frame: Frame, _checksum: u128, _log: &FrameLog<G::Input, N>) -> bool {
         true
     }
 
@@ -96,7 +88,7 @@ pub(super) trait Backend {
     }
 
     /// Tells the peer we leave on purpose, so it need not wait for a timeout.
-    fn say_goodbye(&mut self, _reason: &str, _log: &FrameLog<Input, PLAYERS>) {}
+    fn say_goodbye(&mut self, _reason: &str, _log: &FrameLog<G::Input, N>) {}
 
     /// How long to keep the connection serviced after the match ended, so
     /// that the last messages (end checksum, desync report, goodbye) reach
@@ -116,13 +108,13 @@ pub(super) trait Backend {
         _frame: Frame,
         _ours: u128,
         _theirs: u128,
-        _sim: &Simulation<Twinstar, PLAYERS>,
-        _log: &mut FrameLog<Input, PLAYERS>,
+        _sim: &Simulation<G, N>,
+        _log: &mut FrameLog<G::Input, N>,
     ) {
     }
 
     /// After a desync: both sides' evidence, as far as it came.
-    fn desync_forensics(&self) -> Option<&Forensics<Twinstar, PLAYERS>> {
+    fn desync_forensics(&self) -> Option<&Forensics<G, N>> {
         None
     }
 
@@ -136,7 +128,7 @@ pub(super) trait Backend {
     fn send_chat(
         &mut self,
         _text: &str,
-        _log: &mut FrameLog<Input, PLAYERS>,
+        _log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), ChatError> {
         Err(ChatError::NoPeer)
     }
@@ -148,18 +140,18 @@ pub(super) trait Backend {
 }
 
 /// Synctest and local sessions have no peers; their address type is unit.
-type LocalConfig = GgrsConfig<Twinstar, (), PLAYERS>;
+type LocalConfig<G, const N: usize> = GgrsConfig<G, (), N>;
 
 /// Both players on this machine: GGRS's synctest session, with check
 /// distance 0 for plain local play (no saves, no rollback).
-pub(super) struct LocalBackend {
-    session: SyncTestSession<LocalConfig>,
+pub(super) struct LocalBackend<G: Game<N>, const N: usize> {
+    session: SyncTestSession<LocalConfig<G, N>>,
 }
 
-impl LocalBackend {
+impl<G: Game<N>, const N: usize> LocalBackend<G, N> {
     pub(super) fn new(check_distance: usize) -> Result<Self, SessionError> {
-        let session = SessionBuilder::<LocalConfig>::new()
-            .with_num_players(PLAYERS)?
+        let session = SessionBuilder::<LocalConfig<G, N>>::new()
+            .with_num_players(N)?
             .with_max_prediction_window(MAX_PREDICTION)
             .with_check_distance(check_distance)
             .start_synctest_session()?;
@@ -167,13 +159,13 @@ impl LocalBackend {
     }
 }
 
-impl Backend for LocalBackend {
+impl<G: Game<N>, const N: usize> Backend<G, N> for LocalBackend<G, N> {
     fn advance(
         &mut self,
-        inputs: [Input; PLAYERS],
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
-    ) -> Result<FrameReport, SessionError> {
+        inputs: [G::Input; N],
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
+    ) -> Result<FrameReport<G, N>, SessionError> {
         for (handle, input) in inputs.into_iter().enumerate() {
             self.session.add_local_input(handle, input)?;
         }
@@ -195,7 +187,7 @@ impl Backend for LocalBackend {
         // Every input is local, so a frame's first simulation is final.
         if report.new_frames > 0 {
             let world = sim.world();
-            log.confirm_first_simulation(world.frame, inputs, || world.checksum());
+            log.confirm_first_simulation(G::frame(world), inputs, || G::checksum(world));
         }
         Ok(report)
     }

@@ -15,9 +15,9 @@ use crate::game::Twinstar;
 use crate::net::Connection;
 use crate::net::WatchConnection;
 use crate::net::handshake::Role;
-use crate::replay::Writer;
-use crate::sim::{Frame, Input, PLAYERS, SimConfig, World, hex_checksum};
+use crate::sim::{Frame, PLAYERS, hex_checksum};
 use twinstar_netcode::Game;
+use twinstar_netcode::replay::Writer;
 
 /// GGRS type bundle for a game `G` of `N` players. `A` is the peer
 /// address type of the transport.
@@ -58,10 +58,11 @@ impl Mode {
     }
 }
 
+/// How a match starts; `C` is the game's config (its rules).
 #[derive(Clone, Debug)]
-pub struct DriverOptions {
+pub struct DriverOptions<C> {
     pub seed: u64,
-    pub config: SimConfig,
+    pub config: C,
     pub mode: Mode,
     /// Debug aid: from this frame on, each simulation of a frame perturbs the
     /// world differently, as a non-deterministic bug would. Synctest must
@@ -120,16 +121,17 @@ impl<G: Game<N>, const N: usize> std::fmt::Debug for FrameReport<G, N> {
     }
 }
 
-pub struct Driver {
-    pub(super) backend: Box<dyn Backend>,
-    pub(super) sim: Simulation<Twinstar, PLAYERS>,
-    pub(super) log: FrameLog<Input, PLAYERS>,
-    options: DriverOptions,
+/// One match of `G` (`N` players) under one backend.
+pub struct Driver<G: Game<N>, const N: usize> {
+    pub(super) backend: Box<dyn Backend<G, N>>,
+    pub(super) sim: Simulation<G, N>,
+    pub(super) log: FrameLog<G::Input, N>,
+    options: DriverOptions<G::Config>,
 }
 
-impl Driver {
+impl<G: Game<N>, const N: usize> Driver<G, N> {
     /// A synctest or local match.
-    pub fn new(options: DriverOptions) -> Result<Self, SessionError> {
+    pub fn new(options: DriverOptions<G::Config>) -> Result<Self, SessionError> {
         let check_distance = match options.mode {
             Mode::SyncTest { check_distance } => {
                 debug_assert!(CHECK_DISTANCES.contains(&check_distance));
@@ -137,10 +139,107 @@ impl Driver {
             }
             Mode::Local | Mode::Online(_) | Mode::Watch => 0,
         };
-        let backend = LocalBackend::new(check_distance)?;
+        let backend = LocalBackend::<G, N>::new(check_distance)?;
         Ok(Self::with_backend(Box::new(backend), options))
     }
 
+    pub(super) fn with_backend(
+        backend: Box<dyn Backend<G, N>>,
+        options: DriverOptions<G::Config>,
+    ) -> Self {
+        let synctest = matches!(options.mode, Mode::SyncTest { .. });
+        let sim = Simulation::<G, N>::new(
+            options.seed,
+            options.config,
+            synctest,
+            options.inject_desync_from,
+        );
+        let log = FrameLog::new(G::checksum(sim.world()));
+        Driver {
+            backend,
+            sim,
+            log,
+            options,
+        }
+    }
+
+    /// The match's state as it stands (the newest simulated frame).
+    pub fn world(&self) -> &G::State {
+        self.sim.world()
+    }
+
+    pub fn options(&self) -> &DriverOptions<G::Config> {
+        &self.options
+    }
+
+    /// Frames whose inputs are final (all of them, in local modes).
+    pub fn confirmed_frames(&self) -> Frame {
+        self.log.confirmed()
+    }
+
+    /// Runs one frame. Local modes take both inputs; online play takes only
+    /// this machine's player's (its slot from the handshake), the other
+    /// slot is ignored.
+    pub fn advance(&mut self, inputs: [G::Input; N]) -> Result<FrameReport<G, N>, SessionError> {
+        self.backend.advance(inputs, &mut self.sim, &mut self.log)
+    }
+
+    /// Online: receives packets, reacts to GGRS and WebRTC events and to
+    /// control messages. Local modes: nothing to do.
+    pub(super) fn poll(&mut self) -> Result<(), SessionError> {
+        self.backend.poll(&mut self.sim, &mut self.log)
+    }
+
+    pub fn net_status(&self) -> Option<NetStatus> {
+        self.backend.net_status()
+    }
+
+    /// Watching: the room and how far behind live.
+    pub fn watch_status(&self) -> Option<WatchStatus> {
+        self.backend.watch_status()
+    }
+
+    /// The players' names, player 1's first (`P1`, `P2` offline).
+    pub fn player_names(&self) -> [String; N] {
+        self.backend.player_names()
+    }
+
+    /// Records every confirmed frame from now on (call before the first frame).
+    pub fn record_to(&mut self, writer: Writer<G::Input, N>) {
+        self.log.record_to(writer);
+    }
+
+    /// Where the replay is being written, if anywhere.
+    pub fn recording_path(&self) -> Option<std::path::PathBuf> {
+        self.log.recording_path()
+    }
+
+    /// The frame the summary's checksum is of, and the checksum: the newest
+    /// world in local modes (every simulated frame is final), the last
+    /// confirmed frame online.
+    pub fn checksum_state(&self) -> (Frame, u128) {
+        if self.backend.has_peer() {
+            (self.log.confirmed(), self.log.confirmed_checksum())
+        } else {
+            let world = self.sim.world();
+            (G::frame(world), G::checksum(world))
+        }
+    }
+
+    /// Closes the recording with an end record; the path goes in the summary.
+    pub(super) fn finish_recording(&mut self, reason: &str) {
+        let last = self.checksum_state().1;
+        self.log.finish(last, reason);
+    }
+
+    /// After a desync online: both sides' evidence, as far as it came.
+    pub fn desync_forensics(&self) -> Option<&super::desync::Forensics<G, N>> {
+        self.backend.desync_forensics()
+    }
+}
+
+/// Twinstar's matches against a peer, as a spectator, and their summary.
+impl Driver<Twinstar, PLAYERS> {
     /// A match against the connected peer.
     pub fn online(connection: Connection, options: OnlineOptions) -> Result<Self, SessionError> {
         let driver_options = DriverOptions {
@@ -169,99 +268,6 @@ impl Driver {
         };
         let backend = SpectatorBackend::new(connection, spectator)?;
         Ok(Self::with_backend(Box::new(backend), options))
-    }
-
-    pub(super) fn with_backend(backend: Box<dyn Backend>, options: DriverOptions) -> Self {
-        let synctest = matches!(options.mode, Mode::SyncTest { .. });
-        let sim = Simulation::<Twinstar, PLAYERS>::new(
-            options.seed,
-            options.config,
-            synctest,
-            options.inject_desync_from,
-        );
-        let log = FrameLog::new(sim.world().checksum());
-        Driver {
-            backend,
-            sim,
-            log,
-            options,
-        }
-    }
-
-    pub fn world(&self) -> &World {
-        self.sim.world()
-    }
-
-    pub fn options(&self) -> &DriverOptions {
-        &self.options
-    }
-
-    /// Frames whose inputs are final (all of them, in local modes).
-    pub fn confirmed_frames(&self) -> Frame {
-        self.log.confirmed()
-    }
-
-    /// Runs one frame. Local modes take both inputs; online play takes only
-    /// this machine's player's (its slot from the handshake), the other
-    /// slot is ignored.
-    pub fn advance(
-        &mut self,
-        inputs: [Input; PLAYERS],
-    ) -> Result<FrameReport<Twinstar, PLAYERS>, SessionError> {
-        self.backend.advance(inputs, &mut self.sim, &mut self.log)
-    }
-
-    /// Online: receives packets, reacts to GGRS and WebRTC events and to
-    /// control messages. Local modes: nothing to do.
-    pub(super) fn poll(&mut self) -> Result<(), SessionError> {
-        self.backend.poll(&mut self.sim, &mut self.log)
-    }
-
-    pub fn net_status(&self) -> Option<NetStatus> {
-        self.backend.net_status()
-    }
-
-    /// Watching: the room and how far behind live.
-    pub fn watch_status(&self) -> Option<WatchStatus> {
-        self.backend.watch_status()
-    }
-
-    /// The players' names, player 1's first (`P1`, `P2` offline).
-    pub fn player_names(&self) -> [String; 2] {
-        self.backend.player_names()
-    }
-
-    /// Records every confirmed frame from now on (call before the first frame).
-    pub fn record_to(&mut self, writer: Writer) {
-        self.log.record_to(writer);
-    }
-
-    /// Where the replay is being written, if anywhere.
-    pub fn recording_path(&self) -> Option<std::path::PathBuf> {
-        self.log.recording_path()
-    }
-
-    /// The frame the summary's checksum is of, and the checksum: the newest
-    /// world in local modes (every simulated frame is final), the last
-    /// confirmed frame online.
-    pub fn checksum_state(&self) -> (Frame, u128) {
-        if self.backend.has_peer() {
-            (self.log.confirmed(), self.log.confirmed_checksum())
-        } else {
-            let world = self.sim.world();
-            (world.frame, world.checksum())
-        }
-    }
-
-    /// Closes the recording with an end record; the path goes in the summary.
-    pub(super) fn finish_recording(&mut self, reason: &str) {
-        let last = self.checksum_state().1;
-        self.log.finish(last, reason);
-    }
-
-    /// After a desync online: both sides' evidence, as far as it came.
-    pub fn desync_forensics(&self) -> Option<&super::desync::Forensics<Twinstar, PLAYERS>> {
-        self.backend.desync_forensics()
     }
 
     pub fn summary(&self) -> Summary {

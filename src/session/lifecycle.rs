@@ -395,11 +395,11 @@ mod tests {
     /// Local play that acts as if a peer were there: its `Done` is held
     /// while `paused`, as `OnlineBackend`'s is during a rejoin pause.
     struct FakePeerBackend {
-        local: LocalBackend,
+        local: LocalBackend<Twinstar, PLAYERS>,
         peer: Rc<RefCell<FakePeer>>,
     }
 
-    impl Backend for FakePeerBackend {
+    impl Backend<Twinstar, PLAYERS> for FakePeerBackend {
         fn advance(
             &mut self,
             inputs: [Input; PLAYERS],

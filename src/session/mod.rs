@@ -19,7 +19,12 @@ mod summary;
 
 // The room chat is the netcode's.
 pub use chat::{ChatError, ChatLine};
-pub use driver::{Driver, DriverOptions, GgrsConfig, Mode};
+pub use driver::{GgrsConfig, Mode};
+
+/// A twinstar match under one backend.
+pub type Driver = driver::Driver<crate::game::Twinstar, { crate::sim::PLAYERS }>;
+/// How a twinstar match starts.
+pub type DriverOptions = driver::DriverOptions<crate::sim::SimConfig>;
 
 /// What one frame of a twinstar match did.
 pub type FrameReport = driver::FrameReport<crate::game::Twinstar, { crate::sim::PLAYERS }>;

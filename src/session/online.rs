@@ -352,7 +352,7 @@ impl OnlineBackend {
     }
 }
 
-impl Backend for OnlineBackend {
+impl Backend<Twinstar, PLAYERS> for OnlineBackend {
     fn advance(
         &mut self,
         inputs: [Input; PLAYERS],

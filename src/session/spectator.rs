@@ -387,7 +387,7 @@ impl SpectatorBackend {
     }
 }
 
-impl Backend for SpectatorBackend {
+impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
     fn advance(
         &mut self,
         _inputs: [Input; PLAYERS],
