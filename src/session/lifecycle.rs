@@ -15,8 +15,10 @@
 
 use web_time::{Duration, Instant};
 
-use super::{ChatError, ChatLine, Driver, FrameReport, Pacer, SessionError};
-use crate::sim::{Frame, Input, PLAYERS};
+use twinstar_netcode::{Frame, Game};
+
+use super::driver::{Driver, FrameReport};
+use super::{ChatError, ChatLine, Pacer, SessionError};
 
 /// How long a peer that confirmed its last frame keeps the match going so
 /// the other can confirm too and send its checksum.
@@ -29,7 +31,7 @@ const CLOSE_SERVICE_PERIOD: Duration = Duration::from_millis(5);
 pub enum Pacing {
     /// Every frame at once (headless local runs: tests, benchmarks).
     Unpaced,
-    /// 60 frames a second from the wall clock (windows, online play).
+    /// The game's frame rate from the wall clock (windows, online play).
     RealTime,
 }
 
@@ -57,13 +59,14 @@ pub enum Outcome {
 }
 
 /// A finished match: its driver (for the summary) and how it ended.
-pub struct Finished {
-    pub driver: Driver,
+pub struct Finished<G: Game<N>, const N: usize> {
+    pub driver: Driver<G, N>,
     pub outcome: Outcome,
 }
 
-pub struct Match {
-    driver: Driver,
+/// One match of `G` (`N` players) from its first frame to its verdict.
+pub struct Match<G: Game<N>, const N: usize> {
+    driver: Driver<G, N>,
     pacer: Option<Pacer>,
     /// When our last frame was confirmed and our checksum sent (online).
     ending_since: Option<Instant>,
@@ -77,14 +80,14 @@ pub struct Match {
     closed: bool,
 }
 
-impl Match {
+impl<G: Game<N>, const N: usize> Match<G, N> {
     /// Starts a match that ends after `frames` confirmed frames, or only
     /// when the player leaves or something fails if `None`.
-    pub fn new(mut driver: Driver, pacing: Pacing, frames: Option<Frame>) -> Self {
+    pub fn new(mut driver: Driver<G, N>, pacing: Pacing, frames: Option<Frame>) -> Self {
         driver.log.set_limit(frames);
         Match {
             driver,
-            pacer: (pacing == Pacing::RealTime).then(|| Pacer::new(Instant::now())),
+            pacer: (pacing == Pacing::RealTime).then(|| Pacer::new(Instant::now(), G::INFO.fps)),
             ending_since: None,
             peer_gone_since: None,
             outcome: None,
@@ -93,7 +96,7 @@ impl Match {
         }
     }
 
-    pub fn driver(&self) -> &Driver {
+    pub fn driver(&self) -> &Driver<G, N> {
         &self.driver
     }
 
@@ -124,7 +127,7 @@ impl Match {
 
     /// Runs the due frame with this frame's local inputs. A failure ends
     /// the match: the next [`Match::next`] says `Over`.
-    pub fn advance(&mut self, inputs: [Input; PLAYERS]) -> FrameReport {
+    pub fn advance(&mut self, inputs: [G::Input; N]) -> FrameReport<G, N> {
         if self.outcome.is_some() {
             return FrameReport::default();
         }
@@ -217,7 +220,7 @@ impl Match {
     /// The verdict, and the recording's end record. Called before
     /// `Next::Over` (a window closed mid-match) this counts as leaving,
     /// without the closing linger.
-    pub fn finish(mut self) -> Finished {
+    pub fn finish(mut self) -> Finished<G, N> {
         let outcome = self.outcome.take().unwrap_or_else(|| {
             let driver = &mut self.driver;
             driver.backend.say_goodbye("the player left", &driver.log);
@@ -308,8 +311,10 @@ mod tests {
     use crate::session::backend::{Backend, LocalBackend};
     use crate::session::frame_log::FrameLog;
     use crate::session::simulation::Simulation;
+    use crate::session::{Driver, Finished, FrameReport, Match};
     use crate::session::{DriverOptions, Mode};
     use crate::sim::SimConfig;
+    use crate::sim::{Input, PLAYERS};
 
     fn driver(mode: Mode, inject_desync_from: Option<Frame>) -> Driver {
         Driver::new(DriverOptions {

@@ -29,7 +29,12 @@ pub type DriverOptions = driver::DriverOptions<crate::sim::SimConfig>;
 /// What one frame of a twinstar match did.
 pub type FrameReport = driver::FrameReport<crate::game::Twinstar, { crate::sim::PLAYERS }>;
 pub use error::SessionError;
-pub use lifecycle::{Finished, Match, Next, Outcome, Pacing};
+pub use lifecycle::{Next, Outcome, Pacing};
+
+/// A twinstar match from its first frame to its verdict.
+pub type Match = lifecycle::Match<crate::game::Twinstar, { crate::sim::PLAYERS }>;
+/// A finished twinstar match.
+pub type Finished = lifecycle::Finished<crate::game::Twinstar, { crate::sim::PLAYERS }>;
 pub use online::{NetStatus, OnlineOptions};
 pub use pacer::Pacer;
 pub use spectator::{SpectatorOptions, WatchControl, WatchStatus};

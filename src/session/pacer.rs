@@ -4,8 +4,6 @@
 
 use web_time::{Duration, Instant};
 
-use crate::sim::FPS;
-
 /// Stretch of the frame period while ahead of the peer (GGRS's examples use
 /// the same 10 %): slow enough to let the peer catch up within a second or
 /// two, gentle enough not to be seen.
@@ -21,10 +19,11 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    pub fn new(now: Instant) -> Self {
+    /// A pacer of `fps` frames a second from `now`.
+    pub fn new(now: Instant, fps: u32) -> Self {
         Pacer {
             next: now,
-            period: Duration::from_secs(1) / FPS,
+            period: Duration::from_secs(1) / fps.max(1),
         }
     }
 
@@ -79,9 +78,9 @@ mod tests {
     #[test]
     fn sixty_a_second_and_slower_when_ahead() {
         let start = Instant::now();
-        let mut p = Pacer::new(start);
+        let mut p = Pacer::new(start, 60);
         assert!((59..=61).contains(&frames_in(&mut p, start, 1, 0)));
-        let mut p = Pacer::new(start);
+        let mut p = Pacer::new(start, 60);
         let slow = frames_in(&mut p, start, 10, 2);
         assert!((540..=550).contains(&slow), "{slow}");
     }
@@ -89,7 +88,7 @@ mod tests {
     #[test]
     fn alpha_runs_from_zero_to_one_between_frames() {
         let start = Instant::now();
-        let mut p = Pacer::new(start);
+        let mut p = Pacer::new(start, 60);
         assert!(p.due(start, 0, 0));
         assert!(p.alpha(start) < 0.01);
         let half = p.alpha(start + Duration::from_micros(8_333));
@@ -100,7 +99,7 @@ mod tests {
     #[test]
     fn skips_and_no_bursts_after_a_stall() {
         let start = Instant::now();
-        let mut p = Pacer::new(start);
+        let mut p = Pacer::new(start, 60);
         assert!(p.due(start, 0, 0));
         // Asked to wait 3 frames: nothing due for 4 periods.
         assert!(!p.due(start + Duration::from_millis(60), 0, 3));
