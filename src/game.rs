@@ -66,6 +66,11 @@ impl Game<PLAYERS> for Twinstar {
         crate::replay::world_diff(ours, theirs)
     }
 
+    fn figures(world: &Box<World>) -> (u32, u64) {
+        let score = world.players.iter().map(|p| u64::from(p.score)).sum();
+        (world.spawner.wave, score)
+    }
+
     /// Player 1's score: a field every report names (`players[0].score`).
     fn inject_desync(world: &mut Box<World>, salt: u32) {
         let score = &mut world.players[0].score;

@@ -1,6 +1,6 @@
 use thiserror::Error;
 
-use crate::sim::{Frame, hex_checksum};
+use twinstar_netcode::{Frame, hex_checksum};
 
 #[derive(Debug, Error)]
 pub enum SessionError {

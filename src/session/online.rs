@@ -18,12 +18,10 @@ mod room_chat;
 mod spectators;
 mod tally;
 
-use crate::game::Twinstar;
 use machine::{Event, Paused, Settings};
+use twinstar_netcode::Game;
 use twinstar_netcode::session::online::machine;
 
-/// The online match's decisions, for twinstar's inputs and players.
-type Machine<P> = machine::Machine<P, Input, PLAYERS>;
 use tally::Tally;
 
 use web_time::{Duration, Instant};
@@ -35,10 +33,11 @@ use matchbox_socket::{Packet, PeerId, WebRtcSocket};
 use super::backend::Backend;
 use super::chat::{Chat, ChatError, ChatLine, player_names};
 use super::desync::{Evidence, Forensics};
+use super::driver::{FrameReport, GgrsConfig};
 use super::frame_log::FrameLog;
 use super::server_desk::ServerDesk;
 use super::simulation::{DESYNC_CHECK_INTERVAL, Simulation};
-use super::{FrameReport, GgrsConfig, MAX_PREDICTION, SessionError, Summary};
+use super::{MAX_PREDICTION, SessionError, Summary};
 use crate::net::connect::ConnectOptions;
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
@@ -46,12 +45,12 @@ use crate::net::handshake::{Agreement, Message, Role};
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
 use crate::net::socket::{GgrsSocket, SharedChannel, StatsHandle};
-use crate::net::{Connection, PlayerConnector};
 use crate::platform::tasks::{LoopHandle, NetRuntime};
 use crate::replay::EventKind;
-use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
+use twinstar_netcode::net::connect::{Connection, PlayerConnector};
+use twinstar_netcode::{Frame, hex_checksum};
 
-type OnlineConfig = GgrsConfig<Twinstar, PeerId, PLAYERS>;
+type OnlineConfig<G, const N: usize> = GgrsConfig<G, PeerId, N>;
 
 /// How long a finished match keeps its connection open so that its last
 /// messages are delivered (loopback needs a few ms, a real link one RTT).
@@ -117,8 +116,8 @@ pub struct NetStatus {
     pub peer_away: bool,
 }
 
-pub(super) struct OnlineBackend {
-    session: P2PSession<OnlineConfig>,
+pub(super) struct OnlineBackend<G: Game<N>, const N: usize> {
+    session: P2PSession<OnlineConfig<G, N>>,
     local: usize,
     remote: usize,
     peer: PeerId,
@@ -131,7 +130,7 @@ pub(super) struct OnlineBackend {
     /// The last local input, and how many times it changed since the
     /// retuner's last sample (the auto policy's measure of how often the
     /// peer mispredicts us).
-    last_local_input: Input,
+    last_local_input: G::Input,
     local_input_changes: u32,
     input_delay: u32,
     started: Instant,
@@ -159,9 +158,9 @@ pub(super) struct OnlineBackend {
     role: Role,
     /// What is decided: playing, paused (player 1 keeping the match for
     /// player 2, or player 2 knocking on a fresh connection), or ending.
-    machine: Machine<PeerId>,
+    machine: machine::Machine<PeerId, G::Input, N>,
     /// Knocking: the fresh connection being made (`reconnect`), by number.
-    attempt: Option<(u32, PlayerConnector)>,
+    attempt: Option<(u32, PlayerConnector<G::Input, N>)>,
     /// What the first connection was made with; a reconnect reuses it.
     connect_options: ConnectOptions,
     /// A reconnect happened: log the new path once it is known.
@@ -169,7 +168,7 @@ pub(super) struct OnlineBackend {
     /// What the summary counts.
     tally: Tally,
     /// After a desync: our evidence (sent) and the peer's (once it came).
-    desync: Forensics<Twinstar, PLAYERS>,
+    desync: Forensics<G, N>,
     chat: Chat,
     /// What this player asks the room's server (figures, kicks, reports).
     desk: ServerDesk,
@@ -182,15 +181,15 @@ pub(super) struct OnlineBackend {
 
 /// A P2P session with the peer from the agreement's slots and delay,
 /// dropping it after `disconnect_timeout` of silence.
-fn start_session(
+fn start_session<G: Game<N>, const N: usize>(
     agreement: &Agreement,
     peer: PeerId,
     socket: GgrsSocket<SharedChannel>,
     disconnect_timeout: Duration,
-) -> Result<P2PSession<OnlineConfig>, SessionError> {
+) -> Result<P2PSession<OnlineConfig<G, N>>, SessionError> {
     let local = agreement.local_handle;
-    Ok(SessionBuilder::<OnlineConfig>::new()
-        .with_num_players(PLAYERS)?
+    Ok(SessionBuilder::<OnlineConfig<G, N>>::new()
+        .with_num_players(N)?
         .with_max_prediction_window(MAX_PREDICTION)
         .with_input_delay(agreement.input_delay as usize)
         .with_desync_detection_mode(DesyncDetection::On {
@@ -203,7 +202,7 @@ fn start_session(
         .start_p2p_session(socket)?)
 }
 
-impl OnlineBackend {
+impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     fn disconnect_timeout(&self) -> Duration {
         self.machine.settings().disconnect_timeout()
     }
@@ -215,10 +214,10 @@ impl OnlineBackend {
     }
 
     pub(super) fn new(
-        connection: Connection,
+        connection: Connection<G::Input, N>,
         options: OnlineOptions,
     ) -> Result<Self, SessionError> {
-        let Connection {
+        let Connection::<G::Input, N> {
             runtime,
             socket,
             message_loop,
@@ -244,7 +243,7 @@ impl OnlineBackend {
         let names = player_names(&agreement.names);
         let chat = Chat::new(names[local].clone(), names[remote].clone())
             .with_greeting(options.say.clone())
-            .with_flood(options.chat_flood_per_second, FPS);
+            .with_flood(options.chat_flood_per_second, G::INFO.fps);
         let settings = Settings {
             local,
             reconnect_window: options.reconnect_window,
@@ -268,8 +267,8 @@ impl OnlineBackend {
             control,
             stats,
             input_delay: agreement.input_delay,
-            retuner: Retuner::new(agreement.input_delay, FPS),
-            last_local_input: Input::default(),
+            retuner: Retuner::new(agreement.input_delay, G::INFO.fps),
+            last_local_input: G::Input::default(),
             local_input_changes: 0,
             agreement,
             options,
@@ -289,7 +288,7 @@ impl OnlineBackend {
             session_started: Instant::now(),
             room,
             role,
-            machine: Machine::new(settings, rejoined),
+            machine: machine::Machine::new(settings, rejoined),
             attempt: None,
             connect_options,
             path_after_reconnect: false,
@@ -316,7 +315,7 @@ impl OnlineBackend {
     }
 
     /// Feeds GGRS's ping to the retuner every so often (auto delay only).
-    fn retune(&mut self, frame: Frame, log: &mut FrameLog<Input, PLAYERS>) {
+    fn retune(&mut self, frame: Frame, log: &mut FrameLog<G::Input, N>) {
         if !frame.is_multiple_of(Retuner::SAMPLE_EVERY) {
             return;
         }
@@ -352,13 +351,13 @@ impl OnlineBackend {
     }
 }
 
-impl Backend<Twinstar, PLAYERS> for OnlineBackend {
+impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
     fn advance(
         &mut self,
-        inputs: [Input; PLAYERS],
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
-    ) -> Result<FrameReport, SessionError> {
+        inputs: [G::Input; N],
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
+    ) -> Result<FrameReport<G, N>, SessionError> {
         let mut report = FrameReport::default();
         if self.machine.paused().is_some() {
             report.waiting = true;
@@ -398,12 +397,12 @@ impl Backend<Twinstar, PLAYERS> for OnlineBackend {
         self.send_garbage();
         if self.first_frame_at.is_some() {
             self.room_chat().service(log);
-            self.desk.list_figures(sim.world(), Instant::now());
+            self.desk.list_figures::<G, N>(sim.world(), Instant::now());
         }
         let confirmed = Frame::try_from(self.session.confirmed_frame() + 1).unwrap_or(0);
         log.confirm_through(self.base + confirmed, sim.newest_frame())?;
         if report.new_frames > 0 {
-            self.retune(sim.world().frame, log);
+            self.retune(G::frame(sim.world()), log);
         }
         Ok(report)
     }
@@ -414,8 +413,8 @@ impl Backend<Twinstar, PLAYERS> for OnlineBackend {
 
     fn poll(
         &mut self,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let result = self.poll_stage(sim, log);
         match &result {
@@ -481,7 +480,7 @@ impl Backend<Twinstar, PLAYERS> for OnlineBackend {
         self.summarize(summary);
     }
 
-    fn send_done(&mut self, frame: Frame, checksum: u128, log: &FrameLog<Input, PLAYERS>) -> bool {
+    fn send_done(&mut self, frame: Frame, checksum: u128, log: &FrameLog<G::Input, N>) -> bool {
         let said = self
             .machine
             .handle(Instant::now(), Event::LastFrame { frame, checksum });
@@ -497,7 +496,7 @@ impl Backend<Twinstar, PLAYERS> for OnlineBackend {
         self.machine.peer_gone()
     }
 
-    fn say_goodbye(&mut self, reason: &str, log: &FrameLog<Input, PLAYERS>) {
+    fn say_goodbye(&mut self, reason: &str, log: &FrameLog<G::Input, N>) {
         let said = (self.machine).handle(Instant::now(), Event::Goodbye(reason.to_string()));
         self.say(said, log);
     }
@@ -525,7 +524,7 @@ impl Backend<Twinstar, PLAYERS> for OnlineBackend {
         }
     }
 
-    fn desync_forensics(&self) -> Option<&Forensics<Twinstar, PLAYERS>> {
+    fn desync_forensics(&self) -> Option<&Forensics<G, N>> {
         self.desync.ours.as_ref().map(|_| &self.desync)
     }
 
@@ -536,8 +535,8 @@ impl Backend<Twinstar, PLAYERS> for OnlineBackend {
         frame: Frame,
         ours: u128,
         theirs: u128,
-        sim: &Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        sim: &Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) {
         self.tally.desyncs += 1;
         let found = Event::FoundDesync {
@@ -567,21 +566,13 @@ impl Backend<Twinstar, PLAYERS> for OnlineBackend {
         );
     }
 
-    fn send_chat(
-        &mut self,
-        text: &str,
-        log: &mut FrameLog<Input, PLAYERS>,
-    ) -> Result<(), ChatError> {
+    fn send_chat(&mut self, text: &str, log: &mut FrameLog<G::Input, N>) -> Result<(), ChatError> {
         self.room_chat().say(text, log)
     }
 
-    fn player_names(&self) -> [String; 2] {
-        let (ours, theirs) = (self.chat.name().to_owned(), self.chat.partner().to_owned());
-        if self.local == 0 {
-            [ours, theirs]
-        } else {
-            [theirs, ours]
-        }
+    fn player_names(&self) -> [String; N] {
+        let (ours, theirs) = (self.chat.name(), self.chat.partner());
+        std::array::from_fn(|p| if p == self.local { ours } else { theirs }.to_owned())
     }
 
     fn take_chat(&mut self) -> Vec<ChatLine> {
@@ -589,10 +580,10 @@ impl Backend<Twinstar, PLAYERS> for OnlineBackend {
     }
 }
 
-impl OnlineBackend {
+impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     fn send_garbage(&mut self) {
         let Some(sender) = &self.garbage else { return };
-        self.garbage_owed += f64::from(self.options.garbage_per_second) / f64::from(FPS);
+        self.garbage_owed += f64::from(self.options.garbage_per_second) / f64::from(G::INFO.fps);
         while self.garbage_owed >= 1.0 {
             self.garbage_owed -= 1.0;
             let len = 1 + rand::random::<u8>() as usize % 120;

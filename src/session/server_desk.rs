@@ -12,7 +12,7 @@ use crate::net::connect::ConnectOptions;
 use crate::net::handshake::Role;
 use crate::net::signaling::{Answer, RoomCode, RoomRequests, SeatToken};
 use crate::session::chat::Chat;
-use crate::sim::{FPS, Frame, World};
+use twinstar_netcode::{Frame, Game};
 
 /// How often the host of a public room lists its figures (the server
 /// takes them at most this often).
@@ -53,7 +53,11 @@ impl ServerDesk {
     }
 
     /// The host's figures, once a second while the match runs.
-    pub(super) fn list_figures(&mut self, world: &World, now: Instant) {
+    pub(super) fn list_figures<G: Game<N>, const N: usize>(
+        &mut self,
+        state: &G::State,
+        now: Instant,
+    ) {
         let Some(requests) = self.requests.as_ref().filter(|_| self.lists_figures) else {
             return;
         };
@@ -64,9 +68,9 @@ impl ServerDesk {
             return;
         }
         self.figures_sent = Some(now);
-        let score = world.players.iter().map(|p| u64::from(p.score)).sum();
-        let elapsed_s = world.frame / FPS;
-        requests.stats(world.spawner.wave, score, elapsed_s);
+        let (level, score) = G::figures(state);
+        let elapsed_s = G::frame(state) / G::INFO.fps.max(1);
+        requests.stats(level, score, elapsed_s);
     }
 
     /// The server's answers since the last call: notices into `chat`; a

@@ -63,6 +63,12 @@ pub trait Game<const N: usize>: 'static {
         None
     }
 
+    /// What the room list shows of a public room's match, once a second:
+    /// a level (twinstar: the wave) and a score.
+    fn figures(_state: &Self::State) -> (u32, u64) {
+        (0, 0)
+    }
+
     /// Every field that differs between two states, in the state's order.
     fn diff(_ours: &Self::State, _theirs: &Self::State) -> Vec<FieldDiff> {
         Vec::new()

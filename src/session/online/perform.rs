@@ -2,17 +2,16 @@
 //! channel, the simulation, the GGRS session and the logs, in the order
 //! the machine said them.
 
-use crate::game::Twinstar;
+use twinstar_netcode::Game;
 use web_time::Instant;
 
 use super::OnlineBackend;
 use super::machine::{Event, Frames, Output, Resume, Stop};
-use crate::net::Connection;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
-use crate::sim::{Input, PLAYERS};
+use twinstar_netcode::net::connect::Connection;
 
 use matchbox_socket::PeerId;
 
@@ -34,13 +33,13 @@ impl From<Stop> for SessionError {
     }
 }
 
-impl OnlineBackend {
+impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// Tells the machine `event` now and carries out its answer.
     pub(super) fn feed(
         &mut self,
         event: Event<PeerId>,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let outputs = self.machine.handle(Instant::now(), event);
         self.perform(outputs, None, sim, log)
@@ -50,10 +49,10 @@ impl OnlineBackend {
     /// connection a knock agreed on, for [`Output::Adopt`].
     pub(super) fn perform(
         &mut self,
-        outputs: Vec<Output<PeerId, Input, PLAYERS>>,
-        mut knocked: Option<Connection>,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        outputs: Vec<Output<PeerId, G::Input, N>>,
+        mut knocked: Option<Connection<G::Input, N>>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let mut adopted = None;
         for output in outputs {
@@ -124,8 +123,8 @@ impl OnlineBackend {
     /// a desync report says); nothing else comes of those events.
     pub(super) fn say(
         &mut self,
-        outputs: Vec<Output<PeerId, Input, PLAYERS>>,
-        log: &FrameLog<Input, PLAYERS>,
+        outputs: Vec<Output<PeerId, G::Input, N>>,
+        log: &FrameLog<G::Input, N>,
     ) {
         for output in outputs {
             match output {

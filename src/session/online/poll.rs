@@ -3,9 +3,9 @@
 //! playing; the room and the rejoiner's catch-up while keeping; the knock
 //! while knocking), each fed to the machine as it comes.
 
-use crate::game::Twinstar;
 use ggrs::GgrsEvent;
 use matchbox_socket::{PeerId, PeerState};
+use twinstar_netcode::Game;
 use web_time::{Duration, Instant};
 
 use super::machine::{Event, Paused, Seen};
@@ -17,15 +17,14 @@ use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
-use crate::sim::Frame;
-use crate::sim::{Input, PLAYERS};
+use twinstar_netcode::Frame;
 
-impl OnlineBackend {
+impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// One poll: the machine's tick, then what its stage listens to.
     pub(super) fn poll_stage(
         &mut self,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let now = Instant::now();
         let cut = self.link_for_new_connection(now).outage;
@@ -70,8 +69,8 @@ impl OnlineBackend {
     /// out), then the room.
     fn poll_playing(
         &mut self,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         self.session.poll_remote_clients();
         self.control.flush();
@@ -93,8 +92,8 @@ impl OnlineBackend {
     /// lack.
     fn poll_keeping(
         &mut self,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         self.control.pump();
         for event in self.room_events() {
@@ -109,9 +108,9 @@ impl OnlineBackend {
 
     fn on_event(
         &mut self,
-        event: GgrsEvent<OnlineConfig>,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        event: GgrsEvent<OnlineConfig<G, N>>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         match event {
             GgrsEvent::Synchronizing { count, total, .. } => {
@@ -157,7 +156,7 @@ impl OnlineBackend {
     }
 
     /// WebRTC's view of the path to the peer, once it is known.
-    fn note_connection(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
+    fn note_connection(&mut self, log: &mut FrameLog<G::Input, N>) {
         if self.connection.is_none()
             && let Some(pair) = self.socket.candidate_pair(self.peer)
         {

@@ -22,16 +22,14 @@
 //! knocks, the match continues on the new connection only, since player
 //! 1 drops the old one when the seat is taken back.
 
-use crate::game::Twinstar;
 use std::task::Poll;
+use twinstar_netcode::Game;
 use web_time::{Duration, Instant};
 
 use matchbox_socket::PeerId;
 
 use super::OnlineBackend;
 use super::machine::{Event, Knock};
-use crate::net::Connection;
-use crate::net::History;
 use crate::net::connect::Connector;
 use crate::net::handshake::{Agreement, Claim};
 use crate::net::socket::SharedChannel;
@@ -40,15 +38,16 @@ use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
-use crate::sim::{Input, PLAYERS};
+use twinstar_netcode::net::connect::Connection;
+use twinstar_netcode::net::rejoin::History;
 
 /// What a knock's connection brings besides its sockets: the peer, the
 /// agreement, and the other side's catch-up.
-pub(super) type Adopted = (PeerId, Agreement, Option<History>);
+pub(super) type Adopted<I, const N: usize> = (PeerId, Agreement, Option<History<I, N>>);
 
-impl OnlineBackend {
+impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// The machine paused to knock after `silent` without packets.
-    pub(super) fn note_knocking(&mut self, silent: Duration, log: &mut FrameLog<Input, PLAYERS>) {
+    pub(super) fn note_knocking(&mut self, silent: Duration, log: &mut FrameLog<G::Input, N>) {
         let (player, frame) = (self.remote + 1, log.confirmed());
         // After its `Away` the silence has barely begun: say why instead.
         let detail = if self.machine.partner_away() {
@@ -71,7 +70,7 @@ impl OnlineBackend {
         &mut self,
         attempt: u32,
         timeout: Duration,
-        log: &FrameLog<Input, PLAYERS>,
+        log: &FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let mut options = self.connect_options.clone();
         options.rejoin = vec![Claim {
@@ -92,8 +91,8 @@ impl OnlineBackend {
     /// machine makes of its end.
     pub(super) fn poll_attempt(
         &mut self,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let Some((number, attempt)) = &mut self.attempt else {
             return Ok(());
@@ -126,8 +125,8 @@ impl OnlineBackend {
     /// A knock agreed on this match: its connection replaces the old one
     /// (the old socket, its loop and its runtime go together: the loop
     /// must outlive the socket's channels).
-    pub(super) fn adopt(&mut self, connection: Connection) -> Adopted {
-        let Connection {
+    pub(super) fn adopt(&mut self, connection: Connection<G::Input, N>) -> Adopted<G::Input, N> {
+        let Connection::<G::Input, N> {
             runtime,
             socket,
             message_loop,
@@ -150,18 +149,18 @@ impl OnlineBackend {
     /// new session from the later confirmed frame.
     pub(super) fn reconnected(
         &mut self,
-        (peer, agreement, history): Adopted,
+        (peer, agreement, history): Adopted<G::Input, N>,
         attempts: u32,
         silent: Duration,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let frame_before = log.confirmed();
         let path_before = self.connection;
         if let Some(history) = history {
             self.catch_up(history, sim, log)?;
         }
-        let frame = sim.world().frame;
+        let frame = G::frame(sim.world());
         self.restart_session(peer, &agreement, frame)?;
         self.tally.reconnects += 1;
         self.path_after_reconnect = true;

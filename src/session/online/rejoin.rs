@@ -19,13 +19,12 @@
 //! Who may come back, and when the wait is over, are decided by the room
 //! (`net::room`) and the machine (`machine.rs`); this file does the I/O.
 
-use crate::game::Twinstar;
+use twinstar_netcode::Game;
 use web_time::{Duration, Instant};
 
 use matchbox_socket::PeerId;
 
 use super::{OnlineBackend, start_session};
-use crate::net::History;
 use crate::net::connect::{open_room_socket, player_control};
 use crate::net::delay::Retuner;
 use crate::net::handshake::{Agreement, Claim, Hello};
@@ -37,13 +36,14 @@ use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
-use crate::sim::{Frame, Input, PLAYERS, SimConfig, World, hex_checksum};
+use twinstar_netcode::net::rejoin::History;
+use twinstar_netcode::{Frame, hex_checksum};
 
-impl OnlineBackend {
+impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// The machine paused to keep the match: the room admits only the
     /// player holding this match's other seat (`again`: the one agreed
     /// left before its catch-up came).
-    pub(super) fn keep(&mut self, again: bool, log: &mut FrameLog<Input, PLAYERS>) {
+    pub(super) fn keep(&mut self, again: bool, log: &mut FrameLog<G::Input, N>) {
         if again {
             tracing::warn!(
                 "player {} left again before its catch-up arrived; waiting on for a rejoin",
@@ -76,9 +76,9 @@ impl OnlineBackend {
 
     /// What a paused match says to newcomers: only the player holding this
     /// match's other seat may take it.
-    fn paused_hello(&self, log: &FrameLog<Input, PLAYERS>) -> Hello {
+    fn paused_hello(&self, log: &FrameLog<G::Input, N>) -> Hello {
         let mut hello = Hello::new(
-            &crate::net::GAME,
+            &G::INFO,
             self.role,
             self.agreement.seed,
             &self.agreement.preset,
@@ -98,10 +98,7 @@ impl OnlineBackend {
     /// liveness limit: it closed our seat): nobody could reach us through
     /// it, so open a fresh one in the same room, with our seat token, and
     /// wait there. Spectators were on the old one.
-    pub(super) fn reopen_room(
-        &mut self,
-        log: &FrameLog<Input, PLAYERS>,
-    ) -> Result<(), SessionError> {
+    pub(super) fn reopen_room(&mut self, log: &FrameLog<G::Input, N>) -> Result<(), SessionError> {
         let now = Instant::now();
         let runtime = NetRuntime::new()
             .map_err(|e| SessionError::PeerLost(format!("cannot reconnect: {e}")))?;
@@ -114,7 +111,7 @@ impl OnlineBackend {
             ));
         };
         let hello = self.paused_hello(log);
-        let room = Room::seeking(&crate::net::GAME, hello.clone(), self.options.delay);
+        let room = Room::seeking(&G::INFO, hello.clone(), self.options.delay);
         self.control = player_control(control, room, &options);
         self.control.pause(hello, self.options.delay);
         self.ggrs_channel = SharedChannel::new(ggrs);
@@ -130,7 +127,7 @@ impl OnlineBackend {
 
     /// The confirmed frames a peer that has confirmed `known` lacks (maybe
     /// none), and our end: the frame and checksum it checks against.
-    pub(super) fn send_catch_up(&mut self, known: Frame, log: &FrameLog<Input, PLAYERS>) {
+    pub(super) fn send_catch_up(&mut self, known: Frame, log: &FrameLog<G::Input, N>) {
         let (inputs, checksums) = log
             .history()
             .map(|h| (h.inputs.as_slice(), h.checksums.as_slice()))
@@ -149,14 +146,14 @@ impl OnlineBackend {
         &mut self,
         peer: PeerId,
         agreement: &Agreement,
-        history: History,
+        history: History<G::Input, N>,
         waited: Duration,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let path_before = self.connection.unwrap_or("unknown");
         self.catch_up(history, sim, log)?;
-        let frame = sim.world().frame;
+        let frame = G::frame(sim.world());
         self.restart_session(peer, agreement, frame)?;
         self.tally.rejoins += 1;
         // A player that had confirmed frames was up all along: it
@@ -187,20 +184,18 @@ impl OnlineBackend {
     /// its confirmed world; one that crashed starts at frame 0.
     pub(super) fn catch_up(
         &mut self,
-        history: History,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        history: History<G::Input, N>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let started = Instant::now();
         let known = log.confirmed();
-        let ours: Vec<[Input; PLAYERS]> =
-            log.history().map(|h| h.inputs.clone()).unwrap_or_default();
-        if sim.world().frame != known {
-            sim.restart_from(resimulate(
-                self.agreement.seed,
-                crate::net::rules(&self.agreement.preset),
-                &ours,
-            ));
+        let ours: Vec<[G::Input; N]> = log.history().map(|h| h.inputs.clone()).unwrap_or_default();
+        if G::frame(sim.world()) != known {
+            let rules = G::preset(&self.agreement.preset).ok_or_else(|| {
+                SessionError::Protocol(format!("unknown preset {}", self.agreement.preset))
+            })?;
+            sim.restart_from(resimulate::<G, N>(self.agreement.seed, rules, &ours));
         }
         for chunk in &history.chunks {
             for (frame, inputs) in (chunk.start..).zip(&chunk.frames) {
@@ -216,13 +211,13 @@ impl OnlineBackend {
                 sim.step_known(*inputs, log, None, last);
             }
             let world = sim.world();
-            if world.frame > known
+            if G::frame(world) > known
                 && let Some(theirs) = chunk.checksum
-                && world.checksum() != theirs
+                && G::checksum(world) != theirs
             {
                 return Err(SessionError::CatchUp {
-                    frame: world.frame,
-                    ours: world.checksum(),
+                    frame: G::frame(world),
+                    ours: G::checksum(world),
                     theirs,
                 });
             }
@@ -230,21 +225,21 @@ impl OnlineBackend {
         let world = sim.world();
         // Where both sides confirmed the same frames, or we lacked some:
         // our world must be theirs (else they check ours).
-        if world.frame == history.frames && world.checksum() != history.checksum {
+        if G::frame(world) == history.frames && G::checksum(world) != history.checksum {
             return Err(SessionError::CatchUp {
-                frame: world.frame,
-                ours: world.checksum(),
+                frame: G::frame(world),
+                ours: G::checksum(world),
                 theirs: history.checksum,
             });
         }
-        let frames = world.frame.saturating_sub(known);
+        let frames = G::frame(world).saturating_sub(known);
         let detail = format!(
             "caught up as player {} at frame {}: re-simulated {frames} frames ({} bytes) in {} ms, checksum {}",
             self.local + 1,
-            world.frame,
+            G::frame(world),
             history.bytes,
             started.elapsed().as_millis(),
-            hex_checksum(world.checksum())
+            hex_checksum(G::checksum(world))
         );
         tracing::info!("{detail}");
         log.event(EventKind::Rejoined, &detail);
@@ -256,7 +251,7 @@ impl OnlineBackend {
         &mut self,
         peer: PeerId,
         agreement: &Agreement,
-        frame: crate::sim::Frame,
+        frame: Frame,
     ) -> Result<(), SessionError> {
         let link = self.link_for_new_connection(Instant::now());
         let socket = GgrsSocket::with_link(self.ggrs_channel.clone(), link, self.link_seed)
@@ -265,7 +260,7 @@ impl OnlineBackend {
         self.peer = peer;
         self.base = frame;
         self.input_delay = agreement.input_delay;
-        self.retuner = Retuner::new(agreement.input_delay, crate::sim::FPS);
+        self.retuner = Retuner::new(agreement.input_delay, G::INFO.fps);
         self.connection = None;
         self.skip_frames = 0;
         Ok(())
@@ -273,10 +268,16 @@ impl OnlineBackend {
 }
 
 /// The world after `inputs`, from the match's start.
-fn resimulate(seed: u64, config: SimConfig, inputs: &[[Input; PLAYERS]]) -> Box<World> {
-    let mut world = World::new(seed, config);
+fn resimulate<G: Game<N>, const N: usize>(
+    seed: u64,
+    config: G::Config,
+    inputs: &[[G::Input; N]],
+) -> G::State {
+    let mut world = G::start(seed, &config);
+    let mut events = Vec::new();
     for frame_inputs in inputs {
-        world.step(*frame_inputs, &mut ());
+        G::step(&mut world, *frame_inputs, &mut events);
+        events.clear();
     }
     world
 }

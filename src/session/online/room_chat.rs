@@ -6,6 +6,7 @@
 //! the frame it is recorded at), the other player gets the spectators'
 //! (this player's own lines it hears directly, as `Chat`).
 
+use twinstar_netcode::{Game, GameInput};
 use web_time::Instant;
 
 use super::OnlineBackend;
@@ -16,7 +17,6 @@ use crate::replay::EventKind;
 use crate::session::chat::{Action, Chat, ChatError, ChatLine, Command};
 use crate::session::frame_log::FrameLog;
 use crate::session::server_desk::ServerDesk;
-use crate::sim::{Input, PLAYERS};
 
 /// Who else must hear a line this player accepted.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,7 @@ pub(super) struct RoomChat<'a> {
     desk: &'a ServerDesk,
 }
 
-impl OnlineBackend {
+impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// The room chat, handed the chat's state, the channel and the
     /// spectators.
     pub(super) fn room_chat(&mut self) -> RoomChat<'_> {
@@ -51,10 +51,10 @@ impl OnlineBackend {
 impl RoomChat<'_> {
     /// Our line: to the other player, into the replay, to the spectators
     /// (a `/command` is carried out here instead, see `Chat::command`).
-    pub(super) fn say(
+    pub(super) fn say<I: GameInput, const N: usize>(
         &mut self,
         text: &str,
-        log: &mut FrameLog<Input, PLAYERS>,
+        log: &mut FrameLog<I, N>,
     ) -> Result<(), ChatError> {
         let frame = log.confirmed();
         match self.chat.command(frame, text) {
@@ -83,7 +83,11 @@ impl RoomChat<'_> {
     }
 
     /// The other player's `Chat`.
-    pub(super) fn hear_partner(&mut self, text: &str, log: &mut FrameLog<Input, PLAYERS>) {
+    pub(super) fn hear_partner<I: GameInput, const N: usize>(
+        &mut self,
+        text: &str,
+        log: &mut FrameLog<I, N>,
+    ) {
         if let Some(line) = self.chat.receive(Instant::now(), log.confirmed(), text) {
             self.record_and_relay(&line, log, Relay::Spectators);
         }
@@ -91,11 +95,11 @@ impl RoomChat<'_> {
 
     /// A spectator's line that the other player passed on (it streams to
     /// them): recorded at our own confirmed frame, like its lines.
-    pub(super) fn hear_relayed(
+    pub(super) fn hear_relayed<I: GameInput, const N: usize>(
         &mut self,
         from: &str,
         text: &str,
-        log: &mut FrameLog<Input, PLAYERS>,
+        log: &mut FrameLog<I, N>,
     ) {
         let now = Instant::now();
         if let Some(line) = self.chat.receive_relayed(now, log.confirmed(), from, text)
@@ -107,7 +111,10 @@ impl RoomChat<'_> {
 
     /// The spectators' `Chat`s since the last call, each under its own
     /// sender's limit; from anyone we do not stream to, dropped.
-    pub(super) fn hear_spectators(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
+    pub(super) fn hear_spectators<I: GameInput, const N: usize>(
+        &mut self,
+        log: &mut FrameLog<I, N>,
+    ) {
         let (said, overflow) = self.control.take_others_chat();
         self.chat.count_dropped(overflow);
         let now = Instant::now();
@@ -127,7 +134,7 @@ impl RoomChat<'_> {
 
     /// Once the match runs: the `--say` lines (the first call), and the
     /// debug flood's messages due since the last call.
-    pub(super) fn service(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
+    pub(super) fn service<I: GameInput, const N: usize>(&mut self, log: &mut FrameLog<I, N>) {
         for text in self.chat.take_greeting(log.confirmed()) {
             if let Err(e) = self.say(&text, log) {
                 tracing::warn!("--say {text:?} not sent: {e}");
@@ -138,10 +145,10 @@ impl RoomChat<'_> {
         }
     }
 
-    fn record_and_relay(
+    fn record_and_relay<I: GameInput, const N: usize>(
         &mut self,
         line: &ChatLine,
-        log: &mut FrameLog<Input, PLAYERS>,
+        log: &mut FrameLog<I, N>,
         relay: Relay,
     ) {
         tracing::info!("chat {line}");

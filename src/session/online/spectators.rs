@@ -13,6 +13,7 @@
 //! leaves is dropped when matchbox says so.
 
 use std::collections::HashSet;
+use twinstar_netcode::{Game, GameInfo, GameInput};
 
 use matchbox_socket::PeerId;
 
@@ -23,8 +24,7 @@ use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up, encode_frames};
 use crate::net::signaling::PlayerName;
 use crate::session::chat::{Chat, RateLimiter, same_name, spectator_name, unique_name};
 use crate::session::frame_log::FrameLog;
-use crate::sim::Frame;
-use crate::sim::{Input, PLAYERS};
+use twinstar_netcode::Frame;
 
 /// Newly confirmed frames sent together (133 ms): each message costs ~6
 /// bytes of envelope and chunk header, so 8 frames a message keep the
@@ -107,6 +107,8 @@ impl Spectators {
 /// What a new spectator is sent before the frames: the match's seed and
 /// preset, and the chat so far.
 pub(in crate::session) struct StreamStart<'a> {
+    /// The game played: a spectator of another build is refused.
+    pub game: &'a GameInfo,
     pub seed: u64,
     pub preset: &'a str,
     pub chat: &'a Chat,
@@ -118,12 +120,12 @@ impl Spectators {
     /// New spectators get the match so far; everyone gets the frames
     /// confirmed since, once there are [`LIVE_BATCH`] of them (all of them
     /// with `all`: the end of the match). `partner` is never a spectator.
-    pub(in crate::session) fn serve(
+    pub(in crate::session) fn serve<I: GameInput, const N: usize>(
         &mut self,
         control: &mut ControlChannel,
         partner: PeerId,
         start: &StreamStart<'_>,
-        log: &FrameLog<Input, PLAYERS>,
+        log: &FrameLog<I, N>,
         all: bool,
     ) {
         self.admit(control, partner, start, log);
@@ -132,12 +134,12 @@ impl Spectators {
 
     /// The end of the match (`Done`) or of this player's part in it
     /// (`Bye`, a failure): every spectator is told, after the last frames.
-    pub(in crate::session) fn tell(
+    pub(in crate::session) fn tell<I: GameInput, const N: usize>(
         &mut self,
         control: &mut ControlChannel,
         partner: PeerId,
         start: &StreamStart<'_>,
-        log: &FrameLog<Input, PLAYERS>,
+        log: &FrameLog<I, N>,
         message: &Message,
     ) {
         if self.is_empty() {
@@ -150,12 +152,12 @@ impl Spectators {
     /// Each newcomer that asked to watch: refused in words (another
     /// version, or the match is full), or sent the chat and the match so
     /// far and added to the list.
-    fn admit(
+    fn admit<I: GameInput, const N: usize>(
         &mut self,
         control: &mut ControlChannel,
         partner: PeerId,
         start: &StreamStart<'_>,
-        log: &FrameLog<Input, PLAYERS>,
+        log: &FrameLog<I, N>,
     ) {
         for (peer, watch) in control.take_watchers() {
             if peer == partner || self.list.iter().any(|s| s.peer == peer) {
@@ -166,7 +168,7 @@ impl Spectators {
                 control.send_to(peer, &Message::WatchRefused { reason });
                 continue;
             }
-            if let Some(reason) = watch.mismatch(&crate::net::GAME) {
+            if let Some(reason) = watch.mismatch(start.game) {
                 if self.refused.len() < REFUSED_LOGGED && self.refused.insert(peer) {
                     tracing::warn!("refused spectator {peer}: {reason}");
                 }
@@ -186,12 +188,12 @@ impl Spectators {
     /// confirmed match so far, and adds it to the list. It is called what
     /// it asked for (`wanted`) if that is a name, else `S1`, `S2`, ...; a
     /// name someone in the room has already gets ` (2)` after it.
-    fn welcome(
+    fn welcome<I: GameInput, const N: usize>(
         &mut self,
         control: &mut ControlChannel,
         (peer, wanted): (PeerId, &str),
         start: &StreamStart<'_>,
-        log: &FrameLog<Input, PLAYERS>,
+        log: &FrameLog<I, N>,
     ) {
         let Some(history) = log.history() else {
             return;
@@ -244,7 +246,12 @@ impl Spectators {
 
     /// The frames confirmed since each spectator's last batch, once there
     /// are [`LIVE_BATCH`] of them (all of them with `all`).
-    fn stream(&mut self, control: &mut ControlChannel, log: &FrameLog<Input, PLAYERS>, all: bool) {
+    fn stream<I: GameInput, const N: usize>(
+        &mut self,
+        control: &mut ControlChannel,
+        log: &FrameLog<I, N>,
+        all: bool,
+    ) {
         if self.list.is_empty() {
             return;
         }
@@ -274,25 +281,30 @@ impl Spectators {
     }
 }
 
-impl OnlineBackend {
+impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// [`Spectators::serve`], handed this match's parts.
-    pub(super) fn serve_spectators(&mut self, log: &FrameLog<Input, PLAYERS>, all: bool) {
-        let start = stream_start(&self.agreement, &self.chat);
+    pub(super) fn serve_spectators(&mut self, log: &FrameLog<G::Input, N>, all: bool) {
+        let start = stream_start(&G::INFO, &self.agreement, &self.chat);
         (self.spectators).serve(&mut self.control, self.peer, &start, log, all);
     }
 
     /// [`Spectators::tell`], handed this match's parts.
-    pub(super) fn tell_spectators(&mut self, log: &FrameLog<Input, PLAYERS>, message: &Message) {
-        let start = stream_start(&self.agreement, &self.chat);
+    pub(super) fn tell_spectators(&mut self, log: &FrameLog<G::Input, N>, message: &Message) {
+        let start = stream_start(&G::INFO, &self.agreement, &self.chat);
         (self.spectators).tell(&mut self.control, self.peer, &start, log, message);
     }
 }
 
 /// What a new spectator of the match `agreement` made is sent before the
 /// frames.
-fn stream_start<'a>(agreement: &'a Agreement, chat: &'a Chat) -> StreamStart<'a> {
+fn stream_start<'a>(
+    game: &'a GameInfo,
+    agreement: &'a Agreement,
+    chat: &'a Chat,
+) -> StreamStart<'a> {
     let (ours, theirs) = (chat.name(), chat.partner());
     StreamStart {
+        game,
         seed: agreement.seed,
         preset: &agreement.preset,
         chat,
