@@ -25,7 +25,6 @@
 //! arriving and wait); resumed, it plays on from where it was, behind
 //! live, until [`WatchControl::JumpToLive`] fast-forwards it back.
 
-use crate::game::Twinstar;
 use std::collections::VecDeque;
 use web_time::Instant;
 
@@ -34,20 +33,21 @@ use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 use super::backend::Backend;
 use super::chat::{Action, Chat, ChatError, ChatLine, Command, player_name, same_name, valid_name};
 use super::desync::{Evidence, Forensics};
+use super::driver::FrameReport;
 use super::frame_log::FrameLog;
 use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
-use super::{FrameReport, SessionError, Summary};
-use crate::net::CatchUpReceiver;
-use crate::net::Chunk;
-use crate::net::WatchConnection;
+use super::{SessionError, Summary};
 use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::net::protocol::phase::{Heard, Spectating};
 use crate::net::room_code::RoomCode;
 use crate::platform::tasks::{LoopHandle, NetRuntime};
 use crate::replay::EventKind;
-use crate::sim::{FPS, Frame, Input, PLAYERS, hex_checksum};
+use twinstar_netcode::net::protocol::chunk::Chunk;
+use twinstar_netcode::net::rejoin::CatchUpReceiver;
+use twinstar_netcode::net::watch::WatchConnection;
+use twinstar_netcode::{Frame, Game, hex_checksum};
 
 /// Frames received but not shown beyond this many (half a second) are
 /// stepped at once.
@@ -90,14 +90,14 @@ pub enum WatchControl {
     JumpToLive,
 }
 
-pub(super) struct SpectatorBackend {
+pub(super) struct SpectatorBackend<G: Game<N>, const N: usize> {
     socket: WebRtcSocket,
     control: ControlChannel,
     peer: PeerId,
     room: RoomCode,
-    receiver: CatchUpReceiver,
+    receiver: CatchUpReceiver<G::Input, N>,
     /// Received, not yet stepped: chunks, and how far into the first.
-    pending: VecDeque<Chunk>,
+    pending: VecDeque<Chunk<G::Input, N>>,
     pending_at: usize,
     /// Frames received (0..received).
     received: Frame,
@@ -110,7 +110,7 @@ pub(super) struct SpectatorBackend {
     bye: Option<String>,
     /// The match ended in a desync: the streaming player's evidence (ours
     /// joins it once our world reaches its frame).
-    desync: Forensics<Twinstar, PLAYERS>,
+    desync: Forensics<G, N>,
     started: Instant,
     /// When the frames first sent were all stepped (or the backlog first
     /// fell to what is shown at normal speed).
@@ -132,7 +132,7 @@ pub(super) struct SpectatorBackend {
     desk: ServerDesk,
     /// The players' names, player 1's first (as the player sent them, if
     /// they are names).
-    players: [String; 2],
+    players: [String; N],
     /// Chat lines accepted, to be recorded once the match reaches their
     /// frame (in frame order).
     unrecorded: VecDeque<ChatLine>,
@@ -142,12 +142,12 @@ pub(super) struct SpectatorBackend {
     _runtime: NetRuntime,
 }
 
-impl SpectatorBackend {
+impl<G: Game<N>, const N: usize> SpectatorBackend<G, N> {
     pub(super) fn new(
-        connection: WatchConnection,
+        connection: WatchConnection<G::Input, N>,
         options: SpectatorOptions,
     ) -> Result<Self, SessionError> {
-        let WatchConnection {
+        let WatchConnection::<G::Input, N> {
             runtime,
             socket,
             message_loop,
@@ -174,7 +174,7 @@ impl SpectatorBackend {
         // Our partner is the streaming player; we hear it relayed, by name.
         let chat = Chat::new(name, String::new())
             .with_greeting(options.say)
-            .with_flood(options.chat_flood_per_second, crate::sim::FPS);
+            .with_flood(options.chat_flood_per_second, G::INFO.fps);
         let desk = ServerDesk::for_spectator(&server, room.clone(), seat);
         let mut backend = SpectatorBackend {
             socket,
@@ -270,14 +270,14 @@ impl SpectatorBackend {
     /// chunk's end. `report` `None`: fast-forward (no events).
     fn step_one(
         &mut self,
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
-        report: Option<&mut FrameReport>,
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
+        report: Option<&mut FrameReport<G, N>>,
     ) -> Result<bool, SessionError> {
         let Some(chunk) = self.pending.front() else {
             return Ok(false);
         };
-        let inputs: [Input; PLAYERS] = chunk.frames[self.pending_at];
+        let inputs: [G::Input; N] = chunk.frames[self.pending_at];
         let (chunk_len, expected) = (chunk.frames.len(), chunk.checksum);
         sim.step_known(inputs, log, report, false);
         // Before the stream's own check: a player's desync evidence for
@@ -287,12 +287,12 @@ impl SpectatorBackend {
         if self.pending_at == chunk_len {
             self.pending.pop_front();
             self.pending_at = 0;
-            let ours = sim.world().checksum();
+            let ours = G::checksum(sim.world());
             if let Some(expected) = expected
                 && ours != expected
             {
                 return Err(SessionError::OutOfSync {
-                    frame: sim.world().frame,
+                    frame: G::frame(sim.world()),
                     ours,
                     theirs: expected,
                 });
@@ -300,12 +300,12 @@ impl SpectatorBackend {
         }
         self.record_chat(log);
         if let Some((frame, checksum)) = self.done
-            && sim.world().frame == frame
-            && sim.world().checksum() != checksum
+            && G::frame(sim.world()) == frame
+            && G::checksum(sim.world()) != checksum
         {
             return Err(SessionError::OutOfSync {
                 frame,
-                ours: sim.world().checksum(),
+                ours: G::checksum(sim.world()),
                 theirs: checksum,
             });
         }
@@ -313,7 +313,7 @@ impl SpectatorBackend {
     }
 
     /// Records the chat lines whose frame the match has reached.
-    fn record_chat(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
+    fn record_chat(&mut self, log: &mut FrameLog<G::Input, N>) {
         while let Some(line) = self.unrecorded.front()
             && line.frame <= log.confirmed()
         {
@@ -323,7 +323,7 @@ impl SpectatorBackend {
     }
 
     /// Our `--say` lines once connected, and the debug flood.
-    fn service_chat(&mut self, log: &mut FrameLog<Input, PLAYERS>) {
+    fn service_chat(&mut self, log: &mut FrameLog<G::Input, N>) {
         for text in self.chat.take_greeting(log.confirmed()) {
             if let Err(e) = self.say(&text, log) {
                 tracing::warn!("--say {text:?} not sent: {e}");
@@ -331,7 +331,7 @@ impl SpectatorBackend {
         }
     }
 
-    fn say(&mut self, text: &str, log: &FrameLog<Input, PLAYERS>) -> Result<(), ChatError> {
+    fn say(&mut self, text: &str, log: &FrameLog<G::Input, N>) -> Result<(), ChatError> {
         let frame = log.confirmed();
         match self.chat.command(frame, text) {
             Command::Line => {}
@@ -357,17 +357,17 @@ impl SpectatorBackend {
     /// streaming player's, and the same verdict as the players'.
     fn check_desync(
         &mut self,
-        sim: &Simulation<Twinstar, PLAYERS>,
-        log: &FrameLog<Input, PLAYERS>,
+        sim: &Simulation<G, N>,
+        log: &FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let Some(theirs) = &self.desync.theirs else {
             return Ok(());
         };
-        if sim.world().frame != theirs.frame || self.desync.ours.is_some() {
+        if G::frame(sim.world()) != theirs.frame || self.desync.ours.is_some() {
             return Ok(());
         }
         let (frame, theirs) = (theirs.frame, theirs.checksum);
-        let ours = sim.world().checksum();
+        let ours = G::checksum(sim.world());
         self.desync.ours = Some(Evidence::gather(frame, ours, sim, log));
         self.desync.room = Some(self.room.to_string());
         self.desync.spectator = Some(self.chat.name().to_owned());
@@ -387,13 +387,13 @@ impl SpectatorBackend {
     }
 }
 
-impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
+impl<G: Game<N>, const N: usize> Backend<G, N> for SpectatorBackend<G, N> {
     fn advance(
         &mut self,
-        _inputs: [Input; PLAYERS],
-        sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
-    ) -> Result<FrameReport, SessionError> {
+        _inputs: [G::Input; N],
+        sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
+    ) -> Result<FrameReport<G, N>, SessionError> {
         let mut report = FrameReport::default();
         for text in self.chat.flood_due() {
             self.control.send(&Message::Chat { text });
@@ -413,7 +413,7 @@ impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
             self.fast_forwarded += skip as Frame;
             let detail = format!(
                 "fast-forwarded {skip} frames to frame {} in {} ms",
-                sim.world().frame,
+                G::frame(sim.world()),
                 started.elapsed().as_millis()
             );
             tracing::info!("{detail}");
@@ -425,14 +425,14 @@ impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
         // KEEP_BEHIND: one frame arrives per frame stepped).
         let all_so_far = self.received > 0
             && self.received >= self.so_far
-            && sim.world().frame >= self.so_far
+            && G::frame(sim.world()) >= self.so_far
             && backlog <= FAST_FORWARD;
         if all_so_far && self.caught_up.is_none() {
             let now = Instant::now();
             self.caught_up = Some(now);
             eprintln!(
                 "twinstar: brought up to the present (frame {} of the match) {} ms after starting to connect",
-                sim.world().frame,
+                G::frame(sim.world()),
                 now.duration_since(self.started).as_millis()
             );
         }
@@ -456,8 +456,8 @@ impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
 
     fn poll(
         &mut self,
-        _sim: &mut Simulation<Twinstar, PLAYERS>,
-        log: &mut FrameLog<Input, PLAYERS>,
+        _sim: &mut Simulation<G, N>,
+        log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         // The inputs stepped, for a desync report's comparison.
         log.keep_history();
@@ -490,7 +490,7 @@ impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
         self.control.flush();
     }
 
-    fn desync_forensics(&self) -> Option<&Forensics<Twinstar, PLAYERS>> {
+    fn desync_forensics(&self) -> Option<&Forensics<G, N>> {
         self.desync.ours.as_ref().map(|_| &self.desync)
     }
 
@@ -506,7 +506,7 @@ impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
             .map(|t| t.duration_since(self.started).as_millis() as u64);
         summary.behind_live_ms = (self.behind_samples > 0).then(|| {
             let frames = self.behind_sum as f64 / self.behind_samples as f64;
-            (frames * 1000.0 / f64::from(FPS)).round() as u64
+            (frames * 1000.0 / f64::from(G::INFO.fps)).round() as u64
         });
         if let Some((frame, checksum)) = self.done {
             tracing::info!(
@@ -520,15 +520,11 @@ impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
         true
     }
 
-    fn send_chat(
-        &mut self,
-        text: &str,
-        log: &mut FrameLog<Input, PLAYERS>,
-    ) -> Result<(), ChatError> {
+    fn send_chat(&mut self, text: &str, log: &mut FrameLog<G::Input, N>) -> Result<(), ChatError> {
         self.say(text, log)
     }
 
-    fn player_names(&self) -> [String; 2] {
+    fn player_names(&self) -> [String; N] {
         self.players.clone()
     }
 
@@ -539,7 +535,7 @@ impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
     fn watch_status(&self) -> Option<WatchStatus> {
         Some(WatchStatus {
             room: self.room.to_string(),
-            behind_s: self.backlog() as f64 / f64::from(FPS),
+            behind_s: self.backlog() as f64 / f64::from(G::INFO.fps),
             ended: self.end().is_some(),
             paused: self.paused,
             live: self.live,
@@ -567,11 +563,10 @@ impl Backend<Twinstar, PLAYERS> for SpectatorBackend {
 
 /// The players' names a streaming player sent, if both are names (and
 /// differ); `P1` and `P2` otherwise.
-fn checked_players(sent: &[String]) -> [String; 2] {
-    match sent {
-        [first, second] if valid_name(first) && valid_name(second) && !same_name(first, second) => {
-            [first.clone(), second.clone()]
-        }
-        _ => [0, 1].map(player_name),
+fn checked_players<const N: usize>(sent: &[String]) -> [String; N] {
+    let distinct = |i: usize| sent[..i].iter().all(|other| !same_name(other, &sent[i]));
+    match <&[String; N]>::try_from(sent) {
+        Ok(names) if (0..N).all(|i| valid_name(&names[i]) && distinct(i)) => names.clone(),
+        _ => std::array::from_fn(player_name),
     }
 }
