@@ -9,7 +9,7 @@ use crate::cli::{ReplayArgs, ReplayDiffArgs};
 use crate::frontend::replay_view;
 use crate::frontend::window::Screenshot;
 use crate::replay::{self, FieldDiff, Replay, first_divergence, simulate_to, world_diff};
-use crate::session::Summary;
+use crate::session::{MatchSummary, Summary};
 use crate::sim::hex_checksum;
 
 fn load(path: &Path) -> Result<Replay, Failure> {
@@ -64,7 +64,7 @@ pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
     }
     let v = replay::verify(&replay)
         .ok_or_else(|| Failure::BadInput("unreadable simulation config".into()))?;
-    let summary = Summary {
+    let netcode = MatchSummary {
         mode: "replay".into(),
         frames: v.frames,
         checksum_frame: v.state.frame,
@@ -75,12 +75,9 @@ pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
         seed: replay.header.seed,
         preset: replay.header.preset.clone(),
         input_delay: replay.header.input_delay,
-        wave: v.state.spawner.wave,
-        score: [v.state.players[0].score, v.state.players[1].score],
-        shared_score: v.state.shared_score(),
-        restarts: v.state.restarts,
-        ..Summary::default()
+        ..MatchSummary::default()
     };
+    let summary = Summary::of(netcode, &v.state);
     match v.first_mismatch {
         None => {
             eprintln!(

@@ -13,7 +13,7 @@ use super::desync::Forensics;
 use super::driver::{FrameReport, GgrsConfig};
 use super::frame_log::FrameLog;
 use super::simulation::Simulation;
-use super::{MAX_PREDICTION, NetStatus, SessionError, Summary, WatchControl, WatchStatus};
+use super::{MAX_PREDICTION, MatchSummary, NetStatus, SessionError, WatchControl, WatchStatus};
 
 pub(super) trait Backend<G: Game<N>, const N: usize> {
     /// Hands this frame's local inputs to GGRS and fulfils its requests.
@@ -67,7 +67,7 @@ pub(super) trait Backend<G: Game<N>, const N: usize> {
     /// Watching: pause, resume, jump back to live. Players cannot.
     fn watch_control(&mut self, _control: WatchControl) {}
 
-    fn fill_summary(&self, _summary: &mut Summary) {}
+    fn fill_summary(&self, _summary: &mut MatchSummary) {}
 
     /// Tells the peer our checksum at the last frame of the match (and
     /// any spectators, after the frames they have not had yet), once:

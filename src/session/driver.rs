@@ -10,7 +10,9 @@ use super::frame_log::FrameLog;
 use super::online::OnlineBackend;
 use super::simulation::Simulation;
 use super::spectator::{SpectatorBackend, SpectatorOptions};
-use super::{CHECK_DISTANCES, NetStatus, OnlineOptions, SessionError, Summary, WatchStatus};
+use super::{
+    CHECK_DISTANCES, MatchSummary, NetStatus, OnlineOptions, SessionError, Summary, WatchStatus,
+};
 use crate::game::Twinstar;
 use crate::net::Connection;
 use crate::net::WatchConnection;
@@ -236,6 +238,32 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
     pub fn desync_forensics(&self) -> Option<&super::desync::Forensics<G, N>> {
         self.backend.desync_forensics()
     }
+
+    /// What the match reports in the `--json` summary (the game adds its own).
+    pub fn match_summary(&self) -> MatchSummary {
+        let (checksum_frame, checksum) = self.checksum_state();
+        let mut summary = MatchSummary {
+            mode: self.options.mode.name().to_string(),
+            frames: self.log.confirmed(),
+            checksum_frame,
+            checksum: hex_checksum(checksum),
+            mismatches: self.sim.mismatches(),
+            rollback_frames: self.sim.rollback_frames(),
+            connection: "local".to_string(),
+            seed: self.options.seed,
+            preset: G::preset_name(&self.options.config)
+                .unwrap_or("custom")
+                .to_string(),
+            check_distance: match self.options.mode {
+                Mode::SyncTest { check_distance } => Some(check_distance),
+                Mode::Local | Mode::Online(_) | Mode::Watch => None,
+            },
+            replay: self.log.replay_path().map(str::to_string),
+            ..MatchSummary::default()
+        };
+        self.backend.fill_summary(&mut summary);
+        summary
+    }
 }
 
 /// Twinstar's matches against a peer, as a spectator, and their summary.
@@ -270,36 +298,8 @@ impl Driver<Twinstar, PLAYERS> {
         Ok(Self::with_backend(Box::new(backend), options))
     }
 
+    /// The summary: the match's figures and the world's.
     pub fn summary(&self) -> Summary {
-        let w = self.sim.world();
-        let (checksum_frame, checksum) = self.checksum_state();
-        let mut summary = Summary {
-            mode: self.options.mode.name().to_string(),
-            frames: self.log.confirmed(),
-            checksum_frame,
-            checksum: hex_checksum(checksum),
-            mismatches: self.sim.mismatches(),
-            rollback_frames: self.sim.rollback_frames(),
-            connection: "local".to_string(),
-            seed: self.options.seed,
-            preset: self
-                .options
-                .config
-                .preset_name()
-                .unwrap_or("custom")
-                .to_string(),
-            check_distance: match self.options.mode {
-                Mode::SyncTest { check_distance } => Some(check_distance),
-                Mode::Local | Mode::Online(_) | Mode::Watch => None,
-            },
-            wave: w.spawner.wave,
-            score: [w.players[0].score, w.players[1].score],
-            shared_score: w.shared_score(),
-            restarts: w.restarts,
-            replay: self.log.replay_path().map(str::to_string),
-            ..Summary::default()
-        };
-        self.backend.fill_summary(&mut summary);
-        summary
+        Summary::of(self.match_summary(), self.world())
     }
 }

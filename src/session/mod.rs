@@ -38,7 +38,7 @@ pub type Finished = lifecycle::Finished<crate::game::Twinstar, { crate::sim::PLA
 pub use online::{NetStatus, OnlineOptions};
 pub use pacer::Pacer;
 pub use spectator::{SpectatorOptions, WatchControl, WatchStatus};
-pub use summary::Summary;
+pub use summary::{MatchSummary, Summary};
 pub use twinstar_netcode::session::chat;
 
 /// GGRS's default prediction window; synctest check distances must be below it.

@@ -37,7 +37,7 @@ use super::driver::{FrameReport, GgrsConfig};
 use super::frame_log::FrameLog;
 use super::server_desk::ServerDesk;
 use super::simulation::{DESYNC_CHECK_INTERVAL, Simulation};
-use super::{MAX_PREDICTION, SessionError, Summary};
+use super::{MAX_PREDICTION, MatchSummary, SessionError};
 use crate::net::connect::ConnectOptions;
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
@@ -476,7 +476,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
         })
     }
 
-    fn fill_summary(&self, summary: &mut Summary) {
+    fn fill_summary(&self, summary: &mut MatchSummary) {
         self.summarize(summary);
     }
 
@@ -592,7 +592,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         }
     }
 
-    fn summarize(&self, summary: &mut Summary) {
+    fn summarize(&self, summary: &mut MatchSummary) {
         let stats = self.stats.get();
         summary.input_delay = self.input_delay;
         summary.rtt_ms = Some(

@@ -37,7 +37,7 @@ use super::driver::FrameReport;
 use super::frame_log::FrameLog;
 use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
-use super::{SessionError, Summary};
+use super::{MatchSummary, SessionError};
 use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::net::protocol::phase::{Heard, Spectating};
@@ -494,7 +494,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for SpectatorBackend<G, N> {
         self.desync.ours.as_ref().map(|_| &self.desync)
     }
 
-    fn fill_summary(&self, summary: &mut Summary) {
+    fn fill_summary(&self, summary: &mut MatchSummary) {
         summary.connection = "watch".to_string();
         summary.bytes_received = self.control.bytes_received;
         let chat = self.chat.counters();

@@ -1,14 +1,21 @@
-//! The `--json` summary: one object, printed as the last stdout line.
+//! The `--json` summary: one object, printed as the last stdout line. The
+//! netcode's figures of a match ([`MatchSummary`]: frames, checksums,
+//! rollbacks, the link) and, beside them in the same object, the game's
+//! own ([`Summary`]: twinstar's wave and scores).
+
+use std::ops::{Deref, DerefMut};
 
 use serde::{Deserialize, Serialize};
 
-/// Deserialize is for readers of the line (the tests parse every summary
-/// into this type, so a renamed or retyped field fails them instead of
-/// comparing null with null); unknown fields are refused for the same
-/// reason.
+use crate::sim::World;
+
+/// What any game's match reports. Deserialize is for readers of the line
+/// (the tests parse every summary into these types, so a renamed or
+/// retyped field fails them instead of comparing null with null); unknown
+/// fields are refused for the same reason.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Summary {
+pub struct MatchSummary {
     pub mode: String,
     /// Frames simulated (confirmed) in this run.
     pub frames: u32,
@@ -29,10 +36,6 @@ pub struct Summary {
     pub seed: u64,
     pub preset: String,
     pub check_distance: Option<usize>,
-    pub wave: u32,
-    pub score: [u32; 2],
-    pub shared_score: u32,
-    pub restarts: u32,
     // Online only (absent from local runs' JSON).
     /// Milliseconds from starting to connect to the first frame.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -125,10 +128,52 @@ pub struct Summary {
     pub draw_ms_p99: Option<f64>,
 }
 
-impl Summary {
+impl MatchSummary {
     pub fn set_draw_ms(&mut self, mean: f64, p99: f64) {
         let round = |ms: f64| (ms * 1000.0).round() / 1000.0;
         self.draw_ms_mean = Some(round(mean));
         self.draw_ms_p99 = Some(round(p99));
+    }
+}
+
+/// Twinstar's summary: the match's figures and, in the same object, the
+/// world's at the end.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Summary {
+    #[serde(flatten)]
+    pub netcode: MatchSummary,
+    pub wave: u32,
+    pub score: [u32; 2],
+    pub shared_score: u32,
+    pub restarts: u32,
+}
+
+impl Summary {
+    /// Twinstar's own fields, beside [`MatchSummary`]'s.
+    pub const GAME_FIELDS: [&'static str; 4] = ["wave", "score", "shared_score", "restarts"];
+
+    /// The match's figures and `world`'s.
+    pub fn of(netcode: MatchSummary, world: &World) -> Summary {
+        Summary {
+            netcode,
+            wave: world.spawner.wave,
+            score: [world.players[0].score, world.players[1].score],
+            shared_score: world.shared_score(),
+            restarts: world.restarts,
+        }
+    }
+}
+
+impl Deref for Summary {
+    type Target = MatchSummary;
+
+    fn deref(&self) -> &MatchSummary {
+        &self.netcode
+    }
+}
+
+impl DerefMut for Summary {
+    fn deref_mut(&mut self) -> &mut MatchSummary {
+        &mut self.netcode
     }
 }

@@ -2,7 +2,7 @@
 //! skips, rollbacks, input-delay changes, desyncs, reconnects and rejoins.
 //! Written where each happens, read once at the end.
 
-use crate::session::{MAX_PREDICTION, Summary};
+use crate::session::{MAX_PREDICTION, MatchSummary};
 
 #[derive(Debug, Default)]
 pub(super) struct Tally {
@@ -33,7 +33,7 @@ impl Tally {
         self.delay_frame_sum += u64::from(input_delay) * u64::from(new_frames);
     }
 
-    pub fn fill(&self, summary: &mut Summary) {
+    pub fn fill(&self, summary: &mut MatchSummary) {
         summary.desyncs = self.desyncs;
         summary.stalled_frames = Some(self.stalled_frames);
         summary.skipped_frames = Some(self.skipped_frames);
@@ -58,7 +58,7 @@ mod tests {
         tally.frame(1, 0, 2);
         tally.frame(1, 3, 4);
         tally.frame(2, 99, 4);
-        let mut summary = Summary::default();
+        let mut summary = MatchSummary::default();
         tally.fill(&mut summary);
         // Three frames reported, the last one of 2 new frames: (2 + 4 + 8) / 3.
         assert_eq!(summary.mean_input_delay, Some(4.667));

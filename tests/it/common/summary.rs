@@ -1,7 +1,7 @@
 //! The `--json` summary as the tests read it: the line must parse into the
-//! game's own `twinstar::session::Summary` (no unknown field, no wrong
-//! type), and indexing it by a name that is not one of that type's fields
-//! panics. So `h["checksum"] == j["checksum"]` cannot pass by comparing
+//! game's own `twinstar::session::Summary` (no wrong type), every key must
+//! be one of its fields (the netcode's `MatchSummary` and twinstar's own),
+//! and indexing it by a name that is not one of them panics. So `h["checksum"] == j["checksum"]` cannot pass by comparing
 //! two nulls after a field is renamed.
 
 use std::fmt;
@@ -27,6 +27,15 @@ impl Summary {
     pub fn check(value: Value) -> Result<Summary, String> {
         twinstar::session::Summary::deserialize(&value)
             .map_err(|e| format!("not a twinstar summary ({e}): {value}"))?;
+        let unknown: Vec<&String> = (value.as_object().into_iter().flatten())
+            .map(|(key, _)| key)
+            .filter(|key| !fields().contains(&key.as_str()))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(format!(
+                "not a twinstar summary (unknown fields {unknown:?}): {value}"
+            ));
+        }
         Ok(Summary(value))
     }
 }
@@ -58,14 +67,17 @@ impl fmt::Display for Summary {
     }
 }
 
-/// The field names of `twinstar::session::Summary`, as serde's derive
-/// lists them (read by a deserializer that stops at the struct).
+/// The field names of `twinstar::session::Summary`: the netcode's
+/// `MatchSummary`'s, as serde's derive lists them (read by a deserializer
+/// that stops at the struct), and twinstar's own.
 fn fields() -> &'static [&'static str] {
-    static FIELDS: OnceLock<&'static [&'static str]> = OnceLock::new();
+    static FIELDS: OnceLock<Vec<&'static str>> = OnceLock::new();
     FIELDS.get_or_init(|| {
         let mut names = None;
-        let _ = twinstar::session::Summary::deserialize(FieldNames(&mut names));
-        names.expect("Summary deserializes as a struct")
+        let _ = twinstar::session::MatchSummary::deserialize(FieldNames(&mut names));
+        let netcode = names.expect("MatchSummary deserializes as a struct");
+        let game = twinstar::session::Summary::GAME_FIELDS;
+        netcode.iter().chain(&game).copied().collect()
     })
 }
 
