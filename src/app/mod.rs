@@ -430,7 +430,7 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
 /// explains it is written next to the replay (`app::desync`).
 pub(super) fn finish(finished: Finished) -> Result<Summary, Failure> {
     let Finished { driver, outcome } = finished;
-    let mut summary = driver.summary();
+    let mut summary = Summary::of_driver(&driver);
     // In the browser `--record NAME` means "save it to my downloads".
     #[cfg(target_arch = "wasm32")]
     if let Some(replay) = summary.replay.as_deref().map(std::path::Path::new)

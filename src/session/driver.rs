@@ -11,13 +11,12 @@ use super::online::OnlineBackend;
 use super::simulation::Simulation;
 use super::spectator::{SpectatorBackend, SpectatorOptions};
 use super::{
-    CHECK_DISTANCES, MatchSummary, NetStatus, OnlineOptions, SessionError, Summary, WatchStatus,
+    CHECK_DISTANCES, MatchSummary, NetStatus, OnlineOptions, SessionError, WatchStatus,
 };
-use crate::game::Twinstar;
-use crate::net::Connection;
-use crate::net::WatchConnection;
+use twinstar_netcode::net::connect::Connection;
+use twinstar_netcode::net::watch::WatchConnection;
 use crate::net::handshake::Role;
-use crate::sim::{Frame, PLAYERS, hex_checksum};
+use twinstar_netcode::{Frame, hex_checksum};
 use twinstar_netcode::Game;
 use twinstar_netcode::replay::Writer;
 
@@ -266,17 +265,20 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
     }
 }
 
-/// Twinstar's matches against a peer, as a spectator, and their summary.
-impl Driver<Twinstar, PLAYERS> {
+/// Matches with other machines.
+impl<G: Game<N>, const N: usize> Driver<G, N> {
     /// A match against the connected peer.
-    pub fn online(connection: Connection, options: OnlineOptions) -> Result<Self, SessionError> {
+    pub fn online(
+        connection: Connection<G::Input, N>,
+        options: OnlineOptions,
+    ) -> Result<Self, SessionError> {
         let driver_options = DriverOptions {
             seed: connection.agreement.seed,
-            config: crate::net::rules(&connection.agreement.preset),
+            config: agreed_rules::<G, N>(&connection.agreement.preset)?,
             mode: Mode::Online(connection.role),
             inject_desync_from: options.inject_desync_from,
         };
-        let backend = OnlineBackend::new(connection, options)?;
+        let backend = OnlineBackend::<G, N>::new(connection, options)?;
         let mut driver = Self::with_backend(Box::new(backend), driver_options);
         // What a player who rejoins is sent to catch up.
         driver.log.keep_history();
@@ -285,21 +287,22 @@ impl Driver<Twinstar, PLAYERS> {
 
     /// A match others play, streamed by one of them.
     pub fn watch(
-        connection: WatchConnection,
+        connection: WatchConnection<G::Input, N>,
         spectator: SpectatorOptions,
     ) -> Result<Self, SessionError> {
         let options = DriverOptions {
             seed: connection.seed,
-            config: crate::net::rules(&connection.preset),
+            config: agreed_rules::<G, N>(&connection.preset)?,
             mode: Mode::Watch,
             inject_desync_from: None,
         };
-        let backend = SpectatorBackend::new(connection, spectator)?;
+        let backend = SpectatorBackend::<G, N>::new(connection, spectator)?;
         Ok(Self::with_backend(Box::new(backend), options))
     }
+}
 
-    /// The summary: the match's figures and the world's.
-    pub fn summary(&self) -> Summary {
-        Summary::of(self.match_summary(), self.world())
-    }
+/// The rules of a preset the peers agreed on (the handshake and the
+/// spectator's connector accept only the game's presets).
+fn agreed_rules<G: Game<N>, const N: usize>(preset: &str) -> Result<G::Config, SessionError> {
+    G::preset(preset).ok_or_else(|| SessionError::Protocol(format!("unknown preset {preset}")))
 }

@@ -152,6 +152,11 @@ impl Summary {
     /// Twinstar's own fields, beside [`MatchSummary`]'s.
     pub const GAME_FIELDS: [&'static str; 4] = ["wave", "score", "shared_score", "restarts"];
 
+    /// A finished or running twinstar match's summary.
+    pub fn of_driver(driver: &super::Driver) -> Summary {
+        Summary::of(driver.match_summary(), driver.world())
+    }
+
     /// The match's figures and `world`'s.
     pub fn of(netcode: MatchSummary, world: &World) -> Summary {
         Summary {

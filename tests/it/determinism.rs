@@ -119,7 +119,7 @@ fn synctest_matches_plain_stepping_for_every_check_distance() {
         let (driver, error) = synctest(7, 1_500, d, None);
         assert!(error.is_none(), "distance {d}: {error:?}");
         assert_eq!(driver.world().checksum(), expected, "distance {d}");
-        let summary = driver.summary();
+        let summary = driver.match_summary();
         assert_eq!(summary.mismatches, 0);
         assert!(
             summary.rollback_frames >= (1_500 - 8) * (d as u64 - 1),
@@ -145,7 +145,7 @@ fn synctest_catches_injected_nondeterminism_at_its_frame() {
             }
             other => panic!("distance {d}: unexpected error {other}"),
         }
-        assert_eq!(driver.summary().mismatches, 1);
+        assert_eq!(driver.match_summary().mismatches, 1);
     }
 }
 
@@ -164,7 +164,7 @@ fn local_mode_never_rolls_back_and_matches_plain_stepping() {
             .advance([bots[0].next_input(), bots[1].next_input()])
             .unwrap();
     }
-    assert_eq!(driver.summary().rollback_frames, 0);
+    assert_eq!(driver.match_summary().rollback_frames, 0);
     assert_eq!(driver.world().checksum(), bot_run(5, 1_000).checksum());
 }
 
@@ -218,7 +218,7 @@ fn synctest_of_human_bots_matches_plain_stepping() {
         let inputs = [bots[0].next_input(world), bots[1].next_input(world)];
         driver.advance(inputs).expect("no mismatch");
     }
-    assert_eq!(driver.summary().mismatches, 0);
+    assert_eq!(driver.match_summary().mismatches, 0);
     assert_eq!(
         driver.world().checksum(),
         human_run(seed, frames).world.checksum()
