@@ -23,7 +23,4 @@ pub type History = rejoin::History<Input, PLAYERS>;
 pub type CatchUpReceiver = rejoin::CatchUpReceiver<Input, PLAYERS>;
 pub type Chunk = protocol::chunk::Chunk<Input, PLAYERS>;
 
-/// Twinstar as the netcode knows it: checked at every handshake, so builds
-/// whose simulations differ never play each other.
-pub const GAME: twinstar_netcode::GameInfo =
-    <crate::game::Twinstar as twinstar_netcode::Game<PLAYERS>>::INFO;
+pub use crate::game::GAME;

@@ -39,4 +39,5 @@ pub mod records;
 pub mod screen;
 // The netcode's: matchbox's loop and the connector run there.
 pub use twinstar_netcode::tasks;
-pub mod visibility;
+// The netcode's: the session arms what runs when the page is hidden.
+pub use twinstar_netcode::visibility;

@@ -5,7 +5,8 @@
 
 mod diff;
 
-pub use diff::{Divergence, FieldDiff, first_divergence, world_diff};
+pub use crate::sim::{FieldDiff, world_diff};
+pub use diff::{Divergence, first_divergence};
 pub use twinstar_netcode::replay::{
     CHECKSUM_INTERVAL, Cut, EndRecord, EventKind, FORMAT_VERSION, Header, MAGIC, MAX_FILE_BYTES,
     MAX_RECORD_BYTES, ReplayError, ReplayEvent,
@@ -37,7 +38,7 @@ pub fn header(mode: &str, seed: u64, config: &SimConfig) -> Header {
 
 /// Creates (or replaces) a recording at `path`.
 pub fn create(path: &Path, header: &Header) -> std::io::Result<Writer> {
-    Writer::create(path, &crate::net::GAME, header)
+    Writer::create(path, &crate::game::GAME, header)
 }
 
 /// Reads a twinstar replay file (see `twinstar_netcode::replay::read`).

@@ -1,140 +1,14 @@
-//! The `--json` summary: one object, printed as the last stdout line. The
-//! netcode's figures of a match ([`MatchSummary`]: frames, checksums,
-//! rollbacks, the link) and, beside them in the same object, the game's
-//! own ([`Summary`]: twinstar's wave and scores).
+//! Twinstar's `--json` summary: one object, printed as the last stdout
+//! line: the netcode's figures of the match
+//! (`twinstar_netcode::session::MatchSummary`) and, beside them in the same
+//! object, the world's at the end (wave, scores, restarts).
 
 use std::ops::{Deref, DerefMut};
 
 use serde::{Deserialize, Serialize};
+use twinstar_netcode::session::MatchSummary;
 
 use crate::sim::World;
-
-/// What any game's match reports. Deserialize is for readers of the line
-/// (the tests parse every summary into these types, so a renamed or
-/// retyped field fails them instead of comparing null with null); unknown
-/// fields are refused for the same reason.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchSummary {
-    pub mode: String,
-    /// Frames simulated (confirmed) in this run.
-    pub frames: u32,
-    /// The frame whose state `checksum` hashes.
-    pub checksum_frame: u32,
-    /// XXH3-128 of the world state at `checksum_frame`, 32 hex digits.
-    pub checksum: String,
-    pub desyncs: u32,
-    pub mismatches: u32,
-    /// Frames simulated again after a rollback (synctest's forced ones included).
-    pub rollback_frames: u64,
-    pub input_delay: u32,
-    pub rtt_ms: Option<f64>,
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
-    pub connection: String,
-    pub replay: Option<String>,
-    pub seed: u64,
-    pub preset: String,
-    pub check_distance: Option<usize>,
-    // Online only (absent from local runs' JSON).
-    /// Milliseconds from starting to connect to the first frame.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub connect_ms: Option<u64>,
-    /// RTT measured by the handshake probe; `rtt_ms` is the latest in-match one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub handshake_rtt_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub jitter_ms: Option<f64>,
-    /// Frames GGRS refused to advance because the peer was too far behind.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stalled_frames: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub delay_changes: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub packets_sent: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub packets_received: Option<u64>,
-    /// Datagrams on the GGRS channel that did not decode (dropped).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub packets_malformed: Option<u64>,
-    /// Which player this machine was (1 or 2).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub player: Option<u32>,
-    /// Online: players who rejoined this match here (kept by this peer).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rejoins: Option<u32>,
-    /// Online: reconnects over a fresh connection after the path died
-    /// (a subset of `rejoins`, counted on both sides).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reconnects: Option<u32>,
-    /// Online: bytes of the match so far sent to rejoining players, or
-    /// received by this peer when it rejoined.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub catch_up_bytes: Option<u64>,
-    /// Seconds from the first frame to the summary.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub elapsed_s: Option<f64>,
-    /// This peer's frames by how many frames GGRS re-simulated just before
-    /// running them: entry i counts frames preceded by a rollback of i
-    /// frames (the last entry: `MAX_PREDICTION` or more). Sums to `frames`
-    /// give or take the end of the match; for rollback percentiles.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rollback_histogram: Option<Vec<u64>>,
-    /// The input delay averaged over this peer's frames (auto retunes it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mean_input_delay: Option<f64>,
-    /// Our chat lines sent to the peer.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chat_sent: Option<u32>,
-    /// The peer's chat lines accepted.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chat_received: Option<u32>,
-    /// The peer's chat messages dropped: too long, not printable, or over
-    /// its rate limit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chat_dropped: Option<u32>,
-    /// Online: spectators this player streamed the match to.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub spectators: Option<u32>,
-    /// Online: bytes of the match sent to spectators (control channel).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub spectator_bytes_sent: Option<u64>,
-    /// Watching: how far behind the players the spectator was at the end
-    /// (the newest frame received minus the frame shown, in ms).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub behind_live_ms: Option<u64>,
-    /// Watching: ms from starting to connect until the spectator had
-    /// stepped through everything it was first sent (brought up to the
-    /// present).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub caught_up_ms: Option<u64>,
-    /// Frames the pacer was asked to skip by GGRS's wait recommendations
-    /// (time in which local input, like during a stall, is not taken).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped_frames: Option<u64>,
-    /// After a desync online: the report that explains it
-    /// (`desync-CODE-FRAME-pN.json` beside the replay).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub desync_report: Option<String>,
-    /// The fields of the world that differed there, first few.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub desync_fields: Option<Vec<String>>,
-    // Window runs only.
-    /// Mean milliseconds per drawn frame (drawing through buffer swap).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub draw_ms_mean: Option<f64>,
-    /// 99th percentile of the same.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub draw_ms_p99: Option<f64>,
-}
-
-impl MatchSummary {
-    pub fn set_draw_ms(&mut self, mean: f64, p99: f64) {
-        let round = |ms: f64| (ms * 1000.0).round() / 1000.0;
-        self.draw_ms_mean = Some(round(mean));
-        self.draw_ms_p99 = Some(round(p99));
-    }
-}
 
 /// Twinstar's summary: the match's figures and, in the same object, the
 /// world's at the end.

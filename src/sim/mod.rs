@@ -7,6 +7,7 @@
 #![deny(clippy::float_arithmetic, clippy::float_cmp, clippy::float_cmp_const)]
 
 mod config;
+mod diff;
 mod directions;
 mod event;
 mod grid;
@@ -18,6 +19,7 @@ mod world;
 
 // The netcode shows checksums in the same text form everywhere.
 pub use config::{PRESET_NAMES, SimConfig};
+pub use diff::{FieldDiff, world_diff};
 pub use directions::DIRECTION_COUNT;
 pub use event::{Event, EventSink};
 pub use input::Input;

@@ -26,6 +26,7 @@ pub mod panics;
 pub mod replay;
 pub mod session;
 pub mod tasks;
+pub mod visibility;
 
 pub use checksum::{BadChecksum, hex_checksum, parse_hex_checksum};
 pub use game::Game;
@@ -155,6 +156,45 @@ pub(crate) mod test_game {
 
         fn checksum(state: &State) -> u128 {
             u128::from(state.sum) << 32 | u128::from(state.frame)
+        }
+
+        fn inject_desync(state: &mut State, salt: u32) {
+            state.sum = state.sum.wrapping_add(u64::from(salt));
+        }
+
+        fn state_bytes(state: &State) -> Option<Vec<u8>> {
+            let mut bytes = state.frame.to_le_bytes().to_vec();
+            bytes.extend_from_slice(&state.sum.to_le_bytes());
+            bytes.extend_from_slice(&state.weight.to_le_bytes());
+            Some(bytes)
+        }
+
+        fn state_from_bytes(bytes: &[u8]) -> Option<State> {
+            let bytes: &[u8; 16] = bytes.try_into().ok()?;
+            let (frame, rest) = bytes.split_at(4);
+            let (sum, weight) = rest.split_at(8);
+            Some(State {
+                frame: u32::from_le_bytes(frame.try_into().ok()?),
+                sum: u64::from_le_bytes(sum.try_into().ok()?),
+                weight: u32::from_le_bytes(weight.try_into().ok()?),
+            })
+        }
+
+        fn diff(ours: &State, theirs: &State) -> Vec<crate::game::FieldDiff> {
+            let mut out = Vec::new();
+            let mut field = |path: &str, a: String, b: String| {
+                if a != b {
+                    out.push(crate::game::FieldDiff {
+                        path: path.into(),
+                        a,
+                        b,
+                    });
+                }
+            };
+            field("frame", ours.frame.to_string(), theirs.frame.to_string());
+            field("sum", ours.sum.to_string(), theirs.sum.to_string());
+            field("weight", ours.weight.to_string(), theirs.weight.to_string());
+            out
         }
     }
 

@@ -1,6 +1,6 @@
 use thiserror::Error;
 
-use twinstar_netcode::{Frame, hex_checksum};
+use crate::{Frame, hex_checksum};
 
 #[derive(Debug, Error)]
 pub enum SessionError {

@@ -2,16 +2,16 @@
 //! channel, the simulation, the GGRS session and the logs, in the order
 //! the machine said them.
 
-use twinstar_netcode::Game;
+use crate::Game;
 use web_time::Instant;
 
 use super::OnlineBackend;
 use super::machine::{Event, Frames, Output, Resume, Stop};
+use crate::net::connect::Connection;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
-use twinstar_netcode::net::connect::Connection;
 
 use matchbox_socket::PeerId;
 

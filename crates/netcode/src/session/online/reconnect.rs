@@ -22,24 +22,24 @@
 //! knocks, the match continues on the new connection only, since player
 //! 1 drops the old one when the seat is taken back.
 
+use crate::Game;
 use std::task::Poll;
-use twinstar_netcode::Game;
 use web_time::{Duration, Instant};
 
 use matchbox_socket::PeerId;
 
 use super::OnlineBackend;
 use super::machine::{Event, Knock};
+use crate::net::connect::Connection;
 use crate::net::connect::Connector;
 use crate::net::handshake::{Agreement, Claim};
+use crate::net::rejoin::History;
 use crate::net::socket::SharedChannel;
-use crate::platform::tasks::NetRuntime;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
-use twinstar_netcode::net::connect::Connection;
-use twinstar_netcode::net::rejoin::History;
+use crate::tasks::NetRuntime;
 
 /// What a knock's connection brings besides its sockets: the peer, the
 /// agreement, and the other side's catch-up.

@@ -4,14 +4,14 @@
 //! simulation; what only a network has (events, pacing hints, the end of
 //! match exchange) has no-op defaults here.
 
+use crate::{Frame, Game};
 use ggrs::{SessionBuilder, SyncTestSession};
-use twinstar_netcode::{Frame, Game};
 use web_time::Duration;
 
 use super::chat::{ChatError, ChatLine};
 use super::desync::Forensics;
-use super::driver::{FrameReport, GgrsConfig};
 use super::frame_log::FrameLog;
+use super::report::{FrameReport, GgrsConfig};
 use super::simulation::Simulation;
 use super::{MAX_PREDICTION, MatchSummary, NetStatus, SessionError, WatchControl, WatchStatus};
 

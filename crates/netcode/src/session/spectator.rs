@@ -33,21 +33,21 @@ use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 use super::backend::Backend;
 use super::chat::{Action, Chat, ChatError, ChatLine, Command, player_name, same_name, valid_name};
 use super::desync::{Evidence, Forensics};
-use super::driver::FrameReport;
 use super::frame_log::FrameLog;
+use super::report::FrameReport;
 use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
 use super::{MatchSummary, SessionError};
 use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
+use crate::net::protocol::chunk::Chunk;
 use crate::net::protocol::phase::{Heard, Spectating};
+use crate::net::rejoin::CatchUpReceiver;
 use crate::net::room_code::RoomCode;
-use crate::platform::tasks::{LoopHandle, NetRuntime};
+use crate::net::watch::WatchConnection;
 use crate::replay::EventKind;
-use twinstar_netcode::net::protocol::chunk::Chunk;
-use twinstar_netcode::net::rejoin::CatchUpReceiver;
-use twinstar_netcode::net::watch::WatchConnection;
-use twinstar_netcode::{Frame, Game, hex_checksum};
+use crate::tasks::{LoopHandle, NetRuntime};
+use crate::{Frame, Game, hex_checksum};
 
 /// Frames received but not shown beyond this many (half a second) are
 /// stepped at once.

@@ -5,8 +5,8 @@
 
 use super::SessionError;
 use crate::net::rejoin::CHUNK_FRAMES;
-use twinstar_netcode::replay::{EventKind, Writer};
-use twinstar_netcode::{Frame, GameInput};
+use crate::replay::{EventKind, Writer};
+use crate::{Frame, GameInput};
 
 /// Recent simulated frames. Longer than any rollback (GGRS predicts at most
 /// `MAX_PREDICTION` frames ahead), so a frame is confirmed before its entry

@@ -3,13 +3,14 @@
 //! playing; the room and the rejoiner's catch-up while keeping; the knock
 //! while knocking), each fed to the machine as it comes.
 
+use crate::Game;
 use ggrs::GgrsEvent;
 use matchbox_socket::{PeerId, PeerState};
-use twinstar_netcode::Game;
 use web_time::{Duration, Instant};
 
 use super::machine::{Event, Paused, Seen};
 use super::{OnlineBackend, OnlineConfig, REPLACE_UNANSWERED};
+use crate::Frame;
 use crate::net::connect::connection_kind;
 use crate::net::handshake::Message;
 use crate::net::room::Output;
@@ -17,7 +18,6 @@ use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
-use twinstar_netcode::Frame;
 
 impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// One poll: the machine's tick, then what its stage listens to.
@@ -34,7 +34,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             signaling_unanswered: REPLACE_UNANSWERED && self.socket.id().is_none(),
             // A simulated cut (`--sim-outage`) is the whole network's.
             network_cut: cut.filter(|o| o.after.is_zero()).map(|o| o.length),
-            away_since: crate::platform::visibility::take_hidden_since(),
+            away_since: crate::visibility::take_hidden_since(),
             stalled: self
                 .poll_ended
                 .map_or(Duration::ZERO, |t| now.saturating_duration_since(t)),
@@ -60,7 +60,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             let action = can.then(|| {
                 Box::new(self.control.sender_of(self.peer, &Message::Away)) as Box<dyn FnMut()>
             });
-            crate::platform::visibility::when_hidden(action);
+            crate::visibility::when_hidden(action);
         }
     }
 

@@ -5,9 +5,9 @@
 use ggrs::{GgrsRequest, InputStatus};
 
 use super::SessionError;
-use super::driver::{FrameReport, GgrsConfig};
 use super::frame_log::FrameLog;
-use twinstar_netcode::{Frame, Game};
+use super::report::{FrameReport, GgrsConfig};
+use crate::{Frame, Game};
 
 /// Recent frames' first checksums kept for the synctest comparison; more
 /// than any check distance.

@@ -6,7 +6,7 @@
 //! the frame it is recorded at), the other player gets the spectators'
 //! (this player's own lines it hears directly, as `Chat`).
 
-use twinstar_netcode::{Game, GameInput};
+use crate::{Game, GameInput};
 use web_time::Instant;
 
 use super::OnlineBackend;

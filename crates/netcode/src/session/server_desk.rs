@@ -12,7 +12,7 @@ use crate::net::connect::ConnectOptions;
 use crate::net::handshake::Role;
 use crate::net::signaling::{Answer, RoomCode, RoomRequests, SeatToken};
 use crate::session::chat::Chat;
-use twinstar_netcode::{Frame, Game};
+use crate::{Frame, Game};
 
 /// How often the host of a public room lists its figures (the server
 /// takes them at most this often).

@@ -19,7 +19,7 @@
 //! Who may come back, and when the wait is over, are decided by the room
 //! (`net::room`) and the machine (`machine.rs`); this file does the I/O.
 
-use twinstar_netcode::Game;
+use crate::Game;
 use web_time::{Duration, Instant};
 
 use matchbox_socket::PeerId;
@@ -28,16 +28,16 @@ use super::{OnlineBackend, start_session};
 use crate::net::connect::{open_room_socket, player_control};
 use crate::net::delay::Retuner;
 use crate::net::handshake::{Agreement, Claim, Hello};
+use crate::net::rejoin::History;
 use crate::net::rejoin::encode_catch_up_after;
 use crate::net::room::Room;
 use crate::net::socket::{GgrsSocket, SharedChannel};
-use crate::platform::tasks::NetRuntime;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
-use twinstar_netcode::net::rejoin::History;
-use twinstar_netcode::{Frame, hex_checksum};
+use crate::tasks::NetRuntime;
+use crate::{Frame, hex_checksum};
 
 impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// The machine paused to keep the match: the room admits only the

@@ -15,9 +15,10 @@
 
 use web_time::{Duration, Instant};
 
-use twinstar_netcode::{Frame, Game};
+use crate::{Frame, Game};
 
-use super::driver::{Driver, FrameReport};
+use super::driver::Driver;
+use super::report::FrameReport;
 use super::{ChatError, ChatLine, Pacer, SessionError};
 
 /// How long a peer that confirmed its last frame keeps the match going so
@@ -306,33 +307,39 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
-    use crate::game::Twinstar;
-    use crate::input::ScriptBot;
     use crate::session::backend::{Backend, LocalBackend};
     use crate::session::frame_log::FrameLog;
     use crate::session::simulation::Simulation;
-    use crate::session::{Driver, Finished, FrameReport, Match};
     use crate::session::{DriverOptions, Mode};
-    use crate::sim::SimConfig;
-    use crate::sim::{Input, PLAYERS};
+    use crate::test_game::TestGame;
+
+    type Driver = super::Driver<TestGame, 2>;
+    type Match = super::Match<TestGame, 2>;
+    type Finished = super::Finished<TestGame, 2>;
+    type FrameReport = super::FrameReport<TestGame, 2>;
+    /// The test game's input and players.
+    type Input = u8;
+    const PLAYERS: usize = 2;
+    type Twinstar = TestGame;
 
     fn driver(mode: Mode, inject_desync_from: Option<Frame>) -> Driver {
         Driver::new(DriverOptions {
             seed: 9,
-            config: SimConfig::preset("default").expect("default preset"),
+            config: TestGame::preset("default").expect("default preset"),
             mode,
             inject_desync_from,
         })
         .expect("a local session")
     }
 
-    /// Plays `game` with two bots the way every frontend does.
+    /// Plays `game` with two scripted players the way every frontend does.
     fn play(mut game: Match) -> Finished {
-        let mut bots = [ScriptBot::new(9, 0), ScriptBot::new(9, 1)];
+        let mut frame = 0u32;
         loop {
             match game.next(Instant::now()) {
                 Next::Frame => {
-                    game.advance([bots[0].next_input(), bots[1].next_input()]);
+                    game.advance([(frame / 7 % 16) as u8, (frame / 11 % 16) as u8]);
+                    frame += 1;
                 }
                 Next::Wait(until) => {
                     std::thread::sleep(until.saturating_duration_since(Instant::now()))
@@ -465,7 +472,7 @@ mod tests {
         };
         let options = DriverOptions {
             seed: 9,
-            config: SimConfig::preset("default").expect("default preset"),
+            config: TestGame::preset("default").expect("default preset"),
             mode: Mode::Local,
             inject_desync_from: None,
         };

@@ -12,19 +12,19 @@
 //! not change. Sends never block (matchbox queues them); a spectator that
 //! leaves is dropped when matchbox says so.
 
+use crate::{Game, GameInfo, GameInput};
 use std::collections::HashSet;
-use twinstar_netcode::{Game, GameInfo, GameInput};
 
 use matchbox_socket::PeerId;
 
 use super::OnlineBackend;
+use crate::Frame;
 use crate::net::control::ControlChannel;
 use crate::net::handshake::{Agreement, Message};
 use crate::net::rejoin::{CHUNK_FRAMES, encode_catch_up, encode_frames};
 use crate::net::signaling::PlayerName;
 use crate::session::chat::{Chat, RateLimiter, same_name, spectator_name, unique_name};
 use crate::session::frame_log::FrameLog;
-use twinstar_netcode::Frame;
 
 /// Newly confirmed frames sent together (133 ms): each message costs ~6
 /// bytes of envelope and chunk header, so 8 frames a message keep the

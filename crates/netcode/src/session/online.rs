@@ -10,6 +10,7 @@
 //! feed it what GGRS, the control channel and the room report, and carry
 //! out what it answers (`perform`).
 
+pub mod machine;
 mod perform;
 mod poll;
 mod reconnect;
@@ -18,9 +19,8 @@ mod room_chat;
 mod spectators;
 mod tally;
 
+use crate::Game;
 use machine::{Event, Paused, Settings};
-use twinstar_netcode::Game;
-use twinstar_netcode::session::online::machine;
 
 use tally::Tally;
 
@@ -33,22 +33,22 @@ use matchbox_socket::{Packet, PeerId, WebRtcSocket};
 use super::backend::Backend;
 use super::chat::{Chat, ChatError, ChatLine, player_names};
 use super::desync::{Evidence, Forensics};
-use super::driver::{FrameReport, GgrsConfig};
 use super::frame_log::FrameLog;
+use super::report::{FrameReport, GgrsConfig};
 use super::server_desk::ServerDesk;
 use super::simulation::{DESYNC_CHECK_INTERVAL, Simulation};
 use super::{MAX_PREDICTION, MatchSummary, SessionError};
 use crate::net::connect::ConnectOptions;
+use crate::net::connect::{Connection, PlayerConnector};
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message, Role};
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
 use crate::net::socket::{GgrsSocket, SharedChannel, StatsHandle};
-use crate::platform::tasks::{LoopHandle, NetRuntime};
 use crate::replay::EventKind;
-use twinstar_netcode::net::connect::{Connection, PlayerConnector};
-use twinstar_netcode::{Frame, hex_checksum};
+use crate::tasks::{LoopHandle, NetRuntime};
+use crate::{Frame, hex_checksum};
 
 type OnlineConfig<G, const N: usize> = GgrsConfig<G, PeerId, N>;
 
@@ -256,8 +256,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let base = history.as_ref().map_or(0, |h| h.frames);
         let rejoined = history.map(|h| (h, agreement.peer_confirmed));
         // Nothing armed or noted by an earlier match carries over.
-        crate::platform::visibility::when_hidden(None);
-        crate::platform::visibility::take_hidden_since();
+        crate::visibility::when_hidden(None);
+        crate::visibility::take_hidden_since();
         Ok(OnlineBackend {
             session,
             local,

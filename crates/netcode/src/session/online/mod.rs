@@ -1,3 +1,0 @@
-//! The online match.
-
-pub mod machine;

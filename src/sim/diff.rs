@@ -1,0 +1,94 @@
+//! Where two worlds differ, field by field, entities labelled by index and
+//! id: the names a desync report and `replay-diff --state` print.
+
+pub use twinstar_netcode::game::FieldDiff;
+
+use super::World;
+
+/// Every field that differs between two worlds, entities labelled by index
+/// and id.
+pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
+    let mut out = Vec::new();
+    macro_rules! cmp {
+        ($prefix:expr, $x:expr, $y:expr, [$($field:ident),*]) => {
+            $(
+                if $x.$field != $y.$field {
+                    out.push(FieldDiff {
+                        path: format!("{}{}", $prefix, stringify!($field)),
+                        a: format!("{:?}", $x.$field),
+                        b: format!("{:?}", $y.$field),
+                    });
+                }
+            )*
+        };
+    }
+    cmp!(
+        "",
+        a,
+        b,
+        [
+            config,
+            frame,
+            phase,
+            next_id,
+            restarts,
+            enemy_count,
+            bullet_count
+        ]
+    );
+    cmp!("spawner.", a.spawner, b.spawner, [rng, wave, pause]);
+    for (i, (x, y)) in a.players.iter().zip(&b.players).enumerate() {
+        cmp!(
+            format!("players[{i}]."),
+            x,
+            y,
+            [
+                pos,
+                score,
+                lives,
+                respawn_timer,
+                invulnerable,
+                fire_cooldown,
+                alive
+            ]
+        );
+    }
+    let enemies = a.enemy_count.max(b.enemy_count) as usize;
+    for (i, (x, y)) in a.enemies.iter().zip(&b.enemies).take(enemies).enumerate() {
+        let label = if x.id == y.id {
+            format!("id {}", x.id)
+        } else {
+            format!("ids {} / {}", x.id, y.id)
+        };
+        cmp!(
+            format!("enemies[{i}] ({label})."),
+            x,
+            y,
+            [id, kind, pos, vel, hp, state, timer, target, rng]
+        );
+    }
+    let bullets = a.bullet_count.max(b.bullet_count) as usize;
+    for (i, (x, y)) in a.bullets.iter().zip(&b.bullets).take(bullets).enumerate() {
+        cmp!(format!("bullets[{i}]."), x, y, [pos, vel, ttl, owner]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{Fx, SimConfig};
+
+    #[test]
+    fn world_diff_names_entity_and_field() {
+        let a = World::new(1, SimConfig::DEFAULT);
+        let mut b = a.clone();
+        assert!(world_diff(&a, &b).is_empty());
+        b.players[1].score = 42;
+        b.players[0].pos.x += Fx::from_num(1);
+        let d = world_diff(&a, &b);
+        let paths: Vec<&str> = d.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["players[0].pos", "players[1].score"]);
+        assert_eq!((d[1].a.as_str(), d[1].b.as_str()), ("0", "42"));
+    }
+}
