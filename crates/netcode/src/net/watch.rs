@@ -48,6 +48,23 @@ pub struct WatchOptions {
     pub seat: SeatToken,
 }
 
+impl WatchOptions {
+    /// A spectator of `game` asking `server` for the match in `room`,
+    /// giving up after 20 s without a player to stream it.
+    pub fn new(game: GameInfo, server: &str, room: RoomCode) -> Self {
+        WatchOptions {
+            game,
+            server: server.to_string(),
+            room,
+            ice: IceServers::default(),
+            timeout: Duration::from_secs(20),
+            protocol_skew: 0,
+            name: None,
+            seat: SeatToken::random(),
+        }
+    }
+}
+
 /// A spectator connected to the player who streams the match (of `N`
 /// players whose inputs are `I`).
 pub struct WatchConnection<I, const N: usize> {

@@ -431,7 +431,8 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for SpectatorBackend<G, N> {
             let now = Instant::now();
             self.caught_up = Some(now);
             eprintln!(
-                "twinstar: brought up to the present (frame {} of the match) {} ms after starting to connect",
+                "{}: brought up to the present (frame {} of the match) {} ms after starting to connect",
+                G::INFO.name,
                 G::frame(sim.world()),
                 now.duration_since(self.started).as_millis()
             );

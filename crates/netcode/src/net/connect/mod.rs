@@ -136,6 +136,68 @@ pub struct ConnectOptions {
     pub rtt_ms: Option<u32>,
 }
 
+impl ConnectOptions {
+    /// A player of `game` asking `server` (`ws://host:port`) for a seat
+    /// in `room` (`None`: quick match) as `role`, with what a game that
+    /// names nothing else wants: the game's first preset, the automatic
+    /// input delay, a plain link, no ICE servers beyond the host's own
+    /// addresses (what a LAN or loopback needs; set `ice` for the
+    /// internet), a seat token of its own for reconnecting, and a timeout
+    /// of 10 minutes for a host, 20 s for anyone else.
+    pub fn new(
+        game: GameInfo,
+        server: &str,
+        room: Option<RoomCode>,
+        role: Role,
+        seed: u64,
+    ) -> Self {
+        let timeout = match role {
+            Role::Host => Duration::from_secs(600),
+            Role::Join | Role::Quick => Duration::from_secs(20),
+        };
+        ConnectOptions {
+            game,
+            server: server.to_string(),
+            seat: room.is_some().then(SeatToken::random),
+            room,
+            role,
+            ice: IceServers::default(),
+            timeout,
+            seed,
+            preset: game
+                .presets
+                .first()
+                .copied()
+                .unwrap_or("default")
+                .to_string(),
+            delay: DelaySetting::Auto,
+            link: LinkConfig::default(),
+            link_seed: seed ^ role as u64,
+            protocol_skew: 0,
+            rejoin: Vec::new(),
+            confirmed: 0,
+            name: None,
+            public: false,
+            level: None,
+            rtt_ms: None,
+        }
+    }
+}
+
+/// Polls `connector` on this thread until it ends (every 2 ms, so the
+/// handshake's probes are answered on time): a headless program's way to
+/// connect. A window polls [`Connector::poll`] once a frame instead, or
+/// uses [`BackgroundConnect`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn block_on<S: Seat>(mut connector: Connector<S>) -> Result<S::Connection, ConnectError> {
+    loop {
+        match connector.poll() {
+            Poll::Ready(result) => return result,
+            Poll::Pending => std::thread::sleep(Duration::from_millis(2)),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
     #[error(transparent)]

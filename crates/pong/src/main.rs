@@ -1,0 +1,329 @@
+//! `pong`: Pong on twinstar's netcode, headless. Its command line mirrors
+//! twinstar's, so the same tools test both; everything online (room codes,
+//! rollback, reconnects, spectators, replays) is the netcode's.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use pong::{Pong, bot};
+use twinstar_netcode::net::RoomCode;
+use twinstar_netcode::net::connect::{ConnectOptions, Connector, PlayerSeat, block_on};
+use twinstar_netcode::net::handshake::Role;
+use twinstar_netcode::net::link_sim::{LinkConfig, Outage};
+use twinstar_netcode::net::watch::{SpectatorSeat, WatchOptions};
+use twinstar_netcode::replay::{self, Header, Writer};
+use twinstar_netcode::session::{
+    Driver, DriverOptions, Finished, Match, MatchSummary, Mode, Next, OnlineOptions, Outcome,
+    Pacing, SpectatorOptions,
+};
+use twinstar_netcode::tasks::NetRuntime;
+use twinstar_netcode::{Game, hex_checksum};
+
+/// Pong on twinstar's rollback netcode.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Rolls back and re-simulates every frame, checking each checksum.
+    Synctest {
+        #[command(flatten)]
+        run: RunArgs,
+        /// Frames rolled back on every frame (2 to 7).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=7))]
+        check_distance: u8,
+    },
+    /// Two bots on this machine.
+    Local(RunArgs),
+    /// Hosts a match in a room.
+    Host(NetArgs),
+    /// Joins the match in a room.
+    Join(NetArgs),
+    /// Watches the match in a room.
+    Watch(WatchArgs),
+    /// Re-simulates a replay and checks every recorded checksum.
+    Replay {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Stop after this many frames.
+    #[arg(long)]
+    frames: Option<u32>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print a JSON summary as the last line.
+    #[arg(long)]
+    json: bool,
+    /// Record the match's inputs to this file.
+    #[arg(long)]
+    record: Option<PathBuf>,
+    /// No window (pong has none yet: the only mode).
+    #[arg(long)]
+    headless: bool,
+    /// Let a bot play (always, headless).
+    #[arg(long)]
+    bot: bool,
+}
+
+#[derive(Args)]
+struct NetArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// The room code (host: made up if left out).
+    #[arg(long)]
+    room: Option<RoomCode>,
+    /// The signaling server, `ws://host:port` (e.g. `twinstar serve`).
+    #[arg(long)]
+    server: String,
+    /// Simulated cut of this peer's packets: AT:LEN seconds.
+    #[arg(long, value_name = "AT:LEN")]
+    sim_outage: Option<Outage>,
+    /// Seconds to get a lost peer back before the match ends.
+    #[arg(long, default_value_t = 30)]
+    reconnect_window: u64,
+}
+
+#[derive(Args)]
+struct WatchArgs {
+    #[arg(long)]
+    room: RoomCode,
+    #[arg(long)]
+    server: String,
+    #[arg(long)]
+    json: bool,
+    #[arg(long)]
+    record: Option<PathBuf>,
+}
+
+/// Why a run failed: bad input (exit 2) or at run time (exit 1).
+enum Failure {
+    Input(String),
+    Run(String),
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Synctest {
+            run,
+            check_distance,
+        } => {
+            let mode = Mode::SyncTest {
+                check_distance: check_distance.into(),
+            };
+            local(run, mode)
+        }
+        Command::Local(run) => local(run, Mode::Local),
+        Command::Host(net) => online(net, Role::Host),
+        Command::Join(net) => online(net, Role::Join),
+        Command::Watch(args) => watch(args),
+        Command::Replay { file, json } => verify(&file).map(|s| (s, json)),
+    };
+    match result {
+        Ok((summary, json)) => {
+            if json {
+                println!("{}", serde_json::to_string(&summary).unwrap_or_default());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Input(why)) => {
+            eprintln!("pong: {why}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Run(why)) => {
+            eprintln!("pong: {why}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The summary line: the netcode's figures and Pong's score beside them.
+#[derive(serde::Serialize)]
+struct Summary {
+    #[serde(flatten)]
+    netcode: MatchSummary,
+    score: [u32; 2],
+    games: u32,
+}
+
+type Report = (Summary, bool);
+
+fn local(run: RunArgs, mode: Mode) -> Result<Report, Failure> {
+    let rules = Pong::preset("default").ok_or_else(|| Failure::Run("no default preset".into()))?;
+    let mut driver = Driver::<Pong, 2>::new(DriverOptions {
+        seed: run.seed,
+        config: rules,
+        mode,
+        inject_desync_from: None,
+    })
+    .map_err(|e| Failure::Run(e.to_string()))?;
+    record(&mut driver, &run, mode.name(), rules, None)?;
+    let game = Match::new(driver, Pacing::Unpaced, Some(run.frames.unwrap_or(3_600)));
+    finish(play(game, None), run.json)
+}
+
+fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
+    let room = match (role, net.room) {
+        (_, Some(room)) => room,
+        (Role::Host, None) => RoomCode::generate(),
+        _ => return Err(Failure::Input("join needs --room".into())),
+    };
+    eprintln!("pong: room {room} on {}", net.server);
+    let mut options = ConnectOptions::new(Pong::INFO, &net.server, Some(room), role, net.run.seed);
+    options.link = LinkConfig {
+        outage: net.sim_outage,
+        ..LinkConfig::default()
+    };
+    let runtime = NetRuntime::new().map_err(|e| Failure::Run(e.to_string()))?;
+    let connection =
+        block_on(Connector::<PlayerSeat<u8, 2>>::start(runtime, options)).map_err(|e| {
+            if e.is_bad_input() {
+                Failure::Input(e.to_string())
+            } else {
+                Failure::Run(e.to_string())
+            }
+        })?;
+    let local = connection.agreement.local_handle;
+    let (seed, preset) = (
+        connection.agreement.seed,
+        connection.agreement.preset.clone(),
+    );
+    let online = OnlineOptions {
+        reconnect_window: std::time::Duration::from_secs(net.reconnect_window),
+        ..OnlineOptions::default()
+    };
+    let mut driver =
+        Driver::<Pong, 2>::online(connection, online).map_err(|e| Failure::Run(e.to_string()))?;
+    let rules = Pong::preset(&preset).ok_or_else(|| Failure::Run(format!("preset {preset}")))?;
+    record(&mut driver, &net.run, role.name(), rules, Some(seed))?;
+    let game = Match::new(driver, Pacing::RealTime, net.run.frames);
+    finish(play(game, Some(local)), net.run.json)
+}
+
+fn watch(args: WatchArgs) -> Result<Report, Failure> {
+    let options = WatchOptions::new(Pong::INFO, &args.server, args.room);
+    let runtime = NetRuntime::new().map_err(|e| Failure::Run(e.to_string()))?;
+    let connection = block_on(Connector::<SpectatorSeat<u8, 2>>::start(runtime, options))
+        .map_err(|e| Failure::Run(e.to_string()))?;
+    let (seed, preset) = (connection.seed, connection.preset.clone());
+    let mut driver = Driver::<Pong, 2>::watch(connection, SpectatorOptions::default())
+        .map_err(|e| Failure::Run(e.to_string()))?;
+    let rules = Pong::preset(&preset).ok_or_else(|| Failure::Run(format!("preset {preset}")))?;
+    let run = RunArgs {
+        frames: None,
+        seed,
+        json: args.json,
+        record: args.record,
+        headless: true,
+        bot: false,
+    };
+    record(&mut driver, &run, "watch", rules, Some(seed))?;
+    finish(
+        play(Match::new(driver, Pacing::RealTime, None), Some(usize::MAX)),
+        args.json,
+    )
+}
+
+/// Records the match to `--record`, if given.
+fn record(
+    driver: &mut Driver<Pong, 2>,
+    run: &RunArgs,
+    mode: &str,
+    rules: pong::Rules,
+    seed: Option<u64>,
+) -> Result<(), Failure> {
+    let Some(path) = &run.record else {
+        return Ok(());
+    };
+    let mut header = Header::new::<Pong, 2>(mode, seed.unwrap_or(run.seed), &rules);
+    header.set_player_names(driver.player_names());
+    let writer = Writer::create(path, &Pong::INFO, &header)
+        .map_err(|e| Failure::Input(format!("cannot record to {}: {e}", path.display())))?;
+    driver.record_to(writer);
+    Ok(())
+}
+
+/// Plays `game` to its end: bots in every slot, or only in `local`'s
+/// online (the other slot is the peer's; `usize::MAX`: a spectator's).
+fn play(mut game: Match<Pong, 2>, local: Option<usize>) -> Finished<Pong, 2> {
+    loop {
+        match game.next(std::time::Instant::now()) {
+            Next::Frame => {
+                let state = game.driver().world();
+                let mut inputs = [bot(state, 0), bot(state, 1)];
+                if let Some(local) = local {
+                    inputs[1 - local.min(1)] = 0;
+                }
+                game.advance(inputs);
+            }
+            Next::Wait(until) => {
+                std::thread::sleep(until.saturating_duration_since(std::time::Instant::now()))
+            }
+            Next::Over => return game.finish(),
+        }
+    }
+}
+
+fn finish(finished: Finished<Pong, 2>, json: bool) -> Result<Report, Failure> {
+    let state = *finished.driver.world();
+    let summary = Summary {
+        netcode: finished.driver.match_summary(),
+        score: state.score,
+        games: state.games,
+    };
+    match finished.outcome {
+        Outcome::Completed | Outcome::Left => Ok((summary, json)),
+        Outcome::Failed(e) => {
+            if json {
+                println!("{}", serde_json::to_string(&summary).unwrap_or_default());
+            }
+            Err(Failure::Run(e.to_string()))
+        }
+    }
+}
+
+fn verify(file: &std::path::Path) -> Result<Summary, Failure> {
+    let replay = replay::read::<Pong, 2>(file)
+        .map_err(|e| Failure::Input(format!("{}: {e}", file.display())))?;
+    let verified = replay::verify::<Pong, 2>(&replay)
+        .ok_or_else(|| Failure::Input(format!("{}: unreadable rules", file.display())))?;
+    let summary = Summary {
+        netcode: MatchSummary {
+            mode: "replay".into(),
+            frames: verified.frames,
+            checksum_frame: Pong::frame(&verified.state),
+            checksum: hex_checksum(Pong::checksum(&verified.state)),
+            mismatches: u32::from(verified.first_mismatch.is_some()),
+            connection: "local".into(),
+            replay: Some(file.display().to_string()),
+            seed: replay.header.seed,
+            preset: replay.header.preset.clone(),
+            ..MatchSummary::default()
+        },
+        score: verified.state.score,
+        games: verified.state.games,
+    };
+    match verified.first_mismatch {
+        None => {
+            eprintln!(
+                "pong: verified {} frames, {} checksums match",
+                verified.frames, verified.checked
+            );
+            Ok(summary)
+        }
+        Some((frame, recorded, ours)) => Err(Failure::Run(format!(
+            "checksum mismatch at frame {frame}: recorded {}, re-simulated {}",
+            hex_checksum(recorded),
+            hex_checksum(ours)
+        ))),
+    }
+}

@@ -1,0 +1,150 @@
+//! Pong on the netcode, end to end: the `pong` binary against a signaling
+//! server in this process (the one `twinstar serve` runs). What twinstar's
+//! own tests prove of the netcode holds for a second game with no
+//! networking code of its own.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+fn pong() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pong"))
+}
+
+/// The last stdout line as JSON.
+fn summary(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().last().unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not a summary ({e}): {text}"))
+}
+
+/// A signaling server on a free port of this machine, for the test's life.
+fn server() -> String {
+    let addr = "127.0.0.1:0".parse().unwrap();
+    let bound = twinstar_signaling::bind(addr, None).expect("a free port");
+    let url = format!("ws://{}", bound.local_addr());
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let _ = runtime.block_on(bound.serve(std::future::pending()));
+    });
+    url
+}
+
+fn verify(replay: &Path) -> Value {
+    let out = pong()
+        .arg("replay")
+        .arg(replay)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        replay.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    summary(&out)
+}
+
+#[test]
+fn a_synctest_of_10000_frames_finds_no_mismatch() {
+    let out = pong()
+        .args(["synctest", "--frames", "10000", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = summary(&out);
+    assert_eq!(
+        (s["frames"].as_u64(), s["mismatches"].as_u64()),
+        (Some(10_000), Some(0))
+    );
+    assert!(s["rollback_frames"].as_u64().unwrap() >= 19_000, "{s}");
+    // Something happened: points were scored.
+    let points = s["score"][0].as_u64().unwrap() + s["score"][1].as_u64().unwrap();
+    assert!(points + s["games"].as_u64().unwrap() > 0, "{s}");
+}
+
+/// Host and join through the server, both players' network cut for 5 s
+/// in the middle, a spectator that comes late: all three end at the same
+/// frame with the same checksum, both players reconnected, and the three
+/// replays verify.
+#[test]
+fn an_online_match_survives_a_cut_and_a_late_spectator_sees_it_all() {
+    let server = server();
+    let dir = std::env::temp_dir().join(format!("pong-online-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let player = |role: &str, replay: &str| {
+        let mut command = pong();
+        command
+            .args([
+                role, "--room", "PNG7QZ", "--server", &server, "--frames", "1500",
+            ])
+            .args(["--seed", "4", "--sim-outage", "6:5", "--json", "--record"])
+            .arg(dir.join(replay))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command.spawn().unwrap()
+    };
+    let host = player("host", "host.tsr");
+    std::thread::sleep(Duration::from_millis(300));
+    let join = player("join", "join.tsr");
+    std::thread::sleep(Duration::from_secs(4));
+    let watch = pong()
+        .args([
+            "watch", "--room", "PNG7QZ", "--server", &server, "--json", "--record",
+        ])
+        .arg(dir.join("watch.tsr"))
+        .output()
+        .unwrap();
+    let (host, join) = (
+        host.wait_with_output().unwrap(),
+        join.wait_with_output().unwrap(),
+    );
+    for (name, out) in [("host", &host), ("join", &join), ("watch", &watch)] {
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (h, j, w) = (summary(&host), summary(&join), summary(&watch));
+    for s in [&h, &j, &w] {
+        assert_eq!(s["frames"], 1500, "{s}");
+        assert_eq!(s["checksum"], h["checksum"], "{s}");
+    }
+    assert!(
+        h["reconnects"].as_u64() >= Some(1) && j["reconnects"].as_u64() >= Some(1),
+        "{h}\n{j}"
+    );
+    assert_eq!(h["spectators"], 1, "{h}");
+    for replay in ["host.tsr", "join.tsr", "watch.tsr"] {
+        assert_eq!(
+            verify(&dir.join(replay))["checksum"],
+            h["checksum"],
+            "{replay}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Bad input is one line and exit 2, never a panic.
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let cases: [&[&str]; 3] = [
+        &["join", "--room", "BAD0", "--server", "ws://127.0.0.1:1"],
+        &["replay", "/nonexistent/pong.tsr"],
+        &["synctest", "--check-distance", "9"],
+    ];
+    for args in cases {
+        let out = pong().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
