@@ -17,6 +17,24 @@
 //! - [`input_runs`]: the run-length layout of a game's inputs that replays
 //!   and catch-ups share;
 //! - [`checksum`]: a state checksum's text form.
+//! - [`session`]: a match of a [`Game`] under GGRS: synctest, local play,
+//!   online against a peer (pause, reconnect, rejoin), watching; the match
+//!   lifecycle; chat; desync reports.
+//! - [`replay`]: input logs of any game that re-simulate bit for bit.
+//!
+//! # A whole game on the netcode
+//!
+//! Pong, the workspace's second game (`crates/pong/src/lib.rs`, included
+//! here verbatim and compiled as this page's test), is a [`Game`]: its
+//! state, its input, a fixed-point step, a checksum. The `main` after it
+//! runs it the way the `pong` binary does: a synctest that rolls every
+//! frame back, and an online match by room code (not run here: it needs a
+//! signaling server, `twinstar serve`). Reconnecting after a cut,
+//! rejoining, spectators, chat and replays come with the session; the
+//! game writes none of it.
+//!
+
+#![doc = concat!("```\n", include_str!("../../pong/src/lib.rs"), include_str!("../doc/pong_main.rs"), "```")]
 
 pub mod checksum;
 pub mod game;
