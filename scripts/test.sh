@@ -90,7 +90,7 @@ timed build-web bash scripts/build-web.sh
 # The crates the browser build uses (the signaling server is native only);
 # as root in the background (above).
 clippy_wasm=(cargo clippy --locked --target wasm32-unknown-unknown
-    -p twinstar -p twinstar-signaling-protocol -p twinstar-files -- -D warnings)
+    -p twinstar -p twinstar-netcode -p twinstar-signaling-protocol -p twinstar-files -- -D warnings)
 if [ "$(id -u)" = 0 ]; then
     start clippy-wasm "${clippy_wasm[@]}"
 else

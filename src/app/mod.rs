@@ -11,7 +11,6 @@ pub use page_result::{RESULT_PREFIX, conclude_in_page};
 mod replay;
 mod rooms;
 mod servers;
-mod tickets;
 mod watch;
 
 use std::path::PathBuf;

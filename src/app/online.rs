@@ -7,7 +7,7 @@ use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::task::Poll;
 use web_time::Duration;
 
-use super::{Failure, Report, finish_window, match_options, random_seed, record_path, tickets};
+use super::{Failure, Report, finish_window, match_options, random_seed, record_path};
 use crate::cli::{NetArgs, RunArgs};
 use crate::frontend::InputSource;
 use crate::frontend::window::{
@@ -24,7 +24,9 @@ use crate::net::room_code::RoomCode;
 use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
 use crate::net::signaling::{SeatToken, browser_link, check_server_url};
 use crate::net::{Connection, PlayerConnector};
+use crate::platform::records::Store;
 use crate::platform::tasks::{MaybeSend, NetRuntime};
+use twinstar_netcode::tickets;
 
 use crate::session::{Driver, OnlineOptions};
 use crate::session::{Match, Pacing};
@@ -271,7 +273,7 @@ fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting)
     let rejoin = plan
         .room
         .as_ref()
-        .map(|room| super::tickets::rejoin(room, server));
+        .map(|room| tickets::rejoin(&Store, room, server));
     let (claims, seat) = match rejoin {
         Some(r) => (r.claims, Some(r.seat.unwrap_or_else(SeatToken::random))),
         None => (Vec::new(), None),
@@ -510,7 +512,14 @@ fn start_match(
             match_id: agreement.match_id,
             player,
         };
-        tickets::hold(code, &connection.server, claim, connection.options.seat)
+        tickets::hold(
+            std::sync::Arc::new(Store),
+            &crate::game::GAME,
+            code,
+            &connection.server,
+            claim,
+            connection.options.seat,
+        )
     });
     let mut driver = Driver::online(connection, options.clone())
         .map_err(|e| Failure::Runtime(e.to_string(), None))?;

@@ -79,3 +79,20 @@ pub fn read(key: &str) -> Option<String> {
 pub fn remove(key: &str) {
     imp::remove(key)
 }
+
+/// These records as the netcode's store of rejoin tickets.
+pub struct Store;
+
+impl twinstar_netcode::tickets::Records for Store {
+    fn write(&self, key: &str, text: &str) -> Result<(), String> {
+        write(key, text)
+    }
+
+    fn read(&self, key: &str) -> Option<String> {
+        read(key)
+    }
+
+    fn remove(&self, key: &str) {
+        remove(key)
+    }
+}

@@ -44,6 +44,7 @@ pub mod panics;
 pub mod replay;
 pub mod session;
 pub mod tasks;
+pub mod tickets;
 pub mod visibility;
 
 pub use checksum::{BadChecksum, hex_checksum, parse_hex_checksum};

@@ -4,12 +4,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use pong::{Pong, bot};
 use twinstar_netcode::net::RoomCode;
 use twinstar_netcode::net::connect::{ConnectOptions, Connector, PlayerSeat, block_on};
-use twinstar_netcode::net::handshake::Role;
+use twinstar_netcode::net::handshake::{Claim, Role};
 use twinstar_netcode::net::link_sim::{LinkConfig, Outage};
 use twinstar_netcode::net::watch::{SpectatorSeat, WatchOptions};
 use twinstar_netcode::replay::{self, Header, Writer};
@@ -18,6 +19,7 @@ use twinstar_netcode::session::{
     Pacing, SpectatorOptions,
 };
 use twinstar_netcode::tasks::NetRuntime;
+use twinstar_netcode::tickets::{self, DirRecords, Records};
 use twinstar_netcode::{Game, hex_checksum};
 
 /// Pong on twinstar's rollback netcode.
@@ -91,6 +93,10 @@ struct NetArgs {
     /// Seconds to get a lost peer back before the match ends.
     #[arg(long, default_value_t = 30)]
     reconnect_window: u64,
+    /// Where rejoin tickets are kept (a game that crashed rejoins its
+    /// match from them) [default: pong-data in the temporary directory].
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -178,11 +184,18 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
         _ => return Err(Failure::Input("join needs --room".into())),
     };
     eprintln!("pong: room {room} on {}", net.server);
-    let mut options = ConnectOptions::new(Pong::INFO, &net.server, Some(room), role, net.run.seed);
+    let data_dir = (net.data_dir).unwrap_or_else(|| std::env::temp_dir().join("pong-data"));
+    let store: Arc<dyn Records> = Arc::new(DirRecords(data_dir));
+    let (server, seed) = (net.server.as_str(), net.run.seed);
+    let mut options = ConnectOptions::new(Pong::INFO, server, Some(room.clone()), role, seed);
     options.link = LinkConfig {
         outage: net.sim_outage,
         ..LinkConfig::default()
     };
+    // A ticket left by a game of ours that crashed: rejoin its match.
+    let rejoin = tickets::rejoin(&*store, &room, server);
+    options.rejoin = rejoin.claims;
+    options.seat = rejoin.seat.or(options.seat);
     let runtime = NetRuntime::new().map_err(|e| Failure::Run(e.to_string()))?;
     let connection =
         block_on(Connector::<PlayerSeat<u8, 2>>::start(runtime, options)).map_err(|e| {
@@ -192,10 +205,25 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
                 Failure::Run(e.to_string())
             }
         })?;
-    let local = connection.agreement.local_handle;
-    let (seed, preset) = (
-        connection.agreement.seed,
-        connection.agreement.preset.clone(),
+    if let Some(history) = &connection.history {
+        eprintln!(
+            "pong: rejoined room {room}; catching up on {} frames",
+            history.frames
+        );
+    }
+    let agreement = connection.agreement.clone();
+    let local = agreement.local_handle;
+    let claim = Claim {
+        match_id: agreement.match_id,
+        player: local as u8 + 1,
+    };
+    let _ticket = tickets::hold(
+        store,
+        &Pong::INFO,
+        &room,
+        server,
+        claim,
+        connection.options.seat,
     );
     let online = OnlineOptions {
         reconnect_window: std::time::Duration::from_secs(net.reconnect_window),
@@ -203,8 +231,15 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
     };
     let mut driver =
         Driver::<Pong, 2>::online(connection, online).map_err(|e| Failure::Run(e.to_string()))?;
-    let rules = Pong::preset(&preset).ok_or_else(|| Failure::Run(format!("preset {preset}")))?;
-    record(&mut driver, &net.run, role.name(), rules, Some(seed))?;
+    let preset = &agreement.preset;
+    let rules = Pong::preset(preset).ok_or_else(|| Failure::Run(format!("preset {preset}")))?;
+    record(
+        &mut driver,
+        &net.run,
+        role.name(),
+        rules,
+        Some(agreement.seed),
+    )?;
     let game = Match::new(driver, Pacing::RealTime, net.run.frames);
     finish(play(game, Some(local)), net.run.json)
 }

@@ -148,3 +148,59 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// The joiner is killed (`kill -9`) mid-match and started again: its
+/// rejoin ticket takes it back into the paused match, it is caught up,
+/// and both players end at the same frame with the same checksum; the
+/// ticket is gone after the match.
+#[test]
+fn a_player_killed_mid_match_rejoins_and_both_agree() {
+    let server = server();
+    let dir = std::env::temp_dir().join(format!("pong-rejoin-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let player = |role: &str, data: &str| {
+        let mut command = pong();
+        command
+            .args([
+                role, "--room", "PNGRJ7", "--server", &server, "--frames", "1200",
+            ])
+            .args(["--seed", "5", "--json", "--data-dir"])
+            .arg(dir.join(data))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    };
+    let host = player("host", "host").spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut first = player("join", "join").spawn().unwrap();
+    std::thread::sleep(Duration::from_secs(6));
+    first.kill().unwrap();
+    let _ = first.wait();
+    assert!(
+        dir.join("join").read_dir().unwrap().count() == 1,
+        "the crash left its ticket"
+    );
+    let again = player("join", "join").output().unwrap();
+    let host = host.wait_with_output().unwrap();
+    for (name, out) in [("host", &host), ("rejoined", &again)] {
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(String::from_utf8_lossy(&again.stderr).contains("rejoined room PNG-RJ7"));
+    let (h, j) = (summary(&host), summary(&again));
+    assert_eq!(
+        (&h["frames"], &h["checksum"]),
+        (&j["frames"], &j["checksum"]),
+        "{h}\n{j}"
+    );
+    assert_eq!(h["rejoins"], 1, "{h}");
+    assert_eq!(
+        dir.join("join").read_dir().unwrap().count(),
+        0,
+        "the ticket outlived its match"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,6 +1,7 @@
 //! Rejoin tickets. While a player plays an online match in a room, a small
-//! record says "match M, player P, room R on server S" (a file in the data
-//! directory, or the page's local storage). A game that crashed leaves it
+//! record says "match M, player P, room R on server S" (in a [`Records`]
+//! store the game provides: a file in its data directory, the page's local
+//! storage). A game that crashed leaves it
 //! behind, and `join R` hands it to the player who stayed, who lets back in
 //! only the player of its paused match (`net::handshake`, `Claim`). A match
 //! that ends in any other way removes it. The ticket also keeps the
@@ -8,11 +9,52 @@
 //! old websocket still open, silent) takes its seat back at once instead of
 //! waiting for the server's liveness check.
 
+use std::sync::Arc;
+
+use crate::GameInfo;
 use crate::net::RoomCode;
 use crate::net::handshake::Claim;
 use crate::net::rejoin::Ticket;
 use crate::net::signaling::SeatToken;
-use crate::platform::records as store;
+
+/// Where a game keeps small records between runs.
+pub trait Records: Send + Sync {
+    /// Keeps `text` under `key`, replacing what was there.
+    fn write(&self, key: &str, text: &str) -> Result<(), String>;
+    /// The record under `key`, if there is a readable one.
+    fn read(&self, key: &str) -> Option<String>;
+    /// Forgets the record under `key` (nothing if there is none).
+    fn remove(&self, key: &str);
+}
+
+/// Records as files `<key>.json` in a directory, at most 4 KiB read back.
+#[cfg(not(target_arch = "wasm32"))]
+pub struct DirRecords(pub std::path::PathBuf);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl DirRecords {
+    fn path(&self, key: &str) -> std::path::PathBuf {
+        self.0.join(format!("{key}.json"))
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Records for DirRecords {
+    fn write(&self, key: &str, text: &str) -> Result<(), String> {
+        std::fs::create_dir_all(&self.0).map_err(|e| format!("{}: {e}", self.0.display()))?;
+        let path = self.path(key);
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    fn read(&self, key: &str) -> Option<String> {
+        let bytes = twinstar_files::read_limited(&self.path(key), 4096).ok()?;
+        String::from_utf8(bytes).ok()
+    }
+
+    fn remove(&self, key: &str) {
+        let _ = std::fs::remove_file(self.path(key));
+    }
+}
 
 /// A ticket older than this is stale: no match waits that long.
 const MAX_AGE_S: u64 = 24 * 60 * 60;
@@ -31,49 +73,47 @@ fn now_s() -> u64 {
 /// match ended here, in any way but a crash).
 #[must_use = "the ticket is removed when this is dropped"]
 pub struct Held {
+    store: Arc<dyn Records>,
     room: RoomCode,
     player: u8,
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        remove(&self.room, self.player);
+        // The match is over for this player: it has nothing to rejoin.
+        self.store.remove(&key(&self.room, self.player));
     }
 }
 
-/// Keeps a ticket for `claim` in `room` on `server` (with the player's
-/// `seat` token) while `Held` lives.
-pub fn hold(room: &RoomCode, server: &str, claim: Claim, seat: Option<SeatToken>) -> Held {
-    save(room, server, claim, seat);
+/// Keeps a ticket in `store` for `claim` in `room` on `server` (with the
+/// player's `seat` token; `game` names the build) while `Held` lives.
+pub fn hold(
+    store: Arc<dyn Records>,
+    game: &GameInfo,
+    room: &RoomCode,
+    server: &str,
+    claim: Claim,
+    seat: Option<SeatToken>,
+) -> Held {
+    let ticket = Ticket {
+        server: server.to_string(),
+        match_id: claim.match_id,
+        player: claim.player,
+        version: game.version.to_string(),
+        saved_at: now_s(),
+        seat: seat.map(|s| s.to_string()),
+    };
+    if let Err(e) = store.write(&key(room, claim.player), &ticket.to_text()) {
+        tracing::warn!("cannot keep a rejoin ticket ({e}); a crash here cannot be rejoined");
+    }
     Held {
+        store,
         room: room.clone(),
         player: claim.player,
     }
 }
 
-/// Notes that this player plays `claim` in `room` on `server`.
-fn save(room: &RoomCode, server: &str, claim: Claim, seat: Option<SeatToken>) {
-    let ticket = Ticket {
-        server: server.to_string(),
-        match_id: claim.match_id,
-        player: claim.player,
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        saved_at: now_s(),
-        seat: seat.map(|s| s.to_string()),
-    };
-    let text = ticket.to_text();
-    if let Err(e) = store::write(&key(room, claim.player), &text) {
-        tracing::warn!("cannot keep a rejoin ticket ({e}); a crash here cannot be rejoined");
-    }
-}
-
-/// The match is over for this player: it has nothing to rejoin.
-fn remove(room: &RoomCode, player: u8) {
-    store::remove(&key(room, player));
-}
-
-/// What this machine may rejoin in `room` on `server`, from its tickets
-/// there (read once).
+/// What this machine may rejoin in a room, from its tickets there.
 pub struct Rejoin {
     /// At most one claim per player slot (both, when both players of a
     /// match ran here).
@@ -84,8 +124,10 @@ pub struct Rejoin {
     pub seat: Option<SeatToken>,
 }
 
-pub fn rejoin(room: &RoomCode, server: &str) -> Rejoin {
-    let tickets = tickets(room, server);
+/// What this machine may rejoin in `room` on `server`, from its tickets
+/// in `store`.
+pub fn rejoin(store: &dyn Records, room: &RoomCode, server: &str) -> Rejoin {
+    let tickets = tickets(store, room, server);
     let claims = (tickets.iter())
         .map(|t| Claim {
             match_id: t.match_id,
@@ -105,20 +147,20 @@ pub fn rejoin(room: &RoomCode, server: &str) -> Rejoin {
 
 /// This machine's current tickets for `room` on `server`; stale and
 /// unreadable ones are removed on the way.
-fn tickets(room: &RoomCode, server: &str) -> Vec<Ticket> {
+fn tickets(store: &dyn Records, room: &RoomCode, server: &str) -> Vec<Ticket> {
     let mut tickets = Vec::new();
     for player in [1, 2] {
         let key = key(room, player);
-        let Some(text) = store::read(&key) else {
+        let Some(text) = store.read(&key) else {
             continue;
         };
         match Ticket::parse(&text) {
-            Ok(t) if now_s().saturating_sub(t.saved_at) > MAX_AGE_S => store::remove(&key),
+            Ok(t) if now_s().saturating_sub(t.saved_at) > MAX_AGE_S => store.remove(&key),
             Ok(t) if t.server == server && t.player == player => tickets.push(t),
             Ok(_) => {}
             Err(e) => {
                 tracing::warn!("ignoring an unreadable rejoin ticket {key}: {e}");
-                store::remove(&key);
+                store.remove(&key);
             }
         }
     }
