@@ -11,7 +11,10 @@ use bytemuck::Pod;
 pub const CHECKSUM_INTERVAL: u32 = 60;
 
 /// Appends each player's inputs as runs, player 1's first.
-pub fn put_input_runs<I: Pod + PartialEq, const N: usize>(frames: &[[I; N]], out: &mut Vec<u8>) {
+pub(crate) fn put_input_runs<I: Pod + PartialEq, const N: usize>(
+    frames: &[[I; N]],
+    out: &mut Vec<u8>,
+) {
     for player in 0..N {
         let mut i = 0;
         while i < frames.len() {
@@ -30,7 +33,7 @@ pub fn put_input_runs<I: Pod + PartialEq, const N: usize>(frames: &[[I; N]], out
 
 /// `count` frames of input runs from the front of `bytes` (see
 /// [`put_input_runs`]), and the bytes they took; `Err` says what is wrong.
-pub fn read_input_runs<I: Pod, const N: usize>(
+pub(crate) fn read_input_runs<I: Pod, const N: usize>(
     bytes: &[u8],
     count: usize,
 ) -> Result<(Vec<[I; N]>, usize), &'static str> {

@@ -6,7 +6,7 @@
 use web_time::Duration;
 
 /// What matchbox's message loop returns when it ends.
-pub type LoopResult = Result<(), matchbox_socket::Error>;
+pub(crate) type LoopResult = Result<(), matchbox_socket::Error>;
 
 /// How a message loop ended.
 #[derive(Debug)]
@@ -48,7 +48,7 @@ impl NetRuntime {
     }
 
     /// Starts matchbox's message loop.
-    pub fn spawn_message_loop(
+    pub(crate) fn spawn_message_loop(
         &self,
         message_loop: matchbox_socket::MessageLoopFuture,
     ) -> LoopHandle {
@@ -95,7 +95,7 @@ impl LoopHandle {
     /// `grace` natively: the socket reports the close before the task
     /// counts as finished, and without the wait its panic's reason was
     /// lost about one time in three (seen under Wine).
-    pub fn take_end(&mut self, grace: Duration) -> Option<LoopEnd> {
+    pub(crate) fn take_end(&mut self, grace: Duration) -> Option<LoopEnd> {
         #[cfg(not(target_arch = "wasm32"))]
         {
             use futures::FutureExt;
@@ -165,7 +165,7 @@ impl<T> MaybeSend for T {}
 /// a thread of its own: for work that must be polled more often than a
 /// window draws (the latency probe).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn poll_in_background<F>(period: Duration, mut step: F)
+pub(crate) fn poll_in_background<F>(period: Duration, mut step: F)
 where
     F: FnMut() -> bool + Send + 'static,
 {
@@ -180,7 +180,7 @@ where
 /// a timer-driven task on the page's event loop (browsers clamp short
 /// timers to a few milliseconds; still far finer than a drawn frame).
 #[cfg(target_arch = "wasm32")]
-pub fn poll_in_background<F>(period: Duration, mut step: F)
+pub(crate) fn poll_in_background<F>(period: Duration, mut step: F)
 where
     F: FnMut() -> bool + 'static,
 {

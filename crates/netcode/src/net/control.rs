@@ -26,7 +26,7 @@ use super::room::{Output, Room};
 
 /// What the channel hands over in one read: the partner's messages in
 /// order, each decoded or not (the reader judges those that are not).
-pub type Batch = Vec<Result<Message, HandshakeError>>;
+pub(crate) type Batch = Vec<Result<Message, HandshakeError>>;
 
 pub struct ControlChannel {
     channel: WebRtcChannel,
@@ -101,7 +101,7 @@ impl ControlChannel {
     }
 
     /// A change matchbox reported for a peer.
-    pub fn peer_changed(&mut self, peer: PeerId, state: PeerState) {
+    pub(crate) fn peer_changed(&mut self, peer: PeerId, state: PeerState) {
         let now = Instant::now();
         match state {
             PeerState::Connected => self.room.connected(peer, now),
@@ -111,7 +111,7 @@ impl ControlChannel {
     }
 
     /// Reads what arrived, lets the room answer, and sends what is due.
-    pub fn pump(&mut self) {
+    pub(crate) fn pump(&mut self) {
         self.flush();
         let now = Instant::now();
         for (from, packet) in self.channel.receive() {
@@ -128,7 +128,7 @@ impl ControlChannel {
 
     /// What the room decided since the last call that is not a message:
     /// `Agreed`, `Failed`, `Malformed`, `PartnerLeft`, `LeftUnconnected`.
-    pub fn take_events(&mut self) -> Vec<Output<PeerId>> {
+    pub(crate) fn take_events(&mut self) -> Vec<Output<PeerId>> {
         std::mem::take(&mut self.events)
     }
 
@@ -142,7 +142,7 @@ impl ControlChannel {
     /// Puts messages taken by [`Self::receive`] back in front, in order,
     /// for the next reader (what followed a catch-up's end belongs to the
     /// match played on).
-    pub fn unread(&mut self, messages: Batch) {
+    pub(crate) fn unread(&mut self, messages: Batch) {
         for message in messages.into_iter().rev() {
             self.from_partner.push_front(message);
         }
@@ -150,13 +150,13 @@ impl ControlChannel {
 
     /// Spectators who asked to watch since the last call, with their
     /// `Watch` (versions), in arrival order; repeats included.
-    pub fn take_watchers(&mut self) -> Vec<(PeerId, Watch)> {
+    pub(crate) fn take_watchers(&mut self) -> Vec<(PeerId, Watch)> {
         std::mem::take(&mut self.watchers)
     }
 
     /// `Chat` texts from peers other than the partner since the last call,
     /// in arrival order, and how many more were dropped for lack of room.
-    pub fn take_others_chat(&mut self) -> (Vec<(PeerId, String)>, u32) {
+    pub(crate) fn take_others_chat(&mut self) -> (Vec<(PeerId, String)>, u32) {
         (
             std::mem::take(&mut self.others_chat),
             std::mem::take(&mut self.others_chat_overflow),
@@ -166,7 +166,7 @@ impl ControlChannel {
     /// A way to send `message` to `to` from outside the match loop (a
     /// page's event handler, while the loop does not run), straight onto
     /// the channel: no simulated link delays it.
-    pub fn sender_of(&self, to: PeerId, message: &Message) -> impl FnMut() + 'static {
+    pub(crate) fn sender_of(&self, to: PeerId, message: &Message) -> impl FnMut() + 'static {
         let sender = self.channel.sender_clone();
         let bytes: Packet = super::protocol::encode(message).into();
         move || {
@@ -184,7 +184,7 @@ impl ControlChannel {
 
     /// Sends to someone other than the partner (a spectator), at once and
     /// without the simulated link; never blocks. Returns the bytes sent.
-    pub fn send_to(&mut self, to: PeerId, message: &Message) -> usize {
+    pub(crate) fn send_to(&mut self, to: PeerId, message: &Message) -> usize {
         let bytes = message.encode();
         let len = bytes.len();
         // A peer that left is dropped by the room when matchbox says so;

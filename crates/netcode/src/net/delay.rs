@@ -19,7 +19,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Frames of one-way latency left to rollback instead of delay.
-pub const ROLLBACK_BUDGET: f64 = 2.0;
+pub(crate) const ROLLBACK_BUDGET: f64 = 2.0;
 
 /// Largest delay the auto policy picks (and `--input-delay` accepts).
 /// Beyond ~130 ms of added latency a shooter is not worth playing, and
@@ -43,7 +43,7 @@ pub enum DelaySetting {
 /// The ping-to-delay table of Fightcade/nullDC netplay: RTT below 25 ms →
 /// 1 frame, below 60 → 2, below 100 → 3, below 130 → 4, below 155 → 5,
 /// below 180 → 6, above → 7.
-pub fn table_delay(rtt_ms: f64) -> u32 {
+pub(crate) fn table_delay(rtt_ms: f64) -> u32 {
     const STEPS: [(f64, u32); 6] = [
         (25.0, 1),
         (60.0, 2),
@@ -91,12 +91,12 @@ impl fmt::Display for DelaySetting {
 /// change the other side mispredicts costs one rollback, and at this rate
 /// (the scripted bots change about 1.7 times a second) a late packet now
 /// and then leaves p99 rollback within [`ROLLBACK_BUDGET`] frames.
-pub const CALM_CHANGES_PER_S: f64 = 2.0;
+pub(crate) const CALM_CHANGES_PER_S: f64 = 2.0;
 /// From this rate on a player counts as busy (people playing: 3.5-4.5
 /// changes a second for the human-like bot, more in a fight). Three times
 /// as many rollbacks as a calm player's make the tail of late packets
 /// (jitter, a frame boundary just missed) show up in p99.
-pub const BUSY_CHANGES_PER_S: f64 = 4.0;
+pub(crate) const BUSY_CHANGES_PER_S: f64 = 4.0;
 /// Extra margin for a busy player: this many more jitters...
 const BUSY_JITTER_MARGIN: f64 = 0.6;
 /// ...plus this much for packets that just miss a frame boundary (a link
@@ -117,7 +117,7 @@ fn busyness(changes_per_s: f64) -> f64 {
 /// `changes_per_s` times a second: one-way latency plus one jitter of
 /// margin (more for a busy player), minus the rollback budget. Negative
 /// means "no delay needed".
-pub fn ideal_delay_at(fps: u32, rtt_ms: f64, jitter_ms: f64, changes_per_s: f64) -> f64 {
+pub(crate) fn ideal_delay_at(fps: u32, rtt_ms: f64, jitter_ms: f64, changes_per_s: f64) -> f64 {
     let jitter = jitter_ms.max(0.0);
     let margin = busyness(changes_per_s) * (BUSY_JITTER_MARGIN * jitter + BUSY_MARGIN_MS);
     let one_way = rtt_ms.max(0.0) / 2.0 + jitter + margin;
@@ -128,12 +128,12 @@ pub fn ideal_delay_at(fps: u32, rtt_ms: f64, jitter_ms: f64, changes_per_s: f64)
 
 /// The ideal delay before the player's input has been seen (the
 /// handshake): a busy player's, the safe side.
-pub fn ideal_delay(fps: u32, rtt_ms: f64, jitter_ms: f64) -> f64 {
+pub(crate) fn ideal_delay(fps: u32, rtt_ms: f64, jitter_ms: f64) -> f64 {
     ideal_delay_at(fps, rtt_ms, jitter_ms, BUSY_CHANGES_PER_S)
 }
 
 /// The policy: the ideal delay rounded up, clamped to `0..=MAX_INPUT_DELAY`.
-pub fn input_delay_for(fps: u32, rtt_ms: f64, jitter_ms: f64) -> u32 {
+pub(crate) fn input_delay_for(fps: u32, rtt_ms: f64, jitter_ms: f64) -> u32 {
     clamp_frames(ideal_delay(fps, rtt_ms, jitter_ms).ceil())
 }
 
@@ -152,7 +152,7 @@ fn clamp_frames(frames: f64) -> u32 {
 /// Median and jitter of round-trip samples in milliseconds. Jitter is the
 /// median absolute deviation from the median: one late outlier (a GC pause,
 /// a retransmission) moves neither, and a steady link has zero jitter.
-pub fn rtt_stats(samples: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn rtt_stats(samples: &[f64]) -> Option<(f64, f64)> {
     if samples.is_empty() {
         return None;
     }
@@ -210,7 +210,7 @@ const RATE_MIN_SAMPLES: usize = 6;
 /// input delay is per local player and never changes what is simulated),
 /// so the two peers' delays may differ, like their ping samples do.
 #[derive(Clone, Debug)]
-pub struct Retuner {
+pub(crate) struct Retuner {
     current: u32,
     samples: Vec<f64>,
     /// Local input changes in each sampling interval.
@@ -224,7 +224,7 @@ pub struct Retuner {
 
 impl Retuner {
     /// Frames between ping samples.
-    pub const SAMPLE_EVERY: u32 = 30;
+    pub(crate) const SAMPLE_EVERY: u32 = 30;
 
     /// A retuner starting at `current` frames, for a game running `fps`
     /// frames a second.
@@ -239,7 +239,8 @@ impl Retuner {
         }
     }
 
-    pub fn current(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn current(&self) -> u32 {
         self.current
     }
 
@@ -250,7 +251,7 @@ impl Retuner {
 
     /// The local player's input changes per second over the window, once
     /// there are enough intervals to tell.
-    pub fn changes_per_s(&self) -> Option<f64> {
+    pub(crate) fn changes_per_s(&self) -> Option<f64> {
         if self.changes.len() < RATE_MIN_SAMPLES {
             return None;
         }

@@ -31,7 +31,7 @@ pub use super::protocol::message::{
 /// Round trips measured before the match.
 pub const PROBES: u32 = 16;
 /// Spacing of the probes.
-pub const PROBE_INTERVAL: Duration = Duration::from_millis(10);
+pub(crate) const PROBE_INTERVAL: Duration = Duration::from_millis(10);
 /// How often `Hello` is repeated until the peer is heard from.
 ///
 /// Why at all, on a reliable channel: matchbox reports a peer connected when
@@ -40,7 +40,7 @@ pub const PROBE_INTERVAL: Duration = Duration::from_millis(10);
 /// data channel (measured: a lost `Hello` about once in 100 loopback matches
 /// under CPU load, which left the peer waiting for the 10 s timeout). Once a
 /// message from the peer arrives, both ends are open and nothing else is lost.
-pub const HELLO_RESEND: Duration = Duration::from_millis(100);
+pub(crate) const HELLO_RESEND: Duration = Duration::from_millis(100);
 /// A probe unanswered this long is sent again under a new number: a safety
 /// net, as probing starts only once the peer is heard and nothing sent after
 /// that is lost.
@@ -115,7 +115,7 @@ impl Handshake {
     }
 
     /// Round trips measured so far (for a progress display).
-    pub fn probes_done(&self) -> u32 {
+    pub(crate) fn probes_done(&self) -> u32 {
         self.rtts_ms.len() as u32
     }
 

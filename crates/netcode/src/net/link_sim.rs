@@ -45,7 +45,7 @@ impl LinkConfig {
     /// packets started at `first`: a simulated cut is one of the machine's
     /// network, so it cuts whatever connection is made during it, and no
     /// other.
-    pub fn for_new_connection(mut self, first: Instant, now: Instant) -> LinkConfig {
+    pub(crate) fn for_new_connection(mut self, first: Instant, now: Instant) -> LinkConfig {
         self.outage = self.outage.and_then(|o| {
             let ends = first + o.after + o.length;
             let starts = first + o.after;
@@ -112,7 +112,7 @@ impl LinkConfig {
     }
 
     /// True when the link changes nothing (packets pass through at once).
-    pub fn is_passthrough(&self) -> bool {
+    pub(crate) fn is_passthrough(&self) -> bool {
         self.latency_ms <= 0.0
             && self.jitter_ms <= 0.0
             && self.loss_pct <= 0.0
@@ -237,12 +237,14 @@ impl<P: Clone> LinkSim<P> {
     }
 
     /// Packets in flight (lost ones are never queued).
-    pub fn in_flight(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn in_flight(&self) -> usize {
         self.queue.len()
     }
 
     /// When the next queued packet becomes due, if any.
-    pub fn next_due(&self) -> Option<Instant> {
+    #[cfg(test)]
+    pub(crate) fn next_due(&self) -> Option<Instant> {
         self.queue.peek().map(|Reverse(p)| p.due)
     }
 
@@ -268,7 +270,7 @@ impl<P: Clone> LinkSim<P> {
     }
 
     /// Every packet due at or before `now`, in arrival order.
-    pub fn pop_ready(&mut self, now: Instant) -> Vec<P> {
+    pub(crate) fn pop_ready(&mut self, now: Instant) -> Vec<P> {
         let mut ready = Vec::new();
         while self.queue.peek().is_some_and(|Reverse(p)| p.due <= now) {
             if let Some(Reverse(p)) = self.queue.pop() {

@@ -53,7 +53,7 @@ impl Ticket {
 /// of 5 + 1 + 2 × 2 × 60 + 17 bytes, 16 KB: under the envelope's cap).
 const CHUNKS_PER_MESSAGE: usize = 60;
 /// The longest match a rejoiner accepts: four hours (1.7 MB of inputs).
-pub const MAX_CATCH_UP_FRAMES: usize = 4 * 60 * 60 * 60;
+pub(crate) const MAX_CATCH_UP_FRAMES: usize = 4 * 60 * 60 * 60;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CatchUpError {
@@ -81,7 +81,7 @@ pub fn encode_catch_up<I: Pod + PartialEq, const N: usize>(
 /// [`encode_catch_up`] for a receiver that has confirmed `known` frames
 /// already: only the chunks from the one holding frame `known` on (the
 /// receiver checks that the frames it knows agree).
-pub fn encode_catch_up_after<I: Pod + PartialEq, const N: usize>(
+pub(crate) fn encode_catch_up_after<I: Pod + PartialEq, const N: usize>(
     known: Frame,
     inputs: &[[I; N]],
     checksums: &[u128],

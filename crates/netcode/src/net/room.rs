@@ -164,7 +164,7 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
     }
 
     /// Round trips measured with the peer being heard (progress display).
-    pub fn probes_done(&self) -> u32 {
+    pub(crate) fn probes_done(&self) -> u32 {
         self.candidate
             .as_ref()
             .map_or(0, |c| c.handshake.probes_done())
@@ -172,18 +172,18 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
 
     /// The result of the handshake with the peer being heard, if it ended
     /// (an agreement moves the room on, so this is a failure).
-    pub fn candidate_outcome(&self) -> Option<&Result<Agreement, HandshakeError>> {
+    pub(crate) fn candidate_outcome(&self) -> Option<&Result<Agreement, HandshakeError>> {
         self.candidate.as_ref()?.handshake.outcome()
     }
 
     /// Peers whose connection ever opened (a refused third player waits for
     /// both players' connections before leaving).
-    pub fn connected_count(&self) -> usize {
+    pub(crate) fn connected_count(&self) -> usize {
         self.connected_once.len()
     }
 
     /// What to do, in order, since the last call.
-    pub fn take_outputs(&mut self) -> Vec<Output<P>> {
+    pub(crate) fn take_outputs(&mut self) -> Vec<Output<P>> {
         std::mem::take(&mut self.out)
     }
 

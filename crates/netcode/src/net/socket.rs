@@ -24,7 +24,7 @@ use super::link_sim::{LinkConfig, LinkSim, LinkStats};
 /// Largest datagram we try to decode. GGRS packets are a few dozen bytes; the
 /// limit also bounds what a forged length prefix can make the decoder
 /// allocate.
-pub const MAX_PACKET_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_PACKET_BYTES: usize = 64 * 1024;
 
 /// Traffic through one socket since it was created.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -190,7 +190,7 @@ pub mod wire {
 
     /// The largest frame number accepted: 2^30 frames is 207 days at
     /// 60 fps, and GGRS's arithmetic on frames near it stays in range.
-    pub const MAX_FRAME: i32 = 1 << 30;
+    pub(crate) const MAX_FRAME: i32 = 1 << 30;
     const NULL_FRAME: i32 = -1;
 
     #[derive(Deserialize)]
@@ -236,7 +236,7 @@ pub mod wire {
     /// GGRS takes now minus it as the round trip and multiplies half of
     /// that, in milliseconds, by the frame rate in an `i32`: a pong
     /// 10 hours old overflows. An hour is beyond any link GGRS keeps.
-    pub const MAX_PONG_AGE_MS: u128 = 60 * 60 * 1000;
+    pub(crate) const MAX_PONG_AGE_MS: u128 = 60 * 60 * 1000;
 
     fn now_ms() -> u128 {
         web_time::SystemTime::now()
@@ -245,7 +245,7 @@ pub mod wire {
     }
 
     /// A pong from the future is fine (GGRS saturates it to 0 ms).
-    pub fn pong_ok(pong: u128, now_ms: u128) -> bool {
+    pub(crate) fn pong_ok(pong: u128, now_ms: u128) -> bool {
         now_ms.saturating_sub(pong) <= MAX_PONG_AGE_MS
     }
 
@@ -289,7 +289,7 @@ pub mod wire {
     /// [`MAX_PACKET_BYTES`] of output. The format: varints `n`; `n & 1` a
     /// run of `n >> 2` bytes of 0 or 255 (`n & 2`), else `n >> 1` literal
     /// bytes following.
-    pub fn rle_decoded_len(buf: &[u8]) -> Option<usize> {
+    pub(crate) fn rle_decoded_len(buf: &[u8]) -> Option<usize> {
         let mut at = 0;
         let mut len = 0usize;
         while at < buf.len() {
@@ -365,7 +365,7 @@ impl<C: PacketChannel> GgrsSocket<C> {
     /// A socket whose outgoing packets cross a simulated link first. Only
     /// the send side is degraded: give both peers a link of half the wanted
     /// round-trip latency. A pass-through config adds no link at all.
-    pub fn with_link(channel: C, config: LinkConfig, seed: u64) -> Self {
+    pub(crate) fn with_link(channel: C, config: LinkConfig, seed: u64) -> Self {
         let mut socket = Self::new(channel);
         if !config.is_passthrough() {
             socket.link = Some(LinkSim::new(config, seed));
@@ -378,13 +378,13 @@ impl<C: PacketChannel> GgrsSocket<C> {
     }
 
     /// Counts into `stats` (a rejoin's new socket adds to the match's totals).
-    pub fn counting_into(mut self, stats: &StatsHandle) -> Self {
+    pub(crate) fn counting_into(mut self, stats: &StatsHandle) -> Self {
         self.stats = Arc::clone(&stats.0);
         self
     }
 
     /// A handle that keeps reading the counters after GGRS took the socket.
-    pub fn stats_handle(&self) -> StatsHandle {
+    pub(crate) fn stats_handle(&self) -> StatsHandle {
         StatsHandle(Arc::clone(&self.stats))
     }
 

@@ -26,7 +26,7 @@ use crate::{Frame, GameInfo, GameInput};
 /// How often `Watch` is repeated until the player answers: a message sent
 /// before the far end's channel has opened is lost (docs/architecture/online.md,
 /// "Reliable is not reliable at the very start").
-pub const WATCH_RESEND: Duration = Duration::from_millis(500);
+pub(crate) const WATCH_RESEND: Duration = Duration::from_millis(500);
 
 #[derive(Clone, Debug)]
 pub struct WatchOptions {

@@ -18,7 +18,7 @@ use crate::{Frame, Game};
 pub const MAGIC: [u8; 8] = *b"TWINSTAR";
 pub const FORMAT_VERSION: u16 = 1;
 /// Bytes before the first record.
-pub const PREAMBLE_LEN: usize = 8 + 2 + 4;
+pub(crate) const PREAMBLE_LEN: usize = 8 + 2 + 4;
 /// Largest body a reader accepts: an absurd length prefix is an error, not
 /// an allocation.
 pub const MAX_RECORD_BYTES: u32 = 64 * 1024;
@@ -37,10 +37,10 @@ const MAX_CHUNK_RECORD_BYTES: u64 = 4 + 1 + (4 + 1 + 2 * 2 * CHECKSUM_INTERVAL a
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 const _: () = assert!(24 * 3600 * MAX_CHUNK_RECORD_BYTES < MAX_FILE_BYTES / 2);
 
-pub const KIND_HEADER: u8 = 1;
-pub const KIND_CHUNK: u8 = 2;
-pub const KIND_EVENT: u8 = 3;
-pub const KIND_END: u8 = 4;
+pub(crate) const KIND_HEADER: u8 = 1;
+pub(crate) const KIND_CHUNK: u8 = 2;
+pub(crate) const KIND_EVENT: u8 = 3;
+pub(crate) const KIND_END: u8 = 4;
 
 /// What a replay needs to start the same match again, and who played it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -281,7 +281,7 @@ impl Cursor<'_> {
 }
 
 /// Low 32 bits of XXH3-64 of a record body.
-pub fn body_check(body: &[u8]) -> u32 {
+pub(crate) fn body_check(body: &[u8]) -> u32 {
     xxhash_rust::xxh3::xxh3_64(body) as u32
 }
 

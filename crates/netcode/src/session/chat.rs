@@ -40,7 +40,7 @@ const HEARD: usize = 16;
 /// bounds a flood to 5 lines on screen and in the replay plus one a second.
 pub const BURST: u32 = 5;
 /// One line of allowance comes back this often.
-pub const REFILL: Duration = Duration::from_secs(1);
+pub(crate) const REFILL: Duration = Duration::from_secs(1);
 /// Extra burst allowed to the peer's lines: what the sender spaced a
 /// second apart can arrive closer together after a varying network delay
 /// (a line delayed 1.5 s followed by one that is not). Lines sent within
@@ -105,13 +105,13 @@ impl std::fmt::Display for ChatLine {
 }
 
 /// A player's name in the chat: `P1` for player 0.
-pub fn player_name(player: usize) -> String {
+pub(crate) fn player_name(player: usize) -> String {
     format!("P{}", player + 1)
 }
 
 /// A spectator's name in the chat: `S1` for the first one a player streamed
 /// to.
-pub fn spectator_name(number: u32) -> String {
+pub(crate) fn spectator_name(number: u32) -> String {
     format!("S{number}")
 }
 
@@ -120,7 +120,7 @@ pub fn spectator_name(number: u32) -> String {
 /// [`player_name`] and [`spectator_name`] make are such names too), with
 /// ` (2)` to ` (99)` after it for the second and later of one name. No
 /// `:`, so a name from a peer or a replay cannot forge the `: ` of a line.
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     let numbered = name.strip_suffix(')').and_then(|n| n.rsplit_once(" ("));
     let base = match numbered {
         Some((base, n))
@@ -148,7 +148,7 @@ pub fn player_names(names: &[Option<PlayerName>; 2]) -> [String; 2] {
 
 /// `wanted`, or `wanted (2)`, `wanted (3)`, ...: the first that none of
 /// `taken` is (letter case aside).
-pub fn unique_name(wanted: &str, taken: &[&str]) -> String {
+pub(crate) fn unique_name(wanted: &str, taken: &[&str]) -> String {
     let free = |name: &str| !taken.iter().any(|t| same_name(t, name));
     (1..100)
         .map(|n| match n {
@@ -160,7 +160,7 @@ pub fn unique_name(wanted: &str, taken: &[&str]) -> String {
 }
 
 /// Two names are the same one whatever their letter case.
-pub fn same_name(a: &str, b: &str) -> bool {
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
     a.to_lowercase() == b.to_lowercase()
 }
 
@@ -239,7 +239,7 @@ pub fn validate(text: &str) -> Result<&str, ChatError> {
 /// (the "theoretical arrival time" of the generic cell rate algorithm):
 /// the same decisions as counting tokens, in whole `Instant`s, no floats.
 #[derive(Clone, Debug)]
-pub struct RateLimiter {
+pub(crate) struct RateLimiter {
     burst: u32,
     interval: Duration,
     /// When the allowance is whole again; `None` before the first line.
@@ -257,7 +257,7 @@ impl RateLimiter {
 
     /// The limit on one other sender's lines: our own, with the network's
     /// slack.
-    pub fn for_peer() -> Self {
+    pub(crate) fn for_peer() -> Self {
         RateLimiter::new(BURST + NETWORK_SLACK, REFILL)
     }
 
@@ -289,7 +289,7 @@ pub struct ChatCounters {
 }
 
 /// What `/help` answers (and any command it does not know).
-pub const COMMANDS_HELP: &str = "commands: /who (names in the room), /mute NAME, /unmute NAME, /kick NAME (the host, a spectator), /report NAME REASON, /help";
+pub(crate) const COMMANDS_HELP: &str = "commands: /who (names in the room), /mute NAME, /unmute NAME, /kick NAME (the host, a spectator), /report NAME REASON, /help";
 
 /// What a typed line was, for the backend that owns the chat.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -314,7 +314,7 @@ pub enum Action {
 }
 
 /// Who answers a command: the line shown to the one who typed it only.
-pub const NOTICE_FROM: &str = "*";
+pub(crate) const NOTICE_FROM: &str = "*";
 
 /// One peer's view of the room's chat.
 #[derive(Debug)]
@@ -380,7 +380,7 @@ impl Chat {
 
     /// Lines to send once the match reaches their frame (`--say` at 0,
     /// `--debug-say-at` later), each as if typed then.
-    pub fn with_greeting(mut self, lines: Vec<(Frame, String)>) -> Self {
+    pub(crate) fn with_greeting(mut self, lines: Vec<(Frame, String)>) -> Self {
         self.greeting = lines;
         self
     }
@@ -388,7 +388,7 @@ impl Chat {
     /// Debug aid (`--debug-chat-flood N`): N messages a second, most of
     /// them junk, for [`Chat::flood_due`].
     /// `fps`: the game's frames a second.
-    pub fn with_flood(mut self, per_second: u32, fps: u32) -> Self {
+    pub(crate) fn with_flood(mut self, per_second: u32, fps: u32) -> Self {
         self.flood_per_frame = f64::from(per_second) / f64::from(fps.max(1));
         self
     }
@@ -408,7 +408,7 @@ impl Chat {
 
     /// Others' messages dropped before they reached the chat (a spectator
     /// we do not stream to, a full queue).
-    pub fn count_dropped(&mut self, n: u32) {
+    pub(crate) fn count_dropped(&mut self, n: u32) {
         self.counters.dropped = self.counters.dropped.saturating_add(n);
     }
 
@@ -528,12 +528,12 @@ impl Chat {
 
     /// The room's last lines as this player saw them (`P1: text`), oldest
     /// first: what a report carries.
-    pub fn last_lines(&self) -> Vec<String> {
+    pub(crate) fn last_lines(&self) -> Vec<String> {
         self.history.iter().map(ChatLine::detail).collect()
     }
 
     /// Whether lines from `name` are muted.
-    pub fn is_muted(&self, name: &str) -> bool {
+    pub(crate) fn is_muted(&self, name: &str) -> bool {
         self.muted.iter().any(|m| same_name(m, name))
     }
 
@@ -563,7 +563,7 @@ impl Chat {
 
     /// A spectator's line, on the player who streams to it, under that
     /// spectator's own `limit`.
-    pub fn receive_from(
+    pub(crate) fn receive_from(
         &mut self,
         now: Instant,
         frame: Frame,
@@ -578,7 +578,7 @@ impl Chat {
     /// A line the streaming player passed on (`Message::Relayed`), at the
     /// frame it says. Our own line coming back is returned (to be
     /// recorded) but neither counted nor shown again.
-    pub fn receive_relayed(
+    pub(crate) fn receive_relayed(
         &mut self,
         now: Instant,
         frame: Frame,
@@ -641,7 +641,7 @@ impl Chat {
 
     /// The lines, ours and others', added since the last call (at most
     /// [`HISTORY`]; a frontend that never asks loses only the oldest).
-    pub fn take_new(&mut self) -> Vec<ChatLine> {
+    pub(crate) fn take_new(&mut self) -> Vec<ChatLine> {
         let new = (self.added - self.taken).min(self.history.len() as u64) as usize;
         self.taken = self.added;
         let mut lines: Vec<ChatLine> = self
@@ -669,7 +669,7 @@ impl Chat {
     }
 
     /// The `--say` lines due by `frame`, each once, in order.
-    pub fn take_greeting(&mut self, frame: Frame) -> Vec<String> {
+    pub(crate) fn take_greeting(&mut self, frame: Frame) -> Vec<String> {
         let (due, later) = std::mem::take(&mut self.greeting)
             .into_iter()
             .partition(|(at, _)| *at <= frame);
@@ -679,7 +679,7 @@ impl Chat {
 
     /// The debug flood's messages due since the last call (called about
     /// once a frame; what a frame owes goes at once).
-    pub fn flood_due(&mut self) -> Vec<String> {
+    pub(crate) fn flood_due(&mut self) -> Vec<String> {
         if self.flood_per_frame == 0.0 {
             return Vec::new();
         }
@@ -708,7 +708,7 @@ fn check<'a>(text: &'a str, limit: &mut RateLimiter, now: Instant) -> Result<&'a
 /// The `n`th message of the debug flood: mostly junk a peer must drop
 /// (over-long, far over-long, control and invisible characters, blank),
 /// one in six a valid line that only the rate limit stops.
-pub fn flood_message(n: u64) -> String {
+pub(crate) fn flood_message(n: u64) -> String {
     match n % 6 {
         0 => format!("flood line {n}"),
         1 => "x".repeat(MAX_CHARS + 1),

@@ -14,7 +14,7 @@ use super::simulation::Simulation;
 use crate::net::protocol::{DesyncState, MAX_MESSAGE_BYTES};
 
 /// Confirmed frames of inputs sent with the evidence (2 s of play).
-pub const INPUT_FRAMES: Frame = 120;
+pub(crate) const INPUT_FRAMES: Frame = 120;
 
 /// The most bytes a peer's state may inflate to.
 const MAX_STATE_BYTES: usize = 1 << 20;
@@ -167,7 +167,7 @@ impl<G: Game<N>, const N: usize> Default for Forensics<G, N> {
 
 impl<G: Game<N>, const N: usize> Forensics<G, N> {
     /// Ours is sent, theirs has not come yet.
-    pub fn awaiting_theirs(&self) -> bool {
+    pub(crate) fn awaiting_theirs(&self) -> bool {
         self.ours.is_some() && self.theirs.is_none()
     }
 }

@@ -149,7 +149,7 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
     /// The frame the summary's checksum is of, and the checksum: the newest
     /// world in local modes (every simulated frame is final), the last
     /// confirmed frame online.
-    pub fn checksum_state(&self) -> (Frame, u128) {
+    pub(crate) fn checksum_state(&self) -> (Frame, u128) {
         if self.backend.has_peer() {
             (self.log.confirmed(), self.log.confirmed_checksum())
         } else {

@@ -82,7 +82,7 @@ impl SessionError {
     /// reconnect window; it reads it as "the other player left the match
     /// (...)". `None` where it knows already or cannot hear: a desync is
     /// told with `Desync`, a lost peer is gone, local checks have no peer.
-    pub fn reason_for_peer(&self) -> Option<String> {
+    pub(crate) fn reason_for_peer(&self) -> Option<String> {
         match self {
             SessionError::Protocol(what) => {
                 Some(format!("it could not follow our messages: {what}"))

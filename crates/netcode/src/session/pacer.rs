@@ -56,7 +56,7 @@ impl Pacer {
     }
 
     /// When the next frame is due (to sleep until then).
-    pub fn next_due(&self) -> Instant {
+    pub(crate) fn next_due(&self) -> Instant {
         self.next
     }
 }

@@ -30,12 +30,12 @@ use crate::{Frame, GameInfo};
 pub use player::PlayerSeat;
 
 /// Channel 0 carries the handshake and control messages, reliably and in order.
-pub const CONTROL_CHANNEL: usize = 0;
+pub(crate) const CONTROL_CHANNEL: usize = 0;
 /// Channel 1 carries GGRS: unreliable and unordered, like UDP.
-pub const GGRS_CHANNEL: usize = 1;
+pub(crate) const GGRS_CHANNEL: usize = 1;
 /// Longest wait for the signaling server to accept us ("server unreachable"
 /// must be reported within 10 s).
-pub const SIGNALING_TIMEOUT: Duration = Duration::from_secs(8);
+pub(crate) const SIGNALING_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// Where a connection attempt is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,7 +271,7 @@ impl ConnectError {
 }
 
 /// How the connected peer is reached, for the summary's `connection`.
-pub fn connection_kind(remote: CandidateType) -> &'static str {
+pub(crate) fn connection_kind(remote: CandidateType) -> &'static str {
     match remote {
         CandidateType::Host => "host",
         CandidateType::ServerReflexive => "srflx",
@@ -365,7 +365,7 @@ impl RoomLink {
         poll_socket(self.socket.as_mut(), &mut self.message_loop, room)
     }
 
-    pub fn socket_mut(&mut self) -> Option<&mut WebRtcSocket> {
+    pub(crate) fn socket_mut(&mut self) -> Option<&mut WebRtcSocket> {
         self.socket.as_mut()
     }
 
@@ -431,7 +431,7 @@ impl<S: Seat> Connector<S> {
 
 /// A player's control channel over `channel`, driven by `room`, through
 /// the simulated link if `options` set one.
-pub fn player_control(
+pub(crate) fn player_control(
     channel: WebRtcChannel,
     room: Room<PeerId>,
     options: &ConnectOptions,
@@ -443,7 +443,7 @@ pub fn player_control(
 /// server's room list shows (the name, the version, whether to list it);
 /// for a quick match the version, so the server pairs only builds that
 /// can play together.
-pub fn seat_url(options: &ConnectOptions) -> String {
+pub(crate) fn seat_url(options: &ConnectOptions) -> String {
     let url = room_url(&options.server, options.room.as_ref());
     let query = if options.room.is_none() {
         ClientQuery {
@@ -473,7 +473,7 @@ pub fn seat_url(options: &ConnectOptions) -> String {
 
 /// A player's socket in its room (with its seat token), its message loop
 /// started on `runtime`, and its two channels: control, GGRS.
-pub fn open_room_socket(
+pub(crate) fn open_room_socket(
     runtime: &NetRuntime,
     options: &ConnectOptions,
 ) -> (

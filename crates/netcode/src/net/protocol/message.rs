@@ -146,7 +146,7 @@ impl Hello {
     }
 
     /// How a peer names its build in a version mismatch.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "{} {} (protocol {}, simulation {})",
             self.game, self.game_version, self.protocol, self.sim_version
@@ -155,7 +155,7 @@ impl Hello {
 
     /// Whether a peer that sent this plays the same game as `ours`, at the
     /// same protocol and simulation versions.
-    pub fn same_build(&self, ours: &Hello) -> bool {
+    pub(crate) fn same_build(&self, ours: &Hello) -> bool {
         self.protocol == ours.protocol
             && self.game == ours.game
             && self.sim_version == ours.sim_version

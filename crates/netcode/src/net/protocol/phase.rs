@@ -45,7 +45,7 @@ pub trait Phase: Sized {
 
 impl Message {
     /// This message as the phase `T` sees it.
-    pub fn heard_as<T: Phase>(self) -> Heard<T> {
+    pub(crate) fn heard_as<T: Phase>(self) -> Heard<T> {
         T::sort(self)
     }
 
@@ -111,7 +111,7 @@ impl Phase for Connecting {
 /// From a peer that is not our partner (`net::room::Room`): who it says it
 /// is. Everything else a stranger sends is not for us.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Stranger {
+pub(crate) enum Stranger {
     /// A player: maybe our partner, or our rejoiner.
     Hello(Hello),
     /// A spectator.
@@ -212,7 +212,7 @@ impl Phase for Playing {
 /// A rejoin's catch-up, on either side (`net::rejoin`): the confirmed
 /// frames the other lacks, then the end.
 #[derive(Clone, Debug, PartialEq)]
-pub enum CatchingUp {
+pub(crate) enum CatchingUp {
     CatchUp { chunks: Vec<u8> },
     CaughtUp { frame: Frame, checksum: u128 },
 }

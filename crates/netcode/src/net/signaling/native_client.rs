@@ -49,7 +49,7 @@ fn roots() -> &'static [CertificateDer<'static>] {
 }
 
 /// rustls' client configuration with [`roots`].
-pub fn client_tls_config() -> Arc<rustls::ClientConfig> {
+pub(crate) fn client_tls_config() -> Arc<rustls::ClientConfig> {
     static CONFIG: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
     CONFIG
         .get_or_init(|| {
@@ -72,7 +72,7 @@ pub fn client_tls_config() -> Arc<rustls::ClientConfig> {
 /// Our matchbox signaller builder: one connection attempt (our refusals
 /// are final), TLS with [`client_tls_config`].
 #[derive(Debug, Default)]
-pub struct WsSignallerBuilder;
+pub(crate) struct WsSignallerBuilder;
 
 struct WsSignaller {
     stream: WebSocketStream<ConnectStream>,
@@ -136,7 +136,7 @@ impl Signaller for WsSignaller {
 const CLOSED_MARK: &str = " (closed by the server)";
 
 /// The server's own reason, when it closed the signaling connection.
-pub fn server_close_reason(e: &SignalingError) -> Option<&str> {
+pub(crate) fn server_close_reason(e: &SignalingError) -> Option<&str> {
     match e {
         SignalingError::UserImplementationError(text) => text.strip_suffix(CLOSED_MARK),
         _ => None,
@@ -180,7 +180,7 @@ fn get_text(server: &str, path: &str, limit: u64) -> Result<Option<String>, Stri
 /// A `POST` of JSON `body` to `path` on the signaling server: `Ok` for a
 /// 2xx answer, else what the server said (the caller quotes it on one
 /// line: `client::quote_server_text`) or what went wrong.
-pub fn post_json(server: &str, path: &str, body: &[u8]) -> Result<(), String> {
+pub(crate) fn post_json(server: &str, path: &str, body: &[u8]) -> Result<(), String> {
     let url = http_url(server, path).ok_or_else(|| format!("not a server URL: {server}"))?;
     let mut response = agent()
         .post(&url)

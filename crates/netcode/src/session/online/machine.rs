@@ -29,10 +29,10 @@ use crate::net::room;
 use crate::{Frame, GameInput};
 
 /// With no reconnect window: no packet for this long, the peer is lost.
-pub const DISCONNECT_TIMEOUT: Duration = Duration::from_millis(2000);
+pub(crate) const DISCONNECT_TIMEOUT: Duration = Duration::from_millis(2000);
 /// No packet for this long: GGRS reports the link interrupted (the
 /// silence began this long before its report).
-pub const INTERRUPTION_NOTICE: Duration = Duration::from_millis(500);
+pub(crate) const INTERRUPTION_NOTICE: Duration = Duration::from_millis(500);
 /// Silence after which the match pauses: player 2 opens a fresh connection
 /// and player 1 keeps the match for it. GGRS notices silence after 0.5 s;
 /// WebRTC's own retransmissions back off from 1 s (then 3, 7, 15 s), so a
@@ -40,25 +40,25 @@ pub const INTERRUPTION_NOTICE: Duration = Duration::from_millis(500);
 /// or two. Past that, a fresh connection (about 1 s to agree on a
 /// loopback, a few round trips more over the internet) is the faster way
 /// back.
-pub const RECONNECT_AFTER: Duration = Duration::from_secs(2);
+pub(crate) const RECONNECT_AFTER: Duration = Duration::from_secs(2);
 /// Player 1 reopens its signaling this long after it starts keeping (both
 /// count from their own first silence, which a cut starts within a round
 /// trip on both sides): taking its seat back earlier tells a player 2 that
 /// has not knocked yet that its partner left, and it would keep too.
-pub const KEEPER_REOPENS_AFTER: Duration = Duration::from_secs(1);
+pub(crate) const KEEPER_REOPENS_AFTER: Duration = Duration::from_secs(1);
 /// Pause between a failed knock (server unreachable, no path yet, another
 /// match met) and the next.
-pub const RETRY_AFTER: Duration = Duration::from_secs(1);
+pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// A knock that has not agreed by then is replaced by a fresh one (the
 /// WebRTC connection it negotiated during the cut may never open).
-pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A gap this long between two polls is a stall of our own (the process
 /// was stopped, the machine suspended, the page frozen in a background
 /// tab): it is reported, and the link's silence is counted from it.
-pub const STALL_NOTICE: Duration = Duration::from_secs(1);
+pub(crate) const STALL_NOTICE: Duration = Duration::from_secs(1);
 /// How often a lost or unanswered signaling connection is reopened while
 /// keeping (a websocket is answered within a few round trips).
-pub const REOPEN_EVERY: Duration = Duration::from_secs(2);
+pub(crate) const REOPEN_EVERY: Duration = Duration::from_secs(2);
 
 /// What a match is, once and for all.
 #[derive(Clone, Debug)]
@@ -78,12 +78,12 @@ pub struct Settings {
 
 impl Settings {
     /// A dropped match may pause for the other player.
-    pub fn can_pause(&self) -> bool {
+    pub(crate) fn can_pause(&self) -> bool {
         self.rejoinable && !self.reconnect_window.is_zero()
     }
 
     /// The silence after which GGRS drops the peer.
-    pub fn disconnect_timeout(&self) -> Duration {
+    pub(crate) fn disconnect_timeout(&self) -> Duration {
         if self.reconnect_window.is_zero() {
             DISCONNECT_TIMEOUT
         } else {
@@ -288,7 +288,7 @@ struct Knocking {
 
 /// Who has said the match is over.
 #[derive(Debug, Default, PartialEq)]
-pub struct Ending {
+pub(crate) struct Ending {
     /// We sent our `Done`.
     pub sent_done: bool,
     /// The peer's `Done`: (frame, checksum).
@@ -300,7 +300,7 @@ pub struct Ending {
 
 /// Which pause, for the overlay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Paused {
+pub(crate) enum Paused {
     Keeping,
     Knocking,
 }
@@ -313,7 +313,7 @@ struct Silence {
     since: Instant,
 }
 
-pub struct Machine<P, I, const N: usize> {
+pub(crate) struct Machine<P, I, const N: usize> {
     settings: Settings,
     stage: Stage<P, I, N>,
     interrupted: Option<Silence>,
@@ -374,7 +374,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
     }
 
     /// Our `Done` has gone (and not since a pause).
-    pub fn done_said(&self) -> bool {
+    pub(crate) fn done_said(&self) -> bool {
         match &self.stage {
             Stage::Ending(ending) => ending.sent_done,
             Stage::Stopped { done_said } => *done_said,
@@ -388,7 +388,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
     }
 
     /// The peer left after the match ended.
-    pub fn peer_gone(&self) -> bool {
+    pub(crate) fn peer_gone(&self) -> bool {
         self.ending().is_some_and(|e| e.peer_gone)
     }
 
@@ -602,14 +602,14 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
     /// The match may pause (and so our page may say it goes away): it is
     /// played, in a room it can be resumed in, and either side still
     /// needs the other.
-    pub fn can_go_away(&self) -> bool {
+    pub(crate) fn can_go_away(&self) -> bool {
         matches!(self.stage, Stage::Playing | Stage::Ending(_))
             && self.settings.can_pause()
             && self.unfinished()
     }
 
     /// The pause began with the partner's `Away`.
-    pub fn partner_away(&self) -> bool {
+    pub(crate) fn partner_away(&self) -> bool {
         self.paused().is_some() && self.partner_away
     }
 
