@@ -22,6 +22,8 @@ use twinstar_netcode::tasks::NetRuntime;
 use twinstar_netcode::tickets::{self, DirRecords, Records};
 use twinstar_netcode::{Game, hex_checksum};
 
+mod window;
+
 /// Pong on twinstar's rollback netcode.
 #[derive(Parser)]
 #[command(version, about)]
@@ -69,10 +71,10 @@ struct RunArgs {
     /// Record the match's inputs to this file.
     #[arg(long)]
     record: Option<PathBuf>,
-    /// No window (pong has none yet: the only mode).
+    /// No window: bots play, as fast as the mode allows.
     #[arg(long)]
     headless: bool,
-    /// Let a bot play (always, headless).
+    /// Let a bot play this machine's player in the window too.
     #[arg(long)]
     bot: bool,
 }
@@ -109,6 +111,9 @@ struct WatchArgs {
     json: bool,
     #[arg(long)]
     record: Option<PathBuf>,
+    /// No window.
+    #[arg(long)]
+    headless: bool,
 }
 
 /// Why a run failed: bad input (exit 2) or at run time (exit 1).
@@ -174,7 +179,7 @@ fn local(run: RunArgs, mode: Mode) -> Result<Report, Failure> {
     .map_err(|e| Failure::Run(e.to_string()))?;
     record(&mut driver, &run, mode.name(), rules, None)?;
     let game = Match::new(driver, Pacing::Unpaced, Some(run.frames.unwrap_or(3_600)));
-    finish(play(game, None), run.json)
+    finish(play(game, Seat::Both, &run)?, run.json)
 }
 
 fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
@@ -241,7 +246,7 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
         Some(agreement.seed),
     )?;
     let game = Match::new(driver, Pacing::RealTime, net.run.frames);
-    finish(play(game, Some(local)), net.run.json)
+    finish(play(game, Seat::Player(local), &net.run)?, net.run.json)
 }
 
 fn watch(args: WatchArgs) -> Result<Report, Failure> {
@@ -258,12 +263,16 @@ fn watch(args: WatchArgs) -> Result<Report, Failure> {
         seed,
         json: args.json,
         record: args.record,
-        headless: true,
+        headless: args.headless,
         bot: false,
     };
     record(&mut driver, &run, "watch", rules, Some(seed))?;
     finish(
-        play(Match::new(driver, Pacing::RealTime, None), Some(usize::MAX)),
+        play(
+            Match::new(driver, Pacing::RealTime, None),
+            Seat::Spectator,
+            &run,
+        )?,
         args.json,
     )
 }
@@ -287,16 +296,46 @@ fn record(
     Ok(())
 }
 
-/// Plays `game` to its end: bots in every slot, or only in `local`'s
-/// online (the other slot is the peer's; `usize::MAX`: a spectator's).
-fn play(mut game: Match<Pong, 2>, local: Option<usize>) -> Finished<Pong, 2> {
+/// Whose inputs this machine gives: both players', one, or none.
+#[derive(Clone, Copy)]
+enum Seat {
+    Both,
+    Player(usize),
+    Spectator,
+}
+
+/// Plays `game` to its end: headless with bots, or in a window with the
+/// keyboard for this machine's (first) player unless `--bot`.
+fn play(game: Match<Pong, 2>, seat: Seat, run: &RunArgs) -> Result<Finished<Pong, 2>, Failure> {
+    if run.headless {
+        return Ok(headless(game, seat));
+    }
+    if !window::display_available() {
+        return Err(Failure::Input(
+            "no display for a window (DISPLAY is not set); use --headless".into(),
+        ));
+    }
+    let (keys, bots) = match seat {
+        Seat::Both if run.bot => (None, [true, true]),
+        Seat::Both => (Some(0), [false, true]),
+        Seat::Player(local) if run.bot => (None, [local == 0, local == 1]),
+        Seat::Player(local) => (Some(local), [false, false]),
+        Seat::Spectator => (None, [false, false]),
+    };
+    window::play(game, keys, bots).ok_or_else(|| Failure::Run("the window closed".into()))
+}
+
+/// The match with bots in this machine's slots, and no display.
+fn headless(mut game: Match<Pong, 2>, seat: Seat) -> Finished<Pong, 2> {
     loop {
         match game.next(std::time::Instant::now()) {
             Next::Frame => {
                 let state = game.driver().world();
                 let mut inputs = [bot(state, 0), bot(state, 1)];
-                if let Some(local) = local {
-                    inputs[1 - local.min(1)] = 0;
+                match seat {
+                    Seat::Both => {}
+                    Seat::Player(local) => inputs[1 - local] = 0,
+                    Seat::Spectator => inputs = [0, 0],
                 }
                 game.advance(inputs);
             }

@@ -51,7 +51,7 @@ fn verify(replay: &Path) -> Value {
 #[test]
 fn a_synctest_of_10000_frames_finds_no_mismatch() {
     let out = pong()
-        .args(["synctest", "--frames", "10000", "--json"])
+        .args(["synctest", "--headless", "--frames", "10000", "--json"])
         .output()
         .unwrap();
     assert!(
@@ -85,7 +85,15 @@ fn an_online_match_survives_a_cut_and_a_late_spectator_sees_it_all() {
             .args([
                 role, "--room", "PNG7QZ", "--server", &server, "--frames", "1500",
             ])
-            .args(["--seed", "4", "--sim-outage", "6:5", "--json", "--record"])
+            .args([
+                "--headless",
+                "--seed",
+                "4",
+                "--sim-outage",
+                "6:5",
+                "--json",
+                "--record",
+            ])
             .arg(dir.join(replay))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -97,7 +105,14 @@ fn an_online_match_survives_a_cut_and_a_late_spectator_sees_it_all() {
     std::thread::sleep(Duration::from_secs(4));
     let watch = pong()
         .args([
-            "watch", "--room", "PNG7QZ", "--server", &server, "--json", "--record",
+            "watch",
+            "--headless",
+            "--room",
+            "PNG7QZ",
+            "--server",
+            &server,
+            "--json",
+            "--record",
         ])
         .arg(dir.join("watch.tsr"))
         .output()
@@ -164,7 +179,7 @@ fn a_player_killed_mid_match_rejoins_and_both_agree() {
             .args([
                 role, "--room", "PNGRJ7", "--server", &server, "--frames", "1200",
             ])
-            .args(["--seed", "5", "--json", "--data-dir"])
+            .args(["--headless", "--seed", "5", "--json", "--data-dir"])
             .arg(dir.join(data))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -203,4 +218,43 @@ fn a_player_killed_mid_match_rejoins_and_both_agree() {
         "the ticket outlived its match"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Without a display the window is refused in one line (exit 2); under a
+/// virtual X server (Xvfb, as twinstar's window tests use) a match plays
+/// in it to its end.
+#[test]
+fn the_window_needs_a_display_and_plays_under_xvfb() {
+    let out = pong()
+        .args(["local", "--frames", "60"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--headless"), "{err}");
+
+    let display = format!(":{}", 90 + std::process::id() % 800);
+    let Ok(mut xvfb) = Command::new("Xvfb")
+        .args([display.as_str(), "-screen", "0", "1280x720x24"])
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        panic!("Xvfb is not installed: the test command installs it (scripts/test.sh)");
+    };
+    std::thread::sleep(Duration::from_millis(800));
+    let out = pong()
+        .args(["local", "--frames", "120", "--bot", "--json"])
+        .env("DISPLAY", &display)
+        .output()
+        .unwrap();
+    let _ = xvfb.kill();
+    let _ = xvfb.wait();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(summary(&out)["frames"], 120);
 }
