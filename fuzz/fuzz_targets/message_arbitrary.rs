@@ -13,11 +13,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut bytes = message.encode();
-    // A claim of a player other than 1 or 2, or more claims than player
-    // slots, make a Hello malformed.
+    // A claim of a player other than 1 or 2, or more claims than the
+    // netcode's most players, make a Hello malformed.
     let bad_claim = match &message {
         Message::Hello(hello) => {
-            hello.rejoin.len() > 2
+            hello.rejoin.len() > twinstar::net::MAX_PLAYERS
                 || (hello.rejoin.iter())
                     .chain(&hello.resume)
                     .any(|claim| !(1..=2).contains(&claim.player))

@@ -52,7 +52,7 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
         "default",
         DelaySetting::Auto,
     );
-    let rejoin_len = u.int_in_range(0..=3)?;
+    let rejoin_len = u.int_in_range(0..=9)?;
     let mut rejoin = Vec::new();
     for _ in 0..rejoin_len {
         rejoin.push(claim(u)?);

@@ -2,6 +2,7 @@
 //! its tests and its fuzz targets have always named; and what twinstar is
 //! to the netcode ([`GAME`]).
 
+pub use twinstar_netcode::MAX_PLAYERS;
 pub use twinstar_netcode::net::*;
 
 use crate::sim::{Input, PLAYERS, SimConfig};

@@ -89,6 +89,9 @@ struct NetArgs {
     /// The signaling server, `ws://host:port` (e.g. `twinstar serve`).
     #[arg(long)]
     server: String,
+    /// Say this in the room's chat when the match starts (repeatable).
+    #[arg(long, value_name = "TEXT")]
+    say: Vec<String>,
     /// Simulated cut of this peer's packets: AT:LEN seconds.
     #[arg(long, value_name = "AT:LEN")]
     sim_outage: Option<Outage>,
@@ -232,6 +235,7 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
     );
     let online = OnlineOptions {
         reconnect_window: std::time::Duration::from_secs(net.reconnect_window),
+        say: net.say.into_iter().map(|line| (0, line)).collect(),
         ..OnlineOptions::default()
     };
     let mut driver =

@@ -97,11 +97,13 @@ fn an_online_match_survives_a_cut_and_a_late_spectator_sees_it_all() {
             .arg(dir.join(replay))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        command.spawn().unwrap()
+        command
     };
-    let host = player("host", "host.tsr");
+    let mut host = player("host", "host.tsr");
+    host.args(["--say", "good luck"]);
+    let host = host.spawn().unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    let join = player("join", "join.tsr");
+    let join = player("join", "join.tsr").spawn().unwrap();
     std::thread::sleep(Duration::from_secs(4));
     let watch = pong()
         .args([
