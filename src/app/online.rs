@@ -525,8 +525,7 @@ fn start_match(
         .map_err(|e| Failure::Runtime(e.to_string(), None))?;
     let mode = driver.options().mode.name();
     if let Some(path) = record_path(run, mode, agreement.seed) {
-        let mut header =
-            crate::replay::header(mode, agreement.seed, &crate::net::rules(&agreement.preset));
+        let mut header = crate::replay::header(mode, agreement.seed, &driver.options().config);
         header.input_delay = agreement.input_delay;
         header.room = room;
         header.peers = vec![peer];

@@ -8,9 +8,10 @@ use super::{Failure, Report};
 use crate::cli::{ReplayArgs, ReplayDiffArgs};
 use crate::frontend::replay_view;
 use crate::frontend::window::Screenshot;
+use crate::game::Twinstar;
 use crate::replay::{self, FieldDiff, Replay, first_divergence, simulate_to, world_diff};
 use crate::session::{MatchSummary, Summary};
-use crate::sim::hex_checksum;
+use crate::sim::{PLAYERS, hex_checksum};
 
 fn load(path: &Path) -> Result<Replay, Failure> {
     let replay =
@@ -64,19 +65,8 @@ pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
     }
     let v = replay::verify(&replay)
         .ok_or_else(|| Failure::BadInput("unreadable simulation config".into()))?;
-    let netcode = MatchSummary {
-        mode: "replay".into(),
-        frames: v.frames,
-        checksum_frame: v.state.frame,
-        checksum: hex_checksum(v.state.checksum()),
-        mismatches: v.first_mismatch.is_some() as u32,
-        connection: "local".into(),
-        replay: Some(args.file.display().to_string()),
-        seed: replay.header.seed,
-        preset: replay.header.preset.clone(),
-        input_delay: replay.header.input_delay,
-        ..MatchSummary::default()
-    };
+    let file = args.file.display().to_string();
+    let netcode = MatchSummary::of_replay::<Twinstar, PLAYERS>(&file, &replay, &v);
     let summary = Summary::of(netcode, &v.state);
     match v.first_mismatch {
         None => {

@@ -100,11 +100,11 @@ pub(super) fn start_driver(
 ) -> Result<Driver, Failure> {
     let room = connection.room.to_string();
     let peer = connection.peer.to_string();
-    let (seed, config) = (connection.seed, crate::net::rules(&connection.preset));
+    let seed = connection.seed;
     let mut driver =
         Driver::watch(connection, spectator).map_err(|e| Failure::Runtime(e.to_string(), None))?;
     if let Some(path) = record_path(run, "watch", seed) {
-        let mut header = crate::replay::header("watch", seed, &config);
+        let mut header = crate::replay::header("watch", seed, &driver.options().config);
         header.room = Some(room);
         header.peers = vec![peer];
         header.set_player_names(driver.player_names());

@@ -5,15 +5,7 @@
 pub use twinstar_netcode::MAX_PLAYERS;
 pub use twinstar_netcode::net::*;
 
-use crate::sim::{Input, PLAYERS, SimConfig};
-
-/// The rules of a preset the netcode agreed on: the handshake and a
-/// spectator's connector accept only [`GAME`]'s presets, which are the
-/// simulation's `PRESET_NAMES`.
-pub fn rules(preset: &str) -> SimConfig {
-    SimConfig::preset(preset)
-        .expect("the netcode agrees only on GAME.presets, all of which resolve")
-}
+use crate::sim::{Input, PLAYERS};
 
 /// The netcode's generic types, for twinstar's input and two players.
 pub type Connection = connect::Connection<Input, PLAYERS>;

@@ -180,7 +180,7 @@ fn local(run: RunArgs, mode: Mode) -> Result<Report, Failure> {
         inject_desync_from: None,
     })
     .map_err(|e| Failure::Run(e.to_string()))?;
-    record(&mut driver, &run, mode.name(), rules, None)?;
+    record(&mut driver, &run)?;
     let game = Match::new(driver, Pacing::Unpaced, Some(run.frames.unwrap_or(3_600)));
     finish(play(game, Seat::Both, &run)?, run.json)
 }
@@ -240,15 +240,7 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
     };
     let mut driver =
         Driver::<Pong, 2>::online(connection, online).map_err(|e| Failure::Run(e.to_string()))?;
-    let preset = &agreement.preset;
-    let rules = Pong::preset(preset).ok_or_else(|| Failure::Run(format!("preset {preset}")))?;
-    record(
-        &mut driver,
-        &net.run,
-        role.name(),
-        rules,
-        Some(agreement.seed),
-    )?;
+    record(&mut driver, &net.run)?;
     let game = Match::new(driver, Pacing::RealTime, net.run.frames);
     finish(play(game, Seat::Player(local), &net.run)?, net.run.json)
 }
@@ -258,10 +250,9 @@ fn watch(args: WatchArgs) -> Result<Report, Failure> {
     let runtime = NetRuntime::new().map_err(|e| Failure::Run(e.to_string()))?;
     let connection = block_on(Connector::<SpectatorSeat<u8, 2>>::start(runtime, options))
         .map_err(|e| Failure::Run(e.to_string()))?;
-    let (seed, preset) = (connection.seed, connection.preset.clone());
+    let seed = connection.seed;
     let mut driver = Driver::<Pong, 2>::watch(connection, SpectatorOptions::default())
         .map_err(|e| Failure::Run(e.to_string()))?;
-    let rules = Pong::preset(&preset).ok_or_else(|| Failure::Run(format!("preset {preset}")))?;
     let run = RunArgs {
         frames: None,
         seed,
@@ -270,7 +261,7 @@ fn watch(args: WatchArgs) -> Result<Report, Failure> {
         headless: args.headless,
         bot: false,
     };
-    record(&mut driver, &run, "watch", rules, Some(seed))?;
+    record(&mut driver, &run)?;
     finish(
         play(
             Match::new(driver, Pacing::RealTime, None),
@@ -281,18 +272,14 @@ fn watch(args: WatchArgs) -> Result<Report, Failure> {
     )
 }
 
-/// Records the match to `--record`, if given.
-fn record(
-    driver: &mut Driver<Pong, 2>,
-    run: &RunArgs,
-    mode: &str,
-    rules: pong::Rules,
-    seed: Option<u64>,
-) -> Result<(), Failure> {
+/// Records the match to `--record`, if given, under the seed and rules
+/// the driver plays.
+fn record(driver: &mut Driver<Pong, 2>, run: &RunArgs) -> Result<(), Failure> {
     let Some(path) = &run.record else {
         return Ok(());
     };
-    let mut header = Header::new::<Pong, 2>(mode, seed.unwrap_or(run.seed), &rules);
+    let options = driver.options();
+    let mut header = Header::new::<Pong, 2>(options.mode.name(), options.seed, &options.config);
     header.set_player_names(driver.player_names());
     let writer = Writer::create(path, &Pong::INFO, &header)
         .map_err(|e| Failure::Input(format!("cannot record to {}: {e}", path.display())))?;
@@ -375,18 +362,11 @@ fn verify(file: &std::path::Path) -> Result<Summary, Failure> {
     let verified = replay::verify::<Pong, 2>(&replay)
         .ok_or_else(|| Failure::Input(format!("{}: unreadable rules", file.display())))?;
     let summary = Summary {
-        netcode: MatchSummary {
-            mode: "replay".into(),
-            frames: verified.frames,
-            checksum_frame: Pong::frame(&verified.state),
-            checksum: hex_checksum(Pong::checksum(&verified.state)),
-            mismatches: u32::from(verified.first_mismatch.is_some()),
-            connection: "local".into(),
-            replay: Some(file.display().to_string()),
-            seed: replay.header.seed,
-            preset: replay.header.preset.clone(),
-            ..MatchSummary::default()
-        },
+        netcode: MatchSummary::of_replay::<Pong, 2>(
+            &file.display().to_string(),
+            &replay,
+            &verified,
+        ),
         score: verified.state.score,
         games: verified.state.games,
     };

@@ -4,6 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::replay::{Replay, Verification};
+use crate::{Game, hex_checksum};
+
 /// What any game's match reports. Deserialize is for readers of the line
 /// (the tests parse every summary into these types, so a renamed or
 /// retyped field fails them instead of comparing null with null); unknown
@@ -128,5 +131,28 @@ impl MatchSummary {
         let round = |ms: f64| (ms * 1000.0).round() / 1000.0;
         self.draw_ms_mean = Some(round(mean));
         self.draw_ms_p99 = Some(round(p99));
+    }
+}
+
+impl MatchSummary {
+    /// What re-simulating the replay `file` (read as `replay`) gave.
+    pub fn of_replay<G: Game<N>, const N: usize>(
+        file: &str,
+        replay: &Replay<G::Input, N>,
+        verified: &Verification<G::State>,
+    ) -> MatchSummary {
+        MatchSummary {
+            mode: "replay".into(),
+            frames: verified.frames,
+            checksum_frame: G::frame(&verified.state),
+            checksum: hex_checksum(G::checksum(&verified.state)),
+            mismatches: u32::from(verified.first_mismatch.is_some()),
+            connection: "local".into(),
+            replay: Some(file.to_string()),
+            seed: replay.header.seed,
+            preset: replay.header.preset.clone(),
+            input_delay: replay.header.input_delay,
+            ..MatchSummary::default()
+        }
     }
 }
