@@ -84,12 +84,19 @@ fn a_player_stopped_for_seconds_comes_back_and_the_match_ends_in_sync() {
         (Some(0), Some(0)),
         "{both}"
     );
-    // Each stop paused the match once: player 2 knocked both times.
-    assert_eq!(
-        (h["reconnects"].as_u64(), j["reconnects"].as_u64()),
-        (Some(2), Some(2)),
-        "{both}"
+    // Each stop paused the match once: player 2 knocked both times. (One
+    // CI run under load saw a third pause, a data channel closing 3 s after
+    // a reconnect; both sides kept the match for each other until the
+    // window closed. Two keepers of one match now resume it, so a spurious
+    // drop costs a pause, not the match.)
+    let reconnects = (h["reconnects"].as_u64(), j["reconnects"].as_u64());
+    assert!(
+        matches!(reconnects, (Some(a), Some(b)) if a == b && a >= 2),
+        "reconnects {reconnects:?}\n{both}"
     );
+    if reconnects.0 > Some(2) {
+        eprintln!("more pauses than stops: {reconnects:?}\n{both}");
+    }
     for (name, side) in [("host", &host), ("join", &join)] {
         assert!(
             side.stderr.contains("this side did not run for"),

@@ -320,6 +320,11 @@ fn agree(
 /// paused match the other did not play (the same verdict on both sides).
 fn rejoin_slot(ours: &Hello, theirs: &Hello) -> Result<Option<Claim>, HandshakeError> {
     let (keeper, rejoiner, we_keep) = match (ours.resume, theirs.resume) {
+        // Both kept the match, each for the other: a drop the two sides saw
+        // differently (player 2 heard player 1's connection close while
+        // player 1 only heard silence). Each resumes in its own seat, and
+        // the catch-ups cross as between a keeper and a rejoiner.
+        (Some(kept), Some(other)) if other == kept.partner() => return Ok(Some(kept)),
         (Some(_), Some(_)) => return Err(HandshakeError::BothResuming),
         (Some(kept), None) => (kept, theirs, true),
         (None, Some(kept)) => (kept, ours, false),
@@ -536,6 +541,39 @@ mod tests {
         assert_eq!((keeper.seed, rejoiner.seed), (9, 9));
         assert_eq!((keeper.match_id, rejoiner.match_id), (77, 77));
         assert!(keeper.rejoin && rejoiner.rejoin);
+    }
+
+    /// The two keepers of paused match 77: player 2 heard player 1's
+    /// connection close (a crash, it thought), player 1 heard silence; both
+    /// wait for the other. They meet when player 1 reopens its signaling.
+    #[test]
+    fn two_keepers_of_the_same_match_resume_it_each_in_its_seat() {
+        let keeper = |role: Role, player: u8, match_id: u64, confirmed: Frame| {
+            let mut hello = hello(role, 9);
+            hello.resume = Some(Claim { match_id, player });
+            hello.confirmed = confirmed;
+            Handshake::new(&GAME, hello, DelaySetting::Auto)
+        };
+        let (one, two) = run(
+            keeper(Role::Host, 1, 77, 608),
+            keeper(Role::Join, 2, 77, 609),
+            Duration::from_millis(3),
+        );
+        let (one, two) = (one.unwrap(), two.unwrap());
+        assert_eq!((one.local_handle, two.local_handle), (0, 1));
+        assert_eq!((one.match_id, two.match_id), (77, 77));
+        assert!(one.rejoin && two.rejoin);
+        assert_eq!((one.peer_confirmed, two.peer_confirmed), (609, 608));
+        // Keepers of different matches, or of the same seat, are refused.
+        for (match_id, player) in [(78, 2), (77, 1)] {
+            let (x, y) = run(
+                keeper(Role::Host, 1, 77, 608),
+                keeper(Role::Join, player, match_id, 609),
+                Duration::from_millis(3),
+            );
+            assert_eq!(x, Err(HandshakeError::BothResuming));
+            assert_eq!(y, Err(HandshakeError::BothResuming));
+        }
     }
 
     #[test]

@@ -428,6 +428,6 @@ pub enum HandshakeError {
         "the match in this room is not the one you left (it waits for player {waiting_for} of another match to rejoin)"
     )]
     NotThisMatch { waiting_for: u8 },
-    #[error("both peers claim to hold the same paused match")]
+    #[error("both peers hold a paused match, but not the two seats of the same one")]
     BothResuming,
 }
