@@ -26,11 +26,7 @@ pub fn client_builder(url: &str, ice: RtcIceServerConfig) -> WebRtcSocketBuilder
 /// An empty ICE server list: host candidates only, which is all loopback
 /// needs (matchbox's default points at public STUN servers).
 pub fn no_ice_servers() -> RtcIceServerConfig {
-    RtcIceServerConfig {
-        urls: Vec::new(),
-        username: None,
-        credential: None,
-    }
+    crate::net::ice::to_matchbox(&crate::net::ice::IceServers::default())
 }
 
 /// Why a client could not get into its room, for the user.

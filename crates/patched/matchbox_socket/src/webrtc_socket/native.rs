@@ -42,7 +42,7 @@ use webrtc::{
     peer_connection::{
         PeerConnection, PeerConnectionBuilder, PeerConnectionEventHandler, RTCConfigurationBuilder,
         RTCIceCandidateInit, RTCIceCandidateType, RTCIceServer, RTCPeerConnectionIceEvent,
-        RTCPeerConnectionState, RTCSessionDescription,
+        RTCPeerConnectionState, RTCSessionDescription, SettingEngineBuilder,
     },
     runtime::{Runtime, SmolRuntime},
 };
@@ -636,7 +636,19 @@ async fn create_rtc_peer_connection(
         peer_disconnected_tx,
     };
 
+    // PATCHED (PATCHED.md): the ICE pacing the socket's user chose.
+    let mut settings = SettingEngineBuilder::new();
+    if let Some(interval) = ice_server_config.check_interval {
+        // As many checks per candidate as the default's 7 x 200 ms take.
+        let checks = (Duration::from_millis(1400).as_millis() / interval.as_millis().max(1))
+            .clamp(7, u128::from(u16::MAX)) as u16;
+        settings = settings.with_ice_connection_attempts(Some(interval), Some(checks));
+    }
+    if let Some(interval) = ice_server_config.keepalive_interval {
+        settings = settings.with_ice_timeouts(None, None, Some(interval));
+    }
     let connection = PeerConnectionBuilder::new()
+        .with_setting_engine(settings.build())
         .with_configuration(config)
         .with_runtime(runtime())
         .with_handler(Arc::new(handler))

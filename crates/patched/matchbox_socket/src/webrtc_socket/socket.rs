@@ -42,6 +42,15 @@ pub struct RtcIceServerConfig {
     ///
     /// See: <https://developer.mozilla.org/en-US/docs/Web/API/RTCIceServer/credential>
     pub credential: Option<String>,
+    /// Native only (PATCHED, see PATCHED.md): the pause between ICE
+    /// connectivity checks while connecting (webrtc-rs: 200 ms). `None`:
+    /// the library's default. Browsers pace their checks themselves.
+    pub check_interval: Option<Duration>,
+    /// Native only (PATCHED): how often ICE sends a keepalive when nothing
+    /// else was sent (webrtc-rs: 2 s). Also the most a connected peer
+    /// connection's driver sleeps, and so how long a DTLS or SCTP message
+    /// queued outside a timer can wait to be sent. `None`: the default.
+    pub keepalive_interval: Option<Duration>,
 }
 
 /// Configuration options for a data channel
@@ -85,6 +94,8 @@ impl Default for RtcIceServerConfig {
             ],
             username: Default::default(),
             credential: Default::default(),
+            check_interval: None,
+            keepalive_interval: None,
         }
     }
 }
