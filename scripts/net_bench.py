@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Online-play figures from two real twinstar processes on loopback.
 
-    python3 scripts/net_bench.py connect [--runs 5]
-        room code to first frame, median of N matches (also payload bytes/s)
+    python3 scripts/net_bench.py connect [--runs 10]
+        room code to first frame, median of both peers' connects over N
+        matches, with each step's median (signaling, peer, handshake, sync,
+        first frame) and one joiner's peer step split into ICE, DTLS and the
+        data channels from webrtc-rs's log (also payload bytes/s)
     python3 scripts/net_bench.py link --rtt 100 --jitter 10 [--loss 5] [--delay auto|table|N]
             [--bot-style script|human] [--frames 1800]
         one match over the in-process link simulator: effective input
@@ -72,15 +75,18 @@ class Server:
         self.proc.wait(timeout=10)
 
 
-def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23"):
-    """Plays one headless bot match; returns (host summary, join summary)."""
+def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23", env=None,
+          stderr_too=False):
+    """Plays one headless bot match; returns (host summary, join summary),
+    and both stderrs after them with `stderr_too`."""
     common = ["--server", server.url, "--stun", "none", "--headless", "--bot",
               "--frames", str(frames), "--json", "--no-record", "--timeout", "30"]
+    env = {**os.environ, **(env or {})}
     host = subprocess.Popen([BIN, "host", "--room", room, *common, *host_extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     time.sleep(0.1)
     join = subprocess.Popen([BIN, "join", room, *common, *join_extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     limit = frames / 60 + 60
     peers = [("host", host), ("join", join)]
     outputs = [proc.communicate(timeout=limit) for _, proc in peers]
@@ -94,6 +100,8 @@ def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23"):
     results = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
     if results[0]["checksum"] != results[1]["checksum"]:
         raise SystemExit("net_bench: the peers ended with different checksums")
+    if stderr_too:
+        return results[0], results[1], (outputs[0][1], outputs[1][1])
     return results
 
 
@@ -207,19 +215,67 @@ def per_second(summary, key):
     return summary[key] / max(summary["elapsed_s"], 1e-9)
 
 
+# The steps of `connect_breakdown_ms`, in order (they add up to connect_ms).
+STEPS = ["signaling", "peer", "handshake", "sync", "first_frame"]
+# Log lines that split the joiner's `peer` step (webrtc-rs's own, at info):
+# ICE connected, DTLS done (the peer connection connected), and ours when
+# the partner's data channel is open.
+PEER_MARKS = [("start", "contacting the signaling server"),
+              ("ice", "Setting new connection state: Connected"),
+              ("dtls", "peer connection state changed: connected"),
+              ("channels", "twinstar_netcode::net::connect::player: hearing")]
+
+
+def log_times(stderr):
+    """Seconds of each PEER_MARKS line's first timestamp (RFC 3339, UTC)."""
+    times = {}
+    for line in stderr.splitlines():
+        for name, mark in PEER_MARKS:
+            if name not in times and mark in line:
+                stamp = line.split(" ", 1)[0].rstrip("Z")
+                hms = stamp.split("T")[1]
+                h, m, sec = hms.split(":")
+                times[name] = int(h) * 3600 + int(m) * 60 + float(sec)
+    return times
+
+
+def peer_split(server, frames):
+    """One more match with webrtc-rs logging: the joiner's `peer` step as ICE,
+    DTLS and the data channels' opening (ms), or None if a line is missing."""
+    env = {"RUST_LOG": "info,rtc_ice=info,rtc=info"}
+    _, _, (_, join_err) = match(server, frames, env=env, stderr_too=True)
+    t = log_times(join_err)
+    if len(t) < len(PEER_MARKS):
+        return None
+    return {"ice": round((t["ice"] - t["start"]) * 1000),
+            "dtls": round((t["dtls"] - t["ice"]) * 1000),
+            "channels": round((t["channels"] - t["dtls"]) * 1000)}
+
+
 def cmd_connect(args):
     connect, payload_up, payload_down, packets = [], [], [], []
+    steps = {step: [] for step in STEPS}
     with Server() as server:
         for _ in range(args.runs):
             host, join = match(server, args.frames)
             connect += [host["connect_ms"], join["connect_ms"]]
+            for side in (host, join):
+                for step in STEPS:
+                    steps[step].append(side["connect_breakdown_ms"][step])
             payload_up.append(per_second(host, "bytes_sent"))
             payload_down.append(per_second(join, "bytes_sent"))
             packets.append(per_second(host, "packets_sent"))
+        split = peer_split(server, args.frames)
     print(json.dumps({
         "runs": args.runs,
+        "connects": len(connect),
         "connect_ms_median": statistics.median(connect),
         "connect_ms_max": max(connect),
+        # Each step's median over both peers' connects.
+        "breakdown_ms_median": {step: statistics.median(v) for step, v in steps.items()},
+        # The joiner's `peer` step of one more match, from webrtc-rs's log:
+        # signaling and ICE from the start, DTLS, the data channels opening.
+        "joiner_peer_split_ms": split,
         "payload_bytes_per_s": round(statistics.median(payload_up + payload_down), 1),
         "packets_per_s": round(statistics.median(packets), 1),
     }))
@@ -256,7 +312,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("connect")
-    c.add_argument("--runs", type=int, default=5)
+    c.add_argument("--runs", type=int, default=10)
     c.add_argument("--frames", type=int, default=600)
     l = sub.add_parser("link")
     l.add_argument("--rtt", type=float, required=True)

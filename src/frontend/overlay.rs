@@ -2,7 +2,10 @@
 //! netcode is doing right now, readable at a glance.
 //!
 //! Top line: ping, input delay, frames ahead, bytes per second each way and
-//! whether the path is direct or relayed. Below, a scrolling graph of
+//! whether the path is direct or relayed; then the latency as the player
+//! feels it (`session::FeltLatency`: the delay on their presses in frames
+//! and ms, the one-way delay rollback hides, rollback frames per second,
+//! from the last 4 s of the graph). Below, a scrolling graph of
 //! rollback frames per simulated frame (last 4 seconds; one bar per frame,
 //! green 0-2, yellow 3-5, red 6+). `draw_alerts` shows an interruption
 //! (with the time left to wait) or synchronizing, overlay on or off.
@@ -13,7 +16,7 @@ use web_time::{Duration, Instant};
 use macroquad::prelude::*;
 
 use super::assets::{Align, BitmapFont};
-use crate::session::{FrameReport, MAX_PREDICTION, NetStatus};
+use crate::session::{FeltLatency, FrameReport, MAX_PREDICTION, NetStatus};
 
 const GRAPH_FRAMES: usize = 240;
 
@@ -75,7 +78,7 @@ impl NetGraph {
     }
 
     pub fn draw(&mut self, font: &BitmapFont, status: Option<&NetStatus>) {
-        let (w, h) = (560.0, 170.0);
+        let (w, h) = (560.0, 194.0);
         let x = 12.0;
         let y = screen_height() - h - 12.0;
         draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.05, 0.78));
@@ -114,8 +117,23 @@ impl NetGraph {
             None => "up 0 B/s  down 0 B/s".to_string(),
         };
         font.draw(&line2, x + 10.0, y + 34.0, 2.0, text, Align::Left);
+        // What the player feels: the delay on their own presses, the part
+        // of the trip rollback hides, and how often it corrects.
+        if let Some(s) = status {
+            let per_s = self.mean() * f64::from(crate::sim::FPS);
+            let felt =
+                FeltLatency::new(crate::sim::FPS, f64::from(s.input_delay), s.ping_ms, per_s);
+            font.draw(
+                &felt.to_string(),
+                x + 10.0,
+                y + 58.0,
+                2.0,
+                text,
+                Align::Left,
+            );
+        }
         // Graph: one bar per simulated frame, full height = the prediction window.
-        let (gx, gy, gw, gh) = (x + 10.0, y + 62.0, w - 20.0, 80.0);
+        let (gx, gy, gw, gh) = (x + 10.0, y + 86.0, w - 20.0, 80.0);
         draw_rectangle(gx, gy, gw, gh, Color::new(0.05, 0.07, 0.15, 1.0));
         let bar = gw / GRAPH_FRAMES as f32;
         for (i, &r) in self.rollbacks.iter().enumerate() {

@@ -7,8 +7,8 @@ mod summary;
 
 pub use summary::Summary;
 pub use twinstar_netcode::session::{
-    CHECK_DISTANCES, ChatError, ChatLine, GgrsConfig, MAX_PREDICTION, MatchSummary, Mode,
-    NetStatus, Next, OnlineOptions, Outcome, Pacer, Pacing, SessionError, SpectatorOptions,
+    CHECK_DISTANCES, ChatError, ChatLine, FeltLatency, GgrsConfig, MAX_PREDICTION, MatchSummary,
+    Mode, NetStatus, Next, OnlineOptions, Outcome, Pacer, Pacing, SessionError, SpectatorOptions,
     WatchControl, WatchStatus, chat, desync,
 };
 

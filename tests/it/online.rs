@@ -88,6 +88,17 @@ fn two_peers_play_to_the_same_checksum_and_replays_verify() {
     // The host's seed wins.
     assert_eq!(h["seed"], 5);
     assert!(h["connect_ms"].as_u64().unwrap() < 5000, "{h}");
+    // The breakdown's steps add up to connect_ms, and each was seen.
+    for s in [&h, &j] {
+        let steps = &s["connect_breakdown_ms"];
+        let total: u64 = ["signaling", "peer", "handshake", "sync", "first_frame"]
+            .iter()
+            .map(|step| steps[step].as_u64().unwrap())
+            .sum();
+        assert_eq!(Some(total), s["connect_ms"].as_u64(), "{s}");
+        assert!(steps["peer"].as_u64().unwrap() > 0, "{s}");
+        assert!(steps["handshake"].as_u64().unwrap() > 0, "{s}");
+    }
     assert!(h["bytes_sent"].as_u64().unwrap() > 0 && j["bytes_received"].as_u64().unwrap() > 0);
     assert_eq!(h["input_delay"], 0, "loopback needs no delay: {h}");
     verify_replay(&dir.join("host.tsr"), Some(600));
@@ -125,6 +136,19 @@ fn a_bad_simulated_link_still_ends_in_sync() {
     let rtt = h["handshake_rtt_ms"].as_f64().unwrap();
     assert!((75.0..130.0).contains(&rtt), "probe saw {rtt} ms: {h}");
     assert!(h["rollback_frames"].as_u64().unwrap() > 0, "{h}");
+    // What the player felt: the delay in frames and ms, the rest of the
+    // one-way trip hidden by rollback, and the rollbacks it took.
+    let felt = &h["felt_latency"];
+    let delay = felt["input_delay_frames"].as_f64().unwrap();
+    assert!(
+        (felt["input_delay_ms"].as_f64().unwrap() - delay * 1000.0 / 60.0).abs() < 0.1,
+        "{felt}"
+    );
+    let one_way = h["rtt_ms"].as_f64().unwrap() / 2.0;
+    let hidden = felt["hidden_by_rollback_ms"].as_f64().unwrap();
+    assert!(hidden > 0.0 && hidden <= one_way, "{felt} of {one_way} ms one way");
+    let per_s = felt["rollback_frames_per_s"].as_f64().unwrap();
+    assert!(per_s > 0.0, "{felt}");
 }
 
 #[test]

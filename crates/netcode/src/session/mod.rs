@@ -12,6 +12,7 @@ pub mod chat;
 pub mod desync;
 mod driver;
 mod error;
+mod felt;
 mod frame_log;
 mod lifecycle;
 pub mod online;
@@ -25,12 +26,13 @@ mod summary;
 pub use chat::{ChatError, ChatLine};
 pub use driver::{Driver, DriverOptions, Mode};
 pub use error::SessionError;
+pub use felt::FeltLatency;
 pub use lifecycle::{Finished, Match, Next, Outcome, Pacing};
 pub use online::{NetStatus, OnlineOptions};
 pub use pacer::Pacer;
 pub use report::{FrameReport, GgrsConfig};
 pub use spectator::{SpectatorOptions, WatchControl, WatchStatus};
-pub use summary::MatchSummary;
+pub use summary::{ConnectBreakdown, MatchSummary};
 
 /// GGRS's default prediction window; synctest check distances must be below it.
 pub const MAX_PREDICTION: usize = 8;

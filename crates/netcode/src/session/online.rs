@@ -37,9 +37,9 @@ use super::frame_log::FrameLog;
 use super::report::{FrameReport, GgrsConfig};
 use super::server_desk::ServerDesk;
 use super::simulation::{DESYNC_CHECK_INTERVAL, Simulation};
-use super::{MAX_PREDICTION, MatchSummary, SessionError};
+use super::{ConnectBreakdown, FeltLatency, MAX_PREDICTION, MatchSummary, SessionError};
 use crate::net::connect::ConnectOptions;
-use crate::net::connect::{Connection, PlayerConnector};
+use crate::net::connect::{ConnectTimes, Connection, PlayerConnector};
 use crate::net::control::ControlChannel;
 use crate::net::delay::{DelaySetting, Retuner};
 use crate::net::handshake::{Agreement, Message, Role};
@@ -133,7 +133,10 @@ pub(super) struct OnlineBackend<G: Game<N>, const N: usize> {
     last_local_input: G::Input,
     local_input_changes: u32,
     input_delay: u32,
-    started: Instant,
+    /// When each step of connecting ended, and GGRS's first
+    /// synchronisation (the summary's connect breakdown).
+    times: ConnectTimes,
+    synced_at: Option<Instant>,
     first_frame_at: Option<Instant>,
     skip_frames: u32,
     /// When the last poll ended: the next one measures our stall from it.
@@ -225,7 +228,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             control,
             peer,
             agreement,
-            started,
+            times,
             link,
             link_seed,
             room,
@@ -272,7 +275,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             local_input_changes: 0,
             agreement,
             options,
-            started,
+            times,
+            synced_at: None,
             first_frame_at: None,
             skip_frames: 0,
             poll_ended: None,
@@ -610,7 +614,10 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         summary.connection = self.connection.unwrap_or("unknown").to_string();
         summary.connect_ms = self
             .first_frame_at
-            .map(|t| t.duration_since(self.started).as_millis() as u64);
+            .map(|t| t.duration_since(self.times.started).as_millis() as u64);
+        summary.connect_breakdown_ms = self
+            .first_frame_at
+            .map(|t| ConnectBreakdown::of(&self.times, self.synced_at, t));
         self.tally.fill(summary);
         summary.player = Some(self.local as u32 + 1);
         let chat = self.chat.counters();
@@ -622,5 +629,14 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         summary.elapsed_s = self
             .first_frame_at
             .map(|t| (t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
+        let played_s = summary.elapsed_s.unwrap_or(0.0).max(1e-3);
+        summary.felt_latency = Some(FeltLatency::new(
+            G::INFO.fps,
+            summary
+                .mean_input_delay
+                .unwrap_or(f64::from(self.input_delay)),
+            summary.rtt_ms,
+            summary.rollback_frames as f64 / played_s,
+        ));
     }
 }

@@ -7,6 +7,52 @@ use serde::{Deserialize, Serialize};
 use crate::replay::{Replay, Verification};
 use crate::{Game, hex_checksum};
 
+/// Where a player's `connect_ms` went, in milliseconds, each step from the
+/// end of the one before: they add up to `connect_ms`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectBreakdown {
+    /// The signaling websocket opened and the server gave us our id.
+    pub signaling: u64,
+    /// Until the partner's data channel opened: waiting for it to come,
+    /// ICE, DTLS and the channels' opening.
+    pub peer: u64,
+    /// The latency handshake (and a rejoiner's catch-up).
+    pub handshake: u64,
+    /// GGRS's synchronisation with the peer.
+    pub sync: u64,
+    /// From synchronised to the first simulated frame.
+    pub first_frame: u64,
+}
+
+impl ConnectBreakdown {
+    /// The steps between `times` (the connector's), GGRS's `synced` and
+    /// the `first_frame`; a step not seen takes no time.
+    pub fn of(
+        times: &crate::net::connect::ConnectTimes,
+        synced: Option<web_time::Instant>,
+        first_frame: web_time::Instant,
+    ) -> ConnectBreakdown {
+        // Whole milliseconds from the start, then their differences: the
+        // steps add up to `connect_ms` exactly.
+        let (mut at, mut at_ms) = (times.started, 0);
+        let mut step = |end: Option<web_time::Instant>| {
+            at = end.unwrap_or(at).max(at);
+            let end_ms = at.duration_since(times.started).as_millis() as u64;
+            let ms = end_ms - at_ms;
+            at_ms = end_ms;
+            ms
+        };
+        ConnectBreakdown {
+            signaling: step(times.signaled),
+            peer: step(times.channel_open),
+            handshake: step(Some(times.agreed)),
+            sync: step(synced.map(|s| s.min(first_frame))),
+            first_frame: step(Some(first_frame)),
+        }
+    }
+}
+
 /// What any game's match reports. Deserialize is for readers of the line
 /// (the tests parse every summary into these types, so a renamed or
 /// retyped field fails them instead of comparing null with null); unknown
@@ -38,6 +84,12 @@ pub struct MatchSummary {
     /// Milliseconds from starting to connect to the first frame.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connect_ms: Option<u64>,
+    /// Where `connect_ms` went.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connect_breakdown_ms: Option<ConnectBreakdown>,
+    /// The latency as the player felt it over the match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub felt_latency: Option<super::FeltLatency>,
     /// RTT measured by the handshake probe; `rtt_ms` is the latest in-match one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handshake_rtt_ms: Option<f64>,

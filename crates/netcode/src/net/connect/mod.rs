@@ -291,9 +291,9 @@ pub struct Connection<I, const N: usize> {
     pub control: ControlChannel,
     pub peer: PeerId,
     pub agreement: Agreement,
-    /// When the attempt started (the summary's `connect_ms` counts from here
-    /// to the first frame).
-    pub started: Instant,
+    /// When each step of connecting ended (the summary's `connect_ms`
+    /// counts from `times.started` to the first frame).
+    pub times: ConnectTimes,
     pub room: Option<RoomCode>,
     /// The signaling server's URL (`ws://host:port`).
     pub server: String,
@@ -304,6 +304,21 @@ pub struct Connection<I, const N: usize> {
     pub history: Option<History<I, N>>,
     /// What this connection was made with (a reconnect reuses it).
     pub options: ConnectOptions,
+}
+
+/// When each step of a player's connecting ended: the summary breaks its
+/// `connect_ms` down with these ([`crate::session::ConnectBreakdown`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectTimes {
+    /// The attempt began: the signaling websocket opens.
+    pub started: Instant,
+    /// The signaling server gave us our id (we are in the room).
+    pub signaled: Option<Instant>,
+    /// The partner's data channel opened: waiting for it to arrive, ICE,
+    /// DTLS and the channels' opening.
+    pub channel_open: Option<Instant>,
+    /// The handshake agreed (and a rejoiner's catch-up arrived).
+    pub agreed: Instant,
 }
 
 /// What a connection asks the room for, and the state of asking: a

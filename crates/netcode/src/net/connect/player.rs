@@ -7,8 +7,8 @@ use web_time::{Duration, Instant};
 use matchbox_socket::{PeerId, PeerState, WebRtcChannel};
 
 use super::{
-    ConnectError, ConnectOptions, Connection, FailedAttempt, RoomLink, SIGNALING_TIMEOUT, Seat,
-    Stage, Status, player_control, seat_url,
+    ConnectError, ConnectOptions, ConnectTimes, Connection, FailedAttempt, RoomLink,
+    SIGNALING_TIMEOUT, Seat, Stage, Status, player_control, seat_url,
 };
 use crate::GameInput;
 use crate::net::control::ControlChannel;
@@ -38,6 +38,8 @@ pub struct PlayerSeat<I, const N: usize> {
     stage: Stage,
     /// The peer being heard, and since when (the probe's timeout).
     hearing: Option<(PeerId, Instant)>,
+    /// When the server gave us our id.
+    signaled: Option<Instant>,
     failed_attempt: Option<FailedAttempt>,
     /// Refused or refusing: staying a moment before reporting `error`.
     leaving: Option<Leaving>,
@@ -113,6 +115,7 @@ impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
             ggrs,
             stage: Stage::Signaling,
             hearing: None,
+            signaled: None,
             failed_attempt: None,
             leaving: None,
             agreed: None,
@@ -247,6 +250,9 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
     /// Signaling until the server gives us an id; then connecting until a
     /// peer is heard, measuring while one is, catching up after a rejoin.
     fn update_stage(&mut self, started: Instant, now: Instant, has_id: bool) {
+        if has_id {
+            self.signaled.get_or_insert(now);
+        }
         let partner = self.control.as_ref().and_then(ControlChannel::partner);
         if partner != self.hearing.map(|(p, _)| p) {
             self.hearing = partner.map(|p| (p, now));
@@ -371,7 +377,12 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
             control,
             peer,
             agreement,
-            started: link.started,
+            times: ConnectTimes {
+                started: link.started,
+                signaled: self.signaled,
+                channel_open: self.hearing.map(|(_, since)| since),
+                agreed: Instant::now(),
+            },
             room: self.options.room.clone(),
             server: self.options.server.clone(),
             role: self.options.role,

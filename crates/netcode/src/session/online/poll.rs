@@ -116,7 +116,10 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             GgrsEvent::Synchronizing { count, total, .. } => {
                 tracing::debug!("synchronizing with the peer: {count}/{total}");
             }
-            GgrsEvent::Synchronized { .. } => tracing::info!("synchronized with the peer"),
+            GgrsEvent::Synchronized { .. } => {
+                self.synced_at.get_or_insert_with(Instant::now);
+                tracing::info!("synchronized with the peer");
+            }
             GgrsEvent::Disconnected { .. } => self.feed(Event::Disconnected, sim, log)?,
             GgrsEvent::NetworkInterrupted {
                 disconnect_timeout, ..
