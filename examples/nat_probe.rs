@@ -179,10 +179,12 @@ async fn peer(args: PeerArgs) -> (serde_json::Value, i32) {
     let url = room_url(&args.server, Some(&room));
     let mut urls = args.stun.clone();
     urls.extend(args.turn.iter().cloned());
+    // The game's ICE pacing (twinstar_netcode::net::ice), these servers.
     let ice = RtcIceServerConfig {
         urls,
         username: args.turn_user.clone(),
         credential: args.turn_pass.clone(),
+        ..twinstar_netcode::net::ice::to_matchbox(&Default::default())
     };
     eprintln!(
         "nat_probe peer: {url}, ice urls {:?}, user {:?}",

@@ -146,7 +146,10 @@ fn a_bad_simulated_link_still_ends_in_sync() {
     );
     let one_way = h["rtt_ms"].as_f64().unwrap() / 2.0;
     let hidden = felt["hidden_by_rollback_ms"].as_f64().unwrap();
-    assert!(hidden > 0.0 && hidden <= one_way, "{felt} of {one_way} ms one way");
+    assert!(
+        hidden > 0.0 && hidden <= one_way,
+        "{felt} of {one_way} ms one way"
+    );
     let per_s = felt["rollback_frames_per_s"].as_f64().unwrap();
     assert!(per_s > 0.0, "{felt}");
 }
