@@ -11,7 +11,8 @@ Prints one JSON line:
   connect_ms_browser_join        room code to first frame, browser joining a
                                  native host (the page's own connect_ms:
                                  from the attempt's start, after the page
-                                 loaded), median of --runs matches
+                                 loaded), median of --runs matches, and
+                                 browser_join_breakdown_ms: each step's median
   connect_ms_native_join         the same with a native joiner and a browser
                                  host (the native joiner's connect_ms)
   crossplay_frames, crossplay_desyncs
@@ -144,15 +145,20 @@ def main():
                 fail("the menu page drew no frame:\n" + text[-1500:])
             loads.append(ms)
         out["first_frame_ms"] = statistics.median(loads)
-        joins, hosts, frames, desyncs = [], [], 0, 0
+        joins, hosts, frames, desyncs, browser_joins = [], [], 0, 0, []
         for i in range(args.runs):
             web, nat = crossplay(server, args.frames, "join", f"WB{i + 2}-J2X")
             joins.append(web["connect_ms"])
+            browser_joins.append(web)
             web2, nat2 = crossplay(server, args.frames, "host", f"WB{i + 2}-H2X")
             hosts.append(nat2["connect_ms"])
             frames += web["checksum_frame"] + web2["checksum_frame"]
             desyncs += sum(s["desyncs"] for s in (web, nat, web2, nat2))
         out["connect_ms_browser_join"] = statistics.median(joins)
+        # Where the browser joiner's time went: each step's median.
+        steps = [w["connect_breakdown_ms"] for w in browser_joins]
+        out["browser_join_breakdown_ms"] = {
+            step: statistics.median(b[step] for b in steps) for step in steps[0]}
         out["connect_ms_native_join"] = statistics.median(hosts)
         out["crossplay_frames"] = frames
         out["crossplay_desyncs"] = desyncs

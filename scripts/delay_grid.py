@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""The human-input delay grid with repeated runs: every cell and policy
+played with several seeds, judged on the medians.
+
+    python3 scripts/delay_grid.py [--seeds 5] [--frames 1800] [--jobs 4]
+        [--cells 80/0/0,160/20/5] [--policies auto,0,1,2,3,4,table]
+        [--out target/delay-grid.json] [--markdown FILE]
+
+Each run is bench.py's (`play`, `measure`): two headless bots with
+human-like input over the link simulator (RTT/2 each way, jitter, loss),
+both peers with the same `--input-delay`. Seeds 1..N change the bots'
+inputs (and the link's dice). Per cell and policy it reports the median
+and spread (min-max) of the felt latency (ms) and of the p99 rollback, and
+the delay changes per minute; a cell's verdict is bench.py's human-input
+criterion (`judge`) applied to the medians. Prints one JSON line per cell
+as it goes, then a summary line; writes all runs to --out.
+
+The full grid (24 cells x 7 policies x 5 seeds of 30 s) takes about 1 h 45
+min with 4 jobs on two cores; --cells and --frames make shorter samples.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import statistics
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (play, measure, judge, the grid's constants)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LOCK = threading.Lock()
+
+
+def cells_arg(text):
+    if not text:
+        return bench.grid_cells(False)
+    return [tuple(int(v) for v in cell.split("/")) for cell in text.split(",")]
+
+
+def spread(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def median_run(runs):
+    """One figures dict of a policy's runs, its medians, for `judge`."""
+    return {"latency_ms": statistics.median(r["latency_ms"] for r in runs),
+            "rollback_p99": statistics.median(r["rollback_p99"] for r in runs)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--frames", type=int, default=bench.HUMAN_FRAMES)
+    parser.add_argument("--jobs", type=int, default=bench.HUMAN_JOBS)
+    parser.add_argument("--cells", default="", help="RTT/JITTER/LOSS,... (default: all 24)")
+    parser.add_argument("--policies", default=",".join(bench.HUMAN_POLICIES))
+    parser.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "twinstar"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "target", "delay-grid.json"))
+    parser.add_argument("--markdown", help="also write the table to this file")
+    args = parser.parse_args()
+    if not os.path.exists(args.bin):
+        raise SystemExit(f"delay_grid: no binary at {args.bin} (cargo build --release)")
+    cells, policies = cells_arg(args.cells), args.policies.split(",")
+    if "auto" not in policies:
+        raise SystemExit("delay_grid: --policies must include auto")
+    jobs = [(cell, policy, seed) for cell in cells for policy in policies
+            for seed in range(1, args.seeds + 1)]
+    results = {}
+
+    def one(job):
+        (rtt, jitter, loss), policy, seed = job
+        flags = bench.link_flags(rtt, jitter, loss, policy) + ["--bot-style", bench.HUMAN_BOT_STYLE]
+        for attempt in range(2):
+            try:
+                host, join, _ = bench.play(args, server, args.frames, flags, seed=seed)
+                m = bench.measure([host, join])
+                minutes = max(host["elapsed_s"], 1e-3) / 60
+                m["delay_changes_per_min"] = m["delay_changes"] / 2 / minutes
+                return job, m
+            except Exception as e:  # noqa: BLE001  (a failed run is retried once, then reported)
+                with LOCK:
+                    print(f"delay_grid: {job} attempt {attempt + 1}: {e}", file=sys.stderr)
+        return job, None
+
+    server = bench.Server(args.bin)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for job, m in pool.map(one, jobs):
+                results[job] = m
+    finally:
+        server.close()
+    rows = []
+    for cell in cells:
+        per = {}
+        for policy in policies:
+            runs = [results[(cell, policy, s)] for s in range(1, args.seeds + 1)]
+            runs = [r for r in runs if r is not None]
+            per[policy] = {
+                "runs": len(runs),
+                "latency_ms": spread([r["latency_ms"] for r in runs]) if runs else None,
+                "rollback_p99": spread([r["rollback_p99"] for r in runs]) if runs else None,
+                "rollback_mean": spread([r["rollback_mean"] for r in runs]) if runs else None,
+                "delay_changes_per_min": spread([r["delay_changes_per_min"] for r in runs])
+                if runs else None,
+                "median": median_run(runs) if runs else None,
+            }
+        verdict = bench.judge({p: per[p]["median"] for p in policies})
+        row = {"cell": cell, "policies": per, **verdict}
+        rows.append(row)
+        print(json.dumps({"cell": cell, "auto_best": verdict["auto_best"],
+                          "versus": verdict["versus"]}), flush=True)
+    with open(args.out, "w") as f:
+        json.dump({"seeds": args.seeds, "frames": args.frames, "rows": rows,
+                   "runs": {f"{c}|{p}|{s}": m for (c, p, s), m in results.items()}}, f)
+    if args.markdown:
+        write_markdown(args, rows, policies)
+    print(json.dumps({
+        "cells": len(rows),
+        "auto_best_cells": sum(1 for r in rows if r["auto_best"]),
+        "beats_table_cells": sum(1 for r in rows if r["versus"].get("table") == "win"),
+        "ties_table_cells": sum(1 for r in rows if r["versus"].get("table") == "tie"),
+        "delay_changes_per_min_max": max(
+            (r["policies"]["auto"]["delay_changes_per_min"]["max"] for r in rows
+             if r["policies"]["auto"]["delay_changes_per_min"]), default=None),
+        "out": args.out,
+    }))
+
+
+def write_markdown(args, rows, policies):
+    """Per cell: each policy's median latency and p99 rollback with their
+    spread, auto's delay changes per minute, and the verdict."""
+    lines = [f"Repeated human-input grid: {args.seeds} seeds per cell and policy, "
+             f"{args.frames} frames a run (`python3 scripts/delay_grid.py --seeds {args.seeds} "
+             f"--frames {args.frames}`). Cells: latency ms median (min-max) / p99 rollback "
+             f"median (min-max).", "",
+             "| RTT/jitter/loss | " + " | ".join(policies) + " | auto changes/min | auto best |",
+             "|---|" + "---|" * (len(policies) + 2)]
+    for row in rows:
+        cells = []
+        for p in policies:
+            f = row["policies"][p]
+            if not f["latency_ms"]:
+                cells.append("failed")
+                continue
+            la, rb = f["latency_ms"], f["rollback_p99"]
+            cells.append(f"{la['median']:.1f} ({la['min']:.1f}-{la['max']:.1f}) / "
+                         f"{rb['median']:g} ({rb['min']:g}-{rb['max']:g})")
+        ch = row["policies"]["auto"]["delay_changes_per_min"]
+        changes = f"{ch['median']:.2f} (max {ch['max']:.2f})" if ch else "-"
+        r, j, l = row["cell"]
+        lines.append(f"| {r}/{j}/{l} | " + " | ".join(cells)
+                     + f" | {changes} | {'yes' if row['auto_best'] else '**no**'} |")
+    with open(args.markdown, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
