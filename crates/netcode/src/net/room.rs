@@ -120,7 +120,7 @@ pub struct Room<P> {
     out: Vec<Output<P>>,
 }
 
-impl<P: Copy + Eq + Hash + Debug> Room<P> {
+impl<P: Copy + Ord + Hash + Debug> Room<P> {
     /// A player's room before its match: it seeks a partner with `hello`.
     pub fn seeking(game: &GameInfo, hello: Hello, delay: DelaySetting) -> Self {
         let mut room = Room::new(Phase::Seeking, Some((hello, delay)), None);
@@ -217,10 +217,14 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
         for (_, message) in said {
             self.received(peer, Ok(message), now);
         }
-        if self.phase == Phase::Seeking
-            && self.partner().is_none()
-            && !self.spectators.contains(&peer)
-        {
+        // A newcomer is heard at once unless someone who said `Hello` is
+        // being heard (dropping that handshake for every newcomer let three
+        // players on a stock server each chase another and none agree).
+        // Paused too: it may be the other keeper of this match, which
+        // waits for a `Hello` as we do (both kept it for each other).
+        let unheard = !self.spectators.contains(&peer) && self.partner().is_none();
+        let free = (self.candidate.as_ref()).is_none_or(|c| !c.said_hello);
+        if unheard && free && matches!(self.phase, Phase::Seeking | Phase::Paused) {
             self.hear(peer, None, now);
         }
     }
@@ -357,10 +361,20 @@ impl<P: Copy + Eq + Hash + Debug> Room<P> {
             // stock server seats three, each hearing the next). This one
             // asked us, so it is heard instead; the other is heard again if
             // it says `Hello` too.
-            Phase::Seeking if !hearing.is_some_and(|c| c.said_hello) => {
+            Phase::Seeking | Phase::Paused if !hearing.is_some_and(|c| c.said_hello) => {
                 self.hear(from, Some(hello), now);
             }
             Phase::Paused => self.hold(from, hello),
+            // Seeking, a lower id than the one being heard is heard instead,
+            // and that one told a match is running: three players let in
+            // by a stock server each heard another and told the third
+            // `Busy`, and none agreed. By this rule the two lowest pair.
+            Phase::Seeking if hearing.is_some_and(|c| from < c.peer) => {
+                if let Some(dropped) = self.candidate.take() {
+                    self.busy(dropped.peer);
+                }
+                self.hear(from, Some(hello), now);
+            }
             Phase::Seeking | Phase::Playing => self.busy(from),
             // A player took us for its partner; our `Watch` went to another.
             Phase::Watching => {}

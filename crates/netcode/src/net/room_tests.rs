@@ -59,11 +59,14 @@ struct Wire {
     reporting: Vec<(Instant, u32, u32)>,
     /// Every `Send` by any room: (from, to, message).
     sent: Vec<(u32, u32, Message)>,
+    /// Nodes act in descending id order each tick (odd seeds).
+    act_down: bool,
 }
 
 impl Wire {
     fn new(seed: u64) -> Wire {
         Wire {
+            act_down: seed % 2 == 1,
             now: Instant::now(),
             rng: StdRng::seed_from_u64(seed),
             nodes: HashMap::new(),
@@ -207,7 +210,14 @@ impl Wire {
                 room.received(from, message, now);
             }
         }
-        let ids: Vec<u32> = self.nodes.keys().copied().collect();
+        // In id order, up or down by the seed: a HashMap's order changes
+        // from run to run (and hid a three-player deadlock that only one
+        // order shows), and the same seed must replay the same wire.
+        let mut ids: Vec<u32> = self.nodes.keys().copied().collect();
+        ids.sort_unstable();
+        if self.act_down {
+            ids.reverse();
+        }
         for id in ids {
             self.act(id);
         }
@@ -455,7 +465,14 @@ fn a_third_player_on_a_stock_server_is_told_a_match_is_running() {
             .into_iter()
             .flat_map(|a| wire.agreed(a).into_iter().map(move |(b, _)| (a, b)))
             .collect();
-        assert_eq!(pairs.len(), 2, "seed {seed}: {pairs:?}");
+        assert_eq!(
+            pairs.len(),
+            2,
+            "seed {seed}: {pairs:?}; logs {:?} {:?} {:?}",
+            wire.log(HOST),
+            wire.log(JOIN),
+            wire.log(3)
+        );
         let (a, b) = pairs[0];
         assert_agreed(&wire, a, b);
         let third = 6 - a - b;
@@ -543,6 +560,44 @@ fn a_paused_match_takes_only_its_rejoiner() {
                 .any(|o| matches!(o, Output::Spectator(12, _)))
         );
         assert_eq!(wire.room(HOST).phase(), Phase::Playing);
+    }
+}
+
+/// Both players kept the match for the other (player 2 heard player 1's
+/// connection close, player 1 only silence): player 1's reopened signaling
+/// socket meets player 2's paused room, and the two resume the match, each
+/// in its own seat.
+#[test]
+fn two_keepers_of_one_match_meet_and_resume_it() {
+    for seed in 0..20 {
+        let mut wire = agreed_pair(seed);
+        let (host, join) = assert_agreed(&wire, HOST, JOIN);
+        let keeper = |role: Role, agreement: &Agreement| {
+            let mut hello = hello(role);
+            hello.resume = Some(Claim {
+                match_id: agreement.match_id,
+                player: agreement.local_handle as u8 + 1,
+            });
+            hello
+        };
+        wire.room(JOIN)
+            .pause(keeper(Role::Join, &join), DelaySetting::Auto);
+        wire.nodes.get_mut(&JOIN).expect("join").log.clear();
+        // Player 1's old socket goes, its new one (7) keeps the match.
+        wire.leave(HOST);
+        wire.player(7, hello(Role::Host));
+        wire.room(7)
+            .pause(keeper(Role::Host, &host), DelaySetting::Auto);
+        wire.connect(JOIN, 7);
+        wire.run(RUN * 2);
+        let (one, two) = assert_agreed(&wire, 7, JOIN);
+        assert!(one.rejoin && two.rejoin, "seed {seed}");
+        assert_eq!(
+            (one.local_handle, two.local_handle),
+            (host.local_handle, join.local_handle),
+            "seed {seed}"
+        );
+        assert_eq!(one.match_id, host.match_id, "seed {seed}");
     }
 }
 
