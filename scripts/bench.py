@@ -944,6 +944,7 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
     w("")
 
     write_human_section(w, args, human, grid, plots)
+    write_repeated_grid(w)
     write_spectators_section(w, spectators)
 
     w("## Method: exact commands")
@@ -962,6 +963,23 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
 
 def pct(x):
     return f"{100 * x:.2f}"
+
+
+# The human-input grid with repeated runs (scripts/delay_grid.py, about
+# 1 h 45 min on its own): the report carries its last committed table.
+REPEATED_GRID = os.path.join(ROOT, "bench", "delay-grid-repeated.md")
+
+
+def write_repeated_grid(w):
+    w("## Input-delay policy, repeated runs")
+    w("")
+    if not os.path.exists(REPEATED_GRID):
+        w("Not run yet: `python3 scripts/delay_grid.py --markdown bench/delay-grid-repeated.md`.")
+        w("")
+        return
+    with open(REPEATED_GRID) as f:
+        w(f.read().rstrip("\n"))
+    w("")
 
 
 def write_human_section(w, args, human, grid, plots):
