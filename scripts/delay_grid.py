@@ -154,6 +154,18 @@ def write_markdown(args, rows, policies):
         r, j, l = row["cell"]
         lines.append(f"| {r}/{j}/{l} | " + " | ".join(cells)
                      + f" | {changes} | {'yes' if row['auto_best'] else '**no**'} |")
+    best = sum(1 for r in rows if r["auto_best"])
+    table = sum(1 for r in rows if r["versus"].get("table") == "win")
+    changes = [r["policies"]["auto"]["delay_changes_per_min"] for r in rows
+               if r["policies"]["auto"]["delay_changes_per_min"]]
+    lines += ["", f"**Auto is best in {best} of {len(rows)} cells by the medians** and beats "
+              f"the ping table in {table}; its delay changes per minute: median "
+              f"{statistics.median(c['median'] for c in changes):.2f}, at most "
+              f"{max(c['max'] for c in changes):.2f} in any run."]
+    lost = [r for r in rows if not r["auto_best"]]
+    for r in lost:
+        lines.append(f"- Not best: RTT {r['cell'][0]}, jitter {r['cell'][1]}, loss "
+                     f"{r['cell'][2]} % (passing instead: {r['beaten_by']}).")
     with open(args.markdown, "w") as f:
         f.write("\n".join(lines) + "\n")
 
