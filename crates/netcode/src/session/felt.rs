@@ -10,6 +10,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::summary::rounded;
+
 /// What a player feels of the network.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,17 +42,12 @@ impl FeltLatency {
         let input_delay_ms = input_delay_frames * 1000.0 / f64::from(fps.max(1));
         let one_way = rtt_ms.map_or(0.0, |rtt| rtt.max(0.0) / 2.0);
         FeltLatency {
-            input_delay_frames: round(input_delay_frames, 3),
-            input_delay_ms: round(input_delay_ms, 1),
-            hidden_by_rollback_ms: round((one_way - input_delay_ms).max(0.0), 1),
-            rollback_frames_per_s: round(rollback_frames_per_s.max(0.0), 1),
+            input_delay_frames: rounded(input_delay_frames, 3),
+            input_delay_ms: rounded(input_delay_ms, 1),
+            hidden_by_rollback_ms: rounded((one_way - input_delay_ms).max(0.0), 1),
+            rollback_frames_per_s: rounded(rollback_frames_per_s.max(0.0), 1),
         }
     }
-}
-
-fn round(value: f64, digits: i32) -> f64 {
-    let scale = 10f64.powi(digits);
-    (value * scale).round() / scale
 }
 
 /// `delay 2f (33 ms)  rollback hides 17 ms  6.0 rollback frames/s`

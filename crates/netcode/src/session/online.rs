@@ -37,6 +37,7 @@ use super::frame_log::FrameLog;
 use super::report::{FrameReport, GgrsConfig};
 use super::server_desk::ServerDesk;
 use super::simulation::{DESYNC_CHECK_INTERVAL, Simulation};
+use super::summary::rounded;
 use super::{ConnectBreakdown, FeltLatency, MAX_PREDICTION, MatchSummary, SessionError};
 use crate::net::connect::ConnectOptions;
 use crate::net::connect::{ConnectTimes, Connection, PlayerConnector};
@@ -628,7 +629,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         summary.spectator_bytes_sent = Some(self.spectators.bytes_sent);
         summary.elapsed_s = self
             .first_frame_at
-            .map(|t| (t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
+            .map(|t| rounded(t.elapsed().as_secs_f64(), 3));
         let played_s = summary.elapsed_s.unwrap_or(0.0).max(1e-3);
         summary.felt_latency = Some(FeltLatency::new(
             G::INFO.fps,

@@ -180,10 +180,16 @@ pub struct MatchSummary {
 
 impl MatchSummary {
     pub fn set_draw_ms(&mut self, mean: f64, p99: f64) {
-        let round = |ms: f64| (ms * 1000.0).round() / 1000.0;
-        self.draw_ms_mean = Some(round(mean));
-        self.draw_ms_p99 = Some(round(p99));
+        self.draw_ms_mean = Some(rounded(mean, 3));
+        self.draw_ms_p99 = Some(rounded(p99, 3));
     }
+}
+
+/// `value` to `digits` decimals: what the summary's figures print with
+/// (more would be noise, and would make the JSON line harder to read).
+pub(crate) fn rounded(value: f64, digits: i32) -> f64 {
+    let scale = 10f64.powi(digits);
+    (value * scale).round() / scale
 }
 
 impl MatchSummary {

@@ -2,6 +2,7 @@
 //! skips, rollbacks, input-delay changes, desyncs, reconnects and rejoins.
 //! Written where each happens, read once at the end.
 
+use crate::session::summary::rounded;
 use crate::session::{MAX_PREDICTION, MatchSummary};
 
 #[derive(Debug, Default)]
@@ -39,8 +40,8 @@ impl Tally {
         summary.skipped_frames = Some(self.skipped_frames);
         summary.rollback_histogram = Some(self.rollback_histogram.to_vec());
         let frames: u64 = self.rollback_histogram.iter().sum();
-        summary.mean_input_delay = (frames > 0)
-            .then(|| (self.delay_frame_sum as f64 / frames as f64 * 1000.0).round() / 1000.0);
+        summary.mean_input_delay =
+            (frames > 0).then(|| rounded(self.delay_frame_sum as f64 / frames as f64, 3));
         summary.delay_changes = Some(self.delay_changes);
         summary.rejoins = Some(self.rejoins);
         summary.reconnects = Some(self.reconnects);
