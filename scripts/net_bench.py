@@ -75,10 +75,15 @@ class Server:
         self.proc.wait(timeout=10)
 
 
-def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23", env=None,
-          stderr_too=False):
-    """Plays one headless bot match; returns (host summary, join summary),
-    and both stderrs after them with `stderr_too`."""
+def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23"):
+    """Plays one headless bot match; returns (host summary, join summary)."""
+    summaries, _ = match_logged(server, frames, host_extra, join_extra, room)
+    return summaries
+
+
+def match_logged(server, frames, host_extra=(), join_extra=(), room="BNC-H23", env=None):
+    """`match` with `env` added to both peers' environment; returns both
+    summaries and both stderrs."""
     common = ["--server", server.url, "--stun", "none", "--headless", "--bot",
               "--frames", str(frames), "--json", "--no-record", "--timeout", "30"]
     env = {**os.environ, **(env or {})}
@@ -100,9 +105,7 @@ def match(server, frames, host_extra=(), join_extra=(), room="BNC-H23", env=None
     results = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
     if results[0]["checksum"] != results[1]["checksum"]:
         raise SystemExit("net_bench: the peers ended with different checksums")
-    if stderr_too:
-        return results[0], results[1], (outputs[0][1], outputs[1][1])
-    return results
+    return (results[0], results[1]), (outputs[0][1], outputs[1][1])
 
 
 def vm_hwm_kib(pid):
@@ -243,7 +246,7 @@ def peer_split(server, frames):
     """One more match with webrtc-rs logging: the joiner's `peer` step as ICE,
     DTLS and the data channels' opening (ms), or None if a line is missing."""
     env = {"RUST_LOG": "info,rtc_ice=info,rtc=info"}
-    _, _, (_, join_err) = match(server, frames, env=env, stderr_too=True)
+    _, (_, join_err) = match_logged(server, frames, env=env)
     t = log_times(join_err)
     if len(t) < len(PEER_MARKS):
         return None
