@@ -3,12 +3,13 @@
 played with several seeds, judged on the medians.
 
     python3 scripts/delay_grid.py [--seeds 5] [--frames 1800] [--jobs 4]
-        [--cells 80/0/0,160/20/5] [--policies auto,0,1,2,3,4,table]
+        [--cells 80/0/0,160/20/5,80/0/20/4] [--policies auto,0,1,2,3,4,table]
         [--out target/delay-grid.json] [--markdown FILE]
 
 Each run is bench.py's (`play`, `measure`): two headless bots with
-human-like input over the link simulator (RTT/2 each way, jitter, loss),
-both peers with the same `--input-delay`. Seeds 1..N change the bots'
+human-like input over the link simulator (RTT/2 each way, jitter, loss;
+a fourth number is the mean length of a run of lost packets,
+`--sim-loss-burst`), both peers with the same `--input-delay`. Seeds 1..N change the bots'
 inputs (and the link's dice). Per cell and policy it reports the median
 and spread (min-max) of the felt latency (ms) and of the p99 rollback, and
 the delay changes per minute; a cell's verdict is bench.py's human-input
@@ -37,7 +38,24 @@ LOCK = threading.Lock()
 def cells_arg(text):
     if not text:
         return bench.grid_cells(False)
-    return [tuple(int(v) for v in cell.split("/")) for cell in text.split(",")]
+    cells = [tuple(int(v) for v in cell.split("/")) for cell in text.split(",")]
+    for cell in cells:
+        if len(cell) not in (3, 4):
+            raise SystemExit(f"delay_grid: a cell is RTT/JITTER/LOSS[/BURST], got {cell}")
+    return cells
+
+
+def cell_flags(cell, policy):
+    """The twinstar flags for a cell: RTT/JITTER/LOSS and, when given, the
+    mean length of a run of lost packets."""
+    flags = bench.link_flags(*cell[:3], policy)
+    if len(cell) == 4:
+        flags += ["--sim-loss-burst", str(cell[3])]
+    return flags
+
+
+def cell_name(cell):
+    return "/".join(str(v) for v in cell)
 
 
 def spread(values):
@@ -72,14 +90,16 @@ def main():
     results = {}
 
     def one(job):
-        (rtt, jitter, loss), policy, seed = job
-        flags = bench.link_flags(rtt, jitter, loss, policy) + ["--bot-style", bench.HUMAN_BOT_STYLE]
+        cell, policy, seed = job
+        flags = cell_flags(cell, policy) + ["--bot-style", bench.HUMAN_BOT_STYLE]
         for attempt in range(2):
             try:
                 host, join, _ = bench.play(args, server, args.frames, flags, seed=seed)
                 m = bench.measure([host, join])
                 minutes = max(host["elapsed_s"], 1e-3) / 60
                 m["delay_changes_per_min"] = m["delay_changes"] / 2 / minutes
+                # What each peer's loss meter counted (net::loss).
+                m["loss_measured_pct"] = [s.get("loss_pct") for s in (host, join)]
                 return job, m
             except Exception as e:  # noqa: BLE001  (a failed run is retried once, then reported)
                 with LOCK:
@@ -137,7 +157,7 @@ def write_markdown(args, rows, policies):
              f"{args.frames} frames a run (`python3 scripts/delay_grid.py --seeds {args.seeds} "
              f"--frames {args.frames}`). Cells: latency ms median (min-max) / p99 rollback "
              f"median (min-max).", "",
-             "| RTT/jitter/loss | " + " | ".join(policies) + " | auto changes/min | auto best |",
+             "| RTT/jitter/loss[/burst] | " + " | ".join(policies) + " | auto changes/min | auto best |",
              "|---|" + "---|" * (len(policies) + 2)]
     for row in rows:
         cells = []
@@ -151,8 +171,7 @@ def write_markdown(args, rows, policies):
                          f"{rb['median']:g} ({rb['min']:g}-{rb['max']:g})")
         ch = row["policies"]["auto"]["delay_changes_per_min"]
         changes = f"{ch['median']:.2f} (max {ch['max']:.2f})" if ch else "-"
-        r, j, l = row["cell"]
-        lines.append(f"| {r}/{j}/{l} | " + " | ".join(cells)
+        lines.append(f"| {cell_name(row['cell'])} | " + " | ".join(cells)
                      + f" | {changes} | {'yes' if row['auto_best'] else '**no**'} |")
     best = sum(1 for r in rows if r["auto_best"])
     table = sum(1 for r in rows if r["versus"].get("table") == "win")
@@ -164,8 +183,9 @@ def write_markdown(args, rows, policies):
               f"{max(c['max'] for c in changes):.2f} in any run."]
     lost = [r for r in rows if not r["auto_best"]]
     for r in lost:
+        burst = f" in runs of {r['cell'][3]}" if len(r["cell"]) == 4 else ""
         lines.append(f"- Not best: RTT {r['cell'][0]}, jitter {r['cell'][1]}, loss "
-                     f"{r['cell'][2]} % (passing instead: {r['beaten_by']}).")
+                     f"{r['cell'][2]} %{burst} (passing instead: {r['beaten_by']}).")
     with open(args.markdown, "w") as f:
         f.write("\n".join(lines) + "\n")
 

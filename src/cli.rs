@@ -426,6 +426,11 @@ pub struct NetArgs {
     #[arg(long, value_name = "PCT", default_value_t = 0.0)]
     pub sim_loss: f64,
 
+    /// Simulated link: mean length of a run of lost packets (1: each loss
+    /// alone; 4: in bursts, as Wi-Fi loses), at the rate of --sim-loss.
+    #[arg(long, value_name = "N", default_value_t = 1.0)]
+    pub sim_loss_burst: f64,
+
     /// Simulated link: percentage of this peer's packets duplicated.
     #[arg(long, value_name = "PCT", default_value_t = 0.0)]
     pub sim_dup: f64,

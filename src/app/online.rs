@@ -79,6 +79,7 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         latency_ms: net.sim_latency,
         jitter_ms: net.sim_jitter,
         loss_pct: net.sim_loss,
+        loss_burst: net.sim_loss_burst,
         dup_pct: net.sim_dup,
         outage: net.sim_outage,
     };

@@ -18,6 +18,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::loss::LossStats;
+
 /// Frames of one-way latency left to rollback instead of delay.
 pub(crate) const ROLLBACK_BUDGET: f64 = 2.0;
 
@@ -113,23 +115,77 @@ fn busyness(changes_per_s: f64) -> f64 {
         .clamp(0.0, 1.0)
 }
 
+/// Share of a busy player's input changes that may arrive a frame late
+/// for lost packets at no cost: p99 rollback over both players' frames
+/// leaves a player changing 4 times a second (one frame in 15) about 15 %
+/// of its changes to be late, and jitter takes part of that. Loss up to
+/// this (5 % on the grid's lossy links, where the policy without a loss
+/// margin already keeps p99 within 2 frames) adds nothing...
+const LOSS_TAIL_FREE: f64 = 0.06;
+/// ...and from this share on, a whole frame per step of lateness.
+const LOSS_TAIL_FULL: f64 = 0.15;
+/// Steps of lateness considered: beyond 8 frames GGRS stalls anyway.
+const LOSS_MAX_STEPS: u32 = MAX_INPUT_DELAY;
+
+/// Frames of margin for lost packets. GGRS sends every unacknowledged
+/// input in each frame's message, so an input whose message is lost
+/// arrives with the next one, a frame later; `k` lost in a row make it
+/// `k` frames late. With loss rate `p` in runs of mean length `b` (a
+/// two-state chain: a loss follows a loss with probability `1 - 1/b`), an
+/// input is at least `k` frames late with probability
+/// `p (1 - 1/b)^(k-1)`; each step of lateness whose probability passes
+/// [`LOSS_TAIL_FREE`] adds up to a frame, in proportion, so the retuner's
+/// hysteresis sees a margin that grows smoothly with the loss. Scaled by
+/// how busy the player is, like the jitter margin: a calm player's rare
+/// changes are rarely the late ones.
+pub(crate) fn loss_margin_frames(loss: LossStats, changes_per_s: f64) -> f64 {
+    let rate = loss.rate.clamp(0.0, 1.0);
+    if rate.is_nan() {
+        return 0.0;
+    }
+    let again = if loss.mean_burst > 1.0 {
+        1.0 - 1.0 / loss.mean_burst
+    } else {
+        0.0
+    };
+    let mut tail = rate;
+    let mut margin = 0.0;
+    for _ in 0..LOSS_MAX_STEPS {
+        let step = ((tail - LOSS_TAIL_FREE) / (LOSS_TAIL_FULL - LOSS_TAIL_FREE)).clamp(0.0, 1.0);
+        if step == 0.0 {
+            break;
+        }
+        margin += step;
+        tail *= again;
+    }
+    busyness(changes_per_s) * margin
+}
+
 /// The ideal delay in fractional frames for a player whose input changes
 /// `changes_per_s` times a second: one-way latency plus one jitter of
-/// margin (more for a busy player), minus the rollback budget. Negative
-/// means "no delay needed".
-pub(crate) fn ideal_delay_at(fps: u32, rtt_ms: f64, jitter_ms: f64, changes_per_s: f64) -> f64 {
+/// margin (more for a busy player), minus the rollback budget, plus the
+/// frames lost packets make inputs late ([`loss_margin_frames`]).
+/// Negative means "no delay needed".
+pub(crate) fn ideal_delay_at(
+    fps: u32,
+    rtt_ms: f64,
+    jitter_ms: f64,
+    changes_per_s: f64,
+    loss: LossStats,
+) -> f64 {
     let jitter = jitter_ms.max(0.0);
     let margin = busyness(changes_per_s) * (BUSY_JITTER_MARGIN * jitter + BUSY_MARGIN_MS);
     let one_way = rtt_ms.max(0.0) / 2.0 + jitter + margin;
     // `* fps / 1000` rather than `/ frame_ms`: exact for whole frames, so
     // 100 ms is 6 frames and not 6.000000001 (which would round up to 7).
-    one_way * f64::from(fps) / 1000.0 - ROLLBACK_BUDGET
+    one_way * f64::from(fps) / 1000.0 - ROLLBACK_BUDGET + loss_margin_frames(loss, changes_per_s)
 }
 
 /// The ideal delay before the player's input has been seen (the
-/// handshake): a busy player's, the safe side.
+/// handshake): a busy player's, the safe side; on a link whose loss is
+/// not known yet (a handful of probes cannot tell 5 % from 0).
 pub(crate) fn ideal_delay(fps: u32, rtt_ms: f64, jitter_ms: f64) -> f64 {
-    ideal_delay_at(fps, rtt_ms, jitter_ms, BUSY_CHANGES_PER_S)
+    ideal_delay_at(fps, rtt_ms, jitter_ms, BUSY_CHANGES_PER_S, LossStats::NONE)
 }
 
 /// The policy: the ideal delay rounded up, clamped to `0..=MAX_INPUT_DELAY`.
@@ -137,9 +193,16 @@ pub(crate) fn input_delay_for(fps: u32, rtt_ms: f64, jitter_ms: f64) -> u32 {
     clamp_frames(ideal_delay(fps, rtt_ms, jitter_ms).ceil())
 }
 
-/// The policy for a player whose input rate has been measured.
-pub fn input_delay_at(fps: u32, rtt_ms: f64, jitter_ms: f64, changes_per_s: f64) -> u32 {
-    clamp_frames(ideal_delay_at(fps, rtt_ms, jitter_ms, changes_per_s).ceil())
+/// The policy for a player whose input rate has been measured, on a link
+/// with this loss.
+pub fn input_delay_at(
+    fps: u32,
+    rtt_ms: f64,
+    jitter_ms: f64,
+    changes_per_s: f64,
+    loss: LossStats,
+) -> u32 {
+    clamp_frames(ideal_delay_at(fps, rtt_ms, jitter_ms, changes_per_s, loss).ceil())
 }
 
 fn clamp_frames(frames: f64) -> u32 {
@@ -260,10 +323,22 @@ impl Retuner {
         Some(f64::from(changes) * f64::from(self.fps) / frames)
     }
 
-    /// Adds a ping sample taken at `frame` and the local input changes
-    /// since the previous sample (over [`Retuner::SAMPLE_EVERY`] frames);
-    /// returns the new delay when it should change now.
-    pub fn sample(&mut self, frame: u32, rtt_ms: f64, input_changes: u32) -> Option<u32> {
+    /// Adds a ping sample taken at `frame`, the local input changes since
+    /// the previous sample (over [`Retuner::SAMPLE_EVERY`] frames) and the
+    /// loss measured on the path from the other peer so far (`None`
+    /// before there is a measure: counted as none); returns the new delay
+    /// when it should change now.
+    ///
+    /// The other peer's messages stand for ours: both directions of a
+    /// path usually lose alike, and what this peer sends is only counted
+    /// where it arrives.
+    pub fn sample(
+        &mut self,
+        frame: u32,
+        rtt_ms: f64,
+        input_changes: u32,
+        loss: Option<LossStats>,
+    ) -> Option<u32> {
         if self.changes.len() == RATE_WINDOW {
             self.changes.remove(0);
         }
@@ -280,7 +355,7 @@ impl Retuner {
         }
         let (rtt, jitter) = rtt_stats(&self.samples)?;
         let rate = self.changes_per_s().unwrap_or(BUSY_CHANGES_PER_S);
-        let ideal = ideal_delay_at(self.fps, rtt, jitter, rate);
+        let ideal = ideal_delay_at(self.fps, rtt, jitter, rate, loss.unwrap_or(LossStats::NONE));
         let current = self.current as f64;
         // Up when the ideal clearly exceeds the current delay, down when it
         // is clearly below the next lower one; in between, stay.
@@ -322,6 +397,7 @@ mod tests {
 
     /// The frame rate the policy was tuned at.
     const FPS: u32 = 60;
+    const NO_LOSS: LossStats = LossStats::NONE;
 
     #[test]
     fn the_netplay_table_and_its_boundaries() {
@@ -365,7 +441,7 @@ mod tests {
         ];
         for (rtt, jitter, want) in cases {
             assert_eq!(
-                input_delay_at(FPS, rtt, jitter, CALM_CHANGES_PER_S),
+                input_delay_at(FPS, rtt, jitter, CALM_CHANGES_PER_S, NO_LOSS),
                 want,
                 "rtt {rtt} jitter {jitter}"
             );
@@ -388,7 +464,7 @@ mod tests {
                 want,
                 "rtt {rtt} jitter {jitter}"
             );
-            assert_eq!(input_delay_at(FPS, rtt, jitter, 6.0), want);
+            assert_eq!(input_delay_at(FPS, rtt, jitter, 6.0, NO_LOSS), want);
         }
     }
 
@@ -411,12 +487,12 @@ mod tests {
         ];
         for (rtt, jitter, calm, busy) in cases {
             assert_eq!(
-                input_delay_at(FPS, rtt, jitter, 1.7),
+                input_delay_at(FPS, rtt, jitter, 1.7, NO_LOSS),
                 calm,
                 "calm, rtt {rtt}"
             );
             assert_eq!(
-                input_delay_at(FPS, rtt, jitter, 4.0),
+                input_delay_at(FPS, rtt, jitter, 4.0, NO_LOSS),
                 busy,
                 "busy, rtt {rtt}"
             );
@@ -425,12 +501,88 @@ mod tests {
         for rtt in 0..300 {
             let mut last = 0;
             for tenths in 0..80 {
-                let d = input_delay_at(FPS, rtt as f64, 8.0, tenths as f64 / 10.0);
+                let d = input_delay_at(FPS, rtt as f64, 8.0, tenths as f64 / 10.0, NO_LOSS);
                 assert!(d >= last, "rtt {rtt} rate {tenths}");
                 last = d;
             }
-            assert_eq!(input_delay_at(FPS, rtt as f64, 8.0, f64::NAN), last);
+            assert_eq!(
+                input_delay_at(FPS, rtt as f64, 8.0, f64::NAN, NO_LOSS),
+                last
+            );
         }
+    }
+
+    fn lossy(rate: f64, mean_burst: f64) -> LossStats {
+        LossStats { rate, mean_burst }
+    }
+
+    #[test]
+    fn loss_adds_frames_only_where_late_inputs_reach_the_p99() {
+        let busy = BUSY_CHANGES_PER_S;
+        // The grid's lossy links (5 %, one packet at a time) need nothing:
+        // the policy without a loss margin already kept p99 there.
+        assert_eq!(loss_margin_frames(NO_LOSS, busy), 0.0);
+        assert_eq!(loss_margin_frames(lossy(0.05, 1.0), busy), 0.0);
+        // 20 % alone: a fifth of the changes a frame late, a whole frame;
+        // none of them two frames late.
+        assert_eq!(loss_margin_frames(lossy(0.20, 1.0), busy), 1.0);
+        // 20 % in runs of 4 (after a loss, 3 in 4 are lost too): late by
+        // 2 with 15 %, by 3 with 11 %, by 4 with 8.4 %, by 5 with 6.3 %.
+        let bursty = loss_margin_frames(lossy(0.20, 4.0), busy);
+        assert!((2.85..2.95).contains(&bursty), "{bursty}");
+        // A calm player's rare changes are rarely the late ones.
+        assert_eq!(
+            loss_margin_frames(lossy(0.20, 4.0), CALM_CHANGES_PER_S),
+            0.0
+        );
+        // More loss, longer runs: never less margin; nonsense counts as none.
+        let mut last = 0.0;
+        for percent in 0..=100 {
+            let mut by_burst = 0.0;
+            for burst in 1..10 {
+                let m = loss_margin_frames(lossy(f64::from(percent) / 100.0, burst as f64), busy);
+                assert!(m >= by_burst && m <= f64::from(MAX_INPUT_DELAY));
+                by_burst = m;
+            }
+            let m = loss_margin_frames(lossy(f64::from(percent) / 100.0, 1.0), busy);
+            assert!(m >= last);
+            last = m;
+        }
+        assert_eq!(loss_margin_frames(lossy(f64::NAN, f64::NAN), busy), 0.0);
+        // In the policy: RTT 80 ms, no jitter, a busy player: 1 frame on a
+        // clean link, 2 at 20 % loss.
+        assert_eq!(input_delay_at(FPS, 80.0, 0.0, busy, NO_LOSS), 1);
+        assert_eq!(input_delay_at(FPS, 80.0, 0.0, busy, lossy(0.2, 1.0)), 2);
+    }
+
+    #[test]
+    fn retuner_follows_loss_that_lasts() {
+        // A busy player on 80 ms: 1 frame. The path starts losing 20 % in
+        // runs of two: up within seconds; and back down once it stops.
+        let mut r = Retuner::new(1, FPS);
+        let mut frame = 0;
+        let busy = |i: u32| 2 + i % 2;
+        let clean = |_| Some(NO_LOSS);
+        assert_eq!(
+            feed_link(&mut r, &mut frame, 10, |_| 80.0, busy, clean),
+            Vec::<u32>::new()
+        );
+        let losing = |_| Some(lossy(0.2, 2.0));
+        assert_eq!(
+            feed_link(&mut r, &mut frame, 10, |_| 80.0, busy, losing),
+            vec![2]
+        );
+        assert_eq!(
+            feed_link(&mut r, &mut frame, 20, |_| 80.0, busy, clean),
+            vec![1]
+        );
+        // Before the meter has counted enough, nothing is assumed.
+        let mut r = Retuner::new(1, FPS);
+        let mut frame = 0;
+        assert_eq!(
+            feed_link(&mut r, &mut frame, 20, |_| 80.0, busy, |_| None),
+            Vec::<u32>::new()
+        );
     }
 
     #[test]
@@ -478,10 +630,22 @@ mod tests {
         rtt: impl Fn(u32) -> f64,
         inputs: impl Fn(u32) -> u32,
     ) -> Vec<u32> {
+        feed_link(r, frame, seconds, rtt, inputs, |_| None)
+    }
+
+    /// The same on a link losing `loss(i)` in interval `i`.
+    fn feed_link(
+        r: &mut Retuner,
+        frame: &mut u32,
+        seconds: u32,
+        rtt: impl Fn(u32) -> f64,
+        inputs: impl Fn(u32) -> u32,
+        loss: impl Fn(u32) -> Option<LossStats>,
+    ) -> Vec<u32> {
         let mut changes = Vec::new();
         for i in 0..seconds * 2 {
             *frame += Retuner::SAMPLE_EVERY;
-            if let Some(d) = r.sample(*frame, rtt(i), inputs(i)) {
+            if let Some(d) = r.sample(*frame, rtt(i), inputs(i), loss(i)) {
                 changes.push(d);
             }
         }
@@ -495,7 +659,7 @@ mod tests {
 
     #[test]
     fn retuner_adds_delay_when_the_player_gets_busy() {
-        let mut r = Retuner::new(input_delay_at(FPS, 120.0, 20.0, 0.0), FPS);
+        let mut r = Retuner::new(input_delay_at(FPS, 120.0, 20.0, 0.0, NO_LOSS), FPS);
         assert_eq!(r.current(), 3);
         let mut frame = 0;
         // Calm: one change a second (one every other interval).
@@ -544,13 +708,13 @@ mod tests {
     #[test]
     fn retuner_steps_up_quickly_and_down_only_after_a_whole_window() {
         // A 4 s stretch of a faster path does not take the delay down...
-        let mut r = Retuner::new(input_delay_at(FPS, 200.0, 0.0, 0.0), FPS);
+        let mut r = Retuner::new(input_delay_at(FPS, 200.0, 0.0, 0.0, NO_LOSS), FPS);
         let mut frame = 0;
         let dip = |i: u32| if (20..28).contains(&i) { 80.0 } else { 200.0 };
         assert_eq!(feed(&mut r, &mut frame, 20, dip), Vec::<u32>::new());
         assert_eq!(r.current(), 4);
         // ...while a 4 s stretch of a slower one takes it up.
-        let mut r = Retuner::new(input_delay_at(FPS, 80.0, 0.0, 0.0), FPS);
+        let mut r = Retuner::new(input_delay_at(FPS, 80.0, 0.0, 0.0, NO_LOSS), FPS);
         let mut frame = 0;
         let rise = |i: u32| if (20..28).contains(&i) { 200.0 } else { 80.0 };
         assert_eq!(feed(&mut r, &mut frame, 20, rise).first(), Some(&4));

@@ -5,8 +5,12 @@
 //! and never reads the clock: the caller passes `now` in, which makes tests
 //! exact and lets the socket flush due packets whenever GGRS polls it.
 //!
-//! Model (per packet, independently):
-//! - lost with probability `loss_pct`;
+//! Model (per packet):
+//! - lost with probability `loss_pct`: independently, or in runs of mean
+//!   length `loss_burst` (a two-state chain: after a loss the next packet
+//!   is lost with probability `1 - 1/loss_burst`, after a delivery with
+//!   the probability that keeps the overall rate at `loss_pct`), as Wi-Fi
+//!   and congested paths lose;
 //! - otherwise delivered after `latency + U[0, jitter]`, so never earlier than
 //!   `latency`; packets sent close together can overtake each other when the
 //!   jitter exceeds their spacing, which is the reordering a real path shows;
@@ -27,6 +31,9 @@ pub struct LinkConfig {
     pub jitter_ms: f64,
     /// Probability (percent, 0..=100) that a packet is lost.
     pub loss_pct: f64,
+    /// Mean length of a run of lost packets; 1 (or 0, the default) for
+    /// independent losses.
+    pub loss_burst: f64,
     /// Probability (percent, 0..=100) that a delivered packet arrives twice.
     pub dup_pct: f64,
     /// A cut of the path: nothing gets through for a while.
@@ -97,6 +104,7 @@ impl LinkConfig {
             ("latency", self.latency_ms, false),
             ("jitter", self.jitter_ms, false),
             ("loss", self.loss_pct, true),
+            ("loss burst", self.loss_burst, false),
             ("duplication", self.dup_pct, true),
         ];
         for (name, value, pct) in fields {
@@ -201,6 +209,8 @@ pub struct LinkSim<P> {
     stats: LinkStats,
     /// When the first packet was pushed (the outage counts from there).
     first_push: Option<Instant>,
+    /// Whether the last packet was lost (for runs of losses).
+    losing: bool,
 }
 
 impl<P: Clone> LinkSim<P> {
@@ -215,6 +225,7 @@ impl<P: Clone> LinkSim<P> {
             latency_ms: clamp(config.latency_ms, 3_600_000.0),
             jitter_ms: clamp(config.jitter_ms, 3_600_000.0),
             loss_pct: clamp(config.loss_pct, 100.0),
+            loss_burst: clamp(config.loss_burst, 1_000_000.0),
             dup_pct: clamp(config.dup_pct, 100.0),
             outage: config.outage,
         };
@@ -225,6 +236,7 @@ impl<P: Clone> LinkSim<P> {
             next_seq: 0,
             stats: LinkStats::default(),
             first_push: None,
+            losing: false,
         }
     }
 
@@ -256,7 +268,7 @@ impl<P: Clone> LinkSim<P> {
             let since = now.saturating_duration_since(first);
             since >= o.after && since < o.after + o.length
         });
-        if cut || self.rng.chance(self.config.loss_pct) {
+        if cut || self.roll_loss() {
             self.stats.lost += 1;
             return;
         }
@@ -279,6 +291,22 @@ impl<P: Clone> LinkSim<P> {
         }
         self.stats.delivered += ready.len() as u64;
         ready
+    }
+
+    /// Whether the next packet is lost: independently at `loss_pct`, or
+    /// in runs of mean length `loss_burst` at the same overall rate.
+    fn roll_loss(&mut self) -> bool {
+        let (rate, burst) = (self.config.loss_pct / 100.0, self.config.loss_burst);
+        let pct = if burst <= 1.0 || rate >= 1.0 {
+            self.config.loss_pct
+        } else if self.losing {
+            100.0 * (1.0 - 1.0 / burst)
+        } else {
+            // Stationary share of the losing state: enter / (enter + 1/burst).
+            100.0 * rate / (burst * (1.0 - rate))
+        };
+        self.losing = self.rng.chance(pct);
+        self.losing
     }
 
     fn delay(&mut self) -> Duration {
@@ -311,6 +339,43 @@ mod tests {
             let at = t0 + ms(i as u64);
             link.push(at, (at, i));
         }
+    }
+
+    /// Lost packets and the runs they come in, over `n` packets.
+    fn loss_runs(config: LinkConfig, n: u32) -> (f64, f64) {
+        let mut link = LinkSim::new(config, 3);
+        let t = Instant::now();
+        let (mut lost, mut runs, mut last_lost) = (0u32, 0u32, false);
+        for i in 0..n {
+            let before = link.stats().lost;
+            link.push(t, i);
+            let now_lost = link.stats().lost > before;
+            lost += u32::from(now_lost);
+            runs += u32::from(now_lost && !last_lost);
+            last_lost = now_lost;
+        }
+        (
+            f64::from(lost) / f64::from(n),
+            f64::from(lost) / f64::from(runs),
+        )
+    }
+
+    #[test]
+    fn loss_comes_alone_or_in_runs_of_the_asked_length_at_the_same_rate() {
+        let lossy = |loss_burst| LinkConfig {
+            loss_pct: 10.0,
+            loss_burst,
+            ..LinkConfig::default()
+        };
+        let (rate, run) = loss_runs(lossy(0.0), 200_000);
+        assert!((0.095..0.105).contains(&rate), "{rate}");
+        // Independent: a run goes on with probability 0.1, mean 1.11.
+        assert!((1.08..1.14).contains(&run), "{run}");
+        let (rate, run) = loss_runs(lossy(4.0), 200_000);
+        assert!((0.09..0.11).contains(&rate), "{rate}");
+        assert!((3.8..4.2).contains(&run), "{run}");
+        assert!(lossy(-1.0).validate().is_err());
+        assert!(lossy(f64::NAN).validate().is_err());
     }
 
     #[test]
@@ -352,6 +417,7 @@ mod tests {
             latency_ms: 50.0,
             jitter_ms: 20.0,
             loss_pct: 10.0,
+            loss_burst: 0.0,
             dup_pct: 10.0,
             outage: None,
         };
@@ -471,6 +537,7 @@ mod tests {
         let cfg = LinkConfig {
             jitter_ms: 40.0,
             loss_pct: 5.0,
+            loss_burst: 0.0,
             dup_pct: 1.0,
             ..Default::default()
         };
@@ -496,6 +563,7 @@ mod tests {
             latency_ms: 20.0,
             jitter_ms: 15.0,
             loss_pct: 30.0,
+            loss_burst: 0.0,
             dup_pct: 30.0,
             outage: None,
         };
@@ -520,6 +588,7 @@ mod tests {
             latency_ms: 40.0,
             jitter_ms: 5.0,
             loss_pct: 100.0,
+            loss_burst: 0.0,
             dup_pct: 0.0,
             outage: None,
         };
@@ -553,6 +622,7 @@ mod tests {
             latency_ms: f64::INFINITY,
             jitter_ms: f64::NAN,
             loss_pct: -5.0,
+            loss_burst: 0.0,
             dup_pct: 1e9,
             outage: None,
         };

@@ -20,6 +20,7 @@ use ggrs::{Message, NonBlockingSocket};
 use matchbox_socket::{Packet, PeerId, WebRtcChannel};
 
 use super::link_sim::{LinkConfig, LinkSim, LinkStats};
+use super::loss::{LossMeter, LossStats};
 
 /// Largest datagram we try to decode. GGRS packets are a few dozen bytes; the
 /// limit also bounds what a forged length prefix can make the decoder
@@ -57,9 +58,21 @@ struct Counters {
     packets_dropped_malformed: AtomicU64,
     send_failures: AtomicU64,
     acks_coalesced: AtomicU64,
+    /// Loss on the path from the other peer, from its input messages.
+    loss: std::sync::Mutex<LossMeter>,
 }
 
 impl Counters {
+    fn heard_input(&self, frame: i32) {
+        self.meter().heard(frame);
+    }
+
+    fn meter(&self) -> std::sync::MutexGuard<'_, LossMeter> {
+        // A panic while holding it cannot leave the meter half-changed in
+        // a way that matters: it only counts.
+        self.loss.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn add(counter: &AtomicU64, n: u64) -> u64 {
         counter.fetch_add(n, Ordering::Relaxed) + n
     }
@@ -85,6 +98,17 @@ pub struct StatsHandle(Arc<Counters>);
 impl StatsHandle {
     pub fn get(&self) -> SocketStats {
         self.0.snapshot()
+    }
+
+    /// Loss on the path from the other peer over the last 10 s, once 2 s
+    /// of its input messages have been counted ([`LossMeter`]).
+    pub fn loss(&self) -> Option<LossStats> {
+        self.0.meter().stats()
+    }
+
+    /// The same over every frame counted so far.
+    pub fn total_loss(&self) -> Option<LossStats> {
+        self.0.meter().total()
     }
 }
 
@@ -161,12 +185,17 @@ pub fn encode(msg: &Message) -> Option<Vec<u8>> {
 /// has any, so they mean corruption), or one GGRS itself would not survive
 /// (see [`wire::check`]).
 pub fn decode(bytes: &[u8]) -> Option<Message> {
+    decode_inspected(bytes).map(|(msg, _)| msg)
+}
+
+/// [`decode`], and for an input message the frame of its last input.
+fn decode_inspected(bytes: &[u8]) -> Option<(Message, wire::Inspected)> {
     if bytes.len() > MAX_PACKET_BYTES {
         return None;
     }
     let limited = WIRE.with_limit::<MAX_PACKET_BYTES>();
     match bincode::serde::decode_from_slice::<Message, _>(bytes, limited) {
-        Ok((msg, used)) if used == bytes.len() && wire::check(bytes) => Some(msg),
+        Ok((msg, used)) if used == bytes.len() => Some((msg, wire::inspect(bytes)?)),
         _ => None,
     }
 }
@@ -256,15 +285,21 @@ pub mod wire {
     /// Whether GGRS can take this encoded message (already known to
     /// decode as one) without a panic or an unbounded allocation.
     pub fn check(bytes: &[u8]) -> bool {
+        inspect(bytes).is_some()
+    }
+
+    /// What [`check`] sees in a message GGRS can take: for an input
+    /// message, the frame of the last input it carries (the sequence
+    /// [`crate::net::loss::LossMeter`] counts); `None` for a message GGRS
+    /// cannot take.
+    pub(crate) fn inspect(bytes: &[u8]) -> Option<Inspected> {
         let limited = WIRE.with_limit::<MAX_PACKET_BYTES>();
-        let Ok((message, used)) = bincode::serde::decode_from_slice::<Message, _>(bytes, limited)
-        else {
-            return false;
-        };
+        let (message, used) =
+            bincode::serde::decode_from_slice::<Message, _>(bytes, limited).ok()?;
         if used != bytes.len() {
-            return false;
+            return None;
         }
-        match message.body {
+        let ok = match &message.body {
             Body::Input(input) => {
                 frame_ok(input.start_frame)
                     && frame_ok(input.ack_frame)
@@ -274,14 +309,48 @@ pub mod wire {
                         .all(|s| frame_ok(s.last_frame))
                     && rle_decoded_len(&input.bytes).is_some()
             }
-            Body::InputAck { ack_frame } => frame_ok(ack_frame),
-            Body::ChecksumReport { frame, .. } => frame_ok(frame),
-            Body::QualityReply { pong } => pong_ok(pong, now_ms()),
+            Body::InputAck { ack_frame } => frame_ok(*ack_frame),
+            Body::ChecksumReport { frame, .. } => frame_ok(*frame),
+            Body::QualityReply { pong } => pong_ok(*pong, now_ms()),
             Body::SyncRequest { .. }
             | Body::SyncReply { .. }
             | Body::QualityReport { .. }
             | Body::KeepAlive => true,
+        };
+        if !ok {
+            return None;
         }
+        let last_input_frame = match message.body {
+            Body::Input(input) => last_input_frame(&input),
+            _ => None,
+        };
+        Some(Inspected { last_input_frame })
+    }
+
+    /// What [`inspect`] read from an accepted message.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) struct Inspected {
+        pub(crate) last_input_frame: Option<i32>,
+    }
+
+    /// The frame of an input message's last input: its inputs are
+    /// delta-encoded one after another, each behind its length as a
+    /// little-endian `u16` (ggrs's `compression::delta_encode`), then
+    /// run-length encoded; `start_frame` is the first one's frame. `None`
+    /// for a message without inputs, or one whose lengths do not add up.
+    fn last_input_frame(input: &Input) -> Option<i32> {
+        // Known to decode within MAX_PACKET_BYTES (`rle_decoded_len`).
+        let delta = bitfield_rle::decode(&input.bytes).ok()?;
+        let mut at = 0usize;
+        let mut count = 0i32;
+        while at < delta.len() {
+            let len = u16::from_le_bytes([*delta.get(at)?, *delta.get(at + 1)?]);
+            at = at.checked_add(2 + usize::from(len))?;
+            count += 1;
+        }
+        (at == delta.len() && count > 0)
+            .then(|| input.start_frame.checked_add(count - 1))
+            .flatten()
     }
 
     /// The length `bitfield_rle::decode` would give these bytes, if it can
@@ -457,9 +526,12 @@ impl<C: PacketChannel> NonBlockingSocket<C::Addr> for GgrsSocket<C> {
         let mut messages = Vec::with_capacity(packets.len());
         for (from, packet) in packets {
             Counters::add(&self.stats.bytes_received, packet.len() as u64);
-            match decode(&packet) {
-                Some(msg) => {
+            match decode_inspected(&packet) {
+                Some((msg, seen)) => {
                     Counters::add(&self.stats.packets_received, 1);
+                    if let Some(frame) = seen.last_input_frame {
+                        self.stats.heard_input(frame);
+                    }
                     messages.push((from, msg));
                 }
                 None => {

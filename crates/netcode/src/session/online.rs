@@ -333,7 +333,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         if self.options.delay != DelaySetting::Auto {
             return;
         }
-        let Some(delay) = self.retuner.sample(frame, ping, changes) else {
+        let loss = self.stats.loss();
+        let Some(delay) = self.retuner.sample(frame, ping, changes, loss) else {
             return;
         };
         if let Err(e) = self.session.set_input_delay(self.local, delay as usize) {
@@ -345,8 +346,11 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             .retuner
             .changes_per_s()
             .map_or("not yet measured".to_string(), |r| format!("{r:.1}/s"));
+        let loss = loss.map_or("not yet measured".to_string(), |l| {
+            format!("{:.1} % in runs of {:.1}", l.rate * 100.0, l.mean_burst)
+        });
         let detail = format!(
-            "{} -> {delay} frames at frame {frame} (rtt {rtt:.0} ms, jitter {jitter:.0} ms, input changes {rate})",
+            "{} -> {delay} frames at frame {frame} (rtt {rtt:.0} ms, jitter {jitter:.0} ms, input changes {rate}, loss {loss})",
             self.input_delay
         );
         tracing::info!("input delay {detail}");
@@ -607,6 +611,10 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         );
         summary.jitter_ms = Some(self.agreement.jitter_ms);
         summary.handshake_rtt_ms = Some(self.agreement.rtt_ms);
+        if let Some(loss) = self.stats.total_loss() {
+            summary.loss_pct = Some(rounded(loss.rate * 100.0, 2));
+            summary.loss_burst = Some(rounded(loss.mean_burst, 2));
+        }
         summary.bytes_sent = stats.bytes_sent;
         summary.bytes_received = stats.bytes_received;
         summary.packets_malformed = Some(stats.packets_dropped_malformed);

@@ -95,6 +95,13 @@ pub struct MatchSummary {
     pub handshake_rtt_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jitter_ms: Option<f64>,
+    /// Percent of the other peer's input messages lost on the way here
+    /// over the match (net::loss; absent under 2 s of play), and the mean
+    /// length of a run of them (1: every loss alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_burst: Option<f64>,
     /// Frames GGRS refused to advance because the peer was too far behind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stalled_frames: Option<u64>,
