@@ -100,8 +100,14 @@ if [[ -z $wasm_bindgen ]]; then
     [[ -z ${WASM_BINDGEN:-} ]] \
         || die "WASM_BINDGEN=$WASM_BINDGEN is not wasm-bindgen $bindgen_version ($(version_of "$WASM_BINDGEN"))"
     say "installing wasm-bindgen-cli $bindgen_version into $tools (cargo install; takes a few minutes)"
-    # Not --locked: with it, cargo install fails for 0.2.130.
-    cargo install wasm-bindgen-cli --version "=$bindgen_version" --root "$tools" \
+    # Not --locked: with it, cargo install fails for 0.2.130. Without its
+    # default feature (TLS for the test runner's downloads, which this
+    # never runs) and optimised only a little: the tool's own speed is a
+    # second either way on our module, its build took 8.4 minutes of a
+    # cold CI run at release settings (2.8 quiet, this way).
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=false \
+        CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+        cargo install wasm-bindgen-cli --version "=$bindgen_version" --no-default-features --root "$tools" \
         || die "cargo install wasm-bindgen-cli $bindgen_version failed"
     wasm_bindgen=$tools/bin/wasm-bindgen
     [[ $(version_of "$wasm_bindgen") == "wasm-bindgen $bindgen_version" ]] \
