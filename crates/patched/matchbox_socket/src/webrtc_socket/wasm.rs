@@ -479,10 +479,13 @@ async fn complete_handshake(
             signal_peer.send(PeerSignal::IceCandidate(candidate_json));
         },
     );
-    let onicecandidate = Closure::wrap(onicecandidate);
-    conn.set_onicecandidate(Some(onicecandidate.as_ref().unchecked_ref()));
-    // note: we can let rust keep ownership of this closure, since we replace
-    // the event handler later in this method when ice is finished
+    // Owned by the browser (twinstar): this future can be dropped before it
+    // replaces the handler below (the socket closed mid-handshake, as when a
+    // page reopens its signaling), and a closure Rust dropped while still
+    // the handler throws "closure invoked recursively or after being
+    // dropped" at the next candidate.
+    let onicecandidate = Closure::wrap(onicecandidate).into_js_value();
+    conn.set_onicecandidate(Some(onicecandidate.unchecked_ref()));
 
     // handle pending ICE candidates
     for candidate in received_candidates {
@@ -610,13 +613,15 @@ async fn wait_for_ice_gathering_complete(conn: RtcPeerConnection) {
     let conn_clone = conn.clone();
     let onstatechange: Box<dyn FnMut(JsValue)> = Box::new(move |_| {
         if conn_clone.ice_gathering_state() == RtcIceGatheringState::Complete {
-            tx.try_send(()).unwrap();
+            // The waiting future may be gone (twinstar): nothing to tell.
+            let _ = tx.try_send(());
         }
     });
 
-    let onstatechange = Closure::wrap(onstatechange);
+    // Owned by the browser (twinstar): see the ICE candidate handler.
+    let onstatechange = Closure::wrap(onstatechange).into_js_value();
 
-    conn.set_onicegatheringstatechange(Some(onstatechange.as_ref().unchecked_ref()));
+    conn.set_onicegatheringstatechange(Some(onstatechange.unchecked_ref()));
 
     rx.next().await;
 
