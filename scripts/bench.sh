@@ -8,6 +8,13 @@
 #   bash scripts/bench.sh           # the full report (~75 min on 2 cores)
 #   bash scripts/bench.sh --quick   # CI smoke run (a few minutes), writes
 #                                   # bench/quick/ (gitignored) instead
+#   --profile NAME                  # the Cargo profile measured (default
+#                                   # release; CI's smoke run passes dev, the
+#                                   # build its tests made: its speed
+#                                   # figures are then not release figures)
+#
+# Environment: TWINSTAR_BIN, a twinstar already built with that profile
+# (CI's test build), else bench.sh builds one.
 #
 # On a fresh Debian machine run as root: it installs what it needs (a C
 # compiler, ALSA headers, python3-venv) and puts matplotlib in a venv under
@@ -16,14 +23,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-quick=0
-for arg in "$@"; do
-    case "$arg" in
+quick=0 profile=release
+while [ $# -gt 0 ]; do
+    case "$1" in
         --quick) quick=1 ;;
-        -h | --help) sed -n 2,14p "$0"; exit 0 ;;
-        *) echo "bench.sh: unknown argument $arg (expected --quick)" >&2; exit 2 ;;
+        --profile)
+            [ $# -gt 1 ] || { echo "bench.sh: --profile needs a Cargo profile's name" >&2; exit 2; }
+            profile=$2
+            shift
+            ;;
+        -h | --help) sed -n 2,21p "$0"; exit 0 ;;
+        *) echo "bench.sh: unknown argument $1 (expected --quick or --profile NAME)" >&2; exit 2 ;;
     esac
+    shift
 done
+# Cargo puts the dev profile's build in debug/, any other in its name.
+profile_dir=$profile
+[ "$profile" = dev ] && profile_dir=debug
 
 # System packages (Debian, as root only).
 need_pkgs=()
@@ -59,15 +75,20 @@ else
 fi
 
 # One binary for the whole run, copied so a rebuild elsewhere cannot swap it.
-cargo build --release --locked >&2
+bin=${TWINSTAR_BIN:-}
+if [ -z "$bin" ]; then
+    cargo build --profile "$profile" --locked >&2
+    bin="${CARGO_TARGET_DIR:-target}/$profile_dir/twinstar"
+fi
+[ -x "$bin" ] || { echo "bench.sh: no twinstar at $bin" >&2; exit 1; }
 if [ $quick = 1 ]; then
     out=bench/quick work=target/bench-work-quick report=bench/quick/BENCHMARKS.md
 else
     out=bench work=target/bench-work report=BENCHMARKS.md
 fi
 mkdir -p "$out" "$work"
-cp "${CARGO_TARGET_DIR:-target}/release/twinstar" "$work/twinstar"
+cp "$bin" "$work/twinstar"
 
-args=(--bin "$work/twinstar" --out "$out" --work "$work" --report "$report")
+args=(--bin "$work/twinstar" --profile "$profile" --out "$out" --work "$work" --report "$report")
 [ $quick = 1 ] && args+=(--quick)
 exec "$py" scripts/bench.py "${args[@]}"

@@ -69,7 +69,11 @@ if [ "$(id -u)" = 0 ]; then
     # the end of the run).
     start cross-builds bash scripts/cross-check.sh --build-only --profile cross-check
     start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
-    command -v cargo-deb > /dev/null || start cargo-deb cargo install --locked cargo-deb
+    # cargo-deb at opt-level 1: it packages one .deb here, and its
+    # release settings cost minutes of compiling.
+    command -v cargo-deb > /dev/null || start cargo-deb env CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+        CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+        cargo install --locked cargo-deb
     start fresh-root timeout 3600 bash scripts/check-system-deps.sh --fresh-root
     # A step that fails ends this script: take the jobs with it.
     trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
@@ -83,24 +87,45 @@ timed crate-boundaries bash scripts/check-crate-boundaries.sh
 timed module-cycles python3 scripts/check-module-cycles.py
 
 timed fmt cargo fmt --all -- --check
-timed clippy cargo clippy --locked --all-targets -- -D warnings
-# The web client, once, for tests/it/browser.rs (and the browser's driver);
-# it also installs the wasm target the next lint needs.
-timed build-web bash scripts/build-web.sh
-# The crates the browser build uses (the signaling server is native only);
-# as root in the background (above).
-clippy_wasm=(cargo clippy --locked --target wasm32-unknown-unknown
-    -p twinstar -p twinstar-netcode -p twinstar-signaling-protocol -p twinstar-files -- -D warnings)
-if [ "$(id -u)" = 0 ]; then
-    start clippy-wasm "${clippy_wasm[@]}"
-else
-    timed clippy-wasm "${clippy_wasm[@]}"
-fi
+
+# Clippy's lints, in the builds the tests need: clippy-driver (what `cargo
+# clippy` runs as the workspace's compiler) compiles our crates and lints
+# them as it goes, for the web client (the browser build's crates) and for
+# the tests (every target, as `cargo clippy --all-targets`); dependencies
+# compile as usual, once. Separate `cargo clippy` runs checked every
+# dependency twice more (about 7 minutes of a fresh run). `linted NAME
+# CMD...` fails when one of our crates generated a warning, as `-D
+# warnings` would; `with_lints CMD...` is for the cargo commands that
+# reuse those builds (the same compiler, or they would build our crates
+# again). Nothing else gets it: the other toolchains' builds (fuzzing's
+# nightly, the cross builds) must not.
+clippy_driver=$(rustup which clippy-driver 2> /dev/null || command -v clippy-driver) ||
+    { echo "test.sh: clippy-driver not found (rustup component add clippy)" >&2; exit 1; }
+with_lints() { RUSTC_WORKSPACE_WRAPPER=$clippy_driver "$@"; }
+linted() {
+    local log="$target_dir/lints-$1.log"
+    shift
+    with_lints "$@" 2>&1 | tee "$log" >&2
+    if grep -E '^warning: `(twinstar[a-z-]*|pong)` .*generated [0-9]+ warning' "$log" >&2; then
+        echo "test.sh: clippy's lints above fail the run (cargo clippy --all-targets shows them)" >&2
+        return 1
+    fi
+}
+# The web client, once, for tests/it/browser.rs (and the browser's driver).
+timed build-web linted web bash scripts/build-web.sh
 (cd tests/web && npm ci --no-audit --no-fund --silent)
-timed cargo-test cargo test --locked
+timed build-tests linted tests cargo test --locked --all-targets --no-run
+timed cargo-test with_lints cargo test --locked
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
 # writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
-timed bench-quick bash scripts/bench.sh --quick
+# It and every check below run the binaries `cargo test` built for the
+# integration tests (dev profile): a release build of their own was the
+# longest compile of a fresh run (~8.5 minutes of both cores), and none of
+# them needs release speed (release builds are scripts/release.sh's and
+# the full bench.sh's). A plain `cargo build` would build them again, with
+# the features the tests' dependencies add unified out.
+export TWINSTAR_BIN="$target_dir/debug/twinstar"
+timed bench-quick with_lints bash scripts/bench.sh --quick --profile dev
 
 # Fuzzing, briefly (issue 27; docs/fuzzing.md): every fuzz target for a few
 # seconds after running once over its committed seeds and regressions, and
@@ -115,10 +140,8 @@ fi
 
 # Real networks: NAT traversal between network namespaces, the
 # bad-link soak and signaling under load. One twinstar binary for all of
-# them: the release build bench.sh just made (a no-op build here); the load
-# client is the example `cargo test` built. ~5 minutes in all.
-timed release-build cargo build --release --locked --bin twinstar --bin twinstar-server >&2
-export TWINSTAR_BIN="$target_dir/release/twinstar"
+# them, the tests' (above); the load client is the example `cargo test`
+# built. ~5 minutes in all.
 export SIGNALING_LOAD_BIN="$target_dir/debug/examples/signaling_load"
 if [ "$(id -u)" = 0 ]; then
     failed=()
@@ -140,7 +163,6 @@ if [ "$(id -u)" = 0 ]; then
         fi
         echo "test.sh: [$(($(date +%s) - started)) s] $name (in the background, $(cut -d' ' -f2 "$target_dir/bg-$name.status" 2>/dev/null || echo '?') s) ended $((SECONDS - t)) s after it was needed" >&2
     }
-    collect clippy-wasm
     # Cuts mid-match (issue 25): NAT A's whole network for 15 s with the
     # default 30 s window (both reconnect through the server, ~25 s), only
     # the path between the NATs for 20 s (~32 s), and 15 s with a 5 s
@@ -169,21 +191,23 @@ if [ "$(id -u)" = 0 ]; then
     # own setup, then the game built and run (issue 38; started above).
     collect fresh-root
     collect fuzz
-    # The .deb (cargo-deb, from the release build above and the web
-    # client) installed in a fresh Debian root: dependencies pulled in,
-    # the golden synctest from /usr/bin, the server with its web client
-    # (cargo-deb installed in the background above if it was missing;
-    # scripts/release.sh makes both architectures' packages, reproducibly).
+    # The .deb (cargo-deb, from the test build above and the web client)
+    # installed in a fresh Debian root: dependencies pulled in, the golden
+    # synctest from /usr/bin, the server with its web client (cargo-deb
+    # installed in the background above if it was missing;
+    # scripts/release.sh makes both architectures' packages from release
+    # builds, reproducibly). What the package is made of and what it pulls
+    # in is the same for either profile.
     [[ " ${background[*]} " == *" cargo-deb "* ]] && collect cargo-deb
     if command -v cargo-deb > /dev/null &&
-        rm -rf target/deb && cargo deb --no-build --locked --profile release --output target/deb >&2; then
+        rm -rf target/deb && cargo deb --no-build --locked --profile dev --output target/deb >&2; then
         check "deb in a fresh root" 600 bash scripts/check-deb.sh target/deb/twinstar_*_amd64.deb
     else
         failed+=("cargo deb")
     fi
     # Every platform computes the same bits (issue 33): the Windows build
-    # under Wine and the aarch64 build under qemu against this release
-    # build, the golden synctest, an aarch64-vs-x86_64 match, the Windows
+    # under Wine and the aarch64 build under qemu against the native
+    # build above, the golden synctest, an aarch64-vs-x86_64 match, the Windows
     # window (about a minute once built, in the background above).
     collect cross-builds
     check cross-check 1800 bash scripts/cross-check.sh --quick --profile cross-check --native "$TWINSTAR_BIN"
