@@ -513,7 +513,7 @@ fn draw_waiting<C: MaybeSend + 'static>(
         (Stage::Measuring, _) => format!(
             "connected; measuring latency ({}/{})",
             status.probes,
-            crate::net::handshake::PROBES
+            status.probes_wanted.max(crate::net::handshake::PROBES)
         ),
         (stage, _) => stage.to_string(),
     };

@@ -193,6 +193,14 @@ pub(crate) fn input_delay_for(fps: u32, rtt_ms: f64, jitter_ms: f64) -> u32 {
     clamp_frames(ideal_delay(fps, rtt_ms, jitter_ms).ceil())
 }
 
+/// Whether a jitter read from a handful of round trips may have picked
+/// the wrong delay: the delay differs between half and twice that jitter
+/// (what 5 samples' median absolute deviation spans on a jittery link).
+/// A steady link's fraction of a millisecond never moves it.
+pub(crate) fn jitter_in_doubt(fps: u32, rtt_ms: f64, jitter_ms: f64) -> bool {
+    input_delay_for(fps, rtt_ms, jitter_ms / 2.0) != input_delay_for(fps, rtt_ms, jitter_ms * 2.0)
+}
+
 /// The policy for a player whose input rate has been measured, on a link
 /// with this loss.
 pub fn input_delay_at(
@@ -583,6 +591,19 @@ mod tests {
             feed_link(&mut r, &mut frame, 20, |_| 80.0, busy, |_| None),
             Vec::<u32>::new()
         );
+    }
+
+    /// No jitter, or a steady link's fraction of a millisecond, leaves the
+    /// delay in doubt; 20 ms of jitter read as 6 ms (the grid's 80 and
+    /// 120 ms links) does.
+    #[test]
+    fn jitter_is_in_doubt_where_half_or_twice_it_moves_the_delay() {
+        for rtt in [0.0, 40.0, 80.0, 120.0, 160.0, 200.0] {
+            assert!(!jitter_in_doubt(FPS, rtt, 0.0), "rtt {rtt}");
+        }
+        assert!(!jitter_in_doubt(FPS, 100.0, 0.5));
+        assert!(jitter_in_doubt(FPS, 100.0, 6.0));
+        assert!(jitter_in_doubt(FPS, 140.0, 6.0));
     }
 
     #[test]

@@ -163,11 +163,12 @@ impl<P: Copy + Ord + Hash + Debug> Room<P> {
         self.partner.or(self.candidate.as_ref().map(|c| c.peer))
     }
 
-    /// Round trips measured with the peer being heard (progress display).
-    pub(crate) fn probes_done(&self) -> u32 {
+    /// Round trips measured with the peer being heard, and to measure
+    /// (progress display).
+    pub(crate) fn probes(&self) -> (u32, u32) {
         self.candidate
             .as_ref()
-            .map_or(0, |c| c.handshake.probes_done())
+            .map_or((0, 0), |c| c.handshake.probes())
     }
 
     /// The result of the handshake with the peer being heard, if it ended

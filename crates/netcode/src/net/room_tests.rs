@@ -724,5 +724,5 @@ fn what_arrives_before_the_connection_is_reported_is_answered_after() {
         "{out:?}"
     );
     assert_eq!(room.partner(), Some(2));
-    assert_eq!(room.probes_done(), 0);
+    assert_eq!(room.probes(), (0, 0));
 }

@@ -161,6 +161,7 @@ impl<I: GameInput, const N: usize> Seat for SpectatorSeat<I, N> {
         Status {
             stage: self.stage,
             probes: 0,
+            probes_wanted: 0,
             failed_attempt: None,
         }
     }

@@ -354,8 +354,10 @@ pub trait Seat: Sized {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Status {
     pub stage: Stage,
-    /// Latency probes done (a player's handshake).
+    /// Latency probes done (a player's handshake)...
     pub probes: u32,
+    /// ...of this many (more once the first leave the delay in doubt).
+    pub probes_wanted: u32,
     /// A player came and went without a path (a player's seat).
     pub failed_attempt: Option<FailedAttempt>,
 }
@@ -582,13 +584,21 @@ impl<C: MaybeSend + 'static> BackgroundConnect<C> {
         let room = connector.room().cloned();
         let server = connector.server().to_string();
         let (shared, stop) = (status.clone(), cancel.clone());
+        let mut last_stage = None;
         poll_in_background(Duration::from_millis(1), move || {
             if stop.load(Ordering::Relaxed) {
                 return true;
             }
             let polled = connector.poll();
+            let now = connector.status();
+            // Each stage once in the log, as a headless connect does (in
+            // the browser's console these lines are the connect's timeline).
+            if last_stage != Some(now.stage) {
+                last_stage = Some(now.stage);
+                tracing::info!("{}", now.stage);
+            }
             if let Ok(mut s) = shared.lock() {
-                *s = connector.status();
+                *s = now;
             }
             match polled {
                 Poll::Ready(result) => {
@@ -619,6 +629,7 @@ impl<C: MaybeSend + 'static> BackgroundConnect<C> {
         self.status.lock().map(|s| s.clone()).unwrap_or(Status {
             stage: Stage::Signaling,
             probes: 0,
+            probes_wanted: 0,
             failed_attempt: None,
         })
     }

@@ -134,9 +134,11 @@ impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
     }
 
     fn status(&self) -> Status {
+        let (probes, probes_wanted) = self.control.as_ref().map_or((0, 0), |c| c.room().probes());
         Status {
             stage: self.stage,
-            probes: self.control.as_ref().map_or(0, |c| c.room().probes_done()),
+            probes,
+            probes_wanted,
             failed_attempt: self.failed_attempt.clone(),
         }
     }
