@@ -172,9 +172,11 @@ fn signaling_server(
     Ok((default_url, browsers))
 }
 
-/// A connection on its way and how the match will run once it is made.
-pub(super) struct OnlineStart {
-    pub connector: PlayerConnector,
+/// A connection on its way and how the match will run once it is made:
+/// `C` is the connector, polled by its caller (headless) or in the
+/// background ([`OnlineStart::in_background`], for a window).
+pub(super) struct OnlineStart<C = PlayerConnector> {
+    pub connector: C,
     pub options: OnlineOptions,
     /// The match ends once this frame is confirmed on both sides.
     pub frames: Option<Frame>,
@@ -185,6 +187,22 @@ pub(super) struct OnlineStart {
     /// Show the other player's chat lines and open the prompt on Enter
     /// (`--no-chat` and the settings' `chat` turn it off).
     pub chat: bool,
+}
+
+impl OnlineStart {
+    /// The same start with its connector polled in the background from
+    /// now on (every millisecond: see [`BackgroundConnect`]).
+    pub(super) fn in_background(self) -> OnlineStart<BackgroundConnect<Connection>> {
+        OnlineStart {
+            connector: BackgroundConnect::spawn(self.connector),
+            options: self.options,
+            frames: self.frames,
+            hosting: self.hosting,
+            title: self.title,
+            share: self.share,
+            chat: self.chat,
+        }
+    }
 }
 
 /// Checks everything, picks (or starts) the signaling server and starts
@@ -332,7 +350,7 @@ pub(super) enum OnlineEnd {
 /// The connection screen, then the match, inside an open window.
 pub(super) async fn online_in_window(
     ui: &mut Ui,
-    start: OnlineStart,
+    start: OnlineStart<BackgroundConnect<Connection>>,
     run: &RunArgs,
     settings: &Settings,
     escape_does: &'static str,
@@ -359,8 +377,7 @@ pub(super) async fn online_in_window(
         title,
         share: hosting.then_some(&share),
     };
-    let connecting = BackgroundConnect::spawn(connector);
-    let connection = match wait_in_window(ui, connecting, waiting, capture).await {
+    let connection = match wait_in_window(ui, connector, waiting, capture).await {
         Ok(connection) => connection,
         Err(end) => return end,
     };
@@ -390,6 +407,10 @@ pub fn online(
     if run.headless {
         return online_headless(start, run);
     }
+    // Connecting goes on from here while the window opens (natively on
+    // a thread of its own; in the browser the GL setup holds the page's
+    // one thread for ~300 ms either way, so there it gains nothing).
+    let start = start.in_background();
     let title = start.title.clone();
     let run = run.clone();
     let volume = run.window.volume.unwrap_or(settings.volume);
