@@ -31,7 +31,7 @@ case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 mkdir -p "$target_dir"
 
 # As root (CI), the slow CPU-bound jobs that no step before the root
-# section needs run from here on at the lowest priority (nice 19), so they
+# section needs run from here on at the lowest priority (idle), so they
 # take only the cycles the steps below leave idle: the tests and the
 # benchmark spend minutes waiting on real-time matches. Each is collected
 # (waited for, its log shown if it failed) where its result is needed.
@@ -46,14 +46,18 @@ if [ "$(id -u)" = 0 ]; then
     # The web build's target too, before anything compiles at once.
     [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ] ||
         rustup target add wasm32-unknown-unknown > /dev/null
-    # start NAME CMD...: CMD in the background at nice 19, logged to
-    # $target_dir/bg-NAME.log; `collect NAME` waits for it.
+    # start NAME CMD...: CMD in the background, logged to
+    # $target_dir/bg-NAME.log; `collect NAME` waits for it. At the lowest
+    # priority there is: the idle scheduling class (it runs only on a core
+    # nothing else wants; with the jobs at nice 19 alone, a run's browser
+    # pages drew 7 frames a second with stalls of seconds), idle I/O,
+    # nice 19.
     start() {
         local name=$1
         shift
         (
             t=$SECONDS rc=0
-            nice -n 19 "$@" > "$target_dir/bg-$name.log" 2>&1 || rc=$?
+            ionice -c 3 chrt --idle 0 nice -n 19 "$@" > "$target_dir/bg-$name.log" 2>&1 || rc=$?
             echo "$rc $((SECONDS - t))" > "$target_dir/bg-$name.status"
             exit $rc
         ) &
