@@ -70,11 +70,19 @@ pub(super) async fn rooms_screen(ui: &mut Ui, server: &str) -> RoomPick {
     let mut feed = Feed::start(server);
     let mut latest: Option<Result<RoomsPage, String>> = None;
     let mut shown = Vec::new();
+    let mut listed = None;
     let picked = choose_live(
         ui,
         "ROOMS",
         || {
             if let Some(answer) = feed.poll() {
+                // Each new count once in the log (a page's test waits for it).
+                if let Ok(page) = &answer
+                    && listed != Some(page.rooms.len())
+                {
+                    listed = Some(page.rooms.len());
+                    tracing::info!("rooms: {} listed", page.rooms.len());
+                }
                 latest = Some(answer);
             }
             let (details, rows) = rows(server, latest.as_ref());

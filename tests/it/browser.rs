@@ -317,14 +317,15 @@ fn a_watch_link_follows_the_match_and_its_chat() {
         &["--record", "host.tsr"],
         &["--record", "join.tsr", "--say", "hello watcher"],
     );
-    // Enter opens the prompt once watching; "hi"; Enter sends it.
+    // Enter opens the prompt once watching (a second after the stream
+    // starts, however long the page took to get there); "hi"; Enter sends it.
     let page = browser::open(
         &page_url(&server, "#watch/w4t-ch7"),
         &[
             "--timeout",
             "60",
             "--keys",
-            "Enter@5000,KeyH,KeyI,Enter",
+            "on:streams the match,Enter@1000,KeyH,KeyI,Enter",
             "--until",
             "the players ended at frame 1500",
         ],
@@ -704,7 +705,11 @@ fn the_room_code_prompt_takes_the_code_from_a_text_field() {
 /// once its list came (a poll every 2 s), its first row; finished once
 /// its console says `until` (or after 60 s).
 fn pick_first_room(server: &common::Server, until: &str) -> common::Finished {
-    let keys = "ArrowDown@1000,ArrowDown@1100,ArrowDown@1200,ArrowDown@1300,Enter@1500,Enter@6000";
+    // Each step waits for the page to get there (the menu, a list with a
+    // room in it), not for a time: on a loaded machine the page ran at 7
+    // frames a second and its list came after a fixed Enter did.
+    let keys = "on:main menu,ArrowDown@300,ArrowDown@600,ArrowDown@900,ArrowDown@1200,Enter@1500,\
+                on:rooms: [1-9][0-9]* listed,Enter@500";
     let args = ["--timeout", "60", "--keys", keys, "--until", until];
     browser::open(&page_url(server, ""), &args).finish(LIMIT)
 }

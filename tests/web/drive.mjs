@@ -81,7 +81,10 @@
 // `code`, which macroquad reads). MS is when to press it, in ms after the
 // page's first animation frame (keys sent before the game runs are lost);
 // without it, 250 ms after the previous key (the first: 1000 ms). HOLD is
-// how long it is held down (default 80 ms, about 5 frames).
+// how long it is held down (default 80 ms, about 5 frames). An item
+// `on:REGEX` makes the keys after it wait for a console line matching
+// REGEX (one seen earlier counts) and count their MS from it: what a key
+// is for, not how fast a loaded machine got there.
 //
 // --screenshot PATH: a PNG of the canvas, read inside an animation frame
 // right after the game drew it (`canvas.toDataURL`; a WebGL canvas reads
@@ -117,16 +120,33 @@ function usage(why) {
 
 const line = (text) => process.stdout.write(`${text}\n`);
 
+// The --keys groups: the keys before any `on:` item count from the first
+// frame (`on` null), each later group from its console line (`seen`, the
+// time it came; `ready` resolves then).
 function parseKeys(spec) {
-  const keys = [];
+  const groups = [{ on: null, keys: [] }];
   let at = 750;
   for (const item of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+    if (item.startsWith("on:")) {
+      let on;
+      try {
+        on = new RegExp(item.slice(3));
+      } catch (e) {
+        usage(`bad --keys item '${item}': ${e.message}`);
+      }
+      const group = { on, keys: [], seen: null };
+      group.ready = new Promise((resolve) => (group.resolve = resolve));
+      groups.push(group);
+      at = 0;
+      continue;
+    }
     const m = /^([^@+]+)(?:@(\d+))?(?:\+(\d+))?$/.exec(item);
-    if (!m) usage(`bad --keys item '${item}': KEY[@MS][+HOLD]`);
+    if (!m) usage(`bad --keys item '${item}': KEY[@MS][+HOLD] or on:REGEX`);
     at = m[2] !== undefined ? Number(m[2]) : at + 250;
-    keys.push({ key: m[1], at, hold: m[3] !== undefined ? Number(m[3]) : 80 });
+    groups[groups.length - 1].keys.push({ key: m[1], at, hold: m[3] !== undefined ? Number(m[3]) : 80 });
   }
-  return keys.sort((a, b) => a.at - b.at);
+  for (const group of groups) group.keys.sort((a, b) => a.at - b.at);
+  return groups;
 }
 
 let args;
@@ -187,7 +207,7 @@ if (args.values["safe-area"] !== undefined) {
   const [top, right, bottom, left] = insets;
   safeArea = { top, right, bottom, left };
 }
-const keys = parseKeys(args.values.keys);
+const keyGroups = parseKeys(args.values.keys);
 let reloadOn = null;
 if (args.values["reload-on"] !== undefined) {
   try {
@@ -485,14 +505,22 @@ async function pressKeys() {
       if (!finished) console.error(`drive: touch failed: ${e.message.split("\n")[0]}`);
     });
   }
-  for (const { key, at, hold } of keys) {
-    const wait = t0 + at - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    if (finished) return;
-    await page.keyboard.down(key);
-    await new Promise((r) => setTimeout(r, hold));
-    await page.keyboard.up(key);
-    line(`key: ${key} at ${at} ms (+${hold})`);
+  for (const group of keyGroups) {
+    let base = t0;
+    if (group.on) {
+      base = await group.ready;
+      if (finished) return;
+      line(`keys: after the line matching ${group.on}`);
+    }
+    for (const { key, at, hold } of group.keys) {
+      const wait = base + at - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (finished) return;
+      await page.keyboard.down(key);
+      await new Promise((r) => setTimeout(r, hold));
+      await page.keyboard.up(key);
+      line(`key: ${key} at ${at} ms (+${hold})`);
+    }
   }
 }
 
@@ -534,6 +562,12 @@ try {
     line(`console: ${text}${where}`);
     if (args.values["stamp-console"]) process.stderr.write(`${new Date().toISOString()} ${text}\n`);
     if (!finished && until.test(text)) finish(0, null, text);
+    for (const group of keyGroups) {
+      if (group.on && group.seen === null && group.on.test(text)) {
+        group.seen = Date.now();
+        group.resolve(group.seen);
+      }
+    }
     if (!finished && stopOn && stopOn.test(text)) {
       stopOn = null;
       startStops();
