@@ -14,6 +14,8 @@ use crate::frontend::window::{
     self, ConnectOutcome, MatchEnd, MatchOptions, Screenshot, Share, Ui, Waiting,
 };
 use crate::input::KeyMap;
+#[cfg(target_arch = "wasm32")]
+use crate::net::connect::Stage;
 use crate::net::connect::{BackgroundConnect, ConnectError, ConnectOptions, Connector};
 use crate::net::delay::DelaySetting;
 use crate::net::handshake::Role;
@@ -33,6 +35,30 @@ use crate::session::{Match, Pacing};
 use crate::settings::Settings;
 use crate::sim::Frame;
 use crate::sim::SimConfig;
+
+/// How long the browser connects before it opens the window anyway (see
+/// [`online`]): a host, who waits for someone to come, only until the
+/// signaling server has let it in (a server a continent away answers well
+/// within this; one that does not is reported on the waiting screen)...
+#[cfg(target_arch = "wasm32")]
+const HOST_CONNECTS_FIRST: Duration = Duration::from_millis(500);
+/// ...a joiner until the connection is made (about 0.3 s on loopback
+/// with the page's thread free), or for this long.
+#[cfg(target_arch = "wasm32")]
+const JOINER_CONNECTS_FIRST: Duration = Duration::from_millis(1500);
+
+/// Whether a player's connect is at a stage before `until` (the stages in
+/// their order: signaling, in the room, measuring, catching up).
+#[cfg(target_arch = "wasm32")]
+fn connecting_before(stage: Stage, until: Stage) -> bool {
+    let order = |s| match s {
+        Stage::Signaling => 0,
+        Stage::Connecting => 1,
+        Stage::Measuring => 2,
+        _ => 3,
+    };
+    order(stage) < order(until)
+}
 
 /// Frames a headless online match plays when `--frames` is not given.
 const DEFAULT_ONLINE_FRAMES: u32 = 3600;
@@ -407,21 +433,52 @@ pub fn online(
     if run.headless {
         return online_headless(start, run);
     }
-    // Connecting goes on from here while the window opens (natively on
-    // a thread of its own; in the browser the GL setup holds the page's
-    // one thread for ~300 ms either way, so there it gains nothing).
+    // Connecting goes on from here while the window opens.
     let start = start.in_background();
     let title = start.title.clone();
     let run = run.clone();
     let volume = run.window.volume.unwrap_or(settings.volume);
-    super::windowed(
-        &title,
-        move |mut ui| async move {
-            ui.audio.set_volume(volume);
-            online_in_window(&mut ui, start, &run, &settings, "quit").await
-        },
-        window_report,
-    )
+    let open = move |start: OnlineStart<BackgroundConnect<Connection>>| {
+        super::windowed(
+            &title,
+            move |mut ui| async move {
+                ui.audio.set_volume(volume);
+                online_in_window(&mut ui, start, &run, &settings, "quit").await
+            },
+            window_report,
+        )
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    return open(start);
+    // In the browser the window's GL setup holds the page's one thread for
+    // a few hundred ms (~300 in headless Chromium), and then every drawn
+    // frame does for ~20 ms; the connection's messages (the WebRTC offer,
+    // the data channel opening, the latency probes) waited behind them, so
+    // a joining page took 1.2-1.4 s. The window opens once the connection
+    // is made instead (a host's: once it is in the room; see the limits
+    // above), and the match starts at its first frame.
+    #[cfg(target_arch = "wasm32")]
+    {
+        wasm_bindgen_futures::spawn_local(async move {
+            let waited = web_time::Instant::now();
+            let (limit, until) = if start.hosting {
+                (HOST_CONNECTS_FIRST, Stage::Connecting)
+            } else {
+                (JOINER_CONNECTS_FIRST, Stage::CatchingUp)
+            };
+            while !start.connector.ended()
+                && connecting_before(start.connector.status().stage, until)
+                && waited.elapsed() < limit
+                && start.connector.status().failed_attempt.is_none()
+            {
+                gloo_timers::future::sleep(Duration::from_millis(1)).await;
+            }
+            if let Err(failure) = open(start) {
+                super::page_result::conclude_in_page(Err(failure));
+            }
+        });
+        Ok(Report::Running)
+    }
 }
 
 /// The waiting screen for any connector; the connection, or how the

@@ -567,6 +567,8 @@ fn loop_error(message_loop: &mut Option<LoopHandle>, room: Option<&RoomCode>) ->
 pub struct BackgroundConnect<C> {
     status: std::sync::Arc<std::sync::Mutex<Status>>,
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The outcome is in `result` (and not taken yet, or taken).
+    ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
     result: std::sync::mpsc::Receiver<Result<C, ConnectError>>,
     room: Option<RoomCode>,
     server: String,
@@ -580,10 +582,11 @@ impl<C: MaybeSend + 'static> BackgroundConnect<C> {
         use std::sync::atomic::Ordering;
         let status = std::sync::Arc::new(std::sync::Mutex::new(connector.status()));
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (tx, result) = std::sync::mpsc::channel();
         let room = connector.room().cloned();
         let server = connector.server().to_string();
-        let (shared, stop) = (status.clone(), cancel.clone());
+        let (shared, stop, done) = (status.clone(), cancel.clone(), ended.clone());
         let mut last_stage = None;
         poll_in_background(Duration::from_millis(1), move || {
             if stop.load(Ordering::Relaxed) {
@@ -603,6 +606,7 @@ impl<C: MaybeSend + 'static> BackgroundConnect<C> {
             match polled {
                 Poll::Ready(result) => {
                     let _ = tx.send(result);
+                    done.store(true, Ordering::Relaxed);
                     true
                 }
                 Poll::Pending => false,
@@ -611,10 +615,16 @@ impl<C: MaybeSend + 'static> BackgroundConnect<C> {
         BackgroundConnect {
             status,
             cancel,
+            ended,
             result,
             room,
             server,
         }
+    }
+
+    /// Whether the outcome is there (for [`BackgroundConnect::poll`]).
+    pub fn ended(&self) -> bool {
+        self.ended.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The signaling server's URL.
