@@ -262,6 +262,27 @@ def run_connect(args):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def run_browser_join(args):
+    """A browser (headless Chromium) joining a native host, room code to
+    first frame (scripts/web_bench.py --join-only); None with the reason
+    where the web client, the driver or Chromium is missing or it fails:
+    the rest of the report does not need a browser."""
+    runs = 3 if args.quick else 5
+    argv = [sys.executable, os.path.join(ROOT, "scripts", "web_bench.py"), "--join-only",
+            "--runs", str(runs), "--frames", "300"]
+    env = {"TWINSTAR_BIN": args.bin}
+    record("browser join (web_bench.py)", ["python3", rel(argv[1]), *argv[2:]], env)
+    log(f"browser join: {runs} matches")
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, **env}, timeout=600)
+        if proc.returncode != 0:
+            return None, (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]
+        return json.loads(proc.stdout.strip().splitlines()[-1]), None
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as e:
+        return None, str(e)[:300]
+
+
 def run_reference(args, server):
     """One clean match on loopback: payload per direction and peak memory."""
     frames = 300 if args.quick else 1800
@@ -800,6 +821,15 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
     w(f"| connect ≤ 500 ms median (loopback, {connect['connects']} connects) | "
       f"{connect['connect_ms_median']:.0f} ms | "
       f"{verdict(connect['connect_ms_median'] <= 500)} |")
+    bj = connect["browser_join"]
+    if bj:
+        w(f"| browser joining a native host ≤ 1.0 s median (headless Chromium, "
+          f"{len(bj['connect_ms_browser_join_all'])} joins) | "
+          f"{bj['connect_ms_browser_join']:.0f} ms | "
+          f"{verdict(bj['connect_ms_browser_join'] <= 1000)} |")
+    else:
+        w(f"| browser joining a native host ≤ 1.0 s median | not measured: "
+          f"{connect['browser_join_error']} | |")
     worst_dir = max(ref["host_to_join_bytes_per_s"], ref["join_to_host_bytes_per_s"])
     w(f"| payload ≤ 2 KB/s per direction | {connect['payload_bytes_per_s']:.0f} B/s median, "
       f"{worst_dir:.0f} B/s worst direction | {verdict(max(connect['payload_bytes_per_s'], worst_dir) <= 2000)} |")
@@ -871,6 +901,16 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
     if split:
         w(f"  One joiner's peer step from webrtc-rs's log: signaling and ICE {split['ice']} ms, "
           f"DTLS {split['dtls']} ms, data channels {split['channels']} ms.")
+    if bj:
+        b = bj["browser_join_breakdown_ms"]
+        w(f"- A browser joining a native host (headless Chromium, `scripts/web_bench.py "
+          f"--join-only`): median **{bj['connect_ms_browser_join']:.0f} ms** "
+          f"(each: {', '.join(str(v) for v in bj['connect_ms_browser_join_all'])}); each "
+          f"step's median: signaling {b['signaling']:.0f}, peer {b['peer']:.0f}, handshake "
+          f"{b['handshake']:.0f}, GGRS sync {b['sync']:.0f} (the window's GL setup and "
+          f"first frames: a joining page opens its window once connected), first frame "
+          f"{b['first_frame']:.0f}; {bj['crossplay_frames']} frames, "
+          f"{bj['crossplay_desyncs']} desyncs.")
     w(f"- GGRS payload (bytes our socket hands to the data channel, without "
       f"SCTP/DTLS/UDP overhead): median {connect['payload_bytes_per_s']:.0f} B/s per direction; "
       f"in a {ref['frames']}-frame match host → join {ref['host_to_join_bytes_per_s']:.0f} B/s "
@@ -1159,6 +1199,7 @@ def main():
     sim = run_sim(args)
     verify = run_verify(args)
     connect = run_connect(args)
+    connect["browser_join"], connect["browser_join_error"] = run_browser_join(args)
     server = Server(args.bin)
     try:
         ref = run_reference(args, server)
@@ -1173,6 +1214,7 @@ def main():
         "save_checksum_vs_copy_hash": round(max(p["ratio"] for p in sim["presets"].values()), 2),
         "connect_ms_median": connect["connect_ms_median"],
         "connect_breakdown_ms": connect["breakdown_ms_median"],
+        "connect_ms_browser_join": (connect["browser_join"] or {}).get("connect_ms_browser_join"),
         "payload_bytes_per_s": connect["payload_bytes_per_s"],
         "verify_speed_x_realtime": round(verify["default"]["x_realtime"], 1),
         "auto_delay_pareto_cells": sum(1 for r in grid["rows"] if r["on_front"]),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The web client's figures, measured in headless Chromium on loopback.
 
-    python3 scripts/web_bench.py [--runs 3] [--frames 600]
+    python3 scripts/web_bench.py [--runs 3] [--frames 600] [--join-only]
 
 Prints one JSON line:
   download_kib / wasm_kib        what a browser downloads, gzipped (the
@@ -22,6 +22,9 @@ Prints one JSON line:
   frame_ms_{default,stress}      drawing time per frame in the browser (mean,
                                  p99) in a local bot match of --frames frames,
                                  and the frame rate the page achieved
+
+--join-only measures only the browser joins (connect_ms_browser_join, its
+breakdown, their frames and desyncs): what bench.sh reports.
 
 Needs the web client (bash scripts/build-web.sh), the driver (npm ci in
 tests/web), Chromium, and target/release/twinstar (built when missing, or
@@ -125,6 +128,8 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--frames", type=int, default=600)
+    parser.add_argument("--join-only", action="store_true",
+                        help="only the browser joining a native host")
     args = parser.parse_args()
     for f in FILES:
         if not os.path.exists(os.path.join(WEB, f + ".gz")):
@@ -135,6 +140,22 @@ def main():
     out = {"download_kib": round(sum(sizes.values()) / 1024, 1),
            "wasm_kib": round(sizes["twinstar_bg.wasm"] / 1024, 1)}
     with Server(["--web", WEB]) as server:
+        if args.join_only:
+            joins, frames, desyncs, breakdowns = [], 0, 0, []
+            for i in range(args.runs):
+                web, nat = crossplay(server, args.frames, "join", f"WB{i + 2}-J2X")
+                joins.append(web["connect_ms"])
+                breakdowns.append(web["connect_breakdown_ms"])
+                frames += web["checksum_frame"]
+                desyncs += web["desyncs"] + nat["desyncs"]
+            out["connect_ms_browser_join"] = statistics.median(joins)
+            out["connect_ms_browser_join_all"] = joins
+            out["browser_join_breakdown_ms"] = {
+                step: statistics.median(b[step] for b in breakdowns) for step in breakdowns[0]}
+            out["crossplay_frames"] = frames
+            out["crossplay_desyncs"] = desyncs
+            print(json.dumps(out))
+            return
         loads = []
         for _ in range(args.runs):
             # The screenshot waits for a drawn frame: the menu is on screen.
