@@ -30,10 +30,11 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 mkdir -p "$target_dir"
 
-# As root (CI), the slow CPU-bound jobs that no step before the root
-# section needs run from here on at the lowest priority (idle), so they
-# take only the cycles the steps below leave idle: the tests and the
-# benchmark spend minutes waiting on real-time matches. Each is collected
+# As root (CI), the slow CPU-bound jobs that only the root section needs
+# run in the background once the tests have run, at the lowest priority
+# (idle), so they take only the cycles the steps after the tests leave
+# idle: the benchmark and the network checks spend minutes waiting on
+# real-time matches. Each is collected
 # (waited for, its log shown if it failed) where its result is needed.
 # What they need from apt is installed first, here: two apt-gets at once
 # would fight over dpkg's lock.
@@ -67,18 +68,23 @@ if [ "$(id -u)" = 0 ]; then
     # The Windows and aarch64 builds for cross-check (~4.5 minutes of
     # compiling), fuzzing's short pass (~6 minutes with its build), the
     # .deb's packager, and the README's play command in a fresh Debian
-    # root (~2.5 minutes of its own build on an idle machine; it gets only
-    # the cycles the foreground leaves, and a cold CI run killed it at the
-    # old 15-minute limit: it only has to end before it is collected, near
-    # the end of the run).
-    start cross-builds bash scripts/cross-check.sh --build-only --profile cross-check
-    start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
-    # cargo-deb at opt-level 1: it packages one .deb here, and its
-    # release settings cost minutes of compiling.
-    command -v cargo-deb > /dev/null || start cargo-deb env CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
-        CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-        cargo install --locked cargo-deb
-    start fresh-root timeout 3600 bash scripts/check-system-deps.sh --fresh-root
+    # root (~2.5 minutes of its own build on an idle machine; it only has
+    # to end before it is collected, near the end of the run). They start
+    # once `cargo test` has run (below), beside the benchmark's smoke run
+    # and the network checks, which mostly wait on real-time matches:
+    # started with the packages, they were still compiling through the
+    # whole test run, and in two runs in a row two tests each (browser
+    # pages drawing 7 frames a second, a race with the server) failed.
+    start_background_jobs() {
+        start cross-builds bash scripts/cross-check.sh --build-only --profile cross-check
+        start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
+        # cargo-deb at opt-level 1: it packages one .deb here, and its
+        # release settings cost minutes of compiling.
+        command -v cargo-deb > /dev/null || start cargo-deb env CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+            CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=false \
+            CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install --locked cargo-deb
+        start fresh-root timeout 3600 bash scripts/check-system-deps.sh --fresh-root
+    }
     # A step that fails ends this script: take the jobs with it.
     trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
 fi
@@ -120,6 +126,9 @@ timed build-web linted web bash scripts/build-web.sh
 (cd tests/web && npm ci --no-audit --no-fund --silent)
 timed build-tests linted tests cargo test --locked --all-targets --no-run
 timed cargo-test with_lints cargo test --locked
+if [ "$(id -u)" = 0 ]; then
+    start_background_jobs
+fi
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
 # writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
 # It and every check below run the binaries `cargo test` built for the
