@@ -14,7 +14,7 @@ use super::assets::{Align, BitmapFont};
 use super::hud::PLAYER_COLORS;
 use super::keys::{pad_button, pad_pressed, pressed};
 use super::scene::Layout;
-use super::text::{edit_text, pick_chars};
+use super::text::{edit_text, pick_chars, take_chars_after_enter};
 use crate::input::PadButton;
 use crate::replay::{EventKind, ReplayEvent};
 use crate::session::chat::{HISTORY, MAX_CHARS};
@@ -72,9 +72,7 @@ impl ChatBox {
             // A pad opens it with Y (A fires in a match).
             let open = enter || pad_button(PadButton::Y);
             if open && self.shown && game.can_chat() {
-                // What was typed before the prompt opened is not the line.
-                while get_char_pressed().is_some() {}
-                self.typing = Some(String::new());
+                self.typing = Some(take_chars_after_enter(MAX_CHARS));
                 self.refused = None;
             }
             return false;

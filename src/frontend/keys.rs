@@ -20,6 +20,9 @@ pub fn enter_screen() {
 
 /// `next_frame`, after which input counts again.
 pub async fn end_frame() {
+    // Characters no screen read this frame were not typed into anything:
+    // macroquad would keep them for the next prompt that opens.
+    while get_char_pressed().is_some() {}
     next_frame().await;
     super::pads::start_frame();
     SWALLOW_INPUT.store(false, Ordering::Relaxed);

@@ -7,7 +7,7 @@ use macroquad::prelude::*;
 use super::assets::{Align, BitmapFont};
 use super::audio::Cue;
 use super::keys::{clicked, end_frame, enter_screen, pressed};
-use super::text::{edit_text, pick_chars, wrap};
+use super::text::{edit_text, pick_chars, take_chars_after_enter, wrap};
 use super::window::{Screenshot, Ui, backdrop, save_screenshot};
 use crate::net::signaling::{PlayerName, check_server_url};
 use crate::settings::{Action, BINDABLE_KEYS, PadAction, Settings, key_name};
@@ -264,8 +264,9 @@ pub async fn text_prompt(
     let mut text = initial.to_string();
     let mut error: Option<String> = None;
     enter_screen();
-    // Drop characters typed before this screen (the Enter that opened it).
-    while get_char_pressed().is_some() {}
+    // What was typed after the Enter that opened this screen is its text's.
+    let room = PROMPT_MAX_CHARS.saturating_sub(text.chars().count());
+    text.push_str(&take_chars_after_enter(room));
     // In the page, a real input element too: a phone types into it with
     // its own keyboard. Its value and the game's text are kept equal.
     #[cfg(target_arch = "wasm32")]

@@ -58,6 +58,28 @@ pub fn edit_text(text: &mut String, max_chars: usize) -> bool {
     edited
 }
 
+/// Empties the typed-characters queue when a prompt opens and returns
+/// what was typed after the Enter that opened it: on a loaded machine the
+/// first letters of the line can arrive in the same frame as that Enter.
+/// (Characters nobody read are dropped at each frame's end, `end_frame`.) Enter arrives as `'\r'` in the queue where the platform
+/// gives it a character; where it does not, nothing is kept.
+pub fn take_chars_after_enter(max_chars: usize) -> String {
+    let queued = std::iter::from_fn(get_char_pressed);
+    after_last_enter(queued, max_chars)
+}
+
+fn after_last_enter(queued: impl IntoIterator<Item = char>, max_chars: usize) -> String {
+    let queued: Vec<char> = queued.into_iter().collect();
+    let Some(enter) = queued.iter().rposition(|c| matches!(c, '\r' | '\n')) else {
+        return String::new();
+    };
+    queued[enter + 1..]
+        .iter()
+        .filter(|c| !c.is_control())
+        .take(max_chars)
+        .collect()
+}
+
 /// What a pad's d-pad picks from: the room-code symbols first (codes are
 /// what a pad player types), then what server addresses need.
 const PAD_CHARS: &str = "23456789ABCDEFGHJKMNPQRSTUVWXYZ-01ILOabcdefghijklmnopqrstuvwxyz:/._";
@@ -97,5 +119,18 @@ mod tests {
         assert_eq!(wrap("", 7), [""]);
         assert_eq!(fit("short", 10), "short");
         assert_eq!(fit(&"é".repeat(20), 10), format!("{}...", "é".repeat(7)));
+    }
+
+    #[test]
+    fn a_prompt_keeps_only_what_was_typed_after_its_enter() {
+        let queue = |s: &str| s.chars().collect::<Vec<_>>();
+        // The match's movement keys, then the Enter and the line's start.
+        assert_eq!(after_last_enter(queue("wwdsa\rwas"), 80), "was");
+        assert_eq!(after_last_enter(queue("w\ra\rsd\u{8}!"), 80), "sd!");
+        assert_eq!(after_last_enter(queue("wasd\rabcdef"), 4), "abcd");
+        // No Enter character (a pad's Y, or a platform without one):
+        // nothing typed before can be told from the line.
+        assert_eq!(after_last_enter(queue("wasd"), 80), "");
+        assert_eq!(after_last_enter(queue(""), 80), "");
     }
 }
