@@ -676,16 +676,16 @@ fn the_room_code_prompt_takes_the_code_from_a_text_field() {
     );
     // Join with a code: the code is put into the page's text field (as a
     // phone's keyboard does; there is no such element without the field),
-    // and Enter, which the focused field receives, submits it.
+    // and Enter, which the focused field receives, submits it. Each step
+    // waits for the page to get there (the menu, then the field): fixed
+    // times failed on a loaded machine.
     let page = browser::open(
         &page_url(&server, ""),
         &[
             "--timeout",
             "60",
             "--keys",
-            "ArrowDown@1000,Enter@1300,Enter@3500",
-            "--fill",
-            "#twinstar-text=txt2xm@2500",
+            "on:main menu,ArrowDown@300,Enter@600,fill:#twinstar-text=txt2xm@1000,Enter@1400",
             "--until",
             "agreed: player 2",
         ],

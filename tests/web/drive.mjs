@@ -14,10 +14,6 @@
 // scripts time the page's events as they time a native peer's
 // (scripts/nat-testbed.sh --browser --cut).
 //
-// --fill "SELECTOR=TEXT@MS": at MS after the first frame, types TEXT into
-// the page element SELECTOR as a phone's keyboard would (Playwright's fill:
-// input events on the element); fails if there is no such element.
-//
 // --screenshot-at MS: take the --screenshot MS after the first animation
 // frame (mid-match, say) instead of at the end.
 //
@@ -85,6 +81,10 @@
 // `on:REGEX` makes the keys after it wait for a console line matching
 // REGEX (one seen earlier counts) and count their MS from it: what a key
 // is for, not how fast a loaded machine got there.
+// An item `fill:SELECTOR=TEXT[@MS]` types TEXT into the page element
+// SELECTOR as a phone's keyboard would (Playwright's fill: input events on
+// the element), waiting up to 10 s for the element; the keys after it
+// wait for it. No such element: the run fails.
 //
 // --screenshot PATH: a PNG of the canvas, read inside an animation frame
 // right after the game drew it (`canvas.toDataURL`; a WebGL canvas reads
@@ -140,8 +140,15 @@ function parseKeys(spec) {
       at = 0;
       continue;
     }
+    const fill = /^fill:([^=]+)=([^@]*)(?:@(\d+))?$/.exec(item);
+    if (fill) {
+      at = fill[3] !== undefined ? Number(fill[3]) : at + 250;
+      groups[groups.length - 1].keys.push({ fill: { selector: fill[1], text: fill[2] }, at });
+      continue;
+    }
+    if (item.startsWith("fill:")) usage(`bad --keys item '${item}': fill:SELECTOR=TEXT[@MS]`);
     const m = /^([^@+]+)(?:@(\d+))?(?:\+(\d+))?$/.exec(item);
-    if (!m) usage(`bad --keys item '${item}': KEY[@MS][+HOLD] or on:REGEX`);
+    if (!m) usage(`bad --keys item '${item}': KEY[@MS][+HOLD], fill:SELECTOR=TEXT[@MS] or on:REGEX`);
     at = m[2] !== undefined ? Number(m[2]) : at + 250;
     groups[groups.length - 1].keys.push({ key: m[1], at, hold: m[3] !== undefined ? Number(m[3]) : 80 });
   }
@@ -171,7 +178,6 @@ try {
       "safe-area": { type: "string" },
       "stamp-console": { type: "boolean", default: false },
       "screenshot-at": { type: "string" },
-      fill: { type: "string", multiple: true, default: [] },
       stop: { type: "string", default: "" },
       "stop-on": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -481,20 +487,6 @@ async function pressKeys() {
   line(`timing: first frame ${Math.round(await first.jsonValue())} ms after navigation start`);
   await page.locator("canvas").first().focus().catch(() => {});
   if (!stopOn) startStops();
-  for (const spec of args.values.fill) {
-    const m = /^(.+)=(.*)@(\d+)$/.exec(spec);
-    if (!m) {
-      await finish(2, `bad --fill '${spec}': SELECTOR=TEXT@MS`);
-      return;
-    }
-    const [, selector, text, ms] = m;
-    setTimeout(() => {
-      page
-        .fill(selector, text, { timeout: 5000 })
-        .then(() => line(`fill: ${selector} = ${text} at ${ms} ms`))
-        .catch((e) => finish(1, `fill ${selector}: ${e.message.split("\n")[0]}`));
-    }, Number(ms));
-  }
   if (args.values["screenshot-at"] !== undefined) {
     const ms = Number(args.values["screenshot-at"]);
     setTimeout(() => screenshot().catch(() => {}), ms);
@@ -512,10 +504,20 @@ async function pressKeys() {
       if (finished) return;
       line(`keys: after the line matching ${group.on}`);
     }
-    for (const { key, at, hold } of group.keys) {
+    for (const { key, fill, at, hold } of group.keys) {
       const wait = base + at - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       if (finished) return;
+      if (fill) {
+        try {
+          await page.fill(fill.selector, fill.text, { timeout: 10000 });
+        } catch (e) {
+          await finish(1, `fill ${fill.selector}: ${e.message.split("\n")[0]}`);
+          return;
+        }
+        line(`fill: ${fill.selector} = ${fill.text} at ${at} ms`);
+        continue;
+      }
       await page.keyboard.down(key);
       await new Promise((r) => setTimeout(r, hold));
       await page.keyboard.up(key);
