@@ -31,13 +31,11 @@ case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 mkdir -p "$target_dir"
 
 # As root (CI), the slow CPU-bound jobs that only the root section needs
-# run in the background once the tests have run, at the lowest priority
-# (idle), so they take only the cycles the steps after the tests leave
-# idle: the benchmark and the network checks spend minutes waiting on
-# real-time matches. Each is collected
-# (waited for, its log shown if it failed) where its result is needed.
-# What they need from apt is installed first, here: two apt-gets at once
-# would fight over dpkg's lock.
+# run in the background at the lowest priority (idle), so they take only
+# the cycles the other steps leave idle. Each is collected (waited for,
+# its log shown if it failed) where its result is needed. What they need
+# from apt is installed first, here: two apt-gets at once would fight over
+# dpkg's lock.
 background=()
 if [ "$(id -u)" = 0 ]; then
     # shellcheck source=lib/cross.sh
@@ -47,7 +45,8 @@ if [ "$(id -u)" = 0 ]; then
     # The web build's target too, before anything compiles at once.
     [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ] ||
         rustup target add wasm32-unknown-unknown > /dev/null
-    # start NAME CMD...: CMD in the background, logged to
+    # start NAME CMD...: CMD in the background in a process group of its
+    # own (setsid: paused and killed whole), logged to
     # $target_dir/bg-NAME.log; `collect NAME` waits for it. At the lowest
     # priority there is: the idle scheduling class (it runs only on a core
     # nothing else wants; with the jobs at nice 19 alone, a run's browser
@@ -56,37 +55,60 @@ if [ "$(id -u)" = 0 ]; then
     start() {
         local name=$1
         shift
+        rm -f "$target_dir/bg-$name".{pgid,status}
         (
             t=$SECONDS rc=0
-            ionice -c 3 chrt --idle 0 nice -n 19 "$@" > "$target_dir/bg-$name.log" 2>&1 || rc=$?
+            ionice -c 3 chrt --idle 0 nice -n 19 setsid "$@" > "$target_dir/bg-$name.log" 2>&1 &
+            echo $! > "$target_dir/bg-$name.pgid"
+            wait $! || rc=$?
             echo "$rc $((SECONDS - t))" > "$target_dir/bg-$name.status"
             exit $rc
         ) &
         eval "bg_pid_${name//-/_}=$!"
         background+=("$name")
+        # The group's id once the job has written it.
+        while [ ! -s "$target_dir/bg-$name.pgid" ]; do sleep 0.1; done
     }
-    # The Windows and aarch64 builds for cross-check (~4.5 minutes of
-    # compiling), fuzzing's short pass (~6 minutes with its build), the
-    # .deb's packager, and the README's play command in a fresh Debian
-    # root (~2.5 minutes of its own build on an idle machine; it only has
-    # to end before it is collected, near the end of the run). They start
-    # once `cargo test` has run (below), beside the benchmark's smoke run
-    # and the network checks, which mostly wait on real-time matches:
-    # started with the packages, they were still compiling through the
-    # whole test run, and in two runs in a row two tests each (browser
-    # pages drawing 7 frames a second, a race with the server) failed.
-    start_background_jobs() {
-        start cross-builds bash scripts/cross-check.sh --build-only --profile cross-check
-        start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
+    # signal_background SIG: to every running job's whole process group
+    # (one that has ended has written its status).
+    signal_background() {
+        local name
+        for name in "${background[@]}"; do
+            [ -e "$target_dir/bg-$name.status" ] ||
+                kill "-$1" -- "-$(cat "$target_dir/bg-$name.pgid")" 2> /dev/null || true
+        done
+    }
+    # Pure compiles, paused while the tests run (SIGSTOP: a compiler
+    # minds no pause): the Windows and aarch64 builds for cross-check
+    # (~4.5 minutes of compiling, their own target directory so cargo's
+    # lock on ours never makes a step wait for them) and the .deb's
+    # packager. They start with the builds, whose linking and last crates
+    # leave a core idle for minutes. At idle priority during the tests
+    # they still cost them: two runs in a row each lost two
+    # timing-sensitive tests.
+    start_compiles() {
+        CARGO_TARGET_DIR="$target_dir/cross" start cross-builds \
+            bash scripts/cross-check.sh --build-only --profile cross-check
         # cargo-deb at opt-level 1: it packages one .deb here, and its
         # release settings cost minutes of compiling.
         command -v cargo-deb > /dev/null || start cargo-deb env CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
             CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=false \
             CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install --locked cargo-deb
+    }
+    # Once the tests have run: fuzzing's short pass (~6 minutes with its
+    # build; its time limits count wall time, so it is never paused) and
+    # the README's play command in a fresh Debian root (~2.5 minutes of
+    # its own build on an idle machine, and apt-get), beside the
+    # benchmark's smoke run and the network checks, which mostly wait on
+    # real-time matches.
+    start_after_tests() {
+        start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
         start fresh-root timeout 3600 bash scripts/check-system-deps.sh --fresh-root
     }
-    # A step that fails ends this script: take the jobs with it.
-    trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
+    # A step that fails ends this script: take the jobs with it (a stopped
+    # process takes SIGKILL).
+    trap 'signal_background KILL; kill $(jobs -p) 2> /dev/null || true' EXIT
+    start_compiles
 fi
 # Every crate that links a system library has its -dev package in the
 # build list, and play.sh installs that list on a fresh machine.
@@ -129,6 +151,7 @@ timed build-tests linted tests cargo test --locked --all-targets --no-run
 # four at a time, the browser chain first; about 9 minutes instead of 15),
 # else cargo test. nextest runs no doc tests: `cargo test --doc` runs them
 # (twinstar-netcode's crate page compiles the whole of Pong as its example).
+[ ${#background[@]} -gt 0 ] && signal_background STOP
 if cargo nextest --version > /dev/null 2>&1; then
     timed cargo-test with_lints cargo nextest run --locked --no-fail-fast --final-status-level slow
     timed doc-tests with_lints cargo test --locked --doc
@@ -137,7 +160,8 @@ else
     timed cargo-test with_lints cargo test --locked
 fi
 if [ "$(id -u)" = 0 ]; then
-    start_background_jobs
+    signal_background CONT
+    start_after_tests
 fi
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
 # writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
@@ -233,7 +257,8 @@ if [ "$(id -u)" = 0 ]; then
     # build above, the golden synctest, an aarch64-vs-x86_64 match, the Windows
     # window (about a minute once built, in the background above).
     collect cross-builds
-    check cross-check 1800 bash scripts/cross-check.sh --quick --profile cross-check --native "$TWINSTAR_BIN"
+    CARGO_TARGET_DIR="$target_dir/cross" check cross-check 1800 \
+        bash scripts/cross-check.sh --quick --profile cross-check --native "$TWINSTAR_BIN"
     # 2,000 clients, three rounds: <= 32 KiB each while idle, no growth
     # of the resident set from round to round.
     check signaling-load 300 scripts/signaling-load.sh --clients 2000 --rounds 3
