@@ -434,7 +434,11 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
                 if self.first_frame_at.is_some() {
                     self.room_chat().hear_spectators(log);
                 }
-                self.desk.take_answers(&mut self.chat, log.confirmed());
+                for id in self.desk.take_answers(&mut self.chat, log.confirmed()) {
+                    if let Some(peer) = self.spectators.removed_by_id(&id) {
+                        self.spectators.tell_removed(&mut self.control, peer);
+                    }
+                }
             }
             Ok(()) => {}
             Err(e) => {

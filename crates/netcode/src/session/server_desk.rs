@@ -75,10 +75,12 @@ impl ServerDesk {
 
     /// The server's answers since the last call: notices into `chat`; a
     /// refusal of the figures is logged once (the match goes on unlisted
-    /// figures).
-    pub(super) fn take_answers(&mut self, chat: &mut Chat, frame: Frame) {
+    /// figures). Returns the spectators whose kick the server answered
+    /// (their peer ids): the host tells them now.
+    pub(super) fn take_answers(&mut self, chat: &mut Chat, frame: Frame) -> Vec<String> {
+        let mut kicks_answered = Vec::new();
         let Some(requests) = &self.requests else {
-            return;
+            return kicks_answered;
         };
         for answer in requests.answers() {
             match answer {
@@ -91,23 +93,39 @@ impl ServerDesk {
                     tracing::warn!("the server did not take this room's figures: {why}");
                 }
                 Answer::StatsRefused(_) => {}
+                Answer::KickAnswered(peer) => kicks_answered.push(peer),
             }
         }
+        kicks_answered
     }
 
     /// `/kick NAME`: `peer` is the spectator of that name this player
-    /// streams to, if any (only the host streams to spectators).
-    pub(super) fn kick(&self, chat: &mut Chat, frame: Frame, name: &str, peer: Option<String>) {
+    /// streams to, if any (only the host streams to spectators). True when
+    /// the server was asked: its answer comes from [`take_answers`]
+    /// (Self::take_answers).
+    pub(super) fn kick(
+        &self,
+        chat: &mut Chat,
+        frame: Frame,
+        name: &str,
+        peer: Option<String>,
+    ) -> bool {
         let Some(peer) = peer else {
             chat.notice(
                 frame,
                 format!("no spectator called {name} watches through you (only the host, who streams the match, can remove spectators; /who)"),
             );
-            return;
+            return false;
         };
         match &self.requests {
-            Some(requests) => requests.kick(&peer, name),
-            None => chat.notice(frame, NO_SERVER),
+            Some(requests) => {
+                requests.kick(&peer, name);
+                true
+            }
+            None => {
+                chat.notice(frame, NO_SERVER);
+                false
+            }
         }
     }
 

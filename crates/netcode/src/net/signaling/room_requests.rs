@@ -20,6 +20,11 @@ pub enum Answer {
     Notice(String),
     /// The figures were refused: for the log, once.
     StatsRefused(String),
+    /// The server has answered the kick of this spectator (its peer id),
+    /// either way, after its [`Notice`](Answer::Notice): the host tells the
+    /// spectator now. Told earlier, a kicked spectator could be back
+    /// before the server had the ban.
+    KickAnswered(String),
 }
 
 /// One request: where, what, and how to word its outcome.
@@ -29,6 +34,8 @@ struct Job {
     done: Option<String>,
     failed: String,
     stats: bool,
+    /// A kick's spectator, answered with [`Answer::KickAnswered`].
+    kicked: Option<String>,
 }
 
 /// The requests of one member of one room.
@@ -69,7 +76,7 @@ impl RoomRequests {
             score,
             elapsed_s,
         };
-        self.send(RoomAction::Stats, &body, None, "");
+        self.send(RoomAction::Stats, &body, None, "", None);
     }
 
     /// The host removes spectator `peer`, called `name` in the chat.
@@ -84,6 +91,7 @@ impl RoomRequests {
             &body,
             Some(done),
             &format!("could not remove {name}"),
+            Some(peer),
         );
     }
 
@@ -107,6 +115,7 @@ impl RoomRequests {
             &body,
             Some(done),
             &format!("could not report {name}"),
+            None,
         );
     }
 
@@ -115,20 +124,27 @@ impl RoomRequests {
         self.answers.try_iter().collect()
     }
 
-    fn send(&self, action: RoomAction, body: &impl Serialize, done: Option<String>, failed: &str) {
+    fn send(
+        &self,
+        action: RoomAction,
+        body: &impl Serialize,
+        done: Option<String>,
+        failed: &str,
+        kicked: Option<&str>,
+    ) {
         let job = Job {
             path: action.path(&self.code),
             body: serde_json::to_vec(body).unwrap_or_default(),
             done,
             failed: failed.to_owned(),
             stats: action == RoomAction::Stats,
+            kicked: kicked.map(str::to_owned),
         };
         #[cfg(not(target_arch = "wasm32"))]
         if let Err(e) = self.worker.send(job) {
-            let _ = self.answer.send(Answer::Notice(format!(
-                "{}: the request worker stopped",
-                e.0.failed
-            )));
+            for a in e.0.answers(Err("the request worker stopped".to_owned())) {
+                let _ = self.answer.send(a);
+            }
         }
         #[cfg(target_arch = "wasm32")]
         browser::send(&self.server, job, self.answer.clone());
@@ -136,14 +152,19 @@ impl RoomRequests {
 }
 
 impl Job {
-    /// What became of the job, the server's words quoted on one line.
-    fn answer(self, result: Result<(), String>) -> Option<Answer> {
+    /// What became of the job, the server's words quoted on one line; a
+    /// kick's spectator last.
+    fn answers(self, result: Result<(), String>) -> Vec<Answer> {
         let result = result.map_err(|e| super::client::quote_server_text(&e));
-        match (result, self.stats) {
+        let outcome = match (result, self.stats) {
             (Ok(()), _) => self.done.map(Answer::Notice),
             (Err(e), true) => Some(Answer::StatsRefused(e)),
             (Err(e), false) => Some(Answer::Notice(format!("{}: {e}", self.failed))),
-        }
+        };
+        outcome
+            .into_iter()
+            .chain(self.kicked.map(Answer::KickAnswered))
+            .collect()
     }
 }
 
@@ -156,7 +177,7 @@ fn worker(server: String, answer: Sender<Answer>) -> Sender<Job> {
         .spawn(move || {
             for job in queue {
                 let result = super::native_client::post_json(&server, &job.path, &job.body);
-                if let Some(a) = job.answer(result) {
+                for a in job.answers(result) {
                     let _ = answer.send(a);
                 }
             }
@@ -193,7 +214,7 @@ mod browser {
         };
         wasm_bindgen_futures::spawn_local(async move {
             let result = post(&url, &job.body).await;
-            if let Some(a) = job.answer(result) {
+            for a in job.answers(result) {
                 let _ = answer.send(a);
             }
         });
@@ -229,5 +250,52 @@ mod browser {
         } else {
             text
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kick_job() -> Job {
+        Job {
+            path: "/rooms/KCK2XM/kick".into(),
+            body: Vec::new(),
+            done: Some("S1 was removed from the room for 5 minutes".into()),
+            failed: "could not remove S1".into(),
+            stats: false,
+            kicked: Some("peer-1".into()),
+        }
+    }
+
+    #[test]
+    fn a_kick_is_answered_with_its_outcome_then_its_spectator_either_way() {
+        assert_eq!(
+            kick_job().answers(Ok(())),
+            [
+                Answer::Notice("S1 was removed from the room for 5 minutes".into()),
+                Answer::KickAnswered("peer-1".into()),
+            ]
+        );
+        let refused = kick_job().answers(Err("no such room".into()));
+        assert!(
+            matches!(&refused[..], [Answer::Notice(n), Answer::KickAnswered(p)]
+                if n.starts_with("could not remove S1: ") && p == "peer-1"),
+            "{refused:?}"
+        );
+    }
+
+    #[test]
+    fn figures_refused_are_for_the_log_and_no_kick() {
+        let job = Job {
+            stats: true,
+            done: None,
+            kicked: None,
+            ..kick_job()
+        };
+        assert!(matches!(
+            &job.answers(Err("too often".into()))[..],
+            [Answer::StatsRefused(_)]
+        ));
     }
 }

@@ -62,10 +62,16 @@ impl RoomChat<'_> {
             Command::Answered => return Ok(()),
             Command::Act(Action::Kick(name)) => {
                 let peer = self.spectators.named(&name);
-                self.desk
+                let asked = self
+                    .desk
                     .kick(self.chat, frame, &name, peer.map(|p| p.to_string()));
-                if let Some(peer) = peer {
-                    self.spectators.remove(self.control, peer);
+                // The stream stops now; the spectator is told once the
+                // server has the ban (`OnlineBackend::poll`), or now when
+                // there is no server to ask.
+                match peer {
+                    Some(peer) if asked => self.spectators.stop(peer),
+                    Some(peer) => self.spectators.remove(self.control, peer),
+                    None => {}
                 }
                 return Ok(());
             }

@@ -90,10 +90,27 @@ impl Spectators {
     /// its is refused for the rest of the match (the server closes its
     /// signaling and keeps it out of the room).
     pub(in crate::session) fn remove(&mut self, control: &mut ControlChannel, peer: PeerId) {
-        let reason = REMOVED.to_owned();
-        self.bytes_sent += control.send_to(peer, &Message::Bye { reason }) as u64;
+        self.stop(peer);
+        self.tell_removed(control, peer);
+    }
+
+    /// Stops streaming to `peer` for good, saying nothing yet: the host
+    /// has asked the server to ban it, and tells it once the server has
+    /// answered ([`tell_removed`](Self::tell_removed)).
+    pub(in crate::session) fn stop(&mut self, peer: PeerId) {
         self.drop_peer(peer);
         self.removed.insert(peer);
+    }
+
+    /// Tells a removed spectator why the stream ended.
+    pub(in crate::session) fn tell_removed(&mut self, control: &mut ControlChannel, peer: PeerId) {
+        let reason = REMOVED.to_owned();
+        self.bytes_sent += control.send_to(peer, &Message::Bye { reason }) as u64;
+    }
+
+    /// The removed spectator whose peer id reads `id` (a kick's answer).
+    pub(in crate::session) fn removed_by_id(&self, id: &str) -> Option<PeerId> {
+        self.removed.iter().copied().find(|p| p.to_string() == id)
     }
 
     /// A spectator's connection closed: nothing more to send it.
