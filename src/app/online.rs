@@ -466,11 +466,11 @@ pub fn online(
             } else {
                 (JOINER_CONNECTS_FIRST, Stage::CatchingUp)
             };
-            while !start.connector.ended()
-                && connecting_before(start.connector.status().stage, until)
-                && waited.elapsed() < limit
-                && start.connector.status().failed_attempt.is_none()
-            {
+            while !start.connector.ended() && waited.elapsed() < limit {
+                let status = start.connector.status();
+                if !connecting_before(status.stage, until) || status.failed_attempt.is_some() {
+                    break;
+                }
                 gloo_timers::future::sleep(Duration::from_millis(1)).await;
             }
             if let Err(failure) = open(start) {
@@ -545,14 +545,11 @@ pub(super) fn connect_failure(e: ConnectError) -> Failure {
 pub(super) fn connect_blocking<S: crate::net::connect::Seat>(
     mut connector: Connector<S>,
 ) -> Result<S::Connection, Failure> {
-    let mut last_stage = None;
+    let mut stages = crate::net::connect::StageLog::default();
     let mut attempts_told = 0;
     loop {
         let status = connector.status();
-        if last_stage != Some(status.stage) {
-            last_stage = Some(status.stage);
-            tracing::info!("{}", status.stage);
-        }
+        stages.note(status.stage);
         // The host keeps waiting; the player should know someone tried.
         if let Some(attempt) = status.failed_attempt
             && attempt.count != attempts_told

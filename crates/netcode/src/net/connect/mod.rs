@@ -68,6 +68,21 @@ impl fmt::Display for Stage {
     }
 }
 
+/// Logs each new [`Stage`] of a connect once, as it is reached (in the
+/// browser's console these lines are the connect's timeline).
+#[derive(Debug, Default)]
+pub struct StageLog(Option<Stage>);
+
+impl StageLog {
+    /// Logs `stage` if it is not the one logged last.
+    pub fn note(&mut self, stage: Stage) {
+        if self.0 != Some(stage) {
+            self.0 = Some(stage);
+            tracing::info!("{stage}");
+        }
+    }
+}
+
 /// A player reached the room but left again before a WebRTC path to it
 /// opened: what a joiner behind a strict NAT does when its own timeout ends.
 /// The connector keeps waiting in the room; this is what it can tell its
@@ -587,19 +602,14 @@ impl<C: MaybeSend + 'static> BackgroundConnect<C> {
         let room = connector.room().cloned();
         let server = connector.server().to_string();
         let (shared, stop, done) = (status.clone(), cancel.clone(), ended.clone());
-        let mut last_stage = None;
+        let mut stages = StageLog::default();
         poll_in_background(Duration::from_millis(1), move || {
             if stop.load(Ordering::Relaxed) {
                 return true;
             }
             let polled = connector.poll();
             let now = connector.status();
-            // Each stage once in the log, as a headless connect does (in
-            // the browser's console these lines are the connect's timeline).
-            if last_stage != Some(now.stage) {
-                last_stage = Some(now.stage);
-                tracing::info!("{}", now.stage);
-            }
+            stages.note(now.stage);
             if let Ok(mut s) = shared.lock() {
                 *s = now;
             }
