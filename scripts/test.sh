@@ -46,7 +46,7 @@ if [ "$(id -u)" = 0 ]; then
     [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ] ||
         rustup target add wasm32-unknown-unknown > /dev/null
     # start NAME CMD...: CMD in the background in a process group of its
-    # own (setsid: paused and killed whole), logged to
+    # own (setsid: killed whole if a step fails), logged to
     # $target_dir/bg-NAME.log; `collect NAME` waits for it. At the lowest
     # priority there is: the idle scheduling class (it runs only on a core
     # nothing else wants; with the jobs at nice 19 alone, a run's browser
@@ -78,37 +78,34 @@ if [ "$(id -u)" = 0 ]; then
                 kill "-$1" -- "-$(cat "$target_dir/bg-$name.pgid")" 2> /dev/null || true
         done
     }
-    # Pure compiles, paused while the tests run (SIGSTOP: a compiler
-    # minds no pause): the Windows and aarch64 builds for cross-check
-    # (~4.5 minutes of compiling, their own target directory so cargo's
-    # lock on ours never makes a step wait for them) and the .deb's
-    # packager. They start with the builds, whose linking and last crates
-    # leave a core idle for minutes. At idle priority during the tests
-    # they still cost them: two runs in a row each lost two
+    # Once the tests have run, beside the benchmark's smoke run and the
+    # network checks, which mostly wait on real-time matches: the Windows
+    # and aarch64 builds for cross-check (~4.5 minutes of compiling; their
+    # own target directory, so cargo's lock on ours never makes a step
+    # wait for them), fuzzing's short pass (~6 minutes with its build), the
+    # .deb's packager and the README's play command in a fresh Debian root
+    # (~2.5 minutes of its own build on an idle machine, and apt-get).
+    # Started with the packages, at idle priority, they still cost every
+    # step beside them about as much as they ran: a run that began the
+    # cross builds with the builds took 983 s for the web build (359-417
+    # before; another compile beside it for minutes too) and 920 s for the
+    # tests' (703-765; the cross builds ran through its first 4 minutes
+    # only); and two runs in a row,
+    # with the jobs compiling through the tests, each lost two
     # timing-sensitive tests.
-    start_compiles() {
+    start_background_jobs() {
         CARGO_TARGET_DIR="$target_dir/cross" start cross-builds \
             bash scripts/cross-check.sh --build-only --profile cross-check
+        start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
         # cargo-deb at opt-level 1: it packages one .deb here, and its
         # release settings cost minutes of compiling.
         command -v cargo-deb > /dev/null || start cargo-deb env CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
             CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=false \
             CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install --locked cargo-deb
-    }
-    # Once the tests have run: fuzzing's short pass (~6 minutes with its
-    # build; its time limits count wall time, so it is never paused) and
-    # the README's play command in a fresh Debian root (~2.5 minutes of
-    # its own build on an idle machine, and apt-get), beside the
-    # benchmark's smoke run and the network checks, which mostly wait on
-    # real-time matches.
-    start_after_tests() {
-        start fuzz env FUZZ_NICE=19 bash scripts/fuzz.sh --ci
         start fresh-root timeout 3600 bash scripts/check-system-deps.sh --fresh-root
     }
-    # A step that fails ends this script: take the jobs with it (a stopped
-    # process takes SIGKILL).
+    # A step that fails ends this script: take the jobs with it.
     trap 'signal_background KILL; kill $(jobs -p) 2> /dev/null || true' EXIT
-    start_compiles
 fi
 # Every crate that links a system library has its -dev package in the
 # build list, and play.sh installs that list on a fresh machine.
@@ -151,7 +148,6 @@ timed build-tests linted tests cargo test --locked --all-targets --no-run
 # four at a time, the browser chain first; about 9 minutes instead of 15),
 # else cargo test. nextest runs no doc tests: `cargo test --doc` runs them
 # (twinstar-netcode's crate page compiles the whole of Pong as its example).
-[ ${#background[@]} -gt 0 ] && signal_background STOP
 if cargo nextest --version > /dev/null 2>&1; then
     timed cargo-test with_lints cargo nextest run --locked --no-fail-fast --final-status-level slow
     timed doc-tests with_lints cargo test --locked --doc
@@ -160,8 +156,7 @@ else
     timed cargo-test with_lints cargo test --locked
 fi
 if [ "$(id -u)" = 0 ]; then
-    signal_background CONT
-    start_after_tests
+    start_background_jobs
 fi
 # Benchmark smoke run: every headline figure once, a 2-cell delay grid; it
 # writes bench/quick/ (gitignored), never the committed BENCHMARKS.md.
