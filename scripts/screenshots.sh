@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of the real binary in a real (virtual) window: the main menu,
 # the host screen with its room code, a local match mid-wave, the network
-# overlay (synctest) and the replay viewer.
+# overlay (synctest, and an online match over a simulated 80 ms link: the
+# felt latency) and the replay viewer.
 #
 #   scripts/screenshots.sh [OUTDIR]     (default: docs/screenshots)
 #
@@ -74,6 +75,16 @@ echo "$out/local.png"
 
 play synctest --seed 5 --frames 600 --no-record --screenshot "$out/overlay.png"
 echo "$out/overlay.png"
+
+# Online, the overlay's third line is what a player feels: the input
+# delay, the part of the trip rollback hides, rollback frames a second.
+# Both bots on an 80 ms round trip with some jitter; the window joins.
+"$bin" host --room F3T-9RK --server "ws://127.0.0.1:$port" --stun none --headless --bot \
+    --frames 600 --no-record --sim-latency 40 --sim-jitter 4 >/dev/null 2>&1 &
+pids+=($!)
+play join F3T-9RK --server "ws://127.0.0.1:$port" --stun none --bot --frames 600 --no-record \
+    --sim-latency 40 --sim-jitter 4 --overlay --screenshot "$out/online.png"
+echo "$out/online.png"
 
 run replay "$work/match.tsr" --frames 1200 --screenshot "$out/replay.png"
 echo "$out/replay.png"

@@ -78,55 +78,22 @@ impl NetGraph {
     }
 
     pub fn draw(&mut self, font: &BitmapFont, status: Option<&NetStatus>) {
-        let (w, h) = (560.0, 194.0);
+        let lines = self.lines(status);
+        // At least wide enough for its longest line (the felt latency's
+        // runs past 560 pixels).
+        let widest = lines.iter().map(|l| font.width(l, 2.0)).fold(0.0, f32::max);
+        let (w, h) = (widest.max(540.0) + 20.0, 194.0);
         let x = 12.0;
         let y = screen_height() - h - 12.0;
         draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.05, 0.78));
         draw_rectangle_lines(x, y, w, h, 1.0, Color::new(0.4, 0.5, 0.9, 0.9));
         let text = Color::new(0.85, 0.9, 1.0, 1.0);
         let dim = Color::new(0.6, 0.65, 0.8, 1.0);
-        let line1 = match status {
-            Some(s) => {
-                self.update_rate(s);
-                let ping = s
-                    .ping_ms
-                    .map_or_else(|| "-".into(), |p| format!("{p:.0} ms"));
-                format!(
-                    "ping {ping}  delay {}f  ahead {:+}  stalls {}",
-                    s.input_delay, s.frames_ahead, s.stalled_frames
-                )
-            }
-            None => match self.check_distance {
-                Some(d) => format!("synctest: every frame rolled back {d} frames"),
-                None => "local match: no network".to_string(),
-            },
-        };
-        font.draw(&line1, x + 10.0, y + 10.0, 2.0, text, Align::Left);
-        let line2 = match status {
-            Some(s) => {
-                let path = match s.connection {
-                    Some("relay") => "RELAYED (TURN)".to_string(),
-                    Some(kind) => format!("direct ({kind})"),
-                    None => "path unknown".to_string(),
-                };
-                format!(
-                    "up {:.0} B/s  down {:.0} B/s  {path}",
-                    self.rate.0, self.rate.1
-                )
-            }
-            None => "up 0 B/s  down 0 B/s".to_string(),
-        };
-        font.draw(&line2, x + 10.0, y + 34.0, 2.0, text, Align::Left);
-        // What the player feels: the delay on their own presses, the part
-        // of the trip rollback hides, and how often it corrects.
-        if let Some(s) = status {
-            let per_s = self.mean() * f64::from(crate::sim::FPS);
-            let felt =
-                FeltLatency::new(crate::sim::FPS, f64::from(s.input_delay), s.ping_ms, per_s);
+        for (i, line) in lines.iter().enumerate() {
             font.draw(
-                &felt.to_string(),
+                line,
                 x + 10.0,
-                y + 58.0,
+                y + 10.0 + 24.0 * i as f32,
                 2.0,
                 text,
                 Align::Left,
@@ -154,6 +121,51 @@ impl NetGraph {
             dim,
             Align::Left,
         );
+    }
+
+    /// The panel's text: the link, the traffic and, online, what the
+    /// player feels.
+    fn lines(&mut self, status: Option<&NetStatus>) -> Vec<String> {
+        let line1 = match status {
+            Some(s) => {
+                self.update_rate(s);
+                let ping = s
+                    .ping_ms
+                    .map_or_else(|| "-".into(), |p| format!("{p:.0} ms"));
+                format!(
+                    "ping {ping}  delay {}f  ahead {:+}  stalls {}",
+                    s.input_delay, s.frames_ahead, s.stalled_frames
+                )
+            }
+            None => match self.check_distance {
+                Some(d) => format!("synctest: every frame rolled back {d} frames"),
+                None => "local match: no network".to_string(),
+            },
+        };
+        let line2 = match status {
+            Some(s) => {
+                let path = match s.connection {
+                    Some("relay") => "RELAYED (TURN)".to_string(),
+                    Some(kind) => format!("direct ({kind})"),
+                    None => "path unknown".to_string(),
+                };
+                format!(
+                    "up {:.0} B/s  down {:.0} B/s  {path}",
+                    self.rate.0, self.rate.1
+                )
+            }
+            None => "up 0 B/s  down 0 B/s".to_string(),
+        };
+        let mut lines = vec![line1, line2];
+        // What the player feels: the delay on their own presses, the part
+        // of the trip rollback hides, and how often it corrects.
+        if let Some(s) = status {
+            let per_s = self.mean() * f64::from(crate::sim::FPS);
+            let felt =
+                FeltLatency::new(crate::sim::FPS, f64::from(s.input_delay), s.ping_ms, per_s);
+            lines.push(felt.to_string());
+        }
+        lines
     }
 }
 

@@ -1,5 +1,5 @@
 //! The real binary in a real (virtual) window: `scripts/screenshots.sh`
-//! captures five screens; each must show something, and no two the same.
+//! captures six screens; each must show something, and no two the same.
 //! Needs Xvfb (scripts/test.sh installs it as root) or a display.
 
 use crate::common;
@@ -9,7 +9,7 @@ use common::picture::{Picture, load, richness};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SCREENS: [&str; 5] = ["menu", "host", "local", "overlay", "replay"];
+const SCREENS: [&str; 6] = ["menu", "host", "local", "overlay", "online", "replay"];
 
 /// Fraction of pixels that differ noticeably between two pictures.
 fn difference(a: &Picture, b: &Picture) -> f64 {
