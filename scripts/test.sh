@@ -69,13 +69,13 @@ if [ "$(id -u)" = 0 ]; then
         # The group's id once the job has written it.
         while [ ! -s "$target_dir/bg-$name.pgid" ]; do sleep 0.1; done
     }
-    # signal_background SIG: to every running job's whole process group
-    # (one that has ended has written its status).
-    signal_background() {
+    # kill_background: every running job's whole process group (one that
+    # has ended has written its status).
+    kill_background() {
         local name
         for name in "${background[@]}"; do
             [ -e "$target_dir/bg-$name.status" ] ||
-                kill "-$1" -- "-$(cat "$target_dir/bg-$name.pgid")" 2> /dev/null || true
+                kill -KILL -- "-$(cat "$target_dir/bg-$name.pgid")" 2> /dev/null || true
         done
     }
     # Once the tests have run, beside the benchmark's smoke run and the
@@ -90,9 +90,8 @@ if [ "$(id -u)" = 0 ]; then
     # cross builds with the builds took 983 s for the web build (359-417
     # before; another compile beside it for minutes too) and 920 s for the
     # tests' (703-765; the cross builds ran through its first 4 minutes
-    # only); and two runs in a row,
-    # with the jobs compiling through the tests, each lost two
-    # timing-sensitive tests.
+    # only); and two runs in a row, with the jobs compiling through the
+    # tests, each lost two timing-sensitive tests.
     start_background_jobs() {
         CARGO_TARGET_DIR="$target_dir/cross" start cross-builds \
             bash scripts/cross-check.sh --build-only --profile cross-check
@@ -105,7 +104,7 @@ if [ "$(id -u)" = 0 ]; then
         start fresh-root timeout 3600 bash scripts/check-system-deps.sh --fresh-root
     }
     # A step that fails ends this script: take the jobs with it.
-    trap 'signal_background KILL; kill $(jobs -p) 2> /dev/null || true' EXIT
+    trap 'kill_background; kill $(jobs -p) 2> /dev/null || true' EXIT
 fi
 # Every crate that links a system library has its -dev package in the
 # build list, and play.sh installs that list on a fresh machine.
