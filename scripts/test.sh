@@ -187,12 +187,32 @@ export SIGNALING_LOAD_BIN="$target_dir/debug/examples/signaling_load"
 if [ "$(id -u)" = 0 ]; then
     failed=()
     # check NAME TIMEOUT CMD...: a root-only check, timed; a failure is
-    # collected so the rest still run.
+    # collected so the rest still run. Its standard error is kept too
+    # ($target_dir/checks/NAME.log): CI shows only the end of a run, so the
+    # last lines say why each failed check failed (failure_reasons below).
+    mkdir -p "$target_dir/checks"
     check() {
-        local name=$1 limit=$2 t=$SECONDS
+        local name=$1 limit=$2 t=$SECONDS rc=0
+        local log="$target_dir/checks/${1//[^A-Za-z0-9_-]/_}.log"
         shift 2
-        timeout "$limit" "$@" || failed+=("$name")
+        : > "$log"
+        timeout "$limit" "$@" 2> >(tee -a "$log" >&2) || rc=$?
+        [ $rc = 0 ] || { failed+=("$name"); echo "exit $rc after $((SECONDS - t)) s" >> "$log"; }
         echo "test.sh: [$(($(date +%s) - started)) s] $name took $((SECONDS - t)) s" >&2
+    }
+    # failure_reasons: each failed check's verdict lines (a script's
+    # "FAILED"/"error" lines, a panic) and the last lines of its log.
+    failure_reasons() {
+        local name log
+        for name in "${failed[@]}"; do
+            log="$target_dir/checks/${name//[^A-Za-z0-9_-]/_}.log"
+            [ -s "$log" ] || log="$target_dir/bg-$name.log"
+            [ -s "$log" ] || continue
+            echo "test.sh: why $name failed ($log):" >&2
+            { grep -aE 'FAILED' "$log" || grep -aE 'panicked|[Ee]rror:' "$log" || true; } |
+                head -n 4 | cut -c1-400 | sed 's/^/  | /' >&2
+            tail -n 4 "$log" | cut -c1-400 | sed 's/^/  $ /' >&2
+        done
     }
     # collect NAME: waits for a background job (above); a failure is
     # collected with its log's tail.
@@ -257,6 +277,7 @@ if [ "$(id -u)" = 0 ]; then
     # of the resident set from round to round.
     check signaling-load 300 scripts/signaling-load.sh --clients 2000 --rounds 3
     if [ ${#failed[@]} -gt 0 ]; then
+        failure_reasons
         echo "test.sh: FAILED: ${failed[*]}" >&2
         exit 1
     fi
