@@ -7,9 +7,7 @@
 # `twinstar serve` (and the server `twinstar host` starts) find it there and
 # serve it: open http://HOST:3536/, or a room's link http://HOST:3536/#CODE.
 #
-#   bash scripts/build-web.sh                     the shipped client (profile web)
-#   bash scripts/build-web.sh --profile web-test  the test command's build (the
-#                                                 same code, no whole-program pass)
+#   bash scripts/build-web.sh
 #
 # What it needs and installs when missing (a fresh clone works):
 # - the Rust target wasm32-unknown-unknown (rustup target add);
@@ -34,12 +32,7 @@ repo=$PWD
 
 TRIPLE=wasm32-unknown-unknown
 PROFILE=web
-case "${1:-}" in
-    "") ;;
-    --profile) [[ -n ${2:-} && $# -eq 2 ]] || { echo "build-web: --profile needs a name (web or web-test)" >&2; exit 2; }
-        PROFILE=$2 ;;
-    *) echo "build-web: unknown argument '$1' (expected nothing or --profile NAME)" >&2; exit 2 ;;
-esac
+[[ $# -eq 0 ]] || { echo "build-web: takes no arguments (got '$1')" >&2; exit 2; }
 BINARYEN_VERSION=132
 FILES=(index.html twinstar.js twinstar_bg.wasm mq_js_bundle.js)
 
@@ -116,7 +109,7 @@ if [[ -z $wasm_bindgen ]]; then
     # second either way on our module, its build is part of every fresh CI
     # run (9.4 CPU-minutes at release settings with TLS, 5.4 this way). It
     # compiles while the client does (it is needed only after): the
-    # client's build leaves a core idle for its last, single-threaded pass.
+    # client's build leaves a core idle in its fat LTO pass.
     CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=false \
         CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
         cargo install wasm-bindgen-cli --version "=$bindgen_version" --no-default-features --root "$tools" \
