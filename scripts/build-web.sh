@@ -32,7 +32,6 @@ repo=$PWD
 
 TRIPLE=wasm32-unknown-unknown
 PROFILE=web
-[[ $# -eq 0 ]] || { echo "build-web: takes no arguments (got '$1')" >&2; exit 2; }
 BINARYEN_VERSION=132
 FILES=(index.html twinstar.js twinstar_bg.wasm mq_js_bundle.js)
 
@@ -100,35 +99,20 @@ done
 if [[ -z $wasm_bindgen ]]; then
     [[ -z ${WASM_BINDGEN:-} ]] \
         || die "WASM_BINDGEN=$WASM_BINDGEN is not wasm-bindgen $bindgen_version ($(version_of "$WASM_BINDGEN"))"
-    bindgen_log=$tools/wasm-bindgen-install.log
-    say "installing wasm-bindgen-cli $bindgen_version into $tools beside the build (cargo install; takes a few minutes; log: $bindgen_log)"
-    mkdir -p "$tools"
+    say "installing wasm-bindgen-cli $bindgen_version into $tools (cargo install; takes a few minutes)"
     # Not --locked: with it, cargo install fails for 0.2.130. Without its
     # default feature (TLS for the test runner's downloads, which this
     # never runs) and optimised only a little: the tool's own speed is a
     # second either way on our module, its build is part of every fresh CI
-    # run (9.4 CPU-minutes at release settings with TLS, 5.4 this way). It
-    # compiles while the client does (it is needed only after): the
-    # client's build leaves a core idle in its fat LTO pass.
+    # run (9.4 CPU-minutes at release settings with TLS, 5.4 this way).
     CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_LTO=false \
         CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
         cargo install wasm-bindgen-cli --version "=$bindgen_version" --no-default-features --root "$tools" \
-        > "$bindgen_log" 2>&1 &
-    bindgen_pid=$!
-    trap 'kill "$bindgen_pid" 2> /dev/null || true' EXIT
+        || die "cargo install wasm-bindgen-cli $bindgen_version failed"
     wasm_bindgen=$tools/bin/wasm-bindgen
-fi
-# wait_for_wasm_bindgen: the install above, if one runs, has ended well.
-wait_for_wasm_bindgen() {
-    [[ -n ${bindgen_pid:-} ]] || return 0
-    if ! wait "$bindgen_pid"; then
-        tail -n 20 "$bindgen_log" >&2
-        die "cargo install wasm-bindgen-cli $bindgen_version failed (log: $bindgen_log)"
-    fi
-    bindgen_pid=
     [[ $(version_of "$wasm_bindgen") == "wasm-bindgen $bindgen_version" ]] \
         || die "$wasm_bindgen does not report version $bindgen_version"
-}
+fi
 
 wasm_opt=${WASM_OPT:-$tools/npm/node_modules/.bin/wasm-opt}
 if [[ $(version_of "$wasm_opt") != *"version $BINARYEN_VERSION"* ]]; then
@@ -161,7 +145,6 @@ cargo build --profile "$PROFILE" --target "$TRIPLE" --locked -p twinstar --bin t
     || die "cargo build for $TRIPLE failed (see above)"
 module=$target_dir/$TRIPLE/$PROFILE/twinstar.wasm
 [[ -f $module ]] || die "the build did not produce $module"
-wait_for_wasm_bindgen
 
 stage=$out.partial
 rm -rf "$stage"

@@ -141,7 +141,9 @@ linted() {
 }
 # The web client, once, for tests/it/browser.rs (and the browser's driver).
 # As shipped: without fat LTO (a profile tried for this) every dependency
-# compiled its own machine code, and the step took 455 s instead of 379.
+# compiled its own machine code, and the step took 455 s instead of 379;
+# wasm-bindgen-cli compiling beside the client instead of before it gained
+# nothing (394 s).
 timed build-web linted web bash scripts/build-web.sh
 (cd tests/web && npm ci --no-audit --no-fund --silent)
 timed build-tests linted tests cargo test --locked --all-targets --no-run
