@@ -195,9 +195,10 @@ if [ "$(id -u)" = 0 ]; then
     # ($target_dir/checks/NAME.log): CI shows only the end of a run, so the
     # last lines say why each failed check failed (failure_reasons below).
     mkdir -p "$target_dir/checks"
+    check_log() { echo "$target_dir/checks/${1//[^A-Za-z0-9_-]/_}.log"; }
     check() {
-        local name=$1 limit=$2 t=$SECONDS rc=0
-        local log="$target_dir/checks/${1//[^A-Za-z0-9_-]/_}.log"
+        local name=$1 limit=$2 t=$SECONDS rc=0 log
+        log=$(check_log "$1")
         shift 2
         : > "$log"
         timeout "$limit" "$@" 2> >(tee -a "$log" >&2) || rc=$?
@@ -209,7 +210,7 @@ if [ "$(id -u)" = 0 ]; then
     failure_reasons() {
         local name log
         for name in "${failed[@]}"; do
-            log="$target_dir/checks/${name//[^A-Za-z0-9_-]/_}.log"
+            log=$(check_log "$name")
             [ -s "$log" ] || log="$target_dir/bg-$name.log"
             [ -s "$log" ] || continue
             echo "test.sh: why $name failed ($log):" >&2
