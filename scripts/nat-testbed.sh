@@ -452,6 +452,12 @@ SCHEME=ws
 PEER_ENV=()
 if $INTERNET; then
     bash "$REPO/scripts/lib/make-test-certs.sh" "$LOGDIR/certs" "$PUBLIC_IP" >&2
+    # Written before the server starts, which reads it at once: written after
+    # it (as it once was), a server that started quickly found no file and
+    # exited ("cannot read the TURN secret"), so the scenario failed on an
+    # idle machine and passed on a loaded one (issue 45's ledger).
+    TURN_SECRET="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+    printf '%s\n' "$TURN_SECRET" >"$LOGDIR/turn-secret"
     SERVE_ARGS+=(--tls-cert "$LOGDIR/certs/server.pem" --tls-key "$LOGDIR/certs/server.key"
         --stun "stun:$PUBLIC_IP:$TURN_PORT" --turn "turn:$PUBLIC_IP:$TURN_PORT?transport=udp"
         --turn-secret-file "$LOGDIR/turn-secret")
@@ -469,9 +475,8 @@ ip netns exec "$NS_PUB" env RUST_LOG="${SERVER_RUST_LOG:-info}" \
 # operator's own network), not a requirement: with the sink route, stock
 # coturn relays without it (NAT_TESTBED_COTURN_DENY_PRIVATE=0).
 if $INTERNET; then
-    # The TURN REST convention: coturn checks what twinstar serve mints.
-    TURN_SECRET="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-    printf '%s\n' "$TURN_SECRET" >"$LOGDIR/turn-secret"
+    # The TURN REST convention: coturn checks what twinstar serve mints
+    # (the secret was written before the server started, above).
     CRED_ARGS=(--use-auth-secret --static-auth-secret="$TURN_SECRET")
 else
     CRED_ARGS=(--lt-cred-mech --user="$TURN_USER:$TURN_PASS")
