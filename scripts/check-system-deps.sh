@@ -127,6 +127,9 @@ echo "check-system-deps: bash scripts/play.sh --version in the fresh root (log: 
 FRESH_ENV=(RUSTUP_TOOLCHAIN="$toolchain" CARGO_NET_OFFLINE=true CARGO_TARGET_DIR=/build
     CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_DEBUG=false
     CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256)
+# The test command's compiler cache, when it has one (a warm run's fresh
+# root compiles only the game's own crates).
+fresh_root_sccache
 if ! fresh_root_run 'cd /src && bash scripts/play.sh --version' > "$log" 2>&1; then
     grep -E "error|failed|could not" "$log" | head -20 >&2
     fail "the README's play command did not build and run the game in a fresh Debian root (log: $log)"

@@ -7,11 +7,16 @@
 #
 #   fresh_root_start WHO      sets FRESH_ROOT (the root) and FRESH_CACHE
 #   fresh_root_rust           shows this machine's Rust inside it
+#   fresh_root_sccache        the test command's compiler cache inside it
+#                             (when it has one: scripts/lib/sccache.sh)
 #   fresh_root_run CMD...     runs CMD in it (bash -c), clean environment
 #   fresh_root_end            unmounts and removes it (also on EXIT)
 #
 # The root lives outside the target directory (mktemp), so nothing that
 # cleans target/ walks into its mounts.
+
+# shellcheck source=sccache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/sccache.sh"
 
 fresh_root_start() {
     local who=$1 repo target_dir suite mirror made
@@ -59,6 +64,37 @@ fresh_root_rust() {
         "$FRESH_ROOT/root/.cargo"
 }
 
+# The compiler cache: sccache's binary and a cache directory of the root's
+# own beside the test command's (its paths and profile are its own, so the
+# two would share nothing; a server each), at /root/.cache/sccache inside,
+# with its own server port (the chroot shares the machine's loopback, and a
+# server outside would compile in the wrong file system). The server is
+# started at the caller's priority by the root's first compile.
+fresh_root_sccache() {
+    [ -n "${SCCACHE_BIN:-}" ] && [ -n "${SCCACHE_DIR:-}" ] || return 0
+    local dir="$SCCACHE_DIR-fresh-root"
+    mkdir -p "$dir" "$FRESH_ROOT/root/.cache/sccache"
+    touch "$FRESH_ROOT/usr/local/bin/sccache"
+    mount --bind -o ro "$SCCACHE_BIN" "$FRESH_ROOT/usr/local/bin/sccache"
+    mount --bind "$dir" "$FRESH_ROOT/root/.cache/sccache"
+    FRESH_ENV+=(RUSTC_WRAPPER=/usr/local/bin/sccache SCCACHE_DIR=/root/.cache/sccache
+        SCCACHE_CACHE_SIZE=10G SCCACHE_IDLE_TIMEOUT=0 SCCACHE_IGNORE_SERVER_IO_ERROR=1
+        SCCACHE_SERVER_PORT="$(sccache_port fresh-root)" CARGO_INCREMENTAL=0)
+    FRESH_SCCACHE=1
+}
+
+# fresh_root_sccache_report WHO: the root's cache server's hit rate, then
+# stops it (it would keep the root's mounts busy); fresh_root_end calls it.
+fresh_root_sccache_report() {
+    [ "${FRESH_SCCACHE:-0}" = 1 ] || return 0
+    FRESH_SCCACHE=0
+    local json
+    if json=$(fresh_root_run 'sccache --show-stats --stats-format json' 2> /dev/null); then
+        echo "$1: compiler cache (fresh root): $(sccache_summary <<< "$json")" >&2
+    fi
+    fresh_root_run 'sccache --stop-server' > /dev/null 2>&1 || true
+}
+
 fresh_root_run() {
     chroot "$FRESH_ROOT" /usr/bin/env -i HOME=/root \
         PATH=/root/.cargo/bin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/games \
@@ -68,7 +104,9 @@ fresh_root_run() {
 fresh_root_end() {
     [ -n "${FRESH_ROOT:-}" ] || return 0
     local m
-    for m in "$FRESH_ROOT/root/.cargo" "$FRESH_ROOT/root/.rustup" "$FRESH_ROOT/proc"; do
+    fresh_root_sccache_report fresh-root
+    for m in "$FRESH_ROOT/root/.cargo" "$FRESH_ROOT/root/.rustup" "$FRESH_ROOT/usr/local/bin/sccache" \
+        "$FRESH_ROOT/root/.cache/sccache" "$FRESH_ROOT/proc"; do
         mountpoint -q "$m" 2> /dev/null && umount -l "$m"
     done
     mountpoint -q "$FRESH_ROOT/proc" || rm -rf "$FRESH_WORK"
