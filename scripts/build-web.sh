@@ -12,9 +12,12 @@
 # What it needs and installs when missing (a fresh clone works):
 # - the Rust target wasm32-unknown-unknown (rustup target add);
 # - wasm-bindgen-cli of the version of the wasm-bindgen crate in Cargo.lock
-#   (glue and crate must match), by cargo install into TARGET/tools;
+#   (glue and crate must match), by cargo install into TOOLS;
 # - binaryen's wasm-opt from npm (binaryen@132; Debian's binaryen 108 breaks
-#   the module) into TARGET/tools/npm;
+#   the module) into TOOLS/npm;
+#   TOOLS is $TWINSTAR_TOOLS_DIR, else ~/.cache/twinstar/tools: outside the
+#   clone, so a fresh clone (every CI run) installs neither again (their
+#   versions are checked, so a clone that needs others installs those);
 # - node and npm (patching the glue, installing binaryen) and gzip: from
 #   apt-get when run as root on Debian, else it says what to install.
 # $WASM_BINDGEN and $WASM_OPT may name binaries to use instead (the version
@@ -83,7 +86,7 @@ metadata=$(cargo metadata --format-version 1 --locked) \
 # One field of the metadata: node -e EXPRESSION over `m`.
 meta() { node -e "const m = JSON.parse(require('fs').readFileSync(0, 'utf8')); console.log($1)" <<< "$metadata"; }
 target_dir=$(meta 'm.target_directory') || die "cannot read the target directory from cargo metadata"
-tools=$target_dir/tools
+tools=${TWINSTAR_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/twinstar/tools}
 out=$target_dir/web
 
 # The glue's generator must be the crate's version exactly.

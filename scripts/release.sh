@@ -96,11 +96,8 @@ build() {
     done
     if wants web || wants deb || [ ${#targets[@]} -gt 0 ]; then
         started=$(date +%s)
-        # The tools the web build installs once into target/tools, reused
-        # (their versions are checked) rather than installed per target dir.
-        local tools=$repo/target/tools
-        [ -x "$tools/bin/wasm-bindgen" ] && export WASM_BINDGEN=$tools/bin/wasm-bindgen
-        [ -x "$tools/npm/node_modules/.bin/wasm-opt" ] && export WASM_OPT=$tools/npm/node_modules/.bin/wasm-opt
+        # (build-web.sh installs its tools once per machine, outside any
+        # target directory.)
         bash scripts/build-web.sh >&2
         say "built the web client in $(($(date +%s) - started)) s"
     fi
