@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Each step's wall time, so a CI run that grows shows where (CI's budget
-# for this whole command is 50 minutes on a fresh clone).
+# for this whole command: 50 minutes on a fresh clone with an empty compiler
+# cache, 25 with a warm one; docs/testing.md has the last figures).
 started=$(date +%s)
 timed() {
     local name=$1 t=$SECONDS
