@@ -52,6 +52,13 @@ pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// A knock that has not agreed by then is replaced by a fresh one (the
 /// WebRTC connection it negotiated during the cut may never open).
 pub(crate) const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+/// After our page said `Away`, player 2 knocks no sooner than this: the
+/// knock's new connection takes our seat at the server, which tells player 1
+/// that our old connection left, and an `Away` still on its way over it was
+/// lost (the page kept running after it was hidden, on a loaded machine:
+/// player 1 then heard a silence instead, ledger in docs/testing.md). A
+/// page that was really in the background ran no frame for longer.
+pub(crate) const AWAY_HEARD_WITHIN: Duration = Duration::from_millis(500);
 /// A gap this long between two polls is a stall of our own (the process
 /// was stopped, the machine suspended, the page frozen in a background
 /// tab): it is reported, and the link's silence is counted from it.
@@ -332,6 +339,9 @@ pub(crate) struct Machine<P, I, const N: usize> {
     /// The pause began with the partner's `Away` (its game is in the
     /// background), not with a silence.
     partner_away: bool,
+    /// Our page went to the background then and said `Away`; the match
+    /// has not paused for it yet.
+    our_away: Option<Instant>,
 }
 
 impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
@@ -349,6 +359,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
             reached_end: false,
             rejoined,
             partner_away: false,
+            our_away: None,
         }
     }
 
@@ -575,7 +586,15 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
         // keep too, and both would wait for the other (issue 36).
         let stalled =
             stalled_since.filter(|since| now.saturating_duration_since(*since) >= RECONNECT_AFTER);
-        let ours = [self.seen.away_since, stalled].into_iter().flatten().min();
+        // Our `Away` first gets time to reach player 1 before a knock
+        // takes our seat ([`AWAY_HEARD_WITHIN`]); player 1 keeps at once.
+        if let Some(since) = self.seen.away_since {
+            self.our_away.get_or_insert(since);
+        }
+        let away = self.our_away.filter(|since| {
+            self.settings.local == 0 || now.saturating_duration_since(*since) >= AWAY_HEARD_WITHIN
+        });
+        let ours = [away, stalled].into_iter().flatten().min();
         if let Some(since) = ours
             && self.can_go_away()
         {
@@ -616,6 +635,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
     /// Pauses by our role, the window counting from `since`: player 1
     /// keeps the match, player 2 knocks.
     fn pause_by_role(&mut self, now: Instant, since: Instant, out: &mut Vec<Output<P, I, N>>) {
+        self.our_away = None;
         let deadline = since + self.settings.reconnect_window;
         self.interrupted = Some(Silence { deadline, since });
         if self.settings.local == 1 {
@@ -710,6 +730,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
         self.stage = Stage::Playing;
         self.interrupted = None;
         self.partner_away = false;
+        self.our_away = None;
     }
 
     /// One of the room's decisions.

@@ -512,7 +512,9 @@ fn our_page_back_from_the_background_pauses_by_role_even_after_a_short_hide() {
     for (local, knocks) in [(0, false), (1, true)] {
         let mut t = Test::new(local);
         assert!(t.machine.can_go_away());
-        let hidden = Duration::from_millis(300);
+        // Short, but long enough for player 2's `Away` to have reached
+        // player 1 before it knocks.
+        let hidden = AWAY_HEARD_WITHIN + Duration::from_millis(100);
         t.seen.away_since = Some(t.now);
         let out = t.thaw(hidden);
         t.seen.away_since = None;
@@ -532,14 +534,47 @@ fn our_page_back_from_the_background_pauses_by_role_even_after_a_short_hide() {
     }
 }
 
-/// A page that ran one frame after going to the background knocked, then
-/// froze: its attempt ran out its time meanwhile.
+/// A page that kept running after going to the background (a loaded
+/// machine, a browser that does not stop hidden pages at once): player 1
+/// keeps at once, player 2 knocks only once its `Away` has had time to
+/// reach player 1 over the old connection, which the knock's new one
+/// replaces at the server (CI: player 1 heard a silence instead of the
+/// `Away`).
+#[test]
+fn our_away_reaches_player_1_before_player_2_knocks() {
+    let mut keeper = Test::new(0);
+    keeper.seen.away_since = Some(keeper.now);
+    let out = keeper.tick();
+    assert!(
+        matches!(&out[..], [Output::Keep { again: false }]),
+        "{out:?}"
+    );
+
+    let mut t = Test::new(1);
+    t.seen.away_since = Some(t.now);
+    assert!(t.tick().is_empty(), "knocked before the Away could arrive");
+    t.seen.away_since = None;
+    t.later(AWAY_HEARD_WITHIN - Duration::from_millis(1));
+    assert!(t.tick().is_empty(), "knocked before the Away could arrive");
+    t.later(Duration::from_millis(1));
+    let out = t.tick();
+    assert!(
+        matches!(&out[..], [Output::Knock { silent }] if *silent == AWAY_HEARD_WITHIN),
+        "{out:?}"
+    );
+    assert!(!t.machine.can_go_away(), "paused: no second Away");
+}
+
+/// A page that ran after going to the background knocked, then froze: its
+/// attempt ran out its time meanwhile.
 #[test]
 fn an_attempt_begun_before_a_stall_is_replaced_at_once() {
     let mut t = Test::new(1);
     t.seen.away_since = Some(t.now);
     t.tick();
     t.seen.away_since = None;
+    t.later(AWAY_HEARD_WITHIN);
+    assert!(matches!(&t.tick()[..], [Output::Knock { .. }]));
     assert!(matches!(
         &t.tick()[..],
         [Output::StartAttempt { attempt: 1, .. }]
