@@ -827,13 +827,21 @@ fi
 if $INTERNET; then
     # coturn takes a credential the server minted (fetched from /ice as a
     # player would, from behind NAT A) and refuses a forged and an expired one.
-    allocate() { ip netns exec "$NS_A" timeout 10 python3 "$REPO/scripts/lib/turn_allocate.py" "$PUBLIC_IP" "$TURN_PORT" "$@" || true; }
+    allocate() {
+        local from=()
+        [ "$1" != --from ] || { from=(--from "$2"); shift 2; }
+        ip netns exec "$NS_A" timeout 10 python3 "$REPO/scripts/lib/turn_allocate.py" "${from[@]}" "$PUBLIC_IP" "$TURN_PORT" "$@" || true
+    }
     offer="$(ip netns exec "$NS_A" timeout 10 curl -s --cacert "$LOGDIR/certs/ca.pem" "https://$PUBLIC_IP:$SIGNAL_PORT/ice" || true)"
     user="$(jq -r '.username // empty' <<<"$offer" 2>/dev/null || true)"
     pass="$(jq -r '.credential // empty' <<<"$offer" 2>/dev/null || true)"
-    minted="$(allocate "$user" "$pass")"
-    forged="$(allocate "$user" "Zm9yZ2VkLXBhc3N3b3JkLTEyMzQ=")"
-    expired="$(allocate --rest "$TURN_SECRET" intruder "$(($(date +%s) - 60))")"
+    # Each from a port of its own, below the ephemeral range: from ephemeral
+    # ports two checks in a row once got the same one, so the same NAT
+    # mapping, and coturn answered the expired credential on the forged
+    # one's 5-tuple with 437 instead of 401 (docs/testing.md, the ledger).
+    minted="$(allocate --from 20001 "$user" "$pass")"
+    forged="$(allocate --from 20002 "$user" "Zm9yZ2VkLXBhc3N3b3JkLTEyMzQ=")"
+    expired="$(allocate --from 20003 --rest "$TURN_SECRET" intruder "$(($(date +%s) - 60))")"
     TURN_REST="$(jq -cn --arg m "$minted" --arg f "$forged" --arg e "$expired" \
         '{minted:$m, forged:$f, expired:$e,
           ok:($m == "allocated" and ($f | startswith("refused 401")) and ($e | startswith("refused 401")))}')"

@@ -3,8 +3,8 @@
 the way a WebRTC stack does (RFC 5766 Allocate, RFC 5389 long-term
 credentials), and says whether the server took it:
 
-    turn_allocate.py HOST PORT USERNAME PASSWORD
-    turn_allocate.py HOST PORT --rest SECRET NAME EXPIRY
+    turn_allocate.py [--from LOCAL_PORT] HOST PORT USERNAME PASSWORD
+    turn_allocate.py [--from LOCAL_PORT] HOST PORT --rest SECRET NAME EXPIRY
 
 prints "allocated" (exit 0), "refused CODE REASON" (exit 3) or
 "no answer" (exit 1). With TURN REST credentials (coturn's
@@ -14,6 +14,10 @@ them instead of USERNAME and PASSWORD.
 
 Used by scripts/nat-testbed.sh --internet to show that coturn refuses a
 forged or expired credential and takes the ones twinstar serve mints.
+`--from` sends from that local port: each check needs a 5-tuple of its own,
+since a TURN server answers a new credential on a 5-tuple it already knows
+with 437 (Allocation Mismatch), and two checks in a row from ephemeral
+ports sometimes got the same port, and behind the NAT the same mapping.
 """
 import base64
 import hashlib
@@ -65,6 +69,12 @@ def exchange(sock, packet):
 
 
 def main(argv):
+    local_port = 0
+    if len(argv) >= 2 and argv[0] == "--from":
+        if not argv[1].isdigit() or not 0 < int(argv[1]) < 65536:
+            print(f"turn_allocate.py: --from takes a port, not {argv[1]!r}", file=sys.stderr)
+            return 2
+        local_port, argv = int(argv[1]), argv[2:]
     if len(argv) == 6 and argv[2] == "--rest":
         host, port = argv[0], int(argv[1])
         secret, name, expiry = argv[3], argv[4], argv[5]
@@ -79,6 +89,7 @@ def main(argv):
     transport = attr(REQUESTED_TRANSPORT, bytes([17, 0, 0, 0]))
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.settimeout(3)
+    sock.bind(("0.0.0.0", local_port))
     sock.connect((host, port))
     try:
         kind, attrs = exchange(sock, message(ALLOCATE, os.urandom(12), [transport]))
