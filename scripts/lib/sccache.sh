@@ -106,7 +106,8 @@ misses = sum(s["cache_misses"]["counts"].values())
 total = hits + misses
 rate = f"{100 * hits / total:.1f} %" if total else "-"
 reasons = ", ".join(f"{n} {r}" for r, n in sorted(s["not_cached"].items(), key=lambda kv: -kv[1])[:3])
-print(f"{hits} hits of {total} cacheable compiles ({rate}); {s[\"requests_not_cacheable\"]} not cacheable ({reasons or \"none\"})")
+uncached = s["requests_not_cacheable"]
+print(f"{hits} hits of {total} cacheable compiles ({rate}); {uncached} not cacheable ({reasons or 'none'})")
 '
 }
 
