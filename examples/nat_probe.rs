@@ -30,7 +30,8 @@ use matchbox_socket::{
 use serde_json::json;
 use tokio::time::sleep;
 use twinstar::net::RoomCode;
-use twinstar::net::signaling::{bind, classify_socket_error, client_builder, room_url};
+use twinstar::net::signaling::{classify_socket_error, client_builder, room_url};
+use twinstar_signaling::bind;
 
 #[derive(Parser)]
 #[command(about = "Signaling server and WebRTC peer probe for the NAT testbed")]

@@ -7,7 +7,10 @@
 #   desktop library: no twinstar, macroquad, gilrs, ALSA, udev; nor on the
 #   WebRTC stack (it only relays signals);
 # - the netcode (twinstar-netcode) depends on no game and no renderer: no
-#   twinstar, macroquad, gilrs, ALSA or udev (a game brings its own);
+#   twinstar, macroquad, gilrs, ALSA or udev (a game brings its own); and
+#   on no server: not twinstar-signaling, axum, hyper, redis,
+#   prometheus-client, clap or tracing-subscriber (a game that hosts a
+#   server depends on twinstar-signaling itself);
 # - Pong (crates/pong), the second game, has no networking code of its
 #   own: its source names no ggrs, matchbox or webrtc item;
 # - what clients and server share (twinstar-signaling-protocol) and the
@@ -41,6 +44,8 @@ forbid twinstar-signaling "twinstar|$desktop|ggrs|matchbox_socket|webrtc.*|rtc.*
     "the server must build and run on a headless machine, without the game"
 forbid twinstar-netcode "twinstar|$desktop" \
     "the netcode is a library for any game: the game brings its window, sound and input"
+forbid twinstar-netcode "twinstar-signaling|axum.*|hyper|hyper-util|redis|prometheus-client|clap|tracing-subscriber" \
+    "a game that uses the netcode compiles no server: one that hosts a server depends on twinstar-signaling itself"
 forbid twinstar-signaling-protocol "twinstar|twinstar-signaling|twinstar-files|$desktop|axum.*|tokio|matchbox.*" \
     "the protocol crate is shared by the browser build and the server: no I/O, no game"
 forbid twinstar-files "twinstar.*|macroquad|$desktop" "the file reader sits below everything"
@@ -54,6 +59,6 @@ if found=$(grep -rnE '\b(ggrs|matchbox_[a-z]+|webrtc[a-z_]*)::' crates/pong/src)
 fi
 
 if [ "$failed" = 0 ]; then
-    echo "check-crate-boundaries: the netcode depends on no game or desktop library; the server, the protocol and the file reader on no game, desktop library or WebRTC stack; Pong names no networking crate" >&2
+    echo "check-crate-boundaries: the netcode depends on no game, desktop library or server; the server, the protocol and the file reader on no game, desktop library or WebRTC stack; Pong names no networking crate" >&2
 fi
 exit "$failed"

@@ -23,12 +23,14 @@ use crate::net::ice::IceServers;
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::net::signaling::{self, DEFAULT_PORT, WebClient};
+use crate::net::signaling::DEFAULT_PORT;
 use crate::net::signaling::{SeatToken, browser_link, check_server_url};
 use crate::net::{Connection, PlayerConnector};
 use crate::platform::records::Store;
 use crate::platform::tasks::{MaybeSend, NetRuntime};
 use twinstar_netcode::tickets;
+#[cfg(not(target_arch = "wasm32"))]
+use twinstar_signaling::WebClient;
 
 use crate::session::{Driver, OnlineOptions};
 use crate::session::{Match, Pacing};
@@ -181,7 +183,7 @@ fn signaling_server(
     let browsers = web.is_some();
     let server = {
         let _guard = runtime.tokio().enter();
-        signaling::bind(bind_addr, web).map_err(|e| {
+        twinstar_signaling::bind(bind_addr, web).map_err(|e| {
             Failure::Runtime(
                 format!(
                     "no signaling server answers at {default_url} and starting one failed: {e}"

@@ -163,7 +163,7 @@ fn the_host_says_when_a_player_came_without_a_path_and_waits_for_the_next() {
     let runtime = runtime();
     let bound = {
         let _guard = runtime.enter();
-        twinstar::net::signaling::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap()
+        twinstar_signaling::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap()
     };
     let server = format!("ws://{}", bound.local_addr());
     let rooms = bound.state();

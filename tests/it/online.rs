@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::{Finished, Twinstar, host_then_join, peer_args, scratch, verify_replay};
-use twinstar::net::signaling;
 
 /// A signaling server on a free loopback port, serving until dropped.
 struct Server {
@@ -24,7 +23,7 @@ fn server() -> Server {
         .unwrap();
     let bound = {
         let _guard = runtime.enter();
-        signaling::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap()
+        twinstar_signaling::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap()
     };
     let url = format!("ws://{}", bound.local_addr());
     runtime.spawn(bound.serve(std::future::pending()));

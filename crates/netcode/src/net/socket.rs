@@ -889,8 +889,9 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn ggrs_messages_cross_a_real_webrtc_channel() {
         use crate::net::room_code::RoomCode;
-        use crate::net::signaling::{bind, client_builder, no_ice_servers, room_url};
+        use crate::net::signaling::{client_builder, no_ice_servers, room_url};
         use matchbox_socket::WebRtcSocket;
+        use twinstar_signaling::bind;
         use web_time::Duration;
 
         tokio::time::timeout(Duration::from_secs(30), async {

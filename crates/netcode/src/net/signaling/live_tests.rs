@@ -233,10 +233,10 @@ async fn the_round_trip_to_the_server_is_measured() {
 async fn health_metrics_and_ice_offers_answer_plain_gets() {
     timeout(LIVE_LIMIT, async {
         let mut options = ServeOptions::new(None);
-        options.ice = super::turn::IcePolicy::new(
+        options.ice = twinstar_signaling::turn::IcePolicy::new(
             vec!["stun:198.51.100.1:3478".into()],
             vec!["turn:198.51.100.1:3478?transport=udp".into()],
-            super::turn::TurnSecret::new("north"),
+            twinstar_signaling::turn::TurnSecret::new("north"),
             Duration::from_secs(3600),
         )
         .unwrap();
@@ -261,12 +261,12 @@ async fn health_metrics_and_ice_offers_answer_plain_gets() {
         );
         let user = offer.username.clone().unwrap();
         assert!(user.starts_with(&format!("{expires}:")), "{user}");
-        let secret = super::turn::TurnSecret::new("north").unwrap();
+        let secret = twinstar_signaling::turn::TurnSecret::new("north").unwrap();
         let name = user.split_once(':').unwrap().1;
         assert_eq!(
             offer.credential.as_deref(),
             Some(
-                super::turn::turn_rest_credential(&secret, name, expires)
+                twinstar_signaling::turn::turn_rest_credential(&secret, name, expires)
                     .1
                     .as_str()
             )
