@@ -141,6 +141,8 @@ if [ "$(id -u)" = 0 ]; then
         start fresh-root timeout 3600 bash scripts/check-system-deps.sh --fresh-root
         bash scripts/check-supply-chain.sh --is-installed ||
             start cargo-deny bash scripts/check-supply-chain.sh --install-only
+        bash scripts/check-unused-deps.sh --is-installed ||
+            start cargo-machete bash scripts/check-unused-deps.sh --install-only
     }
 fi
 # Every crate that links a system library has its -dev package in the
@@ -222,6 +224,7 @@ timed bench-quick with_lints bash scripts/bench.sh --quick --profile dev
 if [ "$(id -u)" != 0 ]; then
     timed fuzz bash scripts/fuzz.sh --ci
     timed supply-chain bash scripts/check-supply-chain.sh
+    timed unused-deps bash scripts/check-unused-deps.sh
 fi
 
 # Real networks: NAT traversal between network namespaces, the
@@ -361,6 +364,10 @@ if [ "$(id -u)" = 0 ]; then
     # the background above when missing).
     [[ " ${background[*]} " == *" cargo-deny "* ]] && collect cargo-deny
     check supply-chain 300 bash scripts/check-supply-chain.sh
+    # Every crate uses what it declares (cargo-machete, installed in the
+    # background above when missing).
+    [[ " ${background[*]} " == *" cargo-machete "* ]] && collect cargo-machete
+    check unused-deps 300 bash scripts/check-unused-deps.sh
     if [ ${#failed[@]} -gt 0 ]; then
         failure_reasons
         echo "test.sh: FAILED: ${failed[*]}" >&2
