@@ -12,14 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# shellcheck source=lib/cargo-tool.sh
+source scripts/lib/cargo-tool.sh
 CARGO_DENY_VERSION=0.20.2
-installed() { cargo deny --version 2> /dev/null | grep -qx "cargo-deny $CARGO_DENY_VERSION"; }
-[ "${1:-}" != --is-installed ] || { installed; exit; }
-if ! installed; then
-    echo "check-supply-chain: installing cargo-deny $CARGO_DENY_VERSION" >&2
-    cargo install --locked --quiet cargo-deny --version "$CARGO_DENY_VERSION"
-fi
-[ "${1:-}" != --install-only ] || exit 0
+cargo_tool check-supply-chain deny cargo-deny "$CARGO_DENY_VERSION" "${1:-}"
 
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac

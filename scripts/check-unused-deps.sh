@@ -10,14 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MACHETE_VERSION=0.9.2
-installed() { cargo machete --version 2> /dev/null | grep -q "$MACHETE_VERSION"; }
-[ "${1:-}" != --is-installed ] || { installed; exit; }
-if ! installed; then
-    echo "check-unused-deps: installing cargo-machete $MACHETE_VERSION" >&2
-    cargo install --locked --quiet cargo-machete --version "$MACHETE_VERSION"
-fi
-[ "${1:-}" != --install-only ] || exit 0
+# shellcheck source=lib/cargo-tool.sh
+source scripts/lib/cargo-tool.sh
+cargo_tool check-unused-deps machete cargo-machete 0.9.2 "${1:-}"
 
 # Every manifest under the root: ours, the fuzz workspace's, the copy of
 # matchbox_socket.
