@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use arbitrary::{Arbitrary, Unstructured};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::signaling::{WEB_FILES, WebClient, respond};
+use twinstar_signaling::{WEB_FILES, WebClient, respond};
 
 /// A web client made once, in a temporary folder: each file's body is its
 /// name; index.html also has a gzip twin.
