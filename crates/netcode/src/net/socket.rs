@@ -884,13 +884,34 @@ mod tests {
         assert_send::<GgrsSocket<MemoryChannel>>();
     }
 
+    /// Two matchbox sockets with one unreliable channel each, in the room
+    /// at `url`, once each sees the other connected.
+    async fn connected_pair(
+        url: &str,
+    ) -> (matchbox_socket::WebRtcSocket, matchbox_socket::WebRtcSocket) {
+        use crate::net::signaling::{client_builder, no_ice_servers};
+        let open = || {
+            let (socket, message_loop) = client_builder(url, no_ice_servers())
+                .add_unreliable_channel()
+                .build();
+            tokio::spawn(message_loop);
+            socket
+        };
+        let (mut a, mut b) = (open(), open());
+        while a.connected_peers().count() == 0 || b.connected_peers().count() == 0 {
+            let _ = a.try_update_peers();
+            let _ = b.try_update_peers();
+            tokio::time::sleep(web_time::Duration::from_millis(20)).await;
+        }
+        (a, b)
+    }
+
     /// The same socket over a real matchbox WebRTC channel on loopback:
     /// messages cross decoded, garbage is dropped and counted.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn ggrs_messages_cross_a_real_webrtc_channel() {
         use crate::net::room_code::RoomCode;
-        use crate::net::signaling::{client_builder, no_ice_servers, room_url};
-        use matchbox_socket::WebRtcSocket;
+        use crate::net::signaling::room_url;
         use twinstar_signaling::bind;
         use web_time::Duration;
 
@@ -904,20 +925,7 @@ mod tests {
             let serving = tokio::spawn(server.serve(async {
                 let _ = stopped.await;
             }));
-            let open = || {
-                let (socket, message_loop): (WebRtcSocket, _) =
-                    client_builder(&url, no_ice_servers())
-                        .add_unreliable_channel()
-                        .build();
-                tokio::spawn(message_loop);
-                socket
-            };
-            let (mut a, mut b) = (open(), open());
-            while a.connected_peers().count() == 0 || b.connected_peers().count() == 0 {
-                let _ = a.try_update_peers();
-                let _ = b.try_update_peers();
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            let (mut a, mut b) = connected_pair(&url).await;
             let b_id = b.id().unwrap();
             let mut ga = GgrsSocket::new(a.take_channel(0).unwrap());
             let mut gb = GgrsSocket::new(b.take_channel(0).unwrap());
