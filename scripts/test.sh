@@ -244,32 +244,34 @@ if [ "$(id -u)" = 0 ]; then
     # retry, never silent): passing then, it is reported as FLAKY with its
     # first failure's verdict; failing again, it fails the run.
     check() {
-        local name=$1 limit=$2 t=$SECONDS rc=0 log first
+        local name=$1 limit=$2 t=$SECONDS rc log attempt first=""
         log=$(check_log "$1")
         shift 2
-        : > "$log"
-        timeout "$limit" "$@" 2> >(tee -a "$log" >&2) || rc=$?
-        if [ $rc != 0 ]; then
-            first="$(verdict "$log"); exit $rc after $((SECONDS - t)) s"
+        for attempt in 1 2; do
+            : > "$log"
+            rc=0
+            timeout "$limit" "$@" 2> >(tee -a "$log" >&2) || rc=$?
+            [ $rc != 0 ] || break
+            if [ $attempt = 2 ]; then
+                failed+=("$name")
+                echo "exit $rc after $((SECONDS - t)) s (the second run; the first's log: $log.first)" >> "$log"
+                break
+            fi
+            # Why, else its last line.
+            first=$({ verdicts "$log" 1 | grep . || tail -n 1 "$log" | cut -c1-400; } | tr -s ' \t' ' ')
+            first+="; exit $rc after $((SECONDS - t)) s"
             echo "exit $rc after $((SECONDS - t)) s" >> "$log"
             echo "test.sh: $name failed ($first): running it once more" >&2
             mv "$log" "$log.first"
-            rc=0
-            timeout "$limit" "$@" 2> >(tee -a "$log" >&2) || rc=$?
-            if [ $rc = 0 ]; then
-                echo "FLAKY: $name (first failure: $first)" >> "$flaky_steps"
-            else
-                failed+=("$name")
-                echo "exit $rc after $((SECONDS - t)) s (the second run; the first's log: $log.first)" >> "$log"
-            fi
-        fi
+        done
+        [ $rc != 0 ] || [ -z "$first" ] || echo "FLAKY: $name (first failure: $first)" >> "$flaky_steps"
         echo "test.sh: [$(($(date +%s) - started)) s] $name took $((SECONDS - t)) s" >&2
     }
-    # verdict LOG: one line that says why a check failed (its own FAILED
-    # line, else a panic or error, else its last line).
-    verdict() {
-        { grep -aE 'FAILED' "$1" || grep -aE 'panicked|[Ee]rror:' "$1" || tail -n 1 "$1"; } |
-            head -n 1 | tr -s ' \t' ' ' | cut -c1-300
+    # verdicts LOG N: up to N lines that say why a check failed (its own
+    # FAILED lines, else panics or errors).
+    verdicts() {
+        { grep -aE 'FAILED' "$1" || grep -aE 'panicked|[Ee]rror:' "$1" || true; } |
+            head -n "$2" | cut -c1-400
     }
     # failure_reasons: each failed check's verdict lines (a script's
     # "FAILED"/"error" lines, a panic) and the last lines of its log.
@@ -280,8 +282,7 @@ if [ "$(id -u)" = 0 ]; then
             [ -s "$log" ] || log="$target_dir/bg-$name.log"
             [ -s "$log" ] || continue
             echo "test.sh: why $name failed ($log):" >&2
-            { grep -aE 'FAILED' "$log" || grep -aE 'panicked|[Ee]rror:' "$log" || true; } |
-                head -n 4 | cut -c1-400 | sed 's/^/  | /' >&2
+            verdicts "$log" 4 | sed 's/^/  | /' >&2
             tail -n 4 "$log" | cut -c1-400 | sed 's/^/  $ /' >&2
         done
     }
