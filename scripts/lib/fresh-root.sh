@@ -78,8 +78,8 @@ fresh_root_sccache() {
     mount --bind -o ro "$SCCACHE_BIN" "$FRESH_ROOT/usr/local/bin/sccache"
     mount --bind "$dir" "$FRESH_ROOT/root/.cache/sccache"
     FRESH_ENV+=(RUSTC_WRAPPER=/usr/local/bin/sccache SCCACHE_DIR=/root/.cache/sccache
-        SCCACHE_CACHE_SIZE=10G SCCACHE_IDLE_TIMEOUT=0 SCCACHE_IGNORE_SERVER_IO_ERROR=1
-        SCCACHE_SERVER_PORT="$(sccache_port fresh-root)" CARGO_INCREMENTAL=0)
+        SCCACHE_CACHE_SIZE=10G SCCACHE_SERVER_PORT="$(sccache_port fresh-root)"
+        "${SCCACHE_SETTINGS[@]}")
     FRESH_SCCACHE=1
 }
 

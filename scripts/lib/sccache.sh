@@ -23,11 +23,16 @@
 # What it cannot cache (sccache's Rust support): our own crates under
 # clippy-driver (the test build lints them), binaries and proc macros
 # (build scripts, cargo's `bin` targets), incremental builds
-# (CARGO_INCREMENTAL=0 below: a fresh clone has nothing to be incremental
-# about), and anything linked.
+# (CARGO_INCREMENTAL=0, SCCACHE_SETTINGS below), and anything linked.
 
 SCCACHE_VERSION=0.16.0
 SCCACHE_SERVERS=()
+# What every server of ours and its clients run with, here and in the fresh
+# root: a server lives until sccache_report stops it (its counters are the
+# run's hit rate; one that timed out would restart at zero); a client whose
+# server fails compiles itself; nothing incremental (sccache cannot cache
+# it, and a fresh clone has nothing to be incremental about).
+SCCACHE_SETTINGS=(SCCACHE_IDLE_TIMEOUT=0 SCCACHE_IGNORE_SERVER_IO_ERROR=1 CARGO_INCREMENTAL=0)
 
 sccache_setup() {
     local who=$1 scripts
@@ -55,11 +60,7 @@ sccache_setup() {
     # cross builds', fuzzing's (about 6 GB in all, measured in
     # docs/testing.md).
     export SCCACHE_CACHE_SIZE="${SCCACHE_CACHE_SIZE:-20G}"
-    # The server lives until sccache_report stops it: its counters are the
-    # run's hit rate (a server that timed out would restart at zero).
-    export SCCACHE_IDLE_TIMEOUT=0
-    export SCCACHE_IGNORE_SERVER_IO_ERROR=1
-    export CARGO_INCREMENTAL=0
+    export "${SCCACHE_SETTINGS[@]}"
     export RUSTC_WRAPPER="$SCCACHE_BIN"
     mkdir -p "$SCCACHE_DIR"
     # This run's own server (a developer's may be running on the default
@@ -106,8 +107,9 @@ misses = sum(s["cache_misses"]["counts"].values())
 total = hits + misses
 rate = f"{100 * hits / total:.1f} %" if total else "-"
 reasons = ", ".join(f"{n} {r}" for r, n in sorted(s["not_cached"].items(), key=lambda kv: -kv[1])[:3])
+reasons = reasons or "none"
 uncached = s["requests_not_cacheable"]
-print(f"{hits} hits of {total} cacheable compiles ({rate}); {uncached} not cacheable ({reasons or 'none'})")
+print(f"{hits} hits of {total} cacheable compiles ({rate}); {uncached} not cacheable ({reasons})")
 '
 }
 
