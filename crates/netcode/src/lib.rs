@@ -34,7 +34,7 @@
 //! game writes none of it.
 //!
 
-#![doc = concat!("```\n", include_str!("../../pong/src/lib.rs"), include_str!("../doc/pong_main.rs"), "```")]
+#![doc = concat!("```\n", include_str!("../doc/pong.rs"), include_str!("../doc/pong_main.rs"), "```")]
 
 pub mod checksum;
 pub mod game;

@@ -1,0 +1,1 @@
+../../pong/src/lib.rs
