@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# scripts/check-packages.sh: every crate of the workspace packaged as
+# `cargo publish` would upload it, and each built from its package alone
+# (cargo's verification: the .crate unpacked and compiled, its workspace
+# dependencies taken from the other packages, never from a path).
+#
+# Catches what only a stranger would meet: a path dependency without a
+# version, a file included from outside the crate (the netcode's crate page
+# includes Pong through crates/netcode/doc/pong.rs, a symlink cargo packages
+# as a file), metadata crates.io asks for, a [patch] a dependent would not
+# get. The .crate files land in $CARGO_TARGET_DIR/package (default
+# target/package), where scripts/out-of-tree-game.sh builds a game from
+# them.
+#
+# The games (twinstar, pong) are packaged and verified too, though they are
+# `publish = false`: what cargo package checks holds for them as well.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# crates.io refuses a package without these (and asks for the rest).
+missing=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["publish"] == []:
+        continue
+    need = ["description", "license", "repository", "readme", "documentation", "keywords", "categories"]
+    gaps = [k for k in need if not p.get(k)]
+    if gaps:
+        print(f"{p['"'"'name'"'"']}: no {'"'"', '"'"'.join(gaps)}")
+')
+if [ -n "$missing" ]; then
+    echo "check-packages: crates.io metadata missing:" >&2
+    echo "$missing" >&2
+    exit 1
+fi
+if grep -n '^\[patch' Cargo.toml crates/*/Cargo.toml; then
+    echo "check-packages: a [patch] section above: a dependent of our crates would not get it" >&2
+    exit 1
+fi
+
+cargo package --workspace --locked
+echo "check-packages: $(ls "${CARGO_TARGET_DIR:-target}"/package/*.crate | wc -l) packages, each verified" >&2
