@@ -5,10 +5,10 @@
 //! What the room says is sorted here: messages to send go out (the
 //! partner's through the simulated link, when one is set); the partner's
 //! messages wait for [`ControlChannel::receive`]; spectators' `Watch`es and
-//! chat wait for the session ([`ControlChannel::take_watchers`],
-//! [`ControlChannel::take_others_chat`]); the rest (agreed, refused, left)
+//! chat wait for the session (`ControlChannel::take_watchers`,
+//! `ControlChannel::take_others_chat`); the rest (agreed, refused, left)
 //! are events for the connector or the session
-//! ([`ControlChannel::take_events`]).
+//! (`ControlChannel::take_events`).
 //!
 //! When a bad link is simulated, messages to the partner are delayed like
 //! GGRS packets (latency and jitter; never lost: the real channel is

@@ -8,11 +8,11 @@
 //! frames of rollback when the prediction was wrong. Delay costs the player
 //! responsiveness on every press; rollback costs only on mispredictions and
 //! is invisible when short. So the policy hides the first
-//! [`ROLLBACK_BUDGET`] frames of latency with rollback and the rest with
+//! `ROLLBACK_BUDGET` frames of latency with rollback and the rest with
 //! delay. How often a rollback happens depends on how often the player's
 //! input changes (the other side predicts "same as last frame"), so the
 //! margin kept against late packets grows with this player's measured rate
-//! of input changes ([`ideal_delay_at`]). The evidence behind the numbers
+//! of input changes (`ideal_delay_at`). The evidence behind the numbers
 //! is in docs/architecture/input-delay.md and BENCHMARKS.md.
 
 use std::fmt;
@@ -37,7 +37,7 @@ pub enum DelaySetting {
     /// Exactly this many frames for the whole match.
     Fixed(u32),
     /// From the measured round trip by the table netplay players use on
-    /// Fightcade and nullDC ([`table_delay`]), fixed for the match: the
+    /// Fightcade and nullDC (`table_delay`), fixed for the match: the
     /// community's bar for `Auto`.
     Table,
 }

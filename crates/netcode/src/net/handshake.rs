@@ -6,7 +6,7 @@
 //! and returns messages to send; the caller owns the channel and the clock.
 //! Steps, in any interleaving (the simulated link may reorder them):
 //! 1. both send `Hello` (versions, role, seed, preset, delay setting), again
-//!    every [`HELLO_RESEND`] until the peer is heard, and once more then;
+//!    every `HELLO_RESEND` until the peer is heard, and once more then;
 //! 2. once the peer is heard, both send [`PROBES`] pings (up to
 //!    [`MAX_PROBES`] where those leave the delay in doubt) and answer the
 //!    other's pings;

@@ -10,7 +10,7 @@
 //! ([`crate::net::delay`]). Resends (GGRS repeats its pending inputs after
 //! 200 ms of silence) and duplicates carry a frame already seen and count
 //! once; a message that arrives after later ones fills its gap unless it is
-//! more than [`REORDER_HORIZON`] frames late, when it was as good as lost.
+//! more than `REORDER_HORIZON` frames late, when it was as good as lost.
 //!
 //! Pure: fed the frame numbers as they arrive, it returns figures.
 

@@ -177,7 +177,7 @@ pub struct History<I, const N: usize> {
 
 impl<I: Pod, const N: usize> CatchUpReceiver<I, N> {
     /// A receiver that has confirmed `known` frames: the chunks start at
-    /// the one holding frame `known` ([`encode_catch_up_after`]), and a
+    /// the one holding frame `known` (`encode_catch_up_after`), and a
     /// sender that knows no more sends none.
     pub fn after(known: Frame) -> Self {
         let known = known as usize;

@@ -207,7 +207,7 @@ fn decode_inspected(bytes: &[u8]) -> Option<(Message, wire::Inspected)> {
 /// length the runs claim, and overflows on long varints; and it adds to
 /// and subtracts from the peer's frame numbers unchecked. A message whose
 /// frames are outside `NULL_FRAME..=MAX_FRAME` or whose input bytes do not
-/// decode within [`MAX_PACKET_BYTES`] is dropped here instead.
+/// decode within `MAX_PACKET_BYTES` is dropped here instead.
 ///
 /// GGRS's message fields are private, so they are read again from the same
 /// bytes through a copy of its wire layout; a unit test checks that copy

@@ -7,7 +7,7 @@
 //!
 //! What a peer sends is untrusted. Every line, ours and theirs, goes
 //! through [`validate`] (at most [`MAX_CHARS`] characters after trimming,
-//! printable text only) and a [`RateLimiter`] for its sender; a line that
+//! printable text only) and a `RateLimiter` for its sender; a line that
 //! fails either is dropped and counted (`dropped`), with one log line for
 //! the first drop only, so a flood costs neither a stall nor a screen of
 //! logs. Memory stays bounded: [`HISTORY`] lines are kept, and a rejected
@@ -32,7 +32,7 @@ pub const MAX_CHARS: usize = 120;
 pub const HISTORY: usize = 50;
 /// Names kept of others heard from, and of those muted.
 const HEARD: usize = 16;
-/// Lines a sender may send at once, then one per [`REFILL`].
+/// Lines a sender may send at once, then one per `REFILL`.
 ///
 /// Why these numbers: a person types a line in a few seconds at best, so
 /// one a second never holds back a conversation; a burst of 5 lets a
@@ -200,7 +200,7 @@ fn invisible(c: char) -> bool {
 }
 
 /// Printable text: no control characters (Unicode's Cc: C0, DEL, C1), none
-/// of the [`invisible`] ones, and no whitespace but the plain space (tabs,
+/// of the `invisible` ones, and no whitespace but the plain space (tabs,
 /// line and paragraph separators, odd-width spaces). Letters of any
 /// script pass: the replay and the log keep them; the window's bitmap font
 /// shows what it has no glyph for as `?`.
@@ -296,7 +296,7 @@ pub(crate) const COMMANDS_HELP: &str = "commands: /who (names in the room), /mut
 pub enum Command {
     /// Not a command: a line to send.
     Line,
-    /// A command the chat answered itself (see [`Chat::take_new`]).
+    /// A command the chat answered itself (see `Chat::take_new`).
     Answered,
     /// A command the backend carries out, then tells the outcome with
     /// [`Chat::notice`].

@@ -1,5 +1,5 @@
 //! From a room code to a connection, for a player (an agreed match:
-//! signaling, the WebRTC connection, the handshake; [`player`]) or a
+//! signaling, the WebRTC connection, the handshake; `player`) or a
 //! spectator (the streaming player's answer; `net::watch`): one
 //! [`Connector`], the seat it asks for as data. [`Connector::poll`] is
 //! non-blocking and reports the stage it is in, so a window can draw
@@ -575,7 +575,7 @@ fn loop_error(message_loop: &mut Option<LoopHandle>, room: Option<&RoomCode>) ->
 }
 
 /// A [`Connector`] polled every millisecond in the background (a thread, or
-/// a timer task in the browser: see [`poll_in_background`]), for frontends
+/// a timer task in the browser: see `poll_in_background`), for frontends
 /// that poll slower than that (a window polls once per drawn frame, and the
 /// first frames of a new window can take a long time): a pong answered late
 /// would inflate the measured latency and so the input delay.

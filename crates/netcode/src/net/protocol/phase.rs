@@ -2,7 +2,7 @@
 //! sorted out of the wire's one [`Message`] enum where it is received.
 //!
 //! The wire keeps one flat enum (one version, variants by index); each
-//! receiver asks for its phase's view ([`Message::heard_as`]) and matches
+//! receiver asks for its phase's view (`Message::heard_as`) and matches
 //! that exhaustively. Every sorting below names every wire variant, so a
 //! new message does not compile until each phase has said whether it
 //! expects it; and a receiver does not compile until it handles every

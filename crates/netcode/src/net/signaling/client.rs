@@ -59,7 +59,7 @@ const MAX_QUOTED_CHARS: usize = 200;
 
 /// Text a server sent (a refusal's body, a close reason), made fit for a
 /// one-line error: control characters and runs of whitespace become one
-/// space, and it is cut at [`MAX_QUOTED_CHARS`]. A proxy in front of the
+/// space, and it is cut at `MAX_QUOTED_CHARS`. A proxy in front of the
 /// server answers with a whole HTML page; a hostile server with anything.
 pub fn quote_server_text(text: &str) -> String {
     let mut out = String::new();

@@ -1,5 +1,5 @@
 //! Signaling from the game's side: reaching the server and explaining its
-//! refusals ([`client`]; natively our own websocket, [`native_client`]).
+//! refusals (`client`; natively our own websocket, [`native_client`]).
 //! What both sides agree on (room codes, URLs, refusals, seat tokens) is
 //! `twinstar_signaling_protocol`, re-exported here so a game names one
 //! module. The server is the `twinstar-signaling` crate, which the netcode
