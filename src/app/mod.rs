@@ -274,12 +274,9 @@ pub(super) fn prepare_local(
     };
     let mut driver = Driver::new(options).map_err(|e| Failure::Runtime(e.to_string(), None))?;
     if let Some(path) = record_path(args, mode.name(), seed) {
-        let writer =
-            crate::replay::create(&path, &crate::replay::header(mode.name(), seed, &config))
-                .map_err(|e| {
-                    Failure::BadInput(format!("cannot record to {}: {e}", path.display()))
-                })?;
-        driver.record_to(writer);
+        driver
+            .record_to_file(&path)
+            .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
     }
     Ok(driver)
 }

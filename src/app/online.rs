@@ -317,18 +317,9 @@ fn announce(plan: &Plan, server: &str, server_given: bool, share_link: Option<&s
 /// tickets there give the claims and the seat token (a match it left
 /// without ending it, a power loss); else the seat is a fresh one.
 fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting) -> ConnectOptions {
-    let rejoin = plan
-        .room
-        .as_ref()
-        .map(|room| tickets::rejoin(&Store, room, server));
-    let (claims, seat) = match rejoin {
-        Some(r) => (r.claims, Some(r.seat.unwrap_or_else(SeatToken::random))),
-        None => (Vec::new(), None),
-    };
-    ConnectOptions {
+    let mut options = ConnectOptions {
         game: crate::net::GAME,
         server: server.to_string(),
-        room: plan.room,
         role: plan.role,
         ice: super::servers::ice_servers(server, plan.ice, &net.stun, net.turn.as_deref()),
         timeout: plan.timeout,
@@ -338,14 +329,17 @@ fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting)
         link: plan.link,
         link_seed: plan.seed ^ u64::from(plan.role as u8),
         protocol_skew: net.debug_protocol_skew,
-        rejoin: claims,
+        rejoin: Vec::new(),
         confirmed: 0,
-        seat,
+        seat: plan.room.is_some().then(SeatToken::random),
+        room: plan.room,
         name: net.name.clone(),
         public: net.public,
         level: net.level,
         rtt_ms: quick_round_trip(plan.role, server),
-    }
+    };
+    options.rejoin_from(&Store);
+    options
 }
 
 /// A quick-match ticket's round trip to the server, in ms (natively: the
@@ -576,41 +570,21 @@ fn start_match(
     keys: KeyMap,
 ) -> Result<(Driver, [InputSource; 2], Option<tickets::Held>), Failure> {
     let agreement = connection.agreement.clone();
-    let room = connection.room.as_ref().map(ToString::to_string);
-    let peer = connection.peer.to_string();
     let player = agreement.local_handle as u8 + 1;
-    let ticket = connection.room.as_ref().map(|code| {
-        if let Some(history) = &connection.history {
-            eprintln!(
-                "twinstar: rejoined the match in room {code} as player {player}; catching up on {} frames",
-                history.frames
-            );
-        }
-        let claim = crate::net::handshake::Claim {
-            match_id: agreement.match_id,
-            player,
-        };
-        tickets::hold(
-            std::sync::Arc::new(Store),
-            &crate::game::GAME,
-            code,
-            &connection.server,
-            claim,
-            connection.options.seat,
-        )
-    });
+    if let (Some(code), Some(history)) = (&connection.room, &connection.history) {
+        eprintln!(
+            "twinstar: rejoined the match in room {code} as player {player}; catching up on {} frames",
+            history.frames
+        );
+    }
+    let ticket = connection.hold_ticket(std::sync::Arc::new(Store));
     let mut driver = Driver::online(connection, options.clone())
         .map_err(|e| Failure::Runtime(e.to_string(), None))?;
     let mode = driver.options().mode.name();
     if let Some(path) = record_path(run, mode, agreement.seed) {
-        let mut header = crate::replay::header(mode, agreement.seed, &driver.options().config);
-        header.input_delay = agreement.input_delay;
-        header.room = room;
-        header.peers = vec![peer];
-        header.set_player_names(driver.player_names());
-        let writer = crate::replay::create(&path, &header)
+        driver
+            .record_to_file(&path)
             .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
-        driver.record_to(writer);
     }
     let local = agreement.local_handle;
     let bot = |player| InputSource::bot(run.bot_style, agreement.seed, player);

@@ -98,19 +98,13 @@ pub(super) fn start_driver(
     run: &RunArgs,
     spectator: SpectatorOptions,
 ) -> Result<Driver, Failure> {
-    let room = connection.room.to_string();
-    let peer = connection.peer.to_string();
     let seed = connection.seed;
     let mut driver =
         Driver::watch(connection, spectator).map_err(|e| Failure::Runtime(e.to_string(), None))?;
     if let Some(path) = record_path(run, "watch", seed) {
-        let mut header = crate::replay::header("watch", seed, &driver.options().config);
-        header.room = Some(room);
-        header.peers = vec![peer];
-        header.set_player_names(driver.player_names());
-        let writer = crate::replay::create(&path, &header)
+        driver
+            .record_to_file(&path)
             .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
-        driver.record_to(writer);
     }
     Ok(driver)
 }

@@ -214,7 +214,7 @@ fn only_the_dropped_player_gets_in_and_only_within_the_window() {
 fn a_frozen_players_restarted_game_takes_its_seat_back_with_its_ticket() {
     let server = Server::start();
     // Each player its own data folder: one machine each, as in real life
-    // (two tickets on one machine keep their seats: see `tickets::rejoin`).
+    // (two tickets on one machine keep their seats: see `ConnectOptions::rejoin_from`).
     let (host_dir, join_dir) = (scratch("frozen-host"), scratch("frozen-join"));
     let mut host = Twinstar::spawn(
         &host_dir,

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use crate::GameInfo;
 use crate::net::RoomCode;
+use crate::net::connect::{ConnectOptions, Connection};
 use crate::net::handshake::Claim;
 use crate::net::rejoin::Ticket;
 use crate::net::signaling::SeatToken;
@@ -87,7 +88,7 @@ impl Drop for Held {
 
 /// Keeps a ticket in `store` for `claim` in `room` on `server` (with the
 /// player's `seat` token; `game` names the build) while `Held` lives.
-pub fn hold(
+pub(crate) fn hold(
     store: Arc<dyn Records>,
     game: &GameInfo,
     room: &RoomCode,
@@ -114,7 +115,7 @@ pub fn hold(
 }
 
 /// What this machine may rejoin in a room, from its tickets there.
-pub struct Rejoin {
+pub(crate) struct Rejoin {
     /// At most one claim per player slot (both, when both players of a
     /// match ran here).
     pub claims: Vec<Claim>,
@@ -126,7 +127,7 @@ pub struct Rejoin {
 
 /// What this machine may rejoin in `room` on `server`, from its tickets
 /// in `store`.
-pub fn rejoin(store: &dyn Records, room: &RoomCode, server: &str) -> Rejoin {
+pub(crate) fn rejoin(store: &dyn Records, room: &RoomCode, server: &str) -> Rejoin {
     let tickets = tickets(store, room, server);
     let claims = (tickets.iter())
         .map(|t| Claim {
@@ -143,6 +144,42 @@ pub fn rejoin(store: &dyn Records, room: &RoomCode, server: &str) -> Rejoin {
         _ => None,
     };
     Rejoin { claims, seat }
+}
+
+impl ConnectOptions {
+    /// In a room, rejoins what this machine's tickets there allow (a match
+    /// it left without ending it: a crash, a power loss): their claims,
+    /// and the seat token of a single ticket instead of a fresh one. What
+    /// a game calls before connecting; quick match has nothing to rejoin.
+    pub fn rejoin_from(&mut self, store: &dyn Records) {
+        if let Some(room) = &self.room {
+            let rejoin = rejoin(store, room, &self.server);
+            self.rejoin = rejoin.claims;
+            self.seat = rejoin.seat.or(self.seat.take());
+        }
+    }
+}
+
+impl<I, const N: usize> Connection<I, N> {
+    /// Keeps this player's ticket for the match in `store` while the
+    /// returned value lives (`None` without a room: nothing to rejoin).
+    /// What a game calls once connected, and keeps until the match ends.
+    pub fn hold_ticket(&self, store: Arc<dyn Records>) -> Option<Held> {
+        let room = self.room.as_ref()?;
+        let claim = Claim {
+            match_id: self.agreement.match_id,
+            player: self.agreement.local_handle as u8 + 1,
+        };
+        let game = self.options.game;
+        Some(hold(
+            store,
+            &game,
+            room,
+            &self.server,
+            claim,
+            self.options.seat,
+        ))
+    }
 }
 
 /// This machine's current tickets for `room` on `server`; stale and

@@ -10,16 +10,16 @@ use clap::{Args, Parser, Subcommand};
 use pong::{Pong, bot};
 use twinstar_netcode::net::RoomCode;
 use twinstar_netcode::net::connect::{ConnectOptions, Connector, PlayerSeat, block_on};
-use twinstar_netcode::net::handshake::{Claim, Role};
+use twinstar_netcode::net::handshake::Role;
 use twinstar_netcode::net::link_sim::{LinkConfig, Outage};
 use twinstar_netcode::net::watch::{SpectatorSeat, WatchOptions};
-use twinstar_netcode::replay::{self, Header, Writer};
+use twinstar_netcode::replay;
 use twinstar_netcode::session::{
     Driver, DriverOptions, Finished, Match, MatchSummary, Mode, Next, OnlineOptions, Outcome,
     Pacing, SpectatorOptions,
 };
 use twinstar_netcode::tasks::NetRuntime;
-use twinstar_netcode::tickets::{self, DirRecords, Records};
+use twinstar_netcode::tickets::{DirRecords, Records};
 use twinstar_netcode::{Game, hex_checksum};
 
 mod window;
@@ -201,9 +201,7 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
         ..LinkConfig::default()
     };
     // A ticket left by a game of ours that crashed: rejoin its match.
-    let rejoin = tickets::rejoin(&*store, &room, server);
-    options.rejoin = rejoin.claims;
-    options.seat = rejoin.seat.or(options.seat);
+    options.rejoin_from(&*store);
     let runtime = NetRuntime::new().map_err(|e| Failure::Run(e.to_string()))?;
     let connection =
         block_on(Connector::<PlayerSeat<u8, 2>>::start(runtime, options)).map_err(|e| {
@@ -219,20 +217,8 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
             history.frames
         );
     }
-    let agreement = connection.agreement.clone();
-    let local = agreement.local_handle;
-    let claim = Claim {
-        match_id: agreement.match_id,
-        player: local as u8 + 1,
-    };
-    let _ticket = tickets::hold(
-        store,
-        &Pong::INFO,
-        &room,
-        server,
-        claim,
-        connection.options.seat,
-    );
+    let local = connection.agreement.local_handle;
+    let _ticket = connection.hold_ticket(store);
     let online = OnlineOptions {
         reconnect_window: std::time::Duration::from_secs(net.reconnect_window),
         say: net.say.into_iter().map(|line| (0, line)).collect(),
@@ -278,13 +264,9 @@ fn record(driver: &mut Driver<Pong, 2>, run: &RunArgs) -> Result<(), Failure> {
     let Some(path) = &run.record else {
         return Ok(());
     };
-    let options = driver.options();
-    let mut header = Header::new::<Pong, 2>(options.mode.name(), options.seed, &options.config);
-    header.set_player_names(driver.player_names());
-    let writer = Writer::create(path, &Pong::INFO, &header)
-        .map_err(|e| Failure::Input(format!("cannot record to {}: {e}", path.display())))?;
-    driver.record_to(writer);
-    Ok(())
+    driver
+        .record_to_file(path)
+        .map_err(|e| Failure::Input(format!("cannot record to {}: {e}", path.display())))
 }
 
 /// Whose inputs this machine gives: both players', one, or none.

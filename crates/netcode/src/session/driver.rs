@@ -14,7 +14,7 @@ use crate::Game;
 use crate::net::connect::Connection;
 use crate::net::handshake::Role;
 use crate::net::watch::WatchConnection;
-use crate::replay::Writer;
+use crate::replay::{Header, Writer};
 use crate::{Frame, hex_checksum};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +59,17 @@ pub struct Driver<G: Game<N>, const N: usize> {
     pub(super) sim: Simulation<G, N>,
     pub(super) log: FrameLog<G::Input, N>,
     options: DriverOptions<G::Config>,
+    venue: Venue,
+}
+
+/// Where a match is played, for its replay's header: nothing offline; the
+/// room, the peer and the agreed input delay online (the peer streaming
+/// it, when watching).
+#[derive(Clone, Debug, Default)]
+struct Venue {
+    room: Option<String>,
+    peers: Vec<String>,
+    input_delay: u32,
 }
 
 impl<G: Game<N>, const N: usize> Driver<G, N> {
@@ -92,6 +103,7 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
             sim,
             log,
             options,
+            venue: Venue::default(),
         }
     }
 
@@ -139,6 +151,28 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
     /// Records every confirmed frame from now on (call before the first frame).
     pub fn record_to(&mut self, writer: Writer<G::Input, N>) {
         self.log.record_to(writer);
+    }
+
+    /// The header of this match's replay: the game, the mode, the seed and
+    /// the rules, the players' names, and online the room, the peer and
+    /// the input delay.
+    pub fn replay_header(&self) -> Header {
+        let options = &self.options;
+        let mut header = Header::new::<G, N>(options.mode.name(), options.seed, &options.config);
+        header.room = self.venue.room.clone();
+        header.peers = self.venue.peers.clone();
+        header.input_delay = self.venue.input_delay;
+        header.set_player_names(self.player_names());
+        header
+    }
+
+    /// Records every confirmed frame from now on to a new replay file at
+    /// `path` (replaced if it exists), under [`Driver::replay_header`];
+    /// call before the first frame.
+    pub fn record_to_file(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        let writer = Writer::create(path, &G::INFO, &self.replay_header())?;
+        self.record_to(writer);
+        Ok(())
     }
 
     /// Where the replay is being written, if anywhere.
@@ -209,8 +243,14 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
             mode: Mode::Online(connection.role),
             inject_desync_from: options.inject_desync_from,
         };
+        let venue = Venue {
+            room: connection.room.as_ref().map(ToString::to_string),
+            peers: vec![connection.peer.to_string()],
+            input_delay: connection.agreement.input_delay,
+        };
         let backend = OnlineBackend::<G, N>::new(connection, options)?;
         let mut driver = Self::with_backend(Box::new(backend), driver_options);
+        driver.venue = venue;
         // What a player who rejoins is sent to catch up.
         driver.log.keep_history();
         Ok(driver)
@@ -227,8 +267,15 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
             mode: Mode::Watch,
             inject_desync_from: None,
         };
+        let venue = Venue {
+            room: Some(connection.room.to_string()),
+            peers: vec![connection.peer.to_string()],
+            input_delay: 0,
+        };
         let backend = SpectatorBackend::<G, N>::new(connection, spectator)?;
-        Ok(Self::with_backend(Box::new(backend), options))
+        let mut driver = Self::with_backend(Box::new(backend), options);
+        driver.venue = venue;
+        Ok(driver)
     }
 }
 
