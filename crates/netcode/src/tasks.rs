@@ -10,7 +10,7 @@ pub(crate) type LoopResult = Result<(), matchbox_socket::Error>;
 
 /// How a message loop ended.
 #[derive(Debug)]
-pub enum LoopEnd {
+pub(crate) enum LoopEnd {
     Returned(LoopResult),
     /// It panicked, with this message: matchbox 0.15 `unwrap`s errors of
     /// the WebRTC stack inside its loop (a peer leaving mid-handshake; a

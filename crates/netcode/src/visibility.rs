@@ -88,11 +88,11 @@ pub use page::{take_hidden_since, when_hidden};
 /// Arms `action` to run once, the moment the page is hidden (`None`
 /// disarms). Natively nothing is hidden: the action never runs.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn when_hidden(_action: Option<Box<dyn FnMut()>>) {}
+pub(crate) fn when_hidden(_action: Option<Box<dyn FnMut()>>) {}
 
 /// When the page was hidden and the armed action ran, once (then `None`
 /// until it runs again).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn take_hidden_since() -> Option<web_time::Instant> {
+pub(crate) fn take_hidden_since() -> Option<web_time::Instant> {
     None
 }

@@ -202,8 +202,9 @@ pub(crate) fn jitter_in_doubt(fps: u32, rtt_ms: f64, jitter_ms: f64) -> bool {
 }
 
 /// The policy for a player whose input rate has been measured, on a link
-/// with this loss.
-pub fn input_delay_at(
+/// with this loss (what the tests hold the tuning to).
+#[cfg(test)]
+pub(crate) fn input_delay_at(
     fps: u32,
     rtt_ms: f64,
     jitter_ms: f64,

@@ -45,7 +45,7 @@ pub const PROBES: u32 = 5;
 /// started a frame above the link's delay and spent seconds stepping down
 /// (BENCHMARKS.md, the repeated grid). 16 samples narrow it to about 4-9
 /// ms for 55 ms more of connecting, paid only where it changes the delay.
-pub const MAX_PROBES: u32 = 16;
+pub(crate) const MAX_PROBES: u32 = 16;
 /// Spacing of the probes.
 pub(crate) const PROBE_INTERVAL: Duration = Duration::from_millis(5);
 /// How often `Hello` is repeated until the peer is heard from.

@@ -17,13 +17,13 @@ pub use twinstar_signaling_protocol::{
 /// ICE, DTLS and the data channels' opening each waited for one, 0.6 s of
 /// every connect (BENCHMARKS.md, the connect breakdown). Browsers pace
 /// their own checks.
-pub const ICE_CHECK_INTERVAL: Duration = Duration::from_millis(20);
+pub(crate) const ICE_CHECK_INTERVAL: Duration = Duration::from_millis(20);
 
 /// How often a connected native peer connection sends an ICE keepalive
 /// when nothing else went: its driver never sleeps longer (the default 2 s
 /// leaves it at 200 ms), so DTLS and the data channels open within this.
 /// While a match plays GGRS sends every frame and no keepalive goes.
-pub const ICE_KEEPALIVE_INTERVAL: Duration = Duration::from_millis(20);
+pub(crate) const ICE_KEEPALIVE_INTERVAL: Duration = Duration::from_millis(20);
 
 /// matchbox takes one server entry; the ICE pacing is ours.
 pub fn to_matchbox(servers: &IceServers) -> RtcIceServerConfig {

@@ -201,7 +201,7 @@ impl<P> Ord for InFlight<P> {
 }
 
 /// One direction of a simulated link carrying packets of type `P`.
-pub struct LinkSim<P> {
+pub(crate) struct LinkSim<P> {
     config: LinkConfig,
     rng: XorShift64Star,
     queue: BinaryHeap<Reverse<InFlight<P>>>,
@@ -240,7 +240,8 @@ impl<P: Clone> LinkSim<P> {
         }
     }
 
-    pub fn config(&self) -> &LinkConfig {
+    #[cfg(test)]
+    pub(crate) fn config(&self) -> &LinkConfig {
         &self.config
     }
 

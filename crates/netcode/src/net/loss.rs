@@ -32,7 +32,7 @@ const RESTART_GAP: u32 = 64;
 
 /// What the meter has seen over its window.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LossStats {
+pub(crate) struct LossStats {
     /// Share of messages lost, 0 to 1.
     pub rate: f64,
     /// Mean length of a run of lost messages (1 when every loss is alone;
@@ -57,7 +57,7 @@ impl LossStats {
 
 /// Counts lost messages in the other peer's input stream.
 #[derive(Clone, Debug, Default)]
-pub struct LossMeter {
+pub(crate) struct LossMeter {
     /// The highest frame heard.
     highest: Option<i32>,
     /// The first frame heard in this sequence: frames before it were

@@ -16,7 +16,9 @@ pub mod signaling;
 pub mod socket;
 pub mod watch;
 
-pub use link_sim::{LinkConfig, LinkConfigError, LinkSim, LinkStats};
-pub use socket::{GgrsSocket, PacketChannel, SharedChannel, SocketStats, StatsHandle};
+pub use link_sim::LinkConfig;
+pub use link_sim::{LinkConfigError, LinkStats};
+pub use socket::SocketStats;
+pub use socket::{GgrsSocket, PacketChannel};
 pub use twinstar_signaling_protocol::room_code;
 pub use twinstar_signaling_protocol::{RoomCode, RoomCodeError};

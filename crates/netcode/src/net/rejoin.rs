@@ -15,7 +15,7 @@ use super::protocol::chunk::{self, Chunk};
 use super::protocol::phase::{CatchingUp, Heard};
 use crate::Frame;
 
-pub use super::protocol::chunk::CHUNK_FRAMES;
+pub(crate) use super::protocol::chunk::CHUNK_FRAMES;
 
 /// A rejoin ticket as it is stored (`app::tickets` keeps one per player
 /// slot while a match runs, in a file of the data folder or the page's

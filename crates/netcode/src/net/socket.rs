@@ -93,7 +93,7 @@ impl Counters {
 
 /// Reads a socket's traffic counters after the socket moved into GGRS.
 #[derive(Clone, Debug)]
-pub struct StatsHandle(Arc<Counters>);
+pub(crate) struct StatsHandle(Arc<Counters>);
 
 impl StatsHandle {
     pub fn get(&self) -> SocketStats {
@@ -146,7 +146,7 @@ impl PacketChannel for WebRtcChannel {
 /// session over the same WebRTC socket, and GGRS keeps a session's socket
 /// for its whole life.
 #[derive(Clone)]
-pub struct SharedChannel(Arc<std::sync::Mutex<WebRtcChannel>>);
+pub(crate) struct SharedChannel(Arc<std::sync::Mutex<WebRtcChannel>>);
 
 impl SharedChannel {
     pub fn new(channel: WebRtcChannel) -> Self {

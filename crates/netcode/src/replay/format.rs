@@ -226,7 +226,7 @@ pub struct EndRecord {
 /// start u32 | count u8 | per player: (input u8, run u8)* summing to count
 /// | checksum u128
 /// ```
-pub fn encode_chunk<I: Pod + PartialEq, const N: usize>(
+pub(crate) fn encode_chunk<I: Pod + PartialEq, const N: usize>(
     start: Frame,
     frames: &[[I; N]],
     checksum: u128,
@@ -247,7 +247,9 @@ pub struct Chunk<I, const N: usize> {
 }
 
 /// Decodes a chunk payload; `Err` says what is wrong with it.
-pub fn decode_chunk<I: Pod, const N: usize>(payload: &[u8]) -> Result<Chunk<I, N>, &'static str> {
+pub(crate) fn decode_chunk<I: Pod, const N: usize>(
+    payload: &[u8],
+) -> Result<Chunk<I, N>, &'static str> {
     let mut cur = Cursor(payload);
     let start = u32::from_le_bytes(cur.take()?);
     let [count] = cur.take::<1>()?;

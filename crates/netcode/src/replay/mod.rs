@@ -14,10 +14,10 @@ mod writer;
 
 pub use format::{
     CHECKSUM_INTERVAL, Chunk, EndRecord, EventKind, FORMAT_VERSION, Header, MAGIC, MAX_FILE_BYTES,
-    MAX_RECORD_BYTES, ReplayEvent, decode_chunk, encode_chunk,
+    MAX_RECORD_BYTES, ReplayEvent,
 };
 pub use reader::{Cut, Replay, ReplayError, read, read_bytes};
-pub use verify::{Verification, initial_state, simulate_to, verify};
+pub use verify::{Verification, simulate_to, verify};
 pub use writer::Writer;
 
 #[cfg(test)]

@@ -17,7 +17,9 @@ pub struct Verification<S> {
 
 /// The state at the start of the replay's match. `None` if the header's
 /// config is unreadable (the reader refuses such files).
-pub fn initial_state<G: Game<N>, const N: usize>(replay: &Replay<G::Input, N>) -> Option<G::State> {
+pub(crate) fn initial_state<G: Game<N>, const N: usize>(
+    replay: &Replay<G::Input, N>,
+) -> Option<G::State> {
     Some(G::start(replay.header.seed, &replay.header.config()?))
 }
 

@@ -19,7 +19,7 @@ use crate::Frame;
 use crate::input_runs::{CHECKSUM_INTERVAL, put_input_runs, read_input_runs};
 
 /// The most frames in one chunk (the replay format's checksum interval).
-pub const CHUNK_FRAMES: usize = CHECKSUM_INTERVAL as usize;
+pub(crate) const CHUNK_FRAMES: usize = CHECKSUM_INTERVAL as usize;
 /// The count byte's flag: a checksum follows the inputs.
 const HAS_CHECKSUM: u8 = 0x80;
 

@@ -25,7 +25,8 @@ pub fn client_builder(url: &str, ice: RtcIceServerConfig) -> WebRtcSocketBuilder
 
 /// An empty ICE server list: host candidates only, which is all loopback
 /// needs (matchbox's default points at public STUN servers).
-pub fn no_ice_servers() -> RtcIceServerConfig {
+#[cfg(test)]
+pub(crate) fn no_ice_servers() -> RtcIceServerConfig {
     crate::net::ice::to_matchbox(&crate::net::ice::IceServers::default())
 }
 
@@ -61,7 +62,7 @@ const MAX_QUOTED_CHARS: usize = 200;
 /// one-line error: control characters and runs of whitespace become one
 /// space, and it is cut at `MAX_QUOTED_CHARS`. A proxy in front of the
 /// server answers with a whole HTML page; a hostile server with anything.
-pub fn quote_server_text(text: &str) -> String {
+pub(crate) fn quote_server_text(text: &str) -> String {
     let mut out = String::new();
     let words = text
         .split(|c: char| c.is_whitespace() || c.is_control())

@@ -13,10 +13,11 @@ mod live_tests;
 pub mod native_client;
 mod room_requests;
 
-pub use client::{
-    JoinError, classify_socket_error, client_builder, no_ice_servers, quote_server_text,
-};
-pub use room_requests::{Answer, RoomRequests};
+#[cfg(test)]
+pub(crate) use client::no_ice_servers;
+pub use client::{JoinError, classify_socket_error, client_builder};
+pub use room_requests::Answer;
+pub(crate) use room_requests::RoomRequests;
 pub use twinstar_signaling_protocol::{
     Checked, HostStats, KickRequest, ReportRequest, RoomAction, RoomRequestError,
     decode_room_request,

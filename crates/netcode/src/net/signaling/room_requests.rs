@@ -39,7 +39,7 @@ struct Job {
 }
 
 /// The requests of one member of one room.
-pub struct RoomRequests {
+pub(crate) struct RoomRequests {
     /// Natively the worker holds it.
     #[cfg(target_arch = "wasm32")]
     server: String,
