@@ -10,45 +10,52 @@
 //! feed it what GGRS, the control channel and the room report, and carry
 //! out what it answers (`perform`).
 
+mod ggrs_session;
 pub mod machine;
+mod noise;
+mod path;
 mod perform;
 mod poll;
 mod reconnect;
 mod rejoin;
+mod retune;
 mod room_chat;
 mod spectators;
 mod tally;
+mod timing;
+mod wire;
 
 use crate::Game;
+use ggrs_session::GgrsSession;
 use machine::{Event, Paused, Settings};
-
+use noise::Noise;
+use path::Path;
+use poll::OwnStops;
+use reconnect::Redial;
+use retune::DelayTuning;
+use room_chat::Audience;
 use tally::Tally;
+use timing::ConnectTiming;
+use wire::Wire;
 
 use web_time::{Duration, Instant};
 
-use futures::channel::mpsc::UnboundedSender;
-use ggrs::{DesyncDetection, GgrsError, P2PSession, PlayerType, SessionBuilder, SessionState};
-use matchbox_socket::{Packet, PeerId, WebRtcSocket};
+use ggrs::GgrsError;
+use matchbox_socket::PeerId;
 
 use super::backend::Backend;
-use super::chat::{Chat, ChatError, ChatLine, player_names};
+use super::chat::{ChatError, ChatLine};
 use super::desync::{Evidence, Forensics};
 use super::frame_log::FrameLog;
 use super::report::{FrameReport, GgrsConfig};
-use super::server_desk::ServerDesk;
-use super::simulation::{DESYNC_CHECK_INTERVAL, Simulation};
+use super::simulation::Simulation;
 use super::summary::rounded;
-use super::{ConnectBreakdown, FeltLatency, MAX_PREDICTION, MatchSummary, SessionError};
-use crate::net::connect::ConnectOptions;
-use crate::net::connect::{ConnectTimes, Connection, PlayerConnector};
-use crate::net::control::ControlChannel;
-use crate::net::delay::{DelaySetting, Retuner};
-use crate::net::handshake::{Agreement, Message, Role};
-use crate::net::link_sim::LinkConfig;
-use crate::net::room_code::RoomCode;
-use crate::net::socket::{GgrsSocket, SharedChannel, StatsHandle};
+use super::{FeltLatency, MatchSummary, SessionError};
+use crate::net::connect::Connection;
+use crate::net::delay::DelaySetting;
+use crate::net::handshake::{Agreement, Message};
+use crate::net::socket::{GgrsSocket, SharedChannel};
 use crate::replay::EventKind;
-use crate::tasks::{LoopHandle, NetRuntime};
 use crate::{Frame, hex_checksum};
 
 type OnlineConfig<G, const N: usize> = GgrsConfig<G, PeerId, N>;
@@ -118,92 +125,27 @@ pub struct NetStatus {
 }
 
 pub(super) struct OnlineBackend<G: Game<N>, const N: usize> {
-    session: P2PSession<OnlineConfig<G, N>>,
+    // First: dropped before the connection it runs on (`wire`, last).
+    ggrs: GgrsSession<G, N>,
+    /// Our player slot (the partner's is the other one).
     local: usize,
-    remote: usize,
-    peer: PeerId,
-    socket: WebRtcSocket,
-    control: ControlChannel,
-    stats: StatsHandle,
     agreement: Agreement,
-    options: OnlineOptions,
-    retuner: Retuner,
-    /// The last local input, and how many times it changed since the
-    /// retuner's last sample (the auto policy's measure of how often the
-    /// peer mispredicts us).
-    last_local_input: G::Input,
-    local_input_changes: u32,
-    input_delay: u32,
-    /// When each step of connecting ended, and GGRS's first
-    /// synchronisation (the summary's connect breakdown).
-    times: ConnectTimes,
-    synced_at: Option<Instant>,
-    first_frame_at: Option<Instant>,
-    skip_frames: u32,
-    /// When the last poll ended: the next one measures our stall from it.
-    poll_ended: Option<Instant>,
-    /// The page's going to the background is armed to tell the partner.
-    away_armed: bool,
-    connection: Option<&'static str>,
-    last_ping: Option<f64>,
-    garbage: Option<UnboundedSender<(PeerId, Packet)>>,
-    garbage_owed: f64,
-    /// GGRS frame 0 of the current session is this frame of the match (a
-    /// rejoin starts a new session from the confirmed frame).
-    base: Frame,
-    /// The GGRS channel, kept for the next session after a rejoin.
-    ggrs_channel: SharedChannel,
-    link: LinkConfig,
-    link_seed: u64,
-    /// When the first GGRS session started (a simulated cut counts from its
-    /// first packet, about then).
-    session_started: Instant,
-    room: Option<RoomCode>,
-    role: Role,
+    tuning: DelayTuning<G::Input>,
+    timing: ConnectTiming,
+    path: Path,
+    stops: OwnStops,
+    noise: Noise,
+    redial: Redial<G::Input, N>,
     /// What is decided: playing, paused (player 1 keeping the match for
     /// player 2, or player 2 knocking on a fresh connection), or ending.
     machine: machine::Machine<PeerId, G::Input, N>,
-    /// Knocking: the fresh connection being made (`reconnect`), by number.
-    attempt: Option<(u32, PlayerConnector<G::Input, N>)>,
-    /// What the first connection was made with; a reconnect reuses it.
-    connect_options: ConnectOptions,
-    /// A reconnect happened: log the new path once it is known.
-    path_after_reconnect: bool,
     /// What the summary counts.
     tally: Tally,
     /// After a desync: our evidence (sent) and the peer's (once it came).
     desync: Forensics<G, N>,
-    chat: Chat,
-    /// What this player asks the room's server (figures, kicks, reports).
-    desk: ServerDesk,
-    /// Spectators this player streams the match to (`spectators`).
-    spectators: spectators::Spectators,
+    audience: Audience,
     // Last: dropped after everything that runs on it.
-    _message_loop: LoopHandle,
-    _runtime: NetRuntime,
-}
-
-/// A P2P session with the peer from the agreement's slots and delay,
-/// dropping it after `disconnect_timeout` of silence.
-fn start_session<G: Game<N>, const N: usize>(
-    agreement: &Agreement,
-    peer: PeerId,
-    socket: GgrsSocket<SharedChannel>,
-    disconnect_timeout: Duration,
-) -> Result<P2PSession<OnlineConfig<G, N>>, SessionError> {
-    let local = agreement.local_handle;
-    Ok(SessionBuilder::<OnlineConfig<G, N>>::new()
-        .with_num_players(N)?
-        .with_max_prediction_window(MAX_PREDICTION)
-        .with_input_delay(agreement.input_delay as usize)
-        .with_desync_detection_mode(DesyncDetection::On {
-            interval: DESYNC_CHECK_INTERVAL,
-        })
-        .with_disconnect_timeout(disconnect_timeout)
-        .with_disconnect_notify_delay(machine::INTERRUPTION_NOTICE)
-        .add_player(PlayerType::Local, local)?
-        .add_player(PlayerType::Remote(peer), 1 - local)?
-        .start_p2p_session(socket)?)
+    wire: Wire,
 }
 
 impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
@@ -211,10 +153,9 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         self.machine.settings().disconnect_timeout()
     }
 
-    /// The simulated link (`--sim-*`) for a connection or session made
-    /// `now`: a simulated cut counts from the first session's start.
-    pub(super) fn link_for_new_connection(&self, now: Instant) -> LinkConfig {
-        self.link.for_new_connection(self.session_started, now)
+    /// The partner's player slot.
+    fn remote(&self) -> usize {
+        1 - self.local
     }
 
     pub(super) fn new(
@@ -241,72 +182,39 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let garbage = (options.garbage_per_second > 0).then(|| ggrs_channel.sender_clone());
         let ggrs_channel = SharedChannel::new(ggrs_channel);
         let ggrs_socket = GgrsSocket::with_link(ggrs_channel.clone(), link, link_seed);
-        let stats = ggrs_socket.stats_handle();
-        let local = agreement.local_handle;
-        let remote = 1 - local;
-        let names = player_names(&agreement.names);
-        let chat = Chat::new(names[local].clone(), names[remote].clone())
-            .with_greeting(options.say.clone())
-            .with_flood(options.chat_flood_per_second, G::INFO.fps);
         let settings = Settings {
-            local,
+            local: agreement.local_handle,
             reconnect_window: options.reconnect_window,
             rejoinable: room.is_some(),
             match_id: agreement.match_id,
         };
-        let session = start_session(&agreement, peer, ggrs_socket, settings.disconnect_timeout())?;
-        let desk = ServerDesk::for_player(&connect_options);
-        let catch_up_bytes = history.as_ref().map_or(0, |h| h.bytes as u64);
         let base = history.as_ref().map_or(0, |h| h.frames);
+        let timeout = settings.disconnect_timeout();
+        let ggrs = GgrsSession::start(&agreement, peer, ggrs_channel, ggrs_socket, base, timeout)?;
+        let audience = Audience::for_match(&G::INFO, &agreement, &options, &connect_options);
+        let tally = Tally {
+            catch_up_bytes: history.as_ref().map_or(0, |h| h.bytes as u64),
+            ..Tally::default()
+        };
         let rejoined = history.map(|h| (h, agreement.peer_confirmed));
         // Nothing armed or noted by an earlier match carries over.
         crate::visibility::when_hidden(None);
         crate::visibility::take_hidden_since();
         Ok(OnlineBackend {
-            session,
-            local,
-            remote,
-            peer,
-            socket,
-            control,
-            stats,
-            input_delay: agreement.input_delay,
-            retuner: Retuner::new(agreement.input_delay, G::INFO.fps),
-            last_local_input: G::Input::default(),
-            local_input_changes: 0,
+            ggrs,
+            local: agreement.local_handle,
+            tuning: DelayTuning::new(options.delay, agreement.input_delay, G::INFO.fps),
             agreement,
-            options,
-            times,
-            synced_at: None,
-            first_frame_at: None,
-            skip_frames: 0,
-            poll_ended: None,
-            away_armed: false,
-            connection: None,
-            last_ping: None,
-            garbage,
-            garbage_owed: 0.0,
-            base,
-            ggrs_channel,
-            link,
-            link_seed,
-            session_started: Instant::now(),
-            room,
-            role,
+            timing: ConnectTiming::new(times),
+            path: Path::default(),
+            stops: OwnStops::default(),
+            noise: Noise::new(link, link_seed, garbage, options.garbage_per_second),
+            redial: Redial::new(connect_options, room, role),
             machine: machine::Machine::new(settings, rejoined),
-            attempt: None,
-            connect_options,
-            path_after_reconnect: false,
-            tally: Tally {
-                catch_up_bytes,
-                ..Tally::default()
-            },
+            tally,
             desync: Forensics::default(),
-            chat,
-            desk,
-            spectators: spectators::Spectators::default(),
-            _message_loop: message_loop,
-            _runtime: runtime,
+            audience,
+            wire: Wire::new(runtime, socket, message_loop, control),
         })
     }
 
@@ -317,46 +225,6 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             Ok(theirs) => self.desync.theirs = Some(theirs),
             Err(e) => tracing::warn!("the other player's desync evidence: {e}"),
         }
-    }
-
-    /// Feeds GGRS's ping to the retuner every so often (auto delay only).
-    fn retune(&mut self, frame: Frame, log: &mut FrameLog<G::Input, N>) {
-        if !frame.is_multiple_of(Retuner::SAMPLE_EVERY) {
-            return;
-        }
-        let changes = std::mem::take(&mut self.local_input_changes);
-        let Ok(stats) = self.session.network_stats(self.remote) else {
-            return;
-        };
-        let ping = stats.ping as f64;
-        self.last_ping = Some(ping);
-        if self.options.delay != DelaySetting::Auto {
-            return;
-        }
-        let loss = self.stats.loss();
-        let Some(delay) = self.retuner.sample(frame, ping, changes, loss) else {
-            return;
-        };
-        if let Err(e) = self.session.set_input_delay(self.local, delay as usize) {
-            tracing::warn!("could not change the input delay: {e}");
-            return;
-        }
-        let (rtt, jitter) = self.retuner.measured().unwrap_or((ping, 0.0));
-        let rate = self
-            .retuner
-            .changes_per_s()
-            .map_or("not yet measured".to_string(), |r| format!("{r:.1}/s"));
-        let loss = loss.map_or("not yet measured".to_string(), |l| {
-            format!("{:.1} % in runs of {:.1}", l.rate * 100.0, l.mean_burst)
-        });
-        let detail = format!(
-            "{} -> {delay} frames at frame {frame} (rtt {rtt:.0} ms, jitter {jitter:.0} ms, input changes {rate}, loss {loss})",
-            self.input_delay
-        );
-        tracing::info!("input delay {detail}");
-        self.input_delay = delay;
-        self.tally.delay_changes += 1;
-        log.event(EventKind::InputDelay, &detail);
     }
 }
 
@@ -372,14 +240,14 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
             report.waiting = true;
             return Ok(report);
         }
-        if self.session.current_state() != SessionState::Running {
-            self.session.poll_remote_clients();
+        if !self.ggrs.running() {
+            self.ggrs.session.poll_remote_clients();
             report.waiting = true;
             return Ok(report);
         }
         let local_input = inputs[self.local];
-        self.session.add_local_input(self.local, local_input)?;
-        let requests = match self.session.advance_frame() {
+        self.ggrs.session.add_local_input(self.local, local_input)?;
+        let requests = match self.ggrs.session.advance_frame() {
             Ok(requests) => requests,
             Err(GgrsError::PredictionThreshold) => {
                 self.tally.stalled_frames += 1;
@@ -395,21 +263,19 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
         for request in requests {
             sim.fulfil(request, log, &mut report)?;
         }
-        if local_input != self.last_local_input {
-            self.local_input_changes += 1;
-            self.last_local_input = local_input;
-        }
+        self.tuning.note_input(local_input);
         if report.new_frames > 0 {
-            self.first_frame_at.get_or_insert_with(Instant::now);
-            (self.tally).frame(report.new_frames, report.resimulated, self.input_delay);
+            self.timing.advanced();
+            let delay = self.tuning.input_delay;
+            self.tally
+                .frame(report.new_frames, report.resimulated, delay);
         }
-        self.send_garbage();
-        if self.first_frame_at.is_some() {
+        (self.noise).send_garbage(self.ggrs.peer, G::INFO.fps);
+        if self.timing.begun() {
             self.room_chat().service(log);
-            self.desk.list_figures::<G, N>(sim.world(), Instant::now());
+            (self.audience.desk).list_figures::<G, N>(sim.world(), Instant::now());
         }
-        let confirmed = Frame::try_from(self.session.confirmed_frame() + 1).unwrap_or(0);
-        log.confirm_through(self.base + confirmed, sim.newest_frame())?;
+        log.confirm_through(self.ggrs.confirmed_through(), sim.newest_frame())?;
         if report.new_frames > 0 {
             self.retune(G::frame(sim.world()), log);
         }
@@ -431,12 +297,13 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
                 self.serve_spectators(log, false);
                 // Once the match runs, so that the other player, which
                 // hears spectators' lines relayed, is past its handshake.
-                if self.first_frame_at.is_some() {
+                if self.timing.begun() {
                     self.room_chat().hear_spectators(log);
                 }
-                for id in self.desk.take_answers(&mut self.chat, log.confirmed()) {
-                    if let Some(peer) = self.spectators.removed_by_id(&id) {
-                        self.spectators.tell_removed(&mut self.control, peer);
+                let audience = &mut self.audience;
+                for id in (audience.desk).take_answers(&mut audience.chat, log.confirmed()) {
+                    if let Some(peer) = audience.spectators.removed_by_id(&id) {
+                        (audience.spectators).tell_removed(&mut self.wire.control, peer);
                     }
                 }
             }
@@ -460,26 +327,26 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
     }
 
     fn frames_ahead(&self) -> i32 {
-        self.session.frames_ahead()
+        self.ggrs.session.frames_ahead()
     }
 
     fn take_skip_frames(&mut self) -> u32 {
-        std::mem::take(&mut self.skip_frames)
+        std::mem::take(&mut self.ggrs.skip_frames)
     }
 
     fn net_status(&self) -> Option<NetStatus> {
-        let stats = self.stats.get();
+        let stats = self.ggrs.stats.get();
         let paused = self.machine.paused();
         Some(NetStatus {
-            synchronized: self.session.current_state() == SessionState::Running,
-            ping_ms: self.last_ping,
-            input_delay: self.input_delay,
-            frames_ahead: self.session.frames_ahead(),
+            synchronized: self.ggrs.running(),
+            ping_ms: self.tuning.last_ping,
+            input_delay: self.tuning.input_delay,
+            frames_ahead: self.ggrs.session.frames_ahead(),
             interrupted: self.machine.interrupted(),
             gives_up_in: self.machine.gives_up_in(Instant::now()),
             reconnect_window: self.disconnect_timeout(),
-            peer_player: self.remote as u32 + 1,
-            connection: self.connection,
+            peer_player: self.remote() as u32 + 1,
+            connection: self.path.kind,
             bytes_sent: stats.bytes_sent,
             bytes_received: stats.bytes_received,
             stalled_frames: self.tally.stalled_frames,
@@ -523,12 +390,12 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
     }
 
     fn service(&mut self) {
-        self.session.poll_remote_clients();
-        self.control.flush();
+        self.ggrs.session.poll_remote_clients();
+        self.wire.control.flush();
         // The match has stopped: only the partner's desync evidence is
         // still heard (the machine passes nothing else on).
         if self.desync.awaiting_theirs() {
-            let read = self.control.receive();
+            let read = self.wire.control.receive();
             for output in self.machine.handle(Instant::now(), Event::Received(read)) {
                 if let machine::Output::PeerDesyncState(state) = output {
                     self.heard_desync_state(state);
@@ -562,12 +429,12 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
         // Our evidence, after the `Desync` (whoever found it first).
         let evidence = Evidence::gather(frame, ours, sim, log);
         let state = Message::DesyncState(evidence.to_message());
-        self.control.send(&state);
+        self.wire.control.send(&state);
         // Spectators get it after the frames they lack: each compares its
         // own world there.
         self.tell_spectators(log, &state);
         self.desync.ours = Some(evidence);
-        self.desync.room = self.room.as_ref().map(|code| code.to_string());
+        self.desync.room = self.redial.room.as_ref().map(|code| code.to_string());
         self.desync.local = self.local;
         log.event(
             EventKind::Desync,
@@ -584,38 +451,25 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
     }
 
     fn player_names(&self) -> [String; N] {
-        let (ours, theirs) = (self.chat.name(), self.chat.partner());
+        let chat = &self.audience.chat;
+        let (ours, theirs) = (chat.name(), chat.partner());
         std::array::from_fn(|p| if p == self.local { ours } else { theirs }.to_owned())
     }
 
     fn take_chat(&mut self) -> Vec<ChatLine> {
-        self.chat.take_new()
+        self.audience.chat.take_new()
     }
 }
 
 impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
-    fn send_garbage(&mut self) {
-        let Some(sender) = &self.garbage else { return };
-        self.garbage_owed += f64::from(self.options.garbage_per_second) / f64::from(G::INFO.fps);
-        while self.garbage_owed >= 1.0 {
-            self.garbage_owed -= 1.0;
-            let len = 1 + rand::random::<u8>() as usize % 120;
-            let bytes: Vec<u8> = (0..len).map(|_| rand::random()).collect();
-            let _ = sender.unbounded_send((self.peer, Packet::from(bytes)));
-        }
-    }
-
     fn summarize(&self, summary: &mut MatchSummary) {
-        let stats = self.stats.get();
-        summary.input_delay = self.input_delay;
-        summary.rtt_ms = Some(
-            self.retuner
-                .measured()
-                .map_or(self.agreement.rtt_ms, |(rtt, _)| rtt),
-        );
+        let stats = self.ggrs.stats.get();
+        summary.input_delay = self.tuning.input_delay;
+        summary.rtt_ms =
+            Some((self.tuning.retuner.measured()).map_or(self.agreement.rtt_ms, |(rtt, _)| rtt));
         summary.jitter_ms = Some(self.agreement.jitter_ms);
         summary.handshake_rtt_ms = Some(self.agreement.rtt_ms);
-        if let Some(loss) = self.stats.total_loss() {
+        if let Some(loss) = self.ggrs.stats.total_loss() {
             summary.loss_pct = Some(rounded(loss.rate * 100.0, 2));
             summary.loss_burst = Some(rounded(loss.mean_burst, 2));
         }
@@ -624,30 +478,23 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         summary.packets_malformed = Some(stats.packets_dropped_malformed);
         summary.packets_sent = Some(stats.packets_sent);
         summary.packets_received = Some(stats.packets_received);
-        summary.connection = self.connection.unwrap_or("unknown").to_string();
-        summary.connect_ms = self
-            .first_frame_at
-            .map(|t| t.duration_since(self.times.started).as_millis() as u64);
-        summary.connect_breakdown_ms = self
-            .first_frame_at
-            .map(|t| ConnectBreakdown::of(&self.times, self.synced_at, t));
+        summary.connection = self.path.kind.unwrap_or("unknown").to_string();
+        self.timing.fill(summary);
         self.tally.fill(summary);
         summary.player = Some(self.local as u32 + 1);
-        let chat = self.chat.counters();
+        let chat = self.audience.chat.counters();
         summary.chat_sent = Some(chat.sent);
         summary.chat_received = Some(chat.received);
         summary.chat_dropped = Some(chat.dropped);
-        summary.spectators = Some(self.spectators.served);
-        summary.spectator_bytes_sent = Some(self.spectators.bytes_sent);
-        summary.elapsed_s = self
-            .first_frame_at
-            .map(|t| rounded(t.elapsed().as_secs_f64(), 3));
+        summary.spectators = Some(self.audience.spectators.served);
+        summary.spectator_bytes_sent = Some(self.audience.spectators.bytes_sent);
+        summary.elapsed_s = self.timing.elapsed_s();
         let played_s = summary.elapsed_s.unwrap_or(0.0).max(1e-3);
         summary.felt_latency = Some(FeltLatency::new(
             G::INFO.fps,
             summary
                 .mean_input_delay
-                .unwrap_or(f64::from(self.input_delay)),
+                .unwrap_or(f64::from(self.tuning.input_delay)),
             summary.rtt_ms,
             summary.rollback_frames as f64 / played_s,
         ));

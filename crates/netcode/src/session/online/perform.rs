@@ -57,7 +57,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let mut adopted = None;
         for output in outputs {
             match output {
-                Output::Send(message) => self.control.send(&message),
+                Output::Send(message) => self.wire.control.send(&message),
                 Output::TellSpectators(message) => self.tell_spectators(log, &message),
                 Output::SendCatchUp { known } => self.send_catch_up(known, log),
                 Output::CatchUp(Frames(history)) => self.catch_up(history, sim, log)?,
@@ -67,7 +67,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
                     self.start_attempt(attempt, timeout, log)?
                 }
                 Output::DropAttempt => {
-                    if let Some((attempt, _)) = self.attempt.take() {
+                    if let Some((attempt, _)) = self.redial.attempt.take() {
                         tracing::info!(
                             "reconnect attempt {attempt} dropped: it ran out its time while this side did not run"
                         );
@@ -94,7 +94,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
                 Output::PartnerAway => {
                     let why = format!(
                         "player {}'s game went to the background; the match pauses until it is back",
-                        self.remote + 1
+                        self.remote() + 1
                     );
                     tracing::warn!("{why}");
                     log.event(EventKind::Interrupted, &why);
@@ -128,7 +128,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     ) {
         for output in outputs {
             match output {
-                Output::Send(message) => self.control.send(&message),
+                Output::Send(message) => self.wire.control.send(&message),
                 Output::TellSpectators(message) => self.tell_spectators(log, &message),
                 other => debug_assert!(false, "not a message: {other:?}"),
             }

@@ -10,14 +10,43 @@ use web_time::{Duration, Instant};
 
 use super::machine::{Event, Paused, Seen};
 use super::{OnlineBackend, OnlineConfig, REPLACE_UNANSWERED};
-use crate::Frame;
-use crate::net::connect::connection_kind;
+use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::net::room::Output;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
+
+/// What the machine hears of this side's own stops: a stall since the
+/// last poll, and the page going to the background (which tells the
+/// partner itself, since the loop stops with the page's frames).
+#[derive(Default)]
+pub(super) struct OwnStops {
+    /// When the last poll ended: the next one measures our stall from it.
+    poll_ended: Option<Instant>,
+    /// The page's going to the background is armed to tell the partner.
+    away_armed: bool,
+}
+
+impl OwnStops {
+    /// How long this side did not poll, up to `now`.
+    fn stalled(&self, now: Instant) -> Duration {
+        self.poll_ended
+            .map_or(Duration::ZERO, |t| now.saturating_duration_since(t))
+    }
+
+    /// While the match may pause (`can`), the page going to the
+    /// background tells `peer` at once (`Away`) over `control`.
+    fn arm_away(&mut self, can: bool, control: &ControlChannel, peer: PeerId) {
+        if can != self.away_armed {
+            self.away_armed = can;
+            let action =
+                can.then(|| Box::new(control.sender_of(peer, &Message::Away)) as Box<dyn FnMut()>);
+            crate::visibility::when_hidden(action);
+        }
+    }
+}
 
 impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// One poll: the machine's tick, then what its stage listens to.
@@ -27,17 +56,15 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let now = Instant::now();
-        let cut = self.link_for_new_connection(now).outage;
+        let cut = self.noise.for_new_connection(now).outage;
         let seen = Seen {
             confirmed: log.confirmed(),
-            spectators: !self.spectators.is_empty(),
-            signaling_unanswered: REPLACE_UNANSWERED && self.socket.id().is_none(),
+            spectators: !self.audience.spectators.is_empty(),
+            signaling_unanswered: REPLACE_UNANSWERED && self.wire.socket.id().is_none(),
             // A simulated cut (`--sim-outage`) is the whole network's.
             network_cut: cut.filter(|o| o.after.is_zero()).map(|o| o.length),
             away_since: crate::visibility::take_hidden_since(),
-            stalled: self
-                .poll_ended
-                .map_or(Duration::ZERO, |t| now.saturating_duration_since(t)),
+            stalled: self.stops.stalled(now),
         };
         let polled =
             self.feed(Event::Tick(seen), sim, log)
@@ -46,22 +73,10 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
                     Some(Paused::Keeping) => self.poll_keeping(sim, log),
                     None => self.poll_playing(sim, log),
                 });
-        self.arm_away();
-        self.poll_ended = Some(Instant::now());
-        polled
-    }
-
-    /// While the match may pause, the page going to the background tells
-    /// the partner at once (`Away`): the loop stops with the page's frames.
-    fn arm_away(&mut self) {
         let can = self.machine.can_go_away();
-        if can != self.away_armed {
-            self.away_armed = can;
-            let action = can.then(|| {
-                Box::new(self.control.sender_of(self.peer, &Message::Away)) as Box<dyn FnMut()>
-            });
-            crate::visibility::when_hidden(action);
-        }
+        (self.stops).arm_away(can, &self.wire.control, self.ggrs.peer);
+        self.stops.poll_ended = Some(Instant::now());
+        polled
     }
 
     /// GGRS's events, then the partner's messages (a peer that reported a
@@ -72,18 +87,18 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         sim: &mut Simulation<G, N>,
         log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
-        self.session.poll_remote_clients();
-        self.control.flush();
-        let events: Vec<_> = self.session.events().collect();
+        self.ggrs.session.poll_remote_clients();
+        self.wire.control.flush();
+        let events: Vec<_> = self.ggrs.session.events().collect();
         for event in events {
             self.on_event(event, sim, log)?;
         }
-        let read = self.control.receive();
+        let read = self.wire.control.receive();
         self.feed(Event::Received(read), sim, log)?;
         for event in self.room_events() {
             self.feed(Event::Room(event), sim, log)?;
         }
-        self.note_connection(log);
+        (self.path).note(&self.wire.socket, self.ggrs.peer, log);
         Ok(())
     }
 
@@ -95,12 +110,12 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         sim: &mut Simulation<G, N>,
         log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
-        self.control.pump();
+        self.wire.control.pump();
         for event in self.room_events() {
             self.feed(Event::Room(event), sim, log)?;
         }
         if self.machine.paused() == Some(Paused::Keeping) {
-            let read = self.control.receive();
+            let read = self.wire.control.receive();
             self.feed(Event::Received(read), sim, log)?;
         }
         Ok(())
@@ -117,7 +132,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
                 tracing::debug!("synchronizing with the peer: {count}/{total}");
             }
             GgrsEvent::Synchronized { .. } => {
-                self.synced_at.get_or_insert_with(Instant::now);
+                self.timing.synced();
                 tracing::info!("synchronized with the peer");
             }
             GgrsEvent::Disconnected { .. } => self.feed(Event::Disconnected, sim, log)?,
@@ -128,7 +143,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
                 self.feed(Event::Interrupted { timeout }, sim, log)?;
                 tracing::warn!(
                     "connection to player {} interrupted; waiting up to {} s in all for it to come back ({disconnect_timeout} ms more)",
-                    self.remote + 1,
+                    self.remote() + 1,
                     self.disconnect_timeout().as_secs_f64()
                 );
                 log.event(
@@ -139,7 +154,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             GgrsEvent::NetworkResumed { .. } => self.feed(Event::Resumed, sim, log)?,
             GgrsEvent::WaitRecommendation { skip_frames } => {
                 tracing::debug!("GGRS recommends waiting {skip_frames} frames");
-                self.skip_frames += skip_frames;
+                self.ggrs.skip_frames += skip_frames;
                 self.tally.skipped_frames += u64::from(skip_frames);
             }
             GgrsEvent::DesyncDetected {
@@ -149,7 +164,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
                 ..
             } => {
                 return Err(SessionError::Desync {
-                    frame: self.base + Frame::try_from(frame).unwrap_or(0),
+                    frame: self.ggrs.match_frame(frame),
                     ours: local_checksum,
                     theirs: remote_checksum,
                 });
@@ -158,29 +173,11 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         Ok(())
     }
 
-    /// WebRTC's view of the path to the peer, once it is known.
-    fn note_connection(&mut self, log: &mut FrameLog<G::Input, N>) {
-        if self.connection.is_none()
-            && let Some(pair) = self.socket.candidate_pair(self.peer)
-        {
-            let kind = connection_kind(pair.remote);
-            let kind = if pair.is_relayed() { "relay" } else { kind };
-            tracing::info!("connection: {kind} ({pair:?})");
-            self.connection = Some(kind);
-            if std::mem::take(&mut self.path_after_reconnect) {
-                log.event(
-                    EventKind::Resumed,
-                    &format!("path after reconnecting: {kind}"),
-                );
-            }
-        }
-    }
-
     /// matchbox's peer changes, to the spectators and the room; what the
     /// room decided since the last call.
     pub(super) fn room_events(&mut self) -> Vec<Output<PeerId>> {
         // Err: the signaling connection closed; the data channels may live on.
-        let changes = match self.socket.try_update_peers() {
+        let changes = match self.wire.socket.try_update_peers() {
             Ok(changes) => changes,
             Err(_) => {
                 self.machine.handle(Instant::now(), Event::SignalingLost);
@@ -188,11 +185,11 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             }
         };
         for (peer, state) in changes {
-            if state == PeerState::Disconnected && self.spectators.drop_peer(peer) {
+            if state == PeerState::Disconnected && self.audience.spectators.drop_peer(peer) {
                 tracing::info!("spectator {peer} left");
             }
-            self.control.peer_changed(peer, state);
+            self.wire.control.peer_changed(peer, state);
         }
-        self.control.take_events()
+        self.wire.control.take_events()
     }
 }

@@ -30,10 +30,12 @@ use matchbox_socket::PeerId;
 
 use super::OnlineBackend;
 use super::machine::{Event, Knock};
+use super::wire::Wire;
 use crate::net::connect::Connection;
-use crate::net::connect::Connector;
-use crate::net::handshake::{Agreement, Claim};
+use crate::net::connect::{ConnectOptions, Connector, PlayerConnector};
+use crate::net::handshake::{Agreement, Claim, Role};
 use crate::net::rejoin::History;
+use crate::net::room_code::RoomCode;
 use crate::net::socket::SharedChannel;
 use crate::replay::EventKind;
 use crate::session::SessionError;
@@ -45,10 +47,32 @@ use crate::tasks::NetRuntime;
 /// agreement, and the other side's catch-up.
 pub(super) type Adopted<I, const N: usize> = (PeerId, Agreement, Option<History<I, N>>);
 
+/// How a fresh connection to this match is made: like the first one
+/// (its options, room and our role in it), and the knock under way.
+pub(super) struct Redial<I, const N: usize> {
+    /// What the first connection was made with; a reconnect reuses it.
+    pub(super) options: ConnectOptions,
+    pub(super) room: Option<RoomCode>,
+    pub(super) role: Role,
+    /// Knocking: the fresh connection being made, by number.
+    pub(super) attempt: Option<(u32, PlayerConnector<I, N>)>,
+}
+
+impl<I, const N: usize> Redial<I, N> {
+    pub(super) fn new(options: ConnectOptions, room: Option<RoomCode>, role: Role) -> Self {
+        Redial {
+            options,
+            room,
+            role,
+            attempt: None,
+        }
+    }
+}
+
 impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// The machine paused to knock after `silent` without packets.
     pub(super) fn note_knocking(&mut self, silent: Duration, log: &mut FrameLog<G::Input, N>) {
-        let (player, frame) = (self.remote + 1, log.confirmed());
+        let (player, frame) = (self.remote() + 1, log.confirmed());
         // After its `Away` the silence has barely begun: say why instead.
         let detail = if self.machine.partner_away() {
             format!(
@@ -72,18 +96,18 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         timeout: Duration,
         log: &FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
-        let mut options = self.connect_options.clone();
+        let mut options = self.redial.options.clone();
         options.rejoin = vec![Claim {
             match_id: self.agreement.match_id,
             player: self.local as u8 + 1,
         }];
         options.confirmed = log.confirmed();
-        options.link = self.link_for_new_connection(Instant::now());
+        options.link = self.noise.for_new_connection(Instant::now());
         options.timeout = timeout;
         let runtime = NetRuntime::new()
             .map_err(|e| SessionError::PeerLost(format!("cannot reconnect: {e}")))?;
         tracing::info!("reconnect attempt {attempt}");
-        self.attempt = Some((attempt, Connector::start(runtime, options)));
+        self.redial.attempt = Some((attempt, Connector::start(runtime, options)));
         Ok(())
     }
 
@@ -94,7 +118,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         sim: &mut Simulation<G, N>,
         log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
-        let Some((number, attempt)) = &mut self.attempt else {
+        let Some((number, attempt)) = &mut self.redial.attempt else {
             return Ok(());
         };
         let number = *number;
@@ -113,7 +137,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
                 (Knock::Failed, None)
             }
         };
-        self.attempt = None;
+        self.redial.attempt = None;
         let agreed = connection.is_some();
         let outputs = self.machine.handle(Instant::now(), Event::Knocked(knock));
         if agreed && self.machine.paused().is_some() {
@@ -137,11 +161,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             history,
             ..
         } = connection;
-        self.control = control;
-        self.ggrs_channel = SharedChannel::new(ggrs_channel);
-        self.socket = socket;
-        self._message_loop = message_loop;
-        self._runtime = runtime;
+        self.ggrs.channel = SharedChannel::new(ggrs_channel);
+        self.wire = Wire::new(runtime, socket, message_loop, control);
         (peer, agreement, history)
     }
 
@@ -156,17 +177,17 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let frame_before = log.confirmed();
-        let path_before = self.connection;
+        let path_before = self.path.kind;
         if let Some(history) = history {
             self.catch_up(history, sim, log)?;
         }
         let frame = G::frame(sim.world());
         self.restart_session(peer, &agreement, frame)?;
         self.tally.reconnects += 1;
-        self.path_after_reconnect = true;
+        self.path.log_next = true;
         let detail = format!(
             "reconnected to player {} after {} ms without packets (attempt {attempts}), from frame {frame_before} to {frame}; path before: {}; {} bytes of catch-up sent; input delay {}",
-            self.remote + 1,
+            self.remote() + 1,
             silent.as_millis(),
             path_before.unwrap_or("unknown"),
             self.tally.catch_up_bytes,

@@ -24,14 +24,14 @@ use web_time::{Duration, Instant};
 
 use matchbox_socket::PeerId;
 
-use super::{OnlineBackend, start_session};
+use super::OnlineBackend;
+use super::wire::Wire;
 use crate::net::connect::{open_room_socket, player_control};
-use crate::net::delay::Retuner;
 use crate::net::handshake::{Agreement, Claim, Hello};
 use crate::net::rejoin::History;
 use crate::net::rejoin::encode_catch_up_after;
 use crate::net::room::Room;
-use crate::net::socket::{GgrsSocket, SharedChannel};
+use crate::net::socket::SharedChannel;
 use crate::replay::EventKind;
 use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
@@ -47,16 +47,16 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         if again {
             tracing::warn!(
                 "player {} left again before its catch-up arrived; waiting on for a rejoin",
-                self.remote + 1
+                self.remote() + 1
             );
         } else {
-            let window = self.options.reconnect_window;
-            let room = (self.room.as_ref())
+            let window = self.machine.settings().reconnect_window;
+            let room = (self.redial.room.as_ref())
                 .map(ToString::to_string)
                 .unwrap_or_default();
             tracing::warn!(
                 "the connection to player {} was lost at frame {}; waiting up to {} s for them to rejoin (twinstar join {room})",
-                self.remote + 1,
+                self.remote() + 1,
                 log.confirmed(),
                 window.as_secs()
             );
@@ -64,14 +64,14 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
                 EventKind::Interrupted,
                 &format!(
                     "connection to player {} lost at frame {}; waiting {} ms for a rejoin",
-                    self.remote + 1,
+                    self.remote() + 1,
                     log.confirmed(),
                     window.as_millis()
                 ),
             );
         }
-        self.control
-            .pause(self.paused_hello(log), self.options.delay);
+        let hello = self.paused_hello(log);
+        self.wire.control.pause(hello, self.tuning.setting);
     }
 
     /// What a paused match says to newcomers: only the player holding this
@@ -79,10 +79,10 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     fn paused_hello(&self, log: &FrameLog<G::Input, N>) -> Hello {
         let mut hello = Hello::new(
             &G::INFO,
-            self.role,
+            self.redial.role,
             self.agreement.seed,
             &self.agreement.preset,
-            self.options.delay,
+            self.tuning.setting,
         );
         hello.resume = Some(Claim {
             match_id: self.agreement.match_id,
@@ -90,7 +90,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         });
         hello.confirmed = log.confirmed();
         hello.name =
-            (self.connect_options.name.as_ref()).map_or_else(String::new, |n| n.to_string());
+            (self.redial.options.name.as_ref()).map_or_else(String::new, |n| n.to_string());
         hello
     }
 
@@ -102,8 +102,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let now = Instant::now();
         let runtime = NetRuntime::new()
             .map_err(|e| SessionError::PeerLost(format!("cannot reconnect: {e}")))?;
-        let mut options = self.connect_options.clone();
-        options.link = self.link_for_new_connection(now);
+        let mut options = self.redial.options.clone();
+        options.link = self.noise.for_new_connection(now);
         let (socket, message_loop, control, ggrs) = open_room_socket(&runtime, &options);
         let (Some(control), Some(ggrs)) = (control, ggrs) else {
             return Err(SessionError::PeerLost(
@@ -111,14 +111,16 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             ));
         };
         let hello = self.paused_hello(log);
-        let room = Room::seeking(&G::INFO, hello.clone(), self.options.delay);
-        self.control = player_control(control, room, &options);
-        self.control.pause(hello, self.options.delay);
-        self.ggrs_channel = SharedChannel::new(ggrs);
-        self.socket = socket;
-        self._message_loop = message_loop;
-        self._runtime = runtime;
-        self.spectators = Default::default();
+        let delay = self.tuning.setting;
+        let mut control = player_control(
+            control,
+            Room::seeking(&G::INFO, hello.clone(), delay),
+            &options,
+        );
+        control.pause(hello, delay);
+        self.ggrs.channel = SharedChannel::new(ggrs);
+        self.wire = Wire::new(runtime, socket, message_loop, control);
+        self.audience.spectators = Default::default();
         tracing::info!(
             "reopened our signaling connection (lost, unanswered, or cut with the rest)"
         );
@@ -135,7 +137,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let messages = encode_catch_up_after(known, inputs, checksums, log.confirmed_checksum());
         for message in messages {
             self.tally.catch_up_bytes += message.encode().len() as u64;
-            self.control.send(&message);
+            self.wire.control.send(&message);
         }
     }
 
@@ -151,7 +153,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         sim: &mut Simulation<G, N>,
         log: &mut FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
-        let path_before = self.connection.unwrap_or("unknown");
+        let path_before = self.path.kind.unwrap_or("unknown");
         self.catch_up(history, sim, log)?;
         let frame = G::frame(sim.world());
         self.restart_session(peer, agreement, frame)?;
@@ -160,14 +162,14 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         // reconnected (`reconnect`); one that crashed knows none.
         let how = if agreement.peer_confirmed > 0 {
             self.tally.reconnects += 1;
-            self.path_after_reconnect = true;
+            self.path.log_next = true;
             format!("reconnected (path before: {path_before})")
         } else {
             "rejoined".to_string()
         };
         let detail = format!(
             "player {} {how} at frame {frame} after {} ms; sent {} bytes of catch-up; input delay {}",
-            self.remote + 1,
+            self.remote() + 1,
             waited.as_millis(),
             self.tally.catch_up_bytes,
             agreement.input_delay
@@ -253,16 +255,10 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         agreement: &Agreement,
         frame: Frame,
     ) -> Result<(), SessionError> {
-        let link = self.link_for_new_connection(Instant::now());
-        let socket = GgrsSocket::with_link(self.ggrs_channel.clone(), link, self.link_seed)
-            .counting_into(&self.stats);
-        self.session = start_session(agreement, peer, socket, self.disconnect_timeout())?;
-        self.peer = peer;
-        self.base = frame;
-        self.input_delay = agreement.input_delay;
-        self.retuner = Retuner::new(agreement.input_delay, G::INFO.fps);
-        self.connection = None;
-        self.skip_frames = 0;
+        let timeout = self.disconnect_timeout();
+        (self.ggrs).restart(peer, agreement, frame, &self.noise, timeout)?;
+        self.tuning.restart(agreement.input_delay, G::INFO.fps);
+        self.path.restart();
         Ok(())
     }
 }

@@ -6,15 +6,16 @@
 //! the frame it is recorded at), the other player gets the spectators'
 //! (this player's own lines it hears directly, as `Chat`).
 
-use crate::{Game, GameInput};
+use crate::{Game, GameInfo, GameInput};
 use web_time::Instant;
 
-use super::OnlineBackend;
 use super::spectators::Spectators;
+use super::{OnlineBackend, OnlineOptions};
+use crate::net::connect::ConnectOptions;
 use crate::net::control::ControlChannel;
-use crate::net::handshake::Message;
+use crate::net::handshake::{Agreement, Message};
 use crate::replay::EventKind;
-use crate::session::chat::{Action, Chat, ChatError, ChatLine, Command};
+use crate::session::chat::{Action, Chat, ChatError, ChatLine, Command, player_names};
 use crate::session::frame_log::FrameLog;
 use crate::session::server_desk::ServerDesk;
 
@@ -25,6 +26,37 @@ enum Relay {
     Spectators,
     /// The other player too: a spectator said it.
     Everyone,
+}
+
+/// The room around the two players: what is said in it, the spectators
+/// this player streams to, and what it asks the room's server about them
+/// (figures, kicks, reports).
+pub(super) struct Audience {
+    pub(super) chat: Chat,
+    pub(super) desk: ServerDesk,
+    pub(super) spectators: Spectators,
+}
+
+impl Audience {
+    /// A match's room as it begins: the players' names from `agreement`,
+    /// nobody watching yet.
+    pub(super) fn for_match(
+        game: &GameInfo,
+        agreement: &Agreement,
+        options: &OnlineOptions,
+        connect_options: &ConnectOptions,
+    ) -> Self {
+        let local = agreement.local_handle;
+        let names = player_names(&agreement.names);
+        let chat = Chat::new(names[local].clone(), names[1 - local].clone())
+            .with_greeting(options.say.clone())
+            .with_flood(options.chat_flood_per_second, game.fps);
+        Audience {
+            chat,
+            desk: ServerDesk::for_player(connect_options),
+            spectators: Spectators::default(),
+        }
+    }
 }
 
 /// The parts of a match the room chat works with, borrowed together.
@@ -40,10 +72,10 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// spectators.
     pub(super) fn room_chat(&mut self) -> RoomChat<'_> {
         RoomChat {
-            chat: &mut self.chat,
-            control: &mut self.control,
-            spectators: &mut self.spectators,
-            desk: &self.desk,
+            chat: &mut self.audience.chat,
+            control: &mut self.wire.control,
+            spectators: &mut self.audience.spectators,
+            desk: &self.audience.desk,
         }
     }
 }

@@ -301,14 +301,16 @@ impl Spectators {
 impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// [`Spectators::serve`], handed this match's parts.
     pub(super) fn serve_spectators(&mut self, log: &FrameLog<G::Input, N>, all: bool) {
-        let start = stream_start(&G::INFO, &self.agreement, &self.chat);
-        (self.spectators).serve(&mut self.control, self.peer, &start, log, all);
+        let start = stream_start(&G::INFO, &self.agreement, &self.audience.chat);
+        let partner = self.ggrs.peer;
+        (self.audience.spectators).serve(&mut self.wire.control, partner, &start, log, all);
     }
 
     /// [`Spectators::tell`], handed this match's parts.
     pub(super) fn tell_spectators(&mut self, log: &FrameLog<G::Input, N>, message: &Message) {
-        let start = stream_start(&G::INFO, &self.agreement, &self.chat);
-        (self.spectators).tell(&mut self.control, self.peer, &start, log, message);
+        let start = stream_start(&G::INFO, &self.agreement, &self.audience.chat);
+        let partner = self.ggrs.peer;
+        (self.audience.spectators).tell(&mut self.wire.control, partner, &start, log, message);
     }
 }
 
