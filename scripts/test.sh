@@ -201,6 +201,12 @@ timed build-tests linted tests cargo test --locked --all-targets --no-run
 if cargo nextest --version > /dev/null 2>&1; then
     timed cargo-test with_lints cargo nextest run --locked --no-fail-fast --final-status-level slow
     timed doc-tests with_lints cargo test --locked --doc
+    # The netcode's public API as committed (crates/netcode/public-api.txt;
+    # issue 46): its documentation warning-free, broken or private links
+    # included, then every public name and signature listed and compared,
+    # so a change to the surface shows in review.
+    timed public-api with_lints env RUSTDOCFLAGS="-D warnings" cargo doc --locked -p twinstar-netcode --no-deps
+    timed public-api-listing python3 scripts/public-api.py twinstar-netcode --check
 else
     echo "test.sh: cargo-nextest is not installed: cargo test runs the tests two at a time (cargo install cargo-nextest --locked for the quicker run)" >&2
     timed cargo-test with_lints cargo test --locked

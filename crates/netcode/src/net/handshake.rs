@@ -8,7 +8,7 @@
 //! 1. both send `Hello` (versions, role, seed, preset, delay setting), again
 //!    every `HELLO_RESEND` until the peer is heard, and once more then;
 //! 2. once the peer is heard, both send [`PROBES`] pings (up to
-//!    [`MAX_PROBES`] where those leave the delay in doubt) and answer the
+//!    `MAX_PROBES` where those leave the delay in doubt) and answer the
 //!    other's pings;
 //! 3. when its own probes are back, each sends `Measured` (median RTT,
 //!    jitter);

@@ -112,7 +112,7 @@ pub(crate) fn encode_catch_up_after<I: Pod + PartialEq, const N: usize>(
 }
 
 /// Frames `start..start + inputs.len()` as one `CatchUp` message: chunks
-/// that end at multiples of [`CHUNK_FRAMES`] or at the last frame; one that
+/// that end at multiples of `CHUNK_FRAMES` or at the last frame; one that
 /// ends on the grid carries `checksum_after(f)`, the world's checksum after
 /// its last frame `f` (the receiver checks its world once a second). Empty
 /// `inputs` give no message.

@@ -5,7 +5,7 @@
 //! (a bug, a version skew, an attacker) panics the game. This wrapper uses
 //! the same wire format but drops and counts what does not decode, counts
 //! traffic (GGRS 0.13 no longer reports kbps), and can send through an
-//! in-process [`LinkSim`] to simulate a bad link.
+//! in-process `LinkSim` to simulate a bad link.
 //!
 //! Wire format: bincode 2, `config::standard()` (varint integers), exactly as
 //! matchbox's adapter writes it, so a peer using that adapter interoperates.

@@ -5,7 +5,7 @@
 //! the peer is lost, keeping the match until its player rejoins (`rejoin`)
 //! or reconnecting (`reconnect`).
 //!
-//! What to do about each of those is decided by [`machine::Machine`],
+//! What to do about each of those is decided by `machine::Machine`,
 //! which does no I/O: this file and the ones beside it are its shell. They
 //! feed it what GGRS, the control channel and the room report, and carry
 //! out what it answers (`perform`).

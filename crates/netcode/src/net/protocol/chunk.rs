@@ -33,7 +33,7 @@ pub struct Chunk<I, const N: usize> {
     pub checksum: Option<u128>,
 }
 
-/// Appends frames `start..start + frames.len()` (1 to [`CHUNK_FRAMES`]).
+/// Appends frames `start..start + frames.len()` (1 to `CHUNK_FRAMES`).
 pub fn encode<I: Pod + PartialEq, const N: usize>(
     start: Frame,
     frames: &[[I; N]],

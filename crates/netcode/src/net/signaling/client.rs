@@ -8,7 +8,7 @@ use super::RoomCode;
 /// A matchbox socket builder for a room URL, set up the way our clients need:
 /// one connection attempt (matchbox's default of three, 3 s apart, would
 /// delay a "room is full" by 6 s; our refusals are final) and the given ICE
-/// servers (pass [`no_ice_servers`] on loopback and LAN tests). Natively
+/// servers (pass `no_ice_servers` on loopback and LAN tests). Natively
 /// the websocket is ours ([`super::native_client`]): `wss://` checked
 /// against the system's roots and `SSL_CERT_FILE`, and the server's reason
 /// kept when it closes.
@@ -82,7 +82,7 @@ pub(crate) fn quote_server_text(text: &str) -> String {
 
 /// Explains the error a matchbox socket's message loop ended with. `room`
 /// is the code the client asked for (names the room in "room X is full").
-/// Whatever the server said is quoted on one line ([`quote_server_text`]).
+/// Whatever the server said is quoted on one line (`quote_server_text`).
 pub fn classify_socket_error(error: &matchbox_socket::Error, room: Option<&RoomCode>) -> JoinError {
     match classify(error, room) {
         JoinError::RoomFull(name) => JoinError::RoomFull(quote_server_text(&name)),

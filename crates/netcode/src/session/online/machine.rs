@@ -5,7 +5,7 @@
 //! match in either direction, and what a drop means at each stage.
 //!
 //! Sans-IO like [`crate::net::room::Room`] and
-//! [`crate::net::handshake::Handshake`]: a [`Machine`] is told what
+//! [`crate::net::handshake::Handshake`]: a `Machine` is told what
 //! happened ([`Event`]: the partner's messages, what the room decided, what
 //! GGRS reported about the link, the poll's time) and answers with
 //! [`Output`]s: messages to send and actions for the shell
@@ -13,7 +13,7 @@
 //! simulation and the clock. It knows frames only as numbers and peers
 //! only as `P` (plain numbers in the tests).
 //!
-//! A match is in one [`Stage`] at a time: playing; paused, keeping the
+//! A match is in one `Stage` at a time: playing; paused, keeping the
 //! match for the other player's claim or knocking on a fresh connection;
 //! or ending, once either side said `Done`.
 
@@ -74,7 +74,7 @@ pub struct Settings {
     /// 1 (player 2, knocks).
     pub local: usize,
     /// How long a dropped match waits for the other player; zero: a drop
-    /// ends it ([`DISCONNECT_TIMEOUT`] of silence, as before rejoins).
+    /// ends it (`DISCONNECT_TIMEOUT` of silence, as before rejoins).
     pub reconnect_window: Duration,
     /// The match was made in a room with a code (a quick match has none to
     /// come back by).
@@ -121,7 +121,7 @@ pub struct Seen {
     pub away_since: Option<Instant>,
 }
 
-/// What happened, as told to [`Machine::handle`].
+/// What happened, as told to `Machine::handle`.
 #[derive(Debug)]
 pub enum Event<P> {
     /// A poll starts.
