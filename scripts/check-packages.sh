@@ -38,5 +38,16 @@ if grep -n '^\[patch' Cargo.toml crates/*/Cargo.toml; then
     exit 1
 fi
 
+# cargo unpacks the packages it verifies against (a registry it makes in
+# target/package/tmp-registry) into $CARGO_HOME/registry/{cache,src}/
+# under a name made from that path, and reuses what is there by name and
+# version: a second run verified Pong against the first run's netcode,
+# without the methods Pong now calls (miden-vm met the same: their PR
+# #2530). So ours go first (a local registry's directories start with
+# "-"; crates.io's are left alone).
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+rm -rf "$cargo_home"/registry/src/-*/twinstar-* "$cargo_home"/registry/src/-*/pong-* \
+    "$cargo_home"/registry/cache/-*/twinstar-* "$cargo_home"/registry/cache/-*/pong-*
+
 cargo package --workspace --locked
 echo "check-packages: $(ls "${CARGO_TARGET_DIR:-target}"/package/*.crate | wc -l) packages, each verified" >&2
