@@ -39,6 +39,7 @@
 pub mod checksum;
 pub mod game;
 pub mod input_runs;
+mod names;
 pub mod net;
 pub mod panics;
 pub mod replay;

@@ -74,7 +74,7 @@ impl Header {
     /// Records the players' names, unless they are the defaults `P1` and
     /// `P2` (which a replay without names shows anyway).
     pub fn set_player_names<const N: usize>(&mut self, names: [String; N]) {
-        let defaults = std::array::from_fn(crate::session::chat::player_name);
+        let defaults = std::array::from_fn(crate::names::player_name);
         self.names = if names == defaults {
             Vec::new()
         } else {
@@ -83,7 +83,7 @@ impl Header {
     }
 
     pub fn player_names<const N: usize>(&self) -> [String; N] {
-        use crate::session::chat::{player_name, valid_name};
+        use crate::names::{player_name, valid_name};
         match <&[String; N]>::try_from(self.names.as_slice()) {
             Ok(names) if names.iter().all(|n| valid_name(n)) => names.clone(),
             _ => std::array::from_fn(player_name),

@@ -21,6 +21,7 @@ use std::collections::VecDeque;
 use web_time::{Duration, Instant};
 
 use crate::Frame;
+pub(crate) use crate::names::{player_name, spectator_name, valid_name};
 use crate::net::handshake::Message;
 use crate::net::signaling::{MAX_SPECTATORS, PlayerName};
 
@@ -102,35 +103,6 @@ impl std::fmt::Display for ChatLine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.from, self.text)
     }
-}
-
-/// A player's name in the chat: `P1` for player 0.
-pub(crate) fn player_name(player: usize) -> String {
-    format!("P{}", player + 1)
-}
-
-/// A spectator's name in the chat: `S1` for the first one a player streamed
-/// to.
-pub(crate) fn spectator_name(number: u32) -> String {
-    format!("S{number}")
-}
-
-/// A sender's name as it may stand before a line: a display name
-/// ([`PlayerName`]: letters, digits, spaces, `_`, `-`; what
-/// [`player_name`] and [`spectator_name`] make are such names too), with
-/// ` (2)` to ` (99)` after it for the second and later of one name. No
-/// `:`, so a name from a peer or a replay cannot forge the `: ` of a line.
-pub(crate) fn valid_name(name: &str) -> bool {
-    let numbered = name.strip_suffix(')').and_then(|n| n.rsplit_once(" ("));
-    let base = match numbered {
-        Some((base, n))
-            if !n.starts_with('0') && n.parse::<u8>().is_ok_and(|n| (2..=99).contains(&n)) =>
-        {
-            base
-        }
-        _ => name,
-    };
-    PlayerName::parse(base).is_ok_and(|p| p.as_str() == base)
 }
 
 /// The players' names in the chat, player 1's first: their display names
