@@ -48,6 +48,17 @@ fi
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 rm -rf "$cargo_home"/registry/src/-*/twinstar-* "$cargo_home"/registry/src/-*/pong-* \
     "$cargo_home"/registry/cache/-*/twinstar-* "$cargo_home"/registry/cache/-*/pong-*
+# Nor does cargo rebuild a registry crate it has built before under that
+# name and version: a target dir kept from an earlier run would link the
+# old netcode. Our crates' builds go too (a target dir shared with the
+# workspace rebuilds them next time, a few minutes with the cache).
+target=${CARGO_TARGET_DIR:-target}
+for profile in "$target"/debug "$target"/release; do
+    rm -rf "$profile"/.fingerprint/twinstar-* "$profile"/.fingerprint/pong-* \
+        "$profile"/build/twinstar-* "$profile"/deps/libtwinstar_* "$profile"/deps/twinstar_* \
+        "$profile"/deps/twinstar-* "$profile"/deps/libpong-* "$profile"/deps/pong-* \
+        "$profile"/deps/libmatchbox_socket-* "$profile"/deps/matchbox_socket-*
+done
 
 cargo package --workspace --locked
 echo "check-packages: $(ls "${CARGO_TARGET_DIR:-target}"/package/*.crate | wc -l) packages, each verified" >&2
