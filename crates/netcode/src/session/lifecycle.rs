@@ -26,6 +26,13 @@ use super::{ChatError, ChatLine, Pacer, SessionError};
 const END_WAIT: Duration = Duration::from_secs(5);
 /// How often the connection is serviced while a match closes.
 const CLOSE_SERVICE_PERIOD: Duration = Duration::from_millis(5);
+/// How often a match with a peer wants polling between frames. GGRS's
+/// synchronisation is round trips that each wait for the other side's
+/// next poll: a game that slept until its next frame, as `Next::Wait`
+/// invited, spent 85-170 ms synchronising on loopback (Pong) where one
+/// that napped 1 ms spent 6-12 (twinstar's headless loop); inputs that
+/// arrive between frames are read sooner too.
+const NET_POLL_PERIOD: Duration = Duration::from_millis(1);
 
 /// How frames are timed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +48,9 @@ pub enum Pacing {
 pub enum Next {
     /// A frame is due: call [`Match::advance`] with this frame's inputs.
     Frame,
-    /// No frame is due before this instant: draw, or sleep until then.
+    /// No frame is due before this instant (with a peer, no later than a
+    /// millisecond away: its messages want polling between frames too):
+    /// draw, or sleep until then.
     Wait(Instant),
     /// The match is over: call [`Match::finish`] for the verdict.
     Over,
@@ -121,6 +130,8 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
         let skip = self.driver.backend.take_skip_frames();
         if pacer.due(now, self.driver.backend.frames_ahead(), skip) {
             Next::Frame
+        } else if self.driver.backend.has_peer() {
+            Next::Wait(pacer.next_due().min(now + NET_POLL_PERIOD))
         } else {
             Next::Wait(pacer.next_due())
         }
@@ -465,6 +476,10 @@ mod tests {
 
     /// A 60-frame match against a [`FakePeer`].
     fn with_fake_peer(peer: FakePeer) -> (Match, Rc<RefCell<FakePeer>>) {
+        with_fake_peer_paced(peer, Pacing::Unpaced)
+    }
+
+    fn with_fake_peer_paced(peer: FakePeer, pacing: Pacing) -> (Match, Rc<RefCell<FakePeer>>) {
         let peer = Rc::new(RefCell::new(peer));
         let backend = FakePeerBackend {
             local: LocalBackend::new(0).expect("a local session"),
@@ -477,7 +492,22 @@ mod tests {
             inject_desync_from: None,
         };
         let driver = Driver::with_backend(Box::new(backend), options);
-        (Match::new(driver, Pacing::Unpaced, Some(60)), peer)
+        (Match::new(driver, pacing, Some(60)), peer)
+    }
+
+    #[test]
+    fn a_match_with_a_peer_asks_to_be_polled_between_frames() {
+        let (mut game, _peer) = with_fake_peer_paced(FakePeer::default(), Pacing::RealTime);
+        let mut local = Match::new(driver(Mode::Local, None), Pacing::RealTime, None);
+        let start = Instant::now();
+        assert_eq!(game.next(start), Next::Frame);
+        game.advance(Default::default());
+        // The next frame is 1/60 s away; the peer's messages want a poll sooner.
+        assert_eq!(game.next(start), Next::Wait(start + NET_POLL_PERIOD));
+        // Alone, a match waits for its next frame.
+        assert_eq!(local.next(start), Next::Frame);
+        local.advance(Default::default());
+        assert!(matches!(local.next(start), Next::Wait(t) if t > start + 10 * NET_POLL_PERIOD));
     }
 
     #[test]
