@@ -15,7 +15,9 @@ pub(crate) enum LoopEnd {
     /// It panicked, with this message: matchbox 0.15 `unwrap`s errors of
     /// the WebRTC stack inside its loop (a peer leaving mid-handshake; a
     /// socket option the OS refuses while a peer connection is made, as
-    /// under Wine).
+    /// under Wine). Natively only: in the browser a panic aborts the page's
+    /// whole module, so no loop ends this way.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Panicked(String),
 }
 
