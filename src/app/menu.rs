@@ -147,15 +147,11 @@ fn rooms_server(settings: &Settings) -> String {
     if let Some(server) = settings.server() {
         return server.trim_end_matches('/').to_owned();
     }
-    #[cfg(not(target_arch = "wasm32"))]
-    if let Ok(Some(server)) = super::servers::built_in_server() {
-        return server;
-    }
-    #[cfg(target_arch = "wasm32")]
-    if let Some(server) = crate::platform::browser::page_server() {
-        return server;
-    }
-    format!("ws://127.0.0.1:{}", crate::net::signaling::DEFAULT_PORT)
+    super::servers::built_in_server()
+        .ok()
+        .flatten()
+        .or_else(crate::platform::net::default_server)
+        .unwrap_or_else(|| format!("ws://127.0.0.1:{}", crate::net::signaling::DEFAULT_PORT))
 }
 
 async fn save_settings(ui: &mut Ui, settings: &Settings) {

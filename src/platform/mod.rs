@@ -14,6 +14,12 @@
 //!   storage (settings, rejoin tickets), downloads, the file picker, the
 //!   server that served the page and the ICE offer it fetched.
 //!
+//! - [`net`]: what a client asks its signaling server outside a match
+//!   (ICE offer, round trip) and which server it falls back on; natively
+//!   asked here (and a host's LAN server started in-process), in the
+//!   browser the page's answers.
+//! - [`rooms`]: the public rooms' list, from a thread natively and from
+//!   the page's script in the browser.
 //! - [`screen`]: the screen's safe area (a phone's notch) and the touch
 //!   layout published for test tools; nothing natively.
 //! - [`panics`]: a dependency's panics on its own threads (matchbox's
@@ -35,7 +41,9 @@ pub mod console;
 pub use twinstar_files as files;
 // The netcode's: it routes matchbox's panics; the audio thread's go the same way.
 pub use twinstar_netcode::panics;
+pub mod net;
 pub mod records;
+pub mod rooms;
 pub mod screen;
 // The netcode's: matchbox's loop and the connector run there.
 pub use twinstar_netcode::tasks;
