@@ -6,6 +6,8 @@
 //! - [`console`]: where a command's words go when `twinstar.exe` was
 //!   double-clicked (a message box) or started from a terminal (attached
 //!   to it); nothing to do elsewhere.
+//! - [`downloads`]: a file the player named, handed to the browser's
+//!   downloads (natively it is already where they said).
 //! - [`files`]: files the user names (replays, settings), read with
 //!   bounds; in the browser an in-memory store for the page's lifetime.
 //! - [`records`]: small records the game keeps between runs (rejoin
@@ -37,6 +39,7 @@
 pub mod browser;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod console;
+pub mod downloads;
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;
 // The netcode's: it routes matchbox's panics; the audio thread's go the same way.
