@@ -431,8 +431,9 @@ pub(super) fn finish(finished: Finished) -> Result<Summary, Failure> {
     // theirs: in the browser that means "save it to my downloads".
     if let Some(replay) = summary.replay.as_deref().map(std::path::Path::new)
         && !replay.starts_with(crate::replay::DEFAULT_DIR)
+        && let Err(e) = crate::platform::downloads::download(replay)
     {
-        crate::platform::downloads::hand_over(replay);
+        tracing::warn!("{e}");
     }
     let error = match outcome {
         Outcome::Completed | Outcome::Left => return Ok(summary),

@@ -6,8 +6,8 @@
 //! - [`console`]: where a command's words go when `twinstar.exe` was
 //!   double-clicked (a message box) or started from a terminal (attached
 //!   to it); nothing to do elsewhere.
-//! - [`downloads`]: a file the player named, handed to the browser's
-//!   downloads (natively it is already where they said).
+//! - [`downloads`]: the player's own files in and out of the page (file
+//!   picker, downloads); nothing to do natively, where files are on disk.
 //! - [`files`]: files the user names (replays, settings), read with
 //!   bounds; in the browser an in-memory store for the page's lifetime.
 //! - [`records`]: small records the game keeps between runs (rejoin
