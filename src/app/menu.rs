@@ -14,6 +14,7 @@ use crate::frontend::replay_view;
 use crate::frontend::window::{self, MatchEnd, Screenshot, Ui};
 use crate::net::handshake::Role;
 use crate::net::room_code::RoomCode;
+use crate::platform::downloads;
 use crate::replay::DEFAULT_DIR as REPLAY_DIR;
 use crate::session::{Match, Mode, Pacing};
 use crate::settings::Settings;
@@ -147,15 +148,11 @@ fn rooms_server(settings: &Settings) -> String {
     if let Some(server) = settings.server() {
         return server.trim_end_matches('/').to_owned();
     }
-    #[cfg(not(target_arch = "wasm32"))]
-    if let Ok(Some(server)) = super::servers::built_in_server() {
-        return server;
-    }
-    #[cfg(target_arch = "wasm32")]
-    if let Some(server) = crate::platform::browser::page_server() {
-        return server;
-    }
-    format!("ws://127.0.0.1:{}", crate::net::signaling::DEFAULT_PORT)
+    super::servers::built_in_server()
+        .ok()
+        .flatten()
+        .or_else(crate::platform::net::default_server)
+        .unwrap_or_else(|| format!("ws://127.0.0.1:{}", crate::net::signaling::DEFAULT_PORT))
 }
 
 async fn save_settings(ui: &mut Ui, settings: &Settings) {
@@ -388,7 +385,7 @@ async fn replays(ui: &mut Ui) {
     // as long as the page is open, and the arrow keys download one.
     loop {
         let entries = list_replays(Path::new(REPLAY_DIR));
-        let open_file: &[&str] = if cfg!(target_arch = "wasm32") {
+        let open_file: &[&str] = if downloads::IN_PAGE {
             &["Open a .tsr file..."]
         } else {
             &[]
@@ -396,7 +393,7 @@ async fn replays(ui: &mut Ui) {
         let labels: Vec<String> = (open_file.iter().map(|s| s.to_string()))
             .chain(entries.iter().map(|e| e.label.clone()))
             .collect();
-        let details = if cfg!(target_arch = "wasm32") {
+        let details = if downloads::IN_PAGE {
             vec![format!(
                 "{} kept while this page is open, newest first; Enter watches, Right downloads",
                 entries.len()
@@ -409,17 +406,12 @@ async fn replays(ui: &mut Ui) {
         };
         let first = open_file.len();
         match choose(ui, "REPLAYS", &details, &labels, selected, None).await {
-            #[cfg(target_arch = "wasm32")]
-            Picked::Item(0) => {
-                crate::platform::browser::pick_file(Path::new(REPLAY_DIR), ".tsr");
+            Picked::Item(0) if downloads::IN_PAGE => {
+                downloads::pick_file(Path::new(REPLAY_DIR), ".tsr");
             }
-            #[cfg(target_arch = "wasm32")]
-            Picked::Adjust(i, _) if i >= first => {
+            Picked::Adjust(i, _) if downloads::IN_PAGE && i >= first => {
                 selected = i;
-                let path = &entries[i - first].path;
-                let name = path.file_name().unwrap_or_default().to_string_lossy();
-                let bytes = crate::platform::files::memory::read(path).unwrap_or_default();
-                if let Err(e) = crate::platform::browser::download(&name, &bytes) {
+                if let Err(e) = downloads::download(&entries[i - first].path) {
                     show_failure(ui, "CANNOT DOWNLOAD", &Failure::Runtime(e, None)).await;
                 }
             }

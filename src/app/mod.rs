@@ -427,16 +427,13 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
 pub(super) fn finish(finished: Finished) -> Result<Summary, Failure> {
     let Finished { driver, outcome } = finished;
     let mut summary = Summary::of_driver(&driver);
-    // In the browser `--record NAME` means "save it to my downloads".
-    #[cfg(target_arch = "wasm32")]
+    // A replay the player named (not one kept in the default folder) is
+    // theirs: in the browser that means "save it to my downloads".
     if let Some(replay) = summary.replay.as_deref().map(std::path::Path::new)
         && !replay.starts_with(crate::replay::DEFAULT_DIR)
+        && let Err(e) = crate::platform::downloads::download(replay)
     {
-        let name = replay.file_name().unwrap_or_default().to_string_lossy();
-        let bytes = crate::platform::files::memory::read(replay).unwrap_or_default();
-        if let Err(e) = crate::platform::browser::download(&name, &bytes) {
-            tracing::warn!("{e}");
-        }
+        tracing::warn!("{e}");
     }
     let error = match outcome {
         Outcome::Completed | Outcome::Left => return Ok(summary),

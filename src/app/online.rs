@@ -2,8 +2,6 @@
 //! the signaling server, connecting, and the online match.
 
 #[cfg(not(target_arch = "wasm32"))]
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-#[cfg(not(target_arch = "wasm32"))]
 use std::task::Poll;
 use web_time::Duration;
 
@@ -22,15 +20,12 @@ use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::net::signaling::DEFAULT_PORT;
 use crate::net::signaling::{SeatToken, browser_link, check_server_url};
 use crate::net::{Connection, PlayerConnector};
+use crate::platform::net::{self as platform, NoLocalServer};
 use crate::platform::records::Store;
 use crate::platform::tasks::{MaybeSend, NetRuntime};
 use twinstar_netcode::tickets;
-#[cfg(not(target_arch = "wasm32"))]
-use twinstar_signaling::WebClient;
 
 use crate::session::{Driver, OnlineOptions};
 use crate::session::{Match, Pacing};
@@ -133,28 +128,11 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
     })
 }
 
-/// The signaling server to use: `--server`, or in the browser the server
-/// that served the page; and whether a browser can play there (yes).
-#[cfg(target_arch = "wasm32")]
-fn signaling_server(
-    _role: Role,
-    net: &NetArgs,
-    _runtime: &NetRuntime,
-) -> Result<(String, bool), Failure> {
-    match &net.server {
-        Some(url) => Ok(url.trim_end_matches('/').to_string()),
-        None => crate::platform::browser::page_server().ok_or_else(|| {
-            Failure::BadInput("this page has no server address; pass --server".into())
-        }),
-    }
-    .map(|url| (url, true))
-}
-
-/// The signaling server to use: `--server`, or for a host without one the
-/// local default, started in-process when nothing answers there; and
+/// The signaling server to use: `--server`, else the one built in, else
+/// the platform's local one (this machine's, started in-process for a
+/// host when nothing answers there; the page's own in the browser); and
 /// whether a browser can play there (false only for a server started here
 /// without a web client; of another, we cannot know and assume it can).
-#[cfg(not(target_arch = "wasm32"))]
 fn signaling_server(
     role: Role,
     net: &NetArgs,
@@ -166,38 +144,12 @@ fn signaling_server(
     if let Some(url) = super::servers::built_in_server()? {
         return Ok((url, true));
     }
-    let local = SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT));
-    let default_url = format!("ws://{local}");
-    if role != Role::Host || TcpStream::connect_timeout(&local, Duration::from_millis(300)).is_ok()
-    {
-        if role == Role::Host {
-            eprintln!(
-                "twinstar: using the signaling server running on this machine; the other player passes --server ws://{}:{DEFAULT_PORT}",
-                twinstar_signaling::cli::lan_address()
-            );
+    platform::local_server(role == Role::Host, runtime).map_err(|e| match e {
+        NoLocalServer::Unnamed => {
+            Failure::BadInput("this page has no server address; pass --server".into())
         }
-        return Ok((default_url, true));
-    }
-    let bind_addr = SocketAddr::from((Ipv4Addr::UNSPECIFIED, DEFAULT_PORT));
-    let web = WebClient::find_default();
-    let browsers = web.is_some();
-    let server = {
-        let _guard = runtime.tokio().enter();
-        twinstar_signaling::bind(bind_addr, web).map_err(|e| {
-            Failure::Runtime(
-                format!(
-                    "no signaling server answers at {default_url} and starting one failed: {e}"
-                ),
-                None,
-            )
-        })?
-    };
-    runtime.tokio().spawn(server.serve(std::future::pending()));
-    eprintln!(
-        "twinstar: started a signaling server on port {DEFAULT_PORT}; the other player passes --server ws://{}:{DEFAULT_PORT}",
-        twinstar_signaling::cli::lan_address()
-    );
-    Ok((default_url, browsers))
+        NoLocalServer::StartFailed(why) => Failure::Runtime(why, None),
+    })
 }
 
 /// A connection on its way and how the match will run once it is made:
@@ -251,11 +203,7 @@ pub(super) fn start_online(
         }
         _ => signaling_server(plan.role, net, &runtime)?,
     };
-    let share_server = match server.strip_prefix("ws://127.0.0.1:") {
-        #[cfg(not(target_arch = "wasm32"))]
-        Some(port) => format!("ws://{}:{port}", twinstar_signaling::cli::lan_address()),
-        _ => server.clone(),
-    };
+    let share_server = platform::shared_url(&server);
     let delay = match net.input_delay {
         Some(delay) => delay,
         None => settings.delay(),
@@ -350,13 +298,7 @@ fn quick_round_trip(role: Role, server: &str) -> Option<u32> {
     if role != Role::Quick {
         return None;
     }
-    #[cfg(not(target_arch = "wasm32"))]
-    return crate::net::signaling::native_client::round_trip_ms(server);
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = server;
-        None
-    }
+    platform::round_trip_ms(server)
 }
 
 /// How an online match in a window ended.

@@ -1,17 +1,13 @@
 //! The Rooms screen: the public rooms of this build's version on the
 //! player's server (`GET /rooms`), refreshed every 2 s, waiting rooms to
 //! join and live matches to watch, with Host and Quick match below. The
-//! list comes from a background thread natively and from the page's
-//! script in the browser (web/index.html polls while the screen asks).
+//! list arrives through [`RoomsFeed`] (a thread natively, the page's
+//! script in the browser).
 
 use crate::frontend::menu::{Picked, choose_live};
 use crate::frontend::window::Ui;
 use crate::net::signaling::{RoomStatus, RoomsPage};
-
-/// How often the list is asked for again (the page's script uses the
-/// same 2 s).
-#[cfg(not(target_arch = "wasm32"))]
-const REFRESH: web_time::Duration = web_time::Duration::from_secs(2);
+use crate::platform::rooms::RoomsFeed;
 
 /// What the player picked on the Rooms screen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,7 +63,8 @@ fn rows(
 
 /// Shows the Rooms screen until the player picks something or goes back.
 pub(super) async fn rooms_screen(ui: &mut Ui, server: &str) -> RoomPick {
-    let mut feed = Feed::start(server);
+    let version = crate::net::protocol::version_tag(&crate::net::GAME);
+    let mut feed = RoomsFeed::start(server, version);
     let mut latest: Option<Result<RoomsPage, String>> = None;
     let mut shown = Vec::new();
     let mut listed = None;
@@ -98,78 +95,6 @@ pub(super) async fn rooms_screen(ui: &mut Ui, server: &str) -> RoomPick {
             .get(i)
             .map_or(RoomPick::Back, |(_, pick)| pick.clone()),
         _ => RoomPick::Back,
-    }
-}
-
-/// The list as it arrives: a thread that asks every [`REFRESH`] natively
-/// (ended when the feed is dropped), the page's script in the browser.
-struct Feed {
-    #[cfg(not(target_arch = "wasm32"))]
-    answers: std::sync::mpsc::Receiver<Result<RoomsPage, String>>,
-    #[cfg(not(target_arch = "wasm32"))]
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    #[cfg(target_arch = "wasm32")]
-    last: Option<String>,
-}
-
-impl Feed {
-    #[cfg(not(target_arch = "wasm32"))]
-    fn start(server: &str) -> Feed {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let (tx, answers) = std::sync::mpsc::channel();
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let (server, stopped) = (server.to_owned(), stop.clone());
-        let version = crate::net::protocol::version_tag(&crate::net::GAME);
-        std::thread::spawn(move || {
-            while !stopped.load(Ordering::Relaxed) {
-                let answer = crate::net::signaling::native_client::fetch_rooms(&server, &version);
-                if tx.send(answer).is_err() {
-                    return;
-                }
-                std::thread::sleep(REFRESH);
-            }
-        });
-        Feed { answers, stop }
-    }
-
-    #[cfg(not(target_arch = "wasm32"))]
-    fn poll(&mut self) -> Option<Result<RoomsPage, String>> {
-        self.answers.try_iter().last()
-    }
-
-    /// The page polls `GET /rooms` while this says it is wanted (see
-    /// web/index.html); another server's list is not the page's to ask.
-    #[cfg(target_arch = "wasm32")]
-    fn start(server: &str) -> Feed {
-        use crate::platform::browser;
-        let own = browser::page_server().as_deref() == Some(server.trim_end_matches('/'));
-        if own {
-            let query = format!(
-                "version={}",
-                crate::net::protocol::version_tag(&crate::net::GAME)
-            );
-            browser::publish("twinstarRoomsQuery", &query);
-        }
-        Feed { last: None }
-    }
-
-    #[cfg(target_arch = "wasm32")]
-    fn poll(&mut self) -> Option<Result<RoomsPage, String>> {
-        use crate::platform::browser;
-        browser::publish("twinstarRoomsWanted", &js_sys::Date::now().to_string());
-        let text = browser::read_text("twinstarRooms")?;
-        if self.last.as_deref() == Some(text.as_str()) {
-            return None;
-        }
-        self.last = Some(text.clone());
-        Some(serde_json::from_str(&text).map_err(|_| text))
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Drop for Feed {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

@@ -10,25 +10,18 @@
 //! offers at `GET /ice` (STUN, and TURN with a credential minted for this
 //! client), else public STUN.
 
-#[cfg(not(target_arch = "wasm32"))]
 use super::Failure;
 use crate::net::ice::IceServers;
-#[cfg(not(target_arch = "wasm32"))]
 use crate::net::signaling::check_server_url;
+use crate::platform::net as platform;
 
-/// The server this binary was built for, if any (native: the page has its
-/// own origin).
-#[cfg(not(target_arch = "wasm32"))]
-const BUILT_IN_SERVER: Option<&str> = option_env!("TWINSTAR_DEFAULT_SERVER");
-
-/// The built-in server, checked (a build with a typo fails at first use,
-/// with the variable named).
-#[cfg(not(target_arch = "wasm32"))]
+/// The server this binary was built for, checked (a build with a typo
+/// fails at first use, with the variable named); none in the browser,
+/// whose page has its own origin.
 pub(super) fn built_in_server() -> Result<Option<String>, Failure> {
-    built_in(BUILT_IN_SERVER)
+    built_in(platform::built_in_server())
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 fn built_in(value: Option<&str>) -> Result<Option<String>, Failure> {
     match value.map(str::trim).filter(|s| !s.is_empty()) {
         None => Ok(None),
@@ -51,7 +44,7 @@ pub(super) fn ice_servers(
     if IceServers::flags_given(stun, turn) {
         return flags;
     }
-    match offered(server) {
+    match platform::ice_offer(server) {
         Ok(Some(offer)) => match offer.into_servers() {
             Ok(servers) => {
                 tracing::info!(
@@ -71,31 +64,6 @@ pub(super) fn ice_servers(
         Err(e) => {
             tracing::info!("no ICE servers from the server ({e}); using public STUN");
             flags
-        }
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn offered(server: &str) -> Result<Option<crate::net::ice::IceOffer>, String> {
-    crate::net::signaling::native_client::fetch_ice_offer(server)
-}
-
-/// The page fetched its server's offer when it loaded (web/index.html);
-/// another server's is not ours to ask from a page.
-#[cfg(target_arch = "wasm32")]
-fn offered(server: &str) -> Result<Option<crate::net::ice::IceOffer>, String> {
-    use crate::platform::browser;
-    if browser::page_server().as_deref() != Some(server.trim_end_matches('/')) {
-        return Ok(None);
-    }
-    let Some(text) = browser::page_ice_text() else {
-        return Ok(None);
-    };
-    match crate::net::ice::IceOffer::parse(&text) {
-        Ok(offer) => Ok(Some(offer)),
-        Err(e) => {
-            tracing::warn!("unreadable ICE offer from the page: {e}");
-            Ok(None)
         }
     }
 }

@@ -13,8 +13,6 @@ use crate::frontend::window::{self, MatchOptions, Ui, Waiting};
 use crate::net::connect::{BackgroundConnect, Connector};
 use crate::net::ice::IceServers;
 use crate::net::room_code::RoomCode;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::net::signaling::DEFAULT_PORT;
 use crate::net::signaling::check_server_url;
 use crate::net::watch::WatchOptions;
 use crate::net::{SpectatorConnector, WatchConnection};
@@ -78,18 +76,13 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
     })
 }
 
-/// Natively the server this binary was built for, else the one on this
-/// machine; the page's own server in the browser.
+/// The server this binary was built for, else the platform's default (this
+/// machine natively, the page's own server in the browser; only a page
+/// that does not say has none).
 fn default_server() -> Result<String, Failure> {
-    #[cfg(target_arch = "wasm32")]
-    {
-        crate::platform::browser::page_server().ok_or_else(|| {
-            Failure::BadInput("this page has no server address; pass --server".into())
-        })
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    Ok(super::servers::built_in_server()?
-        .unwrap_or_else(|| format!("ws://127.0.0.1:{DEFAULT_PORT}")))
+    super::servers::built_in_server()?
+        .or_else(crate::platform::net::default_server)
+        .ok_or_else(|| Failure::BadInput("this page has no server address; pass --server".into()))
 }
 
 /// The driver of the watched match, recording if asked.

@@ -6,6 +6,8 @@
 //! - [`console`]: where a command's words go when `twinstar.exe` was
 //!   double-clicked (a message box) or started from a terminal (attached
 //!   to it); nothing to do elsewhere.
+//! - [`downloads`]: the player's own files in and out of the page (file
+//!   picker, downloads); nothing to do natively, where files are on disk.
 //! - [`files`]: files the user names (replays, settings), read with
 //!   bounds; in the browser an in-memory store for the page's lifetime.
 //! - [`records`]: small records the game keeps between runs (rejoin
@@ -14,6 +16,12 @@
 //!   storage (settings, rejoin tickets), downloads, the file picker, the
 //!   server that served the page and the ICE offer it fetched.
 //!
+//! - [`net`]: what a client asks its signaling server outside a match
+//!   (ICE offer, round trip) and which server it falls back on; natively
+//!   asked here (and a host's LAN server started in-process), in the
+//!   browser the page's answers.
+//! - [`rooms`]: the public rooms' list, from a thread natively and from
+//!   the page's script in the browser.
 //! - [`screen`]: the screen's safe area (a phone's notch) and the touch
 //!   layout published for test tools; nothing natively.
 //! - [`panics`]: a dependency's panics on its own threads (matchbox's
@@ -31,11 +39,14 @@
 pub mod browser;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod console;
+pub mod downloads;
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;
 // The netcode's: it routes matchbox's panics; the audio thread's go the same way.
 pub use twinstar_netcode::panics;
+pub mod net;
 pub mod records;
+pub mod rooms;
 pub mod screen;
 // The netcode's: matchbox's loop and the connector run there.
 pub use twinstar_netcode::tasks;
