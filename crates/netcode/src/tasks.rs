@@ -146,7 +146,10 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 fn quiet_matchbox_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        super::panics::route_panics_from("matchbox_socket", |info| {
+        // The path of its sources: crates/matchbox-socket/ here, the
+        // package twinstar-matchbox-socket-VERSION/ for a dependent (the
+        // library's name, matchbox_socket, is in neither).
+        super::panics::route_panics_from("matchbox-socket", |info| {
             tracing::debug!("matchbox's message loop panicked: {info}")
         })
     });
