@@ -61,13 +61,14 @@ for profile in "$target"/debug "$target"/release; do
         "$profile"/deps/libmatchbox_socket-* "$profile"/deps/matchbox_socket-*
 done
 
-# The libraries and Pong, each built from its package.
+# Every crate packaged (the game's package needs the others': cargo
+# resolves it against them, so it cannot be packaged alone), then the
+# libraries and Pong each built from its package. The game is not built
+# from its package here: that compiled the whole game a second time, half
+# of this script's 10 minutes in a fresh target dir, for a package nobody
+# downloads (publish = false; the tests' build is the same sources under
+# the same manifest). `cargo package --workspace --locked` builds it too,
+# and passed by hand.
+cargo package --workspace --locked --no-verify
 cargo package --workspace --locked --exclude twinstar
-# The game is packaged but not built from its package here: verifying it
-# compiled the whole game a second time, half of this script's 10 minutes
-# in a fresh target dir, for a package nobody downloads (publish = false;
-# the tests' build is the same sources under the same manifest).
-# `cargo package --workspace --locked` verifies it too; it passed when the
-# game's `include` was set.
-cargo package --locked -p twinstar --no-verify
 echo "check-packages: $(ls "${CARGO_TARGET_DIR:-target}"/package/*.crate | wc -l) packages; all but the game built from their packages" >&2
