@@ -23,17 +23,23 @@ use crate::session::simulation::Simulation;
 /// partner itself, since the loop stops with the page's frames).
 #[derive(Default)]
 pub(super) struct OwnStops {
-    /// When the last poll ended: the next one measures our stall from it.
-    poll_ended: Option<Instant>,
+    /// When the last poll began: the next one measures our stall from it,
+    /// so a stop that lands inside a poll counts too. Measured from the
+    /// last poll's end, such a stop went unnoticed (a CI run: "host did
+    /// not notice its stop", the stop between a poll's start and its end).
+    poll_started: Option<Instant>,
     /// The page's going to the background is armed to tell the partner.
     away_armed: bool,
 }
 
 impl OwnStops {
-    /// How long this side did not poll, up to `now`.
-    fn stalled(&self, now: Instant) -> Duration {
-        self.poll_ended
-            .map_or(Duration::ZERO, |t| now.saturating_duration_since(t))
+    /// How long since the last poll began, for the poll beginning `now`.
+    fn stalled(&mut self, now: Instant) -> Duration {
+        let stalled = self
+            .poll_started
+            .map_or(Duration::ZERO, |t| now.saturating_duration_since(t));
+        self.poll_started = Some(now);
+        stalled
     }
 
     /// While the match may pause (`can`), the page going to the
@@ -75,7 +81,6 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
                 });
         let can = self.machine.can_go_away();
         (self.stops).arm_away(can, &self.wire.control, self.ggrs.peer);
-        self.stops.poll_ended = Some(Instant::now());
         polled
     }
 
@@ -191,5 +196,24 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             self.wire.control.peer_changed(peer, state);
         }
         self.wire.control.take_events()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stop_inside_a_poll_counts_as_a_stall() {
+        let mut stops = OwnStops::default();
+        let start = Instant::now();
+        assert_eq!(stops.stalled(start), Duration::ZERO);
+        // That poll was stopped for 5 s before it ended; the next one
+        // began a millisecond after it ended.
+        let next = start + Duration::from_secs(5) + Duration::from_millis(1);
+        assert!(stops.stalled(next) >= Duration::from_secs(5));
+        // Polls a millisecond apart stall nobody.
+        let after = next + Duration::from_millis(1);
+        assert_eq!(stops.stalled(after), Duration::from_millis(1));
     }
 }
