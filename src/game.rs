@@ -19,7 +19,6 @@ impl Game<PLAYERS> for Twinstar {
         version: env!("CARGO_PKG_VERSION"),
         sim_version: SIM_VERSION,
         fps: FPS,
-        players: PLAYERS,
         presets: &PRESET_NAMES,
     };
     type Input = Input;

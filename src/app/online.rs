@@ -511,12 +511,11 @@ fn start_match(
     run: &RunArgs,
     keys: KeyMap,
 ) -> Result<(Driver, [InputSource; 2], Option<tickets::Held>), Failure> {
-    let agreement = connection.agreement.clone();
-    let player = agreement.local_handle as u8 + 1;
-    if let (Some(code), Some(history)) = (&connection.room, &connection.history) {
+    let agreement = connection.agreement().clone();
+    let player = connection.local_player() + 1;
+    if let (Some(code), Some(frames)) = (connection.room(), connection.catching_up()) {
         eprintln!(
-            "twinstar: rejoined the match in room {code} as player {player}; catching up on {} frames",
-            history.frames
+            "twinstar: rejoined the match in room {code} as player {player}; catching up on {frames} frames"
         );
     }
     let ticket = connection.hold_ticket(std::sync::Arc::new(Store));

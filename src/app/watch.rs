@@ -91,7 +91,7 @@ pub(super) fn start_driver(
     run: &RunArgs,
     spectator: SpectatorOptions,
 ) -> Result<Driver, Failure> {
-    let seed = connection.seed;
+    let seed = connection.seed();
     let mut driver =
         Driver::watch(connection, spectator).map_err(|e| Failure::Runtime(e.to_string(), None))?;
     if let Some(path) = record_path(run, "watch", seed) {

@@ -16,7 +16,7 @@ use web_time::{Duration, Instant};
 use macroquad::prelude::*;
 
 use super::assets::{Align, BitmapFont};
-use crate::session::{FeltLatency, FrameReport, MAX_PREDICTION, NetStatus};
+use crate::session::{FeltLatency, FrameReport, MAX_PREDICTION, NetStatus, OnlineState};
 
 const GRAPH_FRAMES: usize = 240;
 
@@ -175,41 +175,48 @@ impl NetGraph {
 pub fn draw_alerts(font: &BitmapFont, status: Option<&NetStatus>) {
     let Some(s) = status else { return };
     let (cx, y) = (screen_width() / 2.0, screen_height() - 90.0);
-    if s.interrupted {
-        let left = s.gives_up_in.map_or(0, |d| d.as_secs_f32().ceil() as u64);
-        let (title, detail) = if s.peer_away {
-            (
-                format!(
-                    "P{}'S GAME IS IN THE BACKGROUND - {left} s LEFT",
-                    s.peer_player
-                ),
-                "the match is paused until it comes back (Esc leaves)".to_string(),
-            )
-        } else if s.reconnecting {
-            (
-                format!("RECONNECTING TO P{} - {left} s LEFT", s.peer_player),
-                "opening a new connection through the server (Esc leaves)".to_string(),
-            )
-        } else if s.awaiting_rejoin {
-            (
-                format!("RECONNECTING TO P{} - {left} s LEFT", s.peer_player),
-                format!(
-                    "waiting up to {} s for it to come back (by itself, or with the room code after a crash) (Esc leaves)",
-                    s.reconnect_window.as_secs()
-                ),
-            )
-        } else {
-            (
-                format!("CONNECTION TO P{} INTERRUPTED", s.peer_player),
-                format!(
-                    "waiting up to {} s for it to come back: {left} s left (Esc leaves)",
-                    s.reconnect_window.as_secs()
-                ),
-            )
-        };
-        font.draw_shadowed(&title, cx, y, 3.0, RED, Align::Center);
-        font.draw_shadowed(&detail, cx, y + 36.0, 2.0, WHITE, Align::Center);
-    } else if !s.synchronized {
-        font.draw_shadowed("synchronizing...", cx, y + 30.0, 3.0, YELLOW, Align::Center);
-    }
+    let left = |d: &Duration| d.as_secs_f32().ceil() as u64;
+    let window = s.reconnect_window.as_secs();
+    let (title, detail) = match &s.state {
+        OnlineState::Playing => return,
+        OnlineState::Synchronizing => {
+            font.draw_shadowed("synchronizing...", cx, y + 30.0, 3.0, YELLOW, Align::Center);
+            return;
+        }
+        OnlineState::PeerAway { gives_up_in } => (
+            format!(
+                "P{}'S GAME IS IN THE BACKGROUND - {} s LEFT",
+                s.peer_player,
+                left(gives_up_in)
+            ),
+            "the match is paused until it comes back (Esc leaves)".to_string(),
+        ),
+        OnlineState::Reconnecting { gives_up_in } => (
+            format!(
+                "RECONNECTING TO P{} - {} s LEFT",
+                s.peer_player,
+                left(gives_up_in)
+            ),
+            "opening a new connection through the server (Esc leaves)".to_string(),
+        ),
+        OnlineState::AwaitingRejoin { gives_up_in } => (
+            format!(
+                "RECONNECTING TO P{} - {} s LEFT",
+                s.peer_player,
+                left(gives_up_in)
+            ),
+            format!(
+                "waiting up to {window} s for it to come back (by itself, or with the room code after a crash) (Esc leaves)"
+            ),
+        ),
+        OnlineState::Interrupted { gives_up_in } => (
+            format!("CONNECTION TO P{} INTERRUPTED", s.peer_player),
+            format!(
+                "waiting up to {window} s for it to come back: {} s left (Esc leaves)",
+                left(gives_up_in)
+            ),
+        ),
+    };
+    font.draw_shadowed(&title, cx, y, 3.0, RED, Align::Center);
+    font.draw_shadowed(&detail, cx, y + 36.0, 2.0, WHITE, Align::Center);
 }

@@ -8,8 +8,8 @@ mod summary;
 pub use summary::Summary;
 pub use twinstar_netcode::session::{
     CHECK_DISTANCES, ChatError, ChatLine, FeltLatency, GgrsConfig, MAX_PREDICTION, MatchSummary,
-    Mode, NetStatus, Next, OnlineOptions, Outcome, Pacer, Pacing, SessionError, SpectatorOptions,
-    WatchControl, WatchStatus, chat, desync,
+    Mode, NetStatus, Next, OnlineOptions, OnlineState, Outcome, Pacer, Pacing, SessionError,
+    SpectatorOptions, WatchControl, WatchStatus, chat, desync,
 };
 
 use crate::game::Twinstar;

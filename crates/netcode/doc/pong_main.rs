@@ -1,11 +1,8 @@
 
 // ---- Running it: everything below is the netcode's. ----
 
-use twinstar_netcode::net::connect::{ConnectOptions, Connector, PlayerSeat, block_on};
-use twinstar_netcode::net::handshake::Role;
-use twinstar_netcode::net::RoomCode;
+use twinstar_netcode::connect::{ConnectOptions, Connector, NetRuntime, PlayerSeat, Role, RoomCode, block_on};
 use twinstar_netcode::session::{Driver, DriverOptions, Match, Mode, Next, OnlineOptions, Pacing};
-use twinstar_netcode::tasks::NetRuntime;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A synctest: every frame rolled back two frames and re-simulated, each

@@ -7,7 +7,10 @@ use std::fmt::Debug;
 
 use crate::{Frame, GameInfo, GameInput};
 
-/// A deterministic game of `N` players. The rules of determinism are the
+/// A deterministic game of `N` players: the count is the game's type, and
+/// only what works for it compiles. Local play, synctest and replays take
+/// any `N`; an online match and watching one take two
+/// ([`Driver::online`](crate::session::Driver::online)). The rules of determinism are the
 /// game's to keep: `step` must give the same state for the same state and
 /// inputs on every machine (no floats that differ between targets, no
 /// clocks, no I/O, no randomness but from the state).
@@ -83,3 +86,7 @@ pub struct FieldDiff {
     pub a: String,
     pub b: String,
 }
+
+/// The most players a match may have: bounds what a peer's message may
+/// claim before any allocation (GGRS itself carries any number).
+pub const MAX_PLAYERS: usize = 8;

@@ -4,23 +4,30 @@
 //! chat, natively and in the browser.
 //!
 //! The crate knows no game. A game names itself with a [`GameInfo`] (its
-//! name and version, its simulation's version, its frame rate, its players
-//! and the rule presets a host may pick), checked at the handshake so two
+//! name and version, its simulation's version, its frame rate and the rule
+//! presets a host may pick), checked at the handshake so two
 //! builds that would desync never play; its input is any plain-old-data
 //! type, the only thing on the wire besides the crate's own messages.
 //!
-//! - [`net`]: everything between two peers — connecting by room code
-//!   ([`net::connect`]), the handshake and room machines (no I/O), the
-//!   control protocol, the GGRS socket, the link simulator, catch-ups;
-//! - [`tasks`]: where background work runs (threads natively, the page's
-//!   event loop in the browser);
-//! - [`input_runs`]: the run-length layout of a game's inputs that replays
-//!   and catch-ups share;
-//! - [`checksum`]: a state checksum's text form.
+//! What a game uses:
+//!
+//! - the crate root: the [`Game`] trait and what it names ([`GameInfo`],
+//!   [`GameInput`], [`Frame`], [`FieldDiff`]), and a checksum's text form
+//!   ([`hex_checksum`]);
+//! - [`connect`]: from a room code to a connection, for a player or a
+//!   spectator, polled so a window can draw progress;
 //! - [`session`]: a match of a [`Game`] under GGRS: synctest, local play,
-//!   online against a peer (pause, reconnect, rejoin), watching; the match
-//!   lifecycle; chat; desync reports.
-//! - [`replay`]: input logs of any game that re-simulate bit for bit.
+//!   online against a peer (pause, reconnect, rejoin, chat), watching; the
+//!   match lifecycle and its summary;
+//! - [`replay`]: input logs of any game that re-simulate bit for bit;
+//! - [`tickets`]: where a player's rejoin tickets are kept between runs.
+//!
+//! The parts inside (the handshake and room machines, the control
+//! protocol, the GGRS socket, the link simulator, catch-ups, the background
+//! tasks) are public only with the `internals` feature, which twinstar's own
+//! frontends, tests and fuzz targets use; they have no semver promise.
+//! `public-api.txt` beside this crate's manifest lists the API, and the
+//! test command checks it.
 //!
 //! # A whole game on the netcode
 //!
@@ -36,27 +43,50 @@
 
 #![doc = concat!("```\n", include_str!("../doc/pong.rs"), include_str!("../doc/pong_main.rs"), "```")]
 
-pub mod checksum;
-pub mod game;
-pub mod input_runs;
+/// Declares the crate's inner modules: public with the `internals`
+/// feature, private (to the crate) without it. Twinstar's own frontends,
+/// tests and fuzz targets reach into them; a game needs only what the crate
+/// root, [`connect`], [`session`], [`replay`] and [`tickets`] export, and
+/// nothing inside has a semver promise. Without the feature some of their
+/// items serve only those frontends, hence `dead_code` allowed there (with
+/// the feature every such item is public, which no lint checks either).
+macro_rules! inner_modules {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "internals")]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        #[allow(dead_code, unused_imports)]
+        mod $name;
+    )*};
+}
+
+/// `pub use` with the `internals` feature, `pub(crate) use` without: the
+/// inner items a public module also offers twinstar's frontends.
+macro_rules! inner_use {
+    ($($tree:tt)*) => {
+        #[cfg(feature = "internals")]
+        pub use $($tree)*;
+        #[cfg(not(feature = "internals"))]
+        #[allow(unused_imports)]
+        pub(crate) use $($tree)*;
+    };
+}
+
+inner_modules!(checksum, game, input_runs, net, panics, tasks, visibility);
 mod names;
-pub mod net;
-pub mod panics;
+
+pub mod connect;
 pub mod replay;
 pub mod session;
-pub mod tasks;
 pub mod tickets;
-pub mod visibility;
 
-pub use checksum::{BadChecksum, hex_checksum, parse_hex_checksum};
-pub use game::Game;
+pub use checksum::hex_checksum;
+inner_use!(checksum::{BadChecksum, parse_hex_checksum});
+pub use game::{FieldDiff, Game};
+inner_use!(game::MAX_PLAYERS);
 
 /// A frame number: 0 is the first simulated frame.
 pub type Frame = u32;
-
-/// The most players a match may have: bounds what a peer's message may
-/// claim before any allocation (GGRS itself carries any number).
-pub const MAX_PLAYERS: usize = 8;
 
 /// What one player's input on one frame may be: plain old data (sent as
 /// its bytes, saved by copy), comparable (GGRS predicts "the same as last
@@ -79,8 +109,6 @@ pub struct GameInfo {
     pub sim_version: u32,
     /// Simulated frames a second: turns milliseconds into frames of delay.
     pub fps: u32,
-    /// Players in a match, at most [`MAX_PLAYERS`].
-    pub players: usize,
     /// The rule presets a host may pick, by name (the first is the
     /// default); the handshake refuses any other.
     pub presets: &'static [&'static str],
@@ -128,7 +156,6 @@ pub(crate) mod test_game {
             version: "0.1.0",
             sim_version: 1,
             fps: 60,
-            players: 2,
             presets: &["default", "stress"],
         };
         type Input = u8;

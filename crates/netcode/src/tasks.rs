@@ -43,8 +43,8 @@ impl NetRuntime {
     }
 
     /// The tokio runtime (native only: the in-process signaling server
-    /// runs on it too).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// runs on it too). With `internals` only: no tokio type in the API.
+    #[cfg(all(not(target_arch = "wasm32"), feature = "internals"))]
     pub fn tokio(&self) -> &tokio::runtime::Runtime {
         &self.tokio
     }
@@ -209,7 +209,7 @@ mod tests {
     fn a_loop_that_panics_ends_with_its_message() {
         let runtime = NetRuntime::new().unwrap();
         let mut handle = LoopHandle {
-            handle: Some(runtime.tokio().spawn(async {
+            handle: Some(runtime.tokio.spawn(async {
                 refuse().unwrap();
                 Ok(())
             })),
@@ -240,7 +240,7 @@ mod tests {
         let runtime = NetRuntime::new().unwrap();
         let (closed_tx, closed_rx) = std::sync::mpsc::channel::<()>();
         let mut handle = LoopHandle {
-            handle: Some(runtime.tokio().spawn(async move {
+            handle: Some(runtime.tokio.spawn(async move {
                 drop(closed_tx);
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                 refuse().unwrap();

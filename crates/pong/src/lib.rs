@@ -61,7 +61,6 @@ impl Game<2> for Pong {
         version: env!("CARGO_PKG_VERSION"),
         sim_version: 1,
         fps: 60,
-        players: 2,
         presets: &["default", "fast"],
     };
     type Input = u8;
@@ -177,7 +176,7 @@ impl Game<2> for Pong {
         bytemuck::try_pod_read_unaligned(bytes).ok()
     }
 
-    fn diff(a: &State, b: &State) -> Vec<twinstar_netcode::game::FieldDiff> {
+    fn diff(a: &State, b: &State) -> Vec<twinstar_netcode::FieldDiff> {
         let fields: [(&str, String, String); 7] = [
             ("frame", format!("{}", a.frame), format!("{}", b.frame)),
             ("score", format!("{:?}", a.score), format!("{:?}", b.score)),
@@ -196,7 +195,7 @@ impl Game<2> for Pong {
             ),
         ];
         (fields.into_iter().filter(|(_, x, y)| x != y))
-            .map(|(path, a, b)| twinstar_netcode::game::FieldDiff {
+            .map(|(path, a, b)| twinstar_netcode::FieldDiff {
                 path: path.into(),
                 a,
                 b,

@@ -8,17 +8,15 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use pong::{Pong, bot};
-use twinstar_netcode::net::RoomCode;
-use twinstar_netcode::net::connect::{ConnectOptions, Connector, PlayerSeat, block_on};
-use twinstar_netcode::net::handshake::Role;
-use twinstar_netcode::net::link_sim::{LinkConfig, Outage};
-use twinstar_netcode::net::watch::{SpectatorSeat, WatchOptions};
+use twinstar_netcode::connect::{
+    ConnectOptions, Connector, LinkConfig, NetRuntime, Outage, PlayerSeat, Role, RoomCode,
+    SpectatorSeat, WatchOptions, block_on,
+};
 use twinstar_netcode::replay;
 use twinstar_netcode::session::{
     Driver, DriverOptions, Finished, Match, MatchSummary, Mode, Next, OnlineOptions, Outcome,
     Pacing, SpectatorOptions,
 };
-use twinstar_netcode::tasks::NetRuntime;
 use twinstar_netcode::tickets::{DirRecords, Records};
 use twinstar_netcode::{Game, hex_checksum};
 
@@ -211,13 +209,10 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
                 Failure::Run(e.to_string())
             }
         })?;
-    if let Some(history) = &connection.history {
-        eprintln!(
-            "pong: rejoined room {room}; catching up on {} frames",
-            history.frames
-        );
+    if let Some(frames) = connection.catching_up() {
+        eprintln!("pong: rejoined room {room}; catching up on {frames} frames");
     }
-    let local = connection.agreement.local_handle;
+    let local = connection.local_player();
     let _ticket = connection.hold_ticket(store);
     let online = OnlineOptions {
         reconnect_window: std::time::Duration::from_secs(net.reconnect_window),
@@ -236,7 +231,7 @@ fn watch(args: WatchArgs) -> Result<Report, Failure> {
     let runtime = NetRuntime::new().map_err(|e| Failure::Run(e.to_string()))?;
     let connection = block_on(Connector::<SpectatorSeat<u8, 2>>::start(runtime, options))
         .map_err(|e| Failure::Run(e.to_string()))?;
-    let seed = connection.seed;
+    let seed = connection.seed();
     let mut driver = Driver::<Pong, 2>::watch(connection, SpectatorOptions::default())
         .map_err(|e| Failure::Run(e.to_string()))?;
     let run = RunArgs {

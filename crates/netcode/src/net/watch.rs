@@ -69,34 +69,51 @@ impl WatchOptions {
 /// players whose inputs are `I`).
 pub struct WatchConnection<I, const N: usize> {
     /// Runs the WebRTC message loop; must outlive the socket.
-    pub runtime: NetRuntime,
-    pub socket: WebRtcSocket,
-    pub message_loop: LoopHandle,
+    pub(crate) runtime: NetRuntime,
+    pub(crate) socket: WebRtcSocket,
+    pub(crate) message_loop: LoopHandle,
     /// The GGRS channel: unused by a spectator, kept open because the
     /// player's side of the connection has it.
-    pub ggrs_channel: WebRtcChannel,
-    pub control: ControlChannel,
-    pub peer: PeerId,
-    pub seed: u64,
+    pub(crate) ggrs_channel: WebRtcChannel,
+    pub(crate) control: ControlChannel,
+    pub(crate) peer: PeerId,
+    pub(crate) seed: u64,
     /// The match's rule preset, one of the game's.
-    pub preset: String,
+    pub(crate) preset: String,
     /// Frames in the match so far when the player answered.
-    pub so_far: Frame,
+    pub(crate) so_far: Frame,
     /// Our name in the room's chat, given by the player (`S1`, or the
     /// name we asked for, made unique).
-    pub name: String,
+    pub(crate) name: String,
     /// The players' names in the chat, player 1's first (as the streaming
     /// player sent them: checked by the spectator's chat).
-    pub players: Vec<String>,
+    pub(crate) players: Vec<String>,
     /// The match so far, as far as it came with the answer.
-    pub received: CatchUpReceiver<I, N>,
+    pub(crate) received: CatchUpReceiver<I, N>,
     /// Other messages that came with it (the chat so far, an early `Done`
     /// or `Bye`).
-    pub early: Vec<Spectating>,
-    pub started: Instant,
-    pub room: RoomCode,
-    pub server: String,
-    pub seat: SeatToken,
+    pub(crate) early: Vec<Spectating>,
+    pub(crate) started: Instant,
+    pub(crate) room: RoomCode,
+    pub(crate) server: String,
+    pub(crate) seat: SeatToken,
+}
+
+impl<I, const N: usize> WatchConnection<I, N> {
+    /// The match's seed, as the streaming player sent it.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The match's rule preset, one of the game's.
+    pub fn preset(&self) -> &str {
+        &self.preset
+    }
+
+    /// The room being watched.
+    pub fn room(&self) -> &RoomCode {
+        &self.room
+    }
 }
 
 /// A spectator's connector.

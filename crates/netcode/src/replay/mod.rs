@@ -12,13 +12,16 @@ mod reader;
 mod verify;
 mod writer;
 
-pub use format::{
-    CHECKSUM_INTERVAL, Chunk, EndRecord, EventKind, FORMAT_VERSION, Header, MAGIC, MAX_FILE_BYTES,
-    MAX_RECORD_BYTES, ReplayEvent,
-};
-pub use reader::{Cut, Replay, ReplayError, read, read_bytes};
+pub use format::Header;
+pub use reader::{Replay, ReplayError, read, read_bytes};
 pub use verify::{Verification, simulate_to, verify};
-pub use writer::Writer;
+
+inner_use!(format::{
+    CHECKSUM_INTERVAL, Chunk, EndRecord, EventKind, FORMAT_VERSION, MAGIC, MAX_FILE_BYTES,
+    MAX_RECORD_BYTES, ReplayEvent,
+});
+inner_use!(reader::Cut);
+inner_use!(writer::Writer);
 
 #[cfg(test)]
 mod tests {

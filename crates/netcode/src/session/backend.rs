@@ -114,6 +114,8 @@ pub(super) trait Backend<G: Game<N>, const N: usize> {
     }
 
     /// After a desync: both sides' evidence, as far as it came.
+    // Reached through `Driver::desync_forensics`, an `internals` method.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     fn desync_forensics(&self) -> Option<&Forensics<G, N>> {
         None
     }
@@ -151,10 +153,12 @@ pub(super) struct LocalBackend<G: Game<N>, const N: usize> {
 impl<G: Game<N>, const N: usize> LocalBackend<G, N> {
     pub(super) fn new(check_distance: usize) -> Result<Self, SessionError> {
         let session = SessionBuilder::<LocalConfig<G, N>>::new()
-            .with_num_players(N)?
+            .with_num_players(N)
+            .map_err(SessionError::ggrs)?
             .with_max_prediction_window(MAX_PREDICTION)
             .with_check_distance(check_distance)
-            .start_synctest_session()?;
+            .start_synctest_session()
+            .map_err(SessionError::ggrs)?;
         Ok(LocalBackend { session })
     }
 }
@@ -167,7 +171,9 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for LocalBackend<G, N> {
         log: &mut FrameLog<G::Input, N>,
     ) -> Result<FrameReport<G, N>, SessionError> {
         for (handle, input) in inputs.into_iter().enumerate() {
-            self.session.add_local_input(handle, input)?;
+            self.session
+                .add_local_input(handle, input)
+                .map_err(SessionError::ggrs)?;
         }
         let requests = match self.session.advance_frame() {
             Ok(requests) => requests,
@@ -178,7 +184,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for LocalBackend<G, N> {
                 let frame = mismatched_frames.first().copied().unwrap_or(0);
                 return Err(sim.ggrs_mismatch(frame));
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(SessionError::ggrs(e)),
         };
         let mut report = FrameReport::default();
         for request in requests {

@@ -69,7 +69,7 @@ pub struct ChatLine {
 impl ChatLine {
     /// The line as the players pass it on (to the partner and the
     /// spectators).
-    pub fn relayed(&self) -> Message {
+    pub(crate) fn relayed(&self) -> Message {
         Message::Relayed {
             from: self.from.clone(),
             frame: self.frame,

@@ -9,7 +9,7 @@ use super::online::OnlineBackend;
 use super::report::FrameReport;
 use super::simulation::Simulation;
 use super::spectator::{SpectatorBackend, SpectatorOptions};
-use super::{CHECK_DISTANCES, MatchSummary, NetStatus, OnlineOptions, SessionError, WatchStatus};
+use super::{MatchSummary, NetStatus, OnlineOptions, SessionError, WatchStatus};
 use crate::Game;
 use crate::net::connect::Connection;
 use crate::net::handshake::Role;
@@ -149,7 +149,7 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
     }
 
     /// Records every confirmed frame from now on (call before the first frame).
-    pub fn record_to(&mut self, writer: Writer<G::Input, N>) {
+    pub(crate) fn record_to(&mut self, writer: Writer<G::Input, N>) {
         self.log.record_to(writer);
     }
 
@@ -199,6 +199,7 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
     }
 
     /// After a desync online: both sides' evidence, as far as it came.
+    #[cfg(feature = "internals")]
     pub fn desync_forensics(&self) -> Option<&super::desync::Forensics<G, N>> {
         self.backend.desync_forensics()
     }
@@ -230,16 +231,18 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
     }
 }
 
-/// Matches with other machines.
-impl<G: Game<N>, const N: usize> Driver<G, N> {
+/// Matches with other machines: two players, the only count an online
+/// match supports (the handshake, the pause, chat and spectators hold two),
+/// so a game of any other count has no `online` or `watch` to call.
+impl<G: Game<2>> Driver<G, 2> {
     /// A match against the connected peer.
     pub fn online(
-        connection: Connection<G::Input, N>,
+        connection: Connection<G::Input, 2>,
         options: OnlineOptions,
     ) -> Result<Self, SessionError> {
         let driver_options = DriverOptions {
             seed: connection.agreement.seed,
-            config: agreed_rules::<G, N>(&connection.agreement.preset)?,
+            config: agreed_rules::<G, 2>(&connection.agreement.preset)?,
             mode: Mode::Online(connection.role),
             inject_desync_from: options.inject_desync_from,
         };
@@ -248,7 +251,7 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
             peers: vec![connection.peer.to_string()],
             input_delay: connection.agreement.input_delay,
         };
-        let backend = OnlineBackend::<G, N>::new(connection, options)?;
+        let backend = OnlineBackend::<G, 2>::new(connection, options)?;
         let mut driver = Self::with_backend(Box::new(backend), driver_options);
         driver.venue = venue;
         // What a player who rejoins is sent to catch up.
@@ -258,12 +261,12 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
 
     /// A match others play, streamed by one of them.
     pub fn watch(
-        connection: WatchConnection<G::Input, N>,
+        connection: WatchConnection<G::Input, 2>,
         spectator: SpectatorOptions,
     ) -> Result<Self, SessionError> {
         let options = DriverOptions {
             seed: connection.seed,
-            config: agreed_rules::<G, N>(&connection.preset)?,
+            config: agreed_rules::<G, 2>(&connection.preset)?,
             mode: Mode::Watch,
             inject_desync_from: None,
         };
@@ -272,7 +275,7 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
             peers: vec![connection.peer.to_string()],
             input_delay: 0,
         };
-        let backend = SpectatorBackend::<G, N>::new(connection, spectator)?;
+        let backend = SpectatorBackend::<G, 2>::new(connection, spectator)?;
         let mut driver = Self::with_backend(Box::new(backend), options);
         driver.venue = venue;
         Ok(driver)
@@ -284,3 +287,10 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
 fn agreed_rules<G: Game<N>, const N: usize>(preset: &str) -> Result<G::Config, SessionError> {
     G::preset(preset).ok_or_else(|| SessionError::Protocol(format!("unknown preset {preset}")))
 }
+
+/// GGRS's default prediction window; synctest check distances must be below it.
+pub const MAX_PREDICTION: usize = 8;
+
+/// Check distances that actually compare checksums in GGRS 0.13: a distance
+/// of 1 re-saves no frame, so it could never report a mismatch.
+pub const CHECK_DISTANCES: std::ops::RangeInclusive<usize> = 2..=(MAX_PREDICTION - 1);

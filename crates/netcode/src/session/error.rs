@@ -66,8 +66,10 @@ pub enum SessionError {
         theirs: u128,
     },
 
+    /// GGRS refused a request (its error as text: no ggrs type in this
+    /// crate's API).
     #[error("GGRS: {0}")]
-    Ggrs(#[from] ggrs::GgrsError),
+    Ggrs(String),
 
     #[error("GGRS asked to load frame {0}, which was never saved")]
     MissingState(Frame),
@@ -77,6 +79,11 @@ pub enum SessionError {
 }
 
 impl SessionError {
+    /// GGRS's error, as this crate reports it.
+    pub(crate) fn ggrs(error: ggrs::GgrsError) -> Self {
+        SessionError::Ggrs(error.to_string())
+    }
+
     /// What the other player is told when this ends our match (the
     /// reason of our `Bye`), so it stops at once instead of waiting out a
     /// reconnect window; it reads it as "the other player left the match

@@ -95,33 +95,53 @@ pub struct OnlineOptions {
     pub chat_flood_per_second: u32,
 }
 
-/// What the network overlay shows.
-#[derive(Clone, Debug, Default)]
+/// What a frontend shows of an online match: where it is with the other
+/// player ([`OnlineState`]) and the link's figures.
+#[derive(Clone, Debug)]
 pub struct NetStatus {
-    pub synchronized: bool,
+    /// Where the match is with the other player.
+    pub state: OnlineState,
+    /// The last measured round trip to the other player.
     pub ping_ms: Option<f64>,
+    /// Frames between a local input and the frame it plays on.
     pub input_delay: u32,
+    /// How far this side runs ahead of the other (GGRS's estimate).
     pub frames_ahead: i32,
-    pub interrupted: bool,
-    /// While interrupted: how long until the match ends unless packets
-    /// come back.
-    pub gives_up_in: Option<Duration>,
-    /// The whole wait (`--reconnect-window`, or 2 s).
+    /// The whole wait an interruption is given (`--reconnect-window`, or 2 s).
     pub reconnect_window: Duration,
     /// The other player's number (1 or 2).
     pub peer_player: u32,
+    /// The ICE path in use (`host`, `srflx`, `prflx`, `relay`), once known.
     pub connection: Option<&'static str>,
+    /// Bytes sent to and received from the other player.
     pub bytes_sent: u64,
+    /// See `bytes_sent`.
     pub bytes_received: u64,
+    /// Frames this side could not run for want of the other's inputs.
     pub stalled_frames: u64,
-    /// The connection to the peer was lost: the match waits for that
-    /// player to rejoin (until `gives_up_in` runs out).
-    pub awaiting_rejoin: bool,
-    /// This player is opening a fresh connection to the peer (`reconnect`).
-    pub reconnecting: bool,
-    /// The pause began with the peer saying its game went to the
-    /// background (`Away`).
-    pub peer_away: bool,
+}
+
+/// Where an online match is with the other player: one state at a time, in
+/// the order a frontend tells them (the waits carry the time left before
+/// the match ends unless the other player is back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnlineState {
+    /// GGRS is synchronizing with the other player: no frame has run yet.
+    Synchronizing,
+    /// Frames run.
+    Playing,
+    /// No packets from the other player: the match waits for them to come
+    /// back by themselves.
+    Interrupted { gives_up_in: Duration },
+    /// The other player's game went to the background (it said so): the
+    /// match waits for it to return.
+    PeerAway { gives_up_in: Duration },
+    /// This player is opening a fresh connection to the other through the
+    /// server.
+    Reconnecting { gives_up_in: Duration },
+    /// The connection to the other player was lost: the match waits for
+    /// them to rejoin (by themselves, or with the room code after a crash).
+    AwaitingRejoin { gives_up_in: Duration },
 }
 
 pub(super) struct OnlineBackend<G: Game<N>, const N: usize> {
@@ -246,7 +266,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
             return Ok(report);
         }
         let local_input = inputs[self.local];
-        self.ggrs.session.add_local_input(self.local, local_input)?;
+        self.ggrs.session.add_local_input(self.local, local_input).map_err(SessionError::ggrs)?;
         let requests = match self.ggrs.session.advance_frame() {
             Ok(requests) => requests,
             Err(GgrsError::PredictionThreshold) => {
@@ -258,7 +278,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
                 report.waiting = true;
                 return Ok(report);
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(SessionError::ggrs(e)),
         };
         for request in requests {
             sim.fulfil(request, log, &mut report)?;
@@ -336,23 +356,17 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
 
     fn net_status(&self) -> Option<NetStatus> {
         let stats = self.ggrs.stats.get();
-        let paused = self.machine.paused();
         Some(NetStatus {
-            synchronized: self.ggrs.running(),
+            state: self.online_state(Instant::now()),
             ping_ms: self.tuning.last_ping,
             input_delay: self.tuning.input_delay,
             frames_ahead: self.ggrs.session.frames_ahead(),
-            interrupted: self.machine.interrupted(),
-            gives_up_in: self.machine.gives_up_in(Instant::now()),
             reconnect_window: self.disconnect_timeout(),
             peer_player: self.remote() as u32 + 1,
             connection: self.path.kind,
             bytes_sent: stats.bytes_sent,
             bytes_received: stats.bytes_received,
             stalled_frames: self.tally.stalled_frames,
-            awaiting_rejoin: paused == Some(Paused::Keeping),
-            reconnecting: paused == Some(Paused::Knocking),
-            peer_away: self.machine.partner_away(),
         })
     }
 
@@ -462,6 +476,35 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
 }
 
 impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
+    fn online_state(&self, now: Instant) -> OnlineState {
+        online_state(
+            self.machine.gives_up_in(now),
+            self.machine.partner_away(),
+            self.machine.paused(),
+            self.ggrs.running(),
+        )
+    }
+}
+
+/// The one state a frontend shows, from the machine's: a wait first (why
+/// the match waits, with the time left), then synchronizing, then playing.
+fn online_state(
+    gives_up_in: Option<Duration>,
+    partner_away: bool,
+    paused: Option<Paused>,
+    running: bool,
+) -> OnlineState {
+    match (gives_up_in, paused) {
+        (Some(gives_up_in), _) if partner_away => OnlineState::PeerAway { gives_up_in },
+        (Some(gives_up_in), Some(Paused::Knocking)) => OnlineState::Reconnecting { gives_up_in },
+        (Some(gives_up_in), Some(Paused::Keeping)) => OnlineState::AwaitingRejoin { gives_up_in },
+        (Some(gives_up_in), None) => OnlineState::Interrupted { gives_up_in },
+        (None, _) if running => OnlineState::Playing,
+        (None, _) => OnlineState::Synchronizing,
+    }
+}
+
+impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     fn summarize(&self, summary: &mut MatchSummary) {
         let stats = self.ggrs.stats.get();
         summary.input_delay = self.tuning.input_delay;
@@ -498,5 +541,45 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             summary.rtt_ms,
             summary.rollback_frames as f64 / played_s,
         ));
+    }
+}
+
+#[cfg(test)]
+mod online_state_tests {
+    use super::*;
+
+    const LEFT: Duration = Duration::from_secs(3);
+
+    #[test]
+    fn a_wait_outranks_running_and_says_why() {
+        let state = |away, paused| online_state(Some(LEFT), away, paused, true);
+        let left = LEFT;
+        assert_eq!(state(false, None), OnlineState::Interrupted { gives_up_in: left });
+        assert_eq!(
+            state(false, Some(Paused::Keeping)),
+            OnlineState::AwaitingRejoin { gives_up_in: left }
+        );
+        assert_eq!(
+            state(false, Some(Paused::Knocking)),
+            OnlineState::Reconnecting { gives_up_in: left }
+        );
+        // The partner said it went away: that is the reason shown, whichever
+        // side keeps the match.
+        assert_eq!(
+            state(true, Some(Paused::Keeping)),
+            OnlineState::PeerAway { gives_up_in: left }
+        );
+    }
+
+    #[test]
+    fn without_a_wait_it_is_synchronizing_until_ggrs_runs() {
+        assert_eq!(online_state(None, false, None, false), OnlineState::Synchronizing);
+        assert_eq!(online_state(None, false, None, true), OnlineState::Playing);
+        // A pause the machine holds without a deadline shows as play: the
+        // banner needs the time left.
+        assert_eq!(
+            online_state(None, false, Some(Paused::Keeping), true),
+            OnlineState::Playing
+        );
     }
 }

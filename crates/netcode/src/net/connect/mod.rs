@@ -299,26 +299,52 @@ pub(crate) fn connection_kind(remote: CandidateType) -> &'static str {
 /// `N` players whose inputs are `I`).
 pub struct Connection<I, const N: usize> {
     /// Runs the WebRTC message loop; must outlive the socket.
-    pub runtime: NetRuntime,
-    pub socket: WebRtcSocket,
-    pub message_loop: LoopHandle,
-    pub ggrs_channel: WebRtcChannel,
-    pub control: ControlChannel,
-    pub peer: PeerId,
-    pub agreement: Agreement,
+    pub(crate) runtime: NetRuntime,
+    pub(crate) socket: WebRtcSocket,
+    pub(crate) message_loop: LoopHandle,
+    pub(crate) ggrs_channel: WebRtcChannel,
+    pub(crate) control: ControlChannel,
+    pub(crate) peer: PeerId,
+    pub(crate) agreement: Agreement,
     /// When each step of connecting ended (the summary's `connect_ms`
     /// counts from `times.started` to the first frame).
-    pub times: ConnectTimes,
-    pub room: Option<RoomCode>,
+    pub(crate) times: ConnectTimes,
+    pub(crate) room: Option<RoomCode>,
     /// The signaling server's URL (`ws://host:port`).
-    pub server: String,
-    pub role: Role,
-    pub link: LinkConfig,
-    pub link_seed: u64,
+    pub(crate) server: String,
+    pub(crate) role: Role,
+    pub(crate) link: LinkConfig,
+    pub(crate) link_seed: u64,
     /// Rejoining a paused match: the match so far, from the other player.
-    pub history: Option<History<I, N>>,
+    pub(crate) history: Option<History<I, N>>,
     /// What this connection was made with (a reconnect reuses it).
-    pub options: ConnectOptions,
+    pub(crate) options: ConnectOptions,
+}
+
+impl<I, const N: usize> Connection<I, N> {
+    /// This machine's player: 0 for the host's seat, 1 for the joiner's
+    /// (the index of its input in [`crate::Game::step`]).
+    pub fn local_player(&self) -> usize {
+        self.agreement.local_handle
+    }
+
+    /// The room the match was agreed in (`None` on a direct connection).
+    pub fn room(&self) -> Option<&RoomCode> {
+        self.room.as_ref()
+    }
+
+    /// Rejoining a paused match: how many of its frames this connection
+    /// brought from the other player, to be re-simulated before play
+    /// resumes. `None` for a new match.
+    pub fn catching_up(&self) -> Option<Frame> {
+        self.history.as_ref().map(|history| history.frames)
+    }
+
+    /// What the peers agreed: seats, delay, seed, rules, match id.
+    #[cfg(feature = "internals")]
+    pub fn agreement(&self) -> &Agreement {
+        &self.agreement
+    }
 }
 
 /// When each step of a player's connecting ended: the summary breaks its

@@ -330,7 +330,6 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
     }
 
     fn leaving_done(&mut self, link: &mut RoomLink, now: Instant) -> bool {
-        let players = self.options.game.players;
         let (Some(leaving), Some(socket), Some(control)) =
             (&mut self.leaving, link.socket_mut(), self.control.as_mut())
         else {
@@ -351,7 +350,7 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
                     control.peer_changed(peer, state);
                 }
                 drop(control.take_events());
-                control.room().connected_count() >= players
+                control.room().connected_count() >= N
                     && now.duration_since(*all_open_at.get_or_insert(now)) >= FAR_END_OPENING
             }
         }

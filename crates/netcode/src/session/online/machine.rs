@@ -410,6 +410,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
 
     /// While the peer is silent: whether, and how long until the match
     /// ends unless it is back.
+    #[cfg(test)]
     pub fn interrupted(&self) -> bool {
         self.interrupted.is_some()
     }

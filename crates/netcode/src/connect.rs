@@ -1,0 +1,32 @@
+//! Meeting the other player, or watching them: from a room code to a
+//! connection that [`crate::session::Driver`] turns into a match.
+//!
+//! A [`Connector`] does one attempt for a seat: a player's
+//! ([`PlayerSeat`], given [`ConnectOptions`]: the room, the server, the seed
+//! the host offers, rejoin tickets) or a spectator's ([`SpectatorSeat`],
+//! given [`WatchOptions`]). It is polled, never blocking, and reports its
+//! [`Status`], so a window can draw progress; [`block_on`] polls it to the
+//! end for a headless run, [`BackgroundConnect`] on a background task.
+//! What it yields, a [`Connection`] or a [`WatchConnection`], goes whole to
+//! [`Driver::online`](crate::session::Driver::online) or
+//! [`Driver::watch`](crate::session::Driver::watch).
+//!
+//! [`LinkConfig`] makes the link worse on purpose (delay, jitter, loss, an
+//! [`Outage`]) to test a game on a bad network; [`NetRuntime`] is where the
+//! connection's background work runs (threads natively, the page's event
+//! loop in the browser).
+
+pub use crate::net::connect::{
+    BackgroundConnect, ConnectError, ConnectOptions, Connection, Connector, FailedAttempt,
+    PlayerSeat, Stage, Status,
+};
+/// Natively only: the browser cannot block its page.
+#[cfg(not(target_arch = "wasm32"))]
+pub use crate::net::connect::block_on;
+pub use crate::net::delay::DelaySetting;
+pub use crate::net::handshake::Role;
+pub use crate::net::link_sim::{LinkConfig, Outage};
+pub use crate::net::signaling::PlayerName;
+pub use crate::net::watch::{SpectatorSeat, WatchConnection, WatchOptions};
+pub use crate::net::{RoomCode, RoomCodeError};
+pub use crate::tasks::NetRuntime;
