@@ -16,13 +16,13 @@
 //! connection's background work runs (threads natively, the page's event
 //! loop in the browser).
 
+/// Natively only: the browser cannot block its page.
+#[cfg(not(target_arch = "wasm32"))]
+pub use crate::net::connect::block_on;
 pub use crate::net::connect::{
     BackgroundConnect, ConnectError, ConnectOptions, Connection, Connector, FailedAttempt,
     PlayerSeat, Stage, Status,
 };
-/// Natively only: the browser cannot block its page.
-#[cfg(not(target_arch = "wasm32"))]
-pub use crate::net::connect::block_on;
 pub use crate::net::delay::DelaySetting;
 pub use crate::net::handshake::Role;
 pub use crate::net::link_sim::{LinkConfig, Outage};

@@ -83,7 +83,9 @@ pub trait Game<const N: usize>: 'static {
 pub struct FieldDiff {
     /// Where, e.g. `enemies[3] (id 17).pos`.
     pub path: String,
+    /// What the first state has there.
     pub a: String,
+    /// What the second state has there.
     pub b: String,
 }
 

@@ -41,6 +41,7 @@
 //! game writes none of it.
 //!
 
+#![cfg_attr(not(feature = "internals"), deny(missing_docs))]
 #![doc = concat!("```\n", include_str!("../doc/pong.rs"), include_str!("../doc/pong_main.rs"), "```")]
 
 /// Declares the crate's inner modules: public with the `internals`

@@ -28,6 +28,7 @@ pub struct NetRuntime {
 }
 
 impl NetRuntime {
+    /// A runtime for the connection's background work (threads natively; the page's event loop in the browser).
     pub fn new() -> std::io::Result<NetRuntime> {
         #[cfg(not(target_arch = "wasm32"))]
         {

@@ -43,7 +43,9 @@ pub struct LinkConfig {
 /// The path is cut `after` the first packet, for `length`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outage {
+    /// How long after the first packet the path is cut.
     pub after: Duration,
+    /// How long it stays cut.
     pub length: Duration,
 }
 

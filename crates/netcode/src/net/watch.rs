@@ -28,13 +28,16 @@ use crate::{Frame, GameInfo, GameInput};
 /// "Reliable is not reliable at the very start").
 pub(crate) const WATCH_RESEND: Duration = Duration::from_millis(500);
 
+/// What a spectator's connection attempt asks for ([`WatchOptions::new`] fills the defaults).
 #[derive(Clone, Debug)]
 pub struct WatchOptions {
     /// The game watched: the player checks it against its own.
     pub game: GameInfo,
     /// `ws://host:port`, without a room path.
     pub server: String,
+    /// The room to watch.
     pub room: RoomCode,
+    /// STUN and TURN servers for ICE: none by default, as for a player.
     pub ice: IceServers,
     /// Give up when no player streams to us by then.
     pub timeout: Duration,

@@ -49,18 +49,27 @@ pub struct Header {
     /// before the netcode became a library, which were all twinstar's.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub game: String,
+    /// The version of the game that recorded it.
     pub game_version: String,
+    /// The mode it was recorded in: `synctest`, `local`, or online by role
+    /// (`host`, `join`, `quick`).
     pub mode: String,
+    /// The match's seed.
     pub seed: u64,
     /// Preset name, or "custom".
     pub preset: String,
     /// The exact bytes of the game's config, hex: the rules, whatever the
     /// preset table says in a later build.
     pub config_hex: String,
+    /// Players in the match.
     pub players: u32,
+    /// The input delay the match was played with, in frames.
     pub input_delay: u32,
+    /// When the match started, in milliseconds since the Unix epoch.
     pub start_unix_ms: u64,
+    /// The room code, for an online match.
     pub room: Option<String>,
+    /// The peers' ids in the room, for an online match.
     pub peers: Vec<String>,
     /// The players' names in the match (player 1's first), when they gave
     /// any: a replay shows who played. Absent in older replays.
@@ -82,6 +91,7 @@ impl Header {
         };
     }
 
+    /// The players' names, player 1's first (`P1`, `P2` where none was recorded).
     pub fn player_names<const N: usize>(&self) -> [String; N] {
         use crate::names::{player_name, valid_name};
         match <&[String; N]>::try_from(self.names.as_slice()) {

@@ -9,29 +9,61 @@ use twinstar_files::{ReadError, read_limited};
 
 use crate::{Frame, Game, GameInfo};
 
+/// Why a replay file could not be read: one line, never a panic.
 #[derive(Debug, Error)]
 pub enum ReplayError {
     /// Missing, unreadable, not a regular file, or over `MAX_FILE_BYTES`.
     #[error("{0}")]
     File(#[from] ReadError),
+    /// The file is empty.
     #[error("the file is empty")]
     Empty,
+    /// The file does not start like a replay.
     #[error("not a twinstar replay (bad magic bytes)")]
     BadMagic,
+    /// A format version this build cannot read.
     #[error("replay format version {found}; this build reads version {FORMAT_VERSION}")]
-    FormatVersion { found: u16 },
+    FormatVersion {
+        /// The file's format version.
+        found: u16,
+    },
     #[error(
         "replay made by simulation version {found}; this build is version {ours} and would not reproduce it"
     )]
-    SimVersion { found: u32, ours: u32 },
+    /// Recorded by another version of the simulation: it would not re-simulate.
+    SimVersion {
+        /// The simulation version that recorded the file.
+        found: u32,
+        /// This build's.
+        ours: u32,
+    },
     #[error(
         "record at byte {offset} claims {len} bytes (limit {MAX_RECORD_BYTES}): corrupt length"
     )]
-    RecordTooLarge { offset: usize, len: u32 },
+    /// A record longer than the format allows.
+    RecordTooLarge {
+        /// Where the record starts in the file.
+        offset: usize,
+        /// The length it claims.
+        len: u32,
+    },
+    /// A record whose check does not match its bytes.
     #[error("record at byte {offset} (after frame {frame}) is corrupt: checksum mismatch")]
-    Corrupt { offset: usize, frame: Frame },
+    Corrupt {
+        /// Where the record starts in the file.
+        offset: usize,
+        /// The frames read before it.
+        frame: Frame,
+    },
+    /// A record that does not decode.
     #[error("record at byte {offset}: {what}")]
-    Malformed { offset: usize, what: String },
+    Malformed {
+        /// Where the record starts in the file.
+        offset: usize,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// No header record.
     #[error("the file ends before its header record")]
     NoHeader,
 }
@@ -59,19 +91,25 @@ impl std::fmt::Display for Cut {
     }
 }
 
+/// A replay as read: the header, every confirmed input, the recorded checksums and events, and how it ended.
 #[derive(Clone, Debug)]
 pub struct Replay<I, const N: usize> {
+    /// Who played what, where and how.
     pub header: Header,
     /// Inputs of frames 1..=len (index i leads from state i to state i+1).
     pub inputs: Vec<[I; N]>,
     /// (frame, checksum of the state at that frame), in frame order.
     pub checksums: Vec<(u32, u128)>,
+    /// Chat lines and other events, by frame.
     pub events: Vec<ReplayEvent>,
+    /// The end record, if the match ended cleanly.
     pub end: Option<EndRecord>,
+    /// Where the file was cut short, if it was (a crash): everything before is kept.
     pub cut: Option<Cut>,
 }
 
 impl<I, const N: usize> Replay<I, N> {
+    /// Frames recorded.
     pub fn frames(&self) -> Frame {
         self.inputs.len() as u32
     }

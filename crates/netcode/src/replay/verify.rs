@@ -3,6 +3,7 @@
 use super::reader::Replay;
 use crate::{Frame, Game};
 
+/// What a replay re-simulated to: the final state and whether every recorded checksum matched.
 #[derive(Debug)]
 pub struct Verification<S> {
     /// Frames re-simulated.

@@ -62,7 +62,9 @@ pub struct ChatLine {
     /// Frames recorded when the line was sent or received (the replay
     /// event's frame); on a spectator, the streaming player's.
     pub frame: Frame,
+    /// Who said it (a player's or spectator's name).
     pub from: String,
+    /// What was said.
     pub text: String,
 }
 
@@ -139,16 +141,25 @@ pub(crate) fn same_name(a: &str, b: &str) -> bool {
 /// Why a line was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ChatError {
+    /// An empty line.
     #[error("nothing to send")]
     Empty,
+    /// Longer than the limit, in characters.
     #[error("too long: {chars} characters, at most {MAX_CHARS}")]
-    TooLong { chars: usize },
+    TooLong {
+        /// The line's length in characters.
+        chars: usize,
+    },
+    /// A character that cannot be shown.
     #[error("{0:?} is not printable text")]
     NotPrintable(char),
+    /// Too many lines too fast.
     #[error("too fast: at most {BURST} lines at once, then one a second")]
     RateLimited,
+    /// No one to read it: a local or synctest match.
     #[error("chat needs another player (local and synctest matches have no one to talk to)")]
     NoPeer,
+    /// A name that is not allowed in the chat.
     #[error("the sender's name is not a chat name")]
     BadName,
 }

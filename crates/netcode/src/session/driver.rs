@@ -17,10 +17,14 @@ use crate::net::watch::WatchConnection;
 use crate::replay::{Header, Writer};
 use crate::{Frame, hex_checksum};
 
+/// What a match runs under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Every frame is rolled back `check_distance` frames and re-simulated.
-    SyncTest { check_distance: usize },
+    SyncTest {
+        /// How far back each frame is rolled: one of 2 to 7.
+        check_distance: usize,
+    },
     /// Both players on this machine; no rollback.
     Local,
     /// Against a peer over the network (`host`, `join`, quick match).
@@ -44,8 +48,11 @@ impl Mode {
 /// How a match starts; `C` is the game's config (its rules).
 #[derive(Clone, Debug)]
 pub struct DriverOptions<C> {
+    /// The seed the game starts from.
     pub seed: u64,
+    /// The game's rules.
     pub config: C,
+    /// What the match runs under.
     pub mode: Mode,
     /// Debug aid: from this frame on, each simulation of a frame perturbs the
     /// world differently, as a non-deterministic bug would. Synctest must
@@ -112,6 +119,7 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
         self.sim.world()
     }
 
+    /// What the driver was made with.
     pub fn options(&self) -> &DriverOptions<G::Config> {
         &self.options
     }
@@ -134,6 +142,7 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
         self.backend.poll(&mut self.sim, &mut self.log)
     }
 
+    /// An online match's state and link figures, for a frontend (`None` offline).
     pub fn net_status(&self) -> Option<NetStatus> {
         self.backend.net_status()
     }

@@ -2,6 +2,7 @@ use thiserror::Error;
 
 use crate::{Frame, hex_checksum};
 
+/// Why a match stopped: what went wrong, in one line.
 #[derive(Debug, Error)]
 pub enum SessionError {
     /// Re-simulating a frame gave other bits than simulating it the first
@@ -12,14 +13,20 @@ pub enum SessionError {
         resimulated = hex_checksum(*resimulated)
     )]
     Mismatch {
+        /// The frame simulated twice.
         frame: Frame,
+        /// Its checksum the first time.
         first: u128,
+        /// Its checksum re-simulated.
         resimulated: u128,
     },
 
     /// GGRS's own synctest check fired before ours; it reports frames only.
     #[error("synctest mismatch at frame {frame} (reported by GGRS, which gives no checksums)")]
-    GgrsMismatch { frame: Frame },
+    GgrsMismatch {
+        /// The frame GGRS reported.
+        frame: Frame,
+    },
 
     /// Both peers simulated the same confirmed frame to different states.
     #[error(
@@ -28,8 +35,11 @@ pub enum SessionError {
         theirs = hex_checksum(*theirs)
     )]
     Desync {
+        /// The frame compared.
         frame: Frame,
+        /// Our checksum there.
         ours: u128,
+        /// The other side's.
         theirs: u128,
     },
 
@@ -48,8 +58,11 @@ pub enum SessionError {
         theirs = hex_checksum(*theirs)
     )]
     CatchUp {
+        /// The frame compared.
         frame: Frame,
+        /// Our checksum there.
         ours: u128,
+        /// The other side's.
         theirs: u128,
     },
 
@@ -61,8 +74,11 @@ pub enum SessionError {
         theirs = hex_checksum(*theirs)
     )]
     OutOfSync {
+        /// The frame compared.
         frame: Frame,
+        /// Our checksum there.
         ours: u128,
+        /// The other side's.
         theirs: u128,
     },
 
@@ -71,9 +87,11 @@ pub enum SessionError {
     #[error("GGRS: {0}")]
     Ggrs(String),
 
+    /// GGRS asked to load a frame that was never saved.
     #[error("GGRS asked to load frame {0}, which was never saved")]
     MissingState(Frame),
 
+    /// GGRS asked for a frame before the first.
     #[error("GGRS asked for frame {0}, which does not exist")]
     NegativeFrame(i32),
 }

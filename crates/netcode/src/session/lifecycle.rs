@@ -70,7 +70,9 @@ pub enum Outcome {
 
 /// A finished match: its driver (for the summary) and how it ended.
 pub struct Finished<G: Game<N>, const N: usize> {
+    /// The driver, with the final state and the summary.
     pub driver: Driver<G, N>,
+    /// How the match ended.
     pub outcome: Outcome,
 }
 
@@ -106,6 +108,7 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
         }
     }
 
+    /// The driver: the state to draw, status, summary.
     pub fn driver(&self) -> &Driver<G, N> {
         &self.driver
     }

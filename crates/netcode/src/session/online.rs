@@ -76,6 +76,7 @@ const DESYNC_STATE_WAIT: Duration = Duration::from_secs(2);
 /// docs/nat-testbed.md, "A browser's own network cut").
 const REPLACE_UNANSWERED: bool = !cfg!(target_arch = "wasm32");
 
+/// How an online match behaves: the delay, the reconnect window, test aids.
 #[derive(Clone, Debug, Default)]
 pub struct OnlineOptions {
     /// `--input-delay`: auto retunes, fixed never changes.
@@ -132,16 +133,28 @@ pub enum OnlineState {
     Playing,
     /// No packets from the other player: the match waits for them to come
     /// back by themselves.
-    Interrupted { gives_up_in: Duration },
+    Interrupted {
+        /// Time left before the match ends.
+        gives_up_in: Duration,
+    },
     /// The other player's game went to the background (it said so): the
     /// match waits for it to return.
-    PeerAway { gives_up_in: Duration },
+    PeerAway {
+        /// Time left before the match ends.
+        gives_up_in: Duration,
+    },
     /// This player is opening a fresh connection to the other through the
     /// server.
-    Reconnecting { gives_up_in: Duration },
+    Reconnecting {
+        /// Time left before the match ends.
+        gives_up_in: Duration,
+    },
     /// The connection to the other player was lost: the match waits for
     /// them to rejoin (by themselves, or with the room code after a crash).
-    AwaitingRejoin { gives_up_in: Duration },
+    AwaitingRejoin {
+        /// Time left before the match ends.
+        gives_up_in: Duration,
+    },
 }
 
 pub(super) struct OnlineBackend<G: Game<N>, const N: usize> {

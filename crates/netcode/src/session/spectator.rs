@@ -61,11 +61,13 @@ const CATCH_UP_ABOVE: usize = 24;
 /// live").
 #[derive(Clone, Debug)]
 pub struct WatchStatus {
+    /// The room being watched.
     pub room: String,
     /// Frames received but not shown yet, in seconds.
     pub behind_s: f64,
     /// The match ended (Done or Bye arrived): the rest plays out.
     pub ended: bool,
+    /// The viewer paused the stream.
     pub paused: bool,
     /// Following live (not held back by a pause since).
     pub live: bool,

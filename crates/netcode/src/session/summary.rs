@@ -60,6 +60,8 @@ impl ConnectBreakdown {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatchSummary {
+    /// `synctest`, `local`, online by role (`host`, `join`, `quick`),
+    /// `watch` or `replay`.
     pub mode: String,
     /// Frames simulated (confirmed) in this run.
     pub frames: u32,
@@ -67,18 +69,29 @@ pub struct MatchSummary {
     pub checksum_frame: u32,
     /// XXH3-128 of the world state at `checksum_frame`, 32 hex digits.
     pub checksum: String,
+    /// Checksums that differed between the peers (online).
     pub desyncs: u32,
+    /// Checksums that differed on re-simulation (synctest).
     pub mismatches: u32,
     /// Frames simulated again after a rollback (synctest's forced ones included).
     pub rollback_frames: u64,
+    /// The input delay, in frames (online).
     pub input_delay: u32,
+    /// The mean round trip to the other player, in milliseconds (online).
     pub rtt_ms: Option<f64>,
+    /// Bytes sent to the other player.
     pub bytes_sent: u64,
+    /// Bytes received from the other player.
     pub bytes_received: u64,
+    /// The ICE path: `local`, `host`, `srflx`, `prflx` or `relay`.
     pub connection: String,
+    /// The replay file written, if any.
     pub replay: Option<String>,
+    /// The match's seed.
     pub seed: u64,
+    /// The rule preset played.
     pub preset: String,
+    /// The synctest check distance, in synctest.
     pub check_distance: Option<usize>,
     // Online only (absent from local runs' JSON).
     /// Milliseconds from starting to connect to the first frame.
@@ -93,6 +106,7 @@ pub struct MatchSummary {
     /// RTT measured by the handshake probe; `rtt_ms` is the latest in-match one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handshake_rtt_ms: Option<f64>,
+    /// The jitter of the round trips, in milliseconds (online).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jitter_ms: Option<f64>,
     /// Percent of the other peer's input messages lost on the way here
@@ -100,15 +114,19 @@ pub struct MatchSummary {
     /// length of a run of them (1: every loss alone).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loss_pct: Option<f64>,
+    /// The mean length of a run of lost input messages (with `loss_pct`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loss_burst: Option<f64>,
     /// Frames GGRS refused to advance because the peer was too far behind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stalled_frames: Option<u64>,
+    /// How often the input delay changed mid-match (online).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delay_changes: Option<u32>,
+    /// GGRS packets sent (online).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub packets_sent: Option<u64>,
+    /// GGRS packets received (online).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub packets_received: Option<u64>,
     /// Datagrams on the GGRS channel that did not decode (dropped).
@@ -186,6 +204,7 @@ pub struct MatchSummary {
 }
 
 impl MatchSummary {
+    /// Records the frontend's drawing time per frame: its mean and 99th percentile, in milliseconds.
     pub fn set_draw_ms(&mut self, mean: f64, p99: f64) {
         self.draw_ms_mean = Some(rounded(mean, 3));
         self.draw_ms_p99 = Some(rounded(p99, 3));

@@ -112,6 +112,7 @@ impl fmt::Display for FailedAttempt {
     }
 }
 
+/// What a player's connection attempt asks for ([`ConnectOptions::new`] fills the usual defaults).
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
     /// The game played: checked at the handshake.
@@ -120,15 +121,22 @@ pub struct ConnectOptions {
     pub server: String,
     /// `None`: quick match.
     pub room: Option<RoomCode>,
+    /// Host, join or quick match: decides who is player 1.
     pub role: Role,
+    /// STUN and TURN servers for ICE: none by default (host candidates:
+    /// enough on a LAN or loopback; twinstar fills in the server's `GET /ice`).
     pub ice: IceServers,
     /// Give up when no match is agreed by then.
     pub timeout: Duration,
+    /// The seed this side offers: the match plays player 1's.
     pub seed: u64,
+    /// The rule preset offered, one of [`GameInfo::presets`](crate::GameInfo::presets).
     pub preset: String,
+    /// How the input delay is chosen: measured (the default), fixed, or by table.
     pub delay: DelaySetting,
     /// Simulated bad link on this peer's sends (pass-through by default).
     pub link: LinkConfig,
+    /// Seeds the simulated link's randomness (loss, jitter), so a bad link replays.
     pub link_seed: u64,
     /// Debug aid for tests: claim another protocol version.
     pub protocol_skew: u32,
@@ -148,6 +156,7 @@ pub struct ConnectOptions {
     /// measured round trip to the server; the server prefers partners
     /// close in both.
     pub level: Option<u32>,
+    /// Quick match: this player's round trip to the server, in milliseconds.
     pub rtt_ms: Option<u32>,
 }
 
@@ -213,42 +222,78 @@ pub fn block_on<S: Seat>(mut connector: Connector<S>) -> Result<S::Connection, C
     }
 }
 
+/// Why a connection attempt ended without a match: each says what the player can do.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
+    /// The signaling server refused us (full room, bad code, version, ...).
     #[error(transparent)]
     Join(#[from] JoinError),
+    /// The handshake failed (another version of the game, other rules, ...).
     #[error(transparent)]
     Handshake(#[from] HandshakeError),
+    /// The signaling server did not answer in time.
     #[error("could not reach the signaling server at {server} within {secs} s")]
-    SignalingTimeout { server: String, secs: u64 },
+    SignalingTimeout {
+        /// The server's URL.
+        server: String,
+        /// Seconds waited.
+        secs: u64,
+    },
     #[error(
         "no connection to another player in {room} after {secs} s: nobody joined, or there is no direct network path between you (behind strict NATs, pass a relay with --turn)"
     )]
-    NoPeer { room: String, secs: u64 },
+    /// Nobody reachable joined the room in time.
+    NoPeer {
+        /// The room code.
+        room: String,
+        /// Seconds waited.
+        secs: u64,
+    },
     #[error(
         "nobody in {room} after {secs} s: the match you left there is no longer waiting for you (its reconnect window ended, or the other player left)"
     )]
-    NothingToRejoin { room: String, secs: u64 },
+    /// The match this player tried to rejoin is no longer waiting.
+    NothingToRejoin {
+        /// The room code.
+        room: String,
+        /// Seconds waited.
+        secs: u64,
+    },
     #[error(
         "a match is already running in {room}; ask the host for a new room code, or wait until that match ends"
     )]
-    MatchRunning { room: String },
+    /// The room already holds a running match.
+    MatchRunning {
+        /// The room code.
+        room: String,
+    },
+    /// The other player went silent during the handshake.
     #[error("the other player stopped answering during the latency probe")]
     HandshakeTimeout,
+    /// The other player left before the match was agreed.
     #[error("the other player left before the match started")]
     PeerLeft,
+    /// A rejoin's catch-up (the match so far) could not be received or read.
     #[error("could not catch up on the paused match: {0}")]
     CatchUp(#[from] CatchUpError),
+    /// No players to watch in the room in time.
     #[error("no match to watch in room {room} after {secs} s: both players must be in the room")]
-    NothingToWatch { room: String, secs: u64 },
+    NothingToWatch {
+        /// The room code.
+        room: String,
+        /// Seconds waited.
+        secs: u64,
+    },
     /// The streaming player cannot serve this spectator (another version).
     #[error("{0}")]
     WatchRefused(String),
+    /// The connection's background loop ended unexpectedly.
     #[error("the connection's event loop stopped unexpectedly")]
     LoopGone,
     /// The WebRTC stack failed inside matchbox's loop (which panics then).
     #[error("the WebRTC connection failed: {0}")]
     WebRtcFailed(String),
+    /// [`Connector`]'s owner cancelled the attempt.
     #[error("cancelled before the match started")]
     Cancelled,
 }
@@ -394,6 +439,7 @@ pub trait Seat: Sized {
 /// Where an attempt is, for a waiting screen or a log line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Status {
+    /// Where the attempt is.
     pub stage: Stage,
     /// Latency probes done (a player's handshake)...
     pub probes: u32,
@@ -474,14 +520,17 @@ impl<S: Seat> Connector<S> {
         }
     }
 
+    /// Where the attempt is, for a progress line.
     pub fn status(&self) -> Status {
         self.seat.status()
     }
 
+    /// The signaling server's URL.
     pub fn server(&self) -> &str {
         self.seat.server()
     }
 
+    /// The room, once known (a quick match learns it from the server).
     pub fn room(&self) -> Option<&RoomCode> {
         self.seat.room()
     }
@@ -616,6 +665,7 @@ pub struct BackgroundConnect<C> {
 }
 
 impl<C: MaybeSend + 'static> BackgroundConnect<C> {
+    /// Runs `connector` on a background task; [`BackgroundConnect::poll`] collects the result.
     pub fn spawn<S>(mut connector: Connector<S>) -> Self
     where
         S: Seat<Connection = C> + MaybeSend + 'static,
@@ -680,6 +730,7 @@ impl<C: MaybeSend + 'static> BackgroundConnect<C> {
         })
     }
 
+    /// The room, once known.
     pub fn room(&self) -> Option<&RoomCode> {
         self.room.as_ref()
     }

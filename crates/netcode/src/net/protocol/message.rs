@@ -34,8 +34,11 @@ pub fn version_tag(game: &GameInfo) -> crate::net::signaling::VersionTag {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// Opens a room and is player 1.
     Host,
+    /// Joins a room by its code and is player 2.
     Join,
+    /// Asks the server for any partner; the server decides who hosts.
     Quick,
 }
 
