@@ -51,6 +51,7 @@ mod connection;
 pub mod directory;
 mod limits;
 mod metrics;
+mod probes;
 mod registry;
 mod reply;
 mod reports;

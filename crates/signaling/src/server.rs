@@ -7,7 +7,9 @@
 //!   ([`connection`]), with small buffers and a liveness check;
 //! - `GET /ice`: the STUN/TURN servers to use, TURN credentials minted per
 //!   client ([`IcePolicy`]);
-//! - `GET /healthz`: 200 while serving, 503 while draining;
+//! - `GET /livez` (200 while the process serves, draining included),
+//!   `GET /readyz` (503 while draining) and `/healthz`, its deprecated
+//!   alias ([`probes`]);
 //! - `GET /metrics`: Prometheus' text format ([`Metrics`]).
 //!
 //! matchbox_signaling's own server builder is not used: it cannot set the
@@ -43,6 +45,7 @@ use crate::connection::{self, DEFAULT_IDLE_TIMEOUT};
 use crate::directory::{Directory, DirectoryError, merge};
 use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
 use crate::metrics::{Metrics, RefusalReason};
+use crate::probes;
 use crate::reply::plain;
 use crate::reports::ReportsFile;
 use crate::room_requests;
@@ -226,7 +229,10 @@ impl BoundServer {
             drain_timeout,
         } = self;
         let router = Router::new()
-            .route("/healthz", get(healthz))
+            .route("/livez", get(probes::livez))
+            .route("/readyz", get(probes::readyz))
+            // Deprecated: /readyz under its old name, for one release.
+            .route("/healthz", get(probes::readyz))
             .route("/metrics", get(metrics))
             .route(ICE_PATH, get(ice))
             .route(ROOMS_PATH, get(rooms))
@@ -277,7 +283,8 @@ impl BoundServer {
             result = &mut serving => return result.map_err(ServerError::Serve),
             () = shutdown => {}
         }
-        // The server keeps answering while it drains (healthz says 503).
+        // The server keeps answering while it drains (/readyz says 503,
+        // /livez 200).
         tokio::select! {
             result = &mut serving => return result.map_err(ServerError::Serve),
             () = drain(&shared, drain_timeout) => {}
@@ -355,14 +362,6 @@ async fn drain(shared: &Shared, timeout: Duration) {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     warn!("drain timeout: closing the remaining clients");
-}
-
-async fn healthz(State(shared): State<Shared>) -> Response {
-    if shared.draining.load(Ordering::SeqCst) {
-        plain(StatusCode::SERVICE_UNAVAILABLE, "draining\n")
-    } else {
-        plain(StatusCode::OK, "ok\n")
-    }
 }
 
 async fn metrics(State(shared): State<Shared>) -> Response {

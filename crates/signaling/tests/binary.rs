@@ -103,9 +103,16 @@ fn the_health_probe_says_whether_the_server_answers() {
     let up = run(&["health", "--port", &port]);
     assert_eq!(up.status.code(), Some(0), "{}", text(&up.stderr));
     assert!(
-        text(&up.stdout).contains("/healthz: ok"),
+        text(&up.stdout).contains("/livez: ok"),
         "{}",
         text(&up.stdout)
+    );
+    let ready = run(&["health", "--port", &port, "--ready"]);
+    assert_eq!(ready.status.code(), Some(0), "{}", text(&ready.stderr));
+    assert!(
+        text(&ready.stdout).contains("/readyz: ok"),
+        "{}",
+        text(&ready.stdout)
     );
     drop(server);
     // Nothing listens there any more: unhealthy, in one line.
