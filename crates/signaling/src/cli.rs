@@ -115,6 +115,41 @@ pub struct ServeArgs {
     /// after SECS.
     #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(0..=86400), help_heading = "Limits")]
     pub drain_timeout: u64,
+
+    /// Serve /metrics (plain HTTP, nothing else) on ADDR:PORT, or `off`.
+    /// The public port answers /metrics with 404 unless
+    /// --metrics-token-file is given [default: 127.0.0.1:9536; when that
+    /// port is taken, e.g. by a second server on the machine, the server
+    /// says so and runs without it]
+    #[arg(long, value_name = "ADDR:PORT|off", value_parser = parse_metrics_bind, help_heading = "Metrics")]
+    pub metrics_bind: Option<MetricsBind>,
+
+    /// Also serve /metrics on the public port, to requests that carry
+    /// `Authorization: Bearer TOKEN`, TOKEN being FILE's first line (at
+    /// least 16 characters); the metrics listener then asks for it too.
+    #[arg(long, value_name = "FILE", help_heading = "Metrics")]
+    pub metrics_token_file: Option<PathBuf>,
+}
+
+/// `--metrics-bind`: an address, or none at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricsBind {
+    At(SocketAddr),
+    Off,
+}
+
+/// The metrics listener when nothing is said: loopback, so only this
+/// machine (a Prometheus or an agent beside the server) reads it.
+pub const DEFAULT_METRICS_BIND: SocketAddr =
+    SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), crate::DEFAULT_METRICS_PORT);
+
+fn parse_metrics_bind(text: &str) -> Result<MetricsBind, String> {
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(MetricsBind::Off);
+    }
+    text.parse()
+        .map(MetricsBind::At)
+        .map_err(|_| format!("'{text}' is neither ADDR:PORT (e.g. 127.0.0.1:9536) nor off"))
 }
 
 /// Why the server did not start or stopped: bad options (exit 2) or a
@@ -139,17 +174,32 @@ impl ServeError {
 
 /// Runs the server until SIGTERM or Ctrl-C (and the drain after it).
 pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
-    let options = options(args)?;
+    let mut options = options(args)?;
     let has_web = options.web.is_some();
     let ice = options.ice.describe();
+    let token = options.metrics.token.is_some();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| ServeError::Runtime(format!("cannot start the network runtime: {e}")))?;
     runtime.block_on(async {
-        let server = crate::bind_with(args.bind, options).map_err(|e| match e {
+        let bound = match crate::bind_with(args.bind, options.clone()) {
+            // Only the default's port: a second server on the machine runs
+            // without metrics rather than not at all; an address the
+            // operator chose is theirs to fix.
+            Err(ServerError::MetricsBind { addr, error }) if args.metrics_bind.is_none() => {
+                eprintln!(
+                    "{PROGRAM}: no metrics listener: cannot bind {addr} ({error}); choose one with --metrics-bind ADDR:PORT, or --metrics-bind off"
+                );
+                options.metrics.bind = None;
+                crate::bind_with(args.bind, options)
+            }
+            bound => bound,
+        };
+        let server = bound.map_err(|e| match e {
             ServerError::Tls(e) => ServeError::BadInput(e.to_string()),
+            e @ ServerError::MetricsBind { .. } => ServeError::BadInput(e.to_string()),
             e => ServeError::BadInput(format!("{e} (address {})", args.bind)),
         })?;
         let addr = server.local_addr();
@@ -161,6 +211,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
         let url = format!("{}://{shown}", server.scheme());
         eprintln!("{PROGRAM}: signaling server on {url} (players pass --server {url}); Ctrl-C or SIGTERM drains and stops it");
         eprintln!("{PROGRAM}: {ice}");
+        eprintln!("{PROGRAM}: {}", describe_metrics(server.metrics_addr(), token));
         match browser_link(&url, None) {
             Some(page) if has_web => {
                 eprintln!("{PROGRAM}: web client at {page} (a room's link: {page}#K7Q-2XM)")
@@ -172,6 +223,21 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
             .await
             .map_err(|e| ServeError::Runtime(e.to_string()))
     })
+}
+
+/// Where the operator reads the metrics, in a start-up line.
+fn describe_metrics(at: Option<SocketAddr>, token: bool) -> String {
+    let public = if token {
+        "; also on the public port with the bearer token"
+    } else {
+        "; not on the public port"
+    };
+    match at {
+        Some(at) if token => format!("metrics on http://{at}/metrics (bearer token){public}"),
+        Some(at) => format!("metrics on http://{at}/metrics{public}"),
+        None if token => "metrics on the public port's /metrics, with the bearer token".into(),
+        None => "metrics served nowhere (--metrics-bind off)".into(),
+    }
 }
 
 /// This machine's address on its LAN, for the URL the other player types.
@@ -244,7 +310,29 @@ fn options(args: &ServeArgs) -> Result<ServeOptions, ServeError> {
         }),
         _ => None,
     };
+    let metrics = crate::MetricsAccess {
+        bind: match args.metrics_bind {
+            None => Some(DEFAULT_METRICS_BIND),
+            Some(MetricsBind::At(at)) => Some(at),
+            Some(MetricsBind::Off) => None,
+        },
+        token: match &args.metrics_token_file {
+            Some(path) => {
+                let bytes = twinstar_files::read_limited(path, 4096)
+                    .map_err(|e| bad(format!("cannot read the metrics token: {e}")))?;
+                let text = String::from_utf8(bytes).map_err(|_| {
+                    bad(format!(
+                        "the metrics token file {} is not text",
+                        path.display()
+                    ))
+                })?;
+                Some(crate::MetricsToken::new(&text).map_err(bad)?)
+            }
+            None => None,
+        },
+    };
     Ok(ServeOptions {
+        metrics,
         web,
         tls,
         ice,

@@ -7,7 +7,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
-use twinstar_signaling::{BoundServer, ServeOptions, ServerError, bind_with};
+use twinstar_signaling::{
+    BoundServer, MetricsAccess, MetricsToken, ServeOptions, ServerError, bind_with,
+};
 
 /// A server serving on a task until `stop` is sent, then draining.
 struct Serving {
@@ -109,4 +111,70 @@ async fn livez_stays_200_while_draining_and_readyz_turns_503() {
         .expect("the server exits once its rooms are empty")
         .unwrap()
         .unwrap();
+}
+
+/// A server with `metrics` access, serving until the test ends.
+fn serve_with(metrics: MetricsAccess) -> (Serving, Option<SocketAddr>) {
+    let mut options = ServeOptions::new(None);
+    options.metrics = metrics;
+    let server = bind_with(SocketAddr::from(([127, 0, 0, 1], 0)), options).unwrap();
+    let metrics_addr = server.metrics_addr();
+    (start(server), metrics_addr)
+}
+
+const LOOPBACK_ANY: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 0);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_are_served_on_their_own_listener_and_not_on_the_public_port() {
+    let (serving, at) = serve_with(MetricsAccess {
+        bind: Some(LOOPBACK_ANY),
+        token: None,
+    });
+    let at = at.expect("a metrics listener");
+    assert_ne!(at, serving.addr);
+    let (status, body) = get(serving.addr, "/metrics", &[]).await;
+    assert_eq!(status, 404, "{body}");
+    assert!(!body.contains("twinstar_"), "{body}");
+    let (status, text) = get(at, "/metrics", &[]).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(
+        twinstar_signaling::sample(&text, "twinstar_clients"),
+        Some(0.0),
+        "{text}"
+    );
+    // Only /metrics there: not the page, not the probes, not a room.
+    for path in ["/", "/livez", "/ice", "/K7Q2XM"] {
+        assert_eq!(get(at, path, &[]).await.0, 404, "{path}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bearer_token_opens_the_public_port_and_guards_both() {
+    let token = "tok-0123456789abcdef";
+    let (serving, at) = serve_with(MetricsAccess {
+        bind: Some(LOOPBACK_ANY),
+        token: Some(MetricsToken::new(token).unwrap()),
+    });
+    let bearer = format!("Bearer {token}");
+    for addr in [serving.addr, at.unwrap()] {
+        let (status, text) = get(addr, "/metrics", &[("Authorization", &bearer)]).await;
+        assert_eq!(status, 200, "{text}");
+        assert!(text.contains("# TYPE twinstar_clients gauge"), "{text}");
+        assert_eq!(get(addr, "/metrics", &[]).await.0, 401);
+        let wrong = get(
+            addr,
+            "/metrics",
+            &[("Authorization", "Bearer tok-0123456789abcdeX")],
+        )
+        .await;
+        assert_eq!(wrong.0, 401);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn by_default_the_library_serves_metrics_nowhere() {
+    let (serving, at) = serve_with(MetricsAccess::default());
+    assert_eq!(at, None);
+    assert_eq!(get(serving.addr, "/metrics", &[]).await.0, 404);
 }
