@@ -370,7 +370,12 @@ async fn match_quick(shared: Shared) {
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     loop {
         tick.tick().await;
-        let made = shared.rooms.lock().match_quick(Instant::now());
+        let made = {
+            let mut rooms = shared.rooms.lock();
+            let made = rooms.match_quick(Instant::now());
+            shared.metrics.observed_all(rooms.take_observed());
+            made
+        };
         if made > 0 {
             info!("quick match: paired {made} waiting pair(s)");
         }

@@ -147,6 +147,26 @@ async fn metrics_are_served_on_their_own_listener_and_not_on_the_public_port() {
     for path in ["/", "/livez", "/ice", "/K7Q2XM"] {
         assert_eq!(get(at, path, &[]).await.0, 404, "{path}");
     }
+    // A pair meets: the match is counted and its wait timed.
+    let _pair = [
+        player(serving.addr, "K7Q2XM"),
+        player(serving.addr, "K7Q2XM"),
+    ];
+    let asked = Instant::now();
+    loop {
+        let text = get(at, "/metrics", &[]).await.1;
+        let sample = |name| twinstar_signaling::sample(&text, name);
+        if sample("twinstar_time_to_pair_seconds_count") == Some(1.0) {
+            assert_eq!(
+                sample("twinstar_matches_started_total"),
+                Some(1.0),
+                "{text}"
+            );
+            break;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(5), "{text}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
