@@ -48,9 +48,11 @@
 
 pub mod cli;
 mod close;
+pub mod config_file;
 mod connection;
 pub mod directory;
 mod limits;
+pub mod logs;
 mod metrics;
 mod metrics_access;
 mod probes;

@@ -10,7 +10,6 @@
 //! 127.0.0.1, exit 0 when it answers 200.
 
 use std::ffi::OsString;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -45,14 +44,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "twinstar=info".into()),
-        )
-        .init();
+    // serve() installs the logger of --log-format itself (the game's
+    // `twinstar serve` goes through it too).
     match serve(&cli.serve) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
