@@ -440,3 +440,34 @@ async fn one_signal() {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The settings of `twinstar serve` with these TURN URLs and a secret.
+    fn with_turn(turn: &[&str]) -> Result<ServeOptions, ServeError> {
+        let args = ServeArgs {
+            turn: turn.iter().map(|t| t.to_string()).collect(),
+            turn_secret: Some("north".into()),
+            ..ServeArgs::default()
+        };
+        options(&crate::config_file::resolve(&args)?)
+    }
+
+    #[test]
+    fn turns_urls_on_443_and_5349_are_handed_out_beside_turn() {
+        let options = with_turn(&[
+            "turn:play.example.org:3478?transport=udp",
+            "turns:play.example.org:443?transport=tcp",
+            "turns:play.example.org:5349",
+        ])
+        .unwrap();
+        let offer = options.ice.offer(1_700_000_000, "n");
+        assert_eq!(offer.turn.len(), 3, "{offer:?}");
+        assert!(offer.turn.iter().any(|u| u.starts_with("turns:")));
+        assert!(offer.credential.is_some());
+        let e = with_turn(&["turnz:play.example.org:443"]).unwrap_err();
+        assert_eq!(e.code(), 2);
+    }
+}
