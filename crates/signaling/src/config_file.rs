@@ -390,4 +390,26 @@ mod tests {
         assert_eq!(none.metrics_bind, None);
         assert_eq!(none.turn_ttl, Duration::from_secs(6 * 3600));
     }
+
+    #[test]
+    fn the_shipped_example_file_is_valid() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/twinstar-server.toml");
+        if !path.exists() {
+            // A packaged crate has no deploy/; the repository always does.
+            eprintln!("skipped: {} is not here", path.display());
+            return;
+        }
+        let args = ServeArgs {
+            config: Some(path),
+            ..ServeArgs::default()
+        };
+        let s = resolve(&args).unwrap();
+        assert_eq!(s.bind.port(), 443);
+        assert_eq!(s.log_format, LogFormat::Json);
+        assert!(s.turn.iter().any(|t| t.starts_with("turns:")));
+        assert_eq!(
+            s.metrics_bind,
+            Some(MetricsBind::At("127.0.0.1:9536".parse().unwrap()))
+        );
+    }
 }
