@@ -315,7 +315,8 @@ impl BoundServer {
             Some((l, at)) => {
                 info!("metrics on http://{at}/metrics");
                 let state = (shared.clone(), metrics_access, Listener::Metrics);
-                Some(AbortOnDrop(tokio::spawn(serve_metrics(l, state))))
+                let serving = serve_metrics(l, state, handshake_timeout);
+                Some(AbortOnDrop(tokio::spawn(serving)))
             }
             None => None,
         };
@@ -414,15 +415,28 @@ async fn drain(shared: &Shared, timeout: Duration) {
     warn!("drain timeout: closing the remaining clients");
 }
 
-/// The metrics listener: `/metrics`, 404 for anything else. Ends (with
-/// a line in the log) only if it cannot accept at all.
-async fn serve_metrics(listener: std::net::TcpListener, state: MetricsState) {
+/// The metrics listener: `/metrics`, 404 for anything else, with the
+/// public port's header timeout (a scraper that never finishes its
+/// request holds nothing for long). Ends (with a line in the log) only if
+/// it cannot accept at all; its task is aborted with the server.
+async fn serve_metrics(
+    listener: std::net::TcpListener,
+    state: MetricsState,
+    handshake_timeout: Duration,
+) {
     let router = Router::new()
         .route("/metrics", get(metrics))
         .fallback(|| async { plain(StatusCode::NOT_FOUND, "only /metrics here\n") })
         .with_state(state);
-    let served = match tokio::net::TcpListener::from_std(listener) {
-        Ok(listener) => axum::serve(listener, router).await,
+    let served = match axum_server::from_tcp(listener) {
+        Ok(mut server) => {
+            server
+                .http_builder()
+                .http1()
+                .timer(TokioTimer::new())
+                .header_read_timeout(Some(handshake_timeout));
+            server.serve(router.into_make_service()).await
+        }
         Err(e) => Err(e),
     };
     if let Err(e) = served {
