@@ -2,7 +2,7 @@
 # The .deb on a clean machine: a fresh Debian root (debootstrap minbase,
 # scripts/lib/fresh-root.sh) installs it with apt-get, which must pull in
 # everything it needs; then, from /usr/bin, twinstar runs a headless
-# synctest and prints its JSON summary, twinstar-server serves /healthz
+# synctest and prints its JSON summary, twinstar-server serves /livez
 # with the web client the package put in /usr/share/twinstar/web, and the
 # menu entry and icon are where a desktop looks.
 #
@@ -42,8 +42,8 @@ checksum=$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["checksum
 # The server, with the packaged web client, answering its health probe.
 fresh_root_run '/usr/bin/twinstar-server --bind 127.0.0.1:3541 > /tmp/serve.out 2> /tmp/serve.err & sleep 2;
     /usr/bin/twinstar-server health --port 3541; rc=$?; kill %1; grep -q "web client at" /tmp/serve.err || rc=3; exit $rc' >> "$log" 2>&1 ||
-    { tail -5 "$log" >&2; fail "the packaged twinstar-server did not serve /healthz with its web client"; }
+    { tail -5 "$log" >&2; fail "the packaged twinstar-server did not serve /livez with its web client"; }
 for file in /usr/share/applications/twinstar.desktop /usr/share/icons/hicolor/scalable/apps/twinstar.svg; do
     [ -s "$FRESH_ROOT$file" ] || fail "the package has no $file"
 done
-echo "check-deb: $(basename "$deb") installed in a fresh Debian root with its dependencies; twinstar synctest from /usr/bin gave $checksum; twinstar-server served /healthz and the web client ($(($(date +%s) - started)) s)" >&2
+echo "check-deb: $(basename "$deb") installed in a fresh Debian root with its dependencies; twinstar synctest from /usr/bin gave $checksum; twinstar-server served /livez and the web client ($(($(date +%s) - started)) s)" >&2

@@ -11,6 +11,8 @@ use std::path::PathBuf;
 use clap::Args;
 use web_time::Duration;
 
+use crate::config_file::Settings;
+use crate::logs::LogFormat;
 use crate::reports::ReportsFile;
 use crate::tls::TlsFiles;
 use crate::turn::{IcePolicy, TurnSecret};
@@ -20,11 +22,21 @@ use crate::{ServeOptions, ServerError, WebClient, browser_link};
 /// too: operators' log filters match it).
 const PROGRAM: &str = "twinstar";
 
-#[derive(Debug, Args)]
+/// The server's options. Each may also be set in the `--config` file
+/// under the same name (`idle-timeout = 30`); a flag (or its environment
+/// variable) wins over the file, the file over the default. So every
+/// field is an `Option` here: `None` is "not said on the command line",
+/// and [`crate::config_file::resolve`] fills in the file and the defaults.
+#[derive(Debug, Default, Args)]
 pub struct ServeArgs {
-    /// Address and port to listen on.
-    #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:3536")]
-    pub bind: SocketAddr,
+    /// Read options from FILE (TOML, the flags' names as keys, e.g.
+    /// `idle-timeout = 30`); flags given here win over it
+    #[arg(long, value_name = "FILE", env = "TWINSTAR_SERVER_CONFIG")]
+    pub config: Option<PathBuf>,
+
+    /// Address and port to listen on [default: 0.0.0.0:3536]
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub bind: Option<SocketAddr>,
 
     /// Serve the web client (bash scripts/build-web.sh builds it) from DIR
     /// [default: $TWINSTAR_WEB, else the first that holds one of web/
@@ -33,13 +45,17 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     pub web: Option<PathBuf>,
 
+    /// Log lines as text, or as one JSON object per line [default: text]
+    #[arg(long, value_name = "FORMAT")]
+    pub log_format: Option<LogFormat>,
+
     /// TLS certificate chain (PEM): serve https and wss on the same port.
     /// Replaced files are picked up within 5 s, without a restart.
-    #[arg(long, value_name = "FILE", requires = "tls_key", help_heading = "TLS")]
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
     pub tls_cert: Option<PathBuf>,
 
     /// The certificate's private key (PEM).
-    #[arg(long, value_name = "FILE", requires = "tls_cert", help_heading = "TLS")]
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
     pub tls_key: Option<PathBuf>,
 
     /// STUN server handed to every client (repeatable), e.g. stun:turn.example.org:3478
@@ -51,7 +67,8 @@ pub struct ServeArgs {
     pub stun: Vec<String>,
 
     /// TURN relay handed to every client (repeatable), with a credential
-    /// minted per client from --turn-secret (coturn's use-auth-secret).
+    /// minted per client from --turn-secret (coturn's use-auth-secret);
+    /// turn: or turns: (TLS, e.g. turns:turn.example.org:443?transport=tcp)
     #[arg(
         long = "turn",
         value_name = "URL",
@@ -75,21 +92,23 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", help_heading = "ICE servers for clients")]
     pub turn_secret_file: Option<PathBuf>,
 
-    /// How long a minted TURN credential is valid, e.g. 6h, 90m.
-    #[arg(long, value_name = "DURATION", default_value = "6h", value_parser = humantime::parse_duration, help_heading = "ICE servers for clients")]
-    pub turn_ttl: std::time::Duration,
+    /// How long a minted TURN credential is valid, e.g. 6h, 90m [default: 6h]
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, help_heading = "ICE servers for clients")]
+    pub turn_ttl: Option<std::time::Duration>,
 
-    /// A client that sends nothing (not even a pong) for SECS loses its seat.
-    #[arg(long, value_name = "SECS", default_value_t = 25, value_parser = clap::value_parser!(u64).range(3..=300), help_heading = "Limits")]
-    pub idle_timeout: u64,
+    /// A client that sends nothing (not even a pong) for SECS loses its
+    /// seat [default: 25]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(IDLE_TIMEOUT_SECS), help_heading = "Limits")]
+    pub idle_timeout: Option<u64>,
 
-    /// The TLS handshake and the HTTP request must arrive within SECS.
-    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=120), help_heading = "Limits")]
-    pub handshake_timeout: u64,
+    /// The TLS handshake and the HTTP request must arrive within SECS
+    /// [default: 10]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(HANDSHAKE_TIMEOUT_SECS), help_heading = "Limits")]
+    pub handshake_timeout: Option<u64>,
 
-    /// Websockets one client address may hold at once.
-    #[arg(long, value_name = "N", default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=1_000_000), help_heading = "Limits")]
-    pub max_per_address: u64,
+    /// Websockets one client address may hold at once [default: 32]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(MAX_PER_ADDRESS), help_heading = "Limits")]
+    pub max_per_address: Option<u64>,
 
     /// Count client addresses from X-Forwarded-For (set it only behind
     /// your own reverse proxy, which appends the real address).
@@ -107,14 +126,58 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", help_heading = "Moderation")]
     pub reports: Option<PathBuf>,
 
-    /// Rotate the reports file to FILE.1 once it would pass BYTES.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::reports::DEFAULT_REPORTS_MAX_BYTES, value_parser = clap::value_parser!(u64).range(4096..), help_heading = "Moderation")]
-    pub reports_max_bytes: u64,
+    /// Rotate the reports file to FILE.1 once it would pass BYTES
+    /// [default: 16777216]
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(REPORTS_MAX_BYTES), help_heading = "Moderation")]
+    pub reports_max_bytes: Option<u64>,
 
     /// On SIGTERM: stop admitting, then exit once the rooms are empty or
-    /// after SECS.
-    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(0..=86400), help_heading = "Limits")]
-    pub drain_timeout: u64,
+    /// after SECS [default: 120]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(DRAIN_TIMEOUT_SECS), help_heading = "Limits")]
+    pub drain_timeout: Option<u64>,
+
+    /// Serve /metrics (plain HTTP, nothing else) on ADDR:PORT, or `off`.
+    /// The public port answers /metrics with 404 unless
+    /// --metrics-token-file is given [default: 127.0.0.1:9536; when that
+    /// port is taken, e.g. by a second server on the machine, the server
+    /// says so and runs without it]
+    #[arg(long, value_name = "ADDR:PORT|off", value_parser = parse_metrics_bind, help_heading = "Metrics")]
+    pub metrics_bind: Option<MetricsBind>,
+
+    /// Also serve /metrics on the public port, to requests that carry
+    /// `Authorization: Bearer TOKEN`, TOKEN being FILE's first line (at
+    /// least 16 characters); the metrics listener then asks for it too.
+    #[arg(long, value_name = "FILE", help_heading = "Metrics")]
+    pub metrics_token_file: Option<PathBuf>,
+}
+
+/// The ranges the numeric options accept, on the command line and in the
+/// config file alike.
+pub(crate) const IDLE_TIMEOUT_SECS: std::ops::RangeInclusive<u64> = 3..=300;
+pub(crate) const HANDSHAKE_TIMEOUT_SECS: std::ops::RangeInclusive<u64> = 1..=120;
+pub(crate) const MAX_PER_ADDRESS: std::ops::RangeInclusive<u64> = 1..=1_000_000;
+pub(crate) const REPORTS_MAX_BYTES: std::ops::RangeInclusive<u64> = 4096..=u64::MAX;
+pub(crate) const DRAIN_TIMEOUT_SECS: std::ops::RangeInclusive<u64> = 0..=86400;
+
+/// `--metrics-bind`: an address, or none at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricsBind {
+    At(SocketAddr),
+    Off,
+}
+
+/// The metrics listener when nothing is said: loopback, so only this
+/// machine (a Prometheus or an agent beside the server) reads it.
+pub const DEFAULT_METRICS_BIND: SocketAddr =
+    SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), crate::DEFAULT_METRICS_PORT);
+
+pub(crate) fn parse_metrics_bind(text: &str) -> Result<MetricsBind, String> {
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(MetricsBind::Off);
+    }
+    text.parse()
+        .map(MetricsBind::At)
+        .map_err(|_| format!("'{text}' is neither ADDR:PORT (e.g. 127.0.0.1:9536) nor off"))
 }
 
 /// Why the server did not start or stopped: bad options (exit 2) or a
@@ -139,18 +202,44 @@ impl ServeError {
 
 /// Runs the server until SIGTERM or Ctrl-C (and the drain after it).
 pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
-    let options = options(args)?;
+    let settings = crate::config_file::resolve(args)?;
+    let log = settings.log_format;
+    // The log format as the default of this thread and of the runtime's
+    // (see `logs`: the game may have installed a global one already).
+    let dispatch = log.dispatch();
+    let _this_thread = tracing::dispatcher::set_default(&dispatch);
+    let mut options = options(&settings)?;
     let has_web = options.web.is_some();
     let ice = options.ice.describe();
+    let token = options.metrics.token.is_some();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
+        .on_thread_start(move || {
+            // Kept for the thread's life, which the runtime owns.
+            std::mem::forget(tracing::dispatcher::set_default(&dispatch));
+        })
         .build()
         .map_err(|e| ServeError::Runtime(format!("cannot start the network runtime: {e}")))?;
+    let say = |text: &str| log.say(PROGRAM, "INFO", text);
     runtime.block_on(async {
-        let server = crate::bind_with(args.bind, options).map_err(|e| match e {
+        let bound = match crate::bind_with(settings.bind, options.clone()) {
+            // Only the default's port: a second server on the machine runs
+            // without metrics rather than not at all; an address the
+            // operator chose is theirs to fix.
+            Err(ServerError::MetricsBind { addr, error }) if settings.metrics_bind.is_none() => {
+                log.say(PROGRAM, "WARN", &format!(
+                    "no metrics listener: cannot bind {addr} ({error}); choose one with --metrics-bind ADDR:PORT, or --metrics-bind off"
+                ));
+                options.metrics.bind = None;
+                crate::bind_with(settings.bind, options)
+            }
+            bound => bound,
+        };
+        let server = bound.map_err(|e| match e {
             ServerError::Tls(e) => ServeError::BadInput(e.to_string()),
-            e => ServeError::BadInput(format!("{e} (address {})", args.bind)),
+            e @ ServerError::MetricsBind { .. } => ServeError::BadInput(e.to_string()),
+            e => ServeError::BadInput(format!("{e} (address {})", settings.bind)),
         })?;
         let addr = server.local_addr();
         let shown = if addr.ip().is_unspecified() {
@@ -159,19 +248,35 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
             addr
         };
         let url = format!("{}://{shown}", server.scheme());
-        eprintln!("{PROGRAM}: signaling server on {url} (players pass --server {url}); Ctrl-C or SIGTERM drains and stops it");
-        eprintln!("{PROGRAM}: {ice}");
+        say(&format!("signaling server on {url} (players pass --server {url}); Ctrl-C or SIGTERM drains and stops it"));
+        say(&ice);
+        say(&describe_metrics(server.metrics_addr(), token));
         match browser_link(&url, None) {
             Some(page) if has_web => {
-                eprintln!("{PROGRAM}: web client at {page} (a room's link: {page}#K7Q-2XM)")
+                say(&format!("web client at {page} (a room's link: {page}#K7Q-2XM)"))
             }
-            _ => eprintln!("{PROGRAM}: no web client here (bash scripts/build-web.sh builds one)"),
+            _ => say("no web client here (bash scripts/build-web.sh builds one)"),
         }
         server
-            .serve(shutdown_signal())
+            .serve(shutdown_signal(log))
             .await
             .map_err(|e| ServeError::Runtime(e.to_string()))
     })
+}
+
+/// Where the operator reads the metrics, in a start-up line.
+fn describe_metrics(at: Option<SocketAddr>, token: bool) -> String {
+    let public = if token {
+        "; also on the public port with the bearer token"
+    } else {
+        "; not on the public port"
+    };
+    match at {
+        Some(at) if token => format!("metrics on http://{at}/metrics (bearer token){public}"),
+        Some(at) => format!("metrics on http://{at}/metrics{public}"),
+        None if token => "metrics on the public port's /metrics, with the bearer token".into(),
+        None => "metrics served nowhere (--metrics-bind off)".into(),
+    }
 }
 
 /// This machine's address on its LAN, for the URL the other player types.
@@ -208,7 +313,7 @@ pub fn one_line_error(e: &clap::Error, program: &str) -> String {
 }
 
 /// The server's options from the flags; every check before binding.
-fn options(args: &ServeArgs) -> Result<ServeOptions, ServeError> {
+fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
     let bad = ServeError::BadInput;
     let web = match &args.web {
         Some(dir) => Some(WebClient::load(dir).map_err(|e| bad(e.to_string()))?),
@@ -242,9 +347,34 @@ fn options(args: &ServeArgs) -> Result<ServeOptions, ServeError> {
             cert: cert.clone(),
             key: key.clone(),
         }),
-        _ => None,
+        (None, None) => None,
+        // Checked here, not by clap: one may come from the config file.
+        (Some(_), None) => return Err(bad("--tls-cert needs --tls-key".into())),
+        (None, Some(_)) => return Err(bad("--tls-key needs --tls-cert".into())),
+    };
+    let metrics = crate::MetricsAccess {
+        bind: match args.metrics_bind {
+            None => Some(DEFAULT_METRICS_BIND),
+            Some(MetricsBind::At(at)) => Some(at),
+            Some(MetricsBind::Off) => None,
+        },
+        token: match &args.metrics_token_file {
+            Some(path) => {
+                let bytes = twinstar_files::read_limited(path, 4096)
+                    .map_err(|e| bad(format!("cannot read the metrics token: {e}")))?;
+                let text = String::from_utf8(bytes).map_err(|_| {
+                    bad(format!(
+                        "the metrics token file {} is not text",
+                        path.display()
+                    ))
+                })?;
+                Some(crate::MetricsToken::new(&text).map_err(bad)?)
+            }
+            None => None,
+        },
     };
     Ok(ServeOptions {
+        metrics,
         web,
         tls,
         ice,
@@ -275,12 +405,16 @@ fn options(args: &ServeArgs) -> Result<ServeOptions, ServeError> {
 }
 
 /// Resolves at the first SIGTERM or Ctrl-C; a second one exits at once.
-async fn shutdown_signal() {
+async fn shutdown_signal(log: LogFormat) {
     one_signal().await;
-    eprintln!("{PROGRAM}: draining (a second Ctrl-C or SIGTERM exits at once)");
-    tokio::spawn(async {
+    log.say(
+        PROGRAM,
+        "INFO",
+        "draining (a second Ctrl-C or SIGTERM exits at once)",
+    );
+    tokio::spawn(async move {
         one_signal().await;
-        eprintln!("{PROGRAM}: stopped without draining");
+        log.say(PROGRAM, "WARN", "stopped without draining");
         std::process::exit(130);
     });
 }
@@ -304,5 +438,36 @@ async fn one_signal() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The settings of `twinstar serve` with these TURN URLs and a secret.
+    fn with_turn(turn: &[&str]) -> Result<ServeOptions, ServeError> {
+        let args = ServeArgs {
+            turn: turn.iter().map(|t| t.to_string()).collect(),
+            turn_secret: Some("north".into()),
+            ..ServeArgs::default()
+        };
+        options(&crate::config_file::resolve(&args)?)
+    }
+
+    #[test]
+    fn turns_urls_on_443_and_5349_are_handed_out_beside_turn() {
+        let options = with_turn(&[
+            "turn:play.example.org:3478?transport=udp",
+            "turns:play.example.org:443?transport=tcp",
+            "turns:play.example.org:5349",
+        ])
+        .unwrap();
+        let offer = options.ice.offer(1_700_000_000, "n");
+        assert_eq!(offer.turn.len(), 3, "{offer:?}");
+        assert!(offer.turn.iter().any(|u| u.starts_with("turns:")));
+        assert!(offer.credential.is_some());
+        let e = with_turn(&["turnz:play.example.org:443"]).unwrap_err();
+        assert_eq!(e.code(), 2);
     }
 }

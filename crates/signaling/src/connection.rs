@@ -164,10 +164,19 @@ impl Client {
         };
         match request {
             PeerRequest::Signal { receiver, data } if self.seated => {
-                if let Err(e) = shared.rooms.lock().relay(peer, receiver, data) {
-                    self.refused += 1;
-                    if self.refused == 1 {
-                        warn!(peer = %peer, "signal not relayed: {e}");
+                let answer = crate::registry::is_answer(&data);
+                let mut rooms = shared.rooms.lock();
+                match rooms.relay(peer, receiver, data) {
+                    Ok(()) if answer => {
+                        rooms.answered(peer, receiver, Instant::now());
+                        shared.metrics.observed_all(rooms.take_observed());
+                    }
+                    Ok(()) => {}
+                    Err(e) => {
+                        self.refused += 1;
+                        if self.refused == 1 {
+                            warn!(peer = %peer, "signal not relayed: {e}");
+                        }
                     }
                 }
             }
@@ -211,6 +220,8 @@ fn seat(
         }
         _ => rooms.join_with(request, token, peer, sender, Instant::now()),
     };
+    // A pairing (this arrival, or quick match's) is counted and timed.
+    shared.metrics.observed_all(rooms.take_observed());
     let Some(key) = joined else {
         warn!(peer = %peer, "room filled up during the upgrade; not seated");
         return false;
@@ -230,9 +241,6 @@ fn seat(
             && rooms.publish(&key, peer, name.clone(), version.clone(), crate::unix_now())
         {
             info!(room = %key, host = %name, "listed in /rooms");
-        }
-        if n == ROOM_CAPACITY {
-            shared.metrics.match_started();
         }
     }
     true

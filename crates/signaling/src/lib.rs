@@ -1,5 +1,6 @@
 //! twinstar's signaling server: pairs players by room code, serves the web
-//! client, hands out ICE servers; `/healthz` and `/metrics`. A library (the
+//! client, hands out ICE servers; probes (`/livez`, `/readyz`) and private
+//! `/metrics`. A library (the
 //! game's `twinstar serve` and its tests run it in process) and the
 //! operators' binary, `twinstar-server`. It depends on no game and on no
 //! desktop library; what it shares with clients is in
@@ -47,10 +48,14 @@
 
 pub mod cli;
 mod close;
+pub mod config_file;
 mod connection;
 pub mod directory;
 mod limits;
+pub mod logs;
 mod metrics;
+mod metrics_access;
+mod probes;
 mod registry;
 mod reply;
 mod reports;
@@ -66,6 +71,7 @@ use axum::http::StatusCode;
 pub use connection::DEFAULT_IDLE_TIMEOUT;
 pub use limits::DEFAULT_MAX_PER_ADDRESS;
 pub use metrics::{RoomCounts, sample};
+pub use metrics_access::{DEFAULT_METRICS_PORT, MIN_TOKEN_CHARS, MetricsAccess, MetricsToken};
 pub use registry::{Registry, RelayError};
 pub use server::{
     BoundServer, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, RoomState, ServeOptions,

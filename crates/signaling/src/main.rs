@@ -5,19 +5,18 @@
 //! the desktop libraries (no ALSA, udev, X11 or GL; checked by
 //! tests/it/server_binary.rs) and runs on a headless server as it is.
 //!
-//! `twinstar-server health [--port P]` is a container's liveness probe
-//! (deploy/Containerfile): `GET /healthz` on 127.0.0.1, exit 0 when it
-//! answers 200.
+//! `twinstar-server health [--port P] [--ready]` is a container's probe
+//! (deploy/Containerfile): `GET /livez` (or `/readyz` with `--ready`) on
+//! 127.0.0.1, exit 0 when it answers 200.
 
 use std::ffi::OsString;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
 use twinstar_signaling::cli::{ServeArgs, one_line_error, serve};
 
 /// The twinstar signaling server: pairs players by room code, serves
-/// the web client, hands out ICE servers; /healthz and /metrics.
+/// the web client, hands out ICE servers; /livez, /readyz and /metrics.
 #[derive(Parser)]
 #[command(name = "twinstar-server", version)]
 struct ServerCli {
@@ -45,14 +44,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "twinstar=info".into()),
-        )
-        .init();
+    // serve() installs the logger of --log-format itself (the game's
+    // `twinstar serve` goes through it too).
     match serve(&cli.serve) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -69,13 +62,19 @@ mod health {
 
     use clap::Parser;
 
-    /// Asks the server on this machine whether it is up: GET /healthz.
+    /// Asks the server on this machine whether it is up: GET /livez
+    /// (serving, draining included), or with --ready GET /readyz
+    /// (admitting players: 503 while draining).
     #[derive(Parser)]
     #[command(name = "twinstar-server health")]
     struct HealthCli {
         /// The port the server listens on (inside a container: 3536).
         #[arg(long, default_value_t = twinstar_signaling::DEFAULT_PORT)]
         port: u16,
+        /// Ask whether it admits new players (/readyz) rather than whether
+        /// it serves (/livez).
+        #[arg(long)]
+        ready: bool,
     }
 
     /// Plain HTTP first; a server given --tls-cert speaks TLS on the same
@@ -107,9 +106,10 @@ mod health {
             .tls_config(tls)
             .build()
             .into();
+        let path = if cli.ready { "/readyz" } else { "/livez" };
         let mut failures = Vec::new();
         for scheme in ["http", "https"] {
-            let url = format!("{scheme}://127.0.0.1:{}/healthz", cli.port);
+            let url = format!("{scheme}://127.0.0.1:{}{path}", cli.port);
             match agent.get(&url).call() {
                 Ok(response) if response.status() == 200 => {
                     println!("twinstar-server: {url}: ok");

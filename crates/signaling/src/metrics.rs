@@ -1,6 +1,14 @@
 //! What an operator watches: `GET /metrics` in Prometheus' text format.
 //! Counters are bumped where things happen (cheap atomics); the room gauges
-//! are read from the registry when scraped, so they can never drift.
+//! are read from the registry when scraped, so they can never drift; the
+//! histograms time what the registry observed ([`Observed`]).
+//!
+//! Not here, because the server never learns it: whether a match's peers
+//! connected directly or through the TURN relay. ICE picks the path
+//! between the peers after the last signal has passed, and clients report
+//! nothing about it to the server (a room's `stats` carry the wave, score
+//! and time only). `twinstar_turn_credentials_issued_total` counts who
+//! *could* relay, not who did; coturn's own logs and metrics count who did.
 
 use std::sync::Arc;
 
@@ -9,7 +17,40 @@ use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry as MetricRegistry;
+
+use crate::registry::Observed;
+
+/// The version `twinstar_build_info` reports: the crate's.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The commit it was built from, when the build said (`TWINSTAR_COMMIT`
+/// in the environment of `cargo build`, as a release script would set
+/// it); `unknown` otherwise.
+pub const COMMIT: &str = match option_env!("TWINSTAR_COMMIT") {
+    Some(commit) => commit,
+    None => "unknown",
+};
+
+/// Time to pair, in seconds: a room code read aloud and typed takes
+/// seconds to a minute; quick match pairs anyone after 10 s; a host who
+/// waits for a friend can wait for half an hour.
+const PAIR_BUCKETS: [f64; 12] = [
+    0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 1800.0,
+];
+
+/// Offer to answer, in seconds: a few ms on loopback, tens to hundreds of
+/// ms on the internet, seconds when a peer is slow to gather candidates.
+fn negotiation_buckets() -> impl Iterator<Item = f64> {
+    // 5 ms to ~10 s, doubling.
+    exponential_buckets(0.005, 2.0, 12)
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BuildLabel {
+    version: String,
+    commit: String,
+}
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Reason {
@@ -97,6 +138,8 @@ struct Inner {
     messages: Family<Direction, Counter>,
     bytes: Family<Direction, Counter>,
     room_requests: Family<RoomRequestLabel, Counter>,
+    time_to_pair: Histogram,
+    negotiation: Histogram,
 }
 
 impl Default for Metrics {
@@ -116,8 +159,32 @@ impl Default for Metrics {
             messages: Family::default(),
             bytes: Family::default(),
             room_requests: Family::default(),
+            time_to_pair: Histogram::new(PAIR_BUCKETS),
+            negotiation: Histogram::new(negotiation_buckets()),
             registry: MetricRegistry::default(),
         };
+        let build: Family<BuildLabel, Gauge> = Family::default();
+        build
+            .get_or_create(&BuildLabel {
+                version: VERSION.to_owned(),
+                commit: COMMIT.to_owned(),
+            })
+            .set(1);
+        registry.register(
+            "build_info",
+            "1, labelled with the server's version and the commit it was built from",
+            build,
+        );
+        registry.register(
+            "time_to_pair_seconds",
+            "How long a room's first player waited alone until the second arrived (by code or quick match)",
+            inner.time_to_pair.clone(),
+        );
+        registry.register(
+            "negotiation_seconds",
+            "From a room's pairing until the second player's WebRTC answer was relayed: the part of connecting this server sees",
+            inner.negotiation.clone(),
+        );
         registry.register(
             "clients",
             "Websockets connected now (players and spectators)",
@@ -196,8 +263,24 @@ impl Metrics {
         self.0.clients.dec();
     }
 
-    pub fn match_started(&self) {
-        self.0.matches_started.inc();
+    /// What the registry observed: a pairing (a match started, and the
+    /// wait timed when there was one) or a negotiation.
+    pub fn observed(&self, event: Observed) {
+        match event {
+            Observed::Paired { waited } => {
+                self.0.matches_started.inc();
+                if let Some(waited) = waited {
+                    self.0.time_to_pair.observe(waited.as_secs_f64());
+                }
+            }
+            Observed::Negotiated { took } => self.0.negotiation.observe(took.as_secs_f64()),
+        }
+    }
+
+    pub fn observed_all(&self, events: Vec<Observed>) {
+        for event in events {
+            self.observed(event);
+        }
     }
 
     pub fn seat_taken_back(&self) {
@@ -301,7 +384,9 @@ mod tests {
         m.client_connected();
         m.client_connected();
         m.client_disconnected();
-        m.match_started();
+        m.observed(Observed::Paired {
+            waited: Some(web_time::Duration::from_millis(1_500)),
+        });
         m.refused(RefusalReason::RoomFull);
         m.refused(RefusalReason::RoomFull);
         m.refused(RefusalReason::Silent);
@@ -348,5 +433,46 @@ mod tests {
         );
         assert!(text.contains("# TYPE twinstar_clients gauge"), "{text}");
         assert!(text.trim_end().ends_with("# EOF"));
+    }
+
+    #[test]
+    fn build_info_and_histograms_render_with_their_labels_and_buckets() {
+        use web_time::Duration;
+        let m = Metrics::default();
+        let text = m.render(RoomCounts::default());
+        let build = format!(r#"twinstar_build_info{{version="{VERSION}",commit="{COMMIT}"}}"#);
+        assert_eq!(sample(&text, &build), Some(1.0), "{text}");
+        assert!(text.contains("# TYPE twinstar_build_info gauge"), "{text}");
+        for name in ["time_to_pair_seconds", "negotiation_seconds"] {
+            assert!(
+                text.contains(&format!("# TYPE twinstar_{name} histogram")),
+                "{text}"
+            );
+            assert_eq!(sample(&text, &format!("twinstar_{name}_count")), Some(0.0));
+        }
+        m.observed(Observed::Paired {
+            waited: Some(Duration::from_secs(3)),
+        });
+        m.observed(Observed::Paired {
+            waited: Some(Duration::from_millis(300)),
+        });
+        // A partner who came back: a match, not a wait.
+        m.observed(Observed::Paired { waited: None });
+        m.observed(Observed::Negotiated {
+            took: Duration::from_millis(30),
+        });
+        let text = m.render(RoomCounts::default());
+        assert_eq!(sample(&text, "twinstar_matches_started_total"), Some(3.0));
+        let pair = |s: &str| sample(&text, &format!("twinstar_time_to_pair_seconds_{s}"));
+        assert_eq!(pair("count"), Some(2.0), "{text}");
+        assert_eq!(pair("sum"), Some(3.3));
+        assert_eq!(pair(r#"bucket{le="0.5"}"#), Some(1.0), "{text}");
+        assert_eq!(pair(r#"bucket{le="2.5"}"#), Some(1.0));
+        assert_eq!(pair(r#"bucket{le="5.0"}"#), Some(2.0));
+        assert_eq!(pair(r#"bucket{le="+Inf"}"#), Some(2.0));
+        let nego = |s: &str| sample(&text, &format!("twinstar_negotiation_seconds_{s}"));
+        assert_eq!(nego("count"), Some(1.0));
+        assert_eq!(nego(r#"bucket{le="0.02"}"#), Some(0.0), "{text}");
+        assert_eq!(nego(r#"bucket{le="0.04"}"#), Some(1.0), "{text}");
     }
 }

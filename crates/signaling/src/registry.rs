@@ -24,7 +24,10 @@ use crate::metrics::RoomCounts;
 use moderation::Figures;
 
 mod moderation;
+mod timing;
 pub use moderation::{ModerationError, Reporter};
+use timing::{MAX_WAITING_EVENTS, RoomTimes};
+pub use timing::{Observed, is_answer};
 
 use crate::{
     MAX_SIGNAL_BYTES, MAX_SPECTATORS, PlayerName, RELAY_BUDGET_BYTES, RESERVATION_TTL,
@@ -109,6 +112,8 @@ struct Room {
     /// Spectators, each with the player it was introduced to, if yet.
     spectators: Vec<(PeerId, Option<PeerId>)>,
     spectator_reservations: Vec<Instant>,
+    /// When its player came and when it was paired (`timing`).
+    times: RoomTimes,
 }
 
 impl Room {
@@ -189,6 +194,8 @@ pub struct Registry {
     quick_rooms_made: u64,
     /// Spectators their hosts removed, oldest first (`moderation`).
     bans: VecDeque<moderation::Ban>,
+    /// Pairings and negotiations for the metrics, until taken.
+    observed: Vec<Observed>,
 }
 
 impl Registry {
@@ -290,7 +297,7 @@ impl Registry {
         };
         let room = self.rooms.entry(key.clone()).or_default();
         introduce(&self.peers, &room.members, peer);
-        self.seat_player(peer, &key, sender, token);
+        self.seat_player(peer, &key, sender, token, now);
         self.introduce_spectators(&key);
         Some(key)
     }
@@ -302,14 +309,41 @@ impl Registry {
         key: &str,
         sender: SignalingChannel,
         token: Option<SeatToken>,
+        now: Instant,
     ) {
-        self.rooms
-            .entry(key.to_owned())
-            .or_default()
-            .members
-            .push(peer);
+        let room = self.rooms.entry(key.to_owned()).or_default();
+        room.members.push(peer);
+        let event = room.times.arrived(room.members.len(), now);
+        self.observe(event);
         self.peers
             .insert(peer, Seat::new(key, sender, token, false));
+    }
+
+    fn observe(&mut self, event: Option<Observed>) {
+        if let Some(event) = event
+            && self.observed.len() < MAX_WAITING_EVENTS
+        {
+            self.observed.push(event);
+        }
+    }
+
+    /// The pairings and negotiations since the last call, for the metrics.
+    pub fn take_observed(&mut self) -> Vec<Observed> {
+        std::mem::take(&mut self.observed)
+    }
+
+    /// `from` relayed a WebRTC answer to `to` at `now` (see
+    /// [`is_answer`]): the end of the negotiation between a room's
+    /// players, timed once per pairing. Spectators' are not timed.
+    pub fn answered(&mut self, from: PeerId, to: PeerId, now: Instant) {
+        let (Some(a), Some(b)) = (self.peers.get(&from), self.peers.get(&to)) else {
+            return;
+        };
+        if a.spectator || b.spectator || a.room != b.room {
+            return;
+        }
+        let event = (self.rooms.get_mut(&a.room)).and_then(|room| room.times.answered(now));
+        self.observe(event);
     }
 
     /// Seats a quick-match client alone in a room of its own, waiting for a
@@ -324,7 +358,7 @@ impl Registry {
     ) -> String {
         self.quick_rooms_made += 1;
         let key = format!("quick-{}", self.quick_rooms_made);
-        self.seat_player(peer, &key, sender, None);
+        self.seat_player(peer, &key, sender, None, now);
         self.quick.push(Waiting {
             key,
             peer,
@@ -338,7 +372,7 @@ impl Registry {
         if let Some(j) = self.best_partner(newest, 0..newest, now) {
             let newcomer = self.quick.remove(newest);
             let older = self.quick.remove(j);
-            self.move_into(newcomer.peer, &newcomer.key, &older.key);
+            self.move_into(newcomer.peer, &newcomer.key, &older.key, now);
         }
         self.peers
             .get(&peer)
@@ -361,7 +395,7 @@ impl Registry {
                 Some(j) => {
                     let b = self.quick.remove(j);
                     let a = self.quick.remove(i);
-                    self.move_into(b.peer, &b.key, &a.key);
+                    self.move_into(b.peer, &b.key, &a.key, now);
                     made += 1;
                 }
                 None => i += 1,
@@ -398,13 +432,15 @@ impl Registry {
 
     /// Moves a client waiting alone in room `from` into room `to`, whose
     /// member is told (matchbox's `NewPeer`) and makes the WebRTC offer.
-    fn move_into(&mut self, peer: PeerId, from: &str, to: &str) {
+    fn move_into(&mut self, peer: PeerId, from: &str, to: &str, now: Instant) {
         self.rooms.remove(from);
         let Some(room) = self.rooms.get_mut(to) else {
             return;
         };
         introduce(&self.peers, &room.members, peer);
         room.members.push(peer);
+        let event = room.times.arrived(room.members.len(), now);
+        self.observe(event);
         if let Some(seat) = self.peers.get_mut(&peer) {
             seat.room = to.to_owned();
         }
@@ -547,7 +583,11 @@ impl Registry {
     pub fn leave(&mut self, peer: PeerId) -> Option<String> {
         let key = self.peers.remove(&peer)?.room;
         let room = self.rooms.get_mut(&key)?;
+        let players = room.members.len();
         room.members.retain(|m| *m != peer);
+        if room.members.len() < players {
+            room.times.left();
+        }
         if room.members.is_empty() {
             // A later player in this room is no longer its host.
             room.listing = None;
@@ -1382,5 +1422,35 @@ mod tests {
         // A client that leaves while waiting is forgotten.
         reg.leave(peer(2));
         assert_eq!(reg.quick_waiting(), 0);
+    }
+
+    #[test]
+    fn pairings_and_answers_are_observed_whoever_pairs_the_room() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let secs = Duration::from_secs;
+        let _a = seat(&mut reg, "K7Q2XM", 1, t);
+        assert_eq!(reg.take_observed(), vec![]);
+        let _b = seat(&mut reg, "K7Q2XM", 2, t + secs(3));
+        let paired = Observed::Paired {
+            waited: Some(secs(3)),
+        };
+        assert_eq!(reg.take_observed(), vec![paired]);
+        reg.answered(peer(2), peer(1), t + Duration::from_millis(3_400));
+        let took = Duration::from_millis(400);
+        assert_eq!(reg.take_observed(), vec![Observed::Negotiated { took }]);
+        // A quick match paired by the server's timer, not on arrival.
+        let _c = quick(&mut reg, 3, 1, "6.3", 0, t);
+        let _d = quick(&mut reg, 4, 40, "6.3", 0, t + secs(1));
+        assert_eq!(reg.take_observed(), vec![]);
+        assert_eq!(reg.match_quick(t + QUICK_ANYONE_AFTER), 1);
+        let waited = Some(QUICK_ANYONE_AFTER);
+        assert_eq!(reg.take_observed(), vec![Observed::Paired { waited }]);
+        // A spectator's answer is not the players' negotiation.
+        let (tx, _e) = channel();
+        reg.admit(&watch("K7Q2XM"), t).unwrap();
+        reg.join(&watch("K7Q2XM"), peer(5), tx, t);
+        reg.answered(peer(5), peer(1), t + secs(5));
+        assert_eq!(reg.take_observed(), vec![]);
     }
 }

@@ -7,8 +7,12 @@
 //!   ([`connection`]), with small buffers and a liveness check;
 //! - `GET /ice`: the STUN/TURN servers to use, TURN credentials minted per
 //!   client ([`IcePolicy`]);
-//! - `GET /healthz`: 200 while serving, 503 while draining;
-//! - `GET /metrics`: Prometheus' text format ([`Metrics`]).
+//! - `GET /livez` (200 while the process serves, draining included),
+//!   `GET /readyz` (503 while draining) and `/healthz`, its deprecated
+//!   alias ([`probes`]);
+//! - `GET /metrics`: Prometheus' text format ([`Metrics`]), on a listener
+//!   of its own and, with a bearer token, on the public port
+//!   ([`metrics_access`]); a 404 on the public port otherwise.
 //!
 //! matchbox_signaling's own server builder is not used: it cannot set the
 //! websocket's buffer sizes (tungstenite's 128 KiB read buffer per idle
@@ -43,6 +47,8 @@ use crate::connection::{self, DEFAULT_IDLE_TIMEOUT};
 use crate::directory::{Directory, DirectoryError, merge};
 use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
 use crate::metrics::{Metrics, RefusalReason};
+use crate::metrics_access::{self, Listener, MetricsAccess};
+use crate::probes;
 use crate::reply::plain;
 use crate::reports::ReportsFile;
 use crate::room_requests;
@@ -87,6 +93,8 @@ pub struct ServeOptions {
     pub directory: Option<String>,
     /// The reports file (`--reports`), opened; `None` takes no reports.
     pub reports: Option<ReportsFile>,
+    /// Where `/metrics` is served; by default nowhere.
+    pub metrics: MetricsAccess,
 }
 
 impl ServeOptions {
@@ -102,6 +110,7 @@ impl ServeOptions {
             trust_forwarded: false,
             directory: None,
             reports: None,
+            metrics: MetricsAccess::default(),
         }
     }
 }
@@ -110,6 +119,11 @@ impl ServeOptions {
 pub enum ServerError {
     #[error("could not bind the signaling server: {0}")]
     Bind(std::io::Error),
+    #[error("could not bind the metrics listener {addr}: {error}")]
+    MetricsBind {
+        addr: SocketAddr,
+        error: std::io::Error,
+    },
     #[error(transparent)]
     Tls(#[from] TlsError),
     #[error(transparent)]
@@ -123,6 +137,9 @@ pub enum ServerError {
 pub struct BoundServer {
     listener: std::net::TcpListener,
     addr: SocketAddr,
+    /// The metrics listener, if any, and its address.
+    metrics_listener: Option<(std::net::TcpListener, SocketAddr)>,
+    metrics_access: Arc<MetricsAccess>,
     shared: Shared,
     closing: watch::Sender<bool>,
     tls: Option<(axum_server::tls_rustls::RustlsConfig, Reloader)>,
@@ -153,6 +170,17 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         .map(Directory::new)
         .transpose()?
         .map(Arc::new);
+    // The metrics listener first: its port is the one most likely taken
+    // (a second server on the machine with the default), and nothing else
+    // is bound yet when it is.
+    let metrics_listener = match options.metrics.bind {
+        Some(at) => {
+            let bound = listen(at).and_then(|l| Ok((l.local_addr()?, l)));
+            let (local, l) = bound.map_err(|error| ServerError::MetricsBind { addr: at, error })?;
+            Some((l, local))
+        }
+        None => None,
+    };
     let listener = listen(addr).map_err(ServerError::Bind)?;
     let addr = listener.local_addr().map_err(ServerError::Bind)?;
     let (closing, closing_rx) = watch::channel(false);
@@ -172,6 +200,8 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
     Ok(BoundServer {
         listener,
         addr,
+        metrics_listener,
+        metrics_access: Arc::new(options.metrics),
         shared,
         closing,
         tls,
@@ -203,6 +233,11 @@ impl BoundServer {
         self.addr
     }
 
+    /// The metrics listener's address (`--metrics-bind`), if it has one.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener.as_ref().map(|(_, a)| *a)
+    }
+
     /// `wss` with TLS, else `ws`.
     pub fn scheme(&self) -> &'static str {
         if self.tls.is_some() { "wss" } else { "ws" }
@@ -219,6 +254,8 @@ impl BoundServer {
         let BoundServer {
             listener,
             addr,
+            metrics_listener,
+            metrics_access,
             shared,
             closing,
             tls,
@@ -226,8 +263,14 @@ impl BoundServer {
             drain_timeout,
         } = self;
         let router = Router::new()
-            .route("/healthz", get(healthz))
-            .route("/metrics", get(metrics))
+            .route("/livez", get(probes::livez))
+            .route("/readyz", get(probes::readyz))
+            // Deprecated: /readyz under its old name, for one release.
+            .route("/healthz", get(probes::readyz))
+            .route(
+                "/metrics",
+                get(metrics).with_state((shared.clone(), metrics_access.clone(), Listener::Public)),
+            )
             .route(ICE_PATH, get(ice))
             .route(ROOMS_PATH, get(rooms))
             .route(
@@ -268,6 +311,15 @@ impl BoundServer {
         // Quick-match tickets that could not pair on arrival may pair as
         // their waits widen the level gap they accept.
         let _matcher = AbortOnDrop(tokio::spawn(match_quick(shared.clone())));
+        let _metrics = match metrics_listener {
+            Some((l, at)) => {
+                info!("metrics on http://{at}/metrics");
+                let state = (shared.clone(), metrics_access, Listener::Metrics);
+                let serving = serve_metrics(l, state, handshake_timeout);
+                Some(AbortOnDrop(tokio::spawn(serving)))
+            }
+            None => None,
+        };
         let _publisher = shared
             .directory
             .clone()
@@ -277,7 +329,8 @@ impl BoundServer {
             result = &mut serving => return result.map_err(ServerError::Serve),
             () = shutdown => {}
         }
-        // The server keeps answering while it drains (healthz says 503).
+        // The server keeps answering while it drains (/readyz says 503,
+        // /livez 200).
         tokio::select! {
             result = &mut serving => return result.map_err(ServerError::Serve),
             () = drain(&shared, drain_timeout) => {}
@@ -318,7 +371,12 @@ async fn match_quick(shared: Shared) {
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     loop {
         tick.tick().await;
-        let made = shared.rooms.lock().match_quick(Instant::now());
+        let made = {
+            let mut rooms = shared.rooms.lock();
+            let made = rooms.match_quick(Instant::now());
+            shared.metrics.observed_all(rooms.take_observed());
+            made
+        };
         if made > 0 {
             info!("quick match: paired {made} waiting pair(s)");
         }
@@ -357,15 +415,46 @@ async fn drain(shared: &Shared, timeout: Duration) {
     warn!("drain timeout: closing the remaining clients");
 }
 
-async fn healthz(State(shared): State<Shared>) -> Response {
-    if shared.draining.load(Ordering::SeqCst) {
-        plain(StatusCode::SERVICE_UNAVAILABLE, "draining\n")
-    } else {
-        plain(StatusCode::OK, "ok\n")
+/// The metrics listener: `/metrics`, 404 for anything else, with the
+/// public port's header timeout (a scraper that never finishes its
+/// request holds nothing for long). Ends (with a line in the log) only if
+/// it cannot accept at all; its task is aborted with the server.
+async fn serve_metrics(
+    listener: std::net::TcpListener,
+    state: MetricsState,
+    handshake_timeout: Duration,
+) {
+    let router = Router::new()
+        .route("/metrics", get(metrics))
+        .fallback(|| async { plain(StatusCode::NOT_FOUND, "only /metrics here\n") })
+        .with_state(state);
+    let served = match axum_server::from_tcp(listener) {
+        Ok(mut server) => {
+            server
+                .http_builder()
+                .http1()
+                .timer(TokioTimer::new())
+                .header_read_timeout(Some(handshake_timeout));
+            server.serve(router.into_make_service()).await
+        }
+        Err(e) => Err(e),
+    };
+    if let Err(e) = served {
+        warn!("the metrics listener stopped: {e}");
     }
 }
 
-async fn metrics(State(shared): State<Shared>) -> Response {
+/// What a `/metrics` handler needs: the figures, who may read them, and
+/// which listener asked.
+type MetricsState = (Shared, Arc<MetricsAccess>, Listener);
+
+async fn metrics(
+    State((shared, access, listener)): State<MetricsState>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(refused) = metrics_access::refusal(&access, listener, &headers) {
+        return refused;
+    }
     let counts = shared.rooms.counts();
     shared
         .metrics

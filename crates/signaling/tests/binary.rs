@@ -26,21 +26,42 @@ fn text(bytes: &[u8]) -> String {
 struct Running {
     child: Child,
     port: u16,
+    /// Its stderr, line by line, past the start-up line with the port.
+    lines: std::sync::mpsc::Receiver<String>,
+    /// The lines read so far.
+    seen: Vec<String>,
 }
 
 impl Running {
+    /// With its metrics on a free loopback port: the default's port is
+    /// the machine's, and tests run side by side.
     fn start() -> Running {
+        Running::start_with(&["--metrics-bind", "127.0.0.1:0"])
+    }
+
+    fn start_with(args: &[&str]) -> Running {
         let child = Command::new(BIN)
             .args(["--bind", "127.0.0.1:0"])
+            .args(args)
             .env("RUST_LOG", "off")
             .stdin(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"));
+        Running::attach(child)
+    }
+
+    /// Takes a started server (stderr piped) and reads its port.
+    fn attach(child: Child) -> Running {
         // Owned at once, so a failed start below still kills and reaps it.
-        let mut running = Running { child, port: 0 };
-        let stderr = running.child.stderr.take().expect("piped");
         let (tx, rx) = std::sync::mpsc::channel();
+        let mut running = Running {
+            child,
+            port: 0,
+            lines: rx,
+            seen: Vec::new(),
+        };
+        let stderr = running.child.stderr.take().expect("piped");
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 let _ = tx.send(line);
@@ -49,7 +70,7 @@ impl Running {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let line = rx
+            let line = (running.lines)
                 .recv_timeout(left)
                 .unwrap_or_else(|_| panic!("the server reported no address within 10 s"));
             // "twinstar: signaling server on ws://127.0.0.1:PORT (players ...)"
@@ -61,10 +82,61 @@ impl Running {
                 running.port = port
                     .parse()
                     .unwrap_or_else(|_| panic!("no port in: {line}"));
+                running.seen.push(line);
                 return running;
+            }
+            running.seen.push(line);
+        }
+    }
+}
+
+impl Running {
+    /// The first line that contains `needle`, from the start-up on.
+    fn line_with(&mut self, needle: &str) -> String {
+        if let Some(line) = self.seen.iter().find(|l| l.contains(needle)) {
+            return line.clone();
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if line.contains(needle) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!("no line with {needle:?} within 10 s"),
             }
         }
     }
+}
+
+/// The `ADDR:PORT` right after `prefix` in `line`.
+fn addr_after(line: &str, prefix: &str) -> std::net::SocketAddr {
+    let at = line
+        .find(prefix)
+        .unwrap_or_else(|| panic!("no {prefix} in {line}"));
+    let addr: String = line[at + prefix.len()..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+        .collect();
+    addr.parse()
+        .unwrap_or_else(|_| panic!("no address in {line}"))
+}
+
+/// `GET path` on `addr`: (status, body).
+fn get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(5)))
+        .build()
+        .into();
+    let mut r = agent
+        .get(format!("http://{addr}{path}"))
+        .call()
+        .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+    (r.status().as_u16(), r.body_mut().read_to_string().unwrap())
 }
 
 impl Drop for Running {
@@ -103,9 +175,16 @@ fn the_health_probe_says_whether_the_server_answers() {
     let up = run(&["health", "--port", &port]);
     assert_eq!(up.status.code(), Some(0), "{}", text(&up.stderr));
     assert!(
-        text(&up.stdout).contains("/healthz: ok"),
+        text(&up.stdout).contains("/livez: ok"),
         "{}",
         text(&up.stdout)
+    );
+    let ready = run(&["health", "--port", &port, "--ready"]);
+    assert_eq!(ready.status.code(), Some(0), "{}", text(&ready.stderr));
+    assert!(
+        text(&ready.stdout).contains("/readyz: ok"),
+        "{}",
+        text(&ready.stdout)
     );
     drop(server);
     // Nothing listens there any more: unhealthy, in one line.
@@ -113,4 +192,193 @@ fn the_health_probe_says_whether_the_server_answers() {
     let stderr = text(&down.stderr);
     assert_eq!(down.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn metrics_are_on_the_metrics_listener_it_names_not_on_the_public_port() {
+    let mut server = Running::start();
+    let line = server.line_with("metrics on");
+    let metrics = addr_after(&line, "http://");
+    assert_ne!(metrics.port(), server.port, "{line}");
+    assert!(line.contains("not on the public port"), "{line}");
+    let (status, text) = get(metrics, "/metrics");
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("# TYPE twinstar_clients gauge"), "{text}");
+    let public = std::net::SocketAddr::from(([127, 0, 0, 1], server.port));
+    assert_eq!(get(public, "/metrics").0, 404);
+}
+
+#[test]
+fn a_metrics_address_that_is_taken_is_one_line_and_exit_2() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = taken.local_addr().unwrap().to_string();
+    let out = run(&["--bind", "127.0.0.1:0", "--metrics-bind", &at]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("metrics listener") && stderr.contains(&at),
+        "{stderr}"
+    );
+    let out = run(&["--bind", "127.0.0.1:0", "--metrics-bind", "everywhere"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_default_metrics_port_taken_costs_the_metrics_not_the_server() {
+    // Held here if free; if something else holds it, it is taken anyway.
+    let _held =
+        std::net::TcpListener::bind(("127.0.0.1", twinstar_signaling::DEFAULT_METRICS_PORT));
+    let mut server = Running::start_with(&[]);
+    let line = server.line_with("metrics listener");
+    assert!(
+        line.contains("127.0.0.1:9536") && line.contains("--metrics-bind"),
+        "{line}"
+    );
+    let public = std::net::SocketAddr::from(([127, 0, 0, 1], server.port));
+    assert_eq!(get(public, "/livez").0, 200);
+}
+
+/// A scratch directory of its own.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("twinstar-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_config_file_sets_options_and_the_flags_win() {
+    let dir = scratch("config");
+    let file = dir.join("twinstar-server.toml");
+    std::fs::write(
+        &file,
+        "bind = \"127.0.0.1:0\"\nmetrics-bind = \"off\"\ndrain-timeout = 7\n",
+    )
+    .unwrap();
+    // Named by the environment variable (the game's TWINSTAR_CONFIG is its
+    // settings file, not this).
+    let child = Command::new(BIN)
+        .env("TWINSTAR_SERVER_CONFIG", &file)
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut from_file = Running::attach(child);
+    from_file.line_with("metrics served nowhere (--metrics-bind off)");
+    drop(from_file);
+    // The flag wins over the file; --config wins over the variable.
+    let server = Running::start_with(&[
+        "--config",
+        file.to_str().unwrap(),
+        "--metrics-bind",
+        "127.0.0.1:0",
+    ]);
+    let mut server = server;
+    let line = server.line_with("metrics on");
+    assert_eq!(get(addr_after(&line, "http://"), "/metrics").0, 200);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_bad_config_file_is_one_line_and_exit_2() {
+    let dir = scratch("bad-config");
+    let file = dir.join("twinstar-server.toml");
+    for (toml, says) in [
+        (
+            "bind = \"127.0.0.1:0\"\nidle-timout = 30\n",
+            "unknown field `idle-timout`",
+        ),
+        (
+            "idle-timeout = 9999\n",
+            "idle-timeout: 9999 is not in 3..=300",
+        ),
+        ("idle-timeout = [\n", "line 1"),
+    ] {
+        std::fs::write(&file, toml).unwrap();
+        let out = run(&["serve", "--config", file.to_str().unwrap()]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{toml:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{toml:?}: {stderr}");
+        assert!(
+            stderr.contains(says) && stderr.contains("twinstar-server.toml"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    let out = run(&["--config", "/nonexistent/twinstar-server.toml"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn json_logs_are_one_object_per_line_from_start_to_exit() {
+    let mut child = Command::new(BIN)
+        .args(["--bind", "127.0.0.1:0", "--metrics-bind", "127.0.0.1:0"])
+        .args(["--log-format", "json", "--drain-timeout", "5"])
+        .env("RUST_LOG", "twinstar=debug")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let out = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap());
+    let mut server = Running::attach(child);
+    let public = std::net::SocketAddr::from(([127, 0, 0, 1], server.port));
+    // A player in a room (a log event with its room and peer), then one
+    // refused, then SIGTERM: the drain's lines and the exit.
+    let mut ws = std::net::TcpStream::connect(public).unwrap();
+    use std::io::{Read, Write};
+    write!(
+        ws,
+        "GET /K7Q2XM HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = [0u8; 12];
+    ws.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 101");
+    server.line_with("joined (1/2)");
+    assert_eq!(get(public, "/readyz").0, 200);
+    let killed = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    server.line_with("draining");
+    let status = server.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    // Everything it wrote, read to its end.
+    let mut all: Vec<String> = std::mem::take(&mut server.seen);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while let Ok(line) =
+        (server.lines).recv_timeout(deadline.saturating_duration_since(Instant::now()))
+    {
+        all.push(line);
+    }
+    let stdout = out.join().unwrap();
+    all.extend(stdout.lines().map(str::to_owned));
+    assert!(all.len() >= 6, "{all:#?}");
+    let events: Vec<serde_json::Value> = all
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    for e in &events {
+        assert!(e["timestamp"].is_string() && e["level"].is_string(), "{e}");
+        assert!(e["message"].is_string(), "{e}");
+    }
+    let said = |needle: &str| {
+        events
+            .iter()
+            .find(|e| e["message"].as_str().unwrap().contains(needle))
+    };
+    assert!(
+        said("signaling server on ws://127.0.0.1:").is_some(),
+        "{all:#?}"
+    );
+    let joined = said("joined (1/2)").expect("the join");
+    assert_eq!(joined["room"], "K7Q2XM", "{joined}");
+    assert!(joined["peer"].is_string(), "{joined}");
+    assert!(said("drain").is_some(), "{all:#?}");
 }

@@ -28,7 +28,9 @@ impl Server {
     }
 
     /// [`Server::start`] with more arguments after `serve --bind
-    /// 127.0.0.1:0`, and environment variables set.
+    /// 127.0.0.1:0 --metrics-bind 127.0.0.1:0`, and environment variables
+    /// set. (Metrics on a free port: the default's, 9536, is the machine's
+    /// and tests run side by side.)
     pub fn start_with(args: &[&str], envs: &[(&str, &OsStr)]) -> Self {
         Self::start_of(super::BIN, args, envs)
     }
@@ -37,7 +39,13 @@ impl Server {
     /// (`twinstar-server`, [`super::server_bin`]).
     pub fn start_of(bin: &str, args: &[&str], envs: &[(&str, &OsStr)]) -> Self {
         let deadline = Instant::now() + Duration::from_secs(10);
-        let mut all = vec!["serve", "--bind", "127.0.0.1:0"];
+        let mut all = vec![
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--metrics-bind",
+            "127.0.0.1:0",
+        ];
         all.extend_from_slice(args);
         let mut command = super::command_of(bin, &std::env::temp_dir(), &all);
         command.envs(envs.iter().copied());
@@ -99,10 +107,19 @@ impl Server {
     }
 
     /// One sample of its `GET /metrics` (`name` with its labels, as
-    /// printed), `None` when absent or unreachable.
+    /// printed), `None` when absent or unreachable. Asked on its metrics
+    /// listener, whose address its start-up line gives
+    /// (`metrics on http://ADDR/metrics`): the public port answers 404.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        let (_, text) = super::http_get(self.addr, "/metrics")?;
+        let (_, text) = super::http_get(self.metrics_addr()?, "/metrics")?;
         twinstar_signaling::sample(&text, name)
+    }
+
+    /// The metrics listener's address, from its start-up line.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        let stderr = self.process.stderr();
+        let at = stderr.find("metrics on http://")? + "metrics on http://".len();
+        stderr[at..].split('/').next()?.parse().ok()
     }
 
     /// What it has written to stderr so far.

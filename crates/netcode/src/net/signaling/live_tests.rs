@@ -21,6 +21,9 @@ const LIVE_LIMIT: Duration = Duration::from_secs(40);
 
 struct TestServer {
     base: String,
+    /// `http://ADDR/metrics`: its metrics listener's (the public port
+    /// answers /metrics with 404).
+    metrics: String,
     stop: Option<oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<Result<(), ServerError>>,
     state: RoomState,
@@ -31,9 +34,11 @@ impl TestServer {
         Self::start_with(ServeOptions::new(None))
     }
 
-    fn start_with(options: ServeOptions) -> Self {
+    fn start_with(mut options: ServeOptions) -> Self {
+        options.metrics.bind = Some(SocketAddr::from(([127, 0, 0, 1], 0)));
         let server = bind_with(SocketAddr::from(([127, 0, 0, 1], 0)), options).unwrap();
         let base = format!("ws://{}", server.local_addr());
+        let metrics = format!("http://{}/metrics", server.metrics_addr().unwrap());
         let state = server.state();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(server.serve(async {
@@ -41,6 +46,7 @@ impl TestServer {
         }));
         TestServer {
             base,
+            metrics,
             stop: Some(stop),
             task,
             state,
@@ -283,7 +289,8 @@ async fn health_metrics_and_ice_offers_answer_plain_gets() {
         let refused = raw(&url).await.unwrap_err();
         assert_eq!(refused_status(&refused), Some(409));
         sleep(Duration::from_millis(200)).await;
-        let (status, metrics) = http_get(format!("{http}/metrics")).await;
+        assert_eq!(http_get(format!("{http}/metrics")).await.0, 404);
+        let (status, metrics) = http_get(server.metrics.clone()).await;
         assert_eq!(status, 200);
         assert_eq!(sample(&metrics, "twinstar_clients"), Some(2.0), "{metrics}");
         assert_eq!(
@@ -508,7 +515,7 @@ async fn a_seat_token_takes_a_stale_seat_back_at_once_and_nothing_else() {
         assert_eq!(code_closed, 4000, "{reason}");
         assert!(started.elapsed() < Duration::from_secs(2));
         assert_eq!(server.state.members_of(&code), 2);
-        let (status, metrics) = http_get(format!("{}/metrics", http_base(&server.base))).await;
+        let (status, metrics) = http_get(server.metrics.clone()).await;
         assert_eq!(status, 200);
         assert_eq!(
             sample(&metrics, "twinstar_seats_taken_back_total"),
@@ -573,7 +580,7 @@ async fn a_public_room_is_listed_at_once_and_a_private_one_never() {
         assert_eq!(other, r#"{"rooms":[]}"#);
         let (status, bad) = rooms_page(&http, "?cursor=x").await;
         assert_eq!(status, 400, "{bad}");
-        let (_, metrics) = http_get(format!("{http}/metrics")).await;
+        let (_, metrics) = http_get(server.metrics.clone()).await;
         assert_eq!(
             sample(&metrics, "twinstar_public_rooms"),
             Some(1.0),
