@@ -8,12 +8,18 @@
 #   twinstar_VERSION_amd64.deb              the same, packaged: /usr/bin,
 #   twinstar_VERSION_arm64.deb              a menu entry and an icon
 #   twinstar-web-VERSION.tar.gz             the web client alone
+#   twinstar-server-VERSION-amd64.oci.tar   the server's container image
+#                                           (FROM scratch: the static
+#                                           server, the web client), and
+#                                           its image digest in .digest
 #   SHA256SUMS                              over every file above
 #
 #   scripts/release.sh [--out DIR] [--only LIST] [--check-reproducible]
 #
 # --only: a comma-separated subset of linux-x86_64, linux-aarch64, windows,
-# web, deb (default: all). --check-reproducible: build everything a second
+# web, deb, image (default: all; image needs root for podman). No arm64
+# image yet: its static binary needs an aarch64 musl C compiler (ring),
+# which Debian does not ship. --check-reproducible: build everything a second
 # time in a fresh target directory and compare every file's bytes; exit 1
 # and name the files that differ.
 #
@@ -39,7 +45,7 @@ die() {
 }
 
 out=dist
-only=linux-x86_64,linux-aarch64,windows,web,deb
+only=linux-x86_64,linux-aarch64,windows,web,deb,image
 check=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -51,8 +57,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 for part in ${only//,/ }; do
-    case "$part" in linux-x86_64 | linux-aarch64 | windows | web | deb) ;;
-        *) echo "release: unknown part '$part' in --only (linux-x86_64, linux-aarch64, windows, web, deb)" >&2; exit 2 ;;
+    case "$part" in linux-x86_64 | linux-aarch64 | windows | web | deb | image) ;;
+        *) echo "release: unknown part '$part' in --only (linux-x86_64, linux-aarch64, windows, web, deb, image)" >&2; exit 2 ;;
     esac
 done
 wants() { [[ ",$only," == *",$1,"* ]]; }
@@ -94,7 +100,7 @@ build() {
         cross_build "$triple" --profile dist --bin twinstar --bin twinstar-server >&2
         say "built $triple in $(($(date +%s) - started)) s"
     done
-    if wants web || wants deb || [ ${#targets[@]} -gt 0 ]; then
+    if wants web || wants deb || wants image || [ ${#targets[@]} -gt 0 ]; then
         started=$(date +%s)
         # (build-web.sh installs its tools once per machine, outside any
         # target directory.)
@@ -176,6 +182,13 @@ pack() {
             CARGO_TARGET_DIR=$target_dir cargo deb --no-build --no-strip --locked --profile dist \
                 --target "$triple" --output "$dist" >&2 || die "cargo deb for $triple failed"
         done
+    fi
+    if wants image; then
+        # The static server (musl) built here, paths remapped as above.
+        RUSTFLAGS="--remap-path-prefix=$repo=/twinstar --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=${RUSTUP_HOME:-$HOME/.rustup}=/rustup" \
+            CARGO_TARGET_DIR=$target_dir bash scripts/server-image.sh --base scratch --profile dist \
+            --web "$target_dir/web" --tag "localhost/twinstar-server:$version" \
+            --save "$dist/twinstar-server-$version-amd64.oci.tar" >&2 || die "the server image failed"
     fi
     rm -rf "$staging"
     (cd "$dist" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort |

@@ -72,6 +72,11 @@ if [ "$(id -u)" = 0 ]; then
     source scripts/lib/cross.sh
     CROSS_RUN=1 cross_setup test.sh x86_64-pc-windows-gnu aarch64-unknown-linux-gnu
     command -v jq > /dev/null || debian_install test.sh jq
+    # The server image's (scripts/server-image.sh): podman, a musl C
+    # compiler and the musl target.
+    debian_install test.sh "${DEBIAN_IMAGE[@]}"
+    [ -d "$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-musl" ] ||
+        rustup target add x86_64-unknown-linux-musl > /dev/null
     # The web build's target too, before anything compiles at once.
     [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ] ||
         rustup target add wasm32-unknown-unknown > /dev/null
@@ -144,6 +149,11 @@ if [ "$(id -u)" = 0 ]; then
         # those packages alone (issue 46); it plays last (below).
         CARGO_TARGET_DIR="$target_dir/packages" start packages \
             bash -c 'bash scripts/check-packages.sh && bash scripts/out-of-tree-game.sh --build-only'
+        # The server's container image (issue 47): the static binary built
+        # and the image made FROM scratch, saved as an OCI archive; it is
+        # run below.
+        CARGO_TARGET_DIR="$target_dir/server-image" start server-image \
+            bash scripts/check-server-image.sh --build-only
         bash scripts/check-supply-chain.sh --is-installed ||
             start cargo-deny bash scripts/check-supply-chain.sh --install-only
         bash scripts/check-unused-deps.sh --is-installed ||
@@ -382,6 +392,12 @@ if [ "$(id -u)" = 0 ]; then
     # background above when missing).
     [[ " ${background[*]} " == *" cargo-machete "* ]] && collect cargo-machete
     check unused-deps 300 bash scripts/check-unused-deps.sh
+    # The server's image (built in the background above) run: as uid
+    # 10001, healthy, a match through it, drained by SIGTERM, loaded back
+    # from its OCI archive.
+    collect server-image
+    CARGO_TARGET_DIR="$target_dir/server-image" check server-image 300 \
+        bash scripts/check-server-image.sh --no-build
     # The out-of-tree Pong (built in the background above) plays through
     # `twinstar serve`: a cut, a spectator, equal checksums, and a connect
     # median under 200 ms, measured last, when nothing else runs.

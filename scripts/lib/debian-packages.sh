@@ -24,6 +24,10 @@ DEBIAN_TEST=(xvfb libgl1-mesa-dri libxtst6 python3 chromium gzip openssl curl ha
 # Cross-building the downloads (scripts/release.sh): mingw-w64 links the
 # Windows build; the aarch64 one needs its C compiler and the arm64 builds
 # of the build libraries (multiarch: dpkg --add-architecture arm64).
+# The server's container image (scripts/server-image.sh): podman and its
+# runtime, a musl C compiler for the static binary.
+DEBIAN_IMAGE=(podman runc musl-tools)
+
 DEBIAN_CROSS_WINDOWS=(mingw-w64)
 DEBIAN_CROSS_AARCH64=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libasound2-dev:arm64 libudev-dev:arm64)
 # Running them here to check them: Wine for the Windows build, qemu's user

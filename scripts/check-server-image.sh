@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The server's container image, built and run (issue 47; root: podman).
+#
+#   scripts/check-server-image.sh [--build-only | --no-build]
+#
+# Builds the image FROM scratch (scripts/server-image.sh: the static
+# binary, the web client if target/web has one) and saves it as an OCI
+# archive in $CARGO_TARGET_DIR/server-image/; --build-only stops there,
+# --no-build starts from what a build left (CI builds in the background
+# first). Then, with the image:
+# - its configuration: user 10001, never root; a HEALTHCHECK;
+# - a container of it serves: /readyz answers 200, `podman healthcheck run`
+#   says healthy, its process runs as uid 10001 on the host;
+# - a headless match between two twinstar bots plays through it (equal
+#   checksums), and its metrics listener counts the match;
+# - SIGTERM (podman stop) drains it and it exits 0;
+# - the OCI archive loads back (`podman load`) and the loaded image serves.
+# The match uses $TWINSTAR_BIN (default target/debug/twinstar).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=lib/podman.sh
+source scripts/lib/podman.sh
+
+fail() {
+    echo "check-server-image: FAILED: $*" >&2
+    exit 1
+}
+build=1 run=1
+case "${1:-}" in
+    --no-build) build=0 ;;
+    --build-only) run=0 ;;
+    "") ;;
+    *) echo "check-server-image: usage: scripts/check-server-image.sh [--build-only | --no-build]" >&2; exit 2 ;;
+esac
+[ "$(id -u)" = 0 ] || { echo "check-server-image: podman here needs root" >&2; exit 1; }
+
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+bin=${TWINSTAR_BIN:-$target_dir/debug/twinstar}
+[ -x "$bin" ] || fail "no twinstar binary at $bin (cargo build, or set TWINSTAR_BIN)"
+image=localhost/twinstar-server:check
+archive="$target_dir/server-image/twinstar-server-check.oci.tar"
+if [ $build = 1 ]; then
+    mkdir -p "$(dirname "$archive")"
+    web=target/web
+    [ -s "$web/index.html" ] || web=none
+    bash scripts/server-image.sh --base scratch --profile cross-check --tag "$image" \
+        --web "$web" --save "$archive"
+fi
+[ -s "$archive" ] || fail "no image archive at $archive (run without --no-build)"
+[ $run = 1 ] || exit 0
+# A check run again after failing past the `rmi` below finds the image in
+# its archive.
+podman_cmd image exists "$image" || podman_cmd load -i "$archive" > /dev/null 2>&1
+
+started=$(date +%s)
+work=$(mktemp -d)
+name="twinstar-check-$$"
+cleanup() {
+    podman_cmd rm -f -t 0 "$name" > /dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The configuration.
+user=$(podman_cmd image inspect -f '{{.Config.User}}' "$image")
+[ "$user" = 10001:10001 ] || fail "the image runs as '$user', not 10001:10001"
+health=$(podman_cmd image inspect -f '{{json .Config.Healthcheck}}' "$image")
+[[ "$health" == *'"health"'* ]] || fail "the image has no HEALTHCHECK running 'twinstar-server health' ($health)"
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+metrics_port=$(free_port)
+
+# serve NAME IMAGE: a container of IMAGE as shipped (its own CMD: 3536 for
+# players, 9536 for metrics, inside its network namespace, published on
+# loopback), ready within 10 s.
+serve() {
+    podman_run -d --name "$1" -p "127.0.0.1:$port:3536" -p "127.0.0.1:$metrics_port:9536" "$2" \
+        > /dev/null 2> >(grep -v 'systemd connection' >&2)
+    for _ in $(seq 100); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ] && return 0
+        sleep 0.1
+    done
+    podman_cmd logs "$1" 2>&1 | tail -5 >&2
+    fail "the container of $2 did not answer /readyz with 200 within 10 s"
+}
+
+serve "$name" "$image"
+podman_cmd healthcheck run "$name" > /dev/null 2>&1 || fail "podman healthcheck run: not healthy"
+pid=$(podman_cmd inspect -f '{{.State.Pid}}' "$name")
+uid=$(stat -c %u "/proc/$pid")
+[ "$uid" = 10001 ] || fail "the server's process runs as uid $uid, not 10001"
+
+# A match through it: two bots, 300 frames.
+room=CTR-4GE
+common=(--server "ws://127.0.0.1:$port" --stun none --headless --bot --frames 300 --json --timeout 15 --no-record)
+(cd "$work" && timeout -k 3 60 "$bin" host --room "$room" "${common[@]}" > host.out 2> host.err) &
+host=$!
+sleep 0.2
+(cd "$work" && timeout -k 3 60 "$bin" join "$room" "${common[@]}" > join.out 2> join.err) &
+join=$!
+wait "$host" || { tail -3 "$work/host.err" >&2; fail "the host's match through the container failed"; }
+wait "$join" || { tail -3 "$work/join.err" >&2; fail "the joiner's match through the container failed"; }
+checksum() { python3 -c 'import json, sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["checksum"])' < "$1"; }
+a=$(checksum "$work/host.out") && b=$(checksum "$work/join.out") || fail "a peer printed no summary"
+[ "$a" = "$b" ] || fail "the peers' checksums differ: $a and $b"
+matches=$(curl -s "http://127.0.0.1:$metrics_port/metrics" | sed -n 's/^twinstar_matches_started_total \([0-9]*\).*/\1/p')
+[ "${matches:-0}" -ge 1 ] || fail "the container's metrics count no match (twinstar_matches_started_total: '${matches:-}')"
+
+# SIGTERM drains: nothing to wait for, so it exits at once, with 0.
+podman_cmd stop -t 15 "$name" > /dev/null 2>&1
+code=$(podman_cmd inspect -f '{{.State.ExitCode}}' "$name")
+[ "$code" = 0 ] || fail "after SIGTERM the server exited with $code"
+podman_cmd rm "$name" > /dev/null 2>&1
+
+# The archive, loaded into an empty slot: the image comes back and serves.
+podman_cmd rmi -f "$image" > /dev/null
+loaded=$(podman_cmd load -i "$archive" 2>&1 | sed -n 's/^Loaded image[^:]*: *//p' | tail -n 1)
+[ -n "$loaded" ] || fail "podman load -i $archive loaded nothing"
+serve "$name" "$loaded"
+[ "$(curl -s "http://127.0.0.1:$port/livez")" = ok ] || fail "the loaded image's /livez did not answer ok"
+
+size=$(podman_cmd image inspect -f '{{.Size}}' "$loaded")
+echo "check-server-image: $image (FROM scratch, $((size / 1024)) KiB; archive $(du -k "$archive" | cut -f1) KiB) served as uid 10001, healthy; a 300-frame match through it agreed ($a); SIGTERM exit 0; the OCI archive loaded back and served ($(($(date +%s) - started)) s)" >&2
