@@ -398,6 +398,12 @@ if [ "$(id -u)" = 0 ]; then
     collect server-image
     CARGO_TARGET_DIR="$target_dir/server-image" check server-image 300 \
         bash scripts/check-server-image.sh --no-build
+    # deploy/compose.yaml up whole (two nodes of that image, HAProxy,
+    # Redis, coturn with TURN REST; podman-compose), a match through the
+    # proxy, one node stopped: its room leaves /rooms, the other's match
+    # plays on. The first run on a machine makes the stand-in image of
+    # Debian's HAProxy, Redis and coturn (~2 minutes); podman keeps it.
+    check compose 300 bash scripts/check-compose.sh
     # The out-of-tree Pong (built in the background above) plays through
     # `twinstar serve`: a cut, a spectator, equal checksums, and a connect
     # median under 200 ms, measured last, when nothing else runs.
