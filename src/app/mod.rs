@@ -98,10 +98,10 @@ pub fn main_of<C: clap::Parser>(
     use std::io::IsTerminal;
     use std::process::ExitCode;
 
-    use crate::platform::console;
+    use crate::platform::native::console;
 
     // Windows, double-clicked: nowhere to print, so errors and panics are
-    // shown in a message box (platform::console).
+    // shown in a message box (platform::native::console).
     let printable = console::prepare();
     if !printable {
         let program = program.to_owned();
