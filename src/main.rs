@@ -1,5 +1,5 @@
 // On Windows the game is a GUI program: a double-click opens its window
-// and no console; platform::console attaches to a terminal it was started
+// and no console; platform::native::console attaches to a terminal it was started
 // from, and shows errors in a message box when there is none.
 #![cfg_attr(windows, windows_subsystem = "windows")]
 

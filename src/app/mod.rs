@@ -4,10 +4,25 @@
 mod desync;
 mod menu;
 mod online;
+
+// Natively or in the page, chosen here once: what blocks natively (the
+// process's main, the window's loop, a headless connect) and what the page
+// does instead (its result on the console). Both offer `windowed`,
+// `connect_blocking` and `open_when_connecting` with one signature.
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
+#[cfg(not(target_arch = "wasm32"))]
+use native as imp;
 #[cfg(target_arch = "wasm32")]
-mod page_result;
+mod page;
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::main_of;
 #[cfg(target_arch = "wasm32")]
-pub use page_result::{RESULT_PREFIX, conclude_in_page};
+use page as imp;
+#[cfg(target_arch = "wasm32")]
+pub use page::{RESULT_PREFIX, conclude_in_page};
+
+use imp::{connect_blocking, open_when_connecting, windowed};
 mod replay;
 mod rooms;
 mod servers;
@@ -84,77 +99,6 @@ pub struct Line {
     pub text: String,
 }
 
-/// The process around a command, for `twinstar` and `twinstar-server`:
-/// the arguments parsed (`--help` and `--version` printed, a bad one told
-/// in one line with exit 2), logs to stderr (`RUST_LOG`, default
-/// `twinstar=info`), the command run, its lines printed and its status
-/// returned. `run` gives the result and whether `--json` was asked for.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn main_of<C: clap::Parser>(
-    program: &str,
-    args: impl IntoIterator<Item = std::ffi::OsString>,
-    run: impl FnOnce(C) -> (Result<Report, Failure>, bool),
-) -> std::process::ExitCode {
-    use std::io::IsTerminal;
-    use std::process::ExitCode;
-
-    use crate::platform::console;
-
-    // Windows, double-clicked: nowhere to print, so errors and panics are
-    // shown in a message box (platform::console).
-    let printable = console::prepare();
-    if !printable {
-        let program = program.to_owned();
-        let default_hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            default_hook(info);
-            console::alert(&program, &format!("{program} stopped: {info}"));
-        }));
-    }
-    let command = match C::try_parse_from(args) {
-        Ok(command) => command,
-        Err(e) if !e.use_stderr() => {
-            // --help and --version.
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            let text = format!("{program}: {}", crate::cli::one_line_error(&e, program));
-            eprintln!("{text}");
-            if !printable {
-                console::alert(program, &text);
-            }
-            return ExitCode::from(2);
-        }
-    };
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "twinstar=info".into()),
-        )
-        .init();
-    let (result, json) = run(command);
-    let (lines, code) = conclusion(&result, json);
-    for line in &lines {
-        if line.to_stderr {
-            eprintln!("{}", line.text);
-        } else {
-            println!("{}", line.text);
-        }
-    }
-    if !printable && code != 0 {
-        let said: Vec<&str> = lines
-            .iter()
-            .filter(|l| l.to_stderr)
-            .map(|l| l.text.as_str())
-            .collect();
-        console::alert(program, &said.join("\n"));
-    }
-    ExitCode::from(code)
-}
-
 /// What a finished command prints (the summary as a line or as JSON, or
 /// the error and any summary) and its exit status.
 pub fn conclusion(result: &Result<Report, Failure>, json: bool) -> (Vec<Line>, u8) {
@@ -188,34 +132,6 @@ pub fn conclusion(result: &Result<Report, Failure>, json: bool) -> (Vec<Line>, u
             }
             (lines, failure.code())
         }
-    }
-}
-
-/// Runs `body` in a window, then `then` on what it returned (`None`: the
-/// player closed the window early). Natively the window loop blocks and
-/// `then`'s report is returned. In the browser the page's event loop runs
-/// the window after this returns, so `then` runs at the end of `body`
-/// inside it and its report goes to the console; this returns `Running`.
-pub(super) fn windowed<T, Fut>(
-    title: &str,
-    body: impl FnOnce(window::Ui) -> Fut + 'static,
-    then: impl FnOnce(Option<T>) -> Result<Report, Failure> + 'static,
-) -> Result<Report, Failure>
-where
-    T: 'static,
-    Fut: std::future::Future<Output = T> + 'static,
-{
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        then(window::open(title, body)?)
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        window::open(title, move |ui| async move {
-            let ended = body(ui).await;
-            page_result::conclude_in_page(then(Some(ended)));
-        })?;
-        Ok(Report::Running)
     }
 }
 
@@ -419,6 +335,16 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
             n => PathBuf::from(format!("{base}-{n}.tsr")),
         })
         .find(|path| !path.exists())
+}
+
+/// A connect that ended without a connection, as a failure: bad input
+/// when the player can fix it.
+fn connect_failure(e: crate::net::connect::ConnectError) -> Failure {
+    if e.is_bad_input() {
+        Failure::BadInput(e.to_string())
+    } else {
+        Failure::Runtime(e.to_string(), None)
+    }
 }
 
 /// The summary of a finished match, or the failure that ended it (with the

@@ -1,19 +1,17 @@
 //! `serve`, `host` and `join`: argument checks (all before any connection),
 //! the signaling server, connecting, and the online match.
 
-#[cfg(not(target_arch = "wasm32"))]
-use std::task::Poll;
 use web_time::Duration;
 
-use super::{Failure, Report, finish_window, match_options, random_seed, record_path};
+use super::{
+    Failure, Report, connect_failure, finish_window, match_options, random_seed, record_path,
+};
 use crate::cli::{NetArgs, RunArgs};
 use crate::frontend::InputSource;
 use crate::frontend::window::{
     self, ConnectOutcome, MatchEnd, MatchOptions, Screenshot, Share, Ui, Waiting,
 };
 use crate::input::KeyMap;
-#[cfg(target_arch = "wasm32")]
-use crate::net::connect::Stage;
 use crate::net::connect::{BackgroundConnect, ConnectError, ConnectOptions, Connector};
 use crate::net::delay::DelaySetting;
 use crate::net::handshake::Role;
@@ -22,7 +20,8 @@ use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
 use crate::net::signaling::{SeatToken, browser_link, check_server_url};
 use crate::net::{Connection, PlayerConnector};
-use crate::platform::net::{self as platform, NoLocalServer};
+use crate::platform::NoLocalServer;
+use crate::platform::net as platform;
 use crate::platform::records::Store;
 use crate::platform::tasks::{MaybeSend, NetRuntime};
 use twinstar_netcode::tickets;
@@ -32,30 +31,6 @@ use crate::session::{Match, Pacing};
 use crate::settings::Settings;
 use crate::sim::Frame;
 use crate::sim::SimConfig;
-
-/// How long the browser connects before it opens the window anyway (see
-/// [`online`]): a host, who waits for someone to come, only until the
-/// signaling server has let it in (a server a continent away answers well
-/// within this; one that does not is reported on the waiting screen)...
-#[cfg(target_arch = "wasm32")]
-const HOST_CONNECTS_FIRST: Duration = Duration::from_millis(500);
-/// ...a joiner until the connection is made (about 0.3 s on loopback
-/// with the page's thread free), or for this long.
-#[cfg(target_arch = "wasm32")]
-const JOINER_CONNECTS_FIRST: Duration = Duration::from_millis(1500);
-
-/// Whether a player's connect is at a stage before `until` (the stages in
-/// their order: signaling, in the room, measuring, catching up).
-#[cfg(target_arch = "wasm32")]
-fn connecting_before(stage: Stage, until: Stage) -> bool {
-    let order = |s| match s {
-        Stage::Signaling => 0,
-        Stage::Connecting => 1,
-        Stage::Measuring => 2,
-        _ => 3,
-    };
-    order(stage) < order(until)
-}
 
 /// Frames a headless online match plays when `--frames` is not given.
 const DEFAULT_ONLINE_FRAMES: u32 = 3600;
@@ -386,37 +361,10 @@ pub fn online(
             window_report,
         )
     };
-    #[cfg(not(target_arch = "wasm32"))]
-    return open(start);
-    // In the browser the window's GL setup holds the page's one thread for
-    // a few hundred ms (~300 in headless Chromium), and then every drawn
-    // frame does for ~20 ms; the connection's messages (the WebRTC offer,
-    // the data channel opening, the latency probes) waited behind them, so
-    // a joining page took 1.2-1.4 s. The window opens once the connection
-    // is made instead (a host's: once it is in the room; see the limits
-    // above), and the match starts at its first frame.
-    #[cfg(target_arch = "wasm32")]
-    {
-        wasm_bindgen_futures::spawn_local(async move {
-            let waited = web_time::Instant::now();
-            let (limit, until) = if start.hosting {
-                (HOST_CONNECTS_FIRST, Stage::Connecting)
-            } else {
-                (JOINER_CONNECTS_FIRST, Stage::CatchingUp)
-            };
-            while !start.connector.ended() && waited.elapsed() < limit {
-                let status = start.connector.status();
-                if !connecting_before(status.stage, until) || status.failed_attempt.is_some() {
-                    break;
-                }
-                gloo_timers::future::sleep(Duration::from_millis(1)).await;
-            }
-            if let Err(failure) = open(start) {
-                super::page_result::conclude_in_page(Err(failure));
-            }
-        });
-        Ok(Report::Running)
-    }
+    // In the page the window opens once the connection is made (see
+    // `page::open_when_connecting`); natively at once.
+    let hosting = start.hosting;
+    super::open_when_connecting(start, hosting, |s| &s.connector, open)
 }
 
 /// The waiting screen for any connector; the connection, or how the
@@ -451,55 +399,15 @@ pub(super) fn window_report(ended: Option<OnlineEnd>) -> Result<Report, Failure>
     }
 }
 
-/// An online match with no window: connects, then plays, blocking.
-#[cfg(not(target_arch = "wasm32"))]
+/// An online match with no window: connects, then plays, blocking (the
+/// page cannot block: `connect_blocking` refuses there).
 fn online_headless(start: OnlineStart, run: &RunArgs) -> Result<Report, Failure> {
-    let connection = connect_blocking(start.connector)?;
+    let connection = super::connect_blocking(start.connector, "online play")?;
     let (driver, mut sources, _ticket) =
         start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
     let game = Match::new(driver, Pacing::RealTime, start.frames);
     let finished = crate::frontend::headless::run(game, &mut sources);
     super::finish(finished).map(|s| Report::Summary(Box::new(s)))
-}
-
-/// The browser cannot block: its event loop delivers the network.
-#[cfg(target_arch = "wasm32")]
-fn online_headless(_start: OnlineStart, _run: &RunArgs) -> Result<Report, Failure> {
-    Err(Failure::BadInput(
-        "online play in the browser needs its window; leave out --headless".into(),
-    ))
-}
-
-pub(super) fn connect_failure(e: ConnectError) -> Failure {
-    if e.is_bad_input() {
-        Failure::BadInput(e.to_string())
-    } else {
-        Failure::Runtime(e.to_string(), None)
-    }
-}
-
-/// Polls any connector until it ends, logging each new stage.
-#[cfg(not(target_arch = "wasm32"))]
-pub(super) fn connect_blocking<S: crate::net::connect::Seat>(
-    mut connector: Connector<S>,
-) -> Result<S::Connection, Failure> {
-    let mut stages = crate::net::connect::StageLog::default();
-    let mut attempts_told = 0;
-    loop {
-        let status = connector.status();
-        stages.note(status.stage);
-        // The host keeps waiting; the player should know someone tried.
-        if let Some(attempt) = status.failed_attempt
-            && attempt.count != attempts_told
-        {
-            attempts_told = attempt.count;
-            eprintln!("twinstar: {attempt}");
-        }
-        match connector.poll() {
-            Poll::Ready(result) => return result.map_err(connect_failure),
-            Poll::Pending => std::thread::sleep(Duration::from_millis(2)),
-        }
-    }
 }
 
 /// The driver for an agreed match, recording if asked, and the input

@@ -168,7 +168,8 @@ pub fn watch(args: &WatchArgs) -> Result<Report, Failure> {
     )
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+/// A match watched with no window, blocking (the page cannot block:
+/// `connect_blocking` refuses there).
 fn watch_headless(start: WatchStart) -> Result<Report, Failure> {
     let WatchStart {
         connector,
@@ -176,18 +177,10 @@ fn watch_headless(start: WatchStart) -> Result<Report, Failure> {
         spectator,
         ..
     } = start;
-    let connection = super::online::connect_blocking(connector)?;
+    let connection = super::connect_blocking(connector, "watching")?;
     let driver = start_driver(connection, &run, spectator)?;
     let mut sources = idle_sources(&run);
     let game = Match::new(driver, Pacing::RealTime, None);
     let finished = crate::frontend::headless::run(game, &mut sources);
     super::finish(finished).map(|s| Report::Summary(Box::new(s)))
-}
-
-/// The browser cannot block: its event loop delivers the network.
-#[cfg(target_arch = "wasm32")]
-fn watch_headless(_start: WatchStart) -> Result<Report, Failure> {
-    Err(Failure::BadInput(
-        "watching in the browser needs its window; leave out --headless".into(),
-    ))
 }

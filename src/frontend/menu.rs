@@ -10,6 +10,7 @@ use super::keys::{clicked, end_frame, enter_screen, pressed};
 use super::text::{edit_text, pick_chars, take_chars_after_enter, wrap};
 use super::window::{Screenshot, Ui, backdrop, save_screenshot};
 use crate::net::signaling::{PlayerName, check_server_url};
+use crate::platform::text_field::TextField;
 use crate::settings::{Action, BINDABLE_KEYS, PadAction, Settings, key_name};
 
 const ITEM: Color = Color::new(0.75, 0.8, 0.95, 1.0);
@@ -269,13 +270,11 @@ pub async fn text_prompt(
     text.push_str(&take_chars_after_enter(room));
     // In the page, a real input element too: a phone types into it with
     // its own keyboard. Its value and the game's text are kept equal.
-    #[cfg(target_arch = "wasm32")]
-    let field = crate::web::text_field::TextField::show(&text, title);
+    // Natively there is none (`show` is `None`).
+    let field = TextField::show(&text, title);
     loop {
         ui.audio.update();
-        #[allow(unused_mut)]
         let mut field_key: Option<String> = None;
-        #[cfg(target_arch = "wasm32")]
         if let Some(f) = &field {
             let typed: String = f.value().chars().take(PROMPT_MAX_CHARS).collect();
             if typed != text {
@@ -290,7 +289,6 @@ pub async fn text_prompt(
         if edit_text(&mut text, PROMPT_MAX_CHARS) || pick_chars(&mut text, PROMPT_MAX_CHARS) {
             error = None;
         }
-        #[cfg(target_arch = "wasm32")]
         if let Some(f) = &field {
             f.set_value(&text);
         }

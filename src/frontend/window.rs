@@ -40,12 +40,10 @@ pub enum WindowError {
     NoDisplay,
 }
 
-/// Whether a window could open at all (X11 or Wayland).
+/// Whether a window could open at all (X11 or Wayland; a page always
+/// has its canvas).
 pub fn display_available() -> bool {
-    // A page always has its canvas.
-    cfg!(target_arch = "wasm32")
-        || std::env::var_os("DISPLAY").is_some()
-        || std::env::var_os("WAYLAND_DISPLAY").is_some()
+    crate::platform::screen::display_available()
 }
 
 fn window_conf(title: &str) -> Conf {

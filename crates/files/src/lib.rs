@@ -15,18 +15,28 @@
 //! In the browser there is no file system: [`create`] and [`read_limited`]
 //! use an in-memory store for the page's lifetime instead (`memory`), so
 //! replays are recorded, listed and read by the same code, and the page
-//! offers them as downloads.
+//! offers them as downloads. Which of the two is chosen once, below:
+//! `native.rs` and `wasm.rs` offer the same [`OutFile`], [`create`],
+//! [`read_limited`] and [`newest_first`].
 //!
 //! Known gap: a regular file swapped for a FIFO between the stat and the
 //! open would still block in `open`; closing it needs `O_NONBLOCK`, which
 //! std does not name portably. The size bound holds either way.
 
+use std::io;
+
 #[cfg(not(target_arch = "wasm32"))]
-use std::fs::{File, FileType};
+mod native;
 #[cfg(not(target_arch = "wasm32"))]
-use std::io::Read;
-use std::io::{self, Write};
-use std::path::Path;
+use native as imp;
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+#[cfg(target_arch = "wasm32")]
+use wasm as imp;
+#[cfg(target_arch = "wasm32")]
+pub mod memory;
+
+pub use imp::{OutFile, create, newest_first, read_limited};
 
 /// Why a file could not be read. The messages leave the path out: the
 /// caller names the file (`twinstar: PATH: message`).
@@ -47,185 +57,6 @@ impl ReadError {
     }
 }
 
-/// The whole file, if `path` (symlinks followed) is a regular file of at most
-/// `limit` bytes. Reads at most `limit` bytes and one 4 KiB probe, whatever
-/// size the file claims.
-#[cfg(target_arch = "wasm32")]
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let bytes = memory::read(path).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::TooLarge { limit });
-    }
-    Ok(bytes)
-}
-
-/// A file being written: a real one natively, a page-lifetime buffer in the
-/// browser.
-pub struct OutFile {
-    #[cfg(not(target_arch = "wasm32"))]
-    file: io::BufWriter<File>,
-    #[cfg(target_arch = "wasm32")]
-    file: memory::MemoryFile,
-}
-
-/// Creates (or replaces) `path`, with its directories.
-pub fn create(path: &Path) -> io::Result<OutFile> {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)?;
-        }
-        Ok(OutFile {
-            file: io::BufWriter::new(File::create(path)?),
-        })
-    }
-    #[cfg(target_arch = "wasm32")]
-    Ok(OutFile {
-        file: memory::create(path),
-    })
-}
-
-impl OutFile {
-    /// Flushes and asks the disk to keep it (nothing to do in memory).
-    pub fn sync(&mut self) -> io::Result<()> {
-        self.file.flush()?;
-        #[cfg(not(target_arch = "wasm32"))]
-        self.file.get_ref().sync_all()?;
-        Ok(())
-    }
-}
-
-impl Write for OutFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
-    }
-}
-
-/// The browser's stand-in for a directory of files: path -> bytes, for as
-/// long as the page is open.
-#[cfg(target_arch = "wasm32")]
-pub mod memory {
-    use std::cell::RefCell;
-    use std::collections::BTreeMap;
-    use std::io;
-    use std::path::{Path, PathBuf};
-    use std::rc::Rc;
-
-    type Shared = Rc<RefCell<Vec<u8>>>;
-
-    thread_local! {
-        static FILES: RefCell<BTreeMap<PathBuf, Shared>> = RefCell::default();
-    }
-
-    /// Appends to its file's bytes.
-    pub struct MemoryFile(Shared);
-
-    impl io::Write for MemoryFile {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    pub fn create(path: &Path) -> MemoryFile {
-        let shared = Shared::default();
-        FILES.with(|f| f.borrow_mut().insert(path.to_path_buf(), shared.clone()));
-        MemoryFile(shared)
-    }
-
-    /// Adds a whole file (one the player opened in the page).
-    pub fn insert(path: &Path, bytes: Vec<u8>) {
-        FILES.with(|f| {
-            f.borrow_mut()
-                .insert(path.to_path_buf(), Rc::new(RefCell::new(bytes)))
-        });
-    }
-
-    pub fn read(path: &Path) -> Option<Vec<u8>> {
-        FILES.with(|f| f.borrow().get(path).map(|b| b.borrow().clone()))
-    }
-
-    /// Every file's path, in order.
-    pub fn list() -> Vec<PathBuf> {
-        FILES.with(|f| f.borrow().keys().cloned().collect())
-    }
-}
-
-/// The files in `dir` named `*.EXT`, the most recently written first.
-pub fn newest_first(dir: &Path, ext: &str) -> Vec<std::path::PathBuf> {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let Ok(read) = std::fs::read_dir(dir) else {
-            return Vec::new();
-        };
-        let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = read
-            .filter_map(Result::ok)
-            .filter(|e| e.path().extension().is_some_and(|x| x == ext))
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-            .collect();
-        files.sort_by_key(|f| std::cmp::Reverse(f.0));
-        files.into_iter().map(|(_, path)| path).collect()
-    }
-    // Names start with the time they were made: reverse name order.
-    #[cfg(target_arch = "wasm32")]
-    memory::list()
-        .into_iter()
-        .rev()
-        .filter(|p| p.parent() == Some(dir) && p.extension().is_some_and(|x| x == ext))
-        .collect()
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotRegular(describe(meta.file_type())));
-    }
-    if meta.len() > limit {
-        return Err(ReadError::TooLarge { limit });
-    }
-    let mut file = File::open(path)?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    (&mut file).take(limit).read_to_end(&mut bytes)?;
-    // Anything after the limit makes the file too large. The probe is a
-    // block, not one byte: some /proc files (pagemap) refuse reads whose
-    // size is not a multiple of 8.
-    if bytes.len() as u64 == limit && file.read(&mut [0; 4096])? > 0 {
-        return Err(ReadError::TooLarge { limit });
-    }
-    Ok(bytes)
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn describe(kind: FileType) -> &'static str {
-    if kind.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a FIFO";
-        }
-        if kind.is_char_device() {
-            return "a character device";
-        }
-        if kind.is_block_device() {
-            return "a block device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    "a special file"
-}
-
 /// `65536` -> `64 KiB`, `67108864` -> `64 MiB`, else bytes.
 fn human_bytes(n: u64) -> String {
     const KIB: u64 = 1024;
@@ -240,6 +71,7 @@ fn human_bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("twinstar-files-{}", std::process::id()));

@@ -28,34 +28,12 @@ pub trait Records: Send + Sync {
     fn remove(&self, key: &str);
 }
 
-/// Records as files `<key>.json` in a directory, at most 4 KiB read back.
+// Files need a file system: natively only (the page keeps records in its
+// local storage, which the game provides).
 #[cfg(not(target_arch = "wasm32"))]
-pub struct DirRecords(pub std::path::PathBuf);
-
+mod dir_records;
 #[cfg(not(target_arch = "wasm32"))]
-impl DirRecords {
-    fn path(&self, key: &str) -> std::path::PathBuf {
-        self.0.join(format!("{key}.json"))
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Records for DirRecords {
-    fn write(&self, key: &str, text: &str) -> Result<(), String> {
-        std::fs::create_dir_all(&self.0).map_err(|e| format!("{}: {e}", self.0.display()))?;
-        let path = self.path(key);
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
-    }
-
-    fn read(&self, key: &str) -> Option<String> {
-        let bytes = twinstar_files::read_limited(&self.path(key), 4096).ok()?;
-        String::from_utf8(bytes).ok()
-    }
-
-    fn remove(&self, key: &str) {
-        let _ = std::fs::remove_file(self.path(key));
-    }
-}
+pub use dir_records::DirRecords;
 
 /// A ticket older than this is stale: no match waits that long.
 const MAX_AGE_S: u64 = 24 * 60 * 60;

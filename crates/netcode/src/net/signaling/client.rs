@@ -16,11 +16,7 @@ pub fn client_builder(url: &str, ice: RtcIceServerConfig) -> WebRtcSocketBuilder
     let builder = WebRtcSocket::builder(url)
         .ice_server(ice)
         .reconnect_attempts(Some(1));
-    #[cfg(not(target_arch = "wasm32"))]
-    let builder = builder.signaller_builder(std::sync::Arc::new(
-        super::native_client::WsSignallerBuilder,
-    ));
-    builder
+    super::platform::with_signaller(builder)
 }
 
 /// An empty ICE server list: host candidates only, which is all loopback
@@ -100,63 +96,15 @@ pub fn classify_socket_error(error: &matchbox_socket::Error, room: Option<&RoomC
     }
 }
 
-#[cfg_attr(target_arch = "wasm32", allow(unused_variables))]
 fn classify(error: &matchbox_socket::Error, room: Option<&RoomCode>) -> JoinError {
     use matchbox_socket::Error;
+    // Natively the refused upgrade's status and body are readable, and
+    // our websocket keeps the server's reason for closing; a browser's
+    // WebSocket hides both (it reports only a failure).
+    if let Some(refused) = super::platform::refusal(error, room) {
+        return refused;
+    }
     match error {
-        // Natively the refused upgrade's status and body are readable; a
-        // browser's WebSocket hides them (it reports only a failure).
-        #[cfg(not(target_arch = "wasm32"))]
-        Error::ConnectionFailed(matchbox_socket::SignalingError::WebSocket(
-            tungstenite::Error::Http(response),
-        )) => {
-            let status = response.status().as_u16();
-            let reason = response
-                .body()
-                .as_deref()
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .unwrap_or_default();
-            // 409 Conflict: our server's "room is full", or its "room CODE
-            // already has 8 spectators".
-            if status == 409 && reason.contains("spectators") {
-                let name = room.map_or_else(
-                    || {
-                        reason
-                            .strip_prefix("room ")
-                            .and_then(|r| r.split_once(' '))
-                            .map_or(reason.clone(), |(name, _)| name.to_owned())
-                    },
-                    |r| r.to_string(),
-                );
-                JoinError::TooManySpectators(name)
-            } else if status == 409 {
-                // Our server's body is "room CODE is full"; another server's
-                // may be anything, so fall back to the whole body.
-                let name = room.map_or_else(
-                    || {
-                        reason
-                            .strip_prefix("room ")
-                            .and_then(|r| r.strip_suffix(" is full"))
-                            .unwrap_or(&reason)
-                            .to_owned()
-                    },
-                    |r| r.to_string(),
-                );
-                JoinError::RoomFull(name)
-            } else {
-                JoinError::Refused { status, reason }
-            }
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        Error::ConnectionFailed(e) | Error::Disconnected(e)
-            if super::native_client::server_close_reason(e).is_some() =>
-        {
-            JoinError::Closed(
-                super::native_client::server_close_reason(e)
-                    .unwrap_or_default()
-                    .to_owned(),
-            )
-        }
         Error::ConnectionFailed(e) if e.to_string().contains("certificate") => {
             JoinError::Untrusted(e.to_string())
         }

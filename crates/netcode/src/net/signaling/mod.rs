@@ -1,5 +1,6 @@
 //! Signaling from the game's side: reaching the server and explaining its
-//! refusals (`client`; natively our own websocket, [`native_client`]).
+//! refusals (`client`), a room's requests beside the websocket
+//! (`room_requests`).
 //! What both sides agree on (room codes, URLs, refusals, seat tokens) is
 //! `twinstar_signaling_protocol`, re-exported here so a game names one
 //! module. The server is the `twinstar-signaling` crate, which the netcode
@@ -9,9 +10,21 @@
 mod client;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod live_tests;
+mod room_requests;
+
+// The client's own I/O with the server, chosen here once: natively our
+// websocket and HTTP client (`native_client`; the game asks it for ICE
+// offers, round trips and the room list), in the browser the page's
+// WebSocket and `fetch` (`browser_client.rs`). Both offer `with_signaller`,
+// `refusal` and `Poster` to `client` and `room_requests`.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native_client;
-mod room_requests;
+#[cfg(not(target_arch = "wasm32"))]
+use native_client as platform;
+#[cfg(target_arch = "wasm32")]
+mod browser_client;
+#[cfg(target_arch = "wasm32")]
+use browser_client as platform;
 
 #[cfg(test)]
 pub(crate) use client::no_ice_servers;

@@ -1,7 +1,10 @@
 //! The native client's side of a server on the internet: which TLS roots a
 //! `wss://` server is checked against, the websocket itself (our own
 //! matchbox signaller, so that it uses those roots and reports why the
-//! server closed), and `GET /ice` before a connection.
+//! server closed, read back by [`refusal`]), `GET /ice` before a
+//! connection, and a room's requests posted from a thread ([`Poster`]).
+//! The browser's side is `browser_client.rs`: the same crate-internal items,
+//! chosen once in `signaling/mod.rs`.
 //!
 //! Roots: the public set matchbox's own client trusts (Mozilla's, built in)
 //! plus the operating system's, read by `rustls-native-certs`, which
@@ -17,14 +20,16 @@ use async_tungstenite::smol::{ConnectStream, connect_async_with_tls_connector};
 use async_tungstenite::tungstenite::Message;
 use futures::StreamExt;
 use futures_rustls::TlsConnector;
-use matchbox_socket::{PeerEvent, PeerRequest, SignalingError, Signaller, SignallerBuilder};
+use matchbox_socket::{
+    PeerEvent, PeerRequest, SignalingError, Signaller, SignallerBuilder, WebRtcSocketBuilder,
+};
 use rustls::RootCertStore;
 use rustls::pki_types::CertificateDer;
 use tracing::{debug, warn};
 use web_time::Duration;
 
+use super::{JoinError, ROOMS_PATH, RoomCode, RoomsPage, VersionTag};
 use crate::net::ice::{ICE_PATH, IceOffer, MAX_ICE_OFFER_BYTES};
-use crate::net::signaling::{ROOMS_PATH, RoomsPage, VersionTag};
 
 /// How long `GET /ice` may take before the client goes on without it.
 const ICE_FETCH_TIMEOUT: Duration = Duration::from_secs(4);
@@ -262,6 +267,107 @@ pub fn fetch_rooms(server: &str, version: &VersionTag) -> Result<RoomsPage, Stri
         Some(body) => serde_json::from_str(&body)
             .map_err(|e| format!("the server's room list does not read: {e}")),
         None => Err("this server keeps no room list (an older server?)".into()),
+    }
+}
+
+/// Sets up `builder` with our own websocket ([`WsSignallerBuilder`]):
+/// `wss://` checked against [`roots`], and the server's reason kept when
+/// it closes.
+pub(crate) fn with_signaller(builder: WebRtcSocketBuilder) -> WebRtcSocketBuilder {
+    builder.signaller_builder(Arc::new(WsSignallerBuilder))
+}
+
+/// What a refused or closed signaling connection means, when our
+/// websocket could read it: the refused upgrade's HTTP status and body, or
+/// the reason the server gave for closing. `None` for anything else (the
+/// caller words it from the error's text).
+pub(crate) fn refusal(
+    error: &matchbox_socket::Error,
+    room: Option<&RoomCode>,
+) -> Option<JoinError> {
+    use matchbox_socket::Error;
+    match error {
+        Error::ConnectionFailed(SignalingError::WebSocket(tungstenite::Error::Http(response))) => {
+            let status = response.status().as_u16();
+            let reason = response
+                .body()
+                .as_deref()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default();
+            Some(refused_upgrade(status, reason, room))
+        }
+        Error::ConnectionFailed(e) | Error::Disconnected(e) => {
+            server_close_reason(e).map(|reason| JoinError::Closed(reason.to_owned()))
+        }
+    }
+}
+
+/// A refused upgrade by its status and body.
+fn refused_upgrade(status: u16, reason: String, room: Option<&RoomCode>) -> JoinError {
+    // 409 Conflict: our server's "room is full", or its "room CODE
+    // already has 8 spectators".
+    if status == 409 && reason.contains("spectators") {
+        let name = room.map_or_else(
+            || {
+                reason
+                    .strip_prefix("room ")
+                    .and_then(|r| r.split_once(' '))
+                    .map_or(reason.clone(), |(name, _)| name.to_owned())
+            },
+            |r| r.to_string(),
+        );
+        JoinError::TooManySpectators(name)
+    } else if status == 409 {
+        // Our server's body is "room CODE is full"; another server's
+        // may be anything, so fall back to the whole body.
+        let name = room.map_or_else(
+            || {
+                reason
+                    .strip_prefix("room ")
+                    .and_then(|r| r.strip_suffix(" is full"))
+                    .unwrap_or(&reason)
+                    .to_owned()
+            },
+            |r| r.to_string(),
+        );
+        JoinError::RoomFull(name)
+    } else {
+        JoinError::Refused { status, reason }
+    }
+}
+
+/// What is done with a request's outcome, on the request thread.
+type Then = Box<dyn FnOnce(Result<(), String>) + Send>;
+
+/// Posts a room member's requests ([`post_json`]) one by one on a thread
+/// of its own, off the game's loop; the thread ends with the poster.
+pub(crate) struct Poster {
+    jobs: std::sync::mpsc::Sender<(String, Vec<u8>, Then)>,
+}
+
+impl Poster {
+    pub(crate) fn new(server: &str) -> Poster {
+        let (jobs, queue) = std::sync::mpsc::channel::<(String, Vec<u8>, Then)>();
+        let server = server.to_owned();
+        let spawned = std::thread::Builder::new()
+            .name("room-requests".into())
+            .spawn(move || {
+                for (path, body, then) in queue {
+                    then(post_json(&server, &path, &body));
+                }
+            });
+        if let Err(e) = spawned {
+            warn!("no thread for the server's room requests: {e}");
+        }
+        Poster { jobs }
+    }
+
+    /// `POST`s `body` to `path`, then hands `then` the outcome.
+    pub(crate) fn post(&self, path: String, body: Vec<u8>, then: Then) {
+        if let Err(e) = self.jobs.send((path, body, then)) {
+            let (_, _, then) = e.0;
+            then(Err("the request worker stopped".to_owned()));
+        }
     }
 }
 

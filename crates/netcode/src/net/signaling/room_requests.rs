@@ -13,6 +13,8 @@ use twinstar_signaling_protocol::{
     RoomCode, SeatToken,
 };
 
+use super::platform::Poster;
+
 /// What a request's answer means to whoever asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
@@ -40,15 +42,12 @@ struct Job {
 
 /// The requests of one member of one room.
 pub(crate) struct RoomRequests {
-    /// Natively the worker holds it.
-    #[cfg(target_arch = "wasm32")]
-    server: String,
     code: RoomCode,
     seat: SeatToken,
     answers: Receiver<Answer>,
     answer: Sender<Answer>,
-    #[cfg(not(target_arch = "wasm32"))]
-    worker: Sender<Job>,
+    /// Sends them off the game's loop (a thread, or the page's `fetch`).
+    poster: Poster,
 }
 
 impl RoomRequests {
@@ -57,14 +56,11 @@ impl RoomRequests {
     pub fn new(server: &str, code: RoomCode, seat: SeatToken) -> RoomRequests {
         let (answer, answers) = channel();
         RoomRequests {
-            #[cfg(target_arch = "wasm32")]
-            server: server.to_owned(),
             code,
             seat,
             answers,
-            #[cfg(not(target_arch = "wasm32"))]
-            worker: worker(server.to_owned(), answer.clone()),
             answer,
+            poster: Poster::new(server),
         }
     }
 
@@ -140,14 +136,17 @@ impl RoomRequests {
             stats: action == RoomAction::Stats,
             kicked: kicked.map(str::to_owned),
         };
-        #[cfg(not(target_arch = "wasm32"))]
-        if let Err(e) = self.worker.send(job) {
-            for a in e.0.answers(Err("the request worker stopped".to_owned())) {
-                let _ = self.answer.send(a);
-            }
-        }
-        #[cfg(target_arch = "wasm32")]
-        browser::send(&self.server, job, self.answer.clone());
+        let (path, body) = (job.path.clone(), job.body.clone());
+        let answer = self.answer.clone();
+        self.poster.post(
+            path,
+            body,
+            Box::new(move |result| {
+                for a in job.answers(result) {
+                    let _ = answer.send(a);
+                }
+            }),
+        );
     }
 }
 
@@ -165,91 +164,6 @@ impl Job {
             .into_iter()
             .chain(self.kicked.map(Answer::KickAnswered))
             .collect()
-    }
-}
-
-/// A thread that sends the jobs one by one; it ends with the last sender.
-#[cfg(not(target_arch = "wasm32"))]
-fn worker(server: String, answer: Sender<Answer>) -> Sender<Job> {
-    let (jobs, queue) = channel::<Job>();
-    let spawned = std::thread::Builder::new()
-        .name("room-requests".into())
-        .spawn(move || {
-            for job in queue {
-                let result = super::native_client::post_json(&server, &job.path, &job.body);
-                for a in job.answers(result) {
-                    let _ = answer.send(a);
-                }
-            }
-        });
-    if let Err(e) = spawned {
-        tracing::warn!("no thread for the server's room requests: {e}");
-    }
-    jobs
-}
-
-#[cfg(target_arch = "wasm32")]
-mod browser {
-    use std::sync::mpsc::Sender;
-
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen_futures::JsFuture;
-
-    use super::{Answer, Job};
-
-    /// `ws://host` -> `http://host` (`wss` -> `https`).
-    fn http_url(server: &str, path: &str) -> Option<String> {
-        let server = server.trim().trim_end_matches('/');
-        let rest = (server
-            .strip_prefix("wss://")
-            .map(|h| format!("https://{h}")))
-        .or_else(|| server.strip_prefix("ws://").map(|h| format!("http://{h}")))?;
-        Some(format!("{rest}{path}"))
-    }
-
-    /// `fetch`es the job on the page's event loop.
-    pub(super) fn send(server: &str, job: Job, answer: Sender<Answer>) {
-        let Some(url) = http_url(server, &job.path) else {
-            return;
-        };
-        wasm_bindgen_futures::spawn_local(async move {
-            let result = post(&url, &job.body).await;
-            for a in job.answers(result) {
-                let _ = answer.send(a);
-            }
-        });
-    }
-
-    async fn post(url: &str, body: &[u8]) -> Result<(), String> {
-        let window = web_sys::window().ok_or("no window")?;
-        let init = web_sys::RequestInit::new();
-        init.set_method("POST");
-        let text = String::from_utf8_lossy(body).into_owned();
-        init.set_body(&wasm_bindgen::JsValue::from_str(&text));
-        let headers = web_sys::Headers::new().map_err(|_| "no headers")?;
-        let _ = headers.set("content-type", "application/json");
-        init.set_headers(&headers);
-        let response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
-            .await
-            .map_err(|_| "the server did not answer".to_owned())?;
-        let response: web_sys::Response = response.dyn_into().map_err(|_| "no response")?;
-        if response.ok() {
-            return Ok(());
-        }
-        let status = response.status();
-        let text = match response.text() {
-            Ok(promise) => JsFuture::from(promise)
-                .await
-                .ok()
-                .and_then(|t| t.as_string())
-                .unwrap_or_default(),
-            Err(_) => String::new(),
-        };
-        Err(if text.trim().is_empty() {
-            format!("HTTP {status}")
-        } else {
-            text
-        })
     }
 }
 

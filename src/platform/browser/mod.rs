@@ -1,9 +1,18 @@
-//! The page the browser build runs in, as the game uses it: local
-//! storage, downloads, the file picker, the server that served the page
-//! and the ICE offer it fetched. (The page's entry, the link's command and
-//! the console, is `web::page`.)
+//! The browser build's side of the platform seam. Here, the page the game
+//! runs in as the game uses it: local storage, downloads, the file picker,
+//! the server that served the page and the ICE offer it fetched (the
+//! page's entry, the link's command and the console, is `web::page`). In
+//! its modules, the same platform API as `platform/native/`, over them;
+//! `platform/mod.rs` picks one.
 
 use wasm_bindgen::JsCast;
+
+pub mod downloads;
+pub mod net;
+pub mod records;
+pub mod rooms;
+pub mod screen;
+pub mod text_field;
 
 pub fn window() -> Option<web_sys::Window> {
     web_sys::window()

@@ -1,51 +1,30 @@
-//! Where the WebRTC message loop and the connection's polling run: natively
-//! on a tokio runtime with two worker threads and on a thread of its own;
-//! in the browser, which has neither, as tasks on the page's event loop.
-//! Everything above this module is the same code on both.
+//! Background work natively: matchbox's message loop on a tokio runtime
+//! with two worker threads, the connection's polling on a thread of its
+//! own.
 
 use web_time::Duration;
 
-/// What matchbox's message loop returns when it ends.
-pub(crate) type LoopResult = Result<(), matchbox_socket::Error>;
-
-/// How a message loop ended.
-#[derive(Debug)]
-pub(crate) enum LoopEnd {
-    Returned(LoopResult),
-    /// It panicked, with this message: matchbox 0.15 `unwrap`s errors of
-    /// the WebRTC stack inside its loop (a peer leaving mid-handshake; a
-    /// socket option the OS refuses while a peer connection is made, as
-    /// under Wine). Natively only: in the browser a panic aborts the page's
-    /// whole module, so no loop ends this way.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
-    Panicked(String),
-}
+use super::{LoopEnd, LoopResult};
 
 /// Runs the connection's background work; a connection keeps it alive.
 pub struct NetRuntime {
-    #[cfg(not(target_arch = "wasm32"))]
     tokio: tokio::runtime::Runtime,
 }
 
 impl NetRuntime {
     /// A runtime for the connection's background work (threads natively; the page's event loop in the browser).
     pub fn new() -> std::io::Result<NetRuntime> {
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            quiet_matchbox_panics();
-            let tokio = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()?;
-            Ok(NetRuntime { tokio })
-        }
-        #[cfg(target_arch = "wasm32")]
-        Ok(NetRuntime {})
+        quiet_matchbox_panics();
+        let tokio = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        Ok(NetRuntime { tokio })
     }
 
-    /// The tokio runtime (native only: the in-process signaling server
-    /// runs on it too). With `internals` only: no tokio type in the API.
-    #[cfg(all(not(target_arch = "wasm32"), feature = "internals"))]
+    /// The tokio runtime (the in-process signaling server runs on it
+    /// too). With `internals` only: no tokio type in the API.
+    #[cfg(feature = "internals")]
     pub fn tokio(&self) -> &tokio::runtime::Runtime {
         &self.tokio
     }
@@ -55,21 +34,8 @@ impl NetRuntime {
         &self,
         message_loop: matchbox_socket::MessageLoopFuture,
     ) -> LoopHandle {
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            LoopHandle {
-                handle: Some(self.tokio.spawn(message_loop)),
-            }
-        }
-        #[cfg(target_arch = "wasm32")]
-        {
-            let slot = std::rc::Rc::new(std::cell::RefCell::new(None));
-            let out = slot.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let result = message_loop.await;
-                *out.borrow_mut() = Some(result);
-            });
-            LoopHandle { slot }
+        LoopHandle {
+            handle: Some(self.tokio.spawn(message_loop)),
         }
     }
 }
@@ -78,57 +44,40 @@ impl NetRuntime {
 pub struct LoopHandle {
     /// `None` once its end was taken (a finished handle polled again
     /// panics).
-    #[cfg(not(target_arch = "wasm32"))]
     handle: Option<tokio::task::JoinHandle<LoopResult>>,
-    #[cfg(target_arch = "wasm32")]
-    slot: std::rc::Rc<std::cell::RefCell<Option<LoopResult>>>,
 }
 
 impl LoopHandle {
     pub fn is_finished(&self) -> bool {
-        #[cfg(not(target_arch = "wasm32"))]
-        return self.handle.as_ref().is_none_or(|h| h.is_finished());
-        #[cfg(target_arch = "wasm32")]
-        return self.slot.borrow().is_some();
+        self.handle.as_ref().is_none_or(|h| h.is_finished())
     }
 
     /// How the loop ended, once it has (`None` while it runs, and after
     /// the end was taken once). A loop that is ending (its socket already
     /// closed, as when a panic unwinds through it) is waited for up to
-    /// `grace` natively: the socket reports the close before the task
-    /// counts as finished, and without the wait its panic's reason was
-    /// lost about one time in three (seen under Wine).
+    /// `grace`: the socket reports the close before the task counts as
+    /// finished, and without the wait its panic's reason was lost about
+    /// one time in three (seen under Wine).
     pub(crate) fn take_end(&mut self, grace: Duration) -> Option<LoopEnd> {
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            use futures::FutureExt;
-            let deadline = web_time::Instant::now() + grace;
-            while !self.handle.as_ref()?.is_finished() {
-                if web_time::Instant::now() >= deadline {
-                    return None;
-                }
-                std::thread::sleep(Duration::from_millis(2));
+        use futures::FutureExt;
+        let deadline = web_time::Instant::now() + grace;
+        while !self.handle.as_ref()?.is_finished() {
+            if web_time::Instant::now() >= deadline {
+                return None;
             }
-            match self.handle.take()?.now_or_never()? {
-                Ok(result) => Some(LoopEnd::Returned(result)),
-                Err(e) => Some(LoopEnd::Panicked(match e.try_into_panic() {
-                    Ok(payload) => panic_message(payload.as_ref()),
-                    Err(e) => e.to_string(),
-                })),
-            }
+            std::thread::sleep(Duration::from_millis(2));
         }
-        #[cfg(target_arch = "wasm32")]
-        {
-            // The page cannot block; its loop cannot panic either (a
-            // panic aborts the module), so there is no reason to lose.
-            let _ = grace;
-            self.slot.borrow_mut().take().map(LoopEnd::Returned)
+        match self.handle.take()?.now_or_never()? {
+            Ok(result) => Some(LoopEnd::Returned(result)),
+            Err(e) => Some(LoopEnd::Panicked(match e.try_into_panic() {
+                Ok(payload) => panic_message(payload.as_ref()),
+                Err(e) => e.to_string(),
+            })),
         }
     }
 }
 
 /// A panic's message, without the `unwrap` boilerplate around the error.
-#[cfg(not(target_arch = "wasm32"))]
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     let text = payload
         .downcast_ref::<&str>()
@@ -143,34 +92,26 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// connector reports in one line (`LoopEnd::Panicked`); the default report
 /// (thread name, location, backtrace hint) would add a screenful of noise
 /// to it, so it goes to the debug log instead. Other panics keep it.
-#[cfg(not(target_arch = "wasm32"))]
 fn quiet_matchbox_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // The path of its sources: crates/matchbox-socket/ here, the
         // package twinstar-matchbox-socket-VERSION/ for a dependent (the
         // library's name, matchbox_socket, is in neither).
-        super::panics::route_panics_from("matchbox-socket", |info| {
+        crate::panics::route_panics_from("matchbox-socket", |info| {
             tracing::debug!("matchbox's message loop panicked: {info}")
         })
     });
 }
 
-/// `Send` natively, where background work runs on threads; anything in the
-/// browser, where it runs on the page's one thread.
-#[cfg(not(target_arch = "wasm32"))]
+/// `Send` natively, where background work runs on threads (anything in
+/// the browser, where it runs on the page's one thread).
 pub trait MaybeSend: Send {}
-#[cfg(not(target_arch = "wasm32"))]
 impl<T: Send> MaybeSend for T {}
-#[cfg(target_arch = "wasm32")]
-pub trait MaybeSend {}
-#[cfg(target_arch = "wasm32")]
-impl<T> MaybeSend for T {}
 
 /// Runs `step` every `period` in the background until it returns true, on
 /// a thread of its own: for work that must be polled more often than a
 /// window draws (the latency probe).
-#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn poll_in_background<F>(period: Duration, mut step: F)
 where
     F: FnMut() -> bool + Send + 'static,
@@ -182,22 +123,7 @@ where
     });
 }
 
-/// Runs `step` every `period` in the background until it returns true, as
-/// a timer-driven task on the page's event loop (browsers clamp short
-/// timers to a few milliseconds; still far finer than a drawn frame).
-#[cfg(target_arch = "wasm32")]
-pub(crate) fn poll_in_background<F>(period: Duration, mut step: F)
-where
-    F: FnMut() -> bool + 'static,
-{
-    wasm_bindgen_futures::spawn_local(async move {
-        while !step() {
-            gloo_timers::future::sleep(period).await;
-        }
-    });
-}
-
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

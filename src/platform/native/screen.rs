@@ -1,0 +1,15 @@
+//! A desktop window's screen: no insets (macroquad gives a desktop window
+//! none), no page to publish to, and a display only if the session has one.
+
+/// The safe-area insets, `[top, right, bottom, left]`: zeros natively.
+pub fn safe_area() -> [f32; 4] {
+    [0.0; 4]
+}
+
+/// Nothing natively: no page for tools to read the touch layout from.
+pub fn publish_touch_layout(_json: &str) {}
+
+/// Whether a window can open: an X11 or Wayland display is named.
+pub fn display_available() -> bool {
+    std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
+}
