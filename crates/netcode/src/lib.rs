@@ -44,23 +44,6 @@
 #![cfg_attr(not(feature = "internals"), deny(missing_docs))]
 #![doc = concat!("```\n", include_str!("../doc/pong.rs"), include_str!("../doc/pong_main.rs"), "```")]
 
-/// Declares the crate's inner modules: public with the `internals`
-/// feature, private (to the crate) without it. Twinstar's own frontends,
-/// tests and fuzz targets reach into them; a game needs only what the crate
-/// root, [`connect`], [`session`], [`replay`] and [`tickets`] export, and
-/// nothing inside has a semver promise. Without the feature some of their
-/// items serve only those frontends, hence `dead_code` allowed there (with
-/// the feature every such item is public, which no lint checks either).
-macro_rules! inner_modules {
-    ($($name:ident),* $(,)?) => {$(
-        #[cfg(feature = "internals")]
-        pub mod $name;
-        #[cfg(not(feature = "internals"))]
-        #[allow(dead_code, unused_imports)]
-        mod $name;
-    )*};
-}
-
 /// `pub use` with the `internals` feature, `pub(crate) use` without: the
 /// inner items a public module also offers twinstar's frontends.
 macro_rules! inner_use {
@@ -73,7 +56,51 @@ macro_rules! inner_use {
     };
 }
 
-inner_modules!(checksum, game, input_runs, net, panics, tasks, visibility);
+// The crate's inner modules: public with the `internals` feature, private
+// (to the crate) without it. Twinstar's own frontends, tests and fuzz
+// targets reach into them; a game needs only what the crate root,
+// [`connect`], [`session`], [`replay`] and [`tickets`] export, and nothing
+// inside has a semver promise. Without the feature some of their items
+// serve only those frontends, hence `dead_code` allowed there (with the
+// feature every such item is public, which no lint checks either). Each is
+// declared twice, not by a macro: rustfmt does not format a module that a
+// macro declares.
+#[cfg(feature = "internals")]
+pub mod checksum;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod checksum;
+#[cfg(feature = "internals")]
+pub mod game;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod game;
+#[cfg(feature = "internals")]
+pub mod input_runs;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod input_runs;
+#[cfg(feature = "internals")]
+pub mod net;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod net;
+#[cfg(feature = "internals")]
+pub mod panics;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod panics;
+#[cfg(feature = "internals")]
+pub mod tasks;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod tasks;
+#[cfg(feature = "internals")]
+pub mod visibility;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod visibility;
+
 mod names;
 
 pub mod connect;

@@ -19,7 +19,22 @@ mod server_desk;
 mod simulation;
 mod spectator;
 mod summary;
-inner_modules!(chat, desync, online);
+// Public with the `internals` feature (see the crate root).
+#[cfg(feature = "internals")]
+pub mod chat;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod chat;
+#[cfg(feature = "internals")]
+pub mod desync;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod desync;
+#[cfg(feature = "internals")]
+pub mod online;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod online;
 
 pub use chat::{ChatError, ChatLine};
 pub use driver::{Driver, DriverOptions, Mode};

@@ -279,7 +279,10 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
             return Ok(report);
         }
         let local_input = inputs[self.local];
-        self.ggrs.session.add_local_input(self.local, local_input).map_err(SessionError::ggrs)?;
+        self.ggrs
+            .session
+            .add_local_input(self.local, local_input)
+            .map_err(SessionError::ggrs)?;
         let requests = match self.ggrs.session.advance_frame() {
             Ok(requests) => requests,
             Err(GgrsError::PredictionThreshold) => {
@@ -567,7 +570,10 @@ mod online_state_tests {
     fn a_wait_outranks_running_and_says_why() {
         let state = |away, paused| online_state(Some(LEFT), away, paused, true);
         let left = LEFT;
-        assert_eq!(state(false, None), OnlineState::Interrupted { gives_up_in: left });
+        assert_eq!(
+            state(false, None),
+            OnlineState::Interrupted { gives_up_in: left }
+        );
         assert_eq!(
             state(false, Some(Paused::Keeping)),
             OnlineState::AwaitingRejoin { gives_up_in: left }
@@ -586,7 +592,10 @@ mod online_state_tests {
 
     #[test]
     fn without_a_wait_it_is_synchronizing_until_ggrs_runs() {
-        assert_eq!(online_state(None, false, None, false), OnlineState::Synchronizing);
+        assert_eq!(
+            online_state(None, false, None, false),
+            OnlineState::Synchronizing
+        );
         assert_eq!(online_state(None, false, None, true), OnlineState::Playing);
         // A pause the machine holds without a deadline shows as play: the
         // banner needs the time left.

@@ -102,7 +102,8 @@ fn start_session<G: Game<N>, const N: usize>(
 ) -> Result<P2PSession<OnlineConfig<G, N>>, SessionError> {
     let local = agreement.local_handle;
     SessionBuilder::<OnlineConfig<G, N>>::new()
-        .with_num_players(N).map_err(SessionError::ggrs)?
+        .with_num_players(N)
+        .map_err(SessionError::ggrs)?
         .with_max_prediction_window(MAX_PREDICTION)
         .with_input_delay(agreement.input_delay as usize)
         .with_desync_detection_mode(DesyncDetection::On {
@@ -110,8 +111,10 @@ fn start_session<G: Game<N>, const N: usize>(
         })
         .with_disconnect_timeout(disconnect_timeout)
         .with_disconnect_notify_delay(machine::INTERRUPTION_NOTICE)
-        .add_player(PlayerType::Local, local).map_err(SessionError::ggrs)?
-        .add_player(PlayerType::Remote(peer), 1 - local).map_err(SessionError::ggrs)?
+        .add_player(PlayerType::Local, local)
+        .map_err(SessionError::ggrs)?
+        .add_player(PlayerType::Remote(peer), 1 - local)
+        .map_err(SessionError::ggrs)?
         .start_p2p_session(socket)
         .map_err(SessionError::ggrs)
 }
