@@ -24,11 +24,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::cli::{
+use crate::logs::LogFormat;
+use crate::serve_args::{
     DRAIN_TIMEOUT_SECS, HANDSHAKE_TIMEOUT_SECS, IDLE_TIMEOUT_SECS, MAX_PER_ADDRESS, MetricsBind,
     REPORTS_MAX_BYTES, ServeArgs, ServeError, parse_metrics_bind,
 };
-use crate::logs::LogFormat;
 
 /// The largest config file read: a few hundred bytes in practice.
 const MAX_FILE_BYTES: u64 = 64 * 1024;

@@ -20,7 +20,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry as MetricRegistry;
 
-use crate::registry::Observed;
+use crate::observed::Observed;
 
 /// The version `twinstar_build_info` reports: the crate's.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -12,19 +12,11 @@
 //!   connecting this server can see; ICE's checks, and whether they end
 //!   direct or through the TURN relay, happen between the peers.
 
-use web_time::{Duration, Instant};
+use web_time::Instant;
 
 use crate::ROOM_CAPACITY;
 
-/// Something the metrics count or time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Observed {
-    /// A room got its second player; `waited`: how long its first waited
-    /// alone, when it was alone since it came.
-    Paired { waited: Option<Duration> },
-    /// The first answer between a room's players, `took` after pairing.
-    Negotiated { took: Duration },
-}
+pub use crate::observed::Observed;
 
 /// At most this many events wait for the server to take them: it takes
 /// them after every call, so this only bounds a caller that never does
@@ -81,6 +73,7 @@ pub fn is_answer(data: &serde_json::Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use web_time::Duration;
 
     #[test]
     fn a_pairing_is_timed_from_the_first_arrival_and_the_answer_from_the_pairing() {
