@@ -600,6 +600,19 @@ else
     run_peer a "$NS_A" "${ARGS_A[@]}"
 fi
 PID_A=$!
+if $BROWSER; then
+    # The joiner starts once the page is in the room: Chromium's start, the
+    # page and its wasm took 14.4 s on a loaded CI machine (eighth
+    # validation run), which the joiner's --timeout (15 s, what a player
+    # waits to meet) must not pay for. Up to 60 s, or until the page ends.
+    for _ in $(seq 600); do
+        grep -q 'joined (1/2)' "$LOGDIR/signaling.err" 2>/dev/null && break
+        [ -s "$LOGDIR/a.rc" ] && break
+        sleep 0.1
+    done
+    grep -q 'joined (1/2)' "$LOGDIR/signaling.err" 2>/dev/null ||
+        echo "nat-testbed: the page did not join room $ROOM_HOST within 60 s; starting the joiner anyway" >&2
+fi
 run_peer b "$NS_B" "${ARGS_B[@]}"
 PID_B=$!
 

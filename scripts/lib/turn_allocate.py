@@ -3,8 +3,8 @@
 the way a WebRTC stack does (RFC 5766 Allocate, RFC 5389 long-term
 credentials), and says whether the server took it:
 
-    turn_allocate.py [--from LOCAL_PORT] [--permit PEER_IP] HOST PORT USERNAME PASSWORD
-    turn_allocate.py [--from LOCAL_PORT] [--permit PEER_IP] HOST PORT --rest SECRET NAME EXPIRY
+    turn_allocate.py [--from LOCAL_PORT] HOST PORT [--permit PEER_IP] USERNAME PASSWORD
+    turn_allocate.py [--from LOCAL_PORT] HOST PORT [--permit PEER_IP] --rest SECRET NAME EXPIRY
 
 prints "allocated" (exit 0), "refused CODE REASON" (exit 3) or
 "no answer" (exit 1). With --permit, once allocated it asks for a
@@ -91,13 +91,15 @@ def main(argv):
             return 2
         local_port, argv = int(argv[1]), argv[2:]
     permit = None
-    if len(argv) >= 2 and argv[0] == "--permit":
+    if "--permit" in argv:
+        at = argv.index("--permit")
+        permit = argv[at + 1] if at + 1 < len(argv) else ""
         try:
-            socket.inet_aton(argv[1])
+            socket.inet_aton(permit)
         except OSError:
-            print(f"turn_allocate.py: --permit takes an IPv4 address, not {argv[1]!r}", file=sys.stderr)
+            print(f"turn_allocate.py: --permit takes an IPv4 address, not {permit!r}", file=sys.stderr)
             return 2
-        permit, argv = argv[1], argv[2:]
+        argv = argv[:at] + argv[at + 2:]
     if len(argv) == 6 and argv[2] == "--rest":
         host, port = argv[0], int(argv[1])
         secret, name, expiry = argv[3], argv[4], argv[5]
