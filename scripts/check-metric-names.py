@@ -22,11 +22,30 @@ from pathlib import Path
 NAME = re.compile(r"\btwinstar_[a-zA-Z0-9_]+")
 
 
+# The sample names a metric family of each type has (OpenMetrics, as the
+# server writes it: a counter family `x` has samples `x_total`).
+SUFFIXES = {
+    "counter": ["_total", "_created"],
+    "gauge": [""],
+    "histogram": ["_bucket", "_count", "_sum", "_created"],
+    "summary": ["", "_count", "_sum", "_created"],
+    "info": ["_info"],
+    "stateset": [""],
+    "unknown": [""],
+}
+
+
 def exported(text: str) -> set[str]:
-    """The sample names in an exposition (the part before labels)."""
+    """The sample names in an exposition: those of its sample lines, and
+    those its `# TYPE` lines promise (a labelled family with no child yet,
+    such as refusals before the first refusal, prints no sample)."""
     names = set()
     for line in text.splitlines():
-        if line and not line.startswith("#"):
+        if line.startswith("# TYPE "):
+            parts = line.split()
+            if len(parts) == 4:
+                names.update(parts[2] + s for s in SUFFIXES.get(parts[3], [""]))
+        elif line and not line.startswith("#"):
             names.add(re.split(r"[{\s]", line, maxsplit=1)[0])
     return names
 

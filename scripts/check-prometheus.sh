@@ -132,6 +132,6 @@ missing = [f"{q} = {last.get(q) or 'no series'}" for q, v in wanted.items()
            if not last.get(q) or (v is not None and last[q] != [v])]
 sys.exit("after 30 s: " + "; ".join(missing))
 PY
-    fail "Prometheus's API: $(tail -n 1 "$work/queries.out") (prometheus log: $(grep -m1 -iE 'level=(error|warn)' "$work/prometheus.log" | cut -c1-200))"
+    fail "Prometheus's API: $(tail -n 1 "$work/queries.out")$(grep -m1 -iE 'level=(error|warn)' "$work/prometheus.log" | cut -c1-200 | sed 's/^/ (prometheus: /; s/$/)/')"
 
 echo "check-prometheus: ok in $(($(date +%s) - started)) s: Prometheus $(prometheus --version 2>&1 | head -n 1 | awk '{print $3}') scraped twinstar serve: $(cat "$work/queries.out"); the dashboard and the rules name only exported metrics"

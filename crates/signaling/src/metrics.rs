@@ -90,7 +90,8 @@ struct RoomStateLabel {
     state: String,
 }
 
-/// Why a client was turned away, as a metric label.
+/// Why a client was turned away, as a metric label (a new reason goes
+/// into [`RefusalReason::ALL`] too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RefusalReason {
     RoomFull,
@@ -109,6 +110,19 @@ pub enum RefusalReason {
 }
 
 impl RefusalReason {
+    /// Every reason, each a series from the start.
+    const ALL: [RefusalReason; 9] = [
+        RefusalReason::RoomFull,
+        RefusalReason::TooManySpectators,
+        RefusalReason::BadRoom,
+        RefusalReason::BadSeat,
+        RefusalReason::BadQuery,
+        RefusalReason::Draining,
+        RefusalReason::TooManyFromAddress,
+        RefusalReason::Silent,
+        RefusalReason::Kicked,
+    ];
+
     fn label(self) -> &'static str {
         match self {
             RefusalReason::RoomFull => "room_full",
@@ -184,13 +198,21 @@ impl Default for Metrics {
             matches_by_path: Family::default(),
             registry: MetricRegistry::default(),
         };
-        // Both paths from the start, at 0: a rate or a relay share has a
-        // series to read before the first match of each kind.
+        // Both paths and every refusal reason from the start, at 0: a
+        // rate, a relay share or an alert has a series to read before the
+        // first match of each kind or the first refusal (an empty family
+        // is not even named in the exposition).
         for path in [ConnectPath::Direct, ConnectPath::Relay] {
             let label = PathLabel {
                 path: path.word().to_owned(),
             };
             inner.matches_by_path.get_or_create(&label).inc_by(0);
+        }
+        for reason in RefusalReason::ALL {
+            let label = Reason {
+                reason: reason.label().to_owned(),
+            };
+            inner.refusals.get_or_create(&label).inc_by(0);
         }
         let build: Family<BuildLabel, Gauge> = Family::default();
         build
@@ -536,6 +558,11 @@ mod tests {
         use web_time::Duration;
         let m = Metrics::default();
         let text = m.render(RoomCounts::default());
+        assert_eq!(
+            sample(&text, r#"twinstar_refusals_total{reason="kicked"}"#),
+            Some(0.0),
+            "every reason exists before its first refusal"
+        );
         // Both paths exist at 0 before any match: a share can be computed.
         for path in ["direct", "relay"] {
             let name = format!(r#"twinstar_matches_by_path_total{{path="{path}"}}"#);
