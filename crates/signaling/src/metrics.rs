@@ -198,121 +198,130 @@ impl Default for Metrics {
             matches_by_path: Family::default(),
             registry: MetricRegistry::default(),
         };
-        // Both paths and every refusal reason from the start, at 0: a
-        // rate, a relay share or an alert has a series to read before the
-        // first match of each kind or the first refusal (an empty family
-        // is not even named in the exposition).
-        for path in [ConnectPath::Direct, ConnectPath::Relay] {
-            let label = PathLabel {
-                path: path.word().to_owned(),
-            };
-            inner.matches_by_path.get_or_create(&label).inc_by(0);
-        }
-        for reason in RefusalReason::ALL {
-            let label = Reason {
-                reason: reason.label().to_owned(),
-            };
-            inner.refusals.get_or_create(&label).inc_by(0);
-        }
-        let build: Family<BuildLabel, Gauge> = Family::default();
-        build
-            .get_or_create(&BuildLabel {
-                version: VERSION.to_owned(),
-                commit: COMMIT.to_owned(),
-            })
-            .set(1);
-        registry.register(
-            "build_info",
-            "1, labelled with the server's version and the commit it was built from",
-            build,
-        );
-        registry.register(
-            "time_to_pair_seconds",
-            "How long a room's first player waited alone until the second arrived (by code or quick match)",
-            inner.time_to_pair.clone(),
-        );
-        registry.register(
-            "negotiation_seconds",
-            "From a room's pairing until the second player's WebRTC answer was relayed: the part of connecting this server sees",
-            inner.negotiation.clone(),
-        );
-        registry.register(
-            "client_connect_seconds",
-            "Connect time a match's second player reported: from opening the room's websocket to the first frame",
-            inner.client_connect.clone(),
-        );
-        registry.register(
-            "matches_by_path",
-            "Matches by the path their players reported: direct (host, srflx, prflx) or relay (TURN)",
-            inner.matches_by_path.clone(),
-        );
-        registry.register(
-            "clients",
-            "Websockets connected now (players and spectators)",
-            inner.clients.clone(),
-        );
-        registry.register(
-            "rooms",
-            "Rooms by state: waiting (one player) or full (both players)",
-            inner.rooms.clone(),
-        );
-        registry.register(
-            "directory_up",
-            "1 while the shared room directory (--directory) answers, 0 while it does not; 1 without one",
-            inner.directory_up.clone(),
-        );
-        registry.register(
-            "public_rooms",
-            "Rooms listed in GET /rooms now (their hosts asked for it)",
-            inner.public_rooms.clone(),
-        );
-        registry.register(
-            "spectators",
-            "Spectators seated now",
-            inner.spectators.clone(),
-        );
-        registry.register(
-            "draining",
-            "1 while the server drains before exiting (no new clients)",
-            inner.draining.clone(),
-        );
-        registry.register(
-            "matches_started",
-            "Rooms whose second player arrived",
-            inner.matches_started.clone(),
-        );
-        registry.register(
-            "seats_taken_back",
-            "Seats a player's new connection took back from its stale one (seat token)",
-            inner.seats_taken_back.clone(),
-        );
-        registry.register(
-            "refusals",
-            "Clients turned away or closed, by reason",
-            inner.refusals.clone(),
-        );
-        registry.register(
-            "turn_credentials_issued",
-            "TURN REST credentials minted (GET /ice)",
-            inner.turn_credentials.clone(),
-        );
-        registry.register(
-            "ws_messages",
-            "Websocket messages, by direction (in: from clients)",
-            inner.messages.clone(),
-        );
-        registry.register(
-            "ws_bytes",
-            "Websocket payload bytes, by direction (in: from clients)",
-            inner.bytes.clone(),
-        );
-        registry.register(
-            "room_requests",
-            "Rooms' requests (POST /rooms/CODE/ACTION: stats, kick, report, connected) by action and outcome (ok, refused, bad_request, failed)",
-            inner.room_requests.clone(),
-        );
+        start_at_zero(&inner);
+        register(&mut registry, &inner);
         Metrics(Arc::new(Inner { registry, ..inner }))
     }
+}
+
+// Both paths and every refusal reason from the start, at 0: a rate, a
+// relay share or an alert has a series to read before the first match of
+// each kind or the first refusal (an empty family is not even named in the
+// exposition).
+fn start_at_zero(inner: &Inner) {
+    for path in [ConnectPath::Direct, ConnectPath::Relay] {
+        let label = PathLabel {
+            path: path.word().to_owned(),
+        };
+        inner.matches_by_path.get_or_create(&label).inc_by(0);
+    }
+    for reason in RefusalReason::ALL {
+        let label = Reason {
+            reason: reason.label().to_owned(),
+        };
+        inner.refusals.get_or_create(&label).inc_by(0);
+    }
+}
+
+/// Names every series (the exposition lists them in this order).
+fn register(registry: &mut MetricRegistry, inner: &Inner) {
+    let build: Family<BuildLabel, Gauge> = Family::default();
+    build
+        .get_or_create(&BuildLabel {
+            version: VERSION.to_owned(),
+            commit: COMMIT.to_owned(),
+        })
+        .set(1);
+    registry.register(
+        "build_info",
+        "1, labelled with the server's version and the commit it was built from",
+        build,
+    );
+    registry.register(
+        "time_to_pair_seconds",
+        "How long a room's first player waited alone until the second arrived (by code or quick match)",
+        inner.time_to_pair.clone(),
+    );
+    registry.register(
+        "negotiation_seconds",
+        "From a room's pairing until the second player's WebRTC answer was relayed: the part of connecting this server sees",
+        inner.negotiation.clone(),
+    );
+    registry.register(
+        "client_connect_seconds",
+        "Connect time a match's second player reported: from opening the room's websocket to the first frame",
+        inner.client_connect.clone(),
+    );
+    registry.register(
+        "matches_by_path",
+        "Matches by the path their players reported: direct (host, srflx, prflx) or relay (TURN)",
+        inner.matches_by_path.clone(),
+    );
+    registry.register(
+        "clients",
+        "Websockets connected now (players and spectators)",
+        inner.clients.clone(),
+    );
+    registry.register(
+        "rooms",
+        "Rooms by state: waiting (one player) or full (both players)",
+        inner.rooms.clone(),
+    );
+    registry.register(
+        "directory_up",
+        "1 while the shared room directory (--directory) answers, 0 while it does not; 1 without one",
+        inner.directory_up.clone(),
+    );
+    registry.register(
+        "public_rooms",
+        "Rooms listed in GET /rooms now (their hosts asked for it)",
+        inner.public_rooms.clone(),
+    );
+    registry.register(
+        "spectators",
+        "Spectators seated now",
+        inner.spectators.clone(),
+    );
+    registry.register(
+        "draining",
+        "1 while the server drains before exiting (no new clients)",
+        inner.draining.clone(),
+    );
+    registry.register(
+        "matches_started",
+        "Rooms whose second player arrived",
+        inner.matches_started.clone(),
+    );
+    registry.register(
+        "seats_taken_back",
+        "Seats a player's new connection took back from its stale one (seat token)",
+        inner.seats_taken_back.clone(),
+    );
+    registry.register(
+        "refusals",
+        "Clients turned away or closed, by reason",
+        inner.refusals.clone(),
+    );
+    registry.register(
+        "turn_credentials_issued",
+        "TURN REST credentials minted (GET /ice)",
+        inner.turn_credentials.clone(),
+    );
+    registry.register(
+        "ws_messages",
+        "Websocket messages, by direction (in: from clients)",
+        inner.messages.clone(),
+    );
+    registry.register(
+        "ws_bytes",
+        "Websocket payload bytes, by direction (in: from clients)",
+        inner.bytes.clone(),
+    );
+    registry.register(
+        "room_requests",
+        "Rooms' requests (POST /rooms/CODE/ACTION: stats, kick, report, connected) by action and outcome (ok, refused, bad_request, failed)",
+        inner.room_requests.clone(),
+    );
 }
 
 impl Metrics {
