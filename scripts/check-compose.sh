@@ -23,6 +23,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/podman.sh
 source scripts/lib/podman.sh
+# shellcheck source=lib/free-port.sh
+source scripts/lib/free-port.sh
 
 fail() {
     echo "check-compose: FAILED: $*" >&2
@@ -63,7 +65,6 @@ if ! podman image exists "$stack_image"; then
         { tail -5 "$target_dir/stack-image.log" >&2; fail "the stack's image did not build"; }
 fi
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 work=$(mktemp -d)
 project=twinstar-check
 export TWINSTAR_IMAGE=$server_image HAPROXY_IMAGE=$stack_image REDIS_IMAGE=$stack_image COTURN_IMAGE=$stack_image

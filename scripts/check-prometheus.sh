@@ -22,6 +22,8 @@
 # One line on success; on failure one FAILED line saying what. ~15 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/free-port.sh
+source scripts/lib/free-port.sh
 
 fail() {
     echo "check-prometheus: FAILED: $*" >&2
@@ -68,7 +70,7 @@ done
 
 # Prometheus: its own free port (it cannot report one it picked), a short
 # scrape interval, the alert rules loaded as an operator would.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 cat > "$work/prometheus.yml" << YAML
 global: {scrape_interval: 1s, evaluation_interval: 1s}
 rule_files: ["$rules"]

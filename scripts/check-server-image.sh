@@ -20,6 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/podman.sh
 source scripts/lib/podman.sh
+# shellcheck source=lib/free-port.sh
+source scripts/lib/free-port.sh
 
 fail() {
     echo "check-server-image: FAILED: $*" >&2
@@ -49,15 +51,18 @@ fi
 [ $run = 1 ] || exit 0
 bin=${TWINSTAR_BIN:-$target_dir/debug/twinstar}
 [ -x "$bin" ] || fail "no twinstar binary at $bin (cargo build, or set TWINSTAR_BIN)"
-# A check run again after failing past the `rmi` below finds the image in
-# its archive.
-podman_cmd image exists "$image" || podman_cmd load -i "$archive" > /dev/null 2>&1
 
 started=$(date +%s)
 work=$(mktemp -d)
 name="twinstar-check-$$"
+# The archive is loaded into a storage of its own (below), so the image
+# built (Docker's format, with its HEALTHCHECK) stays as it is for a run
+# of this check again: an OCI archive carries no HEALTHCHECK.
+store=()
 cleanup() {
     podman_cmd rm -f -t 0 "$name" > /dev/null 2>&1 || true
+    podman_cmd --root "$work/storage" --runroot "$work/runroot" rm -f -t 0 "$name" > /dev/null 2>&1 || true
+    podman_cmd --root "$work/storage" --runroot "$work/runroot" rmi -a -f > /dev/null 2>&1 || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -68,21 +73,20 @@ user=$(podman_cmd image inspect -f '{{.Config.User}}' "$image")
 health=$(podman_cmd image inspect -f '{{json .Config.Healthcheck}}' "$image")
 [[ "$health" == *'"health"'* ]] || fail "the image has no HEALTHCHECK running 'twinstar-server health' ($health)"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 metrics_port=$(free_port)
 
-# serve NAME IMAGE: a container of IMAGE as shipped (its own CMD: 3536 for
-# players, 9536 for metrics, inside its network namespace, published on
-# loopback), ready within 10 s.
+# serve NAME IMAGE: a container of IMAGE (in the storage $store names) as
+# shipped (its own CMD: 3536 for players, 9536 for metrics, inside its
+# network namespace, published on loopback), ready within 10 s.
 serve() {
-    podman_run -d --name "$1" -p "127.0.0.1:$port:3536" -p "127.0.0.1:$metrics_port:9536" "$2" \
+    podman_cmd "${store[@]}" run --ulimit nofile=4096:4096 --ulimit nproc=1024:1024 -d --name "$1" -p "127.0.0.1:$port:3536" -p "127.0.0.1:$metrics_port:9536" "$2" \
         > /dev/null 2> >(grep -v 'systemd connection' >&2)
     for _ in $(seq 100); do
         [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ] && return 0
         sleep 0.1
     done
-    podman_cmd logs "$1" 2>&1 | tail -5 >&2
+    podman_cmd "${store[@]}" logs "$1" 2>&1 | tail -5 >&2
     fail "the container of $2 did not answer /readyz with 200 within 10 s"
 }
 
@@ -114,12 +118,12 @@ code=$(podman_cmd inspect -f '{{.State.ExitCode}}' "$name")
 [ "$code" = 0 ] || fail "after SIGTERM the server exited with $code"
 podman_cmd rm "$name" > /dev/null 2>&1
 
-# The archive, loaded into an empty slot: the image comes back and serves.
-podman_cmd rmi -f "$image" > /dev/null
-loaded=$(podman_cmd load -i "$archive" 2>&1 | sed -n 's/^Loaded image[^:]*: *//p' | tail -n 1)
+# The archive, loaded into an empty storage: the image comes back and serves.
+store=(--root "$work/storage" --runroot "$work/runroot")
+loaded=$(podman_cmd "${store[@]}" load -i "$archive" 2>&1 | sed -n 's/^Loaded image[^:]*: *//p' | tail -n 1)
 [ -n "$loaded" ] || fail "podman load -i $archive loaded nothing"
 serve "$name" "$loaded"
 [ "$(curl -s "http://127.0.0.1:$port/livez")" = ok ] || fail "the loaded image's /livez did not answer ok"
 
-size=$(podman_cmd image inspect -f '{{.Size}}' "$loaded")
+size=$(podman_cmd "${store[@]}" image inspect -f '{{.Size}}' "$loaded")
 echo "check-server-image: $image (FROM scratch, $((size / 1024)) KiB; archive $(du -k "$archive" | cut -f1) KiB) served as uid 10001, healthy; a 300-frame match through it agreed ($a); SIGTERM exit 0; the OCI archive loaded back and served ($(($(date +%s) - started)) s)" >&2
