@@ -324,11 +324,23 @@ trust-forwarded = \"yes\"
 
     #[test]
     fn check_reports_a_syntax_error_and_the_rest() {
-        let found = problems("idle-timeout = [\nmax-per-address = 0\n");
-        assert!(found.iter().all(|p| p.starts_with("line ")), "{found:#?}");
-        assert!(found.iter().any(|p| p.starts_with("line 1")), "{found:#?}");
-        // Each problem one line.
+        // Two lines TOML cannot read, and the good lines' own problems: one
+        // problem a line, the broken lines' values not judged again.
+        let file = "bind = \nidle-timeout = 1\nturn-ttl = \"6h\nstun = [\"stun:a.example\"]\nidel-timeout = 4\n";
+        let found = problems(file);
+        assert_eq!(found.len(), 4, "{found:#?}");
+        assert!(found[0].starts_with("line 1: "), "{found:#?}");
+        assert_eq!(found[1], "line 2: idle-timeout: 1 is not in 3..=300");
+        assert!(found[2].starts_with("line 3: "), "{found:#?}");
+        assert!(
+            found[3].starts_with("line 5: idel-timeout: unknown key"),
+            "{found:#?}"
+        );
         assert!(found.iter().all(|p| !p.contains('\n')), "{found:#?}");
+        // An array left open swallows what follows: one problem, not one
+        // per line it swallowed, nor one for the array's key.
+        let found = problems("idle-timeout = [\nmax-per-address = 0\n");
+        assert_eq!(found.len(), 1, "{found:#?}");
     }
 
     #[test]

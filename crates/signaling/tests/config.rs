@@ -202,10 +202,7 @@ fn help_names_every_variable() {
         "TWINSTAR_METRICS_BIND",
         "TWINSTAR_METRICS_TOKEN_FILE",
     ] {
-        assert!(
-            help.contains(&format!("{name}")),
-            "--help lacks {name}:\n{help}"
-        );
+        assert!(help.contains(name), "--help lacks {name}:\n{help}");
     }
     // A secret's value never shows, even when set.
     let out = Command::new(BIN)
