@@ -36,8 +36,6 @@ esac
 
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
-bin=${TWINSTAR_BIN:-$target_dir/debug/twinstar}
-[ -x "$bin" ] || fail "no twinstar binary at $bin (cargo build, or set TWINSTAR_BIN)"
 image=localhost/twinstar-server:check
 archive="$target_dir/server-image/twinstar-server-check.oci.tar"
 if [ $build = 1 ]; then
@@ -49,6 +47,8 @@ if [ $build = 1 ]; then
 fi
 [ -s "$archive" ] || fail "no image archive at $archive (run without --no-build)"
 [ $run = 1 ] || exit 0
+bin=${TWINSTAR_BIN:-$target_dir/debug/twinstar}
+[ -x "$bin" ] || fail "no twinstar binary at $bin (cargo build, or set TWINSTAR_BIN)"
 # A check run again after failing past the `rmi` below finds the image in
 # its archive.
 podman_cmd image exists "$image" || podman_cmd load -i "$archive" > /dev/null 2>&1

@@ -600,6 +600,19 @@ else
     run_peer a "$NS_A" "${ARGS_A[@]}"
 fi
 PID_A=$!
+if $BROWSER; then
+    # The joiner starts once the page is in the room: Chromium's start, the
+    # page and its wasm took 14.4 s on a loaded CI machine (eighth
+    # validation run), which the joiner's --timeout (15 s, what a player
+    # waits to meet) must not pay for. Up to 60 s, or until the page ends.
+    for _ in $(seq 600); do
+        grep -q 'joined (1/2)' "$LOGDIR/signaling.err" 2>/dev/null && break
+        [ -s "$LOGDIR/a.rc" ] && break
+        sleep 0.1
+    done
+    grep -q 'joined (1/2)' "$LOGDIR/signaling.err" 2>/dev/null ||
+        echo "nat-testbed: the page did not join room $ROOM_HOST within 60 s; starting the joiner anyway" >&2
+fi
 run_peer b "$NS_B" "${ARGS_B[@]}"
 PID_B=$!
 
@@ -842,9 +855,21 @@ if $INTERNET; then
     minted="$(allocate --from 20001 "$user" "$pass")"
     forged="$(allocate --from 20002 "$user" "Zm9yZ2VkLXBhc3N3b3JkLTEyMzQ=")"
     expired="$(allocate --from 20003 --rest "$TURN_SECRET" intruder "$(($(date +%s) - 60))")"
+    # The hardened relay (docs/deploy.md, section 4): with the minted
+    # credential, a permission to relay to a private address (host B's, on
+    # its LAN) is refused; one to the relay's public address, what the
+    # match's relayed peers ask for each other, is granted. Without the
+    # private-range hardening (NAT_TESTBED_COTURN_DENY_PRIVATE=0) both are.
+    to_private="$(allocate --from 20004 --permit 10.0.2.2 "$user" "$pass")"
+    to_public="$(allocate --from 20005 --permit "$PUBLIC_IP" "$user" "$pass")"
+    private_refused=true
+    [ "${NAT_TESTBED_COTURN_DENY_PRIVATE:-1}" = 1 ] || private_refused=false
     TURN_REST="$(jq -cn --arg m "$minted" --arg f "$forged" --arg e "$expired" \
-        '{minted:$m, forged:$f, expired:$e,
-          ok:($m == "allocated" and ($f | startswith("refused 401")) and ($e | startswith("refused 401")))}')"
+        --arg p "$to_private" --arg q "$to_public" --argjson deny "$private_refused" \
+        '{minted:$m, forged:$f, expired:$e, to_private:$p, to_public:$q,
+          ok:($m == "allocated" and ($f | startswith("refused 401")) and ($e | startswith("refused 401"))
+              and (if $deny then ($p | startswith("allocated, refused 403")) else $p == "allocated, permitted" end)
+              and $q == "allocated, permitted")}')"
     echo "nat-testbed: TURN REST credentials: $TURN_REST" >&2
     # Neither the secret nor a password in the server's logs.
     # Neither the secret nor any player's password in any log of ours: the

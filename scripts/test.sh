@@ -75,6 +75,8 @@ if [ "$(id -u)" = 0 ]; then
     # The server image's (scripts/server-image.sh): podman, a musl C
     # compiler and the musl target.
     debian_install test.sh "${DEBIAN_IMAGE[@]}"
+    # Prometheus and promtool (scripts/check-prometheus.sh).
+    debian_install test.sh "${DEBIAN_MONITORING[@]}"
     [ -d "$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-musl" ] ||
         rustup target add x86_64-unknown-linux-musl > /dev/null
     # The web build's target too, before anything compiles at once.
@@ -404,6 +406,12 @@ if [ "$(id -u)" = 0 ]; then
     # plays on. The first run on a machine makes the stand-in image of
     # Debian's HAProxy, Redis and coturn (~2 minutes); podman keeps it.
     check compose 300 bash scripts/check-compose.sh
+    # A real Prometheus (Debian's) scrapes a `twinstar serve` two bots
+    # played through, with deploy/prometheus/alerts.yml loaded: its API
+    # returns build_info, matches by path, connect and pairing times;
+    # promtool checks and unit-tests the alert rules; the Grafana
+    # dashboard names only exported metrics. ~15 s.
+    check prometheus 120 bash scripts/check-prometheus.sh
     # The out-of-tree Pong (built in the background above) plays through
     # `twinstar serve`: a cut, a spectator, equal checksums, and a connect
     # median under 200 ms, measured last, when nothing else runs.

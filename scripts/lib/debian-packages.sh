@@ -27,6 +27,10 @@ DEBIAN_TEST=(xvfb libgl1-mesa-dri libxtst6 python3 chromium gzip openssl curl ha
 # The server's container image (scripts/server-image.sh): podman and its
 # runtime, a musl C compiler for the static binary.
 DEBIAN_IMAGE=(podman runc musl-tools)
+# The operator's monitoring, checked as root (scripts/check-prometheus.sh):
+# a real Prometheus scraping a running server, and its promtool for the
+# alert rules in deploy/prometheus/.
+DEBIAN_MONITORING=(prometheus)
 
 DEBIAN_CROSS_WINDOWS=(mingw-w64)
 DEBIAN_CROSS_AARCH64=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libasound2-dev:arm64 libudev-dev:arm64)

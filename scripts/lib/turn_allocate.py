@@ -3,11 +3,15 @@
 the way a WebRTC stack does (RFC 5766 Allocate, RFC 5389 long-term
 credentials), and says whether the server took it:
 
-    turn_allocate.py [--from LOCAL_PORT] HOST PORT USERNAME PASSWORD
-    turn_allocate.py [--from LOCAL_PORT] HOST PORT --rest SECRET NAME EXPIRY
+    turn_allocate.py [--from LOCAL_PORT] HOST PORT [--permit PEER_IP] USERNAME PASSWORD
+    turn_allocate.py [--from LOCAL_PORT] HOST PORT [--permit PEER_IP] --rest SECRET NAME EXPIRY
 
 prints "allocated" (exit 0), "refused CODE REASON" (exit 3) or
-"no answer" (exit 1). With TURN REST credentials (coturn's
+"no answer" (exit 1). With --permit, once allocated it asks for a
+permission to relay to PEER_IP (RFC 5766 CreatePermission), as a player's
+stack does before sending to its partner, and prints "allocated, permitted"
+(exit 0) or "allocated, refused CODE REASON" (exit 3): a relay that denies
+private peers answers 403 for one. With TURN REST credentials (coturn's
 use-auth-secret), USERNAME is "EXPIRY:NAME" and PASSWORD
 base64(HMAC-SHA1(secret, USERNAME)); `--rest SECRET NAME EXPIRY` computes
 them instead of USERNAME and PASSWORD.
@@ -31,6 +35,8 @@ MAGIC = 0x2112A442
 ALLOCATE, ALLOCATE_OK, ALLOCATE_ERR = 0x0003, 0x0103, 0x0113
 USERNAME, MESSAGE_INTEGRITY, ERROR_CODE = 0x0006, 0x0008, 0x0009
 REALM, NONCE, REQUESTED_TRANSPORT = 0x0014, 0x0015, 0x0019
+CREATE_PERMISSION, CREATE_PERMISSION_OK = 0x0008, 0x0108
+XOR_PEER_ADDRESS = 0x0012
 
 
 def attr(kind, value):
@@ -63,6 +69,15 @@ def error_of(attrs):
     return raw[2] * 100 + raw[3], raw[4:].decode("utf-8", "replace")
 
 
+def xor_peer_address(ip):
+    """XOR-PEER-ADDRESS for an IPv4 address (the port does not matter to a
+    permission)."""
+    packed = socket.inet_aton(ip)
+    magic = struct.pack("!I", MAGIC)
+    address = bytes(a ^ b for a, b in zip(packed, magic))
+    return attr(XOR_PEER_ADDRESS, struct.pack("!BBH", 0, 1, 0 ^ (MAGIC >> 16)) + address)
+
+
 def exchange(sock, packet):
     sock.send(packet)
     return parse(sock.recv(2048))
@@ -75,6 +90,16 @@ def main(argv):
             print(f"turn_allocate.py: --from takes a port, not {argv[1]!r}", file=sys.stderr)
             return 2
         local_port, argv = int(argv[1]), argv[2:]
+    permit = None
+    if "--permit" in argv:
+        at = argv.index("--permit")
+        permit = argv[at + 1] if at + 1 < len(argv) else ""
+        try:
+            socket.inet_aton(permit)
+        except OSError:
+            print(f"turn_allocate.py: --permit takes an IPv4 address, not {permit!r}", file=sys.stderr)
+            return 2
+        argv = argv[:at] + argv[at + 2:]
     if len(argv) == 6 and argv[2] == "--rest":
         host, port = argv[0], int(argv[1])
         secret, name, expiry = argv[3], argv[4], argv[5]
@@ -104,9 +129,24 @@ def main(argv):
     except socket.timeout:
         print("no answer")
         return 1
-    if kind == ALLOCATE_OK:
+    if kind == ALLOCATE_OK and permit is None:
         print("allocated")
         return 0
+    if kind == ALLOCATE_OK:
+        try:
+            kind, attrs = exchange(sock, message(CREATE_PERMISSION, os.urandom(12), [
+                xor_peer_address(permit), attr(USERNAME, user.encode()), attr(REALM, realm),
+                attr(NONCE, nonce),
+            ], key))
+        except socket.timeout:
+            print("allocated, no answer to the permission")
+            return 1
+        if kind == CREATE_PERMISSION_OK:
+            print("allocated, permitted")
+            return 0
+        code, reason = error_of(attrs)
+        print(f"allocated, refused {code} {reason}")
+        return 3
     code, reason = error_of(attrs)
     print(f"refused {code} {reason}")
     return 3

@@ -24,6 +24,7 @@ mod fuzz_regressions;
 mod internet;
 mod interruptions;
 mod lobby;
+mod match_metrics;
 mod nginx;
 mod no_float_in_sim;
 mod online;

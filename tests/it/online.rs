@@ -143,10 +143,14 @@ fn a_bad_simulated_link_still_ends_in_sync() {
         (felt["input_delay_ms"].as_f64().unwrap() - delay * 1000.0 / 60.0).abs() < 0.1,
         "{felt}"
     );
+    // Rollback hides what the delay does not cover: nothing when the tuner
+    // picked a delay of the whole one-way trip (3 frames, 50 ms, against
+    // 40 ms and jitter: a CI run saw 0.0 of 49.25 ms), the rest otherwise.
     let one_way = h["rtt_ms"].as_f64().unwrap() / 2.0;
     let hidden = felt["hidden_by_rollback_ms"].as_f64().unwrap();
+    let delay_ms = felt["input_delay_ms"].as_f64().unwrap();
     assert!(
-        hidden > 0.0 && hidden <= one_way,
+        (hidden - (one_way - delay_ms).max(0.0)).abs() <= 0.15 && hidden <= one_way,
         "{felt} of {one_way} ms one way"
     );
     let per_s = felt["rollback_frames_per_s"].as_f64().unwrap();

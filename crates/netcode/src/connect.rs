@@ -11,6 +11,10 @@
 //! [`Driver::online`](crate::session::Driver::online) or
 //! [`Driver::watch`](crate::session::Driver::watch).
 //!
+//! Across NATs the peers need STUN and TURN servers ([`IceServers`] in
+//! [`ConnectOptions::ice`]); a twinstar server hands out its own at
+//! `GET /ice`, which [`ice_servers_of`] asks for (natively).
+//!
 //! [`LinkConfig`] makes the link worse on purpose (delay, jitter, loss, an
 //! [`Outage`]) to test a game on a bad network; [`NetRuntime`] is where the
 //! connection's background work runs (threads natively, the page's event
@@ -19,12 +23,28 @@
 /// Natively only: the browser cannot block its page.
 #[cfg(not(target_arch = "wasm32"))]
 pub use crate::net::connect::block_on;
+
+/// The STUN and TURN servers the signaling server at `server` (`ws://` or
+/// `wss://`) offers its players, with a TURN credential minted for this
+/// one (`GET /ice` of a `twinstar serve`). `Ok(None)`: it offers none (a
+/// LAN server, an older one). Natively; it blocks for one HTTP request.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn ice_servers_of(server: &str) -> Result<Option<IceServers>, String> {
+    match crate::net::signaling::native_client::fetch_ice_offer(server)? {
+        Some(offer) => offer
+            .into_servers()
+            .map(Some)
+            .map_err(|e| format!("{server}: the ICE servers it offers do not check: {e}")),
+        None => Ok(None),
+    }
+}
 pub use crate::net::connect::{
     BackgroundConnect, ConnectError, ConnectOptions, Connection, Connector, FailedAttempt,
     PlayerSeat, Stage, Status,
 };
 pub use crate::net::delay::DelaySetting;
 pub use crate::net::handshake::Role;
+pub use crate::net::ice::{IceServers, TurnServer};
 pub use crate::net::link_sim::{LinkConfig, Outage};
 pub use crate::net::signaling::PlayerName;
 pub use crate::net::watch::{SpectatorSeat, WatchConnection, WatchOptions};

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand};
 use pong::{Pong, bot};
 use twinstar_netcode::connect::{
-    ConnectOptions, Connector, LinkConfig, NetRuntime, Outage, PlayerSeat, Role, RoomCode,
-    SpectatorSeat, WatchOptions, block_on,
+    ConnectOptions, Connector, IceServers, LinkConfig, NetRuntime, Outage, PlayerSeat, Role,
+    RoomCode, SpectatorSeat, WatchOptions, block_on, ice_servers_of,
 };
 use twinstar_netcode::replay;
 use twinstar_netcode::session::{
@@ -194,6 +194,7 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
     let store: Arc<dyn Records> = Arc::new(DirRecords(data_dir));
     let (server, seed) = (net.server.as_str(), net.run.seed);
     let mut options = ConnectOptions::new(Pong::INFO, server, Some(room.clone()), role, seed);
+    options.ice = ice_servers(server);
     options.link = LinkConfig {
         outage: net.sim_outage,
         ..LinkConfig::default()
@@ -227,7 +228,8 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
 }
 
 fn watch(args: WatchArgs) -> Result<Report, Failure> {
-    let options = WatchOptions::new(Pong::INFO, &args.server, args.room);
+    let mut options = WatchOptions::new(Pong::INFO, &args.server, args.room);
+    options.ice = ice_servers(&args.server);
     let runtime = NetRuntime::new().map_err(|e| Failure::Run(e.to_string()))?;
     let connection = block_on(Connector::<SpectatorSeat<u8, 2>>::start(runtime, options))
         .map_err(|e| Failure::Run(e.to_string()))?;
@@ -251,6 +253,19 @@ fn watch(args: WatchArgs) -> Result<Report, Failure> {
         )?,
         args.json,
     )
+}
+
+/// The STUN and TURN servers `server` offers (none on a LAN server: host
+/// candidates, enough there); a server that cannot say is not fatal here,
+/// its websocket will tell whether it is there.
+fn ice_servers(server: &str) -> IceServers {
+    match ice_servers_of(server) {
+        Ok(offered) => offered.unwrap_or_default(),
+        Err(e) => {
+            eprintln!("pong: no ICE servers from {server} ({e}); host candidates only");
+            IceServers::default()
+        }
+    }
 }
 
 /// Records the match to `--record`, if given, under the seed and rules

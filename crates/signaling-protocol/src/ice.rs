@@ -88,17 +88,24 @@ impl IceOffer {
     }
 }
 
+/// The STUN and TURN servers a peer gathers ICE candidates with. Empty (the
+/// default): host candidates only, enough on a LAN or loopback.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IceServers {
+    /// STUN URLs (`stun:host:3478`): this peer's public address.
     pub stun: Vec<String>,
+    /// A TURN relay, for peers no direct path joins.
     pub turn: Option<TurnServer>,
 }
 
+/// A TURN relay and the credential to use it with.
 #[derive(Clone, PartialEq, Eq)]
 pub struct TurnServer {
     /// One relay may be reached several ways (UDP, TCP, TLS); one credential.
     pub urls: Vec<String>,
+    /// The credential's user name.
     pub user: String,
+    /// Its password.
     pub pass: String,
 }
 

@@ -8,6 +8,7 @@
 //! server) depend on this crate; it depends on neither. In the spirit of
 //! `matchbox_protocol`: small, so that the two sides cannot drift apart.
 
+mod connect_report;
 mod ice;
 mod lobby;
 mod moderation;
@@ -17,6 +18,7 @@ mod urls;
 
 use web_time::Duration;
 
+pub use connect_report::{ConnectPath, ConnectReport, MAX_CONNECT_MS};
 pub use ice::{
     DEFAULT_STUN, ICE_PATH, IceEntry, IceError, IceOffer, IceServers, MAX_ICE_OFFER_BYTES, Scheme,
     TurnServer, validate_url,

@@ -42,15 +42,27 @@ pub enum RoomAction {
     Kick,
     /// [`ReportRequest`]: a member reports someone in the room.
     Report,
+    /// [`crate::ConnectReport`]: a player says how its match connected
+    /// (once per match). An older server answers 404; the client lets it be.
+    Connected,
 }
 
 impl RoomAction {
+    /// Every action.
+    pub const ALL: [RoomAction; 4] = [
+        RoomAction::Stats,
+        RoomAction::Kick,
+        RoomAction::Report,
+        RoomAction::Connected,
+    ];
+
     /// The last part of its path, and its label in `/metrics`.
     pub fn word(self) -> &'static str {
         match self {
             RoomAction::Stats => "stats",
             RoomAction::Kick => "kick",
             RoomAction::Report => "report",
+            RoomAction::Connected => "connected",
         }
     }
 
@@ -63,9 +75,7 @@ impl RoomAction {
     pub fn parse_path(path: &str) -> Option<(RoomCode, RoomAction)> {
         let rest = path.strip_prefix(crate::ROOMS_PATH)?.strip_prefix('/')?;
         let (code, word) = rest.split_once('/')?;
-        let action = [RoomAction::Stats, RoomAction::Kick, RoomAction::Report]
-            .into_iter()
-            .find(|a| a.word() == word)?;
+        let action = RoomAction::ALL.into_iter().find(|a| a.word() == word)?;
         Some((RoomCode::parse(code).ok()?, action))
     }
 }
@@ -194,7 +204,7 @@ mod tests {
 
     #[test]
     fn paths_name_a_room_and_an_action() {
-        for action in [RoomAction::Stats, RoomAction::Kick, RoomAction::Report] {
+        for action in RoomAction::ALL {
             let path = action.path(&code());
             assert_eq!(RoomAction::parse_path(&path), Some((code(), action)));
         }

@@ -3,12 +3,15 @@
 //! are read from the registry when scraped, so they can never drift; the
 //! histograms time what the registry observed ([`Observed`]).
 //!
-//! Not here, because the server never learns it: whether a match's peers
-//! connected directly or through the TURN relay. ICE picks the path
-//! between the peers after the last signal has passed, and clients report
-//! nothing about it to the server (a room's `stats` carry the wave, score
-//! and time only). `twinstar_turn_credentials_issued_total` counts who
-//! *could* relay, not who did; coturn's own logs and metrics count who did.
+//! The path a match's peers took (direct or through the TURN relay) and
+//! how long they took to connect are the clients' word: ICE picks the path
+//! between the peers after the last signal has passed, so only they know.
+//! Each player reports them once its match has started (`POST
+//! /rooms/CODE/connected`, `registry::connect_reports` says which report
+//! counts what); an older client reports nothing, so
+//! `twinstar_matches_by_path_total` adds up to at most
+//! `twinstar_matches_started_total`. Quick matches have no room code to
+//! report to and are not counted by path.
 
 use std::sync::Arc;
 
@@ -20,7 +23,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry as MetricRegistry;
 
-use crate::observed::Observed;
+use crate::ConnectPath;
+use crate::observed::{ConnectCounted, Observed};
 
 /// The version `twinstar_build_info` reports: the crate's.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -37,6 +41,14 @@ pub const COMMIT: &str = match option_env!("TWINSTAR_COMMIT") {
 /// waits for a friend can wait for half an hour.
 const PAIR_BUCKETS: [f64; 12] = [
     0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 1800.0,
+];
+
+/// A client's connect, in seconds, from opening the room's websocket to
+/// the first frame: about a second on a LAN, 1.5 to 4 s through NATs and
+/// the relay; past 10 s something is wrong (the clients give up at 30 s,
+/// a host's figure can be longer: it holds its wait, and is not timed).
+const CONNECT_BUCKETS: [f64; 12] = [
+    0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 60.0,
 ];
 
 /// Offer to answer, in seconds: a few ms on loopback, tens to hundreds of
@@ -63,6 +75,11 @@ struct Direction {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PathLabel {
+    path: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RoomRequestLabel {
     action: String,
     outcome: String,
@@ -73,7 +90,8 @@ struct RoomStateLabel {
     state: String,
 }
 
-/// Why a client was turned away, as a metric label.
+/// Why a client was turned away, as a metric label (a new reason goes
+/// into [`RefusalReason::ALL`] too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RefusalReason {
     RoomFull,
@@ -92,6 +110,19 @@ pub enum RefusalReason {
 }
 
 impl RefusalReason {
+    /// Every reason, each a series from the start.
+    const ALL: [RefusalReason; 9] = [
+        RefusalReason::RoomFull,
+        RefusalReason::TooManySpectators,
+        RefusalReason::BadRoom,
+        RefusalReason::BadSeat,
+        RefusalReason::BadQuery,
+        RefusalReason::Draining,
+        RefusalReason::TooManyFromAddress,
+        RefusalReason::Silent,
+        RefusalReason::Kicked,
+    ];
+
     fn label(self) -> &'static str {
         match self {
             RefusalReason::RoomFull => "room_full",
@@ -140,6 +171,8 @@ struct Inner {
     room_requests: Family<RoomRequestLabel, Counter>,
     time_to_pair: Histogram,
     negotiation: Histogram,
+    client_connect: Histogram,
+    matches_by_path: Family<PathLabel, Counter>,
 }
 
 impl Default for Metrics {
@@ -161,8 +194,26 @@ impl Default for Metrics {
             room_requests: Family::default(),
             time_to_pair: Histogram::new(PAIR_BUCKETS),
             negotiation: Histogram::new(negotiation_buckets()),
+            client_connect: Histogram::new(CONNECT_BUCKETS),
+            matches_by_path: Family::default(),
             registry: MetricRegistry::default(),
         };
+        // Both paths and every refusal reason from the start, at 0: a
+        // rate, a relay share or an alert has a series to read before the
+        // first match of each kind or the first refusal (an empty family
+        // is not even named in the exposition).
+        for path in [ConnectPath::Direct, ConnectPath::Relay] {
+            let label = PathLabel {
+                path: path.word().to_owned(),
+            };
+            inner.matches_by_path.get_or_create(&label).inc_by(0);
+        }
+        for reason in RefusalReason::ALL {
+            let label = Reason {
+                reason: reason.label().to_owned(),
+            };
+            inner.refusals.get_or_create(&label).inc_by(0);
+        }
         let build: Family<BuildLabel, Gauge> = Family::default();
         build
             .get_or_create(&BuildLabel {
@@ -184,6 +235,16 @@ impl Default for Metrics {
             "negotiation_seconds",
             "From a room's pairing until the second player's WebRTC answer was relayed: the part of connecting this server sees",
             inner.negotiation.clone(),
+        );
+        registry.register(
+            "client_connect_seconds",
+            "Connect time a match's second player reported: from opening the room's websocket to the first frame",
+            inner.client_connect.clone(),
+        );
+        registry.register(
+            "matches_by_path",
+            "Matches by the path their players reported: direct (host, srflx, prflx) or relay (TURN)",
+            inner.matches_by_path.clone(),
         );
         registry.register(
             "clients",
@@ -247,7 +308,7 @@ impl Default for Metrics {
         );
         registry.register(
             "room_requests",
-            "Rooms' requests (POST /rooms/CODE/ACTION: stats, kick, report) by action and outcome (ok, refused, bad_request, failed)",
+            "Rooms' requests (POST /rooms/CODE/ACTION: stats, kick, report, connected) by action and outcome (ok, refused, bad_request, failed)",
             inner.room_requests.clone(),
         );
         Metrics(Arc::new(Inner { registry, ..inner }))
@@ -280,6 +341,22 @@ impl Metrics {
     pub fn observed_all(&self, events: Vec<Observed>) {
         for event in events {
             self.observed(event);
+        }
+    }
+
+    /// What a player's accepted connect report adds (see
+    /// `registry::connect_reports`).
+    pub fn connect_reported(&self, counted: ConnectCounted) {
+        if let Some(path) = counted.path {
+            self.0
+                .matches_by_path
+                .get_or_create(&PathLabel {
+                    path: path.word().to_owned(),
+                })
+                .inc();
+        }
+        if let Some(connect) = counted.connect {
+            self.0.client_connect.observe(connect.as_secs_f64());
         }
     }
 
@@ -474,5 +551,62 @@ mod tests {
         assert_eq!(nego("count"), Some(1.0));
         assert_eq!(nego(r#"bucket{le="0.02"}"#), Some(0.0), "{text}");
         assert_eq!(nego(r#"bucket{le="0.04"}"#), Some(1.0), "{text}");
+    }
+
+    #[test]
+    fn connect_reports_count_matches_by_path_and_time_connects() {
+        use web_time::Duration;
+        let m = Metrics::default();
+        let text = m.render(RoomCounts::default());
+        assert_eq!(
+            sample(&text, r#"twinstar_refusals_total{reason="kicked"}"#),
+            Some(0.0),
+            "every reason exists before its first refusal"
+        );
+        // Both paths exist at 0 before any match: a share can be computed.
+        for path in ["direct", "relay"] {
+            let name = format!(r#"twinstar_matches_by_path_total{{path="{path}"}}"#);
+            assert_eq!(sample(&text, &name), Some(0.0), "{text}");
+        }
+        assert!(
+            text.contains("# TYPE twinstar_client_connect_seconds histogram"),
+            "{text}"
+        );
+        assert!(text.contains("# TYPE twinstar_matches_by_path counter"));
+        let host = ConnectCounted {
+            path: Some(ConnectPath::Relay),
+            connect: None,
+        };
+        let joiner = ConnectCounted {
+            path: None,
+            connect: Some(Duration::from_millis(1_800)),
+        };
+        m.connect_reported(host);
+        m.connect_reported(joiner);
+        m.connect_reported(ConnectCounted {
+            path: Some(ConnectPath::Direct),
+            connect: Some(Duration::from_millis(400)),
+        });
+        m.connect_reported(ConnectCounted::default());
+        let text = m.render(RoomCounts::default());
+        let by = |path: &str| {
+            sample(
+                &text,
+                &format!(r#"twinstar_matches_by_path_total{{path="{path}"}}"#),
+            )
+        };
+        assert_eq!(
+            (by("direct"), by("relay")),
+            (Some(1.0), Some(1.0)),
+            "{text}"
+        );
+        let connect = |s: &str| sample(&text, &format!("twinstar_client_connect_seconds_{s}"));
+        assert_eq!(connect("count"), Some(2.0), "{text}");
+        assert_eq!(connect("sum"), Some(2.2));
+        assert_eq!(connect(r#"bucket{le="0.25"}"#), Some(0.0));
+        assert_eq!(connect(r#"bucket{le="0.5"}"#), Some(1.0));
+        assert_eq!(connect(r#"bucket{le="1.5"}"#), Some(1.0));
+        assert_eq!(connect(r#"bucket{le="2.0"}"#), Some(2.0));
+        assert_eq!(connect(r#"bucket{le="+Inf"}"#), Some(2.0));
     }
 }

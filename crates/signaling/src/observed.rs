@@ -1,7 +1,9 @@
-//! What the registry observes and the metrics count or time: a type below
-//! both, so neither imports the other for it.
+//! What the registry observes and the metrics count or time: types below
+//! both, so neither imports the other for them.
 
 use web_time::Duration;
+
+use crate::ConnectPath;
 
 /// Something the metrics count or time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,4 +13,14 @@ pub enum Observed {
     Paired { waited: Option<Duration> },
     /// The first answer between a room's players, `took` after pairing.
     Negotiated { took: Duration },
+}
+
+/// What one accepted report adds to the metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConnectCounted {
+    /// The match's path, when this was its first report.
+    pub path: Option<ConnectPath>,
+    /// The connect time, when this was the report of the player who
+    /// paired the room.
+    pub connect: Option<Duration>,
 }

@@ -23,8 +23,10 @@ use crate::close::{CLOSE_REPLACED, close};
 use crate::metrics::RoomCounts;
 use moderation::Figures;
 
+mod connect_reports;
 mod moderation;
 mod timing;
+use connect_reports::MatchReports;
 pub use moderation::{ModerationError, Reporter};
 use timing::{MAX_WAITING_EVENTS, RoomTimes};
 pub use timing::{Observed, is_answer};
@@ -114,6 +116,8 @@ struct Room {
     spectator_reservations: Vec<Instant>,
     /// When its player came and when it was paired (`timing`).
     times: RoomTimes,
+    /// Its players' connect reports since it paired (`connect_reports`).
+    reports: MatchReports,
 }
 
 impl Room {
@@ -121,6 +125,15 @@ impl Room {
         let fresh = |t: &Instant| now.saturating_duration_since(*t) < RESERVATION_TTL;
         self.reservations.retain(fresh);
         self.spectator_reservations.retain(fresh);
+    }
+
+    /// A player was added at `now`: a pairing starts a new match.
+    fn arrived(&mut self, now: Instant) -> Option<Observed> {
+        let event = self.times.arrived(self.members.len(), now);
+        if let Some(Observed::Paired { .. }) = event {
+            self.reports.paired();
+        }
+        event
     }
 
     fn is_unused(&self) -> bool {
@@ -313,7 +326,7 @@ impl Registry {
     ) {
         let room = self.rooms.entry(key.to_owned()).or_default();
         room.members.push(peer);
-        let event = room.times.arrived(room.members.len(), now);
+        let event = room.arrived(now);
         self.observe(event);
         self.peers
             .insert(peer, Seat::new(key, sender, token, false));
@@ -439,7 +452,7 @@ impl Registry {
         };
         introduce(&self.peers, &room.members, peer);
         room.members.push(peer);
-        let event = room.times.arrived(room.members.len(), now);
+        let event = room.arrived(now);
         self.observe(event);
         if let Some(seat) = self.peers.get_mut(&peer) {
             seat.room = to.to_owned();

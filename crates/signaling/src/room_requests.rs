@@ -1,8 +1,9 @@
 //! `POST /rooms/<CODE>/<action>`: what a room's members ask the server
 //! beside their websocket (`twinstar_signaling_protocol`'s moderation
 //! requests). The host's figures go into its listing, a kick closes a
-//! spectator and bans it from the room (the registry decides both), and a
-//! report is appended to the reports file. Each answer is a status and, when
+//! spectator and bans it from the room (the registry decides both), a
+//! report is appended to the reports file, and a player's connect report
+//! goes into the metrics (`registry::connect_reports`). Each answer is a status and, when
 //! refused, one line saying why; each is counted in `/metrics`.
 
 use axum::body::Bytes;
@@ -20,7 +21,7 @@ use crate::reply::plain;
 use crate::reports::ReportEntry;
 use crate::shared::Shared;
 use crate::{
-    HostStats, KickRequest, ReportRequest, RoomAction, RoomCode, RoomRequestError,
+    ConnectReport, HostStats, KickRequest, ReportRequest, RoomAction, RoomCode, RoomRequestError,
     decode_room_request,
 };
 
@@ -42,13 +43,14 @@ pub(crate) async fn room_request(
     let Some((code, action)) = RoomAction::parse_path(uri.path()) else {
         return plain(
             StatusCode::NOT_FOUND,
-            "no such room request (POST /rooms/CODE/stats, /kick or /report)\n",
+            "no such room request (POST /rooms/CODE/stats, /kick, /report or /connected)\n",
         );
     };
     let result = match action {
         RoomAction::Stats => stats(&shared, &code, &body),
         RoomAction::Kick => kick(&shared, &code, &body),
         RoomAction::Report => report(&shared, &code, &body).await,
+        RoomAction::Connected => connected(&shared, &code, &body),
     };
     let metrics = &shared.metrics;
     let why = match result {
@@ -84,6 +86,15 @@ fn stats(shared: &Shared, code: &RoomCode, body: &[u8]) -> Result<(), Refused> {
     (shared.rooms.lock())
         .host_figures(code, stats.seat, figures, Instant::now())
         .map_err(Refused::Registry)
+}
+
+fn connected(shared: &Shared, code: &RoomCode, body: &[u8]) -> Result<(), Refused> {
+    let report: ConnectReport = decode_room_request(body).map_err(Refused::BadRequest)?;
+    let counted = (shared.rooms.lock())
+        .connect_report(code, &report)
+        .map_err(Refused::Registry)?;
+    shared.metrics.connect_reported(counted);
+    Ok(())
 }
 
 fn kick(shared: &Shared, code: &RoomCode, body: &[u8]) -> Result<(), Refused> {

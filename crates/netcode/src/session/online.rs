@@ -224,7 +224,9 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let base = history.as_ref().map_or(0, |h| h.frames);
         let timeout = settings.disconnect_timeout();
         let ggrs = GgrsSession::start(&agreement, peer, ggrs_channel, ggrs_socket, base, timeout)?;
-        let audience = Audience::for_match(&G::INFO, &agreement, &options, &connect_options);
+        let rejoining = history.is_some();
+        let audience =
+            Audience::for_match(&G::INFO, &agreement, &options, &connect_options, rejoining);
         let tally = Tally {
             catch_up_bytes: history.as_ref().map_or(0, |h| h.bytes as u64),
             ..Tally::default()
@@ -310,6 +312,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
         if self.timing.begun() {
             self.room_chat().service(log);
             (self.audience.desk).list_figures::<G, N>(sim.world(), Instant::now());
+            (self.audience.desk).report_connect(self.timing.connect_ms(), self.path.kind);
         }
         log.confirm_through(self.ggrs.confirmed_through(), sim.newest_frame())?;
         if report.new_frames > 0 {

@@ -1,7 +1,10 @@
 //! What a player or spectator asks its room's signaling server during a
 //! match, beside the match itself: the host of a public room lists its
 //! figures (wave, score, time) once a second, the host removes a spectator
-//! (`/kick`), anyone reports someone (`/report`). The requests go out off
+//! (`/kick`), anyone reports someone (`/report`), and each player says
+//! once how its match connected (`/connected`: the time and whether it
+//! went direct or through the TURN relay, which only the peers know, for
+//! the operator's metrics). The requests go out off
 //! the game's loop (`net::signaling::RoomRequests`); their answers come
 //! back as chat notices for this player only. Nothing here touches the
 //! simulation, the inputs or the replay.
@@ -10,7 +13,7 @@ use web_time::{Duration, Instant};
 
 use crate::net::connect::ConnectOptions;
 use crate::net::handshake::Role;
-use crate::net::signaling::{Answer, RoomCode, RoomRequests, SeatToken};
+use crate::net::signaling::{Answer, ConnectPath, RoomCode, RoomRequests, SeatToken};
 use crate::session::chat::Chat;
 use crate::{Frame, Game};
 
@@ -26,16 +29,21 @@ pub(super) struct ServerDesk {
     lists_figures: bool,
     figures_sent: Option<Instant>,
     figures_refused: bool,
+    /// This player still owes the server its connect report: once per
+    /// match, never for a rejoin (a match resumed is not a match begun).
+    connect_report_due: bool,
 }
 
 impl ServerDesk {
-    /// A player's desk, from what it connected with.
-    pub(super) fn for_player(options: &ConnectOptions) -> ServerDesk {
+    /// A player's desk, from what it connected with; `rejoined`: its
+    /// connection resumed a match in progress.
+    pub(super) fn for_player(options: &ConnectOptions, rejoined: bool) -> ServerDesk {
         let requests = (options.room.clone())
             .zip(options.seat)
             .map(|(code, seat)| RoomRequests::new(&options.server, code, seat));
         ServerDesk {
             lists_figures: options.public && options.role == Role::Host && requests.is_some(),
+            connect_report_due: requests.is_some() && !rejoined,
             requests,
             figures_sent: None,
             figures_refused: false,
@@ -49,6 +57,24 @@ impl ServerDesk {
             lists_figures: false,
             figures_sent: None,
             figures_refused: false,
+            connect_report_due: false,
+        }
+    }
+
+    /// Once the match has begun (`connect_ms` known) and WebRTC has told
+    /// the path (`kind`: `host`, `srflx`, `prflx` or `relay`), tells the
+    /// server how this player connected, once.
+    pub(super) fn report_connect(&mut self, connect_ms: Option<u64>, kind: Option<&str>) {
+        if !self.connect_report_due {
+            return;
+        }
+        let (Some(connect_ms), Some(kind)) = (connect_ms, kind) else {
+            return;
+        };
+        self.connect_report_due = false;
+        match (&self.requests, ConnectPath::of_kind(kind)) {
+            (Some(requests), Some(path)) => requests.connected(connect_ms, path),
+            _ => tracing::debug!("no connect report: path {kind}"),
         }
     }
 
@@ -93,6 +119,10 @@ impl ServerDesk {
                     tracing::warn!("the server did not take this room's figures: {why}");
                 }
                 Answer::StatsRefused(_) => {}
+                // An older server answers 404: nothing the player can act on.
+                Answer::ConnectRefused(why) => {
+                    tracing::info!("the server did not take this match's connect report: {why}");
+                }
                 Answer::KickAnswered(peer) => kicks_answered.push(peer),
             }
         }

@@ -60,6 +60,10 @@ pub enum ModerationError {
     TooSoon(u128),
     #[error("room {0} has no spectator {1}")]
     NoSpectator(RoomCode, String),
+    #[error("room {0} has no match yet (its second player has not come)")]
+    NotPaired(RoomCode),
+    #[error("this player has reported this match's connect already")]
+    AlreadyReported,
 }
 
 impl ModerationError {
@@ -68,7 +72,9 @@ impl ModerationError {
         match self {
             ModerationError::NoRoom(_) | ModerationError::NoSpectator(..) => 404,
             ModerationError::NotSeated(_) | ModerationError::NotHost(_) => 403,
-            ModerationError::NotListed(_) => 409,
+            ModerationError::NotListed(_)
+            | ModerationError::NotPaired(_)
+            | ModerationError::AlreadyReported => 409,
             ModerationError::TooSoon(_) => 429,
         }
     }

@@ -32,8 +32,8 @@ pub use client::{JoinError, classify_socket_error, client_builder};
 pub use room_requests::Answer;
 pub(crate) use room_requests::RoomRequests;
 pub use twinstar_signaling_protocol::{
-    Checked, HostStats, KickRequest, ReportRequest, RoomAction, RoomRequestError,
-    decode_room_request,
+    Checked, ConnectPath, ConnectReport, HostStats, KickRequest, ReportRequest, RoomAction,
+    RoomRequestError, decode_room_request,
 };
 pub use twinstar_signaling_protocol::{
     ClientQuery, DEFAULT_PORT, MAX_LEVEL, MAX_SIGNAL_BYTES, MAX_SPECTATORS, NameError, PlayerName,

@@ -1,7 +1,9 @@
 //! A room member's requests to its signaling server beside the websocket
-//! (`POST /rooms/CODE/{stats,kick,report}`, `twinstar_signaling_protocol`'s
-//! moderation requests): the host's match figures for the room list, the
-//! host removing a spectator, anyone reporting someone. Sent off the
+//! (`POST /rooms/CODE/{stats,kick,report,connected}`,
+//! `twinstar_signaling_protocol`'s moderation requests and connect
+//! report): the host's match figures for the room list, the host removing
+//! a spectator, anyone reporting someone, a player saying how its match
+//! connected. Sent off the
 //! game's loop (a worker thread natively, a `fetch` in the browser); each
 //! answer comes back later as one line for the chat, or for the log.
 
@@ -9,8 +11,8 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use serde::Serialize;
 use twinstar_signaling_protocol::{
-    HostStats, KickRequest, MAX_REPORT_LINE_CHARS, MAX_REPORT_LINES, ReportRequest, RoomAction,
-    RoomCode, SeatToken,
+    ConnectPath, ConnectReport, HostStats, KickRequest, MAX_CONNECT_MS, MAX_REPORT_LINE_CHARS,
+    MAX_REPORT_LINES, ReportRequest, RoomAction, RoomCode, SeatToken,
 };
 
 use super::platform::Poster;
@@ -22,6 +24,9 @@ pub enum Answer {
     Notice(String),
     /// The figures were refused: for the log, once.
     StatsRefused(String),
+    /// The connect report was refused (an older server has no such
+    /// request): for the log.
+    ConnectRefused(String),
     /// The server has answered the kick of this spectator (its peer id),
     /// either way, after its [`Notice`](Answer::Notice): the host tells the
     /// spectator now. Told earlier, a kicked spectator could be back
@@ -35,7 +40,9 @@ struct Job {
     body: Vec<u8>,
     done: Option<String>,
     failed: String,
-    stats: bool,
+    /// A refusal for the log rather than the chat (figures, connect
+    /// report), and how to word it.
+    quiet: Option<fn(String) -> Answer>,
     /// A kick's spectator, answered with [`Answer::KickAnswered`].
     kicked: Option<String>,
 }
@@ -73,6 +80,14 @@ impl RoomRequests {
             elapsed_s,
         };
         self.send(RoomAction::Stats, &body, None, "", None);
+    }
+
+    /// How this player's match connected: `connect_ms` from opening the
+    /// room to the first frame (clamped to what a server takes: the path
+    /// counts whatever the time), and the path.
+    pub fn connected(&self, connect_ms: u64, path: ConnectPath) {
+        let body = connect_report(self.seat, connect_ms, path);
+        self.send(RoomAction::Connected, &body, None, "", None);
     }
 
     /// The host removes spectator `peer`, called `name` in the chat.
@@ -133,7 +148,11 @@ impl RoomRequests {
             body: serde_json::to_vec(body).unwrap_or_default(),
             done,
             failed: failed.to_owned(),
-            stats: action == RoomAction::Stats,
+            quiet: match action {
+                RoomAction::Stats => Some(Answer::StatsRefused),
+                RoomAction::Connected => Some(Answer::ConnectRefused),
+                RoomAction::Kick | RoomAction::Report => None,
+            },
             kicked: kicked.map(str::to_owned),
         };
         let (path, body) = (job.path.clone(), job.body.clone());
@@ -150,15 +169,27 @@ impl RoomRequests {
     }
 }
 
+/// The report of a connect of `connect_ms` (a host's holds its wait for
+/// the partner, which may be longer than any server takes).
+fn connect_report(seat: SeatToken, connect_ms: u64, path: ConnectPath) -> ConnectReport {
+    ConnectReport {
+        seat,
+        connect_ms: u32::try_from(connect_ms)
+            .unwrap_or(u32::MAX)
+            .min(MAX_CONNECT_MS),
+        path,
+    }
+}
+
 impl Job {
     /// What became of the job, the server's words quoted on one line; a
     /// kick's spectator last.
     fn answers(self, result: Result<(), String>) -> Vec<Answer> {
         let result = result.map_err(|e| super::client::quote_server_text(&e));
-        let outcome = match (result, self.stats) {
+        let outcome = match (result, self.quiet) {
             (Ok(()), _) => self.done.map(Answer::Notice),
-            (Err(e), true) => Some(Answer::StatsRefused(e)),
-            (Err(e), false) => Some(Answer::Notice(format!("{}: {e}", self.failed))),
+            (Err(e), Some(quiet)) => Some(quiet(e)),
+            (Err(e), None) => Some(Answer::Notice(format!("{}: {e}", self.failed))),
         };
         outcome
             .into_iter()
@@ -177,7 +208,7 @@ mod tests {
             body: Vec::new(),
             done: Some("S1 was removed from the room for 5 minutes".into()),
             failed: "could not remove S1".into(),
-            stats: false,
+            quiet: None,
             kicked: Some("peer-1".into()),
         }
     }
@@ -202,7 +233,7 @@ mod tests {
     #[test]
     fn figures_refused_are_for_the_log_and_no_kick() {
         let job = Job {
-            stats: true,
+            quiet: Some(Answer::StatsRefused),
             done: None,
             kicked: None,
             ..kick_job()
@@ -211,5 +242,36 @@ mod tests {
             &job.answers(Err("too often".into()))[..],
             [Answer::StatsRefused(_)]
         ));
+        // A connect report an older server does not know: for the log;
+        // taken, nothing to say.
+        let connect_job = || Job {
+            quiet: Some(Answer::ConnectRefused),
+            done: None,
+            kicked: None,
+            ..kick_job()
+        };
+        assert!(matches!(
+            &connect_job().answers(Err("no such room request".into()))[..],
+            [Answer::ConnectRefused(_)]
+        ));
+        assert_eq!(connect_job().answers(Ok(())), []);
+    }
+
+    #[test]
+    fn a_connect_longer_than_a_server_takes_is_clamped_and_its_path_kept() {
+        let seat = SeatToken::random();
+        let report = connect_report(seat, 40 * 60 * 60 * 1000, ConnectPath::Relay);
+        assert_eq!(
+            (report.connect_ms, report.path),
+            (MAX_CONNECT_MS, ConnectPath::Relay)
+        );
+        assert_eq!(
+            connect_report(seat, u64::MAX, ConnectPath::Direct).connect_ms,
+            MAX_CONNECT_MS
+        );
+        assert_eq!(
+            connect_report(seat, 1_234, ConnectPath::Direct).connect_ms,
+            1_234
+        );
     }
 }

@@ -38,13 +38,14 @@ pub(super) struct Audience {
 }
 
 impl Audience {
-    /// A match's room as it begins: the players' names from `agreement`,
-    /// nobody watching yet.
+    /// A match's room as it begins (or resumes, `rejoined`): the players'
+    /// names from `agreement`, nobody watching yet.
     pub(super) fn for_match(
         game: &GameInfo,
         agreement: &Agreement,
         options: &OnlineOptions,
         connect_options: &ConnectOptions,
+        rejoined: bool,
     ) -> Self {
         let local = agreement.local_handle;
         let names = player_names(&agreement.names);
@@ -53,7 +54,7 @@ impl Audience {
             .with_flood(options.chat_flood_per_second, game.fps);
         Audience {
             chat,
-            desk: ServerDesk::for_player(connect_options),
+            desk: ServerDesk::for_player(connect_options, rejoined),
             spectators: Spectators::default(),
         }
     }

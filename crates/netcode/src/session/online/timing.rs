@@ -40,11 +40,16 @@ impl ConnectTiming {
         self.first_frame_at.is_some()
     }
 
+    /// Milliseconds from the start of connecting to the first frame, once
+    /// there was one.
+    pub(super) fn connect_ms(&self) -> Option<u64> {
+        self.first_frame_at
+            .map(|t| t.duration_since(self.times.started).as_millis() as u64)
+    }
+
     /// How long connecting took, and its steps.
     pub(super) fn fill(&self, summary: &mut MatchSummary) {
-        summary.connect_ms = self
-            .first_frame_at
-            .map(|t| t.duration_since(self.times.started).as_millis() as u64);
+        summary.connect_ms = self.connect_ms();
         summary.connect_breakdown_ms = self
             .first_frame_at
             .map(|t| ConnectBreakdown::of(&self.times, self.synced_at, t));
