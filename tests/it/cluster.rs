@@ -2,7 +2,9 @@
 //! deploy/haproxy.cfg: rooms shard by code, so every member of a room (its
 //! two players and its spectators) lands on one node, and a node stopped
 //! mid-match costs the matches playing there nothing (they are peer to
-//! peer). Needs `haproxy` (scripts/test.sh installs Debian's).
+//! peer), and a node that drains keeps its live rooms: a player whose game
+//! crashed rejoins its match there, while new rooms go to the other nodes.
+//! Needs `haproxy` (scripts/test.sh installs Debian's).
 
 use crate::common;
 
@@ -13,21 +15,26 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::ws::{connect, introductions};
-use common::{LIMIT, Server, Twinstar, scratch};
+use common::{LIMIT, Server, Twinstar, peer_args, scratch};
 use twinstar::net::signaling::{RoomAction, RoomCode, SeatToken};
 
 /// A node as docs/deploy.md runs it behind the proxy; every test client
 /// comes from 127.0.0.1, so the per-address cap is lifted.
 const NODE_ARGS: [&str; 3] = ["--trust-forwarded", "--max-per-address", "1000"];
 
-/// HAProxy with deploy/haproxy.cfg in front of three nodes; killed when dropped.
+/// HAProxy with deploy/haproxy.cfg in front of two or three nodes; killed
+/// when dropped.
 struct Proxy {
     _process: common::Reaped,
     addr: SocketAddr,
 }
 
 impl Proxy {
-    fn start(nodes: &[&Server; 3]) -> Proxy {
+    fn start(nodes: &[&Server]) -> Proxy {
+        assert!(
+            (2..=3).contains(&nodes.len()),
+            "deploy/haproxy.cfg names 2 or 3 nodes"
+        );
         let haproxy = which("haproxy")
             .expect("haproxy is not installed: apt-get install haproxy (scripts/test.sh does)");
         // A free port: bound and released (HAProxy binds it a moment later).
@@ -234,6 +241,122 @@ fn a_node_stopped_mid_match_leaves_its_matches_to_finish_in_sync() {
     let (h, j) = (host.finish(LIMIT), join.finish(LIMIT));
     assert_eq!(h.code(), Some(0), "{}", h.report("host", 30));
     assert_eq!(j.code(), Some(0), "{}", j.report("join", 30));
+}
+
+/// The node holding the one match (a room with its two players), if one does.
+fn holder(nodes: &[&Server]) -> Option<usize> {
+    (0..nodes.len()).find(|i| nodes[*i].metric(r#"twinstar_rooms{state="full"}"#) == Some(1.0))
+}
+
+#[test]
+fn a_draining_nodes_match_takes_its_crashed_player_back_and_new_rooms_go_elsewhere() {
+    let dir = scratch("cluster-drain");
+    let args: Vec<&str> = NODE_ARGS
+        .iter()
+        .copied()
+        .chain(["--drain-timeout", "120"])
+        .collect();
+    let mut nodes = [
+        Server::start_with(&args, &[]),
+        Server::start_with(&args, &[]),
+    ];
+    let proxy = Proxy::start(&[&nodes[0], &nodes[1]]);
+    let base = proxy.url();
+    // A match of 40 s through the proxy, on whichever node its code hashes to.
+    let code = "K7Q2XM";
+    let (mut host, mut join) = common::started_match(
+        &dir,
+        &base,
+        (code, code),
+        "2400",
+        &["--no-record"],
+        &["--no-record"],
+    );
+    let a = holder(&[&nodes[0], &nodes[1]]).expect("the match is on one node");
+    let b = 1 - a;
+    eprintln!("the match is on node {a}; it drains");
+    let term = Command::new("kill")
+        .args(["-TERM", &nodes[a].pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    assert!(
+        nodes[a].wait_for("draining", Duration::from_secs(5)),
+        "{}",
+        nodes[a].stderr()
+    );
+    // HAProxy's next checks (every 2 s) see /readyz's 503 "draining".
+    std::thread::sleep(Duration::from_secs(5));
+
+    // New rooms: all on the other node (a draining node refuses them, so
+    // any that reached it would fail to connect).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let fresh = codes(12);
+    let open = runtime.block_on(async {
+        let mut open = Vec::new();
+        for room in &fresh {
+            let url = format!("{base}/{room}");
+            match tokio_tungstenite::connect_async(&url).await {
+                Ok((ws, _)) => open.push(ws),
+                Err(e) => panic!("new room {room} during the drain: {e}"),
+            }
+        }
+        open
+    });
+    let asked = Instant::now();
+    while nodes[b].metric(r#"twinstar_rooms{state="waiting"}"#) != Some(12.0) {
+        assert!(
+            asked.elapsed() < Duration::from_secs(5),
+            "the new rooms are not all on node {b}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(open);
+
+    // The joiner's game dies; it comes back with the room code, through
+    // the proxy, and must reach the draining node that holds the match.
+    join.kill();
+    assert!(
+        host.wait_for("waiting up to", Duration::from_secs(10)),
+        "the host did not notice\n{}",
+        host.stderr()
+    );
+    let rejoin = Twinstar::spawn(
+        &dir,
+        &peer_args("join", Some("K7Q-2XM"), &base, "2400", &["--no-record"]),
+    );
+    let (host, rejoin) = (host.finish(LIMIT), rejoin.finish(LIMIT));
+    let both = host.report("host", 30) + &rejoin.report("rejoin", 30);
+    assert_eq!((host.code(), rejoin.code()), (Some(0), Some(0)), "{both}");
+    let (h, r) = (host.summary(), rejoin.summary());
+    // Had the rejoin gone to node b, it would have waited there alone and
+    // the host would have given up after its reconnect window (exit 1).
+    assert_eq!(h["rejoins"], 1, "{both}");
+    assert_eq!(
+        (h["frames"].clone(), r["frames"].clone()),
+        (2400.into(), 2400.into())
+    );
+    assert_eq!(h["checksum"], r["checksum"], "{both}");
+    assert_eq!(h["desyncs"], 0, "{both}");
+    assert!(rejoin.stderr.contains("rejoined the match"), "{both}");
+    // The match over, the draining node exits on its own.
+    let ended = Instant::now();
+    while nodes[a].is_alive() {
+        assert!(
+            ended.elapsed() < Duration::from_secs(15),
+            "node {a} still runs after its last match\n{}",
+            nodes[a].stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(
+        nodes[a].stderr().contains("drained: no client left"),
+        "{}",
+        nodes[a].stderr()
+    );
 }
 
 /// `redis-server` on a free port, without persistence; killed when dropped.

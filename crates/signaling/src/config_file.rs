@@ -7,37 +7,33 @@
 //! "turns:..."]`, `turn-ttl = "6h"`). A relative path in it is relative to
 //! the file's own directory.
 //!
-//! Precedence: a flag, or an option's environment variable
-//! (`TWINSTAR_TURN_SECRET`), wins over the file; the file wins over the
-//! default. A repeatable flag given once replaces the file's whole list.
-//! `--trust-forwarded` can only be turned on by the flag (a file's `true`
-//! stays true).
+//! Precedence: a flag wins over its environment variable (`--idle-timeout`
+//! over `TWINSTAR_IDLE_TIMEOUT`), the variable over the file, the file over
+//! the default. A repeatable flag (or its variable's comma-separated list)
+//! replaces the file's whole list.
 //!
-//! An unknown key, a value of the wrong type or out of range is an error
-//! in one line that names the file, the line and the key (exit 2): a typo
-//! in a key must not silently leave an option at its default.
+//! An unknown key, a value of the wrong type or out of range stops the
+//! server at start-up with one line that names the file, the line and the
+//! key (exit 2); `twinstar-server check-config FILE` ([`check`]) lists
+//! every problem the file has. Both use `config_check`.
 
 use std::net::SocketAddr;
-use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
-
+use crate::config_check::{FileSettings, check_file};
+pub use crate::config_check::{KEYS, Problem};
 use crate::logs::LogFormat;
-use crate::serve_args::{
-    DRAIN_TIMEOUT_SECS, HANDSHAKE_TIMEOUT_SECS, IDLE_TIMEOUT_SECS, MAX_PER_ADDRESS, MetricsBind,
-    REPORTS_MAX_BYTES, ServeArgs, ServeError, parse_metrics_bind,
-};
+use crate::serve_args::{MetricsBind, ServeArgs, ServeError};
+use crate::web::WEB_DIR_ENV;
 
-/// The largest config file read: a few hundred bytes in practice.
-const MAX_FILE_BYTES: u64 = 64 * 1024;
-
-/// The options as the server runs with them: the command line over the
-/// file over the defaults.
+/// The options as the server runs with them: the command line (and the
+/// environment) over the file over the defaults.
 #[derive(Debug)]
 pub struct Settings {
     pub bind: SocketAddr,
+    /// `None`: neither `--web` nor the file's `web`; the server then looks
+    /// where [`crate::WebClient::find_default`] does (`TWINSTAR_WEB` first).
     pub web: Option<PathBuf>,
     pub log_format: LogFormat,
     pub tls_cert: Option<PathBuf>,
@@ -61,124 +57,52 @@ pub struct Settings {
     pub metrics_token_file: Option<PathBuf>,
 }
 
-/// The file as written: every key optional, no other key allowed.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct FileSettings {
-    bind: Option<String>,
-    web: Option<PathBuf>,
-    log_format: Option<LogFormat>,
-    tls_cert: Option<PathBuf>,
-    tls_key: Option<PathBuf>,
-    stun: Option<Vec<String>>,
-    turn: Option<Vec<String>>,
-    turn_secret: Option<String>,
-    turn_secret_file: Option<PathBuf>,
-    turn_ttl: Option<String>,
-    idle_timeout: Option<u64>,
-    handshake_timeout: Option<u64>,
-    max_per_address: Option<u64>,
-    trust_forwarded: Option<bool>,
-    directory: Option<String>,
-    reports: Option<PathBuf>,
-    reports_max_bytes: Option<u64>,
-    drain_timeout: Option<u64>,
-    metrics_bind: Option<String>,
-    metrics_token_file: Option<PathBuf>,
+/// `twinstar-server check-config FILE`: how many settings the file makes,
+/// or every problem it has, one line each, in the file's order. The same
+/// checks as [`resolve`]'s at start-up.
+pub fn check(path: &Path) -> Result<usize, Vec<Problem>> {
+    check_file(path).map(|checked| checked.count)
 }
 
 /// The settings from `args` and the config file it names, if any.
 pub fn resolve(args: &ServeArgs) -> Result<Settings, ServeError> {
     let file = match &args.config {
-        Some(path) => load(path).map_err(ServeError::BadInput)?,
+        Some(path) => {
+            check_file(path)
+                .map_err(|problems| ServeError::BadInput(first_problem(path, &problems)))?
+                .settings
+        }
         None => FileSettings::default(),
     };
-    let name = args.config.as_deref().unwrap_or(Path::new("-"));
-    merge(args, file, name).map_err(ServeError::BadInput)
+    let web_env = std::env::var_os(WEB_DIR_ENV).is_some_and(|dir| !dir.is_empty());
+    Ok(merge(args, file, web_env))
 }
 
-/// Reads and checks the file's syntax and keys.
-fn load(path: &Path) -> Result<FileSettings, String> {
-    let shown = path.display();
-    let bytes = twinstar_files::read_limited(path, MAX_FILE_BYTES)
-        .map_err(|e| format!("cannot read the config file {shown}: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("config {shown}: not UTF-8 text"))?;
-    let mut file: FileSettings = toml::from_str(&text).map_err(|e| {
-        let message = e.message().replace('\n', " ");
-        let Some(span) = e.span() else {
-            return format!("config {shown}: {message}");
-        };
-        let before = &text[..span.start.min(text.len())];
-        let line = before.matches('\n').count() + 1;
-        // The key of that line, which TOML's type errors do not name.
-        let key = (text.lines().nth(line - 1))
-            .and_then(|l| l.split_once('='))
-            .map(|(key, _)| key.trim())
-            .filter(|key| !key.is_empty() && !key.starts_with('['));
-        match key {
-            Some(key) => format!("config {shown} line {line} ({key}): {message}"),
-            None => format!("config {shown} line {line}: {message}"),
-        }
-    })?;
-    // Paths in the file are the file's: relative to its directory.
-    let dir = path.parent().unwrap_or(Path::new("."));
-    for p in [
-        &mut file.web,
-        &mut file.tls_cert,
-        &mut file.tls_key,
-        &mut file.turn_secret_file,
-        &mut file.reports,
-        &mut file.metrics_token_file,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        if p.is_relative() {
-            *p = dir.join(&*p);
-        }
-    }
-    Ok(file)
+/// The start-up's one line: the first problem, and how to see the rest.
+fn first_problem(path: &Path, problems: &[Problem]) -> String {
+    let first = problems
+        .first()
+        .map_or_else(|| "unreadable".to_owned(), Problem::to_string);
+    let more = match problems.len() {
+        0 | 1 => String::new(),
+        n => format!(
+            " (and {} more: twinstar-server check-config {} lists them all)",
+            n - 1,
+            path.display()
+        ),
+    };
+    format!("config {}: {first}{more}", path.display())
 }
 
-/// The command line over `file` over the defaults; the file's values
-/// checked as the flags' are.
-fn merge(args: &ServeArgs, file: FileSettings, path: &Path) -> Result<Settings, String> {
-    let bad = |key: &str, why: String| format!("config {}: {key}: {why}", path.display());
-    let ranged = |key: &str, value: Option<u64>, range: RangeInclusive<u64>| match value {
-        Some(v) if !range.contains(&v) => Err(bad(
-            key,
-            format!("{v} is not in {}..={}", range.start(), range.end()),
-        )),
-        v => Ok(v),
-    };
-    let file_bind = match file.bind {
-        Some(text) => Some(
-            text.parse::<SocketAddr>()
-                .map_err(|_| bad("bind", format!("'{text}' is not ADDR:PORT")))?,
-        ),
-        None => None,
-    };
-    let file_ttl = match file.turn_ttl {
-        Some(text) => Some(
-            humantime::parse_duration(&text)
-                .map_err(|e| bad("turn-ttl", format!("'{text}': {e}")))?,
-        ),
-        None => None,
-    };
-    let file_metrics_bind = match file.metrics_bind {
-        Some(text) => Some(parse_metrics_bind(&text).map_err(|e| bad("metrics-bind", e))?),
-        None => None,
-    };
+/// The command line over `file` over the defaults. `web_env`: whether
+/// `TWINSTAR_WEB` names a directory, which then wins over the file's `web`
+/// (flag > environment > file, as for every option).
+fn merge(args: &ServeArgs, file: FileSettings, web_env: bool) -> Settings {
     // The secret and its file are one choice: whichever the command line
-    // (or TWINSTAR_TURN_SECRET) makes replaces the file's.
+    // (or its variables) makes replaces the file's.
     let (turn_secret, turn_secret_file) =
         if args.turn_secret.is_some() || args.turn_secret_file.is_some() {
             (args.turn_secret.clone(), args.turn_secret_file.clone())
-        } else if file.turn_secret.is_some() && file.turn_secret_file.is_some() {
-            return Err(bad(
-                "turn-secret",
-                "give turn-secret or turn-secret-file, not both".into(),
-            ));
         } else {
             (file.turn_secret, file.turn_secret_file)
         };
@@ -189,9 +113,9 @@ fn merge(args: &ServeArgs, file: FileSettings, path: &Path) -> Result<Settings, 
             flags.clone()
         }
     };
-    Ok(Settings {
-        bind: args.bind.or(file_bind).unwrap_or(DEFAULT_BIND),
-        web: args.web.clone().or(file.web),
+    Settings {
+        bind: args.bind.or(file.bind).unwrap_or(DEFAULT_BIND),
+        web: args.web.clone().or(if web_env { None } else { file.web }),
         log_format: args.log_format.or(file.log_format).unwrap_or_default(),
         tls_cert: args.tls_cert.clone().or(file.tls_cert),
         tls_key: args.tls_key.clone().or(file.tls_key),
@@ -201,49 +125,31 @@ fn merge(args: &ServeArgs, file: FileSettings, path: &Path) -> Result<Settings, 
         turn_secret_file,
         turn_ttl: args
             .turn_ttl
-            .or(file_ttl)
+            .or(file.turn_ttl)
             .unwrap_or(crate::turn::DEFAULT_TURN_TTL),
         idle_timeout: (args.idle_timeout)
-            .or(ranged(
-                "idle-timeout",
-                file.idle_timeout,
-                IDLE_TIMEOUT_SECS,
-            )?)
+            .or(file.idle_timeout)
             .unwrap_or(crate::DEFAULT_IDLE_TIMEOUT.as_secs()),
         handshake_timeout: (args.handshake_timeout)
-            .or(ranged(
-                "handshake-timeout",
-                file.handshake_timeout,
-                HANDSHAKE_TIMEOUT_SECS,
-            )?)
+            .or(file.handshake_timeout)
             .unwrap_or(crate::DEFAULT_HANDSHAKE_TIMEOUT.as_secs()),
         max_per_address: (args.max_per_address)
-            .or(ranged(
-                "max-per-address",
-                file.max_per_address,
-                MAX_PER_ADDRESS,
-            )?)
+            .or(file.max_per_address)
             .unwrap_or(crate::DEFAULT_MAX_PER_ADDRESS as u64),
-        trust_forwarded: args.trust_forwarded || file.trust_forwarded.unwrap_or(false),
+        trust_forwarded: (args.trust_forwarded)
+            .or(file.trust_forwarded)
+            .unwrap_or(false),
         directory: args.directory.clone().or(file.directory),
         reports: args.reports.clone().or(file.reports),
         reports_max_bytes: (args.reports_max_bytes)
-            .or(ranged(
-                "reports-max-bytes",
-                file.reports_max_bytes,
-                REPORTS_MAX_BYTES,
-            )?)
+            .or(file.reports_max_bytes)
             .unwrap_or(crate::reports::DEFAULT_REPORTS_MAX_BYTES),
         drain_timeout: (args.drain_timeout)
-            .or(ranged(
-                "drain-timeout",
-                file.drain_timeout,
-                DRAIN_TIMEOUT_SECS,
-            )?)
+            .or(file.drain_timeout)
             .unwrap_or(crate::DEFAULT_DRAIN_TIMEOUT.as_secs()),
-        metrics_bind: args.metrics_bind.or(file_metrics_bind),
+        metrics_bind: args.metrics_bind.or(file.metrics_bind),
         metrics_token_file: args.metrics_token_file.clone().or(file.metrics_token_file),
-    })
+    }
 }
 
 /// Default `--bind`: every address, the game's port.
@@ -347,7 +253,7 @@ mod tests {
             (
                 "idle-timout = 30\n",
                 "line 1",
-                "unknown field `idle-timout`",
+                "unknown key `idle-timout` (did you mean `idle-timeout`?)",
             ),
             (
                 "bind = \"127.0.0.1:4000\"\nidle-timeout = \"soon\"\n",
@@ -374,6 +280,113 @@ mod tests {
             assert!(e.contains("server.toml"), "{toml:?}: {e}");
             assert!(e.contains(at) && e.contains(says), "{toml:?}: {e}");
         }
+    }
+
+    /// Every problem of `toml`, as check-config prints them (without the
+    /// file's name).
+    fn problems(toml: &str) -> Vec<String> {
+        let dir = dir();
+        let path = dir.join("server.toml");
+        std::fs::write(&path, toml).unwrap();
+        let result = check(&path);
+        std::fs::remove_dir_all(dir).unwrap();
+        match result {
+            Ok(n) => panic!("{toml:?}: no problem found ({n} settings)"),
+            Err(problems) => problems.iter().map(ToString::to_string).collect(),
+        }
+    }
+
+    #[test]
+    fn check_lists_every_problem_with_its_line_in_the_files_order() {
+        let file = "\
+bind = \"127.0.0.1:4000\"
+idle-timout = 30
+drain-timeout = \"soon\"
+turn = [\"turn:ok.example:3478\", \"turnz:bad.example\", \"stun:wrong.example\"]
+trust-forwarded = \"yes\"
+[serve]
+";
+        let found = problems(file);
+        assert_eq!(found.len(), 6, "{found:#?}");
+        let want = [
+            "line 2: idle-timout: unknown key `idle-timout` (did you mean `idle-timeout`?)",
+            "line 3: drain-timeout: expected a whole number in 0..=86400, found string",
+            "line 4: turn: ",
+            "line 4: turn: 'stun:wrong.example' is not a turn: or turns: URL",
+            "line 5: trust-forwarded: expected true or false, found string",
+            "line 6: serve: unknown key `serve`: the file has no sections",
+        ];
+        for (got, want) in found.iter().zip(want) {
+            assert!(got.starts_with(want), "{got:?} is not {want:?}...");
+        }
+        assert!(found[2].contains("turnz:bad.example"), "{found:#?}");
+    }
+
+    #[test]
+    fn check_reports_a_syntax_error_and_the_rest() {
+        // Two lines TOML cannot read, and the good lines' own problems: one
+        // problem a line, the broken lines' values not judged again.
+        let file = "bind = \nidle-timeout = 1\nturn-ttl = \"6h\nstun = [\"stun:a.example\"]\nidel-timeout = 4\n";
+        let found = problems(file);
+        assert_eq!(found.len(), 4, "{found:#?}");
+        assert!(found[0].starts_with("line 1: "), "{found:#?}");
+        assert_eq!(found[1], "line 2: idle-timeout: 1 is not in 3..=300");
+        assert!(found[2].starts_with("line 3: "), "{found:#?}");
+        assert!(
+            found[3].starts_with("line 5: idel-timeout: unknown key"),
+            "{found:#?}"
+        );
+        assert!(found.iter().all(|p| !p.contains('\n')), "{found:#?}");
+        // An array left open swallows what follows: one problem, not one
+        // per line it swallowed, nor one for the array's key.
+        let found = problems("idle-timeout = [\nmax-per-address = 0\n");
+        assert_eq!(found.len(), 1, "{found:#?}");
+    }
+
+    #[test]
+    fn check_reports_an_unreadable_file_and_counts_a_good_ones_settings() {
+        let missing = check(Path::new("/nonexistent/server.toml")).unwrap_err();
+        assert_eq!(missing.len(), 1);
+        assert!(
+            missing[0].to_string().starts_with("cannot read it"),
+            "{missing:?}"
+        );
+        let dir = dir();
+        let path = dir.join("server.toml");
+        std::fs::write(&path, [0xff, 0xfe, b'\n']).unwrap();
+        assert_eq!(check(&path).unwrap_err()[0].to_string(), "not UTF-8 text");
+        std::fs::write(&path, "# nothing yet\n").unwrap();
+        assert_eq!(check(&path).unwrap(), 0);
+        std::fs::write(&path, "bind = \"127.0.0.1:1\"\nstun = []\n").unwrap();
+        assert_eq!(check(&path).unwrap(), 2);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn every_flag_has_a_twinstar_variable_and_a_file_key() {
+        use clap::CommandFactory;
+        let command = Cli::command();
+        let mut keys = Vec::new();
+        for arg in command.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if ["help", "web"].contains(&long) {
+                // --web's TWINSTAR_WEB is read by WebClient (see ServeArgs).
+                continue;
+            }
+            let env = arg.get_env().map(|e| e.to_string_lossy().into_owned());
+            let env = env.unwrap_or_else(|| panic!("--{long} has no environment variable"));
+            assert!(env.starts_with("TWINSTAR_"), "--{long}: {env}");
+            // Never the game's settings file nor HAProxy's listening line.
+            assert!(!["TWINSTAR_CONFIG", "TWINSTAR_BIND"].contains(&env.as_str()));
+            if long != "config" {
+                keys.push(long.to_owned());
+            }
+        }
+        keys.push("web".into());
+        keys.sort();
+        let mut known = KEYS.map(str::to_owned).to_vec();
+        known.sort();
+        assert_eq!(keys, known, "the file's keys are the flags' names");
     }
 
     #[test]

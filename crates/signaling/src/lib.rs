@@ -48,6 +48,7 @@
 
 pub mod cli;
 mod close;
+mod config_check;
 pub mod config_file;
 mod connection;
 pub mod directory;

@@ -8,6 +8,10 @@
 //! `twinstar-server health [--port P] [--ready]` is a container's probe
 //! (deploy/Containerfile): `GET /livez` (or `/readyz` with `--ready`) on
 //! 127.0.0.1, exit 0 when it answers 200.
+//!
+//! `twinstar-server check-config FILE` checks a config file as the server
+//! would at start-up: every problem on a line of its own (exit 2), or
+//! `FILE: ok (N settings)` (exit 0).
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -29,10 +33,13 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|first| first == "health") {
         return health::run(args.split_off(2));
     }
+    if args.get(1).is_some_and(|first| first == "check-config") {
+        return check_config::run(args.split_off(2));
+    }
     if args.get(1).is_some_and(|first| first == "serve") {
         args.remove(1);
     }
-    let cli = match ServerCli::try_parse_from(args) {
+    let cli = match ServerCli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
             // --help and --version.
@@ -40,7 +47,11 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("twinstar-server: {}", one_line_error(&e, "twinstar-server"));
+            let mut line = one_line_error(&e, "twinstar-server");
+            if let Some(name) = blamed_variable(&e, &args) {
+                line = format!("{line} (the value is ${name}'s)");
+            }
+            eprintln!("twinstar-server: {line}");
             return ExitCode::from(2);
         }
     };
@@ -51,6 +62,83 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("twinstar-server: {e}");
             ExitCode::from(e.code())
+        }
+    }
+}
+
+/// The environment variable a bad value came from, when the flag it
+/// stands for is not on the command line: clap's message names only the
+/// flag, which the operator may never have typed.
+fn blamed_variable(e: &clap::Error, args: &[OsString]) -> Option<String> {
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    // "--idle-timeout <SECS>", "--trust-forwarded[=<BOOL>]".
+    let flag = arg.split([' ', '[', '=']).next()?;
+    let typed = args.iter().any(|a| {
+        let a = a.to_string_lossy();
+        a == flag || a.starts_with(&format!("{flag}="))
+    });
+    if typed {
+        return None;
+    }
+    let command = ServerCli::command();
+    let long = flag.strip_prefix("--")?;
+    let found = command
+        .get_arguments()
+        .find(|a| a.get_long() == Some(long))?;
+    let name = found.get_env()?.to_string_lossy().into_owned();
+    std::env::var_os(&name).is_some().then_some(name)
+}
+
+mod check_config {
+    use std::ffi::OsString;
+    use std::path::PathBuf;
+    use std::process::ExitCode;
+
+    use clap::Parser;
+
+    /// Checks a config file (--config FILE's) without starting a server:
+    /// every problem on a line of its own, exit 2 if there is any.
+    #[derive(Parser)]
+    #[command(name = "twinstar-server check-config")]
+    struct CheckCli {
+        /// The TOML file, as --config or TWINSTAR_SERVER_CONFIG would name it.
+        file: PathBuf,
+    }
+
+    pub fn run(args: Vec<OsString>) -> ExitCode {
+        let program = "twinstar-server check-config";
+        let cli =
+            match CheckCli::try_parse_from(std::iter::once(OsString::from(program)).chain(args)) {
+                Ok(cli) => cli,
+                Err(e) if !e.use_stderr() => {
+                    let _ = e.print();
+                    return ExitCode::SUCCESS;
+                }
+                Err(e) => {
+                    eprintln!(
+                        "twinstar-server: {}",
+                        twinstar_signaling::cli::one_line_error(&e, program)
+                    );
+                    return ExitCode::from(2);
+                }
+            };
+        let shown = cli.file.display();
+        match twinstar_signaling::config_file::check(&cli.file) {
+            Ok(n) => {
+                let settings = if n == 1 { "setting" } else { "settings" };
+                println!("{shown}: ok ({n} {settings})");
+                ExitCode::SUCCESS
+            }
+            Err(problems) => {
+                for problem in problems {
+                    eprintln!("{shown}: {problem}");
+                }
+                ExitCode::from(2)
+            }
         }
     }
 }

@@ -797,6 +797,19 @@ impl Registry {
         self.peers.is_empty()
     }
 
+    /// Whether `request` is for a room here that has a player in it: the
+    /// one kind of request a draining server still admits (a player
+    /// rejoining its match, a spectator of it), since refusing it would end
+    /// a match that could go on. A new room is never live.
+    pub fn is_live(&self, request: &RoomRequest) -> bool {
+        match request {
+            RoomRequest::Code(code) | RoomRequest::Watch(code) => (self.rooms)
+                .get(code.canonical())
+                .is_some_and(|room| !room.members.is_empty()),
+            RoomRequest::Quick => false,
+        }
+    }
+
     /// The channels of players alone in their room: waiting for a partner,
     /// with no match to lose (a draining server tells them first).
     pub fn waiting_alone(&self) -> Vec<SignalingChannel> {

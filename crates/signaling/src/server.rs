@@ -532,13 +532,6 @@ async fn client(
         info!(origin = %peer_addr, path = %uri.path(), "refused: {why}");
         plain(status, why)
     };
-    if shared.draining.load(Ordering::SeqCst) {
-        return refuse(
-            RefusalReason::Draining,
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server is restarting; connect again in a moment".into(),
-        );
-    }
     let path = uri.path().trim_start_matches('/');
     let request = match RoomRequest::from_path((!path.is_empty()).then_some(path)) {
         Ok(request) => request,
@@ -551,6 +544,17 @@ async fn client(
             );
         }
     };
+    // Draining: no new room, but a live room's own (a player rejoining its
+    // match after a crash, a spectator) still gets in, or the match it
+    // belongs to would end with this node. The proxy keeps routing them
+    // here (deploy/haproxy.cfg: the node is NOLB, its rooms stuck to it).
+    if shared.draining.load(Ordering::SeqCst) && !shared.rooms.lock().is_live(&request) {
+        return refuse(
+            RefusalReason::Draining,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is restarting; connect again in a moment".into(),
+        );
+    }
     let query = match ClientQuery::parse(uri.query()) {
         Ok(query) if query.public && (query.name.is_none() || query.version.is_none()) => {
             let refusal = Refusal::PublicNeedsName;

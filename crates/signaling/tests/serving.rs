@@ -59,6 +59,14 @@ async fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> (u16, St
 /// crate has no client), then the socket kept open and never read, a
 /// player in a match as far as the server can tell.
 fn player(addr: SocketAddr, code: &str) -> TcpStream {
+    let (stream, head) = upgrade(addr, code);
+    assert_eq!(head, "HTTP/1.1 101");
+    stream
+}
+
+/// Asks for a websocket in room `code`: the stream and the status line's
+/// start (`HTTP/1.1 101` when let in).
+fn upgrade(addr: SocketAddr, code: &str) -> (TcpStream, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
@@ -71,12 +79,11 @@ fn player(addr: SocketAddr, code: &str) -> TcpStream {
     .unwrap();
     let mut head = [0u8; 12];
     stream.read_exact(&mut head).unwrap();
-    assert_eq!(&head, b"HTTP/1.1 101", "{}", String::from_utf8_lossy(&head));
-    stream
+    (stream, String::from_utf8_lossy(&head).into_owned())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn livez_stays_200_while_draining_and_readyz_turns_503() {
+async fn livez_stays_200_while_draining_and_readyz_turns_503_and_only_live_rooms_admit() {
     let mut options = ServeOptions::new(None);
     options.drain_timeout = Duration::from_secs(30);
     let server = bind_with(SocketAddr::from(([127, 0, 0, 1], 0)), options).unwrap();
@@ -104,6 +111,18 @@ async fn livez_stays_200_while_draining_and_readyz_turns_503() {
     assert_eq!(get(addr, "/healthz", &[]).await.0, 503, "the alias");
     assert_eq!(get(addr, "/livez", &[]).await, (200, "ok\n".into()));
     assert!(!serving.task.is_finished(), "a match is still in its room");
+    // No new room while draining...
+    assert_eq!(upgrade(addr, "ABC2345").1, "HTTP/1.1 503");
+    // ...but a player whose game died comes back into its live room (the
+    // keeper stayed in it), or the match would end with the node.
+    let [keeper, crashed] = pair;
+    drop(crashed);
+    while state.members_of(&code) != 1 {
+        assert!(seated.elapsed() < Duration::from_secs(10), "never left");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let back = player(addr, "K7Q-2XM");
+    let pair = [keeper, back];
     // The match ends: the drain ends with it.
     drop(pair);
     tokio::time::timeout(Duration::from_secs(10), serving.task)
