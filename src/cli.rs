@@ -48,8 +48,7 @@ pub enum Command {
     /// the match so far is fast-forwarded, then followed live).
     Watch(WatchArgs),
     /// Run the signaling server that pairs players by room code.
-    #[cfg(not(target_arch = "wasm32"))]
-    Serve(twinstar_signaling::cli::ServeArgs),
+    Serve(crate::platform::server::ServeArgs),
     /// Play a replay file in a window, or re-simulate it with --headless --verify.
     Replay(ReplayArgs),
     /// Find the first frame where two replays diverge.
@@ -578,7 +577,6 @@ impl Cli {
             Command::Host(a) => a.run.json,
             Command::Join(a) => a.run.json,
             Command::Watch(a) => a.json,
-            #[cfg(not(target_arch = "wasm32"))]
             Command::Serve(_) => false,
             Command::Replay(a) => a.json,
             Command::ReplayDiff(a) => a.json,

@@ -18,8 +18,6 @@ use crate::platform::downloads;
 use crate::replay::DEFAULT_DIR as REPLAY_DIR;
 use crate::session::{Match, Mode, Pacing};
 use crate::settings::Settings;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::settings::settings_path;
 use crate::sim::FPS;
 
 const ITEMS: [&str; 10] = [
@@ -156,20 +154,8 @@ fn rooms_server(settings: &Settings) -> String {
 }
 
 async fn save_settings(ui: &mut Ui, settings: &Settings) {
-    #[cfg(target_arch = "wasm32")]
-    if let Err(e) = settings.save_in_browser() {
+    if let Err(e) = settings.keep() {
         message(ui, "NOT SAVED", &[e], None).await;
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let Some(path) = settings_path() else {
-            let why = "this system has no config directory; the settings last until you quit";
-            message(ui, "NOT SAVED", &[why.into()], None).await;
-            return;
-        };
-        if let Err(e) = settings.save(&path) {
-            message(ui, "NOT SAVED", &[e.to_string()], None).await;
-        }
     }
 }
 

@@ -12,11 +12,14 @@
 //!   asked here (and a host's LAN server started in-process), in the
 //!   browser the page's answers.
 //! - [`records`]: small records the game keeps between runs (rejoin
-//!   tickets), as files or in the page's local storage.
+//!   tickets, the player's settings), as files or in the page's local
+//!   storage.
 //! - [`rooms`]: the public rooms' list, from a thread natively and from
 //!   the page's script in the browser.
 //! - [`screen`]: whether a window can open, the screen's safe area (a
 //!   phone's notch) and the touch layout published for test tools.
+//! - [`server`]: `twinstar serve`, the signaling server in this process;
+//!   in the page a refusal in words.
 //! - [`text_field`]: the page's `<input>` a phone types a prompt into; a
 //!   type with no values natively.
 //!
@@ -48,7 +51,7 @@ pub mod browser;
 #[cfg(target_arch = "wasm32")]
 use browser as imp;
 
-pub use imp::{downloads, net, records, rooms, screen, text_field};
+pub use imp::{downloads, net, records, rooms, screen, server, text_field};
 
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;

@@ -12,6 +12,7 @@ pub mod net;
 pub mod records;
 pub mod rooms;
 pub mod screen;
+pub mod server;
 pub mod text_field;
 
 pub fn window() -> Option<web_sys::Window> {

@@ -9,4 +9,5 @@ pub mod net;
 pub mod records;
 pub mod rooms;
 pub mod screen;
+pub mod server;
 pub mod text_field;
