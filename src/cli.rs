@@ -231,6 +231,12 @@ pub struct JoinArgs {
     /// The host's room code (case and dashes do not matter); omit for a quick match.
     pub code: Option<String>,
 
+    /// Find the host on this LAN (multicast DNS) instead of naming its
+    /// server: without a code the first public LAN game, with one that
+    /// room's game (or the one private LAN game)
+    #[arg(long, conflicts_with = "server")]
+    pub lan: bool,
+
     #[command(flatten)]
     pub net: NetArgs,
 

@@ -2,6 +2,8 @@
 //! summary, and maps failures to exit codes (1 runtime, 2 bad input).
 
 mod desync;
+mod join;
+mod lan;
 mod menu;
 mod online;
 
@@ -147,12 +149,14 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             args.room.as_deref(),
             &args.net,
             &args.run,
+            false,
         ),
         Command::Join(args) => online::online(
             crate::net::handshake::Role::Join,
             args.code.as_deref(),
             &args.net,
             &args.run,
+            args.lan,
         ),
         Command::Watch(args) => watch::watch(&args),
         Command::Serve(args) => {

@@ -7,6 +7,8 @@
 //!
 //! - [`downloads`]: the player's own files in and out of the page (file
 //!   picker, downloads); nothing to do natively, where files are on disk.
+//! - [`lan`]: LAN games by multicast DNS: a host's announcement, a
+//!   browse (natively; nothing in the page, which has no multicast).
 //! - [`net`]: what a client asks its signaling server outside a match
 //!   (ICE offer, round trip) and which server it falls back on; natively
 //!   asked here (and a host's LAN server started in-process), in the
@@ -51,7 +53,7 @@ pub mod browser;
 #[cfg(target_arch = "wasm32")]
 use browser as imp;
 
-pub use imp::{downloads, net, records, rooms, screen, server, text_field};
+pub use imp::{downloads, lan, net, records, rooms, screen, server, text_field};
 
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;

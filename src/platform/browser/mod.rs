@@ -8,6 +8,7 @@
 use wasm_bindgen::JsCast;
 
 pub mod downloads;
+pub mod lan;
 pub mod net;
 pub mod records;
 pub mod rooms;

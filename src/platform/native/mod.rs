@@ -5,6 +5,7 @@
 
 pub mod console;
 pub mod downloads;
+pub mod lan;
 pub mod net;
 pub mod records;
 pub mod rooms;
