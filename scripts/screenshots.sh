@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Screenshots of the real binary in a real (virtual) window: the main menu,
-# the host screen with its room code, a local match mid-wave, the network
+# the host screen with its room code, a local match mid-wave (and the same
+# with the colour-blind palette, a 150 % interface, reduced motion), the network
 # overlay (synctest, and an online match over a simulated 80 ms link: the
 # felt latency) and the replay viewer.
 #
@@ -75,6 +76,15 @@ echo "$out/host.png"
 
 play local --bots --seed 5 --frames 1500 --record "$work/match.tsr" --screenshot "$out/local.png"
 echo "$out/local.png"
+
+# The same match for a player who sees colours differently (issue 49): the
+# colour-blind palette and shapes, the interface at 150 %, reduced motion.
+# tests/it/screenshots.rs simulates deuteranopia and protanopia on it.
+printf 'colour_blind = true\nui_scale = 150\nreduced_motion = true\n' > "$work/look.toml"
+# Frame 800: both ships, both kinds of bullet and a hit on screen.
+TWINSTAR_CONFIG="$work/look.toml" play local --bots --seed 5 --frames 800 --no-record \
+    --screenshot "$out/local-colour-blind.png"
+echo "$out/local-colour-blind.png"
 
 play synctest --seed 5 --frames 600 --no-record --screenshot "$out/overlay.png"
 echo "$out/overlay.png"

@@ -57,7 +57,18 @@ pub struct Settings {
     /// The best wave this player reached in an online match: the level a
     /// quick-match ticket carries (self-reported; it only orders partners).
     pub best_wave: u32,
+    /// Colour-blind-safe colours, with shapes that tell players and
+    /// bullets apart by more than hue (`frontend::look`).
+    pub colour_blind: bool,
+    /// The interface's scale in percent: 100..=200 in steps of 25 (text,
+    /// menus, the HUD).
+    pub ui_scale: u16,
+    /// No screen shake; flashes and blinking replaced by a steady change.
+    pub reduced_motion: bool,
 }
+
+/// The interface scales the settings screen steps through, in percent.
+pub const UI_SCALES: [u16; 5] = [100, 125, 150, 175, 200];
 
 /// Gamepad settings, in the file as `[pad]`: buttons by the names of
 /// [`PadButton::name`] (`a`, `b`, `x`, `y`, `lb`, `rb`, `lt`, `rt`, `back`,
@@ -321,6 +332,9 @@ impl Default for Settings {
             player_two: Keys::from_map(&KeyMap::PLAYER_TWO),
             pad: PadSettings::default(),
             best_wave: 0,
+            colour_blind: false,
+            ui_scale: 100,
+            reduced_motion: false,
         }
     }
 }
@@ -379,6 +393,12 @@ impl Settings {
         if self.volume > 100 {
             return Err(format!("volume {} is above 100", self.volume));
         }
+        if !(100..=200).contains(&self.ui_scale) {
+            return Err(format!(
+                "ui_scale {} is not 100 to 200 (percent)",
+                self.ui_scale
+            ));
+        }
         let most = crate::net::signaling::MAX_LEVEL;
         if self.best_wave > most {
             return Err(format!("best_wave {} is above {most}", self.best_wave));
@@ -428,6 +448,16 @@ impl Settings {
             .unwrap_or(RECONNECT_WINDOWS.len() - 1);
         self.reconnect_window =
             RECONNECT_WINDOWS[stepped(RECONNECT_WINDOWS.len(), now, step, wrap)];
+    }
+
+    /// Moves the interface scale along [`UI_SCALES`], like
+    /// [`Settings::step_delay`].
+    pub fn step_ui_scale(&mut self, step: i32, wrap: bool) {
+        let now = UI_SCALES
+            .iter()
+            .position(|&s| s >= self.ui_scale)
+            .unwrap_or(UI_SCALES.len() - 1);
+        self.ui_scale = UI_SCALES[stepped(UI_SCALES.len(), now, step, wrap)];
     }
 
     /// Moves the volume in steps of 10 %, like [`Settings::step_delay`].

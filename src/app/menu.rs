@@ -122,6 +122,7 @@ async fn shell(
                         if let Some(edited) = settings_screen(ui, &settings).await {
                             save_settings(ui, &edited).await;
                             crate::frontend::pads::configure(&edited);
+                            crate::frontend::look::set((&edited).into());
                             settings = edited;
                             ui.audio.set_volume(settings.volume);
                         }

@@ -83,22 +83,26 @@ impl BitmapFont {
     }
 
     /// Width of `text` at `scale` (whole numbers keep it crisp).
+    /// Scales are the caller's times the player's interface scale
+    /// (`look::Look::ui_scale`: 1 unless the settings say more).
     pub fn width(&self, text: &str, scale: f32) -> f32 {
-        text.chars().count() as f32 * GLYPH_W * scale
+        text.chars().count() as f32 * GLYPH_W * scale * super::look::get().ui_scale
     }
 
     pub fn line_height(scale: f32) -> f32 {
-        (GLYPH_H + 1.0) * scale
+        (GLYPH_H + 1.0) * scale * super::look::get().ui_scale
     }
 
     /// Draws `text` with its top edge at `y`. Characters outside printable
     /// ASCII show as '?'.
     pub fn draw(&self, text: &str, x: f32, y: f32, scale: f32, color: Color, align: Align) {
-        let scale = scale.round().max(1.0);
+        let scale = (scale * super::look::get().ui_scale).round().max(1.0);
+        // The width at the scale drawn (already the player's).
+        let width = text.chars().count() as f32 * GLYPH_W * scale;
         let x = match align {
             Align::Left => x,
-            Align::Center => x - self.width(text, scale) / 2.0,
-            Align::Right => x - self.width(text, scale),
+            Align::Center => x - width / 2.0,
+            Align::Right => x - width,
         }
         .round();
         for (i, c) in text.chars().enumerate() {

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use macroquad::prelude::*;
 
 use super::assets::{Align, BitmapFont};
-use super::hud::PLAYER_COLORS;
+use super::hud::player_color;
 use super::keys::{pad_button, pad_pressed, pressed};
 use super::scene::Layout;
 use super::text::{edit_text, pick_chars, take_chars_after_enter};
@@ -130,7 +130,7 @@ impl ChatBox {
         let step = BitmapFont::line_height(SCALE) + 2.0;
         for (line, alpha) in visible(self.lines.iter(), frame) {
             let player = names.iter().position(|n| *n == line.from);
-            let color = player.map_or(WHITE, |p| PLAYER_COLORS[p]);
+            let color = player.map_or(WHITE, player_color);
             let color = Color { a: alpha, ..color };
             for row in wrap(&line.to_string(), width) {
                 font.draw_shadowed(&row, x, y, SCALE, color, Align::Left);

@@ -9,10 +9,24 @@ use super::scene::Layout;
 use crate::sim::FPS;
 use crate::sim::{Event, World};
 
-pub const PLAYER_COLORS: [Color; 2] = [
+const PLAYER_COLORS: [Color; 2] = [
     Color::new(0.35, 0.85, 1.0, 1.0),
     Color::new(1.0, 0.62, 0.2, 1.0),
 ];
+
+/// Player `i`'s colour in the HUD and the chat: the colour-blind
+/// palette's when the player asked for it (`look`).
+pub fn player_color(i: usize) -> Color {
+    if super::look::get().colour_blind {
+        let [r, g, b] = [
+            super::look::palette::PLAYER_ONE,
+            super::look::palette::PLAYER_TWO,
+        ][i.min(1)];
+        Color::from_rgba(r, g, b, 255)
+    } else {
+        PLAYER_COLORS[i.min(1)]
+    }
+}
 const BANNER_TICKS: u32 = 120;
 
 /// What the result panel needs besides the world.
@@ -87,7 +101,7 @@ pub fn draw_hud(
         left,
         top,
         3.0 * k,
-        PLAYER_COLORS[0],
+        player_color(0),
         Align::Left,
     );
     lives_row(sprites, 0, p1.lives, left, top + 36.0 * k, false);
@@ -96,7 +110,7 @@ pub fn draw_hud(
         right,
         top,
         3.0 * k,
-        PLAYER_COLORS[1],
+        player_color(1),
         Align::Right,
     );
     lives_row(sprites, 1, p2.lives, right, top + 36.0 * k, true);

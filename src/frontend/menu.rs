@@ -410,6 +410,9 @@ enum Row {
     Volume,
     Overlay,
     Chat,
+    ColourBlind,
+    UiScale,
+    ReducedMotion,
     /// A binding of player 0 or 1.
     Key(usize, Action),
     DeadZone,
@@ -430,6 +433,9 @@ impl Row {
             Row::Volume,
             Row::Overlay,
             Row::Chat,
+            Row::ColourBlind,
+            Row::UiScale,
+            Row::ReducedMotion,
         ]
         .into_iter()
         .chain(keys)
@@ -462,6 +468,15 @@ impl Row {
             Row::Chat => format!(
                 "chat (Enter in a match): {}",
                 if s.chat { "on" } else { "off" }
+            ),
+            Row::ColourBlind => format!(
+                "colour-blind palette and shapes: {}",
+                if s.colour_blind { "on" } else { "off" }
+            ),
+            Row::UiScale => format!("interface scale: {}%", s.ui_scale),
+            Row::ReducedMotion => format!(
+                "reduced motion (no shake or flashes): {}",
+                if s.reduced_motion { "on" } else { "off" }
             ),
             Row::Key(p, action) => {
                 let keys = if p == 0 { &s.player_one } else { &s.player_two };
@@ -507,16 +522,24 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
     loop {
         let labels: Vec<String> = rows.iter().map(|row| row.label(&s)).collect();
         match choose(ui, "SETTINGS", &details, &labels, selected, None).await {
-            Picked::Back | Picked::Captured(_) => return None,
+            Picked::Back | Picked::Captured(_) => {
+                super::look::set(settings.into());
+                return None;
+            }
             Picked::Adjust(i, step) => {
                 selected = i;
                 step_value_row(&mut s, rows[i], step, false);
+                // Seen at once: the scale and palette on this very screen.
+                super::look::set((&s).into());
             }
             Picked::Item(i) => {
                 selected = i;
                 match rows[i] {
                     Row::Save => return Some(s),
-                    Row::Cancel => return None,
+                    Row::Cancel => {
+                        super::look::set(settings.into());
+                        return None;
+                    }
                     Row::Server => {
                         if let Some(text) = server_prompt(ui, &s.server).await {
                             s.server = text;
@@ -533,7 +556,10 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                             s.keys_mut(p).set(action, key);
                         }
                     }
-                    row => step_value_row(&mut s, row, 1, true),
+                    row => {
+                        step_value_row(&mut s, row, 1, true);
+                        super::look::set((&s).into());
+                    }
                 }
             }
         }
@@ -570,6 +596,9 @@ fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
         Row::Volume => s.step_volume(step, wrap),
         Row::Overlay => s.net_overlay = if wrap { !s.net_overlay } else { step > 0 },
         Row::Chat => s.chat = if wrap { !s.chat } else { step > 0 },
+        Row::ColourBlind => s.colour_blind = if wrap { !s.colour_blind } else { step > 0 },
+        Row::UiScale => s.step_ui_scale(step, wrap),
+        Row::ReducedMotion => s.reduced_motion = if wrap { !s.reduced_motion } else { step > 0 },
         Row::DeadZone => s.pad.step_dead_zone(step, wrap),
         Row::Pad(action) => s.pad.step_button(action, step, wrap),
         Row::KeyboardFirst => {

@@ -10,6 +10,7 @@ use macroquad::prelude::*;
 
 use super::assets::{EXPLOSION_FRAMES, SPRITE_PIXELS_PER_UNIT, Sprites};
 use super::effects::EventLedger;
+use super::look::{self, palette};
 use crate::sim::{
     ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, Event, Fx, OWNER_ENEMY, PLAYERS, Vec2 as SimVec2, World,
 };
@@ -116,8 +117,12 @@ fn draw_sprite(
     );
 }
 
-/// Screen-shake offset in pixels from recent player deaths.
+/// Screen-shake offset in pixels from recent player deaths; none with
+/// reduced motion.
 fn shake(ledger: &EventLedger, world: &World, layout: &Layout) -> Vec2 {
+    if look::get().reduced_motion {
+        return Vec2::ZERO;
+    }
     let strength = ledger
         .recent(world.frame, SHAKE_TICKS)
         .filter(|(_, e)| matches!(e, Event::PlayerKilled { .. }))
@@ -194,8 +199,14 @@ fn draw_enemies(
         draw_sprite(sprites.enemy(kind), layout, center, rotation, 1.0, WHITE);
         if flashing.contains(&e.id) {
             let at = layout.to_screen(center);
-            let flash = Color::new(1.0, 1.0, 1.0, 0.55);
-            draw_circle(at.x, at.y, 9.0 * layout.scale, flash);
+            if look::get().reduced_motion {
+                // A thin steady ring instead of a white flash.
+                let ring = Color::new(1.0, 1.0, 1.0, 0.5);
+                draw_circle_lines(at.x, at.y, 11.0 * layout.scale, 1.0, ring);
+            } else {
+                let flash = Color::new(1.0, 1.0, 1.0, 0.55);
+                draw_circle(at.x, at.y, 9.0 * layout.scale, flash);
+            }
         }
     }
 }
@@ -209,6 +220,39 @@ fn draw_bullets(sprites: &Sprites, world: &World, layout: &Layout, back: f32) {
             &sprites.bullet_player
         };
         draw_sprite(texture, layout, center, 0.0, 1.0, WHITE);
+        if look::get().colour_blind {
+            let at = layout.to_screen(center);
+            let r = 3.0 * layout.scale;
+            if b.owner == OWNER_ENEMY {
+                // Enemy fire: a dark rim and a vermillion ring (a shape,
+                // not only a hue, tells it from the player's).
+                draw_circle_lines(at.x, at.y, r, 2.0, BLACK);
+                draw_circle_lines(at.x, at.y, r + 2.0, 1.5, rgb(palette::ENEMY_BULLET));
+            } else {
+                draw_circle(at.x, at.y, r * 0.6, rgb(palette::PLAYER_BULLET));
+            }
+        }
+    }
+}
+
+fn rgb([r, g, b]: [u8; 3]) -> Color {
+    Color::from_rgba(r, g, b, 255)
+}
+
+/// The colour-blind palette's marker on a ship: player 1 a ring, player 2
+/// a square, each in its palette colour.
+fn draw_ship_marker(player: usize, at: Vec2, layout: &Layout) {
+    let r = 9.0 * layout.scale;
+    match player {
+        0 => draw_circle_lines(at.x, at.y, r, 2.0, rgb(palette::PLAYER_ONE)),
+        _ => draw_rectangle_lines(
+            at.x - r,
+            at.y - r,
+            2.0 * r,
+            2.0 * r,
+            2.5,
+            rgb(palette::PLAYER_TWO),
+        ),
     }
 }
 
@@ -218,14 +262,20 @@ fn draw_ships(sprites: &Sprites, world: &World, motion: &Motion, layout: &Layout
         if p.alive == 0 {
             continue;
         }
-        let blink = p.invulnerable > 0 && (world.frame / 4).is_multiple_of(2);
-        let tint = if blink {
-            Color::new(1.0, 1.0, 1.0, 0.35)
-        } else {
-            WHITE
+        let look = look::get();
+        // Invulnerable: blinking, or with reduced motion steadily faded.
+        let faded =
+            p.invulnerable > 0 && (look.reduced_motion || (world.frame / 4).is_multiple_of(2));
+        let tint = match (faded, look.reduced_motion) {
+            (false, _) => WHITE,
+            (true, false) => Color::new(1.0, 1.0, 1.0, 0.35),
+            (true, true) => Color::new(1.0, 1.0, 1.0, 0.6),
         };
         let at = motion.ship(world, i, alpha);
         draw_sprite(&sprites.ships[i], layout, at, 0.0, 1.0, tint);
+        if look.colour_blind {
+            draw_ship_marker(i, layout.to_screen(at), layout);
+        }
     }
 }
 

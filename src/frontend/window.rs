@@ -87,6 +87,8 @@ pub struct Ui {
 
 impl Ui {
     fn new() -> Ui {
+        // The player's palette, scale and motion, for every screen.
+        super::look::set((&crate::settings::Settings::load_or_default()).into());
         Ui {
             sprites: Sprites::load(),
             audio: Audio::new(0),
