@@ -15,7 +15,8 @@
 //!   tickets), as files or in the page's local storage.
 //! - [`rooms`]: the public rooms' list, from a thread natively and from
 //!   the page's script in the browser.
-//! - [`screen`]: whether a window can open, the screen's safe area (a
+//! - [`screen`]: whether a window can open, the screen wake lock of a
+//!   match (the page's; nothing natively), the screen's safe area (a
 //!   phone's notch) and the touch layout published for test tools.
 //! - [`text_field`]: the page's `<input>` a phone types a prompt into; a
 //!   type with no values natively.
