@@ -1041,13 +1041,23 @@ def app_icon(size, maskable):
         art, offset = size / 64.0, 0.0
     for i, a in enumerate(coverage(size, size, [ground])):
         c.over(i % size, i // size, NIGHT, a)
+    radius = max(1, size // 64)
     for star, color in ((BIG_STAR, BIG_STAR_COLOR), (SMALL_STAR, SMALL_STAR_COLOR)):
-        shape = coverage(size, size, [[(offset + x * art, offset + y * art) for x, y in star]])
-        halo = box_blur(list(shape), size, size, max(1, size // 64))
-        for i in range(size * size):
-            x, y = i % size, i // size
-            c.over(x, y, color, 0.55 * min(halo[i], 1.0))
-            c.over(x, y, color, min(shape[i], 1.0))
+        points = [(offset + x * art, offset + y * art) for x, y in star]
+        shape = coverage(size, size, [points])
+        # The halo reaches 3 blur radii past the star: only that box is
+        # blurred (a third of the work for the small star).
+        x0 = max(0, int(min(x for x, _ in points)) - 3 * radius - 1)
+        y0 = max(0, int(min(y for _, y in points)) - 3 * radius - 1)
+        x1 = min(size, int(max(x for x, _ in points)) + 3 * radius + 2)
+        y1 = min(size, int(max(y for _, y in points)) + 3 * radius + 2)
+        w, h = x1 - x0, y1 - y0
+        box = [shape[y * size + x] for y in range(y0, y1) for x in range(x0, x1)]
+        halo = box_blur(box, w, h, radius)
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                c.over(x, y, color, 0.55 * min(halo[(y - y0) * w + x - x0], 1.0))
+                c.over(x, y, color, min(shape[y * size + x], 1.0))
     return c
 
 
