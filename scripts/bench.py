@@ -32,6 +32,10 @@ import time
 
 from net_bench import vm_hwm_kib
 
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+os.environ["TWINSTAR_LAN_DISCOVERY"] = "off"
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FRAME_MS = 1000.0 / 60.0
 POLICIES = ["auto", "0", "2", "4"]

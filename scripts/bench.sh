@@ -21,6 +21,9 @@
 # target/. Without root it uses what is there; without matplotlib it still
 # measures everything and only skips the plots.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 
 quick=0 profile=release

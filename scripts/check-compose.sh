@@ -20,6 +20,9 @@
 #   second node plays to its end, both players agreeing.
 # The players are $TWINSTAR_BIN (default target/debug/twinstar), outside.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/podman.sh
 source scripts/lib/podman.sh

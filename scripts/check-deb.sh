@@ -12,6 +12,9 @@
 # tests/it/determinism.rs pins. Needs root. Exit 0 when all holds, 1
 # otherwise, 2 for bad arguments.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/debian-packages.sh
 source scripts/lib/debian-packages.sh

@@ -21,6 +21,9 @@
 #   server's /metrics answer carries (scripts/check-metric-names.py).
 # One line on success; on failure one FAILED line saying what. ~15 s.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/free-port.sh
 source scripts/lib/free-port.sh

@@ -17,6 +17,9 @@
 # - the OCI archive loads back (`podman load`) and the loaded image serves.
 # The match uses $TWINSTAR_BIN (default target/debug/twinstar).
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/podman.sh
 source scripts/lib/podman.sh

@@ -30,6 +30,9 @@
 # optimisation (CARGO_PROFILE_RELEASE_* in the environment): what it proves
 # is that every build script finds its library and the game links.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 repo=$PWD
 # shellcheck source=lib/debian-packages.sh

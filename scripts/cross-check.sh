@@ -31,6 +31,9 @@
 # installs mingw-w64, the aarch64 cross compiler and arm64 libraries, Wine
 # and qemu-user-static).
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 repo=$PWD
 # shellcheck source=lib/debian-packages.sh

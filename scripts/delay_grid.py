@@ -28,6 +28,10 @@ import statistics
 import sys
 import threading
 
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+os.environ["TWINSTAR_LAN_DISCOVERY"] = "off"
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (play, measure, judge, the grid's constants)
 

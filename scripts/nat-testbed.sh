@@ -75,6 +75,9 @@
 # NAT_TESTBED_COTURN_FLAGS, NAT_TESTBED_NO_STUN=1, NAT_TESTBED_TURN_URL.
 # NAT_TESTBED_GAME_FLAGS: extra flags for both game peers, split on spaces.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=scripts/lib/nat-testbed-lib.sh

@@ -29,6 +29,10 @@ import sys
 import threading
 import time
 
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+os.environ["TWINSTAR_LAN_DISCOVERY"] = "off"
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Characters of a failed peer's stderr shown.
 TAIL = int(os.environ.get("NET_BENCH_TAIL", "1500"))

@@ -22,6 +22,9 @@
 # --build-only: make the project and build it (the background job of
 # scripts/test.sh), no play.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 root=$PWD
 

@@ -10,6 +10,9 @@
 # software OpenGL when missing and running as root). TWINSTAR_BIN picks the
 # binary (default: a debug build made here). Prints one line per file.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 out="${1:-docs/screenshots}"
 mkdir -p "$out"

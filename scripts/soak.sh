@@ -21,6 +21,9 @@
 #
 # Environment: TWINSTAR_BIN (default target/release/twinstar, built if missing).
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FRAMES=10000

@@ -2,6 +2,9 @@
 # The project's one test command (README): formatting, lints, every test.
 # Installs what the tests need on a fresh Debian machine when run as root.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 
 # Each step's wall time, so a CI run that grows shows where (CI's budget
@@ -77,6 +80,8 @@ if [ "$(id -u)" = 0 ]; then
     debian_install test.sh "${DEBIAN_IMAGE[@]}"
     # Prometheus and promtool (scripts/check-prometheus.sh).
     debian_install test.sh "${DEBIAN_MONITORING[@]}"
+    # python-zeroconf (scripts/check-lan.sh).
+    debian_install test.sh "${DEBIAN_LAN[@]}"
     [ -d "$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-musl" ] ||
         rustup target add x86_64-unknown-linux-musl > /dev/null
     # The web build's target too, before anything compiles at once.
@@ -412,6 +417,11 @@ if [ "$(id -u)" = 0 ]; then
     # promtool checks and unit-tests the alert rules; the Grafana
     # dashboard names only exported metrics. ~15 s.
     check prometheus 120 bash scripts/check-prometheus.sh
+    # LAN discovery (issue 49): two network namespaces on one bridge; a
+    # host announces its game by multicast DNS, python-zeroconf reads the
+    # announcement, and a joiner finds and joins it with no address given
+    # (a public room, then a private one by its code). ~16 s.
+    check lan 120 bash scripts/check-lan.sh
     # The out-of-tree Pong (built in the background above) plays through
     # `twinstar serve`: a cut, a spectator, equal checksums, and a connect
     # median under 200 ms, measured last, when nothing else runs.

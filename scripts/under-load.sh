@@ -15,6 +15,9 @@
 # run passed, 1 when one failed, 2 on bad arguments. Bounded: the load stops
 # with the script.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 
 runs=10 pattern="" load=$(nproc)

@@ -12,6 +12,9 @@
 # in tests/web). TWINSTAR_BIN picks the native binary (default: a debug
 # build made here). Prints one line per file.
 set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 out="${1:-docs/screenshots}"
 mkdir -p "$out"

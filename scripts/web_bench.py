@@ -40,6 +40,10 @@ import subprocess
 import sys
 import time
 
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs.
+os.environ["TWINSTAR_LAN_DISCOVERY"] = "off"
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("TWINSTAR_BIN", os.path.join(ROOT, "target", "release", "twinstar"))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))

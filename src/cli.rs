@@ -48,8 +48,7 @@ pub enum Command {
     /// the match so far is fast-forwarded, then followed live).
     Watch(WatchArgs),
     /// Run the signaling server that pairs players by room code.
-    #[cfg(not(target_arch = "wasm32"))]
-    Serve(twinstar_signaling::cli::ServeArgs),
+    Serve(crate::platform::server::ServeArgs),
     /// Play a replay file in a window, or re-simulate it with --headless --verify.
     Replay(ReplayArgs),
     /// Find the first frame where two replays diverge.
@@ -231,6 +230,12 @@ pub struct HostArgs {
 pub struct JoinArgs {
     /// The host's room code (case and dashes do not matter); omit for a quick match.
     pub code: Option<String>,
+
+    /// Find the host on this LAN (multicast DNS) instead of naming its
+    /// server: without a code the first public LAN game, with one that
+    /// room's game (or the one private LAN game)
+    #[arg(long, conflicts_with = "server")]
+    pub lan: bool,
 
     #[command(flatten)]
     pub net: NetArgs,
@@ -578,7 +583,6 @@ impl Cli {
             Command::Host(a) => a.run.json,
             Command::Join(a) => a.run.json,
             Command::Watch(a) => a.json,
-            #[cfg(not(target_arch = "wasm32"))]
             Command::Serve(_) => false,
             Command::Replay(a) => a.json,
             Command::ReplayDiff(a) => a.json,

@@ -6,14 +6,13 @@
 //! defaults are used, and nothing is written over it until the player
 //! saves from the Settings screen.
 
-use std::path::{Path, PathBuf};
-
 use macroquad::input::KeyCode;
 use serde::{Deserialize, Serialize};
 
 use crate::input::{KeyMap, PadButton, PadMap};
 use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
 use crate::net::signaling::{PlayerName, check_server_url};
+use crate::platform::records;
 
 /// Largest settings file read: a few hundred bytes in practice.
 const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
@@ -326,58 +325,7 @@ impl Default for Settings {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
-    #[error("cannot read settings {path}: {source}; using the defaults")]
-    Read {
-        path: PathBuf,
-        source: crate::platform::files::ReadError,
-    },
-    #[error(
-        "settings {path} are invalid ({reason}); using the defaults (the file is left as it is)"
-    )]
-    Invalid { path: PathBuf, reason: String },
-    #[error("cannot save settings to {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
-
-/// The local-storage key of the browser build's settings.
-#[cfg(target_arch = "wasm32")]
-const BROWSER_KEY: &str = "twinstar.settings";
-
-/// Where the settings live.
-pub fn settings_path() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("TWINSTAR_CONFIG") {
-        return Some(PathBuf::from(path));
-    }
-    dirs::config_dir().map(|d| d.join("twinstar").join("settings.toml"))
-}
-
 impl Settings {
-    /// The saved settings; defaults when there is no file. A broken file is
-    /// an error the caller reports (and then uses the defaults). Only a
-    /// regular file is read, and at most `MAX_SETTINGS_BYTES` of it: a
-    /// FIFO or a device here must not hang the game or fill its memory.
-    pub fn load(path: &Path) -> Result<Settings, SettingsError> {
-        let bytes = match crate::platform::files::read_limited(path, MAX_SETTINGS_BYTES) {
-            Ok(bytes) => bytes,
-            Err(e) if e.is_not_found() => return Ok(Settings::default()),
-            Err(source) => {
-                return Err(SettingsError::Read {
-                    path: path.into(),
-                    source,
-                });
-            }
-        };
-        Settings::from_bytes(bytes).map_err(|reason| SettingsError::Invalid {
-            path: path.into(),
-            reason,
-        })
-    }
-
     /// Settings from the text of a settings file, checked.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Settings, String> {
         let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
@@ -400,54 +348,30 @@ impl Settings {
         toml::to_string_pretty(self).expect("settings always serialize")
     }
 
-    /// In the browser: the settings kept in the page's local storage.
-    #[cfg(target_arch = "wasm32")]
+    /// The kept settings (`platform::records`: a file natively, the page's
+    /// local storage in the browser); the defaults when none are kept, or
+    /// when they cannot be read or are invalid, which the player is told
+    /// (what was kept is left as it is until they save).
     pub fn load_or_default() -> Settings {
-        let Some(text) = crate::platform::browser::stored(BROWSER_KEY) else {
-            return Settings::default();
+        let place = records::settings_place;
+        let problem = match records::read_settings(MAX_SETTINGS_BYTES) {
+            Ok(None) => return Settings::default(),
+            Ok(Some(bytes)) => match Settings::from_bytes(bytes) {
+                Ok(settings) => return settings,
+                Err(reason) => format!(
+                    "settings {} are invalid ({reason}); using the defaults (the file is left as it is)",
+                    place()
+                ),
+            },
+            Err(e) => format!("cannot read settings {}: {e}; using the defaults", place()),
         };
-        Settings::from_bytes(text.into_bytes()).unwrap_or_else(|e| {
-            tracing::warn!("the settings kept in this browser are invalid ({e}); using defaults");
-            Settings::default()
-        })
+        records::warn(&problem);
+        Settings::default()
     }
 
-    /// In the browser: keeps the settings in the page's local storage.
-    #[cfg(target_arch = "wasm32")]
-    pub fn save_in_browser(&self) -> Result<(), String> {
-        if crate::platform::browser::store(BROWSER_KEY, &self.to_text()) {
-            Ok(())
-        } else {
-            Err("this browser refused to keep them (private window, or storage full)".into())
-        }
-    }
-
-    /// Loads from the usual place, reporting a problem on stderr.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn load_or_default() -> Settings {
-        let Some(path) = settings_path() else {
-            return Settings::default();
-        };
-        Settings::load(&path).unwrap_or_else(|e| {
-            eprintln!("twinstar: {e}");
-            Settings::default()
-        })
-    }
-
-    /// Writes atomically (a temporary file renamed over the old one), so a
-    /// crash never leaves half a settings file.
-    pub fn save(&self, path: &Path) -> Result<(), SettingsError> {
-        let write = |source| SettingsError::Write {
-            path: path.into(),
-            source,
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(write)?;
-        }
-        let text = self.to_text();
-        let tmp = path.with_extension("toml.tmp");
-        std::fs::write(&tmp, text).map_err(write)?;
-        std::fs::rename(&tmp, path).map_err(write)
+    /// Keeps these settings where [`Settings::load_or_default`] finds them.
+    pub fn keep(&self) -> Result<(), String> {
+        records::keep_settings(&self.to_text())
     }
 
     /// What the types do not rule out already.
@@ -758,17 +682,12 @@ pub fn parse_key(name: &str) -> Result<KeyCode, String> {
 mod tests {
     use super::*;
 
-    fn temp_path(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("twinstar-settings-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
-    }
-
     #[test]
-    fn round_trips_and_missing_file_means_defaults() {
-        let path = temp_path("roundtrip.toml");
-        let _ = std::fs::remove_file(&path);
-        assert_eq!(Settings::load(&path).unwrap(), Settings::default());
+    fn round_trips_and_an_empty_file_means_defaults() {
+        assert_eq!(
+            Settings::from_bytes(Vec::new()).unwrap(),
+            Settings::default()
+        );
         let mut s = Settings {
             server: "ws://192.168.1.20:3536".into(),
             input_delay: DelaySetting::Fixed(3),
@@ -778,12 +697,11 @@ mod tests {
             ..Settings::default()
         };
         s.player_two.set(Action::Fire, KeyCode::Kp0);
-        s.save(&path).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
+        let text = s.to_text();
         assert!(text.contains("input_delay = \"3\""), "{text}");
         assert!(text.contains("fire = \"Kp0\""), "{text}");
         assert!(text.contains("chat = false"), "{text}");
-        let back = Settings::load(&path).unwrap();
+        let back = Settings::from_bytes(text.into_bytes()).unwrap();
         assert_eq!(back, s);
         assert_eq!(back.keymaps()[1].fire, KeyCode::Kp0);
         assert_eq!(back.delay(), DelaySetting::Fixed(3));
@@ -820,21 +738,20 @@ mod tests {
 
     #[test]
     fn files_written_by_earlier_builds_still_load() {
-        let path = temp_path("earlier.toml");
         let text = "server = \"ws://10.0.0.2:3536/\"\ninput_delay = \"auto\"\nvolume = 40\n\
                     net_overlay = false\n\n[player_one]\nup = \"W\"\ndown = \"S\"\n\
                     left = \"A\"\nright = \"D\"\nfire = \"Space\"\nfocus = \"LeftShift\"\n\
                     start = \"Key1\"\n";
-        std::fs::write(&path, text).unwrap();
-        let s = Settings::load(&path).unwrap();
+        let s = Settings::from_bytes(text.into()).unwrap();
         assert_eq!(s.delay(), DelaySetting::Auto);
         assert_eq!(s.server(), Some("ws://10.0.0.2:3536"));
         assert_eq!(s.player_one, Settings::default().player_one);
         assert!(s.chat, "chat is on unless the file turns it off");
         // A bare number is what people write by hand.
-        std::fs::write(&path, "input_delay = 2").unwrap();
         assert_eq!(
-            Settings::load(&path).unwrap().delay(),
+            Settings::from_bytes(b"input_delay = 2".to_vec())
+                .unwrap()
+                .delay(),
             DelaySetting::Fixed(2)
         );
     }
@@ -850,8 +767,7 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_file_is_reported_and_left_alone() {
-        let path = temp_path("broken.toml");
+    fn a_broken_file_is_refused_in_one_line() {
         for text in [
             "volume = 300",
             "input_delay = \"fast\"",
@@ -864,35 +780,18 @@ mod tests {
             "name = \"Ana!\"",
             "name = \"seventeen letters\"",
         ] {
-            std::fs::write(&path, text).unwrap();
-            let err = Settings::load(&path).unwrap_err().to_string();
-            assert!(err.contains("invalid"), "{text}: {err}");
-            assert!(!err.contains('\n'), "{err}");
-            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+            let err = Settings::from_bytes(text.into()).unwrap_err();
+            assert!(!err.is_empty() && !err.contains('\n'), "{text}: {err}");
         }
-        std::fs::write(&path, "volume = 5\n[player_one]\nup = \"Escape\"").unwrap();
-        let err = Settings::load(&path).unwrap_err().to_string();
+        let err = Settings::from_bytes(b"volume = 5\n[player_one]\nup = \"Escape\"".to_vec())
+            .unwrap_err();
         assert!(err.contains("line 3: unknown key 'Escape'"), "{err}");
-    }
-
-    #[test]
-    fn a_file_that_is_not_regular_is_refused_at_once() {
-        let dir = temp_path("a-directory");
-        std::fs::create_dir_all(&dir).unwrap();
-        let err = Settings::load(&dir).unwrap_err().to_string();
-        assert!(err.contains("not a regular file"), "{err}");
-        assert!(!err.contains('\n'), "{err}");
-        let big = temp_path("big.toml");
-        std::fs::write(&big, vec![b'#'; MAX_SETTINGS_BYTES as usize + 1]).unwrap();
-        let err = Settings::load(&big).unwrap_err().to_string();
-        assert!(err.contains("larger than 64 KiB"), "{err}");
+        assert!(Settings::from_bytes(vec![0xff, 0xfe]).is_err(), "not UTF-8");
     }
 
     #[test]
     fn a_partial_file_fills_in_defaults() {
-        let path = temp_path("partial.toml");
-        std::fs::write(&path, "volume = 5\n").unwrap();
-        let s = Settings::load(&path).unwrap();
+        let s = Settings::from_bytes(b"volume = 5\n".to_vec()).unwrap();
         assert_eq!(s.volume, 5);
         assert_eq!(s.player_one, Settings::default().player_one);
     }

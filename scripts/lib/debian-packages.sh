@@ -31,6 +31,10 @@ DEBIAN_IMAGE=(podman runc musl-tools)
 # a real Prometheus scraping a running server, and its promtool for the
 # alert rules in deploy/prometheus/.
 DEBIAN_MONITORING=(prometheus)
+# LAN discovery, checked as root in network namespaces (scripts/check-lan.sh):
+# python-zeroconf, a multicast DNS client nobody here wrote, reads the
+# host's announcement.
+DEBIAN_LAN=(python3-zeroconf)
 
 DEBIAN_CROSS_WINDOWS=(mingw-w64)
 DEBIAN_CROSS_AARCH64=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libasound2-dev:arm64 libudev-dev:arm64)

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::join::JoinPick;
 use super::online::{OnlineEnd, online_in_window, start_online};
 use super::rooms::RoomPick;
 use super::watch::{start_watch, watch_in_window};
@@ -18,13 +19,11 @@ use crate::platform::downloads;
 use crate::replay::DEFAULT_DIR as REPLAY_DIR;
 use crate::session::{Match, Mode, Pacing};
 use crate::settings::Settings;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::settings::settings_path;
 use crate::sim::FPS;
 
 const ITEMS: [&str; 10] = [
     "Host online",
-    "Join with a code",
+    "Join",
     "Quick match",
     "Watch a match",
     "Rooms",
@@ -88,15 +87,7 @@ async fn shell(
                 selected = i;
                 match i {
                     0 => host(ui, &run, &mut settings).await,
-                    1 => {
-                        let check =
-                            |t: &str| RoomCode::parse(t).map(|_| ()).map_err(|e| e.to_string());
-                        let hint =
-                            "the code the host sees, e.g. K7Q-2XM (case and dashes do not matter)";
-                        if let Some(code) = text_prompt(ui, "JOIN", hint, "", check).await {
-                            play_online(ui, Role::Join, Some(&code), &run, &mut settings).await;
-                        }
-                    }
+                    1 => join(ui, &run, &mut settings).await,
                     2 => play_online(ui, Role::Quick, None, &run, &mut settings).await,
                     3 => {
                         let check =
@@ -156,21 +147,36 @@ fn rooms_server(settings: &Settings) -> String {
 }
 
 async fn save_settings(ui: &mut Ui, settings: &Settings) {
-    #[cfg(target_arch = "wasm32")]
-    if let Err(e) = settings.save_in_browser() {
+    if let Err(e) = settings.keep() {
         message(ui, "NOT SAVED", &[e], None).await;
     }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let Some(path) = settings_path() else {
-            let why = "this system has no config directory; the settings last until you quit";
-            message(ui, "NOT SAVED", &[why.into()], None).await;
-            return;
-        };
-        if let Err(e) = settings.save(&path) {
-            message(ui, "NOT SAVED", &[e.to_string()], None).await;
-        }
-    }
+}
+
+/// Join: a LAN game picked (a private one's code asked for), or a code
+/// typed for the usual server.
+async fn join(ui: &mut Ui, run: &RunArgs, settings: &mut Settings) {
+    let check = |t: &str| RoomCode::parse(t).map(|_| ()).map_err(|e| e.to_string());
+    let hint = "the code the host sees, e.g. K7Q-2XM (case and dashes do not matter)";
+    let (server, code) = match super::join::join_screen(ui).await {
+        JoinPick::Back => return,
+        JoinPick::Code => match text_prompt(ui, "JOIN", hint, "", check).await {
+            Some(code) => (None, code),
+            None => return,
+        },
+        JoinPick::Lan(game) => match game.room {
+            Some(room) => (Some(game.server), room.to_string()),
+            None => match text_prompt(ui, "JOIN", hint, "", check).await {
+                Some(code) => (Some(game.server), code),
+                None => return,
+            },
+        },
+    };
+    let net = NetArgs {
+        server,
+        name: settings.name(),
+        ..NetArgs::default()
+    };
+    play_online_with(ui, Role::Join, Some(&code), &net, run, settings).await;
 }
 
 /// Shows a failure to the player and returns to the menu.

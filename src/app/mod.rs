@@ -2,26 +2,21 @@
 //! summary, and maps failures to exit codes (1 runtime, 2 bad input).
 
 mod desync;
+mod join;
+mod lan;
 mod menu;
 mod online;
 
-// Natively or in the page, chosen here once: what blocks natively (the
-// process's main, the window's loop, a headless connect) and what the page
-// does instead (its result on the console). Both offer `windowed`,
-// `connect_blocking` and `open_when_connecting` with one signature.
-#[cfg(not(target_arch = "wasm32"))]
-mod native;
-#[cfg(not(target_arch = "wasm32"))]
-use native as imp;
-#[cfg(target_arch = "wasm32")]
-mod page;
-#[cfg(not(target_arch = "wasm32"))]
-pub use native::main_of;
-#[cfg(target_arch = "wasm32")]
-use page as imp;
-#[cfg(target_arch = "wasm32")]
-pub use page::{RESULT_PREFIX, conclude_in_page};
+// Natively or in the page, chosen here once: the process's `main`, what
+// blocks natively (the window's loop, a headless connect) and what the
+// page does instead (its result on the console). Both offer `main`,
+// `windowed`, `connect_blocking` and `open_when_connecting` with one
+// signature.
+#[cfg_attr(not(target_arch = "wasm32"), path = "native.rs")]
+#[cfg_attr(target_arch = "wasm32", path = "page.rs")]
+mod imp;
 
+pub use imp::main;
 use imp::{connect_blocking, open_when_connecting, windowed};
 mod replay;
 mod rooms;
@@ -36,6 +31,7 @@ use crate::frontend::hud::MatchInfo;
 use crate::frontend::window::{self, MatchEnd, MatchOptions};
 use crate::frontend::{InputSource, headless};
 use crate::input::KeyMap;
+use crate::platform::server;
 
 use crate::session::{Driver, DriverOptions, Finished, Match, Mode, Outcome, Pacing, Summary};
 use crate::settings::{Settings, key_name};
@@ -153,21 +149,24 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             args.room.as_deref(),
             &args.net,
             &args.run,
+            false,
         ),
         Command::Join(args) => online::online(
             crate::net::handshake::Role::Join,
             args.code.as_deref(),
             &args.net,
             &args.run,
+            args.lan,
         ),
         Command::Watch(args) => watch::watch(&args),
-        #[cfg(not(target_arch = "wasm32"))]
-        Command::Serve(args) => twinstar_signaling::cli::serve(&args)
-            .map(|()| Report::Printed)
-            .map_err(|e| match e {
-                twinstar_signaling::cli::ServeError::BadInput(m) => Failure::BadInput(m),
-                twinstar_signaling::cli::ServeError::Runtime(m) => Failure::Runtime(m, None),
-            }),
+        Command::Serve(args) => {
+            server::serve(&args)
+                .map(|()| Report::Printed)
+                .map_err(|e| match e {
+                    server::ServeError::BadInput(m) => Failure::BadInput(m),
+                    server::ServeError::Runtime(m) => Failure::Runtime(m, None),
+                })
+        }
         Command::Replay(args) => replay::replay(&args),
         Command::ReplayDiff(args) => replay::diff(&args),
     }

@@ -1,6 +1,6 @@
 //! The native side of `app`: the process around a command, and the calls
 //! that block (the window's loop, a headless connect). The page's side is
-//! `page.rs`, with the same `windowed`, `connect_blocking` and
+//! `page.rs`, with the same `main`, `windowed`, `connect_blocking` and
 //! `open_when_connecting`.
 
 use std::task::Poll;
@@ -11,12 +11,20 @@ use super::{Failure, Report, conclusion, connect_failure};
 use crate::frontend::window;
 use crate::net::connect::{BackgroundConnect, Connector, Seat, StageLog};
 
-/// The process around a command, for `twinstar` and `twinstar-server`:
+/// The game's `main`: the command line's command run, its status returned.
+pub fn main() -> std::process::ExitCode {
+    main_of::<crate::cli::Cli>("twinstar", std::env::args_os(), |cli| {
+        let json = cli.json();
+        (super::run(cli), json)
+    })
+}
+
+/// The process around a command:
 /// the arguments parsed (`--help` and `--version` printed, a bad one told
 /// in one line with exit 2), logs to stderr (`RUST_LOG`, default
 /// `twinstar=info`), the command run, its lines printed and its status
 /// returned. `run` gives the result and whether `--json` was asked for.
-pub fn main_of<C: clap::Parser>(
+fn main_of<C: clap::Parser>(
     program: &str,
     args: impl IntoIterator<Item = std::ffi::OsString>,
     run: impl FnOnce(C) -> (Result<Report, Failure>, bool),

@@ -3,6 +3,7 @@
 
 use web_time::Duration;
 
+use super::lan;
 use super::{
     Failure, Report, connect_failure, finish_window, match_options, random_seed, record_path,
 };
@@ -21,6 +22,7 @@ use crate::net::room_code::RoomCode;
 use crate::net::signaling::{SeatToken, browser_link, check_server_url};
 use crate::net::{Connection, PlayerConnector};
 use crate::platform::NoLocalServer;
+use crate::platform::lan::Announcement;
 use crate::platform::net as platform;
 use crate::platform::records::Store;
 use crate::platform::tasks::{MaybeSend, NetRuntime};
@@ -142,6 +144,8 @@ pub(super) struct OnlineStart<C = PlayerConnector> {
     /// Show the other player's chat lines and open the prompt on Enter
     /// (`--no-chat` and the settings' `chat` turn it off).
     pub chat: bool,
+    /// A host's LAN announcement, withdrawn once the room is full.
+    pub lan: Option<Announcement>,
 }
 
 impl OnlineStart {
@@ -156,6 +160,7 @@ impl OnlineStart {
             title: self.title,
             share: self.share,
             chat: self.chat,
+            lan: self.lan,
         }
     }
 }
@@ -169,6 +174,19 @@ pub(super) fn start_online(
     run: &RunArgs,
     settings: &Settings,
 ) -> Result<OnlineStart, Failure> {
+    // Quick match prefers a public LAN game of this version.
+    if role != Role::Host
+        && code.is_none()
+        && net.server.is_none()
+        && let Ok(Some((server, room))) = lan::find(None, lan::QUICK_LOOKS_FOR)
+    {
+        eprintln!("twinstar: quick match found a LAN game: room {room} on {server}");
+        let net = NetArgs {
+            server: Some(server),
+            ..net.clone()
+        };
+        return start_online(Role::Join, Some(&room.to_string()), &net, run, settings);
+    }
     let plan = plan(role, code, net, run)?;
     let runtime = runtime()?;
     let (server, browsers) = match (&net.server, settings.server()) {
@@ -187,6 +205,10 @@ pub(super) fn start_online(
     let share_link = browser_link(&share_server, plan.room.as_ref())
         .filter(|_| browsers && plan.role == Role::Host && plan.room.is_some());
     announce(&plan, &server, net.server.is_some(), share_link.as_deref());
+    let lan = match (&plan.room, plan.role) {
+        (Some(room), Role::Host) => announce_on_lan(&server, room, net),
+        _ => None,
+    };
     let role = plan.role;
     let options = connect_options(plan, net, &server, delay);
     // The settings file is not range-checked like the flag: clamp it here.
@@ -212,7 +234,38 @@ pub(super) fn start_online(
         hosting: role == Role::Host,
         chat: net.chat.shown(settings.chat),
         title: format!("twinstar - {}", role.name()),
+        lan,
     })
+}
+
+/// A host on a server of this machine (its own LAN server) announces the
+/// room on the LAN; one on another machine's server announces nothing.
+fn announce_on_lan(server: &str, room: &RoomCode, net: &NetArgs) -> Option<Announcement> {
+    let port: u16 = server.strip_prefix("ws://127.0.0.1:")?.parse().ok()?;
+    let txt = lan::txt(net.name.as_ref(), room, net.public);
+    match crate::platform::lan::announce(&txt, port) {
+        Ok(Some(announcement)) => {
+            eprintln!(
+                "twinstar: announced on the LAN ({}); the other player picks it in Join, or runs: twinstar join{} --lan",
+                if net.public {
+                    "public"
+                } else {
+                    "private: without its code"
+                },
+                if net.public {
+                    String::new()
+                } else {
+                    format!(" {room}")
+                }
+            );
+            Some(announcement)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            eprintln!("twinstar: not announced on the LAN: {e}");
+            None
+        }
+    }
 }
 
 /// Tells the player where it connects: a host its room code and how the
@@ -301,6 +354,7 @@ pub(super) async fn online_in_window(
         hosting,
         share,
         chat,
+        lan,
         ..
     } = start;
     let capture = run.window.screenshot.clone().map(|path| Screenshot {
@@ -320,6 +374,10 @@ pub(super) async fn online_in_window(
         Ok(connection) => connection,
         Err(end) => return end,
     };
+    // The room is full: nobody else can join it.
+    if let Some(announcement) = lan {
+        announcement.withdraw();
+    }
     match start_match(connection, &options, run, settings.keymaps()[0]) {
         Err(f) => OnlineEnd::Failed(f),
         Ok((driver, sources, _ticket)) => {
@@ -340,8 +398,20 @@ pub fn online(
     code: Option<&str>,
     net: &NetArgs,
     run: &RunArgs,
+    lan: bool,
 ) -> Result<Report, Failure> {
     let settings = Settings::load_or_default();
+    let (net, code) = if lan {
+        let (server, room) = find_on_lan(code)?;
+        let net = NetArgs {
+            server: Some(server),
+            ..net.clone()
+        };
+        (net, Some(room.to_string()))
+    } else {
+        (net.clone(), code.map(str::to_owned))
+    };
+    let (net, code) = (&net, code.as_deref());
     let start = start_online(role, code, net, run, &settings)?;
     if run.headless {
         return online_headless(start, run);
@@ -399,10 +469,36 @@ pub(super) fn window_report(ended: Option<OnlineEnd>) -> Result<Report, Failure>
     }
 }
 
+/// `join --lan`: the server, and the room when no code was given, from
+/// the LAN's announcements.
+fn find_on_lan(code: Option<&str>) -> Result<(String, RoomCode), Failure> {
+    let code = code
+        .map(|c| {
+            RoomCode::parse(c)
+                .map_err(|e| Failure::BadInput(format!("invalid room code '{c}': {e}")))
+        })
+        .transpose()?;
+    match lan::find(code.as_ref(), lan::JOIN_LOOKS_FOR) {
+        Ok(Some((server, room))) => {
+            eprintln!("twinstar: found a LAN game: room {room} on {server}");
+            Ok((server, room))
+        }
+        Ok(None) => Err(Failure::BadInput(format!(
+            "--lan: LAN discovery is off here ({}=off, or a browser)",
+            crate::platform::lan::SWITCH
+        ))),
+        Err(why) => Err(Failure::Runtime(format!("--lan: {why}"), None)),
+    }
+}
+
 /// An online match with no window: connects, then plays, blocking (the
 /// page cannot block: `connect_blocking` refuses there).
 fn online_headless(start: OnlineStart, run: &RunArgs) -> Result<Report, Failure> {
     let connection = super::connect_blocking(start.connector, "online play")?;
+    // The room is full: nobody else can join it.
+    if let Some(announcement) = start.lan {
+        announcement.withdraw();
+    }
     let (driver, mut sources, _ticket) =
         start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
     let game = Match::new(driver, Pacing::RealTime, start.frames);

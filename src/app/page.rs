@@ -1,15 +1,21 @@
-//! The page's side of `app` (browser only): how a command ended, on the
-//! page's console (the same lines as the native game, then one line for
-//! machines), and what the page does where the native game blocks. The
-//! native side is `native.rs`, with the same `windowed`,
-//! `connect_blocking` and `open_when_connecting`.
+//! The page's side of `app` (browser only): the page's entry (the command
+//! its link asks for), how a command ended, on the page's console (the
+//! same lines as the native game, then one line for machines), and what
+//! the page does where the native game blocks. The native side is
+//! `native.rs`, with the same `main`, `windowed`, `connect_blocking` and
+//! `open_when_connecting`.
+
+use std::io::Write;
+use std::process::ExitCode;
 
 use web_time::Duration;
 
 use super::{Failure, Report, conclusion};
+use crate::cli::Cli;
 use crate::frontend::window;
 use crate::net::connect::{BackgroundConnect, Connector, Seat, Stage};
 use crate::platform::browser::log;
+use crate::web::link::args_from_fragment;
 
 /// How long the browser connects before it opens the window anyway (see
 /// [`open_when_connecting`]): a host, who waits for someone to come, only
@@ -117,4 +123,70 @@ fn connecting_before(stage: Stage, until: Stage) -> bool {
         _ => 3,
     };
     order(stage) < order(until)
+}
+
+/// The browser build's `main`: the command the page's link asks for,
+/// run with log lines on the console; its end reported by
+/// [`conclude_in_page`] (now, or when its window closes).
+pub fn main() -> ExitCode {
+    console_error_panic_hook::set_once();
+    tracing_subscriber::fmt()
+        .with_writer(|| ConsoleLine(Vec::new()))
+        .with_ansi(false)
+        // The default timer reads std's clock, which panics here.
+        .without_time()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("twinstar=info"))
+        .init();
+    let fragment = crate::platform::browser::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
+    let args = match args_from_fragment(&fragment) {
+        Ok(args) => args,
+        Err(e) => {
+            conclude_in_page(Err(Failure::BadInput(e.to_string())));
+            return ExitCode::SUCCESS;
+        }
+    };
+    tracing::info!(
+        "twinstar {} in the browser: {args:?}",
+        env!("CARGO_PKG_VERSION")
+    );
+    let cli = match Cli::try_parse_args(std::iter::once("twinstar".to_string()).chain(args)) {
+        Ok(cli) => cli,
+        Err(message) => {
+            conclude_in_page(Err(Failure::BadInput(message)));
+            return ExitCode::SUCCESS;
+        }
+    };
+    match super::run(cli) {
+        // The window runs on the page's event loop and reports by itself.
+        Ok(Report::Running) => {}
+        result => conclude_in_page(result),
+    }
+    // The page's exit is its result line; the process goes on (the
+    // page's event loop runs the window).
+    ExitCode::SUCCESS
+}
+
+/// A tracing event, buffered and logged as one console line when dropped.
+struct ConsoleLine(Vec<u8>);
+
+impl Write for ConsoleLine {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for ConsoleLine {
+    fn drop(&mut self) {
+        let text = String::from_utf8_lossy(&self.0);
+        let text = text.trim_end();
+        if !text.is_empty() {
+            crate::platform::browser::log(text);
+        }
+    }
 }

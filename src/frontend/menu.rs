@@ -501,13 +501,7 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
         } else {
             format!("gamepads: {}", pads.join(", "))
         },
-        format!(
-            "file: {}",
-            crate::settings::settings_path().map_or_else(
-                || "(no config directory)".into(),
-                |p| p.display().to_string()
-            )
-        ),
+        format!("kept in: {}", crate::platform::records::settings_place()),
     ];
     let mut selected = 0usize;
     loop {

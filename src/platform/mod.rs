@@ -7,17 +7,22 @@
 //!
 //! - [`downloads`]: the player's own files in and out of the page (file
 //!   picker, downloads); nothing to do natively, where files are on disk.
+//! - [`lan`]: LAN games by multicast DNS: a host's announcement, a
+//!   browse (natively; nothing in the page, which has no multicast).
 //! - [`net`]: what a client asks its signaling server outside a match
 //!   (ICE offer, round trip) and which server it falls back on; natively
 //!   asked here (and a host's LAN server started in-process), in the
 //!   browser the page's answers.
 //! - [`records`]: small records the game keeps between runs (rejoin
-//!   tickets), as files or in the page's local storage.
+//!   tickets, the player's settings), as files or in the page's local
+//!   storage.
 //! - [`rooms`]: the public rooms' list, from a thread natively and from
 //!   the page's script in the browser.
 //! - [`screen`]: whether a window can open, the screen wake lock of a
 //!   match (the page's; nothing natively), the screen's safe area (a
 //!   phone's notch) and the touch layout published for test tools.
+//! - [`server`]: `twinstar serve`, the signaling server in this process;
+//!   in the page a refusal in words.
 //! - [`text_field`]: the page's `<input>` a phone types a prompt into; a
 //!   type with no values natively.
 //!
@@ -49,7 +54,7 @@ pub mod browser;
 #[cfg(target_arch = "wasm32")]
 use browser as imp;
 
-pub use imp::{downloads, net, records, rooms, screen, text_field};
+pub use imp::{downloads, lan, net, records, rooms, screen, server, text_field};
 
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;

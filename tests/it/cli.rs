@@ -7,11 +7,15 @@ use std::sync::OnceLock;
 
 use common::{Finished, LIMIT, scratch};
 
-/// The scratch directory all runs of this suite share, so default
+/// The scratch directory the runs of this test process share, so default
 /// recordings land there.
 fn runs_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| scratch("runs"))
+    // One per process: nextest runs each test in a process of its own,
+    // and `scratch` empties the directory it names, so a shared "runs"
+    // was emptied under a test by the next one to start (seen: a replay
+    // the run had just written was gone).
+    DIR.get_or_init(|| scratch(&format!("runs-{}", std::process::id())))
 }
 
 /// Runs the binary in [`runs_dir`].

@@ -75,7 +75,56 @@ pub fn resolve(args: &ServeArgs) -> Result<Settings, ServeError> {
         None => FileSettings::default(),
     };
     let web_env = std::env::var_os(WEB_DIR_ENV).is_some_and(|dir| !dir.is_empty());
-    Ok(merge(args, file, web_env))
+    let variable = |name| std::env::var_os(name).filter(|v| !v.is_empty());
+    let secret = turn_secret_choice(
+        args,
+        TurnSecretChoice {
+            secret: variable(TURN_SECRET_ENV).map(|v| v.to_string_lossy().into_owned()),
+            file: variable(TURN_SECRET_FILE_ENV).map(PathBuf::from),
+        },
+        TurnSecretChoice {
+            secret: file.turn_secret.clone(),
+            file: file.turn_secret_file.clone(),
+        },
+    )
+    .map_err(ServeError::BadInput)?;
+    Ok(merge(args, file, web_env, secret))
+}
+
+/// The variables of `--turn-secret` and `--turn-secret-file`.
+const TURN_SECRET_ENV: &str = "TWINSTAR_TURN_SECRET";
+const TURN_SECRET_FILE_ENV: &str = "TWINSTAR_TURN_SECRET_FILE";
+
+/// The TURN secret, or the file that holds it: one choice.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TurnSecretChoice {
+    pub secret: Option<String>,
+    pub file: Option<PathBuf>,
+}
+
+/// Where the TURN secret comes from: a flag (clap refuses both flags),
+/// else a variable, else the file's key (the file refuses both keys);
+/// both variables set is an error, as neither is the flag's.
+fn turn_secret_choice(
+    args: &ServeArgs,
+    variables: TurnSecretChoice,
+    file: TurnSecretChoice,
+) -> Result<TurnSecretChoice, String> {
+    if args.turn_secret.is_some() || args.turn_secret_file.is_some() {
+        return Ok(TurnSecretChoice {
+            secret: args.turn_secret.clone(),
+            file: args.turn_secret_file.clone(),
+        });
+    }
+    if variables.secret.is_some() && variables.file.is_some() {
+        return Err(format!(
+            "{TURN_SECRET_ENV} and {TURN_SECRET_FILE_ENV} are both set: set one"
+        ));
+    }
+    if variables.secret.is_some() || variables.file.is_some() {
+        return Ok(variables);
+    }
+    Ok(file)
 }
 
 /// The start-up's one line: the first problem, and how to see the rest.
@@ -97,15 +146,12 @@ fn first_problem(path: &Path, problems: &[Problem]) -> String {
 /// The command line over `file` over the defaults. `web_env`: whether
 /// `TWINSTAR_WEB` names a directory, which then wins over the file's `web`
 /// (flag > environment > file, as for every option).
-fn merge(args: &ServeArgs, file: FileSettings, web_env: bool) -> Settings {
-    // The secret and its file are one choice: whichever the command line
-    // (or its variables) makes replaces the file's.
-    let (turn_secret, turn_secret_file) =
-        if args.turn_secret.is_some() || args.turn_secret_file.is_some() {
-            (args.turn_secret.clone(), args.turn_secret_file.clone())
-        } else {
-            (file.turn_secret, file.turn_secret_file)
-        };
+fn merge(
+    args: &ServeArgs,
+    file: FileSettings,
+    web_env: bool,
+    secret: TurnSecretChoice,
+) -> Settings {
     let list = |flags: &Vec<String>, file: Option<Vec<String>>| {
         if flags.is_empty() {
             file.unwrap_or_default()
@@ -121,8 +167,8 @@ fn merge(args: &ServeArgs, file: FileSettings, web_env: bool) -> Settings {
         tls_key: args.tls_key.clone().or(file.tls_key),
         stun: list(&args.stun, file.stun),
         turn: list(&args.turn, file.turn),
-        turn_secret,
-        turn_secret_file,
+        turn_secret: secret.secret,
+        turn_secret_file: secret.file,
         turn_ttl: args
             .turn_ttl
             .or(file.turn_ttl)
@@ -245,6 +291,56 @@ mod tests {
             (s.turn_secret.as_deref(), s.turn_secret_file),
             (Some("from-the-flag"), None)
         );
+    }
+
+    #[test]
+    fn a_turn_secret_flag_wins_over_either_variable_and_a_variable_over_the_file() {
+        let parse = |flags: &[&str]| {
+            let mut argv = vec!["serve"];
+            argv.extend_from_slice(flags);
+            Cli::try_parse_from(argv).unwrap().serve
+        };
+        let secret = |s: &str| TurnSecretChoice {
+            secret: Some(s.into()),
+            file: None,
+        };
+        let path = |p: &str| TurnSecretChoice {
+            secret: None,
+            file: Some(p.into()),
+        };
+        let none = TurnSecretChoice::default();
+        // The flag of one kind over the variable of the other kind (clap
+        // refused this pair as a conflict before).
+        let flag_file = parse(&["--turn-secret-file", "/run/flag"]);
+        assert_eq!(
+            turn_secret_choice(&flag_file, secret("env"), secret("file")),
+            Ok(path("/run/flag"))
+        );
+        let flag_secret = parse(&["--turn-secret", "flag"]);
+        assert_eq!(
+            turn_secret_choice(&flag_secret, path("/run/env"), none.clone()),
+            Ok(secret("flag"))
+        );
+        // No flag: the variable over the file; no variable: the file.
+        let no_flag = parse(&[]);
+        assert_eq!(
+            turn_secret_choice(&no_flag, path("/run/env"), secret("file")),
+            Ok(path("/run/env"))
+        );
+        assert_eq!(
+            turn_secret_choice(&no_flag, none.clone(), secret("file")),
+            Ok(secret("file"))
+        );
+        // Both variables: neither wins.
+        let both = TurnSecretChoice {
+            secret: Some("env".into()),
+            file: Some("/run/env".into()),
+        };
+        let err = turn_secret_choice(&no_flag, both, none).unwrap_err();
+        assert!(err.contains("both set"), "{err}");
+        // Both flags: clap's one-line refusal.
+        let argv = ["serve", "--turn-secret", "a", "--turn-secret-file", "/b"];
+        assert!(Cli::try_parse_from(argv).is_err());
     }
 
     #[test]
@@ -373,7 +469,13 @@ trust-forwarded = \"yes\"
                 // --web's TWINSTAR_WEB is read by WebClient (see ServeArgs).
                 continue;
             }
-            let env = arg.get_env().map(|e| e.to_string_lossy().into_owned());
+            // The TURN secret's pair is read here (`turn_secret_choice`).
+            let ours = match long {
+                "turn-secret" => Some(TURN_SECRET_ENV.to_owned()),
+                "turn-secret-file" => Some(TURN_SECRET_FILE_ENV.to_owned()),
+                _ => None,
+            };
+            let env = ours.or_else(|| arg.get_env().map(|e| e.to_string_lossy().into_owned()));
             let env = env.unwrap_or_else(|| panic!("--{long} has no environment variable"));
             assert!(env.starts_with("TWINSTAR_"), "--{long}: {env}");
             // Never the game's settings file nor HAProxy's listening line.

@@ -95,23 +95,22 @@ pub struct ServeArgs {
 
     /// The secret shared with coturn (static-auth-secret). Prefer
     /// --turn-secret-file or the environment: a flag shows in `ps`.
+    /// [env: TWINSTAR_TURN_SECRET]
+    //
+    // The secret and its file are one choice, so their variables are read
+    // by `config_file` (not clap): either flag wins over both variables,
+    // as a flag wins over its own variable everywhere else.
     #[arg(
         long,
         value_name = "SECRET",
-        env = "TWINSTAR_TURN_SECRET",
-        hide_env_values = true,
         conflicts_with = "turn_secret_file",
         help_heading = "ICE servers for clients"
     )]
     pub turn_secret: Option<String>,
 
     /// Read the TURN secret from FILE (its first line).
-    #[arg(
-        long,
-        value_name = "FILE",
-        env = "TWINSTAR_TURN_SECRET_FILE",
-        help_heading = "ICE servers for clients"
-    )]
+    /// [env: TWINSTAR_TURN_SECRET_FILE]
+    #[arg(long, value_name = "FILE", help_heading = "ICE servers for clients")]
     pub turn_secret_file: Option<PathBuf>,
 
     /// How long a minted TURN credential is valid, e.g. 6h, 90m [default: 6h]

@@ -8,10 +8,12 @@
 use wasm_bindgen::JsCast;
 
 pub mod downloads;
+pub mod lan;
 pub mod net;
 pub mod records;
 pub mod rooms;
 pub mod screen;
+pub mod server;
 pub mod text_field;
 
 pub fn window() -> Option<web_sys::Window> {

@@ -1,8 +1,11 @@
 //! Small records the game keeps for itself between runs (rejoin
 //! tickets), in the browser as an entry `twinstar.<key>` in the page's
 //! local storage. A record is at most 4 KiB when read back.
+//!
+//! And the player's settings (`crate::settings` checks them), kept under
+//! `twinstar.settings`.
 
-use super::{store, stored, unstore};
+use super::{log, store, stored, unstore};
 
 /// The longest record read back.
 const MAX_BYTES: u64 = 4096;
@@ -28,4 +31,34 @@ impl twinstar_netcode::tickets::Records for Store {
     fn remove(&self, name: &str) {
         unstore(&key(name));
     }
+}
+
+/// The local-storage key of the settings.
+const SETTINGS_KEY: &str = "twinstar.settings";
+
+/// Where the settings are kept, in words for the settings screen.
+pub fn settings_place() -> String {
+    "this browser's local storage".into()
+}
+
+/// The kept settings' bytes, at most `limit` of them; `Ok(None)` when none
+/// are kept.
+pub fn read_settings(limit: u64) -> Result<Option<Vec<u8>>, String> {
+    match stored(SETTINGS_KEY) {
+        None => Ok(None),
+        Some(text) if text.len() as u64 > limit => Err(format!("longer than {limit} bytes")),
+        Some(text) => Ok(Some(text.into_bytes())),
+    }
+}
+
+/// Keeps the settings' text, replacing what was kept.
+pub fn keep_settings(text: &str) -> Result<(), String> {
+    store(SETTINGS_KEY, text)
+        .then_some(())
+        .ok_or_else(|| "this browser refused to keep them (private window, or storage full)".into())
+}
+
+/// Tells the player that kept settings were not used (on the console).
+pub fn warn(line: &str) {
+    log(&format!("twinstar: {line}"));
 }

@@ -5,8 +5,10 @@
 
 pub mod console;
 pub mod downloads;
+pub mod lan;
 pub mod net;
 pub mod records;
 pub mod rooms;
 pub mod screen;
+pub mod server;
 pub mod text_field;

@@ -98,6 +98,9 @@ pub fn command_of(bin: &str, dir: &Path, args: &[&str]) -> Command {
         .env("TWINSTAR_DATA_DIR", dir)
         // `--inject-desync` and the other test hooks run only with this.
         .env("TWINSTAR_TEST_HOOKS", "1")
+        // Multicast never leaves the machine from a test (DESIGN.md,
+        // decision 9): no LAN announcements, no browsing.
+        .env("TWINSTAR_LAN_DISCOVERY", "off")
         .env(
             "RUST_LOG",
             // TWINSTAR_TEST_LOG=twinstar=trace,... to debug a failing test.

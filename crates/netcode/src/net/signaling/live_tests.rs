@@ -220,14 +220,13 @@ async fn the_round_trip_to_the_server_is_measured() {
     timeout(LIVE_LIMIT, async {
         let server = TestServer::start();
         let base = server.base.clone();
-        let rtt = tokio::task::spawn_blocking(move || super::native_client::round_trip_ms(&base))
+        let rtt = tokio::task::spawn_blocking(move || super::round_trip_ms(&base))
             .await
             .unwrap();
         assert!(rtt.is_some_and(|ms| (1..1000).contains(&ms)), "{rtt:?}");
-        let nobody =
-            tokio::task::spawn_blocking(|| super::native_client::round_trip_ms("ws://127.0.0.1:9"))
-                .await
-                .unwrap();
+        let nobody = tokio::task::spawn_blocking(|| super::round_trip_ms("ws://127.0.0.1:9"))
+            .await
+            .unwrap();
         assert_eq!(nobody, None);
         server.stop().await;
     })

@@ -8,8 +8,6 @@
 //! LAN host) depends on it directly.
 
 mod client;
-#[cfg(all(test, not(target_arch = "wasm32")))]
-mod live_tests;
 mod room_requests;
 
 // The client's own I/O with the server, chosen here once: natively our

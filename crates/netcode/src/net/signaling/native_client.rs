@@ -395,3 +395,9 @@ mod tests {
         assert_eq!(server_close_reason(&SignalingError::StreamExhausted), None);
     }
 }
+
+// The client against a live signaling server, so natively only: it is
+// this side of the seam.
+#[cfg(test)]
+#[path = "live_tests.rs"]
+mod live_tests;

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# LAN discovery (issue 49), in network namespaces: two namespaces on one
+# bridge (in a third), multicast between them and no route anywhere else.
+# A host in one announces its game by multicast DNS; in the other,
+# python-zeroconf (Debian's python3-zeroconf: a client nobody here wrote)
+# reads the announcement, then `twinstar join --lan` finds and joins the
+# game without being given any address, and both end with one checksum.
+# Twice: a public room (its code in the announcement, `join --lan`), then
+# a private one (no code announced, `join CODE --lan`).
+#
+#   scripts/check-lan.sh [--bin PATH]     (root; default $TWINSTAR_BIN,
+#                                          else target/debug/twinstar)
+#
+# Multicast stays in the namespaces: the games announce and browse only
+# there (TWINSTAR_LAN_DISCOVERY=on for them, off for everything else).
+# Prints one summary line; exit 0 when every check held.
+set -euo pipefail
+# Multicast never leaves the machine from a script (DESIGN.md, decision 9):
+# no LAN announcements or browsing by the games it runs, outside the
+# namespaces below.
+export TWINSTAR_LAN_DISCOVERY=off
+cd "$(dirname "$0")/.."
+# shellcheck source=lib/debian-packages.sh
+source scripts/lib/debian-packages.sh
+
+bin=${TWINSTAR_BIN:-target/debug/twinstar}
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --bin) bin=${2:?--bin needs a path}; shift 2 ;;
+        -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "check-lan: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    esac
+done
+fail() {
+    echo "check-lan: FAILED: $*" >&2
+    exit 1
+}
+[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
+[ -x "$bin" ] || fail "no game binary at $bin (cargo build, or --bin)"
+bin=$(realpath "$bin")
+debian_install check-lan "${DEBIAN_LAN[@]}" jq
+/usr/bin/python3 -c 'import zeroconf' 2> /dev/null || fail "no python3-zeroconf (apt-get install python3-zeroconf)"
+
+id=$$
+br=tslan-br-$id a=tslan-a-$id b=tslan-b-$id
+work=$(mktemp -d /tmp/twinstar-lan.XXXXXX)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2> /dev/null || true; done
+    wait 2> /dev/null || true
+    for ns in "$a" "$b" "$br"; do ip netns del "$ns" 2> /dev/null || true; done
+    if [ "${keep:-0}" = 1 ]; then echo "check-lan: logs in $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+# The LAN: a bridge in its own namespace, a veth to each player's.
+ip netns add "$br"
+ip netns add "$a"
+ip netns add "$b"
+ip -n "$br" link add br0 type bridge
+ip -n "$br" link set br0 up
+n=1
+for ns in "$a" "$b"; do
+    ip link add e0 netns "$ns" type veth peer name "p$n" netns "$br"
+    ip -n "$br" link set "p$n" master br0 up
+    ip -n "$ns" addr add "10.77.0.$n/24" dev e0
+    ip -n "$ns" link set e0 up
+    ip -n "$ns" link set lo up
+    # Multicast goes out of e0 (no default route: nothing else is reachable).
+    ip -n "$ns" route add 224.0.0.0/4 dev e0
+    n=$((n + 1))
+done
+
+# game NS NAME ARGS...: the game in namespace NS, announcing and browsing,
+# its settings and records its own, in the background; logs NAME.{out,err}.
+game() {
+    local ns=$1 name=$2
+    shift 2
+    mkdir -p "$work/$name"
+    ip netns exec "$ns" env TWINSTAR_LAN_DISCOVERY=on RUST_LOG=twinstar=info \
+        TWINSTAR_DATA_DIR="$work/$name" TWINSTAR_CONFIG="$work/$name/settings.toml" \
+        "$bin" "$@" > "$work/$name.out" 2> "$work/$name.err" &
+    pids+=($!)
+}
+
+# wait_line FILE PATTERN SECONDS: the first line of FILE matching PATTERN.
+wait_line() {
+    local deadline=$((SECONDS + $3)) line
+    while [ $SECONDS -lt "$deadline" ]; do
+        line=$(grep -m1 -E "$2" "$1" 2> /dev/null || true)
+        [ -n "$line" ] && { echo "$line"; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
+
+common=(--headless --frames 300 --stun none --no-record --json --timeout 30)
+summary=()
+# round LABEL PUBLIC(0|1) NAME: one host and one joiner over the LAN.
+round() {
+    local label=$1 public=$2 name=$3 host_args=(host --name "$3") code announced found_ms join_args
+    [ "$public" = 1 ] && host_args+=(--public)
+    game "$a" "host-$label" "${host_args[@]}" "${common[@]}"
+    local host_pid=${pids[-1]}
+    code=$(wait_line "$work/host-$label.err" 'room code [A-Z0-9-]+' 20 | sed -E 's/.*room code ([A-Z0-9-]+).*/\1/') ||
+        { keep=1; fail "$label: the host printed no room code"; }
+    wait_line "$work/host-$label.err" 'announced on the LAN' 10 > /dev/null ||
+        { keep=1; fail "$label: the host did not announce (its log: $work/host-$label.err)"; }
+    # The announcement as another implementation reads it.
+    announced=$(ip netns exec "$b" /usr/bin/python3 scripts/lib/zeroconf_browse.py 10) ||
+        { keep=1; fail "$label: python-zeroconf saw no announcement"; }
+    echo "$announced" > "$work/zeroconf-$label.json"
+    jq -e --arg name "$name" --arg code "$code" --argjson public "$public" '
+        .txt.name == $name and (.txt.version | length > 0) and .port == 3536
+        and (.addresses | index("10.77.0.1"))
+        and (if $public == 1 then .txt.public == "1" and .txt.room == $code
+             else .txt.public == "0" and (.txt | has("room") | not) end)' \
+        <<< "$announced" > /dev/null ||
+        { keep=1; fail "$label: the announcement is not what the host is: $announced"; }
+    # The joiner: no address given; a private room's code only.
+    join_args=(join --lan --name Cy)
+    [ "$public" = 1 ] || join_args=(join "$code" --lan --name Cy)
+    local start_ms
+    start_ms=$(date +%s%3N)
+    game "$b" "join-$label" "${join_args[@]}" "${common[@]}"
+    local join_pid=${pids[-1]}
+    found_ms=$(( $(wait_line "$work/join-$label.err" 'found a LAN game' 10 > /dev/null && date +%s%3N || echo "$start_ms") - start_ms ))
+    wait "$join_pid" || { keep=1; fail "$label: the joiner exited $? ($(tail -n 3 "$work/join-$label.err" | tr '\n' ' '))"; }
+    wait "$host_pid" || { keep=1; fail "$label: the host exited $? ($(tail -n 3 "$work/host-$label.err" | tr '\n' ' '))"; }
+    local hc jc
+    hc=$(tail -n 1 "$work/host-$label.out" | jq -r .checksum)
+    jc=$(tail -n 1 "$work/join-$label.out" | jq -r .checksum)
+    [ -n "$hc" ] && [ "$hc" != null ] && [ "$hc" = "$jc" ] ||
+        { keep=1; fail "$label: checksums differ or are missing (host $hc, joiner $jc)"; }
+    grep -q "found a LAN game: room $code on ws://10.77.0.1:3536" "$work/join-$label.err" ||
+        { keep=1; fail "$label: the joiner did not find room $code on ws://10.77.0.1:3536"; }
+    summary+=("$label: room $code found in ${found_ms} ms, 300 frames, checksum $hc on both")
+}
+
+round public 1 Ana
+round private 0 Bo
+echo "check-lan: python-zeroconf read both announcements (the private one without its code); $(IFS=';'; echo "${summary[*]}")"
