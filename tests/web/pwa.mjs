@@ -203,6 +203,8 @@ async function serve(bin, dir, port) {
   }
   const child = spawn(bin, ["serve", "--bind", `127.0.0.1:${port}`, "--metrics-bind", "127.0.0.1:0", "--web", dir], {
     stdio: ["ignore", "ignore", "pipe"],
+    // No multicast outside a test's own namespaces (DESIGN.md decision 9).
+    env: { ...process.env, TWINSTAR_LAN_DISCOVERY: "off" },
   });
   server = child;
   let said = "";
