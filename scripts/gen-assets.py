@@ -103,11 +103,13 @@ def paeth(a, b, c):
     return b if pb <= pc else c
 
 
-def filter_rows(raw, width, height, bpp):
+def filter_rows(raw, width, height, bpp, filters=range(5)):
     """Pick the PNG row filter with the smallest sum of |signed bytes|.
 
     The usual libpng heuristic; it roughly halves the starfield's size
-    compared with no filtering.
+    compared with no filtering. `filters` limits the ones tried (a big
+    image of flat colour loses little without Paeth, and is written in
+    a fraction of the time).
     """
     stride = width * bpp
     out = bytearray()
@@ -115,7 +117,7 @@ def filter_rows(raw, width, height, bpp):
     for y in range(height):
         row = raw[y * stride : (y + 1) * stride]
         candidates = []
-        for ftype in range(5):
+        for ftype in filters:
             f = bytearray(stride)
             for i in range(stride):
                 a = row[i - bpp] if i >= bpp else 0
@@ -132,11 +134,11 @@ def filter_rows(raw, width, height, bpp):
     return bytes(out)
 
 
-def encode_png(width, height, pixels, channels):
+def encode_png(width, height, pixels, channels, filters=range(5)):
     """pixels: bytes, row-major, 8 bits per channel; channels 3 (RGB) or 4 (RGBA)."""
     color_type = {3: 2, 4: 6}[channels]
     ihdr = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)
-    idat = zlib.compress(filter_rows(pixels, width, height, channels), 9)
+    idat = zlib.compress(filter_rows(pixels, width, height, channels, filters), 9)
     return (
         b"\x89PNG\r\n\x1a\n"
         + png_chunk(b"IHDR", ihdr)
@@ -212,8 +214,8 @@ class Canvas:
             out.append(clamp(int(a * 255.0 + 0.5), 0, 255))
         return bytes(out)
 
-    def png(self):
-        return encode_png(self.width, self.height, self.rgba_bytes(), 4)
+    def png(self, filters=range(5)):
+        return encode_png(self.width, self.height, self.rgba_bytes(), 4, filters)
 
 
 SUB = [(k + 0.5) / 4.0 for k in range(4)]
@@ -951,6 +953,121 @@ SOUNDS = {
 }
 
 
+
+# --------------------------------------------------------------------------
+# The web app's icons (web/manifest.webmanifest): the two stars of
+# assets/linux/twinstar.svg (the page's favicon) on the night, with the
+# sprites' neon halo, at the sizes browsers ask for.
+
+# The svg's two stars, in its 64x64 viewBox.
+BIG_STAR = [(24, 8), (29, 23), (45, 23), (32, 33), (37, 48), (24, 39), (11, 48), (16, 33), (3, 23), (19, 23)]
+SMALL_STAR = [(46, 30), (49, 39), (58, 39), (51, 45), (54, 54), (46, 48), (38, 54), (41, 45), (34, 39), (43, 39)]
+NIGHT = (10, 15, 30)
+BIG_STAR_COLOR = (136, 204, 255)
+SMALL_STAR_COLOR = (255, 170, 102)
+
+
+def coverage(width, height, polygons):
+    """Anti-aliased coverage (0..1 per pixel) of the even-odd union of
+    `polygons`, by scanlines: 4 sub-rows per pixel, each span's ends
+    covered exactly across the row. Fast enough in plain Python for a
+    512x512 icon, where a distance field per pixel is not."""
+    cover = [0.0] * (width * height)
+    edges = [(p[i - 1], p[i]) for p in polygons for i in range(len(p))]
+    for y in range(height):
+        row = y * width
+        for sy in SUB:
+            yy = y + sy
+            xs = sorted(
+                ax + (yy - ay) * (bx - ax) / (by - ay)
+                for (ax, ay), (bx, by) in edges
+                if (ay > yy) != (by > yy)
+            )
+            for x0, x1 in zip(xs[0::2], xs[1::2]):
+                x0, x1 = clamp(x0, 0.0, width), clamp(x1, 0.0, width)
+                for x in range(int(x0), min(int(math.ceil(x1)), width)):
+                    cover[row + x] += (min(x1, x + 1.0) - max(x0, float(x))) / 4.0
+    return cover
+
+
+def box_blur(values, width, height, radius):
+    """Three box blurs (close to a Gaussian), rows then columns."""
+
+    def blur_line(line):
+        n, out, total = len(line), [0.0] * len(line), 0.0
+        window = 2 * radius + 1
+        for i in range(-radius, n + radius):
+            if i + radius < n:
+                total += line[i + radius] if i + radius >= 0 else 0.0
+            if i - radius - 1 >= 0:
+                total -= line[i - radius - 1]
+            if 0 <= i < n:
+                out[i] = total / window
+        return out
+
+    for _ in range(3):
+        for y in range(height):
+            values[y * width : (y + 1) * width] = blur_line(values[y * width : (y + 1) * width])
+        for x in range(width):
+            values[x::width] = blur_line(values[x::width])
+    return values
+
+
+def rounded_square(size, radius, steps=12):
+    """The outline of a size x size square with rounded corners."""
+    points = []
+    for cx, cy, start in (
+        (size - radius, radius, -90),
+        (size - radius, size - radius, 0),
+        (radius, size - radius, 90),
+        (radius, radius, 180),
+    ):
+        for k in range(steps + 1):
+            a = math.radians(start + 90 * k / steps)
+            points.append((cx + radius * math.cos(a), cy + radius * math.sin(a)))
+    return points
+
+
+def app_icon(size, maskable):
+    """The stars on the night. A maskable icon is night to its edges with
+    the stars inside the middle 70% (the launcher cuts it to any shape
+    within the middle 80%); the plain one is the svg's rounded square."""
+    c = Canvas(size, size)
+    if maskable:
+        ground = [(0, 0), (size, 0), (size, size), (0, size)]
+        art, offset = size * 0.7 / 64.0, size * 0.15
+    else:
+        ground = rounded_square(size, size * 12 / 64)
+        art, offset = size / 64.0, 0.0
+    for i, a in enumerate(coverage(size, size, [ground])):
+        c.over(i % size, i // size, NIGHT, a)
+    radius = max(1, size // 64)
+    for star, color in ((BIG_STAR, BIG_STAR_COLOR), (SMALL_STAR, SMALL_STAR_COLOR)):
+        points = [(offset + x * art, offset + y * art) for x, y in star]
+        shape = coverage(size, size, [points])
+        # The halo reaches 3 blur radii past the star: only that box is
+        # blurred (a third of the work for the small star).
+        x0 = max(0, int(min(x for x, _ in points)) - 3 * radius - 1)
+        y0 = max(0, int(min(y for _, y in points)) - 3 * radius - 1)
+        x1 = min(size, int(max(x for x, _ in points)) + 3 * radius + 2)
+        y1 = min(size, int(max(y for _, y in points)) + 3 * radius + 2)
+        w, h = x1 - x0, y1 - y0
+        box = [shape[y * size + x] for y in range(y0, y1) for x in range(x0, x1)]
+        halo = box_blur(box, w, h, radius)
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                c.over(x, y, color, 0.55 * min(halo[(y - y0) * w + x - x0], 1.0))
+                c.over(x, y, color, min(shape[y * size + x], 1.0))
+    return c
+
+
+ICONS = {
+    "web/icon-192.png": (192, False),
+    "web/icon-512.png": (512, False),
+    "web/icon-maskable-512.png": (512, True),
+    "web/apple-touch-icon.png": (180, True),
+}
+
 # --------------------------------------------------------------------------
 # Everything, by path
 
@@ -974,6 +1091,9 @@ def generate():
     files["font/font.png"], files["font/font.json"] = font()
     for name, make in SOUNDS.items():
         files[f"sounds/{name}.wav"] = wav_bytes(make())
+    for path, (size, maskable) in ICONS.items():
+        # No Paeth (the costly filter): 3 s less for the same look.
+        files[path] = app_icon(size, maskable).png(filters=(0, 1, 2))
     return files
 
 

@@ -341,6 +341,13 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
 fn connect_failure(e: crate::net::connect::ConnectError) -> Failure {
     if e.is_bad_input() {
         Failure::BadInput(e.to_string())
+    } else if crate::platform::net::offline() {
+        // A page opened offline from its service worker's copy: the cause
+        // first, in words, then what the connection said.
+        Failure::Runtime(
+            format!("this device is offline: online play needs the network ({e})"),
+            None,
+        )
     } else {
         Failure::Runtime(e.to_string(), None)
     }

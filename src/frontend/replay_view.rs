@@ -13,7 +13,7 @@ use super::effects::EventLedger;
 use super::hud;
 use super::scene::{Motion, draw_world};
 use super::window::{
-    self, Screenshot, Ui, WindowError, end_frame, enter_screen, pressed, save_screenshot,
+    self, KeepAwake, Screenshot, Ui, WindowError, end_frame, enter_screen, pressed, save_screenshot,
 };
 use crate::replay::Replay;
 use crate::session::FrameReport;
@@ -110,6 +110,7 @@ pub async fn view(
     let tick = 1.0 / FPS as f32;
     let mut ledger = EventLedger::new();
     let mut motion = Motion::default();
+    let _awake = KeepAwake::hold();
     loop {
         if pressed(KeyCode::Escape) {
             return None;

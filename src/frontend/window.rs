@@ -326,6 +326,25 @@ fn draw_watching(ui: &Ui, watching: &WatchStatus) {
         .draw_shadowed(&text, cx, y, 2.0, LIGHTGRAY, Align::Center);
 }
 
+/// Keeps the screen on while it lives (a match, a replay being watched):
+/// a phone must not dim and lock in the middle of a match nobody touches
+/// (a watched one, a bot's, a long rally on a gamepad). Dropped at the
+/// end however the screen ends; only the page has a wake lock to take.
+pub struct KeepAwake(());
+
+impl KeepAwake {
+    pub fn hold() -> KeepAwake {
+        crate::platform::screen::keep_awake(true);
+        KeepAwake(())
+    }
+}
+
+impl Drop for KeepAwake {
+    fn drop(&mut self) {
+        crate::platform::screen::keep_awake(false);
+    }
+}
+
 /// Plays until Esc, the planned last frame, or a failure; the match's
 /// lifecycle (its end, the checksum exchange, the verdict) is the session's.
 pub async fn play_match(
@@ -349,6 +368,7 @@ pub async fn play_match(
         touch: TouchControls::default(),
     };
     super::keys::set_in_match(true);
+    let _awake = KeepAwake::hold();
     let mut draw = DrawStats::default();
     let mut frames_drawn = 0u32;
     loop {
@@ -440,17 +460,25 @@ pub async fn connect_screen<C: MaybeSend + 'static>(
 ) -> ConnectOutcome<C> {
     enter_screen();
     let mut drawn = 0u32;
+    let mut said_offline = false;
     loop {
         if pressed(KeyCode::Escape) {
             return ConnectOutcome::Cancelled;
         }
+        // A page opened offline from its service worker's copy: say why
+        // nothing connects (once each time the network goes).
+        let offline = crate::platform::net::offline();
+        if offline && !said_offline {
+            tracing::warn!("{OFFLINE}");
+        }
+        said_offline = offline;
         if let Poll::Ready(result) = connecting.poll() {
             return match result {
                 Ok(c) => ConnectOutcome::Connected(Box::new(c)),
                 Err(e) => ConnectOutcome::Failed(e),
             };
         }
-        draw_waiting(ui, &connecting, &waiting);
+        draw_waiting(ui, &connecting, &waiting, offline);
         drawn += 1;
         if let Some(shot) = &screenshot
             && drawn >= shot.after_frames
@@ -461,13 +489,18 @@ pub async fn connect_screen<C: MaybeSend + 'static>(
     }
 }
 
+/// What the waiting screen says while the device has no network.
+const OFFLINE: &str =
+    "this device is offline: online play needs the network (local play and replays work offline)";
+
 /// The waiting screen: the room code, the server (to share, on the host),
 /// the stage in words and, on the host, a failed attempt by a player with
-/// no path.
+/// no path; `offline`, that the device has no network.
 fn draw_waiting<C: MaybeSend + 'static>(
     ui: &Ui,
     connecting: &BackgroundConnect<C>,
     waiting: &Waiting<'_>,
+    offline: bool,
 ) {
     let dots = ["", ".", "..", "..."];
     let status = connecting.status();
@@ -525,7 +558,12 @@ fn draw_waiting<C: MaybeSend + 'static>(
         WHITE,
         Align::Center,
     );
-    if let Some(attempt) = status.failed_attempt {
+    if offline {
+        let (first, rest) = OFFLINE.split_once(" (").unwrap_or((OFFLINE, ""));
+        let warn = Color::new(1.0, 0.6, 0.3, 1.0);
+        font.draw(first, cx, 480.0, 2.0, warn, Align::Center);
+        font.draw(&format!("({rest}"), cx, 510.0, 2.0, warn, Align::Center);
+    } else if let Some(attempt) = status.failed_attempt {
         // Too long for one line: wrapped before the parenthesis.
         let text = attempt.to_string();
         let (first, rest) = text.split_once(" (").unwrap_or((&text, ""));

@@ -18,7 +18,8 @@
 //!   storage.
 //! - [`rooms`]: the public rooms' list, from a thread natively and from
 //!   the page's script in the browser.
-//! - [`screen`]: whether a window can open, the screen's safe area (a
+//! - [`screen`]: whether a window can open, the screen wake lock of a
+//!   match (the page's; nothing natively), the screen's safe area (a
 //!   phone's notch) and the touch layout published for test tools.
 //! - [`server`]: `twinstar serve`, the signaling server in this process;
 //!   in the page a refusal in words.

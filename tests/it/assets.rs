@@ -104,6 +104,7 @@ fn every_required_file_exists() {
         .iter()
         .map(|s| s.0)
         .chain(SOUNDS.iter().map(|s| s.0))
+        .chain(WEB_ICONS.iter().map(|i| i.0))
         .chain(OTHER_FILES);
     let missing: Vec<&str> = all.filter(|rel| !asset_path(rel).is_file()).collect();
     assert!(
@@ -123,6 +124,41 @@ fn sprites_are_rgba_pngs_of_twice_world_size() {
             color_type: COLOR_RGBA,
         };
         assert_eq!(ihdr, want, "{rel}");
+    }
+}
+
+/// The web app's icons (web/manifest.webmanifest names them with these
+/// sizes; a browser that fetches a different size finds the app not
+/// installable): square RGBA PNGs.
+const WEB_ICONS: [(&str, u32); 4] = [
+    ("web/icon-192.png", 192),
+    ("web/icon-512.png", 512),
+    ("web/icon-maskable-512.png", 512),
+    ("web/apple-touch-icon.png", 180),
+];
+
+#[test]
+fn the_web_apps_icons_have_the_sizes_the_manifest_names() {
+    let manifest = std::fs::read_to_string(root().join("web/manifest.webmanifest")).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    for (rel, size) in WEB_ICONS {
+        let ihdr = png_header(rel);
+        let want = Ihdr {
+            width: size,
+            height: size,
+            bit_depth: 8,
+            color_type: COLOR_RGBA,
+        };
+        assert_eq!(ihdr, want, "{rel}");
+        let name = rel.trim_start_matches("web/");
+        let named = manifest["icons"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|icon| icon["src"] == name);
+        if let Some(icon) = named {
+            assert_eq!(icon["sizes"], format!("{size}x{size}"), "{rel}");
+        }
     }
 }
 

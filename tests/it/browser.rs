@@ -868,3 +868,7 @@ fn a_page_hidden_and_later_frozen_comes_back_to_its_match() {
     );
     assert_eq!(diff.code(), Some(0), "{}", diff.report("replay-diff", 20));
 }
+
+/// Issue 49: the page as an installable app that opens offline, and the
+/// screen kept on during a match.
+mod installable;

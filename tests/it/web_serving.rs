@@ -19,16 +19,20 @@ const WASM: &[u8] = b"\0asm\x01\0\0\0 not really a module";
 /// Not real gzip: only which bytes are sent matters here.
 const WASM_GZ: &[u8] = b"\x1f\x8b pretend-gzipped wasm";
 
-/// A fake web client: the four files, a `.gz` of the wasm only, and a file
+/// A fake web client: the four files of the game, the installable app's
+/// manifest, worker and an icon, a `.gz` of the wasm only, and a file
 /// that must never be served.
 fn web_dir(name: &str) -> PathBuf {
     let dir = scratch(name);
-    let files: [(&str, &[u8]); 6] = [
+    let files: [(&str, &[u8]); 9] = [
         ("index.html", INDEX),
         ("twinstar.js", b"export function main() {}\n"),
         ("twinstar_bg.wasm", WASM),
         ("twinstar_bg.wasm.gz", WASM_GZ),
         ("mq_js_bundle.js", b"var miniquad;\n"),
+        ("manifest.webmanifest", b"{\"name\": \"twinstar\"}\n"),
+        ("sw.js", b"const VERSION = \"0.1.0-test\";\n"),
+        ("icon-192.png", b"\x89PNG not really"),
         ("private.txt", b"not for the web"),
     ];
     for (file, bytes) in files {
@@ -154,6 +158,21 @@ fn the_web_client_is_served_from_web_dir() {
             Some("text/javascript; charset=utf-8")
         );
     }
+    // The installable app: browsers ignore a manifest or refuse a worker
+    // of another type, and a worker cached stale keeps serving an old
+    // client (it must be revalidated on every visit).
+    for (path, content_type) in [
+        ("/manifest.webmanifest", "application/manifest+json"),
+        ("/sw.js", "text/javascript; charset=utf-8"),
+        ("/icon-192.png", "image/png"),
+    ] {
+        let r = get(server.addr, path, &[("Accept-Encoding", "gzip")]);
+        assert_eq!(r.status, 200, "{path}: {}", r.text());
+        assert_eq!(r.header("content-type"), Some(content_type), "{path}");
+        assert_eq!(r.header("cache-control"), Some("no-cache"), "{path}");
+    }
+    // An icon not in the build is a 404, not another file.
+    assert_eq!(get(server.addr, "/icon-512.png", &[]).status, 404);
 
     let plain = get(server.addr, "/twinstar_bg.wasm", &[]);
     assert_eq!(plain.status, 200);

@@ -2,8 +2,10 @@
 //!
 //! `scripts/build-web.sh` builds the browser version of twinstar into
 //! `target/web`: `index.html`, the wasm-bindgen glue `twinstar.js`, the
-//! module `twinstar_bg.wasm` and macroquad's loader `mq_js_bundle.js`, each
-//! with a gzipped `NAME.gz` beside it. The server reads exactly those files
+//! module `twinstar_bg.wasm` and macroquad's loader `mq_js_bundle.js`, and
+//! what makes it an installable app that opens offline: the web app
+//! manifest `manifest.webmanifest`, its icons and the service worker
+//! `sw.js`; each but the icons with a gzipped `NAME.gz` beside it. The server reads exactly those files
 //! into memory when it starts ([`WebClient::load`]) and answers a `GET`
 //! that is no websocket upgrade from them ([`respond`]): `/` is
 //! `index.html`, `/NAME` one of the others, anything else 404. The set of
@@ -29,12 +31,22 @@ use tracing::warn;
 use twinstar_files::{ReadError, read_limited};
 
 /// The files of the web client: name, content type. `index.html` first:
-/// it is the one a directory must hold to count as a web client.
-pub const WEB_FILES: [(&str, &str); 4] = [
+/// it is the one a directory must hold to count as a web client. Every
+/// file goes out with `Cache-Control: no-cache` (revalidated by its ETag):
+/// for `sw.js` that is what lets a browser find a new version on the next
+/// visit (a stale worker would keep serving the old client); the others
+/// are the worker's to keep offline.
+pub const WEB_FILES: [(&str, &str); 10] = [
     ("index.html", "text/html; charset=utf-8"),
     ("twinstar.js", "text/javascript; charset=utf-8"),
     ("twinstar_bg.wasm", "application/wasm"),
     ("mq_js_bundle.js", "text/javascript; charset=utf-8"),
+    ("manifest.webmanifest", "application/manifest+json"),
+    ("sw.js", "text/javascript; charset=utf-8"),
+    ("icon-192.png", "image/png"),
+    ("icon-512.png", "image/png"),
+    ("icon-maskable-512.png", "image/png"),
+    ("apple-touch-icon.png", "image/png"),
 ];
 
 /// The environment variable naming the web client's directory.
@@ -46,8 +58,9 @@ const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// What `GET /` answers when the server has no web client.
 pub const NOT_BUILT: &str = "the web client is not built here: run bash scripts/build-web.sh\n";
 
-const NOT_FOUND: &str =
-    "not found: the web client is /, /twinstar.js, /twinstar_bg.wasm and /mq_js_bundle.js\n";
+const NOT_FOUND: &str = "not found: the web client is /, /twinstar.js, /twinstar_bg.wasm, /mq_js_bundle.js, \
+     /manifest.webmanifest, /sw.js and the icons /icon-192.png, /icon-512.png, \
+     /icon-maskable-512.png and /apple-touch-icon.png\n";
 
 /// Why a directory could not be served.
 #[derive(Debug, thiserror::Error)]
@@ -344,6 +357,9 @@ mod tests {
                 ("twinstar_bg.wasm", b"\0asm\x01\0\0\0"),
                 ("twinstar_bg.wasm.gz", b"GZ-OF-WASM"),
                 ("mq_js_bundle.js", b"var x;"),
+                ("manifest.webmanifest", b"{}"),
+                ("sw.js", b"self;"),
+                ("icon-192.png", b"\x89PNG"),
                 ("secret.txt", b"not served"),
             ],
         );
@@ -370,6 +386,18 @@ mod tests {
         assert_eq!(header(&r, "content-encoding"), None);
         assert_eq!(header(&r, "vary"), Some("Accept-Encoding"));
         assert_eq!(body(r).await, b"\0asm\x01\0\0\0");
+        // The installable app's files: the types browsers insist on, and
+        // the worker always revalidated (a stale one keeps an old client).
+        for (path, content_type) in [
+            ("/manifest.webmanifest", "application/manifest+json"),
+            ("/sw.js", "text/javascript; charset=utf-8"),
+            ("/icon-192.png", "image/png"),
+        ] {
+            let r = get(Some(&web), path, &[]);
+            assert_eq!(r.status(), StatusCode::OK, "{path}");
+            assert_eq!(header(&r, "content-type"), Some(content_type), "{path}");
+            assert_eq!(header(&r, "cache-control"), Some("no-cache"), "{path}");
+        }
     }
 
     #[tokio::test]

@@ -53,3 +53,15 @@ pub fn local_server(_host: bool, _runtime: &NetRuntime) -> Result<(String, bool)
         .map(|url| (url, true))
         .ok_or(NoLocalServer::Unnamed)
 }
+
+/// Whether the device says it has no network (`navigator.onLine` false):
+/// the page itself may still open, from its service worker's copy, but
+/// online play cannot start.
+pub fn offline() -> bool {
+    let Some(window) = super::window() else {
+        return false;
+    };
+    js_sys::Reflect::get(&window, &"navigator".into())
+        .and_then(|navigator| js_sys::Reflect::get(&navigator, &"onLine".into()))
+        .is_ok_and(|online| online.as_bool() == Some(false))
+}

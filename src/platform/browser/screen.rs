@@ -1,5 +1,6 @@
 //! The page's screen: a phone's safe area, the touch layout published for
-//! test tools, and a canvas always there to draw on.
+//! test tools, the screen wake lock during a match, and a canvas always
+//! there to draw on.
 
 /// The safe-area insets, `[top, right, bottom, left]` in logical (CSS)
 /// pixels, as web/index.html reads them from `env(safe-area-inset-*)`;
@@ -17,4 +18,22 @@ pub fn publish_touch_layout(json: &str) {
 /// Whether a window can open: a page always has its canvas.
 pub fn display_available() -> bool {
     true
+}
+
+/// Asks the page to keep the screen on (`true`, a match started) or lets
+/// it sleep again (`false`): calls `window.twinstarKeepAwake(awake)`, which
+/// web/index.html defines over the Screen Wake Lock API (it also lets go
+/// while the page is hidden and takes it again on return). A page without
+/// the function (an older index.html) is left as it is.
+pub fn keep_awake(awake: bool) {
+    use wasm_bindgen::JsCast;
+    let Some(window) = super::window() else {
+        return;
+    };
+    let Ok(function) = js_sys::Reflect::get(&window, &"twinstarKeepAwake".into()) else {
+        return;
+    };
+    if let Some(function) = function.dyn_ref::<js_sys::Function>() {
+        let _ = function.call1(&wasm_bindgen::JsValue::NULL, &awake.into());
+    }
 }

@@ -78,3 +78,8 @@ pub fn local_server(host: bool, runtime: &NetRuntime) -> Result<(String, bool), 
     );
     Ok((default_url, browsers))
 }
+
+/// Natively a connection attempt says for itself what failed.
+pub fn offline() -> bool {
+    false
+}

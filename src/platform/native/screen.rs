@@ -1,5 +1,6 @@
 //! A desktop window's screen: no insets (macroquad gives a desktop window
-//! none), no page to publish to, and a display only if the session has one.
+//! none), no page to publish to, no wake lock to take (a desktop's own
+//! settings decide when it sleeps), and a display only if the session has one.
 
 /// The safe-area insets, `[top, right, bottom, left]`: zeros natively.
 pub fn safe_area() -> [f32; 4] {
@@ -13,3 +14,6 @@ pub fn publish_touch_layout(_json: &str) {}
 pub fn display_available() -> bool {
     std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
 }
+
+/// Nothing natively: the page's wake lock has no desktop counterpart here.
+pub fn keep_awake(_awake: bool) {}

@@ -53,6 +53,54 @@ pub fn open(url: &str, extra: &[&str]) -> Twinstar {
     Twinstar::spawn_command(command)
 }
 
+/// Runs one check of the installable app (`tests/web/pwa.mjs CHECK URL`:
+/// `install` or `offline`) in a fresh headless Chromium profile.
+pub fn pwa(check: &str, url: &str, extra: &[&str]) -> Twinstar {
+    require_web_client();
+    let mut command = Command::new("node");
+    command
+        .current_dir(repo())
+        .arg("tests/web/pwa.mjs")
+        .arg(check)
+        .arg(url)
+        .args(extra);
+    Twinstar::spawn_command(command)
+}
+
+/// `tests/web/pwa.mjs update`: serves `web`, then `next` on the same port
+/// (`bin serve --web ...`), in a fresh headless Chromium profile.
+pub fn pwa_update(bin: &str, web: &Path, next: &Path) -> Twinstar {
+    require_web_client();
+    let mut command = Command::new("node");
+    command
+        .current_dir(repo())
+        .arg("tests/web/pwa.mjs")
+        .arg("update")
+        .arg(bin)
+        .arg(web)
+        .arg(next)
+        .args(["--timeout", "60"]);
+    Twinstar::spawn_command(command)
+}
+
+/// The JSON after `PREFIX` on the first stdout line that starts with it;
+/// fails with the output when there is none.
+pub fn json_line(out: &Finished, prefix: &str) -> serde_json::Value {
+    let text = out
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| {
+            panic!(
+                "no '{prefix}' line ({:?}); output:\n{}\n{}",
+                out.status,
+                super::tail(&out.stdout, 40),
+                super::tail(&out.stderr, 20)
+            )
+        });
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("bad JSON after {prefix}: {e}: {text}"))
+}
+
 /// The page's result line: `{"exit": N, "summary": {...} or null,
 /// "error": "..." or null}`; fails with the page's output when there is none.
 pub fn result(page: &Finished) -> serde_json::Value {
