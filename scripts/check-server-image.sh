@@ -145,6 +145,9 @@ podman_cmd rm "$name" > /dev/null 2>&1
 store=(--root "$work/storage" --runroot "$work/runroot")
 loaded=$(podman_cmd "${store[@]}" load -i "$archive" 2>&1 | sed -n 's/^Loaded image[^:]*: *//p' | tail -n 1)
 [ -n "$loaded" ] || fail "podman load -i $archive loaded nothing"
+loaded_digest=$(podman_cmd "${store[@]}" image inspect -f '{{.Digest}}' "$loaded")
+[ "$loaded_digest" = "$(cat "$archive.digest")" ] ||
+    fail "the loaded image's digest is $loaded_digest, $archive.digest says $(cat "$archive.digest")"
 serve "$name" "$loaded"
 [ "$(curl -s "http://127.0.0.1:$port/livez")" = ok ] || fail "the loaded image's /livez did not answer ok"
 

@@ -189,10 +189,11 @@ pack() {
         # The static server (musl) built here for each architecture, paths
         # remapped as above. Both images have the same name, so either
         # archive loads as localhost/twinstar-server:VERSION and the same
-        # commands (docs/deploy.md, deploy/compose.yaml) run it; here the
-        # arm64 build takes the name last.
+        # commands (docs/deploy.md, deploy/compose.yaml) run it. The amd64
+        # build is last, so the name stays with the image this x86_64
+        # machine can run.
         local arch
-        for arch in amd64 arm64; do
+        for arch in arm64 amd64; do
             RUSTFLAGS="--remap-path-prefix=$repo=/twinstar --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=${RUSTUP_HOME:-$HOME/.rustup}=/rustup" \
                 CARGO_TARGET_DIR=$target_dir bash scripts/server-image.sh --arch "$arch" --base scratch \
                 --profile dist --web "$target_dir/web" --tag "localhost/twinstar-server:$version" \

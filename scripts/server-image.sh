@@ -126,7 +126,10 @@ podman_cmd build "${args[@]}" "$context" >&2
 if [ -n "$save" ]; then
     rm -f "$save"
     podman_cmd save --format oci-archive -o "$save" "$tag" >&2
-    digest=$(podman_cmd image inspect -f '{{.Digest}}' "$tag")
+    # The archive's own manifest digest (its index.json), which is what
+    # `podman load` reports as the loaded image's digest; the built
+    # image's (Docker's format, in this storage) differs.
+    digest=$(python3 -c 'import json, sys, tarfile; print(json.load(tarfile.open(sys.argv[1]).extractfile("index.json"))["manifests"][0]["digest"])' "$save")
     echo "$digest" > "$save.digest"
     say "wrote $save ($(du -h "$save" | cut -f1); image digest $digest)"
 fi
