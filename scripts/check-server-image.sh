@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The server's container image, built and run (issue 47; root: podman).
 #
-#   scripts/check-server-image.sh [--build-only | --no-build]
+#   scripts/check-server-image.sh [--arch amd64|arm64] [--build-only | --no-build]
 #
 # Builds the image FROM scratch (scripts/server-image.sh: the static
 # binary, the web client if target/web has one) and saves it as an OCI
 # archive in $CARGO_TARGET_DIR/server-image/; --build-only stops there,
 # --no-build starts from what a build left (CI builds in the background
-# first). Then, with the image:
+# first). Then, with the image (amd64, the default):
 # - its configuration: user 10001, never root; a HEALTHCHECK;
 # - a container of it serves: /readyz answers 200, `podman healthcheck run`
 #   says healthy, its process runs as uid 10001 on the host;
@@ -16,6 +16,16 @@
 # - SIGTERM (podman stop) drains it and it exits 0;
 # - the OCI archive loads back (`podman load`) and the loaded image serves.
 # The match uses $TWINSTAR_BIN (default target/debug/twinstar).
+#
+# --arch arm64: the arm64 image (aarch64 musl, cross-compiled). This x86_64
+# machine cannot run its container (no binfmt handler for aarch64, and
+# registering one would change the host's kernel for everyone), so it
+# checks its configuration (arm64, user 10001, the HEALTHCHECK), then
+# copies /opt/twinstar out of it and runs the binary under
+# qemu-aarch64-static with TLS (ring's aarch64 code, both ends): /livez
+# over HTTPS, the web client served from beside it, the HEALTHCHECK's own
+# command (`twinstar-server health`), a two-bot match through it, and
+# SIGTERM: exit 0.
 set -euo pipefail
 # Multicast never leaves the machine from a script (DESIGN.md, decision 9):
 # no LAN announcements or browsing by the games it runs.
@@ -25,29 +35,44 @@ cd "$(dirname "$0")/.."
 source scripts/lib/podman.sh
 # shellcheck source=lib/free-port.sh
 source scripts/lib/free-port.sh
+# shellcheck source=lib/bot-match.sh
+source scripts/lib/bot-match.sh
 
 fail() {
     echo "check-server-image: FAILED: $*" >&2
     exit 1
 }
-build=1 run=1
-case "${1:-}" in
-    --no-build) build=0 ;;
-    --build-only) run=0 ;;
-    "") ;;
-    *) echo "check-server-image: usage: scripts/check-server-image.sh [--build-only | --no-build]" >&2; exit 2 ;;
-esac
+usage() {
+    echo "check-server-image: usage: scripts/check-server-image.sh [--arch amd64|arm64] [--build-only | --no-build]" >&2
+    exit 2
+}
+build=1 run=1 arch=amd64
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-build) build=0; shift ;;
+        --build-only) run=0; shift ;;
+        --arch)
+            arch=${2:-}
+            [ "$arch" = amd64 ] || [ "$arch" = arm64 ] || usage
+            shift 2
+            ;;
+        *) usage ;;
+    esac
+done
 [ "$(id -u)" = 0 ] || { echo "check-server-image: podman here needs root" >&2; exit 1; }
 
 target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
-image=localhost/twinstar-server:check
-archive="$target_dir/server-image/twinstar-server-check.oci.tar"
+# amd64 keeps the names it had (scripts/check-compose.sh runs that image).
+suffix=""
+[ "$arch" = amd64 ] || suffix=-$arch
+image=localhost/twinstar-server:check$suffix
+archive="$target_dir/server-image/twinstar-server-check$suffix.oci.tar"
 if [ $build = 1 ]; then
     mkdir -p "$(dirname "$archive")"
     web=target/web
     [ -s "$web/index.html" ] || web=none
-    bash scripts/server-image.sh --base scratch --profile cross-check --tag "$image" \
+    bash scripts/server-image.sh --arch "$arch" --base scratch --profile cross-check --tag "$image" \
         --web "$web" --save "$archive"
 fi
 [ -s "$archive" ] || fail "no image archive at $archive (run without --no-build)"
@@ -71,10 +96,19 @@ cleanup() {
 trap cleanup EXIT
 
 # The configuration.
+image_arch=$(podman_cmd image inspect -f '{{.Architecture}}' "$image")
+[ "$image_arch" = "$arch" ] || fail "the image says architecture '$image_arch', not $arch"
 user=$(podman_cmd image inspect -f '{{.Config.User}}' "$image")
 [ "$user" = 10001:10001 ] || fail "the image runs as '$user', not 10001:10001"
 health=$(podman_cmd image inspect -f '{{json .Config.Healthcheck}}' "$image")
 [[ "$health" == *'"health"'* ]] || fail "the image has no HEALTHCHECK running 'twinstar-server health' ($health)"
+
+if [ "$arch" = arm64 ]; then
+    # shellcheck source=lib/check-image-qemu.sh
+    source scripts/lib/check-image-qemu.sh
+    check_under_qemu
+    exit 0
+fi
 
 port=$(free_port)
 metrics_port=$(free_port)
@@ -100,18 +134,7 @@ uid=$(stat -c %u "/proc/$pid")
 [ "$uid" = 10001 ] || fail "the server's process runs as uid $uid, not 10001"
 
 # A match through it: two bots, 300 frames.
-room=CTR-4GE
-common=(--server "ws://127.0.0.1:$port" --stun none --headless --bot --frames 300 --json --timeout 15 --no-record)
-(cd "$work" && timeout -k 3 60 "$bin" host --room "$room" "${common[@]}" > host.out 2> host.err) &
-host=$!
-sleep 0.2
-(cd "$work" && timeout -k 3 60 "$bin" join "$room" "${common[@]}" > join.out 2> join.err) &
-join=$!
-wait "$host" || { tail -3 "$work/host.err" >&2; fail "the host's match through the container failed"; }
-wait "$join" || { tail -3 "$work/join.err" >&2; fail "the joiner's match through the container failed"; }
-checksum() { python3 -c 'import json, sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["checksum"])' < "$1"; }
-a=$(checksum "$work/host.out") && b=$(checksum "$work/join.out") || fail "a peer printed no summary"
-[ "$a" = "$b" ] || fail "the peers' checksums differ: $a and $b"
+a=$(bot_match "ws://127.0.0.1:$port" "$work" CTR-4GE)
 matches=$(curl -s "http://127.0.0.1:$metrics_port/metrics" | sed -n 's/^twinstar_matches_started_total \([0-9]*\).*/\1/p')
 [ "${matches:-0}" -ge 1 ] || fail "the container's metrics count no match (twinstar_matches_started_total: '${matches:-}')"
 
@@ -125,6 +148,9 @@ podman_cmd rm "$name" > /dev/null 2>&1
 store=(--root "$work/storage" --runroot "$work/runroot")
 loaded=$(podman_cmd "${store[@]}" load -i "$archive" 2>&1 | sed -n 's/^Loaded image[^:]*: *//p' | tail -n 1)
 [ -n "$loaded" ] || fail "podman load -i $archive loaded nothing"
+loaded_digest=$(podman_cmd "${store[@]}" image inspect -f '{{.Digest}}' "$loaded")
+[ "$loaded_digest" = "$(cat "$archive.digest")" ] ||
+    fail "the loaded image's digest is $loaded_digest, $archive.digest says $(cat "$archive.digest")"
 serve "$name" "$loaded"
 [ "$(curl -s "http://127.0.0.1:$port/livez")" = ok ] || fail "the loaded image's /livez did not answer ok"
 

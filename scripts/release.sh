@@ -8,18 +8,19 @@
 #   twinstar_VERSION_amd64.deb              the same, packaged: /usr/bin,
 #   twinstar_VERSION_arm64.deb              a menu entry and an icon
 #   twinstar-web-VERSION.tar.gz             the web client alone
-#   twinstar-server-VERSION-amd64.oci.tar   the server's container image
-#                                           (FROM scratch: the static
-#                                           server, the web client), and
-#                                           its image digest in .digest
+#   twinstar-server-VERSION-amd64.oci.tar   the server's container images
+#   twinstar-server-VERSION-arm64.oci.tar   (FROM scratch: the static
+#                                           server, the web client), each
+#                                           named localhost/twinstar-server:
+#                                           VERSION, and each one's image
+#                                           digest in its .digest
 #   SHA256SUMS                              over every file above
 #
 #   scripts/release.sh [--out DIR] [--only LIST] [--check-reproducible]
 #
 # --only: a comma-separated subset of linux-x86_64, linux-aarch64, windows,
-# web, deb, image (default: all; image needs root for podman). No arm64
-# image yet: its static binary needs an aarch64 musl C compiler (ring),
-# which Debian does not ship. --check-reproducible: build everything a second
+# web, deb, image (default: all; image, both images, needs root for
+# podman). --check-reproducible: build everything a second
 # time in a fresh target directory and compare every file's bytes; exit 1
 # and name the files that differ.
 #
@@ -30,8 +31,9 @@
 #
 # Cross-compiled from Debian x86_64: mingw-w64 links the Windows build;
 # gcc-aarch64-linux-gnu and the arm64 -dev packages (multiarch) the aarch64
-# one. Run as root, it installs what it lacks (apt-get, rustup target add,
-# cargo install cargo-deb); otherwise it says what is missing.
+# one; musl-dev:arm64 the arm64 image's static server. Run as root, it
+# installs what it lacks (apt-get, rustup target add, cargo install
+# cargo-deb); otherwise it says what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -184,11 +186,19 @@ pack() {
         done
     fi
     if wants image; then
-        # The static server (musl) built here, paths remapped as above.
-        RUSTFLAGS="--remap-path-prefix=$repo=/twinstar --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=${RUSTUP_HOME:-$HOME/.rustup}=/rustup" \
-            CARGO_TARGET_DIR=$target_dir bash scripts/server-image.sh --base scratch --profile dist \
-            --web "$target_dir/web" --tag "localhost/twinstar-server:$version" \
-            --save "$dist/twinstar-server-$version-amd64.oci.tar" >&2 || die "the server image failed"
+        # The static server (musl) built here for each architecture, paths
+        # remapped as above. Both images have the same name, so either
+        # archive loads as localhost/twinstar-server:VERSION and the same
+        # commands (docs/deploy.md, deploy/compose.yaml) run it. The amd64
+        # build is last, so the name stays with the image this x86_64
+        # machine can run.
+        local arch
+        for arch in arm64 amd64; do
+            RUSTFLAGS="--remap-path-prefix=$repo=/twinstar --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo --remap-path-prefix=${RUSTUP_HOME:-$HOME/.rustup}=/rustup" \
+                CARGO_TARGET_DIR=$target_dir bash scripts/server-image.sh --arch "$arch" --base scratch \
+                --profile dist --web "$target_dir/web" --tag "localhost/twinstar-server:$version" \
+                --save "$dist/twinstar-server-$version-$arch.oci.tar" >&2 || die "the $arch server image failed"
+        done
     fi
     rm -rf "$staging"
     (cd "$dist" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort |

@@ -73,17 +73,17 @@ background=()
 if [ "$(id -u)" = 0 ]; then
     # shellcheck source=lib/cross.sh
     source scripts/lib/cross.sh
-    CROSS_RUN=1 cross_setup test.sh x86_64-pc-windows-gnu aarch64-unknown-linux-gnu
+    # The musl targets are the server images' (scripts/server-image.sh):
+    # musl C compilers for x86_64 and aarch64, the Rust targets.
+    CROSS_RUN=1 cross_setup test.sh x86_64-pc-windows-gnu aarch64-unknown-linux-gnu \
+        x86_64-unknown-linux-musl aarch64-unknown-linux-musl
     command -v jq > /dev/null || debian_install test.sh jq
-    # The server image's (scripts/server-image.sh): podman, a musl C
-    # compiler and the musl target.
+    # The server images' podman.
     debian_install test.sh "${DEBIAN_IMAGE[@]}"
     # Prometheus and promtool (scripts/check-prometheus.sh).
     debian_install test.sh "${DEBIAN_MONITORING[@]}"
     # python-zeroconf (scripts/check-lan.sh).
     debian_install test.sh "${DEBIAN_LAN[@]}"
-    [ -d "$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-musl" ] ||
-        rustup target add x86_64-unknown-linux-musl > /dev/null
     # The web build's target too, before anything compiles at once.
     [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ] ||
         rustup target add wasm32-unknown-unknown > /dev/null
@@ -156,11 +156,13 @@ if [ "$(id -u)" = 0 ]; then
         # those packages alone (issue 46); it plays last (below).
         CARGO_TARGET_DIR="$target_dir/packages" start packages \
             bash -c 'bash scripts/check-packages.sh && bash scripts/out-of-tree-game.sh --build-only'
-        # The server's container image (issue 47): the static binary built
-        # and the image made FROM scratch, saved as an OCI archive; it is
-        # run below.
+        # The server's container images (issue 47): the static binary built
+        # and the image made FROM scratch, saved as an OCI archive, for
+        # amd64 and then arm64 (cross-compiled; the two share the build
+        # scripts' and proc macros' host build); they are run below.
         CARGO_TARGET_DIR="$target_dir/server-image" start server-image \
-            bash scripts/check-server-image.sh --build-only
+            bash -c 'bash scripts/check-server-image.sh --build-only &&
+                bash scripts/check-server-image.sh --arch arm64 --build-only'
         bash scripts/check-supply-chain.sh --is-installed ||
             start cargo-deny bash scripts/check-supply-chain.sh --install-only
         bash scripts/check-unused-deps.sh --is-installed ||
@@ -405,6 +407,11 @@ if [ "$(id -u)" = 0 ]; then
     collect server-image
     CARGO_TARGET_DIR="$target_dir/server-image" check server-image 300 \
         bash scripts/check-server-image.sh --no-build
+    # The arm64 image: its configuration, and its binary (copied out of
+    # it) under qemu's user mode: TLS, its health command, a match
+    # through it, SIGTERM exit 0 (~10 s; no arm64 hardware here).
+    CARGO_TARGET_DIR="$target_dir/server-image" check server-image-arm64 120 \
+        bash scripts/check-server-image.sh --arch arm64 --no-build
     # deploy/compose.yaml up whole (two nodes of that image, HAProxy,
     # Redis, coturn with TURN REST; podman-compose), a match through the
     # proxy, one node stopped: its room leaves /rooms, the other's match

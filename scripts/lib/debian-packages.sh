@@ -38,6 +38,11 @@ DEBIAN_LAN=(python3-zeroconf)
 
 DEBIAN_CROSS_WINDOWS=(mingw-w64)
 DEBIAN_CROSS_AARCH64=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libasound2-dev:arm64 libudev-dev:arm64)
+# The static aarch64 server (the arm64 image, scripts/server-image.sh
+# --arch arm64): musl's arm64 headers and aarch64-linux-musl-gcc, a wrapper
+# that points the cross gcc at them, for ring's C (and a bundled SQLite's:
+# with glibc's headers it does not link against musl).
+DEBIAN_CROSS_AARCH64_MUSL=(gcc-aarch64-linux-gnu musl-dev:arm64)
 # Running them here to check them: Wine for the Windows build, qemu's user
 # mode for the aarch64 one (scripts/cross-check.sh).
 DEBIAN_CROSS_RUN=(wine64 qemu-user-static)
