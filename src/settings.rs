@@ -61,7 +61,7 @@ pub struct Settings {
     /// bullets apart by more than hue (`frontend::look`).
     pub colour_blind: bool,
     /// The interface's scale in percent: 100..=200 in steps of 25 (text,
-    /// menus, the HUD).
+    /// menus, the HUD, the touch buttons).
     pub ui_scale: u16,
     /// No screen shake; flashes and blinking replaced by a steady change.
     pub reduced_motion: bool,

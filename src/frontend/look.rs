@@ -18,7 +18,8 @@ use crate::settings::Settings;
 pub struct Look {
     /// Okabe-Ito colours and shape markers.
     pub colour_blind: bool,
-    /// Text and the HUD at this many times their size (1.0..=2.0).
+    /// Text, the HUD and the touch buttons at this many times their size
+    /// (1.0..=2.0).
     pub ui_scale: f32,
     /// No screen shake; hit flashes and blinking become a steady change.
     pub reduced_motion: bool,

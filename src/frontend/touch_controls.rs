@@ -126,7 +126,13 @@ fn layout() -> TouchLayout {
         bottom,
         left,
     };
-    TouchLayout::for_screen(screen_width(), screen_height(), safe)
+    // The player's interface scale grows the buttons too.
+    TouchLayout::for_screen_scaled(
+        screen_width(),
+        screen_height(),
+        safe,
+        super::look::get().ui_scale,
+    )
 }
 
 /// The layout as the page publishes it for tools that touch its buttons

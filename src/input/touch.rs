@@ -108,9 +108,18 @@ impl TouchLayout {
     /// `safe` must stay clear: buttons of a thumb's size, kept in the
     /// bottom corners of the safe area.
     pub fn for_screen(w: f32, h: f32, safe: Insets) -> TouchLayout {
+        TouchLayout::for_screen_scaled(w, h, safe, 1.0)
+    }
+
+    /// [`TouchLayout::for_screen`] with the buttons `scale` times their
+    /// size (the interface scale: 1 to 2), as far as the screen allows: a
+    /// button's radius stays within 16 % of the shorter side, so the
+    /// column of two still fits beside the arena or below it.
+    pub fn for_screen_scaled(w: f32, h: f32, safe: Insets, scale: f32) -> TouchLayout {
         let safe = safe.checked(w, h);
         let unit = w.min(h).max(1.0);
-        let r = (unit * 0.09).clamp(BUTTON_RADIUS.0, BUTTON_RADIUS.1);
+        let base = (unit * 0.09).clamp(BUTTON_RADIUS.0, BUTTON_RADIUS.1);
+        let r = (base * scale.clamp(1.0, 2.0)).min((unit * 0.16).max(base));
         let margin = (unit * 0.06).min(r);
         let fire_r = r * 1.2;
         let (right, bottom) = (w - safe.right, h - safe.bottom);
@@ -395,6 +404,27 @@ mod tests {
                     );
                 }
                 assert_eq!(l.side > 0.0, w > h * 1.2, "{w}x{h}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_interface_scale_grows_the_buttons_and_keeps_them_on_screen() {
+        for (w, h) in [(390.0, 844.0), (844.0, 390.0), (1280.0, 720.0)] {
+            let one = TouchLayout::for_screen(w, h, Insets::NONE);
+            assert_eq!(one, TouchLayout::for_screen_scaled(w, h, Insets::NONE, 1.0));
+            let two = TouchLayout::for_screen_scaled(w, h, Insets::NONE, 2.0);
+            assert!(
+                two.fire.r > one.fire.r * 1.3,
+                "{w}x{h}: {} vs {}",
+                two.fire.r,
+                one.fire.r
+            );
+            for b in [two.fire, two.focus, two.start] {
+                assert!(
+                    b.x - b.r >= 0.0 && b.x + b.r <= w && b.y - b.r >= 0.0 && b.y + b.r <= h,
+                    "{w}x{h}: {b:?} leaves the screen"
+                );
             }
         }
     }
