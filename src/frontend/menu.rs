@@ -651,18 +651,23 @@ mod tests {
     #[test]
     fn settings_rows_name_every_binding_once() {
         let rows = Row::all();
-        // 7 values (server, name, delay, reconnect, volume, overlay, chat),
-        // the keys, the dead zone, the pad buttons, who the first pad is,
+        // 10 values (server, name, delay, reconnect, volume, overlay, chat,
+        // colour-blind palette, interface scale, reduced motion), the
+        // keys, the dead zone, the pad buttons, who the first pad is,
         // save, back.
         assert_eq!(
             rows.len(),
-            7 + 2 * Action::ALL.len() + 1 + PadAction::ALL.len() + 1 + 2
+            10 + 2 * Action::ALL.len() + 1 + PadAction::ALL.len() + 1 + 2
         );
         let s = Settings::default();
         let labels: Vec<String> = rows.iter().map(|r| r.label(&s)).collect();
         assert!(labels.contains(&"P1 fire: Space".to_string()), "{labels:?}");
         assert!(labels.contains(&"name: none yet".to_string()), "{labels:?}");
         assert!(labels.contains(&"P2 start: Key2".to_string()), "{labels:?}");
+        assert!(
+            labels.contains(&"interface scale: 100%".to_string()),
+            "{labels:?}"
+        );
         assert!(
             labels.contains(&"pad fire: a / rt".to_string()),
             "{labels:?}"
