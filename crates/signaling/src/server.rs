@@ -49,6 +49,7 @@ use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
 use crate::metrics::{Metrics, RefusalReason};
 use crate::metrics_access::{self, Listener, MetricsAccess};
 use crate::probes;
+use crate::replay_routes;
 use crate::reply::plain;
 use crate::reports::ReportsFile;
 use crate::room_requests;
@@ -95,6 +96,9 @@ pub struct ServeOptions {
     pub reports: Option<ReportsFile>,
     /// Where `/metrics` is served; by default nowhere.
     pub metrics: MetricsAccess,
+    /// The verifiers that rank uploaded replays (`replays`); `None`:
+    /// `POST /replays` answers 503.
+    pub replays: Option<crate::VerifierPool>,
 }
 
 impl ServeOptions {
@@ -111,6 +115,7 @@ impl ServeOptions {
             directory: None,
             reports: None,
             metrics: MetricsAccess::default(),
+            replays: None,
         }
     }
 }
@@ -196,6 +201,7 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         trust_forwarded: options.trust_forwarded,
         directory,
         reports: options.reports,
+        replays: options.replays.map(crate::replay_routes::Replays::new),
     };
     Ok(BoundServer {
         listener,
@@ -272,6 +278,13 @@ impl BoundServer {
                 get(metrics).with_state((shared.clone(), metrics_access.clone(), Listener::Public)),
             )
             .route(ICE_PATH, get(ice))
+            .route(
+                "/replays",
+                post(replay_routes::upload)
+                    .layer(DefaultBodyLimit::max(replay_routes::MAX_UPLOAD_BYTES)),
+            )
+            .route("/replays/{id}", get(replay_routes::download))
+            .route("/leaderboard", get(replay_routes::leaderboard))
             .route(ROOMS_PATH, get(rooms))
             .route(
                 "/rooms/{code}/{action}",
