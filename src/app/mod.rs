@@ -162,12 +162,15 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
         ),
         Command::Watch(args) => watch::watch(&args),
         #[cfg(not(target_arch = "wasm32"))]
-        Command::Serve(args) => twinstar_signaling::cli::serve(&args)
-            .map(|()| Report::Printed)
-            .map_err(|e| match e {
-                twinstar_signaling::cli::ServeError::BadInput(m) => Failure::BadInput(m),
-                twinstar_signaling::cli::ServeError::Runtime(m) => Failure::Runtime(m, None),
-            }),
+        Command::Serve(args) => twinstar_signaling::cli::serve_with(
+            &args,
+            Some(std::sync::Arc::new(twinstar_verify::TwinstarVerifier)),
+        )
+        .map(|()| Report::Printed)
+        .map_err(|e| match e {
+            twinstar_signaling::cli::ServeError::BadInput(m) => Failure::BadInput(m),
+            twinstar_signaling::cli::ServeError::Runtime(m) => Failure::Runtime(m, None),
+        }),
         Command::Replay(args) => replay::replay(&args),
         Command::ReplayDiff(args) => replay::diff(&args),
     }

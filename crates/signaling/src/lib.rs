@@ -1,9 +1,10 @@
 //! twinstar's signaling server: pairs players by room code, serves the web
 //! client, hands out ICE servers; probes (`/livez`, `/readyz`) and private
-//! `/metrics`. A library (the
-//! game's `twinstar serve` and its tests run it in process) and the
-//! operators' binary, `twinstar-server`. It depends on no game and on no
-//! desktop library; what it shares with clients is in
+//! `/metrics`; ranked replays. A library: the
+//! game's `twinstar serve` and its tests run it in process, and the
+//! operators' binary, `twinstar-server` (crates/server), wraps it. It
+//! depends on no game and on no desktop library (a game's replay verifier
+//! comes in through [`ReplayVerifier`]); what it shares with clients is in
 //! `twinstar_signaling_protocol`.
 //!
 //! - [`Registry`]: rooms, seats and relaying; pure bookkeeping, unit-tested;
@@ -64,6 +65,7 @@ mod observed;
 mod probes;
 mod registry;
 mod replay_routes;
+mod replay_state;
 pub mod replays;
 mod reply;
 mod reports;

@@ -12,9 +12,7 @@
 //! - `GET /replays/ID`: the stored bytes, 404 when unknown.
 //! - `GET /leaderboard?board=daily|week|all&preset=NAME&cursor=C`.
 
-use std::collections::{HashMap, VecDeque};
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::net::SocketAddr;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -27,93 +25,17 @@ use tracing::info;
 use web_time::{Duration, Instant};
 
 use crate::RoomCode;
-use crate::boards::{Board, Boards, Entry, date_text, parse_cursor, utc_date};
+use crate::boards::{Board, Entry, date_text, parse_cursor, utc_date};
 use crate::limits::client_ip;
-use crate::replays::{PoolError, VerifiedReplay, VerifierPool};
+use crate::replay_state::{
+    LIFETIME_SLACK, Replays, UPLOADS_PER_ADDRESS, UPLOADS_PER_ROOM, take, unix_ms_now,
+};
+use crate::replays::{PoolError, VerifiedReplay};
 use crate::shared::Shared;
 
 /// The largest upload taken (413 past it): about 27 hours of typical play
 /// (a 10-minute match is about 25 KB).
 pub const MAX_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
-/// Uploads one address may make a minute.
-pub const UPLOADS_PER_ADDRESS: usize = 10;
-/// Verified uploads one room may rank or try to, a minute.
-pub const UPLOADS_PER_ROOM: usize = 3;
-const RATE_WINDOW: Duration = Duration::from_secs(60);
-/// How much longer than the room was open a replay may be: the host's
-/// clock and the server's see the start and end a little apart.
-pub const LIFETIME_SLACK: Duration = Duration::from_secs(5);
-
-/// What the routes share: the verifiers, the boards, the upload limits and
-/// the wall clock of the server's monotonic one.
-#[derive(Clone)]
-pub(crate) struct Replays {
-    pub pool: VerifierPool,
-    boards: Arc<Mutex<Boards>>,
-    rates: Arc<Mutex<Rates>>,
-    /// An `Instant` and the Unix ms it was: turns the registry's
-    /// `Instant`s into dates.
-    origin: (Instant, u64),
-}
-
-impl Replays {
-    pub fn new(pool: VerifierPool) -> Replays {
-        Replays {
-            pool,
-            boards: Arc::default(),
-            rates: Arc::default(),
-            origin: (Instant::now(), unix_ms_now()),
-        }
-    }
-
-    fn boards(&self) -> MutexGuard<'_, Boards> {
-        self.boards.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn unix_ms(&self, at: Instant) -> u64 {
-        let (i0, u0) = self.origin;
-        if at >= i0 {
-            u0 + at.saturating_duration_since(i0).as_millis() as u64
-        } else {
-            u0.saturating_sub(i0.saturating_duration_since(at).as_millis() as u64)
-        }
-    }
-}
-
-fn unix_ms_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// Sliding windows of recent uploads, per address and per room.
-#[derive(Debug, Default)]
-struct Rates {
-    addresses: HashMap<IpAddr, VecDeque<Instant>>,
-    rooms: HashMap<String, VecDeque<Instant>>,
-}
-
-/// Takes one upload from `key`'s window if it has room for it.
-fn take<K: std::hash::Hash + Eq>(
-    map: &mut HashMap<K, VecDeque<Instant>>,
-    key: K,
-    max: usize,
-    now: Instant,
-) -> bool {
-    // Forget keys whose window emptied, so the maps stay bounded by the
-    // uploads of the last minute.
-    map.retain(|_, times| {
-        times.retain(|t| now.saturating_duration_since(*t) < RATE_WINDOW);
-        !times.is_empty()
-    });
-    let times = map.entry(key).or_default();
-    if times.len() >= max {
-        return false;
-    }
-    times.push_back(now);
-    true
-}
-
 fn json_reply(status: StatusCode, body: serde_json::Value) -> Response {
     let mut r = (status, body.to_string()).into_response();
     let headers = r.headers_mut();
@@ -408,17 +330,5 @@ mod tests {
                 .unwrap_err()
                 .contains("no board")
         );
-    }
-
-    #[test]
-    fn a_window_takes_its_maximum_a_minute() {
-        let mut map = HashMap::new();
-        let t = Instant::now();
-        for _ in 0..3 {
-            assert!(take(&mut map, "r", 3, t));
-        }
-        assert!(!take(&mut map, "r", 3, t + Duration::from_secs(59)));
-        assert!(take(&mut map, "other", 3, t));
-        assert!(take(&mut map, "r", 3, t + RATE_WINDOW));
     }
 }

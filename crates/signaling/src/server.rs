@@ -201,7 +201,7 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         trust_forwarded: options.trust_forwarded,
         directory,
         reports: options.reports,
-        replays: options.replays.map(crate::replay_routes::Replays::new),
+        replays: options.replays.map(crate::replay_state::Replays::new),
     };
     Ok(BoundServer {
         listener,

@@ -61,5 +61,5 @@ pub(crate) struct Shared {
     /// Where players' reports go (`--reports`), if anywhere.
     pub reports: Option<ReportsFile>,
     /// The ranked replays, when the server has a verifier.
-    pub replays: Option<crate::replay_routes::Replays>,
+    pub replays: Option<crate::replay_state::Replays>,
 }

@@ -12,6 +12,8 @@
 //! equals the re-simulation's. The score and wave are then the
 //! re-simulated world's, never a number from the file.
 
+pub mod sample;
+
 use twinstar_replay_format::replay::{Replay, read_bytes, verify};
 use twinstar_signaling::{ReplayVerifier, VerifiedReplay};
 use twinstar_sim::{GAME, Input, PLAYERS, PRESET_NAMES, SimConfig, Twinstar};

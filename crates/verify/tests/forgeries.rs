@@ -2,49 +2,24 @@
 //! an edited input, edited checksums, another version, rules that are no
 //! preset, a truncated file, bytes that are no replay.
 
-use twinstar_replay_format::Game;
-use twinstar_replay_format::replay::{Header, Writer};
-use twinstar_sim::{GAME, Input, PLAYERS, SimConfig, Twinstar};
+use twinstar_replay_format::replay::Header;
+use twinstar_sim::{Input, SimConfig};
+use twinstar_verify::sample::SampleMatch;
 use twinstar_verify::verify_bytes;
 
 /// Bytes before the first record: magic, format version, sim version.
 const PREAMBLE: usize = 8 + 2 + 4;
 
-/// Records a match of `frames` frames whose players fire while circling,
-/// with `edit` applied to its header; its bytes and final score.
+/// Records a sample match of `frames` frames with `edit` applied to its
+/// header; its bytes and final score.
 fn record(frames: u32, edit: impl FnOnce(&mut Header)) -> (Vec<u8>, u64) {
-    let rules = SimConfig::preset("default").unwrap();
-    let mut header = Header::new::<Twinstar, PLAYERS>("host", 42, &rules);
-    header.room = Some("K7Q-2XM".into());
-    header.peers = vec!["00000000-0000-0000-0000-000000000002".into()];
-    edit(&mut header);
-    let path = std::env::temp_dir().join(format!(
-        "verify-{}-{}.tsr",
-        std::process::id(),
-        rand_suffix()
-    ));
-    let mut writer = Writer::<Input, PLAYERS>::create(&path, &GAME, &header).unwrap();
-    let mut world = Twinstar::start(42, &rules);
-    let mut events = Vec::new();
-    for f in 0..frames {
-        let turn = [Input::UP, Input::RIGHT, Input::DOWN, Input::LEFT][(f / 40 % 4) as usize];
-        let inputs = [
-            Input(Input::FIRE | turn),
-            Input(Input::FIRE | (turn >> 1).max(1)),
-        ];
-        Twinstar::step(&mut world, inputs, &mut events);
-        writer.frame(inputs, || Twinstar::checksum(&world)).unwrap();
-    }
-    writer.finish(Twinstar::checksum(&world), "ended").unwrap();
-    let bytes = std::fs::read(&path).unwrap();
-    let _ = std::fs::remove_file(&path);
-    (bytes, u64::from(world.shared_score()))
-}
-
-fn rand_suffix() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::SeqCst)
+    let sample = SampleMatch::new(
+        42,
+        frames,
+        "K7Q-2XM",
+        "00000000-0000-0000-0000-000000000002",
+    );
+    sample.record_with(edit).unwrap()
 }
 
 /// Each record's (offset of its body, body length), in file order.
