@@ -72,7 +72,7 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 say "building twinstar-server for $triple (profile $profile)"
 CC_x86_64_unknown_linux_musl=musl-gcc \
-    cargo build --locked --profile "$profile" --target "$triple" -p twinstar-signaling --bin twinstar-server >&2
+    cargo build --locked --profile "$profile" --target "$triple" -p twinstar-server --bin twinstar-server >&2
 case "$profile" in dev) dir=debug ;; *) dir=$profile ;; esac
 binary="$target_dir/$triple/$dir/twinstar-server"
 # Static: the scratch image has no loader and no libc.

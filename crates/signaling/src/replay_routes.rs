@@ -30,7 +30,7 @@ use crate::limits::client_ip;
 use crate::replay_state::{
     LIFETIME_SLACK, Replays, UPLOADS_PER_ADDRESS, UPLOADS_PER_ROOM, take, unix_ms_now,
 };
-use crate::replays::{PoolError, VerifiedReplay};
+use crate::replays::{PoolError, VerifiedReplay, parse_claim};
 use crate::shared::Shared;
 
 /// The largest upload taken (413 past it): about 27 hours of typical play
@@ -46,21 +46,6 @@ fn json_reply(status: StatusCode, body: serde_json::Value) -> Response {
 
 fn refuse(status: StatusCode, reason: impl Into<String>) -> Response {
     json_reply(status, json!({ "reason": reason.into() }))
-}
-
-/// The upload's claim: `score` and `wave` from the query, each optional.
-fn claim(query: Option<&str>) -> Result<(Option<u64>, Option<u32>), String> {
-    let (mut score, mut wave) = (None, None);
-    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let bad = || format!("the claim's {name} is not a number: '{value}'");
-        match name {
-            "score" => score = Some(value.parse().map_err(|_| bad())?),
-            "wave" => wave = Some(value.parse().map_err(|_| bad())?),
-            _ => return Err(format!("unknown query parameter '{name}' (score, wave)")),
-        }
-    }
-    Ok((score, wave))
 }
 
 pub(crate) async fn upload(
@@ -95,7 +80,7 @@ pub(crate) async fn upload(
         }
         Err(e) => return refuse(StatusCode::BAD_REQUEST, e.body_text()),
     };
-    let claimed = match claim(uri.query()) {
+    let claimed = match parse_claim(uri.query()) {
         Ok(claimed) => claimed,
         Err(e) => return refuse(StatusCode::BAD_REQUEST, e),
     };
@@ -316,10 +301,17 @@ mod tests {
 
     #[test]
     fn claims_and_board_queries_parse_or_say_why() {
-        assert_eq!(claim(Some("score=12&wave=3")), Ok((Some(12), Some(3))));
-        assert_eq!(claim(None), Ok((None, None)));
-        assert!(claim(Some("score=x")).unwrap_err().contains("not a number"));
-        assert!(claim(Some("bonus=1")).is_err());
+        assert_eq!(
+            parse_claim(Some("score=12&wave=3")),
+            Ok((Some(12), Some(3)))
+        );
+        assert_eq!(parse_claim(None), Ok((None, None)));
+        assert!(
+            parse_claim(Some("score=x"))
+                .unwrap_err()
+                .contains("not a number")
+        );
+        assert!(parse_claim(Some("bonus=1")).is_err());
         let (board, preset, cursor) = board_query(Some("board=week&preset=stress")).unwrap();
         assert_eq!(
             (board, preset.as_deref(), cursor),

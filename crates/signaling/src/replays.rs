@@ -63,6 +63,23 @@ pub trait ReplayVerifier: Send + Sync + 'static {
     fn daily_seed(&self, year: i32, month: u8, day: u8) -> u64;
 }
 
+/// The upload's claim (`POST /replays?score=N&wave=W`): the host's
+/// summary's score and wave, each optional; when given, each must equal
+/// the re-simulation's. One line saying what is wrong otherwise.
+pub fn parse_claim(query: Option<&str>) -> Result<(Option<u64>, Option<u32>), String> {
+    let (mut score, mut wave) = (None, None);
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let bad = || format!("the claim's {name} is not a number: '{value}'");
+        match name {
+            "score" => score = Some(value.parse().map_err(|_| bad())?),
+            "wave" => wave = Some(value.parse().map_err(|_| bad())?),
+            _ => return Err(format!("unknown query parameter '{name}' (score, wave)")),
+        }
+    }
+    Ok((score, wave))
+}
+
 /// Default `--verifiers`: re-simulations at once (a 10-minute match takes
 /// milliseconds; the pool bounds the CPU uploads may take from pairing).
 pub fn default_verifiers() -> usize {
