@@ -21,8 +21,14 @@ use twinstar_verify::sample::SampleMatch;
 /// A server with the verifier on a free port, served by a runtime of its
 /// own on a background thread (for the test's life).
 fn start() -> SocketAddr {
+    start_with(None)
+}
+
+/// [`start`], keeping ranked replays in `data` (`--data DIR`) if given.
+fn start_with(data: Option<std::path::PathBuf>) -> SocketAddr {
     let mut options = ServeOptions::new(None);
     options.metrics.bind = None;
+    options.data = data;
     options.replays = Some(VerifierPool::new(Arc::new(TwinstarVerifier), 2));
     let server = bind_with("127.0.0.1:0".parse().unwrap(), options).unwrap();
     let addr = server.local_addr();
@@ -230,4 +236,29 @@ fn hosted_matches_are_ranked_in_score_order_and_forgeries_refused() {
     // eleventh is refused before it is read.
     let statuses: Vec<u16> = (0..3).map(|_| upload(addr, "", b"hello").0).collect();
     assert_eq!(statuses, [400, 400, 429]);
+}
+
+/// `--data DIR`: a server started later on the same directory lists what
+/// an earlier one ranked and serves its bytes.
+#[test]
+fn a_data_directory_keeps_the_boards_for_the_next_server() {
+    let dir = std::env::temp_dir().join(format!("twinstar-server-data-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let first = start_with(Some(dir.clone()));
+    let (_a, _) = player(first, "DDD-DDD");
+    let (_b, b_id) = player(first, "DDD-DDD");
+    let (bytes, score) = SampleMatch::new(9, 200, "DDD-DDD", &b_id).record().unwrap();
+    let (status, answer) = upload(first, "", &bytes);
+    assert_eq!(status, 201, "{answer}");
+    let id = answer["id"].as_str().unwrap().to_owned();
+    assert!(dir.join("replays.sqlite").is_file());
+
+    let second = start_with(Some(dir.clone()));
+    let (status, body) = get(second, "/leaderboard?board=all");
+    assert_eq!(status, 200);
+    let board: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(board["entries"][0]["id"], id.as_str(), "{board}");
+    assert_eq!(board["entries"][0]["score"].as_u64(), Some(score));
+    assert_eq!(get(second, &format!("/replays/{id}")), (200, bytes));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -159,6 +159,15 @@ pub struct Boards {
 }
 
 impl Boards {
+    /// Entries ranked.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// The next upload's sequence number.
     pub fn next_seq(&self) -> u64 {
         self.made + 1

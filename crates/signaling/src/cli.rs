@@ -72,6 +72,7 @@ pub fn serve_with(
         };
         let server = bound.map_err(|e| match e {
             ServerError::Tls(e) => ServeError::BadInput(e.to_string()),
+            e @ ServerError::Data(_) => ServeError::BadInput(e.to_string()),
             e @ ServerError::MetricsBind { .. } => ServeError::BadInput(e.to_string()),
             e => ServeError::BadInput(format!("{e} (address {})", settings.bind)),
         })?;
@@ -209,6 +210,7 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
     };
     Ok(ServeOptions {
         replays: None,
+        data: args.data.clone(),
         metrics,
         web,
         tls,

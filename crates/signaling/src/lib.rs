@@ -66,6 +66,7 @@ mod probes;
 mod registry;
 mod replay_routes;
 mod replay_state;
+mod replay_store;
 pub mod replays;
 mod reply;
 mod reports;

@@ -172,11 +172,11 @@ fn rank(
     let verifier = replays.pool.verifier();
     let daily = verified.preset == verifier.default_preset()
         && verified.seed == verifier.daily_seed(date.year(), u8::from(date.month()), date.day());
-    let mut boards = replays.boards();
+    let mut store = replays.store();
     let id = new_id();
     let entry = Entry {
         id: id.clone(),
-        seq: boards.next_seq(),
+        seq: store.next_seq(),
         names: verified.names.clone(),
         score: verified.score,
         wave: verified.wave,
@@ -186,8 +186,9 @@ fn rank(
         date,
         daily,
     };
-    let ranks = boards
+    let ranks = store
         .add(&match_key, entry, bytes.to_vec(), today)
+        .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e))?
         .map_err(|_| {
             (
                 StatusCode::CONFLICT,
@@ -215,7 +216,7 @@ fn new_id() -> String {
 }
 
 pub(crate) async fn download(State(shared): State<Shared>, Path(id): Path<String>) -> Response {
-    let bytes = (shared.replays.as_ref()).and_then(|r| r.boards().bytes(&id).map(<[u8]>::to_vec));
+    let bytes = (shared.replays.as_ref()).and_then(|r| r.store().bytes(&id));
     let Some(bytes) = bytes else {
         return refuse(
             StatusCode::NOT_FOUND,
@@ -287,7 +288,7 @@ pub(crate) async fn leaderboard(State(shared): State<Shared>, uri: Uri) -> Respo
     };
     let preset = preset.unwrap_or_else(|| replays.pool.verifier().default_preset().to_owned());
     let page = replays
-        .boards()
+        .store()
         .page(board, &preset, utc_date(unix_ms_now()), after);
     json_reply(
         StatusCode::OK,

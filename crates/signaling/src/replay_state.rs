@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use web_time::{Duration, Instant};
 
-use crate::boards::Boards;
+use crate::replay_store::Store;
 use crate::replays::VerifierPool;
 
 /// Uploads one address may make a minute.
@@ -25,7 +25,7 @@ pub const LIFETIME_SLACK: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 pub struct Replays {
     pub pool: VerifierPool,
-    boards: Arc<Mutex<Boards>>,
+    store: Arc<Mutex<Store>>,
     pub(crate) rates: Arc<Mutex<Rates>>,
     /// An `Instant` and the Unix ms it was: turns the registry's
     /// `Instant`s into dates.
@@ -33,17 +33,18 @@ pub struct Replays {
 }
 
 impl Replays {
-    pub fn new(pool: VerifierPool) -> Replays {
+    /// Ranking with `pool`, keeping replays in `store`.
+    pub fn new(pool: VerifierPool, store: Store) -> Replays {
         Replays {
             pool,
-            boards: Arc::default(),
+            store: Arc::new(Mutex::new(store)),
             rates: Arc::default(),
             origin: (Instant::now(), unix_ms_now()),
         }
     }
 
-    pub fn boards(&self) -> MutexGuard<'_, Boards> {
-        self.boards.lock().unwrap_or_else(|e| e.into_inner())
+    pub fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn unix_ms(&self, at: Instant) -> u64 {

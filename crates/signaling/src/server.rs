@@ -99,6 +99,9 @@ pub struct ServeOptions {
     /// The verifiers that rank uploaded replays (`replays`); `None`:
     /// `POST /replays` answers 503.
     pub replays: Option<crate::VerifierPool>,
+    /// Where ranked replays are kept (`--data DIR`: SQLite in DIR);
+    /// `None`: in memory, until the server stops.
+    pub data: Option<std::path::PathBuf>,
 }
 
 impl ServeOptions {
@@ -116,6 +119,7 @@ impl ServeOptions {
             reports: None,
             metrics: MetricsAccess::default(),
             replays: None,
+            data: None,
         }
     }
 }
@@ -133,6 +137,9 @@ pub enum ServerError {
     Tls(#[from] TlsError),
     #[error(transparent)]
     Directory(#[from] DirectoryError),
+    /// `--data DIR` cannot hold the replay store.
+    #[error("{0}")]
+    Data(String),
     #[error("signaling server failed: {0}")]
     Serve(std::io::Error),
 }
@@ -201,7 +208,25 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         trust_forwarded: options.trust_forwarded,
         directory,
         reports: options.reports,
-        replays: options.replays.map(crate::replay_state::Replays::new),
+        replays: match options.replays {
+            Some(pool) => {
+                let store = match &options.data {
+                    Some(dir) => {
+                        let store =
+                            crate::replay_store::Store::open(dir).map_err(ServerError::Data)?;
+                        info!(
+                            "ranked replays kept in {} ({} so far)",
+                            dir.join(crate::replay_store::DATA_FILE).display(),
+                            store.len()
+                        );
+                        store
+                    }
+                    None => crate::replay_store::Store::memory(),
+                };
+                Some(crate::replay_state::Replays::new(pool, store))
+            }
+            None => None,
+        },
     };
     Ok(BoundServer {
         listener,
