@@ -3,9 +3,16 @@
 # on the dependency graph, so a dependency added in the wrong crate fails
 # the test command instead of slipping in:
 #
-# - the signaling server (twinstar-signaling) depends on no game and on no
-#   desktop library: no twinstar, macroquad, gilrs, ALSA, udev; nor on the
-#   WebRTC stack (it only relays signals);
+# - the signaling server library (twinstar-signaling) never depends on a
+#   game: not twinstar, its simulation (twinstar-sim), its replay format
+#   or verifier (a game's verifier comes in through its ReplayVerifier
+#   trait); nor on a desktop library: no macroquad, gilrs, ALSA, udev; nor
+#   on the WebRTC stack (it only relays signals);
+# - the server binary (twinstar-server) and the verifier (twinstar-verify)
+#   rank replays by re-simulating them without the netcode: no
+#   twinstar-netcode, WebRTC stack or desktop library; the simulation
+#   (twinstar-sim) and the replay format (twinstar-replay-format) neither,
+#   and no server either;
 # - the netcode (twinstar-netcode) depends on no game and no renderer: no
 #   twinstar, macroquad, gilrs, ALSA or udev (a game brings its own); and
 #   on no server: not twinstar-signaling, axum, hyper, redis,
@@ -40,8 +47,16 @@ forbid() {
 }
 
 desktop='macroquad|miniquad|quad-snd|quad-alsa-sys|alsa-sys|gilrs|gilrs-core|libudev-sys|libudev'
-forbid twinstar-signaling "twinstar|$desktop|ggrs|matchbox_socket|webrtc.*|rtc.*" \
-    "the server must build and run on a headless machine, without the game"
+forbid twinstar-signaling "twinstar|twinstar-sim|twinstar-verify|twinstar-replay-format|twinstar-netcode|$desktop|ggrs|matchbox_socket|webrtc.*|rtc.*" \
+    "the server library never depends on a game: it builds and runs on a headless machine, a game's verifier comes in through ReplayVerifier"
+forbid twinstar-server "twinstar|twinstar-netcode|$desktop|ggrs|matchbox_socket|twinstar-matchbox-socket|webrtc.*|rtc.*" \
+    "the operators' server re-simulates replays without the netcode, the WebRTC stack or the game's window"
+forbid twinstar-verify "twinstar|twinstar-netcode|$desktop|ggrs|matchbox_socket|twinstar-matchbox-socket|webrtc.*|rtc.*" \
+    "the verifier re-simulates with the simulation and the replay format, not the netcode"
+forbid twinstar-sim "twinstar|twinstar-netcode|twinstar-signaling|$desktop|ggrs|matchbox.*|twinstar-matchbox-socket|webrtc.*|rtc.*|axum.*|tokio" \
+    "the simulation is pure: no renderer, no netcode, no server"
+forbid twinstar-replay-format "twinstar|twinstar-netcode|twinstar-signaling|$desktop|ggrs|matchbox.*|twinstar-matchbox-socket|webrtc.*|rtc.*|axum.*|tokio" \
+    "the replay format has no networking: a server links it without the netcode"
 forbid twinstar-netcode "twinstar|$desktop" \
     "the netcode is a library for any game: the game brings its window, sound and input"
 forbid twinstar-netcode "twinstar-signaling|axum.*|hyper|hyper-util|redis|prometheus-client|clap|tracing-subscriber" \
@@ -59,6 +74,6 @@ if found=$(grep -rnE '\b(ggrs|matchbox_[a-z]+|webrtc[a-z_]*)::' crates/pong/src)
 fi
 
 if [ "$failed" = 0 ]; then
-    echo "check-crate-boundaries: the netcode depends on no game, desktop library or server; the server, the protocol and the file reader on no game, desktop library or WebRTC stack; Pong names no networking crate" >&2
+    echo "check-crate-boundaries: the netcode depends on no game, desktop library or server; the server library, the protocol and the file reader on no game, desktop library or WebRTC stack; the server binary, the verifier, the simulation and the replay format on no netcode; Pong names no networking crate" >&2
 fi
 exit "$failed"

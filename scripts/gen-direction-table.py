@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Regenerate src/sim/directions.rs: 64 unit vectors as I16F16 raw bits.
+"""Regenerate crates/sim/src/directions.rs: 64 unit vectors as I16F16 raw bits.
 
 The simulation must not do float math, so the table is computed once here
 and committed as integer literals. Rerun only if the table's size changes:
-    python3 scripts/gen-direction-table.py > src/sim/directions.rs
+    python3 scripts/gen-direction-table.py > crates/sim/src/directions.rs
 """
 import math
 

@@ -94,7 +94,7 @@ target_dir="${CARGO_TARGET_DIR:-target}"
 case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
 say "building twinstar-server for $triple (profile $profile, C by $cc)"
 started=$(date +%s)
-cross_build "$triple" --profile "$profile" -p twinstar-signaling --bin twinstar-server >&2
+cross_build "$triple" --profile "$profile" -p twinstar-server --bin twinstar-server >&2
 say "built in $(($(date +%s) - started)) s"
 case "$profile" in dev) dir=debug ;; *) dir=$profile ;; esac
 binary="$target_dir/$triple/$dir/twinstar-server"

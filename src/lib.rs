@@ -11,5 +11,7 @@ pub mod platform;
 pub mod replay;
 pub mod session;
 pub mod settings;
-pub mod sim;
 pub mod web;
+
+/// The simulation: its own crate (`crates/sim`), under its old name.
+pub use twinstar_sim as sim;

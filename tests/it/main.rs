@@ -23,6 +23,7 @@ mod files;
 mod fuzz_regressions;
 mod internet;
 mod interruptions;
+mod leaderboard;
 mod lobby;
 mod match_metrics;
 mod nginx;

@@ -113,46 +113,10 @@ inner_use!(checksum::{BadChecksum, parse_hex_checksum});
 pub use game::{FieldDiff, Game};
 inner_use!(game::MAX_PLAYERS);
 
-/// A frame number: 0 is the first simulated frame.
-pub type Frame = u32;
-
-/// What one player's input on one frame may be: plain old data (sent as
-/// its bytes, saved by copy), comparable (GGRS predicts "the same as last
-/// frame" and checks), and sendable to the connection's threads. Any type
-/// that is all of these is one.
-pub trait GameInput: bytemuck::Pod + PartialEq + std::fmt::Debug + Send + Sync {}
-
-impl<T: bytemuck::Pod + PartialEq + std::fmt::Debug + Send + Sync> GameInput for T {}
-
-/// What a game tells the netcode about itself. Two peers play only if their
-/// protocol, `name` and `sim_version` agree; `version` is what a mismatch
-/// shows the player.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GameInfo {
-    /// The game's name, in mismatch messages and the room list's version tag.
-    pub name: &'static str,
-    /// The build's version (the crate version, typically).
-    pub version: &'static str,
-    /// Bumped whenever the simulation's results change for the same inputs.
-    pub sim_version: u32,
-    /// Simulated frames a second: turns milliseconds into frames of delay.
-    pub fps: u32,
-    /// The rule presets a host may pick, by name (the first is the
-    /// default); the handshake refuses any other.
-    pub presets: &'static [&'static str],
-}
-
-impl GameInfo {
-    /// Whether `name` is one of the game's presets.
-    pub fn has_preset(&self, name: &str) -> bool {
-        self.presets.contains(&name)
-    }
-
-    /// Milliseconds a frame lasts.
-    pub fn frame_ms(&self) -> f64 {
-        1000.0 / f64::from(self.fps)
-    }
-}
+// The game's contract and a frame's number are the replay format's (a
+// replay re-simulates by them, and a server re-simulates without the
+// netcode): the same names here.
+pub use twinstar_replay_format::{Frame, GameInfo, GameInput};
 
 #[cfg(test)]
 pub(crate) mod test_game {

@@ -22,7 +22,18 @@ use crate::{ServeOptions, ServerError, WebClient, browser_link};
 const PROGRAM: &str = "twinstar";
 
 /// Runs the server until SIGTERM or Ctrl-C (and the drain after it).
+/// It ranks no replays (see [`serve_with`]).
 pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
+    serve_with(args, None)
+}
+
+/// [`serve`], ranking uploaded replays with `verifier` (a game's: the
+/// `twinstar-server` binary and the game's `twinstar serve` pass
+/// twinstar's) in a pool of [`crate::replays::default_verifiers`] workers.
+pub fn serve_with(
+    args: &ServeArgs,
+    verifier: Option<std::sync::Arc<dyn crate::ReplayVerifier>>,
+) -> Result<(), ServeError> {
     let settings = crate::config_file::resolve(args)?;
     let log = settings.log_format;
     // The log format as the default of this thread and of the runtime's
@@ -30,6 +41,8 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
     let dispatch = log.dispatch();
     let _this_thread = tracing::dispatcher::set_default(&dispatch);
     let mut options = options(&settings)?;
+    options.replays =
+        verifier.map(|v| crate::VerifierPool::new(v, crate::replays::default_verifiers()));
     let has_web = options.web.is_some();
     let ice = options.ice.describe();
     let token = options.metrics.token.is_some();
@@ -59,6 +72,7 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
         };
         let server = bound.map_err(|e| match e {
             ServerError::Tls(e) => ServeError::BadInput(e.to_string()),
+            e @ ServerError::Data(_) => ServeError::BadInput(e.to_string()),
             e @ ServerError::MetricsBind { .. } => ServeError::BadInput(e.to_string()),
             e => ServeError::BadInput(format!("{e} (address {})", settings.bind)),
         })?;
@@ -195,6 +209,8 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
         },
     };
     Ok(ServeOptions {
+        replays: None,
+        data: args.data.clone(),
         metrics,
         web,
         tls,

@@ -18,7 +18,7 @@ use twinstar_signaling_protocol::{Scheme, validate_url};
 use crate::logs::LogFormat;
 use crate::serve_args::{
     DRAIN_TIMEOUT_SECS, HANDSHAKE_TIMEOUT_SECS, IDLE_TIMEOUT_SECS, MAX_PER_ADDRESS, MetricsBind,
-    REPORTS_MAX_BYTES, parse_metrics_bind,
+    REPORTS_MAX_BYTES, VERIFIERS, parse_metrics_bind,
 };
 
 /// The largest config file read: a few hundred bytes in practice.
@@ -26,7 +26,7 @@ const MAX_FILE_BYTES: u64 = 64 * 1024;
 
 /// The keys a file may hold: the flags' names, without `config` (a file
 /// does not name another file).
-pub const KEYS: [&str; 20] = [
+pub const KEYS: [&str; 22] = [
     "bind",
     "web",
     "log-format",
@@ -44,6 +44,8 @@ pub const KEYS: [&str; 20] = [
     "directory",
     "reports",
     "reports-max-bytes",
+    "data",
+    "verifiers",
     "drain-timeout",
     "metrics-bind",
     "metrics-token-file",
@@ -70,6 +72,8 @@ pub(crate) struct FileSettings {
     pub directory: Option<String>,
     pub reports: Option<PathBuf>,
     pub reports_max_bytes: Option<u64>,
+    pub data: Option<PathBuf>,
+    pub verifiers: Option<u64>,
     pub drain_timeout: Option<u64>,
     pub metrics_bind: Option<MetricsBind>,
     pub metrics_token_file: Option<PathBuf>,
@@ -300,6 +304,8 @@ fn set(
         "reports-max-bytes" => {
             file.reports_max_bytes = Some(number(value, REPORTS_MAX_BYTES).map_err(one)?)
         }
+        "data" => file.data = Some(path(value)?),
+        "verifiers" => file.verifiers = Some(number(value, VERIFIERS).map_err(one)?),
         "drain-timeout" => {
             file.drain_timeout = Some(number(value, DRAIN_TIMEOUT_SECS).map_err(one)?)
         }

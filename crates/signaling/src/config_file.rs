@@ -50,6 +50,9 @@ pub struct Settings {
     pub directory: Option<String>,
     pub reports: Option<PathBuf>,
     pub reports_max_bytes: u64,
+    pub data: Option<PathBuf>,
+    /// `None`: the machine's cores.
+    pub verifiers: Option<u64>,
     pub drain_timeout: u64,
     /// `None`: not said anywhere (the default listener, given up quietly
     /// if its port is taken).
@@ -190,6 +193,8 @@ fn merge(
         reports_max_bytes: (args.reports_max_bytes)
             .or(file.reports_max_bytes)
             .unwrap_or(crate::reports::DEFAULT_REPORTS_MAX_BYTES),
+        data: args.data.clone().or(file.data),
+        verifiers: args.verifiers.or(file.verifiers),
         drain_timeout: (args.drain_timeout)
             .or(file.drain_timeout)
             .unwrap_or(crate::DEFAULT_DRAIN_TIMEOUT.as_secs()),

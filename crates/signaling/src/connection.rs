@@ -113,7 +113,7 @@ pub async fn run(
     }
 
     client.report();
-    if let Some(key) = shared.rooms.lock().leave(peer) {
+    if let Some(key) = shared.rooms.lock().leave_at(peer, Instant::now()) {
         info!(room = %key, peer = %peer, "left");
     }
     // The writer ends once every sender is gone: ours here, the seat's in

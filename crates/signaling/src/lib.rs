@@ -1,16 +1,20 @@
 //! twinstar's signaling server: pairs players by room code, serves the web
 //! client, hands out ICE servers; probes (`/livez`, `/readyz`) and private
-//! `/metrics`. A library (the
-//! game's `twinstar serve` and its tests run it in process) and the
-//! operators' binary, `twinstar-server`. It depends on no game and on no
-//! desktop library; what it shares with clients is in
+//! `/metrics`; ranked replays. A library: the
+//! game's `twinstar serve` and its tests run it in process, and the
+//! operators' binary, `twinstar-server` (crates/server), wraps it. It
+//! depends on no game and on no desktop library (a game's replay verifier
+//! comes in through [`ReplayVerifier`]); what it shares with clients is in
 //! `twinstar_signaling_protocol`.
 //!
 //! - [`Registry`]: rooms, seats and relaying; pure bookkeeping, unit-tested;
 //! - `server`: the routes around it, binding and serving;
 //! - `connection`: one client's websocket, its limits and liveness;
 //! - `web`: the web client, served on plain HTTP `GET`s by the same server;
-//! - [`cli`]: the command line (`ServeArgs`), checked and run.
+//! - [`cli`]: the command line (`ServeArgs`), checked and run;
+//! - [`replays`]: ranked replays (`POST /replays`, `GET /replays/ID`,
+//!   `GET /leaderboard`) behind a [`ReplayVerifier`] a game provides;
+//!   [`boards`] ranks them.
 //!
 //! Speaks matchbox's signaling protocol from our own axum routes (see
 //! [`server`]): matchbox's full-mesh topology lets any number of peers into
@@ -46,6 +50,7 @@
 //! the last seat cannot both get it. A reservation whose upgrade never
 //! completes expires after [`RESERVATION_TTL`].
 
+pub mod boards;
 pub mod cli;
 mod close;
 mod config_check;
@@ -59,6 +64,10 @@ mod metrics_access;
 mod observed;
 mod probes;
 mod registry;
+mod replay_routes;
+mod replay_state;
+mod replay_store;
+pub mod replays;
 mod reply;
 mod reports;
 mod room_requests;
@@ -75,7 +84,9 @@ pub use connection::DEFAULT_IDLE_TIMEOUT;
 pub use limits::DEFAULT_MAX_PER_ADDRESS;
 pub use metrics::{RoomCounts, sample};
 pub use metrics_access::{DEFAULT_METRICS_PORT, MIN_TOKEN_CHARS, MetricsAccess, MetricsToken};
-pub use registry::{Registry, RelayError};
+pub use registry::{HostedMatch, Registry, RelayError};
+pub use replay_routes::MAX_UPLOAD_BYTES;
+pub use replays::{ReplayVerifier, VerifiedReplay, VerifierPool};
 pub use server::{
     BoundServer, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, RoomState, ServeOptions,
     ServerError, bind, bind_with, serve,

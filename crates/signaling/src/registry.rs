@@ -24,9 +24,11 @@ use crate::metrics::RoomCounts;
 use moderation::Figures;
 
 mod connect_reports;
+mod hosted;
 mod moderation;
 mod timing;
 use connect_reports::MatchReports;
+pub use hosted::HostedMatch;
 pub use moderation::{ModerationError, Reporter};
 use timing::{MAX_WAITING_EVENTS, RoomTimes};
 pub use timing::{Observed, is_answer};
@@ -209,6 +211,8 @@ pub struct Registry {
     bans: VecDeque<moderation::Ban>,
     /// Pairings and negotiations for the metrics, until taken.
     observed: Vec<Observed>,
+    /// The matches it paired, for ranking their replays (`hosted`).
+    hosted: hosted::Hosted,
 }
 
 impl Registry {
@@ -327,6 +331,9 @@ impl Registry {
         let room = self.rooms.entry(key.to_owned()).or_default();
         room.members.push(peer);
         let event = room.arrived(now);
+        if let Some(Observed::Paired { .. }) = event {
+            self.hosted.paired(key, &room.members, now);
+        }
         self.observe(event);
         self.peers
             .insert(peer, Seat::new(key, sender, token, false));
@@ -338,6 +345,17 @@ impl Registry {
         {
             self.observed.push(event);
         }
+    }
+
+    /// The newest match this server hosted that a replay naming `room` (a
+    /// canonical code, or none for a quick match) and `peers` is of.
+    pub fn hosted_match(&self, room: Option<&str>, peers: &[String]) -> Option<HostedMatch> {
+        self.hosted.find(room, peers)
+    }
+
+    /// Matches remembered for ranking.
+    pub fn hosted_count(&self) -> usize {
+        self.hosted.len()
     }
 
     /// The pairings and negotiations since the last call, for the metrics.
@@ -453,6 +471,9 @@ impl Registry {
         introduce(&self.peers, &room.members, peer);
         room.members.push(peer);
         let event = room.arrived(now);
+        if let Some(Observed::Paired { .. }) = event {
+            self.hosted.paired(to, &room.members, now);
+        }
         self.observe(event);
         if let Some(seat) = self.peers.get_mut(&peer) {
             seat.room = to.to_owned();
@@ -510,6 +531,7 @@ impl Registry {
             return;
         };
         let mut told = Vec::new();
+        self.hosted.replaced(stale, peer);
         for member in room.members.iter_mut() {
             if *member == stale {
                 *member = peer;
@@ -594,6 +616,13 @@ impl Registry {
     /// Removes the peer and tells whoever is left in its room (a player's
     /// partner and the spectators introduced to it; a spectator's player).
     pub fn leave(&mut self, peer: PeerId) -> Option<String> {
+        self.leave_at(peer, Instant::now())
+    }
+
+    /// [`Registry::leave`] at `now`: a player leaving closes the match it
+    /// played (`hosted`: its replay's frames must fit before then).
+    pub fn leave_at(&mut self, peer: PeerId, now: Instant) -> Option<String> {
+        self.hosted.left(peer, now);
         let key = self.peers.remove(&peer)?.room;
         let room = self.rooms.get_mut(&key)?;
         let players = room.members.len();
@@ -1478,5 +1507,45 @@ mod tests {
         reg.join(&watch("K7Q2XM"), peer(5), tx, t);
         reg.answered(peer(5), peer(1), t + secs(5));
         assert_eq!(reg.take_observed(), vec![]);
+    }
+
+    #[test]
+    fn paired_rooms_are_remembered_as_hosted_matches_until_they_close() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let secs = Duration::from_secs;
+        let _a = seat(&mut reg, "K7Q2XM", 1, t);
+        let id = |n: u128| peer(n).to_string();
+        assert_eq!(
+            reg.hosted_match(Some("K7Q2XM"), &[id(1)]),
+            None,
+            "not paired yet"
+        );
+        let _b = seat(&mut reg, "K7Q2XM", 2, t + secs(2));
+        let hosted = reg.hosted_match(Some("K7Q2XM"), &[id(2), id(1)]).unwrap();
+        assert_eq!(
+            (hosted.room.as_str(), hosted.opened),
+            ("K7Q2XM", t + secs(2))
+        );
+        assert_eq!(hosted.lifetime(t + secs(62)), secs(60), "open: until now");
+        // Another room's code, a peer that was not in it, or no peer: none.
+        assert_eq!(reg.hosted_match(Some("ABCDEF"), &[id(1)]), None);
+        assert_eq!(reg.hosted_match(Some("K7Q2XM"), &[id(1), id(9)]), None);
+        assert_eq!(reg.hosted_match(Some("K7Q2XM"), &[]), None);
+        assert_eq!(
+            reg.hosted_match(None, &[id(1)]),
+            None,
+            "a coded room needs its code"
+        );
+        // A player leaving closes it: its lifetime stops growing.
+        reg.leave_at(peer(2), t + secs(32));
+        let closed = reg.hosted_match(Some("K7Q2XM"), &[id(1)]).unwrap();
+        assert_eq!(closed.lifetime(t + secs(999)), secs(30));
+        // A quick match is named by its peers alone.
+        let _c = quick(&mut reg, 3, 1, "6.3", 0, t);
+        let _d = quick(&mut reg, 4, 1, "6.3", 0, t);
+        let q = reg.hosted_match(None, &[id(3)]).unwrap();
+        assert!(q.room.starts_with("quick-") && q.id != closed.id);
+        assert_eq!(reg.hosted_count(), 2);
     }
 }

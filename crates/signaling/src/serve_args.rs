@@ -174,6 +174,22 @@ pub struct ServeArgs {
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(REPORTS_MAX_BYTES), env = "TWINSTAR_REPORTS_MAX_BYTES", help_heading = "Moderation")]
     pub reports_max_bytes: Option<u64>,
 
+    /// Keep ranked replays and their boards in DIR (SQLite, DIR/replays.sqlite;
+    /// made if missing); without it they live in memory until the server
+    /// stops.
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "TWINSTAR_DATA",
+        help_heading = "Ranked replays"
+    )]
+    pub data: Option<PathBuf>,
+
+    /// Re-simulate at most N uploaded replays at once (a worker each,
+    /// beside the websockets' threads) [default: the machine's cores]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(VERIFIERS), env = "TWINSTAR_VERIFIERS", help_heading = "Ranked replays")]
+    pub verifiers: Option<u64>,
+
     /// On SIGTERM: stop admitting, then exit once the rooms are empty or
     /// after SECS [default: 120]
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(DRAIN_TIMEOUT_SECS), env = "TWINSTAR_DRAIN_TIMEOUT", help_heading = "Limits")]
@@ -206,6 +222,8 @@ pub(crate) const HANDSHAKE_TIMEOUT_SECS: std::ops::RangeInclusive<u64> = 1..=120
 pub(crate) const MAX_PER_ADDRESS: std::ops::RangeInclusive<u64> = 1..=1_000_000;
 pub(crate) const REPORTS_MAX_BYTES: std::ops::RangeInclusive<u64> = 4096..=u64::MAX;
 pub(crate) const DRAIN_TIMEOUT_SECS: std::ops::RangeInclusive<u64> = 0..=86400;
+/// `--verifiers`: one worker at least, and no more than a big machine's cores.
+pub(crate) const VERIFIERS: std::ops::RangeInclusive<u64> = 1..=256;
 
 /// `--metrics-bind`: an address, or none at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

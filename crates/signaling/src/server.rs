@@ -49,6 +49,7 @@ use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
 use crate::metrics::{Metrics, RefusalReason};
 use crate::metrics_access::{self, Listener, MetricsAccess};
 use crate::probes;
+use crate::replay_routes;
 use crate::reply::plain;
 use crate::reports::ReportsFile;
 use crate::room_requests;
@@ -95,6 +96,12 @@ pub struct ServeOptions {
     pub reports: Option<ReportsFile>,
     /// Where `/metrics` is served; by default nowhere.
     pub metrics: MetricsAccess,
+    /// The verifiers that rank uploaded replays (`replays`); `None`:
+    /// `POST /replays` answers 503.
+    pub replays: Option<crate::VerifierPool>,
+    /// Where ranked replays are kept (`--data DIR`: SQLite in DIR);
+    /// `None`: in memory, until the server stops.
+    pub data: Option<std::path::PathBuf>,
 }
 
 impl ServeOptions {
@@ -111,6 +118,8 @@ impl ServeOptions {
             directory: None,
             reports: None,
             metrics: MetricsAccess::default(),
+            replays: None,
+            data: None,
         }
     }
 }
@@ -128,6 +137,9 @@ pub enum ServerError {
     Tls(#[from] TlsError),
     #[error(transparent)]
     Directory(#[from] DirectoryError),
+    /// `--data DIR` cannot hold the replay store.
+    #[error("{0}")]
+    Data(String),
     #[error("signaling server failed: {0}")]
     Serve(std::io::Error),
 }
@@ -196,6 +208,25 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         trust_forwarded: options.trust_forwarded,
         directory,
         reports: options.reports,
+        replays: match options.replays {
+            Some(pool) => {
+                let store = match &options.data {
+                    Some(dir) => {
+                        let store =
+                            crate::replay_store::Store::open(dir).map_err(ServerError::Data)?;
+                        info!(
+                            "ranked replays kept in {} ({} so far)",
+                            dir.join(crate::replay_store::DATA_FILE).display(),
+                            store.len()
+                        );
+                        store
+                    }
+                    None => crate::replay_store::Store::memory(),
+                };
+                Some(crate::replay_state::Replays::new(pool, store))
+            }
+            None => None,
+        },
     };
     Ok(BoundServer {
         listener,
@@ -272,6 +303,13 @@ impl BoundServer {
                 get(metrics).with_state((shared.clone(), metrics_access.clone(), Listener::Public)),
             )
             .route(ICE_PATH, get(ice))
+            .route(
+                "/replays",
+                post(replay_routes::upload)
+                    .layer(DefaultBodyLimit::max(replay_routes::MAX_UPLOAD_BYTES)),
+            )
+            .route("/replays/{id}", get(replay_routes::download))
+            .route("/leaderboard", get(replay_routes::leaderboard))
             .route(ROOMS_PATH, get(rooms))
             .route(
                 "/rooms/{code}/{action}",

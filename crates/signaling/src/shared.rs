@@ -60,4 +60,6 @@ pub(crate) struct Shared {
     pub directory: Option<Arc<Directory>>,
     /// Where players' reports go (`--reports`), if anywhere.
     pub reports: Option<ReportsFile>,
+    /// The ranked replays, when the server has a verifier.
+    pub replays: Option<crate::replay_state::Replays>,
 }

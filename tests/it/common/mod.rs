@@ -33,7 +33,7 @@ pub use summary::Summary;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_twinstar");
-/// The signaling server alone, `twinstar-server` (crates/signaling): another
+/// The signaling server alone, `twinstar-server` (crates/server): another
 /// package's binary, so cargo names no path for it here; it is built into
 /// the same folder as [`BIN`] when `cargo test` runs the workspace (the
 /// crate has integration tests of its own, which need it built).
@@ -43,7 +43,7 @@ pub fn server_bin() -> &'static str {
             .with_file_name(format!("twinstar-server{}", std::env::consts::EXE_SUFFIX));
         assert!(
             path.is_file(),
-            "{} is missing: run the whole workspace's tests (cargo test), or build it with cargo build -p twinstar-signaling",
+            "{} is missing: run the whole workspace's tests (cargo test), or build it with cargo build -p twinstar-server",
             path.display()
         );
         path.display().to_string()

@@ -1,7 +1,7 @@
 //! What happened during a step, for frontends (sounds, effects, HUD) and
 //! tests. Events never feed back into the simulation.
 
-use super::math::Vec2;
+use crate::math::Vec2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {

@@ -3,10 +3,10 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::Frame;
-use super::config::SimConfig;
-use super::math::{Fx, Vec2, fx};
-use super::rng::Mwc;
+use crate::Frame;
+use crate::config::SimConfig;
+use crate::math::{Fx, Vec2, fx};
+use crate::rng::Mwc;
 
 pub const ARENA_WIDTH: Fx = fx(640);
 pub const ARENA_HEIGHT: Fx = fx(360);

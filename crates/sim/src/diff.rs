@@ -1,9 +1,9 @@
 //! Where two worlds differ, field by field, entities labelled by index and
 //! id: the names a desync report and `replay-diff --state` print.
 
-pub use twinstar_netcode::game::FieldDiff;
+pub use twinstar_replay_format::FieldDiff;
 
-use super::World;
+use crate::World;
 
 /// Every field that differs between two worlds, entities labelled by index
 /// and id.
@@ -77,7 +77,7 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Fx, SimConfig};
+    use crate::{Fx, SimConfig};
 
     #[test]
     fn world_diff_names_entity_and_field() {

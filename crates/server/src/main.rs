@@ -1,6 +1,9 @@
 //! `twinstar-server`: the signaling server alone, with exactly the options
 //! of `twinstar serve` (`twinstar-server serve ...` is also accepted, so a
-//! command line from the docs works with either binary). For operators: it
+//! command line from the docs works with either binary), ranking uploaded
+//! replays with twinstar's verifier (`twinstar-verify`: the simulation, no
+//! netcode) as `twinstar serve` does. Its own package, because the server
+//! library never depends on a game. For operators: it
 //! leaves out the game's window, sound and gamepads, so it links none of
 //! the desktop libraries (no ALSA, udev, X11 or GL; checked by
 //! tests/it/server_binary.rs) and runs on a headless server as it is.
@@ -17,7 +20,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
-use twinstar_signaling::cli::{ServeArgs, one_line_error, serve};
+use twinstar_signaling::cli::{ServeArgs, one_line_error, serve_with};
 
 /// The twinstar signaling server: pairs players by room code, serves
 /// the web client, hands out ICE servers; /livez, /readyz and /metrics.
@@ -57,7 +60,10 @@ fn main() -> ExitCode {
     };
     // serve() installs the logger of --log-format itself (the game's
     // `twinstar serve` goes through it too).
-    match serve(&cli.serve) {
+    match serve_with(
+        &cli.serve,
+        Some(std::sync::Arc::new(twinstar_verify::TwinstarVerifier)),
+    ) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("twinstar-server: {e}");

@@ -1,4 +1,7 @@
-//! The deterministic simulation: pure, fixed-point, no I/O, no clock.
+//! The deterministic simulation of twinstar: pure, fixed-point, no I/O, no
+//! clock, no renderer, no netcode. The game (`src/`) plays it; a server
+//! re-simulates uploaded replays with it (`twinstar-verify`). Its `Game`
+//! impl ([`Twinstar`]) is here too, so both use the same one.
 //!
 //! Invariants (see ARCHITECTURE.md): no float types (lint below plus a test
 //! that scans these sources), iteration in array order only, every random
@@ -7,9 +10,11 @@
 #![deny(clippy::float_arithmetic, clippy::float_cmp, clippy::float_cmp_const)]
 
 mod config;
+mod daily;
 mod diff;
 mod directions;
 mod event;
+mod game;
 mod grid;
 mod input;
 mod math;
@@ -19,13 +24,15 @@ mod world;
 
 // The netcode shows checksums in the same text form everywhere.
 pub use config::{PRESET_NAMES, SimConfig};
+pub use daily::daily_seed;
 pub use diff::{FieldDiff, world_diff};
 pub use directions::DIRECTION_COUNT;
 pub use event::{Event, EventSink};
+pub use game::{GAME, Twinstar};
 pub use input::Input;
 pub use math::{Fx, Vec2, fx, nearest_direction};
 pub use rng::Mwc;
-pub use twinstar_netcode::{BadChecksum, hex_checksum, parse_hex_checksum};
+pub use twinstar_replay_format::{BadChecksum, hex_checksum, parse_hex_checksum};
 pub use world::*;
 
 /// Bumped whenever a rule change alters the bits a given input log produces;

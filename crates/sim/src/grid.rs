@@ -2,8 +2,8 @@
 //! rebuilt every step by counting sort. Stress has ~300 enemies and ~2500
 //! bullets; testing every pair would cost ~750k distance checks a frame.
 
-use super::math::Vec2;
-use super::world::{ARENA_HEIGHT, ARENA_WIDTH, Enemy, MAX_ENEMIES};
+use crate::math::Vec2;
+use crate::world::{ARENA_HEIGHT, ARENA_WIDTH, Enemy, MAX_ENEMIES};
 
 /// Must exceed the largest collision distance (enemy + bullet radius), so
 /// a 3x3 block of cells covers every possible hit.

@@ -1,11 +1,11 @@
 //! The rules: one call advances the world by one frame (1/60 s).
 
-use super::config::SimConfig;
-use super::event::{Event, EventSink};
-use super::grid::EnemyGrid;
-use super::input::Input;
-use super::math::{Fx, Vec2, fx, fx_ratio, nearest_direction};
-use super::world::*;
+use crate::config::SimConfig;
+use crate::event::{Event, EventSink};
+use crate::grid::EnemyGrid;
+use crate::input::Input;
+use crate::math::{Fx, Vec2, fx, fx_ratio, nearest_direction};
+use crate::world::*;
 
 const PLAYER_RADIUS: Fx = fx(6);
 const ENEMY_RADIUS: Fx = fx(10);

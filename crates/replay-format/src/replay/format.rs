@@ -18,7 +18,7 @@ use crate::{Frame, Game};
 pub const MAGIC: [u8; 8] = *b"TWINSTAR";
 pub const FORMAT_VERSION: u16 = 1;
 /// Bytes before the first record.
-pub(crate) const PREAMBLE_LEN: usize = 8 + 2 + 4;
+pub const PREAMBLE_LEN: usize = 8 + 2 + 4;
 /// Largest body a reader accepts: an absurd length prefix is an error, not
 /// an allocation.
 pub const MAX_RECORD_BYTES: u32 = 64 * 1024;
@@ -37,10 +37,10 @@ const MAX_CHUNK_RECORD_BYTES: u64 = 4 + 1 + (4 + 1 + 2 * 2 * CHECKSUM_INTERVAL a
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 const _: () = assert!(24 * 3600 * MAX_CHUNK_RECORD_BYTES < MAX_FILE_BYTES / 2);
 
-pub(crate) const KIND_HEADER: u8 = 1;
-pub(crate) const KIND_CHUNK: u8 = 2;
-pub(crate) const KIND_EVENT: u8 = 3;
-pub(crate) const KIND_END: u8 = 4;
+pub const KIND_HEADER: u8 = 1;
+pub const KIND_CHUNK: u8 = 2;
+pub const KIND_EVENT: u8 = 3;
+pub const KIND_END: u8 = 4;
 
 /// What a replay needs to start the same match again, and who played it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -236,7 +236,7 @@ pub struct EndRecord {
 /// start u32 | count u8 | per player: (input u8, run u8)* summing to count
 /// | checksum u128
 /// ```
-pub(crate) fn encode_chunk<I: Pod + PartialEq, const N: usize>(
+pub fn encode_chunk<I: Pod + PartialEq, const N: usize>(
     start: Frame,
     frames: &[[I; N]],
     checksum: u128,
@@ -257,9 +257,7 @@ pub struct Chunk<I, const N: usize> {
 }
 
 /// Decodes a chunk payload; `Err` says what is wrong with it.
-pub(crate) fn decode_chunk<I: Pod, const N: usize>(
-    payload: &[u8],
-) -> Result<Chunk<I, N>, &'static str> {
+pub fn decode_chunk<I: Pod, const N: usize>(payload: &[u8]) -> Result<Chunk<I, N>, &'static str> {
     let mut cur = Cursor(payload);
     let start = u32::from_le_bytes(cur.take()?);
     let [count] = cur.take::<1>()?;
@@ -293,7 +291,7 @@ impl Cursor<'_> {
 }
 
 /// Low 32 bits of XXH3-64 of a record body.
-pub(crate) fn body_check(body: &[u8]) -> u32 {
+pub fn body_check(body: &[u8]) -> u32 {
     xxhash_rust::xxh3::xxh3_64(body) as u32
 }
 

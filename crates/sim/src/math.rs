@@ -8,7 +8,7 @@
 use bytemuck::{Pod, Zeroable};
 use fixed::types::I16F16;
 
-use super::directions::{DIRECTION_BITS, DIRECTION_COUNT};
+use crate::directions::{DIRECTION_BITS, DIRECTION_COUNT};
 
 pub type Fx = I16F16;
 

@@ -1,0 +1,375 @@
+//! The ranked replays and their boards, in memory (a server without
+//! `--data` forgets them when it stops). Pure bookkeeping: the caller
+//! passes today's date; every rule of a board is here and unit-tested.
+//!
+//! Boards: `daily` (today's daily challenge: the default preset, the seed
+//! of the UTC day the match started, that day being today), `week` (matches
+//! that started in this ISO week) and `all`, each per preset. Order: score
+//! first (higher), then fewer frames (faster), then the older upload.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use time::{Date, OffsetDateTime};
+
+/// Entries in one `GET /leaderboard` answer; `next` pages on.
+pub const BOARD_PAGE: usize = 20;
+
+/// One ranked replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The replay's id (`/replays/ID`).
+    pub id: String,
+    /// Upload order (ties after score and frames).
+    pub seq: u64,
+    pub names: [String; 2],
+    pub score: u64,
+    pub wave: u32,
+    pub frames: u32,
+    pub fps: u32,
+    pub preset: String,
+    /// The UTC day the match started (by this server's clock: its pairing).
+    pub date: Date,
+    /// Whether it was that day's daily challenge.
+    pub daily: bool,
+}
+
+/// Which board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Board {
+    Daily,
+    Week,
+    All,
+}
+
+impl Board {
+    pub fn parse(word: &str) -> Option<Board> {
+        match word {
+            "daily" => Some(Board::Daily),
+            "week" => Some(Board::Week),
+            "all" => Some(Board::All),
+            _ => None,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Board::Daily => "daily",
+            Board::Week => "week",
+            Board::All => "all",
+        }
+    }
+
+    /// Whether `entry` is on this board of `preset`, on `today`.
+    fn holds(self, entry: &Entry, preset: &str, today: Date) -> bool {
+        match self {
+            Board::Daily => entry.daily && entry.date == today,
+            Board::Week => entry.preset == preset && same_iso_week(entry.date, today),
+            Board::All => entry.preset == preset,
+        }
+    }
+}
+
+fn same_iso_week(a: Date, b: Date) -> bool {
+    let (ya, wa, _) = a.to_iso_week_date();
+    let (yb, wb, _) = b.to_iso_week_date();
+    (ya, wa) == (yb, wb)
+}
+
+/// The UTC date of a Unix time in ms.
+pub fn utc_date(unix_ms: u64) -> Date {
+    let secs = i64::try_from(unix_ms / 1000).unwrap_or(i64::MAX);
+    OffsetDateTime::from_unix_timestamp(secs)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+        .date()
+}
+
+/// `YYYY-MM-DD`.
+pub fn date_text(date: Date) -> String {
+    format!(
+        "{:04}-{:02}-{:02}",
+        date.year(),
+        u8::from(date.month()),
+        date.day()
+    )
+}
+
+/// Where a new entry ranked: 1-based; `daily` only if it is on today's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Ranks {
+    pub daily: Option<usize>,
+    pub week: usize,
+    pub all: usize,
+}
+
+/// One line of a board as `GET /leaderboard` shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Line {
+    pub rank: usize,
+    pub id: String,
+    pub names: [String; 2],
+    pub score: u64,
+    pub wave: u32,
+    pub frames: u32,
+    pub seconds: f64,
+    pub date: String,
+}
+
+/// A page of a board.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Page {
+    pub board: &'static str,
+    pub entries: Vec<Line>,
+    pub next: Option<String>,
+}
+
+/// Why an entry was not added.
+#[derive(Debug, PartialEq, Eq)]
+pub struct AlreadyRanked;
+
+/// The sort key: score down, frames up, upload order up.
+fn key(e: &Entry) -> (std::cmp::Reverse<u64>, u32, u64) {
+    (std::cmp::Reverse(e.score), e.frames, e.seq)
+}
+
+/// A cursor: the key of the last entry of a page, `SCORE.FRAMES.SEQ`.
+fn cursor(e: &Entry) -> String {
+    format!("{}.{}.{}", e.score, e.frames, e.seq)
+}
+
+/// The inverse of [`cursor`].
+pub fn parse_cursor(text: &str) -> Option<(std::cmp::Reverse<u64>, u32, u64)> {
+    let mut parts = text.split('.');
+    let score = parts.next()?.parse().ok()?;
+    let frames = parts.next()?.parse().ok()?;
+    let seq = parts.next()?.parse().ok()?;
+    parts
+        .next()
+        .is_none()
+        .then_some((std::cmp::Reverse(score), frames, seq))
+}
+
+/// Every ranked replay: entries, their bytes, the matches already ranked.
+#[derive(Debug, Default)]
+pub struct Boards {
+    entries: Vec<Entry>,
+    bytes: HashMap<String, Vec<u8>>,
+    matches: HashSet<String>,
+    made: u64,
+}
+
+impl Boards {
+    /// Entries ranked.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The next upload's sequence number.
+    pub fn next_seq(&self) -> u64 {
+        self.made + 1
+    }
+
+    /// Whether the match with this key was ranked already.
+    pub fn has_match(&self, match_key: &str) -> bool {
+        self.matches.contains(match_key)
+    }
+
+    /// Ranks `entry` (of the match `match_key`, one upload each) and keeps
+    /// its bytes; where it ranked on `today`.
+    pub fn add(
+        &mut self,
+        match_key: &str,
+        entry: Entry,
+        bytes: Vec<u8>,
+        today: Date,
+    ) -> Result<Ranks, AlreadyRanked> {
+        if !self.matches.insert(match_key.to_owned()) {
+            return Err(AlreadyRanked);
+        }
+        self.made = self.made.max(entry.seq);
+        self.bytes.insert(entry.id.clone(), bytes);
+        self.entries.push(entry.clone());
+        let rank = |board: Board| self.rank_of(&entry, board, today);
+        Ok(Ranks {
+            daily: rank(Board::Daily),
+            week: rank(Board::Week).unwrap_or(0),
+            all: rank(Board::All).unwrap_or(0),
+        })
+    }
+
+    fn rank_of(&self, entry: &Entry, board: Board, today: Date) -> Option<usize> {
+        if !board.holds(entry, &entry.preset, today) {
+            return None;
+        }
+        let ahead = (self.entries.iter())
+            .filter(|e| board.holds(e, &entry.preset, today) && key(e) < key(entry))
+            .count();
+        Some(ahead + 1)
+    }
+
+    /// The stored bytes of replay `id`.
+    pub fn bytes(&self, id: &str) -> Option<&[u8]> {
+        self.bytes.get(id).map(Vec::as_slice)
+    }
+
+    /// A page of `board` for `preset` on `today`, after `after` (a cursor).
+    pub fn page(
+        &self,
+        board: Board,
+        preset: &str,
+        today: Date,
+        after: Option<(std::cmp::Reverse<u64>, u32, u64)>,
+    ) -> Page {
+        let mut on: Vec<&Entry> = (self.entries.iter())
+            .filter(|e| board.holds(e, preset, today))
+            .collect();
+        on.sort_by_key(|e| key(e));
+        let skip = after.map_or(0, |after| on.partition_point(|e| key(e) <= after));
+        let entries: Vec<Line> = (on.iter().enumerate().skip(skip))
+            .take(BOARD_PAGE)
+            .map(|(i, e)| Line {
+                rank: i + 1,
+                id: e.id.clone(),
+                names: e.names.clone(),
+                score: e.score,
+                wave: e.wave,
+                frames: e.frames,
+                seconds: f64::from(e.frames) / f64::from(e.fps.max(1)),
+                date: date_text(e.date),
+            })
+            .collect();
+        let next = (skip + entries.len() < on.len())
+            .then(|| on.get(skip + entries.len() - 1).map(|e| cursor(e)))
+            .flatten();
+        Page {
+            board: board.word(),
+            entries,
+            next,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::Month;
+
+    fn day(d: u8) -> Date {
+        Date::from_calendar_date(2026, Month::November, d).unwrap()
+    }
+
+    fn entry(seq: u64, score: u64, frames: u32, date: Date, daily: bool) -> Entry {
+        Entry {
+            id: format!("r{seq}"),
+            seq,
+            names: ["A".into(), "B".into()],
+            score,
+            wave: 1,
+            frames,
+            fps: 60,
+            preset: "default".into(),
+            date,
+            daily,
+        }
+    }
+
+    #[test]
+    fn boards_rank_by_score_then_frames_and_refuse_a_second_upload() {
+        let mut boards = Boards::default();
+        let today = day(28); // a Saturday
+        let r = boards.add("m1", entry(1, 500, 600, today, true), vec![1], today);
+        assert_eq!(
+            r,
+            Ok(Ranks {
+                daily: Some(1),
+                week: 1,
+                all: 1
+            })
+        );
+        let r = boards.add("m2", entry(2, 900, 600, today, false), vec![2], today);
+        assert_eq!(
+            r,
+            Ok(Ranks {
+                daily: None,
+                week: 1,
+                all: 1
+            })
+        );
+        // Same score, fewer frames: ahead of the slower one.
+        let r = boards.add("m3", entry(3, 500, 300, day(23), true), vec![3], today);
+        assert_eq!(r.unwrap().all, 2, "ahead of r1 on frames");
+        assert_eq!(
+            boards.add("m1", entry(4, 1, 1, today, false), vec![], today),
+            Err(AlreadyRanked)
+        );
+        let all = boards.page(Board::All, "default", today, None);
+        let ids: Vec<&str> = all.entries.iter().map(|l| l.id.as_str()).collect();
+        assert_eq!(ids, ["r2", "r3", "r1"]);
+        assert_eq!(all.entries[2].date, "2026-11-28");
+        assert_eq!(all.entries[2].seconds, 10.0);
+        // The 23rd is a Monday of the same ISO week; the 22nd would not be.
+        assert_eq!(
+            boards
+                .page(Board::Week, "default", today, None)
+                .entries
+                .len(),
+            3
+        );
+        assert_eq!(
+            boards
+                .page(Board::Week, "default", day(30), None)
+                .entries
+                .len(),
+            0
+        );
+        // Only today's daily challenges are on the daily board.
+        let daily = boards.page(Board::Daily, "default", today, None);
+        assert_eq!(
+            daily.entries.iter().map(|l| &l.id).collect::<Vec<_>>(),
+            ["r1"]
+        );
+        assert!(
+            boards
+                .page(Board::All, "stress", today, None)
+                .entries
+                .is_empty()
+        );
+        assert_eq!(boards.bytes("r3"), Some(&[3u8][..]));
+    }
+
+    #[test]
+    fn pages_follow_their_cursor_to_the_end() {
+        let mut boards = Boards::default();
+        let today = day(28);
+        for seq in 1..=45u64 {
+            let e = entry(seq, seq % 7 * 100, 600, today, false);
+            boards.add(&format!("m{seq}"), e, vec![], today).unwrap();
+        }
+        let mut seen = Vec::new();
+        let mut after = None;
+        loop {
+            let page = boards.page(Board::All, "default", today, after);
+            assert!(page.entries.len() <= BOARD_PAGE);
+            seen.extend(page.entries.iter().map(|l| (l.rank, l.score)));
+            match page.next {
+                Some(next) => after = Some(parse_cursor(&next).unwrap()),
+                None => break,
+            }
+        }
+        assert_eq!(seen.len(), 45);
+        assert!(
+            seen.windows(2)
+                .all(|w| w[0].1 >= w[1].1 && w[1].0 == w[0].0 + 1)
+        );
+        assert_eq!(parse_cursor("1.2"), None);
+        assert_eq!(parse_cursor("1.2.3.4"), None);
+        assert_eq!(
+            utc_date(0),
+            Date::from_calendar_date(1970, Month::January, 1).unwrap()
+        );
+    }
+}

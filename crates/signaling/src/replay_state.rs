@@ -1,0 +1,109 @@
+//! What the replay routes (`replay_routes`) share through `shared`: the
+//! verifiers, the boards, the upload windows and the wall clock of the
+//! server's monotonic one. Below both, so neither reaches into the other.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use web_time::{Duration, Instant};
+
+use crate::replay_store::Store;
+use crate::replays::VerifierPool;
+
+/// Uploads one address may make a minute.
+pub const UPLOADS_PER_ADDRESS: usize = 10;
+/// Verified uploads one room may rank or try to, a minute.
+pub const UPLOADS_PER_ROOM: usize = 3;
+pub const RATE_WINDOW: Duration = Duration::from_secs(60);
+/// How much longer than the room was open a replay may be: the host's
+/// clock and the server's see the start and end a little apart.
+pub const LIFETIME_SLACK: Duration = Duration::from_secs(5);
+
+/// What the routes share: the verifiers, the boards, the upload limits and
+/// the wall clock of the server's monotonic one.
+#[derive(Clone)]
+pub struct Replays {
+    pub pool: VerifierPool,
+    store: Arc<Mutex<Store>>,
+    pub(crate) rates: Arc<Mutex<Rates>>,
+    /// An `Instant` and the Unix ms it was: turns the registry's
+    /// `Instant`s into dates.
+    origin: (Instant, u64),
+}
+
+impl Replays {
+    /// Ranking with `pool`, keeping replays in `store`.
+    pub fn new(pool: VerifierPool, store: Store) -> Replays {
+        Replays {
+            pool,
+            store: Arc::new(Mutex::new(store)),
+            rates: Arc::default(),
+            origin: (Instant::now(), unix_ms_now()),
+        }
+    }
+
+    pub fn store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn unix_ms(&self, at: Instant) -> u64 {
+        let (i0, u0) = self.origin;
+        if at >= i0 {
+            u0 + at.saturating_duration_since(i0).as_millis() as u64
+        } else {
+            u0.saturating_sub(i0.saturating_duration_since(at).as_millis() as u64)
+        }
+    }
+}
+
+pub fn unix_ms_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Sliding windows of recent uploads, per address and per room.
+#[derive(Debug, Default)]
+pub(crate) struct Rates {
+    pub addresses: HashMap<IpAddr, VecDeque<Instant>>,
+    pub rooms: HashMap<String, VecDeque<Instant>>,
+}
+
+/// Takes one upload from `key`'s window if it has room for it.
+pub fn take<K: std::hash::Hash + Eq>(
+    map: &mut HashMap<K, VecDeque<Instant>>,
+    key: K,
+    max: usize,
+    now: Instant,
+) -> bool {
+    // Forget keys whose window emptied, so the maps stay bounded by the
+    // uploads of the last minute.
+    map.retain(|_, times| {
+        times.retain(|t| now.saturating_duration_since(*t) < RATE_WINDOW);
+        !times.is_empty()
+    });
+    let times = map.entry(key).or_default();
+    if times.len() >= max {
+        return false;
+    }
+    times.push_back(now);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_takes_its_maximum_a_minute() {
+        let mut map = HashMap::new();
+        let t = Instant::now();
+        for _ in 0..3 {
+            assert!(take(&mut map, "r", 3, t));
+        }
+        assert!(!take(&mut map, "r", 3, t + Duration::from_secs(59)));
+        assert!(take(&mut map, "other", 3, t));
+        assert!(take(&mut map, "r", 3, t + RATE_WINDOW));
+    }
+}
