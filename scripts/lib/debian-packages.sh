@@ -57,7 +57,7 @@ SYSTEM_LIBRARY_CRATES=(
 )
 # Crates with a `links` key whose native code they compile themselves
 # (nothing from the system but the C compiler).
-BUNDLED_LINKS_CRATES=(ring)
+BUNDLED_LINKS_CRATES=(ring libsqlite3-sys)
 
 # debian_missing PACKAGE...: prints those of the packages not installed.
 # PACKAGE is for this machine's architecture (or architecture-independent)
