@@ -81,7 +81,11 @@ pub fn game_of(service: &LanService, version: &str) -> Option<LanGame> {
             .map(|(_, v)| v.as_str())
     };
     let announced = get("version")?;
-    let address = service.addresses.first()?;
+    // An IPv6 link-local address cannot be dialled without its scope.
+    let address = service.addresses.iter().find(|a| match a {
+        std::net::IpAddr::V4(_) => true,
+        std::net::IpAddr::V6(v6) => (v6.segments()[0] & 0xffc0) != 0xfe80,
+    })?;
     let server = match address {
         std::net::IpAddr::V4(ip) => format!("ws://{ip}:{}", service.port),
         std::net::IpAddr::V6(ip) => format!("ws://[{ip}]:{}", service.port),
@@ -248,14 +252,21 @@ mod tests {
                     ("public", "1"),
                     ("room", "!!"),
                 ],
-                "fe80::1",
+                "2001:db8::1",
             ),
             &v,
         )
         .unwrap();
         assert_eq!(odd.name, "a LAN host");
         assert_eq!(odd.room, None, "an invalid code is no code");
-        assert_eq!(odd.server, "ws://[fe80::1]:3536");
+        assert_eq!(odd.server, "ws://[2001:db8::1]:3536");
+        // Only a link-local IPv6 address (no scope to dial it with): not
+        // a game yet (seen: a joiner failed on ws://[fe80::...]).
+        let v = version();
+        assert_eq!(
+            game_of(&service(&[("version", &v)], "fe80::dc65:1"), &v),
+            None
+        );
         assert!(!odd.same_version);
         // A room code on a game that says it is private is ignored.
         let sneaky = game_of(

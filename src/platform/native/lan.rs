@@ -10,13 +10,25 @@
 
 use std::net::IpAddr;
 
-use mdns_sd::{ServiceDaemon, ServiceEvent, ServiceInfo};
+use mdns_sd::{IfKind, ServiceDaemon, ServiceEvent, ServiceInfo};
 
 /// The DNS-SD service type of a twinstar LAN server.
 pub const SERVICE_TYPE: &str = "_twinstar._tcp.local.";
 
 /// The variable that turns multicast DNS off (`off`, `0` or `false`).
 pub const SWITCH: &str = "TWINSTAR_LAN_DISCOVERY";
+
+/// A daemon on IPv4 only: the LAN server listens on IPv4 (0.0.0.0), and
+/// an IPv6 link-local address, announced first, is of no use to a joiner
+/// without its scope (seen: "Invalid argument" connecting to
+/// `ws://[fe80::...]:3536`).
+fn daemon() -> Result<ServiceDaemon, String> {
+    let daemon = ServiceDaemon::new().map_err(|e| format!("multicast DNS: {e}"))?;
+    daemon
+        .disable_interface(IfKind::IPv6)
+        .map_err(|e| format!("multicast DNS: {e}"))?;
+    Ok(daemon)
+}
 
 /// Whether this process may announce and browse.
 pub fn enabled() -> bool {
@@ -63,7 +75,7 @@ pub fn announce(txt: &[(&str, String)], port: u16) -> Result<Option<Announcement
     if !enabled() {
         return Ok(None);
     }
-    let daemon = ServiceDaemon::new().map_err(|e| format!("multicast DNS: {e}"))?;
+    let daemon = daemon()?;
     // Unique names: two hosts on one LAN must not collide.
     let id = format!("{:08x}", rand::random::<u32>());
     let instance = format!("twinstar-{id}");
@@ -92,7 +104,7 @@ impl Browse {
         if !enabled() {
             return Ok(None);
         }
-        let daemon = ServiceDaemon::new().map_err(|e| format!("multicast DNS: {e}"))?;
+        let daemon = daemon()?;
         let events = daemon
             .browse(SERVICE_TYPE)
             .map_err(|e| format!("multicast DNS: {e}"))?;
@@ -132,7 +144,8 @@ impl Browse {
                     .iter()
                     .map(|a| a.to_ip_addr())
                     .collect();
-                // IPv4 first: a link-local IPv6 address needs its scope.
+                // IPv4 first (an IPv6 one, if another daemon announced
+                // it, is skipped when link-local: `app::lan::game_of`).
                 addresses.sort_by_key(|a| (a.is_ipv6(), *a));
                 let found = LanService {
                     instance: service.get_fullname().to_owned(),
