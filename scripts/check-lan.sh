@@ -5,8 +5,9 @@
 # python-zeroconf (Debian's python3-zeroconf: a client nobody here wrote)
 # reads the announcement, then `twinstar join --lan` finds and joins the
 # game without being given any address, and both end with one checksum.
-# Twice: a public room (its code in the announcement, `join --lan`), then
-# a private one (no code announced, `join CODE --lan`).
+# Three rounds: a public room (its code in the announcement, `join
+# --lan`), a private one (no code announced, `join CODE --lan`), and a
+# plain quick match (`join`) that takes the public LAN game first.
 #
 #   scripts/check-lan.sh [--bin PATH]     (root; default $TWINSTAR_BIN,
 #                                          else target/debug/twinstar)
@@ -96,9 +97,11 @@ wait_line() {
 
 common=(--headless --frames 300 --stun none --no-record --json --timeout 30)
 summary=()
-# round LABEL PUBLIC(0|1) NAME: one host and one joiner over the LAN.
+# round LABEL PUBLIC(0|1) NAME [quick]: one host and one joiner over the
+# LAN; with `quick` the joiner is a plain quick match (`twinstar join`, no
+# code, no --lan), which takes a public LAN game of its version first.
 round() {
-    local label=$1 public=$2 name=$3 host_args=(host --name "$3") code announced found_ms join_args
+    local label=$1 public=$2 name=$3 quick=${4:-} host_args=(host --name "$3") code announced found_ms join_args found_line
     [ "$public" = 1 ] && host_args+=(--public)
     game "$a" "host-$label" "${host_args[@]}" "${common[@]}"
     local host_pid=${pids[-1]}
@@ -120,23 +123,32 @@ round() {
     # The joiner: no address given; a private room's code only.
     join_args=(join --lan --name Cy)
     [ "$public" = 1 ] || join_args=(join "$code" --lan --name Cy)
+    found_line="found a LAN game: room $code on ws://10.77.0.1:3536"
+    if [ "$quick" = quick ]; then
+        join_args=(join --name Cy)
+        found_line="quick match found a LAN game: room $code on ws://10.77.0.1:3536"
+    fi
     local start_ms
     start_ms=$(date +%s%3N)
     game "$b" "join-$label" "${join_args[@]}" "${common[@]}"
     local join_pid=${pids[-1]}
     found_ms=$(( $(wait_line "$work/join-$label.err" 'found a LAN game' 10 > /dev/null && date +%s%3N || echo "$start_ms") - start_ms ))
-    wait "$join_pid" || { keep=1; fail "$label: the joiner exited $? ($(tail -n 3 "$work/join-$label.err" | tr '\n' ' '))"; }
-    wait "$host_pid" || { keep=1; fail "$label: the host exited $? ($(tail -n 3 "$work/host-$label.err" | tr '\n' ' '))"; }
+    local rc=0
+    wait "$join_pid" || rc=$?
+    [ "$rc" = 0 ] || { keep=1; fail "$label: the joiner exited $rc ($(tail -n 3 "$work/join-$label.err" | tr '\n' ' '))"; }
+    wait "$host_pid" || rc=$?
+    [ "$rc" = 0 ] || { keep=1; fail "$label: the host exited $rc ($(tail -n 3 "$work/host-$label.err" | tr '\n' ' '))"; }
     local hc jc
     hc=$(tail -n 1 "$work/host-$label.out" | jq -r .checksum)
     jc=$(tail -n 1 "$work/join-$label.out" | jq -r .checksum)
     [ -n "$hc" ] && [ "$hc" != null ] && [ "$hc" = "$jc" ] ||
         { keep=1; fail "$label: checksums differ or are missing (host $hc, joiner $jc)"; }
-    grep -q "found a LAN game: room $code on ws://10.77.0.1:3536" "$work/join-$label.err" ||
-        { keep=1; fail "$label: the joiner did not find room $code on ws://10.77.0.1:3536"; }
+    grep -q "$found_line" "$work/join-$label.err" ||
+        { keep=1; fail "$label: the joiner did not say: $found_line"; }
     summary+=("$label: room $code found in ${found_ms} ms, 300 frames, checksum $hc on both")
 }
 
 round public 1 Ana
 round private 0 Bo
-echo "check-lan: python-zeroconf read both announcements (the private one without its code); $(IFS=';'; echo "${summary[*]}")"
+round quick 1 Di quick
+echo "check-lan: python-zeroconf read every announcement (the private one without its code); $(IFS=';'; echo "${summary[*]}")"
