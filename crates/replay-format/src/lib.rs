@@ -58,10 +58,13 @@ impl GameInfo {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod test_game {
-    //! The game the crate's own tests play: two players at 60 frames a
-    //! second adding their inputs into a running sum, like a tiny twinstar.
+// The game the tests play, here and in the netcode's own tests (feature
+// `test-game`, a dev-dependency's): not part of the API.
+#[cfg(any(test, feature = "test-game"))]
+#[doc(hidden)]
+pub mod test_game {
+    //! The game the tests play: two players at 60 frames a second adding
+    //! their inputs into a running sum, like a tiny twinstar.
 
     use super::{Frame, Game, GameInfo};
 

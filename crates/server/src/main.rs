@@ -72,6 +72,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// A subcommand's arguments parsed as `program ARGS...`: `--help` printed
+/// (exit 0), a bad one told in one line (exit 2).
+fn parse_subcommand<C: Parser>(program: &str, args: Vec<OsString>) -> Result<C, ExitCode> {
+    match C::try_parse_from(std::iter::once(OsString::from(program)).chain(args)) {
+        Ok(cli) => Ok(cli),
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            Err(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("twinstar-server: {}", one_line_error(&e, program));
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
 /// The environment variable a bad value came from, when the flag it
 /// stands for is not on the command line: clap's message names only the
 /// flag, which the operator may never have typed.
@@ -116,22 +132,10 @@ mod check_config {
     }
 
     pub fn run(args: Vec<OsString>) -> ExitCode {
-        let program = "twinstar-server check-config";
-        let cli =
-            match CheckCli::try_parse_from(std::iter::once(OsString::from(program)).chain(args)) {
-                Ok(cli) => cli,
-                Err(e) if !e.use_stderr() => {
-                    let _ = e.print();
-                    return ExitCode::SUCCESS;
-                }
-                Err(e) => {
-                    eprintln!(
-                        "twinstar-server: {}",
-                        twinstar_signaling::cli::one_line_error(&e, program)
-                    );
-                    return ExitCode::from(2);
-                }
-            };
+        let cli: CheckCli = match super::parse_subcommand("twinstar-server check-config", args) {
+            Ok(cli) => cli,
+            Err(code) => return code,
+        };
         let shown = cli.file.display();
         match twinstar_signaling::config_file::check(&cli.file) {
             Ok(n) => {
@@ -175,21 +179,9 @@ mod health {
     /// port, so then HTTPS, without checking the certificate: it is the
     /// server's own, reached on loopback, and only liveness is asked.
     pub fn run(args: Vec<OsString>) -> ExitCode {
-        let cli = match HealthCli::try_parse_from(
-            std::iter::once(OsString::from("twinstar-server health")).chain(args),
-        ) {
+        let cli: HealthCli = match super::parse_subcommand("twinstar-server health", args) {
             Ok(cli) => cli,
-            Err(e) if !e.use_stderr() => {
-                let _ = e.print();
-                return ExitCode::SUCCESS;
-            }
-            Err(e) => {
-                eprintln!(
-                    "twinstar-server: {}",
-                    twinstar_signaling::cli::one_line_error(&e, "twinstar-server health")
-                );
-                return ExitCode::from(2);
-            }
+            Err(code) => return code,
         };
         let tls = ureq::tls::TlsConfig::builder()
             .disable_verification(true)

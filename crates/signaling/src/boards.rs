@@ -127,8 +127,12 @@ pub struct Page {
 #[derive(Debug, PartialEq, Eq)]
 pub struct AlreadyRanked;
 
-/// The sort key: score down, frames up, upload order up.
-fn key(e: &Entry) -> (std::cmp::Reverse<u64>, u32, u64) {
+/// Where an entry sorts, and what a page's cursor names: score down,
+/// frames up, upload order up.
+pub type Cursor = (std::cmp::Reverse<u64>, u32, u64);
+
+/// The sort key (a [`Cursor`]).
+fn key(e: &Entry) -> Cursor {
     (std::cmp::Reverse(e.score), e.frames, e.seq)
 }
 
@@ -138,7 +142,7 @@ fn cursor(e: &Entry) -> String {
 }
 
 /// The inverse of [`cursor`].
-pub fn parse_cursor(text: &str) -> Option<(std::cmp::Reverse<u64>, u32, u64)> {
+pub fn parse_cursor(text: &str) -> Option<Cursor> {
     let mut parts = text.split('.');
     let score = parts.next()?.parse().ok()?;
     let frames = parts.next()?.parse().ok()?;
@@ -217,13 +221,7 @@ impl Boards {
     }
 
     /// A page of `board` for `preset` on `today`, after `after` (a cursor).
-    pub fn page(
-        &self,
-        board: Board,
-        preset: &str,
-        today: Date,
-        after: Option<(std::cmp::Reverse<u64>, u32, u64)>,
-    ) -> Page {
+    pub fn page(&self, board: Board, preset: &str, today: Date, after: Option<Cursor>) -> Page {
         let mut on: Vec<&Entry> = (self.entries.iter())
             .filter(|e| board.holds(e, preset, today))
             .collect();

@@ -154,7 +154,7 @@ impl Store {
         board: Board,
         preset: &str,
         today: Date,
-        after: Option<(std::cmp::Reverse<u64>, u32, u64)>,
+        after: Option<crate::boards::Cursor>,
     ) -> Page {
         self.boards.page(board, preset, today, after)
     }
