@@ -293,31 +293,7 @@ impl BoundServer {
             handshake_timeout,
             drain_timeout,
         } = self;
-        let router = Router::new()
-            .route("/livez", get(probes::livez))
-            .route("/readyz", get(probes::readyz))
-            // Deprecated: /readyz under its old name, for one release.
-            .route("/healthz", get(probes::readyz))
-            .route(
-                "/metrics",
-                get(metrics).with_state((shared.clone(), metrics_access.clone(), Listener::Public)),
-            )
-            .route(ICE_PATH, get(ice))
-            .route(
-                "/replays",
-                post(replay_routes::upload)
-                    .layer(DefaultBodyLimit::max(replay_routes::MAX_UPLOAD_BYTES)),
-            )
-            .route("/replays/{id}", get(replay_routes::download))
-            .route("/leaderboard", get(replay_routes::leaderboard))
-            .route(ROOMS_PATH, get(rooms))
-            .route(
-                "/rooms/{code}/{action}",
-                post(room_requests::room_request)
-                    .layer(DefaultBodyLimit::max(MAX_ROOM_REQUEST_BYTES)),
-            )
-            .fallback(client)
-            .with_state(shared.clone());
+        let router = routes(&shared, &metrics_access);
         let make = router.into_make_service_with_connect_info::<SocketAddr>();
         let handle: Handle<SocketAddr> = Handle::new();
         let mut server = axum_server::from_tcp(listener)
@@ -382,6 +358,36 @@ impl BoundServer {
         handle.graceful_shutdown(Some(Duration::from_secs(1)));
         serving.await.map_err(ServerError::Serve)
     }
+}
+
+/// The public listener's routes: probes, metrics (behind their access
+/// rule), ICE, replays and boards, rooms and their requests, and the
+/// websocket or the page for anything else.
+fn routes(shared: &Shared, metrics_access: &Arc<MetricsAccess>) -> Router {
+    Router::new()
+        .route("/livez", get(probes::livez))
+        .route("/readyz", get(probes::readyz))
+        // Deprecated: /readyz under its old name, for one release.
+        .route("/healthz", get(probes::readyz))
+        .route(
+            "/metrics",
+            get(metrics).with_state((shared.clone(), metrics_access.clone(), Listener::Public)),
+        )
+        .route(ICE_PATH, get(ice))
+        .route(
+            "/replays",
+            post(replay_routes::upload)
+                .layer(DefaultBodyLimit::max(replay_routes::MAX_UPLOAD_BYTES)),
+        )
+        .route("/replays/{id}", get(replay_routes::download))
+        .route("/leaderboard", get(replay_routes::leaderboard))
+        .route(ROOMS_PATH, get(rooms))
+        .route(
+            "/rooms/{code}/{action}",
+            post(room_requests::room_request).layer(DefaultBodyLimit::max(MAX_ROOM_REQUEST_BYTES)),
+        )
+        .fallback(client)
+        .with_state(shared.clone())
 }
 
 /// A background task that ends with the scope holding it.
