@@ -13,6 +13,7 @@ mod ice;
 mod lobby;
 mod moderation;
 pub mod room_code;
+mod scores;
 mod seat;
 mod urls;
 
@@ -35,6 +36,10 @@ pub use moderation::{
     RoomAction, RoomRequestError, decode_room_request,
 };
 pub use room_code::{RoomCode, RoomCodeError};
+pub use scores::{
+    BOARD_PAGE, Board, BoardLine, BoardPage, Claim, LEADERBOARD_PATH, MAX_UPLOAD_BYTES,
+    REPLAYS_PATH, Ranked, Ranks, Refused,
+};
 pub use seat::{SEAT_PARAM, SeatToken, SeatTokenError};
 pub use urls::{ServerUrlError, browser_link, check_server_url, room_url, watch_url};
 

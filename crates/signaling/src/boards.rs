@@ -9,11 +9,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
 use time::{Date, OffsetDateTime};
-
-/// Entries in one `GET /leaderboard` answer; `next` pages on.
-pub const BOARD_PAGE: usize = 20;
+pub use twinstar_signaling_protocol::{
+    BOARD_PAGE, Board, BoardLine as Line, BoardPage as Page, Ranks,
+};
 
 /// One ranked replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,39 +33,12 @@ pub struct Entry {
     pub daily: bool,
 }
 
-/// Which board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Board {
-    Daily,
-    Week,
-    All,
-}
-
-impl Board {
-    pub fn parse(word: &str) -> Option<Board> {
-        match word {
-            "daily" => Some(Board::Daily),
-            "week" => Some(Board::Week),
-            "all" => Some(Board::All),
-            _ => None,
-        }
-    }
-
-    pub fn word(self) -> &'static str {
-        match self {
-            Board::Daily => "daily",
-            Board::Week => "week",
-            Board::All => "all",
-        }
-    }
-
-    /// Whether `entry` is on this board of `preset`, on `today`.
-    fn holds(self, entry: &Entry, preset: &str, today: Date) -> bool {
-        match self {
-            Board::Daily => entry.daily && entry.date == today,
-            Board::Week => entry.preset == preset && same_iso_week(entry.date, today),
-            Board::All => entry.preset == preset,
-        }
+/// Whether `entry` is on `board` of `preset`, on `today`.
+fn holds(board: Board, entry: &Entry, preset: &str, today: Date) -> bool {
+    match board {
+        Board::Daily => entry.daily && entry.date == today,
+        Board::Week => entry.preset == preset && same_iso_week(entry.date, today),
+        Board::All => entry.preset == preset,
     }
 }
 
@@ -92,35 +64,6 @@ pub fn date_text(date: Date) -> String {
         u8::from(date.month()),
         date.day()
     )
-}
-
-/// Where a new entry ranked: 1-based; `daily` only if it is on today's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Ranks {
-    pub daily: Option<usize>,
-    pub week: usize,
-    pub all: usize,
-}
-
-/// One line of a board as `GET /leaderboard` shows it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Line {
-    pub rank: usize,
-    pub id: String,
-    pub names: [String; 2],
-    pub score: u64,
-    pub wave: u32,
-    pub frames: u32,
-    pub seconds: f64,
-    pub date: String,
-}
-
-/// A page of a board.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Page {
-    pub board: &'static str,
-    pub entries: Vec<Line>,
-    pub next: Option<String>,
 }
 
 /// Why an entry was not added.
@@ -206,11 +149,11 @@ impl Boards {
     }
 
     fn rank_of(&self, entry: &Entry, board: Board, today: Date) -> Option<usize> {
-        if !board.holds(entry, &entry.preset, today) {
+        if !holds(board, entry, &entry.preset, today) {
             return None;
         }
         let ahead = (self.entries.iter())
-            .filter(|e| board.holds(e, &entry.preset, today) && key(e) < key(entry))
+            .filter(|e| holds(board, e, &entry.preset, today) && key(e) < key(entry))
             .count();
         Some(ahead + 1)
     }
@@ -223,7 +166,7 @@ impl Boards {
     /// A page of `board` for `preset` on `today`, after `after` (a cursor).
     pub fn page(&self, board: Board, preset: &str, today: Date, after: Option<Cursor>) -> Page {
         let mut on: Vec<&Entry> = (self.entries.iter())
-            .filter(|e| board.holds(e, preset, today))
+            .filter(|e| holds(board, e, preset, today))
             .collect();
         on.sort_by_key(|e| key(e));
         let skip = after.map_or(0, |after| on.partition_point(|e| key(e) <= after));
@@ -244,7 +187,7 @@ impl Boards {
             .then(|| on.get(skip + entries.len() - 1).map(|e| cursor(e)))
             .flatten();
         Page {
-            board: board.word(),
+            board,
             entries,
             next,
         }

@@ -32,10 +32,12 @@ use crate::replay_state::{
 };
 use crate::replays::{PoolError, VerifiedReplay, parse_claim};
 use crate::shared::Shared;
+use twinstar_signaling_protocol::Ranked;
 
 /// The largest upload taken (413 past it): about 27 hours of typical play
 /// (a 10-minute match is about 25 KB).
-pub const MAX_UPLOAD_BYTES: usize = 4 * 1024 * 1024;
+pub use twinstar_signaling_protocol::MAX_UPLOAD_BYTES;
+
 fn json_reply(status: StatusCode, body: serde_json::Value) -> Response {
     let mut r = (status, body.to_string()).into_response();
     let headers = r.headers_mut();
@@ -196,13 +198,14 @@ fn rank(
             )
         })?;
     info!(id = %id, score = verified.score, wave = verified.wave, date = %date_text(date), "replay ranked");
-    Ok(json!({
-        "id": id,
-        "board": verified.preset,
-        "ranks": ranks,
-        "score": verified.score,
-        "wave": verified.wave,
-    }))
+    let ranked = Ranked {
+        id,
+        board: verified.preset.clone(),
+        ranks,
+        score: verified.score,
+        wave: verified.wave,
+    };
+    Ok(serde_json::to_value(ranked).expect("a Ranked is JSON"))
 }
 
 /// A replay's id: 12 random url-safe characters (no padding, no `/`).
@@ -313,6 +316,10 @@ mod tests {
                 .contains("not a number")
         );
         assert!(parse_claim(Some("bonus=1")).is_err());
+        assert_eq!(
+            parse_claim(Some("score=5&wave=1&room=K7Q2XM")),
+            Ok((Some(5), Some(1)))
+        );
         let (board, preset, cursor) = board_query(Some("board=week&preset=stress")).unwrap();
         assert_eq!(
             (board, preset.as_deref(), cursor),

@@ -65,7 +65,9 @@ pub trait ReplayVerifier: Send + Sync + 'static {
 
 /// The upload's claim (`POST /replays?score=N&wave=W`): the host's
 /// summary's score and wave, each optional; when given, each must equal
-/// the re-simulation's. One line saying what is wrong otherwise.
+/// the re-simulation's. `room=CODE` may ride along for a proxy that routes
+/// the upload to the node that paired the room (the replay names its room
+/// itself). One line saying what is wrong otherwise.
 pub fn parse_claim(query: Option<&str>) -> Result<(Option<u64>, Option<u32>), String> {
     let (mut score, mut wave) = (None, None);
     for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
@@ -74,7 +76,12 @@ pub fn parse_claim(query: Option<&str>) -> Result<(Option<u64>, Option<u32>), St
         match name {
             "score" => score = Some(value.parse().map_err(|_| bad())?),
             "wave" => wave = Some(value.parse().map_err(|_| bad())?),
-            _ => return Err(format!("unknown query parameter '{name}' (score, wave)")),
+            "room" => {}
+            _ => {
+                return Err(format!(
+                    "unknown query parameter '{name}' (score, wave, room)"
+                ));
+            }
         }
     }
     Ok((score, wave))
