@@ -25,10 +25,10 @@ pub use ice::{
     TurnServer, validate_url,
 };
 pub use lobby::{
-    ClientQuery, LEVEL_PARAM, MAX_LEVEL, MAX_NAME_CHARS, MAX_RTT_MS, MAX_VERSION_CHARS, NAME_PARAM,
-    NameError, PUBLIC_PARAM, PlayerName, QueryError, ROOMS_PAGE, ROOMS_PATH, RTT_PARAM,
-    RoomListing, RoomStatus, RoomsPage, RoomsQuery, RoomsQueryError, VERSION_PARAM, VersionError,
-    VersionTag,
+    CHALLENGE_PARAM, ClientQuery, LEVEL_PARAM, MAX_LEVEL, MAX_NAME_CHARS, MAX_RTT_MS,
+    MAX_VERSION_CHARS, NAME_PARAM, NameError, PUBLIC_PARAM, PlayerName, QueryError, ROOMS_PAGE,
+    ROOMS_PATH, RTT_PARAM, RoomListing, RoomStatus, RoomsPage, RoomsQuery, RoomsQueryError,
+    VERSION_PARAM, VersionError, VersionTag,
 };
 pub use moderation::{
     Checked, HostStats, KickRequest, MAX_ELAPSED_S, MAX_REASON_CHARS, MAX_REPORT_LINE_CHARS,
@@ -37,11 +37,11 @@ pub use moderation::{
 };
 pub use room_code::{RoomCode, RoomCodeError};
 pub use scores::{
-    BOARD_PAGE, Board, BoardLine, BoardPage, Claim, LEADERBOARD_PATH, MAX_UPLOAD_BYTES,
-    REPLAYS_PATH, Ranked, Ranks, Refused,
+    BOARD_PAGE, Board, BoardLine, BoardPage, LEADERBOARD_PATH, MAX_UPLOAD_BYTES, REPLAYS_PATH,
+    Ranked, Ranks, Refused, ScoreClaim,
 };
 pub use seat::{SEAT_PARAM, SeatToken, SeatTokenError};
-pub use urls::{ServerUrlError, browser_link, check_server_url, room_url, watch_url};
+pub use urls::{ServerUrlError, browser_link, check_server_url, replay_link, room_url, watch_url};
 
 /// Players per room.
 pub const ROOM_CAPACITY: usize = 2;

@@ -143,6 +143,10 @@ pub struct ClientQuery {
     pub level: Option<u32>,
     /// Quick match: the client's measured round trip to the server.
     pub rtt_ms: Option<u32>,
+    /// Quick match: pair only with a client that names the same challenge
+    /// (e.g. `daily-2026-11-28`: both want today's daily-challenge seed).
+    /// Letters, digits, `.`, `+` and `-`, like a version.
+    pub challenge: Option<VersionTag>,
 }
 
 /// Why a query was refused, in one line.
@@ -154,6 +158,8 @@ pub enum QueryError {
     Name(NameError),
     #[error("invalid version: {0}")]
     Version(VersionError),
+    #[error("invalid challenge: {0}")]
+    Challenge(VersionError),
     #[error("'{0}' must be a whole number from 0 to {1}")]
     Number(&'static str, u32),
     #[error("'public' is 0 or 1")]
@@ -168,6 +174,7 @@ pub const NAME_PARAM: &str = "name";
 pub const VERSION_PARAM: &str = "version";
 pub const LEVEL_PARAM: &str = "level";
 pub const RTT_PARAM: &str = "rtt";
+pub const CHALLENGE_PARAM: &str = "challenge";
 
 impl ClientQuery {
     /// Parses a URL's query (without `?`), percent-decoded.
@@ -218,6 +225,10 @@ impl ClientQuery {
                     once(RTT_PARAM)?;
                     out.rtt_ms = Some(number(RTT_PARAM, &value, MAX_RTT_MS)?);
                 }
+                CHALLENGE_PARAM => {
+                    once(CHALLENGE_PARAM)?;
+                    out.challenge = Some(VersionTag::parse(&value).map_err(QueryError::Challenge)?);
+                }
                 _ => {}
             }
         }
@@ -244,6 +255,9 @@ impl ClientQuery {
         }
         if let Some(rtt) = self.rtt_ms {
             out.append_pair(RTT_PARAM, &rtt.to_string());
+        }
+        if let Some(challenge) = &self.challenge {
+            out.append_pair(CHALLENGE_PARAM, challenge.as_str());
         }
         Some(out.finish()).filter(|q| !q.is_empty())
     }
@@ -433,6 +447,7 @@ mod tests {
             version: Some(VersionTag::parse("6.3").unwrap()),
             level: Some(12),
             rtt_ms: Some(40),
+            challenge: Some(VersionTag::parse("daily-2026-11-28").unwrap()),
         };
         let text = q.to_query().unwrap();
         assert_eq!(ClientQuery::parse(Some(&text)), Ok(q));
@@ -451,6 +466,7 @@ mod tests {
             ("level=10001", "level"),
             ("rtt=1e3", "rtt"),
             ("version=6%203", "version"),
+            ("challenge=daily%2F1", "challenge"),
             ("name=a&name=b", "twice"),
             ("seat=zz", "seat"),
         ] {

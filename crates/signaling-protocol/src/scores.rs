@@ -49,12 +49,12 @@ impl Board {
 /// summary's team score and wave. The server re-simulates and refuses an
 /// upload whose claim differs from what it computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Claim {
+pub struct ScoreClaim {
     pub score: u64,
     pub wave: u32,
 }
 
-impl Claim {
+impl ScoreClaim {
     /// The upload's path with this claim: `/replays?score=N&wave=W`, and
     /// `&room=CODE` (a proxy in front of several nodes routes the upload
     /// to the node that paired that room; the server ignores it).
@@ -137,7 +137,7 @@ mod tests {
 
     #[test]
     fn a_claim_is_the_upload_path_and_the_room_rides_along_for_a_proxy() {
-        let claim = Claim {
+        let claim = ScoreClaim {
             score: 1200,
             wave: 4,
         };

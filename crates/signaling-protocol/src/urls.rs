@@ -73,9 +73,30 @@ pub fn browser_link(server: &str, room: Option<&RoomCode>) -> Option<String> {
     })
 }
 
+/// The page that plays ranked replay `id` from `server` (see
+/// [`browser_link`]): `ws://HOST:PORT` gives `http://HOST:PORT/#replay=ID`.
+/// Anyone can open it; the page downloads `/replays/ID` and verifies the
+/// match as it plays. `None` for a server URL that is neither ws nor wss.
+pub fn replay_link(server: &str, id: &str) -> Option<String> {
+    Some(format!("{}#replay={id}", browser_link(server, None)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replay_link_is_the_page_with_the_id_in_its_fragment() {
+        assert_eq!(
+            replay_link("wss://play.example.org/", "ab12cd34ef56").as_deref(),
+            Some("https://play.example.org/#replay=ab12cd34ef56")
+        );
+        assert_eq!(
+            replay_link("ws://10.0.0.2:3536", "x").as_deref(),
+            Some("http://10.0.0.2:3536/#replay=x")
+        );
+        assert_eq!(replay_link("http://x", "x"), None);
+    }
 
     #[test]
     fn server_urls_are_checked_and_normalised() {

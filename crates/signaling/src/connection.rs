@@ -215,6 +215,7 @@ fn seat(
                 version: query.version.clone(),
                 level: query.level.unwrap_or(0),
                 rtt_ms: query.rtt_ms.unwrap_or(0),
+                challenge: query.challenge.clone(),
             };
             Some(rooms.join_quick(peer, sender, ticket, Instant::now()))
         }

@@ -157,6 +157,9 @@ pub struct QuickTicket {
     pub level: u32,
     /// The client's round trip to this server, in ms (0 when not sent).
     pub rtt_ms: u32,
+    /// Pairs only with the same challenge (none with none): two players
+    /// who want today's daily-challenge seed find each other.
+    pub challenge: Option<VersionTag>,
 }
 
 /// The largest level gap a quick-match pair may have when both have just
@@ -447,6 +450,7 @@ impl Registry {
         candidates
             .map(|j| (j, &self.quick[j]))
             .filter(|(_, b)| b.ticket.version == a.ticket.version)
+            .filter(|(_, b)| b.ticket.challenge == a.ticket.challenge)
             .filter(|(_, b)| {
                 let waited = now.saturating_duration_since(a.since.min(b.since));
                 a.ticket.level.abs_diff(b.ticket.level) <= quick_gap(waited)
@@ -1397,6 +1401,7 @@ mod tests {
             version: Some(version(v)),
             level,
             rtt_ms: rtt,
+            challenge: None,
         };
         reg.join_quick(peer(n), tx, ticket, t);
         rx
@@ -1437,6 +1442,37 @@ mod tests {
         assert_eq!(reg.match_quick(t + QUICK_ANYONE_AFTER), 1);
         assert_eq!(partner_of(&reg, 1), Some(4));
         assert_eq!(reg.quick_waiting(), 0);
+    }
+
+    #[test]
+    fn quick_match_pairs_a_challenge_only_with_the_same_challenge() {
+        let mut reg = Registry::default();
+        let t = Instant::now();
+        let join = |reg: &mut Registry, n: u128, challenge: Option<&str>| {
+            let (tx, rx) = channel();
+            let ticket = QuickTicket {
+                version: Some(version("6.3")),
+                challenge: challenge.map(version),
+                ..QuickTicket::default()
+            };
+            reg.join_quick(peer(n), tx, ticket, t);
+            rx
+        };
+        let _a = join(&mut reg, 1, Some("daily-2026-11-28"));
+        let _b = join(&mut reg, 2, None);
+        let _c = join(&mut reg, 3, Some("daily-2026-11-27"));
+        // Long past the wait after which levels no longer matter.
+        assert_eq!(reg.match_quick(t + QUICK_ANYONE_AFTER * 2), 0);
+        assert_eq!(reg.quick_waiting(), 3);
+        let _d = join(&mut reg, 4, Some("daily-2026-11-28"));
+        assert_eq!(
+            partner_of(&reg, 1),
+            Some(4),
+            "the same day's challenge pairs"
+        );
+        let _e = join(&mut reg, 5, None);
+        assert_eq!(partner_of(&reg, 2), Some(5), "no challenge pairs with none");
+        assert_eq!(partner_of(&reg, 3), None);
     }
 
     #[test]

@@ -23,7 +23,8 @@ use super::rejoin::{CatchUpError, CatchUpReadError, History};
 use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::{
-    ClientQuery, JoinError, PlayerName, SeatToken, classify_socket_error, client_builder, room_url,
+    ClientQuery, JoinError, PlayerName, SeatToken, VersionTag, classify_socket_error,
+    client_builder, room_url,
 };
 use crate::tasks::{LoopEnd, LoopHandle, MaybeSend, NetRuntime, poll_in_background};
 use crate::{Frame, GameInfo};
@@ -158,6 +159,10 @@ pub struct ConnectOptions {
     pub level: Option<u32>,
     /// Quick match: this player's round trip to the server, in milliseconds.
     pub rtt_ms: Option<u32>,
+    /// Quick match: pair only with a player who names the same challenge
+    /// (twinstar's daily challenge is `daily-YYYY-MM-DD`: both players then
+    /// offer that day's seed).
+    pub challenge: Option<VersionTag>,
 }
 
 impl ConnectOptions {
@@ -204,6 +209,7 @@ impl ConnectOptions {
             public: false,
             level: None,
             rtt_ms: None,
+            challenge: None,
         }
     }
 }
@@ -557,6 +563,7 @@ pub(crate) fn seat_url(options: &ConnectOptions) -> String {
             version: Some(super::protocol::version_tag(&options.game)),
             level: options.level,
             rtt_ms: options.rtt_ms,
+            challenge: options.challenge.clone(),
             ..ClientQuery::default()
         }
     } else {
@@ -568,8 +575,7 @@ pub(crate) fn seat_url(options: &ConnectOptions) -> String {
                 .name
                 .as_ref()
                 .map(|_| super::protocol::version_tag(&options.game)),
-            level: None,
-            rtt_ms: None,
+            ..ClientQuery::default()
         }
     };
     match query.to_query() {
@@ -781,6 +787,7 @@ mod tests {
             public: false,
             level: Some(7),
             rtt_ms: Some(23),
+            challenge: Some(VersionTag::parse("daily-2026-11-28").unwrap()),
         }
     }
 
@@ -810,8 +817,14 @@ mod tests {
             (Some(7), Some(23)),
             "and its level and round trip: {quick}"
         );
+        assert_eq!(
+            asked.challenge.as_ref().map(VersionTag::as_str),
+            Some("daily-2026-11-28"),
+            "and the challenge it wants: {quick}"
+        );
         let room = seat_url(&options(Some("K7Q-2XM"), None));
         assert!(!room.contains("level"), "a room has no ticket: {room}");
+        assert!(!room.contains("challenge"), "a room's host picks: {room}");
     }
 
     /// A named host asking for a public room says so, with its name and

@@ -62,22 +62,32 @@ fn http_url(server: &str, path: &str) -> Option<String> {
 }
 
 async fn post(url: &str, body: &[u8]) -> Result<(), String> {
+    let (status, text) = fetch_post(url, "application/json", body).await?;
+    if (200..300).contains(&status) {
+        return Ok(());
+    }
+    Err(if text.trim().is_empty() {
+        format!("HTTP {status}")
+    } else {
+        text
+    })
+}
+
+/// A `fetch` `POST` of `body` (of `content_type`, sent as bytes) to `url`:
+/// the answer's status and text, whatever the status; `Err` when no answer
+/// came.
+async fn fetch_post(url: &str, content_type: &str, body: &[u8]) -> Result<(u16, String), String> {
     let window = web_sys::window().ok_or("no window")?;
     let init = web_sys::RequestInit::new();
     init.set_method("POST");
-    let text = String::from_utf8_lossy(body).into_owned();
-    init.set_body(&wasm_bindgen::JsValue::from_str(&text));
+    init.set_body(&js_sys::Uint8Array::from(body).into());
     let headers = web_sys::Headers::new().map_err(|_| "no headers")?;
-    let _ = headers.set("content-type", "application/json");
+    let _ = headers.set("content-type", content_type);
     init.set_headers(&headers);
     let response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
         .await
         .map_err(|_| "the server did not answer".to_owned())?;
     let response: web_sys::Response = response.dyn_into().map_err(|_| "no response")?;
-    if response.ok() {
-        return Ok(());
-    }
-    let status = response.status();
     let text = match response.text() {
         Ok(promise) => JsFuture::from(promise)
             .await
@@ -86,9 +96,23 @@ async fn post(url: &str, body: &[u8]) -> Result<(), String> {
             .unwrap_or_default(),
         Err(_) => String::new(),
     };
-    Err(if text.trim().is_empty() {
-        format!("HTTP {status}")
-    } else {
-        text
-    })
+    Ok((response.status(), text))
+}
+
+/// Runs a `POST` as a task on the page's event loop and hands `then` the
+/// outcome (see [`fetch_post`]).
+pub(crate) fn post_in_background(
+    server: &str,
+    path: String,
+    content_type: &'static str,
+    body: Vec<u8>,
+    then: impl FnOnce(Result<(u16, String), String>) + 'static,
+) {
+    let Some(url) = http_url(server, &path) else {
+        then(Err(format!("not a server URL: {server}")));
+        return;
+    };
+    wasm_bindgen_futures::spawn_local(async move {
+        then(fetch_post(&url, content_type, &body).await);
+    });
 }

@@ -8,6 +8,7 @@
 //! LAN host) depends on it directly.
 
 mod client;
+mod replay_upload;
 mod room_requests;
 
 // The client's own I/O with the server, chosen here once: natively our
@@ -27,8 +28,13 @@ use browser_client as platform;
 #[cfg(test)]
 pub(crate) use client::no_ice_servers;
 pub use client::{JoinError, classify_socket_error, client_builder};
+pub use replay_upload::ReplayUpload;
 pub use room_requests::Answer;
 pub(crate) use room_requests::RoomRequests;
+pub use twinstar_signaling_protocol::{
+    BOARD_PAGE, Board, BoardLine, BoardPage, LEADERBOARD_PATH, MAX_UPLOAD_BYTES, REPLAYS_PATH,
+    Ranked, Ranks, Refused, ScoreClaim, replay_link,
+};
 pub use twinstar_signaling_protocol::{
     Checked, ConnectPath, ConnectReport, HostStats, KickRequest, ReportRequest, RoomAction,
     RoomRequestError, decode_room_request,

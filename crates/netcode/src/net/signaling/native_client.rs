@@ -186,24 +186,57 @@ fn get_text(server: &str, path: &str, limit: u64) -> Result<Option<String>, Stri
 /// 2xx answer, else what the server said (the caller quotes it on one
 /// line: `client::quote_server_text`) or what went wrong.
 pub(crate) fn post_json(server: &str, path: &str, body: &[u8]) -> Result<(), String> {
-    let url = http_url(server, path).ok_or_else(|| format!("not a server URL: {server}"))?;
-    let mut response = agent()
-        .post(&url)
-        .header("content-type", "application/json")
-        .send(body)
-        .map_err(|e| format!("the server did not answer ({e})"))?;
-    let status = response.status().as_u16();
+    let (status, text) = post(server, path, "application/json", body)?;
     if (200..300).contains(&status) {
         return Ok(());
     }
-    let text = (response.body_mut().with_config().limit(4096))
-        .read_to_string()
-        .unwrap_or_default();
     Err(if text.trim().is_empty() {
         format!("HTTP {status}")
     } else {
         text
     })
+}
+
+/// The most of an answer's body a `POST` reads: answers are one JSON line.
+const MAX_ANSWER_BYTES: u64 = 64 * 1024;
+
+/// A `POST` of `body` (of `content_type`) to `path` on the signaling
+/// server: the answer's status and text, whatever the status; `Err` when
+/// no answer came.
+pub(crate) fn post(
+    server: &str,
+    path: &str,
+    content_type: &str,
+    body: &[u8],
+) -> Result<(u16, String), String> {
+    let url = http_url(server, path).ok_or_else(|| format!("not a server URL: {server}"))?;
+    let mut response = agent()
+        .post(&url)
+        .header("content-type", content_type)
+        .send(body)
+        .map_err(|e| format!("the server did not answer ({e})"))?;
+    let status = response.status().as_u16();
+    let text = (response.body_mut().with_config().limit(MAX_ANSWER_BYTES))
+        .read_to_string()
+        .unwrap_or_default();
+    Ok((status, text))
+}
+
+/// Runs `post` on a thread of its own and hands `then` the outcome there.
+pub(crate) fn post_in_background(
+    server: &str,
+    path: String,
+    content_type: &'static str,
+    body: Vec<u8>,
+    then: impl FnOnce(Result<(u16, String), String>) + Send + 'static,
+) {
+    let server = server.to_owned();
+    let spawned = std::thread::Builder::new()
+        .name("post".into())
+        .spawn(move || then(post(&server, &path, content_type, &body)));
+    if let Err(e) = spawned {
+        warn!("no thread for a request to the server: {e}");
+    }
 }
 
 /// The round trip to the signaling server, in whole ms (at least 1): the
