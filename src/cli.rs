@@ -393,6 +393,18 @@ pub struct NetArgs {
     #[arg(long, requires = "name")]
     pub public: bool,
 
+    /// Play today's daily challenge (the UTC day's seed on the default
+    /// preset, the same on every machine): host it, or, without a code,
+    /// quick-match with another player who wants it. It ranks on the
+    /// server's daily board
+    #[arg(long)]
+    pub daily: bool,
+
+    /// Do not send the finished match's replay to the server to be ranked
+    /// (the settings' `upload = false` turns it off for good)
+    #[arg(long)]
+    pub no_upload: bool,
+
     /// STUN server (repeatable); 'none' for host candidates only [default: public Google STUN]
     #[arg(long = "stun", value_name = "URL")]
     pub stun: Vec<String>,

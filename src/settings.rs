@@ -65,6 +65,9 @@ pub struct Settings {
     pub ui_scale: u16,
     /// No screen shake; flashes and blinking replaced by a steady change.
     pub reduced_motion: bool,
+    /// Send a finished online match's replay to the server it was played
+    /// through, to be ranked (`--no-upload` turns it off for one run).
+    pub upload: bool,
 }
 
 /// The interface scales the settings screen steps through, in percent.
@@ -335,6 +338,7 @@ impl Default for Settings {
             colour_blind: false,
             ui_scale: 100,
             reduced_motion: false,
+            upload: true,
         }
     }
 }

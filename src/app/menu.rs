@@ -17,16 +17,17 @@ use crate::net::handshake::Role;
 use crate::net::room_code::RoomCode;
 use crate::platform::downloads;
 use crate::replay::DEFAULT_DIR as REPLAY_DIR;
-use crate::session::{Match, Mode, Pacing};
+use crate::session::{Match, Mode, Pacing, UploadReport};
 use crate::settings::Settings;
 use crate::sim::FPS;
 
-const ITEMS: [&str; 10] = [
+const ITEMS: [&str; 11] = [
     "Host online",
     "Join",
     "Quick match",
     "Watch a match",
     "Rooms",
+    "Daily challenge",
     "Local: two players",
     "Synctest (developer)",
     "Replays",
@@ -113,12 +114,13 @@ async fn shell(
                             RoomPick::Back => {}
                         }
                     }
-                    5 => play_local(ui, Mode::Local, &run, &settings).await,
-                    6 => {
+                    5 => daily(ui, &run, &mut settings).await,
+                    6 => play_local(ui, Mode::Local, &run, &settings).await,
+                    7 => {
                         play_local(ui, Mode::SyncTest { check_distance: 7 }, &run, &settings).await
                     }
-                    7 => replays(ui).await,
-                    8 => {
+                    8 => replays(ui).await,
+                    9 => {
                         if let Some(edited) = settings_screen(ui, &settings).await {
                             save_settings(ui, &edited).await;
                             crate::frontend::pads::configure(&edited);
@@ -235,6 +237,31 @@ async fn host(ui: &mut Ui, run: &RunArgs, settings: &mut Settings) {
     play_online_with(ui, Role::Host, None, &net, run, settings).await;
 }
 
+/// Today's daily challenge: host it, or quick-match with another player
+/// who wants it (`--daily`).
+async fn daily(ui: &mut Ui, run: &RunArgs, settings: &mut Settings) {
+    let day = super::daily::Day::today();
+    let kinds = [
+        "Host today's challenge: share the code".to_string(),
+        "Quick match with another player on it".to_string(),
+    ];
+    let details = [
+        format!("{} (UTC): the same seed for every player today", day.text()),
+        "ranked on the server's daily board".to_string(),
+    ];
+    let role = match choose(ui, "DAILY CHALLENGE", &details, &kinds, 0, None).await {
+        Picked::Item(0) => Role::Host,
+        Picked::Item(_) => Role::Quick,
+        _ => return,
+    };
+    let net = NetArgs {
+        name: settings.name(),
+        daily: true,
+        ..NetArgs::default()
+    };
+    play_online_with(ui, role, None, &net, run, settings).await;
+}
+
 async fn play_online(
     ui: &mut Ui,
     role: Role,
@@ -325,6 +352,16 @@ async fn after_match(ui: &mut Ui, end: MatchEnd) -> Option<u32> {
                 summary.shared_score,
                 summary.replay
             );
+            // Where the replay sent to be ranked ranked, and its link.
+            match &end.upload {
+                Some(report @ UploadReport::Ranked { .. }) => {
+                    message(ui, "RANKED", &report.lines(), None).await;
+                }
+                Some(report) => {
+                    message(ui, "NOT RANKED", &report.lines(), None).await;
+                }
+                None => {}
+            }
             Some(summary.wave)
         }
         Err(failure) => {

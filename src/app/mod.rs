@@ -1,6 +1,7 @@
 //! Dispatch: turns parsed arguments into a driver and a frontend, prints the
 //! summary, and maps failures to exit codes (1 runtime, 2 bad input).
 
+mod daily;
 mod desync;
 mod join;
 mod lan;
@@ -21,6 +22,7 @@ use imp::{connect_blocking, open_when_connecting, windowed};
 mod replay;
 mod rooms;
 mod servers;
+mod upload;
 mod watch;
 
 use std::path::PathBuf;
@@ -288,8 +290,12 @@ pub(super) fn finish_window(end: MatchEnd) -> Result<Summary, Failure> {
         finished,
         draw,
         screenshot_error,
+        upload,
     } = end;
     let mut result = finish(finished);
+    if let Ok(summary) = &mut result {
+        summary.upload = upload;
+    }
     if let Some((mean, p99)) = draw.summary() {
         tracing::info!(
             "drawing took {mean:.2} ms per frame on average, {p99:.2} ms at the 99th percentile"

@@ -3,7 +3,9 @@
 
 use web_time::Duration;
 
+use super::daily::{self, Day};
 use super::lan;
+use super::upload::Uploader;
 use super::{
     Failure, Report, connect_failure, finish_window, match_options, random_seed, record_path,
 };
@@ -19,7 +21,7 @@ use crate::net::handshake::Role;
 use crate::net::ice::IceServers;
 use crate::net::link_sim::LinkConfig;
 use crate::net::room_code::RoomCode;
-use crate::net::signaling::{SeatToken, browser_link, check_server_url};
+use crate::net::signaling::{SeatToken, VersionTag, browser_link, check_server_url};
 use crate::net::{Connection, PlayerConnector};
 use crate::platform::NoLocalServer;
 use crate::platform::lan::Announcement;
@@ -51,6 +53,8 @@ struct Plan {
     seed: u64,
     preset: String,
     timeout: Duration,
+    /// A daily-challenge quick match: pair only with the same day's.
+    challenge: Option<VersionTag>,
 }
 
 fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<Plan, Failure> {
@@ -87,6 +91,7 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
     net.chat.check().map_err(Failure::BadInput)?;
     SimConfig::from_preset_name(&run.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let daily = daily_challenge(role, net, run)?;
     if let Some(server) = &net.server {
         check_server_url(server).map_err(|e| Failure::BadInput(e.to_string()))?;
     }
@@ -99,10 +104,37 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         role,
         ice,
         link,
-        seed: run.seed.unwrap_or_else(random_seed),
+        seed: (daily.map(Day::seed).or(run.seed)).unwrap_or_else(random_seed),
         preset: run.preset.clone(),
         timeout: Duration::from_secs(net.timeout.unwrap_or(default_timeout)),
+        challenge: daily.filter(|_| role == Role::Quick).map(Day::challenge),
     })
+}
+
+/// `--daily`: today's challenge, for a host or a quick match (in someone
+/// else's room the host's match is played), on its own seed and preset.
+fn daily_challenge(role: Role, net: &NetArgs, run: &RunArgs) -> Result<Option<Day>, Failure> {
+    if !net.daily {
+        return Ok(None);
+    }
+    let refuse = |why: &str| Err(Failure::BadInput(format!("--daily: {why}")));
+    if role == Role::Join {
+        return refuse(
+            "a room's host picks its match; use it with twinstar host, or join without a code for a quick match",
+        );
+    }
+    if run.seed.is_some() {
+        return refuse("the challenge is the day's seed; leave out --seed");
+    }
+    if run.preset != daily::PRESET {
+        return refuse(&format!(
+            "the challenge plays the {} preset; leave out --preset",
+            daily::PRESET
+        ));
+    }
+    let today = Day::today();
+    eprintln!("twinstar: today's daily challenge ({})", today.text());
+    Ok(Some(today))
 }
 
 /// The signaling server to use: `--server`, else the one built in, else
@@ -146,6 +178,9 @@ pub(super) struct OnlineStart<C = PlayerConnector> {
     pub chat: bool,
     /// A host's LAN announcement, withdrawn once the room is full.
     pub lan: Option<Announcement>,
+    /// The server the replay is sent to be ranked at, when uploading is on
+    /// (whether this side sends is decided once the seats are known).
+    pub upload_to: Option<String>,
 }
 
 impl OnlineStart {
@@ -161,6 +196,7 @@ impl OnlineStart {
             share: self.share,
             chat: self.chat,
             lan: self.lan,
+            upload_to: self.upload_to,
         }
     }
 }
@@ -210,6 +246,7 @@ pub(super) fn start_online(
         _ => None,
     };
     let role = plan.role;
+    let upload_to = (settings.upload && !net.no_upload).then(|| server.clone());
     let options = connect_options(plan, net, &server, delay);
     // The settings file is not range-checked like the flag: clamp it here.
     let reconnect_window = net
@@ -235,6 +272,7 @@ pub(super) fn start_online(
         chat: net.chat.shown(settings.chat),
         title: format!("twinstar - {}", role.name()),
         lan,
+        upload_to,
     })
 }
 
@@ -313,6 +351,7 @@ fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting)
         public: net.public,
         level: net.level,
         rtt_ms: quick_round_trip(plan.role, server),
+        challenge: plan.challenge,
     };
     options.rejoin_from(&Store);
     options
@@ -355,6 +394,7 @@ pub(super) async fn online_in_window(
         share,
         chat,
         lan,
+        upload_to,
         ..
     } = start;
     let capture = run.window.screenshot.clone().map(|path| Screenshot {
@@ -378,6 +418,7 @@ pub(super) async fn online_in_window(
     if let Some(announcement) = lan {
         announcement.withdraw();
     }
+    let uploader = uploader_of(upload_to.as_deref(), hosting, &connection);
     match start_match(connection, &options, run, settings.keymaps()[0]) {
         Err(f) => OnlineEnd::Failed(f),
         Ok((driver, sources, _ticket)) => {
@@ -386,9 +427,11 @@ pub(super) async fn online_in_window(
                 ..match_options(run, &driver, &sources, settings, escape_does)
             };
             let game = Match::new(driver, Pacing::RealTime, frames);
-            OnlineEnd::Played(Box::new(
-                window::play_match(ui, game, sources, match_options).await,
-            ))
+            let mut end = window::play_match(ui, game, sources, match_options).await;
+            if let Some(uploader) = uploader {
+                end.upload = uploader.upload_in_window(ui, &end.finished).await;
+            }
+            OnlineEnd::Played(Box::new(end))
         }
     }
 }
@@ -499,11 +542,30 @@ fn online_headless(start: OnlineStart, run: &RunArgs) -> Result<Report, Failure>
     if let Some(announcement) = start.lan {
         announcement.withdraw();
     }
+    let uploader = uploader_of(start.upload_to.as_deref(), start.hosting, &connection);
     let (driver, mut sources, _ticket) =
         start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
     let game = Match::new(driver, Pacing::RealTime, start.frames);
     let finished = crate::frontend::headless::run(game, &mut sources);
-    super::finish(finished).map(|s| Report::Summary(Box::new(s)))
+    let mut summary = super::finish(finished)?;
+    if let Some(uploader) = uploader {
+        uploader.upload_blocking(&mut summary);
+    }
+    Ok(Report::Summary(Box::new(summary)))
+}
+
+/// Who sends this match's replay (see [`Uploader::of_match`]).
+fn uploader_of(
+    upload_to: Option<&str>,
+    hosting: bool,
+    connection: &Connection,
+) -> Option<Uploader> {
+    Uploader::of_match(
+        upload_to,
+        hosting,
+        connection.room(),
+        connection.local_player(),
+    )
 }
 
 /// The driver for an agreed match, recording if asked, and the input

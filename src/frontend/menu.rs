@@ -363,33 +363,7 @@ pub async fn message(
         if pressed(KeyCode::Escape) || pressed(KeyCode::Enter) || clicked(MouseButton::Left) {
             return None;
         }
-        backdrop(ui);
-        let font = &ui.sprites.font;
-        let cx = screen_width() / 2.0;
-        font.draw_shadowed(
-            title,
-            cx,
-            120.0,
-            5.0,
-            Color::new(1.0, 0.5, 0.45, 1.0),
-            Align::Center,
-        );
-        let mut y = 240.0;
-        for line in lines {
-            for part in wrap(line, 70) {
-                font.draw(&part, cx, y, 2.0, WHITE, Align::Center);
-                y += 30.0;
-            }
-            y += 10.0;
-        }
-        font.draw(
-            "Enter or Esc: back to the menu",
-            cx,
-            screen_height() - 40.0,
-            2.0,
-            HINT,
-            Align::Center,
-        );
+        draw_message(ui, title, lines, "Enter or Esc: back to the menu");
         drawn += 1;
         if let Some(shot) = capture
             && drawn >= shot.after_frames
@@ -398,6 +372,52 @@ pub async fn message(
         }
         end_frame().await;
     }
+}
+
+/// A message shown while something happens elsewhere: until `poll` gives
+/// its outcome (`Some`), or the player presses Esc (`None`).
+pub async fn message_while<T>(
+    ui: &mut Ui,
+    title: &str,
+    lines: &[String],
+    mut poll: impl FnMut() -> Option<T>,
+) -> Option<T> {
+    enter_screen();
+    loop {
+        ui.audio.update();
+        if let Some(outcome) = poll() {
+            return Some(outcome);
+        }
+        if pressed(KeyCode::Escape) {
+            return None;
+        }
+        draw_message(ui, title, lines, "Esc: skip");
+        end_frame().await;
+    }
+}
+
+/// One frame of a message screen: the title, the lines (wrapped), a hint.
+fn draw_message(ui: &Ui, title: &str, lines: &[String], hint: &str) {
+    backdrop(ui);
+    let font = &ui.sprites.font;
+    let cx = screen_width() / 2.0;
+    font.draw_shadowed(
+        title,
+        cx,
+        120.0,
+        5.0,
+        Color::new(1.0, 0.5, 0.45, 1.0),
+        Align::Center,
+    );
+    let mut y = 240.0;
+    for line in lines {
+        for part in wrap(line, 70) {
+            font.draw(&part, cx, y, 2.0, WHITE, Align::Center);
+            y += 30.0;
+        }
+        y += 10.0;
+    }
+    font.draw(hint, cx, screen_height() - 40.0, 2.0, HINT, Align::Center);
 }
 
 /// One row of the settings screen.
@@ -413,6 +433,7 @@ enum Row {
     ColourBlind,
     UiScale,
     ReducedMotion,
+    Upload,
     /// A binding of player 0 or 1.
     Key(usize, Action),
     DeadZone,
@@ -436,6 +457,7 @@ impl Row {
             Row::ColourBlind,
             Row::UiScale,
             Row::ReducedMotion,
+            Row::Upload,
         ]
         .into_iter()
         .chain(keys)
@@ -477,6 +499,10 @@ impl Row {
             Row::ReducedMotion => format!(
                 "reduced motion (no shake or flashes): {}",
                 if s.reduced_motion { "on" } else { "off" }
+            ),
+            Row::Upload => format!(
+                "rank my online matches (upload the replay): {}",
+                if s.upload { "on" } else { "off" }
             ),
             Row::Key(p, action) => {
                 let keys = if p == 0 { &s.player_one } else { &s.player_two };
@@ -599,6 +625,7 @@ fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
         Row::ColourBlind => s.colour_blind = if wrap { !s.colour_blind } else { step > 0 },
         Row::UiScale => s.step_ui_scale(step, wrap),
         Row::ReducedMotion => s.reduced_motion = if wrap { !s.reduced_motion } else { step > 0 },
+        Row::Upload => s.upload = if wrap { !s.upload } else { step > 0 },
         Row::DeadZone => s.pad.step_dead_zone(step, wrap),
         Row::Pad(action) => s.pad.step_button(action, step, wrap),
         Row::KeyboardFirst => {
@@ -651,13 +678,13 @@ mod tests {
     #[test]
     fn settings_rows_name_every_binding_once() {
         let rows = Row::all();
-        // 10 values (server, name, delay, reconnect, volume, overlay, chat,
-        // colour-blind palette, interface scale, reduced motion), the
+        // 11 values (server, name, delay, reconnect, volume, overlay, chat,
+        // colour-blind palette, interface scale, reduced motion, upload), the
         // keys, the dead zone, the pad buttons, who the first pad is,
         // save, back.
         assert_eq!(
             rows.len(),
-            10 + 2 * Action::ALL.len() + 1 + PadAction::ALL.len() + 1 + 2
+            11 + 2 * Action::ALL.len() + 1 + PadAction::ALL.len() + 1 + 2
         );
         let s = Settings::default();
         let labels: Vec<String> = rows.iter().map(|r| r.label(&s)).collect();

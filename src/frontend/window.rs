@@ -25,7 +25,7 @@ use super::scene::{self, Motion};
 use super::touch_controls::TouchControls;
 use crate::net::connect::{BackgroundConnect, ConnectError, Stage};
 use crate::platform::tasks::MaybeSend;
-use crate::session::{Finished, Match, Next, WatchControl, WatchStatus};
+use crate::session::{Finished, Match, Next, UploadReport, WatchControl, WatchStatus};
 use crate::sim::Input;
 
 /// Most frames simulated per drawn frame, so a stall (window drag,
@@ -171,6 +171,9 @@ pub struct MatchEnd {
     pub draw: DrawStats,
     /// `--screenshot` could not be written.
     pub screenshot_error: Option<String>,
+    /// Where the replay sent to be ranked ranked, or why not (set by the
+    /// caller, which sends it after the match).
+    pub upload: Option<UploadReport>,
 }
 
 /// What the window keeps across the frames of a match: the effects ledger,
@@ -410,6 +413,7 @@ pub async fn play_match(
                 finished: game.finish(),
                 draw,
                 screenshot_error: shot.and_then(Result::err),
+                upload: None,
             };
         }
         end_frame().await;

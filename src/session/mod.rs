@@ -5,7 +5,7 @@
 
 mod summary;
 
-pub use summary::Summary;
+pub use summary::{Summary, UploadReport};
 pub use twinstar_netcode::session::{
     CHECK_DISTANCES, ChatError, ChatLine, FeltLatency, GgrsConfig, MAX_PREDICTION, MatchSummary,
     Mode, NetStatus, Next, OnlineOptions, OnlineState, Outcome, Pacer, Pacing, SessionError,

@@ -6,6 +6,7 @@
 use std::ops::{Deref, DerefMut};
 
 use serde::{Deserialize, Serialize};
+use twinstar_netcode::net::signaling::Ranked;
 use twinstar_netcode::session::MatchSummary;
 
 use crate::sim::World;
@@ -20,11 +21,54 @@ pub struct Summary {
     pub score: [u32; 2],
     pub shared_score: u32,
     pub restarts: u32,
+    /// What became of the replay sent to be ranked (an online match's
+    /// uploader only; absent when nothing was sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upload: Option<UploadReport>,
+}
+
+/// Where an uploaded match ranked, with the link that plays it, or why it
+/// was not ranked (`{"ranked": {...}}` or `{"refused": "why"}`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UploadReport {
+    Ranked {
+        #[serde(flatten)]
+        ranked: Ranked,
+        /// The page that plays it (`https://SERVER/#replay=ID`).
+        link: Option<String>,
+    },
+    Refused(String),
+}
+
+impl UploadReport {
+    /// The report in words: where it ranked and the link, or why not.
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            UploadReport::Refused(why) => vec![format!("not ranked: {why}")],
+            UploadReport::Ranked { ranked, link } => {
+                let r = &ranked.ranks;
+                let mut places = Vec::new();
+                places.extend(r.daily.map(|n| format!("#{n} in today's daily challenge")));
+                places.push(format!("#{} this week", r.week));
+                places.push(format!("#{} of all time", r.all));
+                let mut lines = vec![format!(
+                    "ranked {} (team score {}, wave {})",
+                    places.join(", "),
+                    ranked.score,
+                    ranked.wave
+                )];
+                lines.extend(link.as_ref().map(|l| format!("watch it: {l}")));
+                lines
+            }
+        }
+    }
 }
 
 impl Summary {
     /// Twinstar's own fields, beside [`MatchSummary`]'s.
-    pub const GAME_FIELDS: [&'static str; 4] = ["wave", "score", "shared_score", "restarts"];
+    pub const GAME_FIELDS: [&'static str; 5] =
+        ["wave", "score", "shared_score", "restarts", "upload"];
 
     /// A finished or running twinstar match's summary.
     pub fn of_driver(driver: &super::Driver) -> Summary {
@@ -39,6 +83,7 @@ impl Summary {
             score: [world.players[0].score, world.players[1].score],
             shared_score: world.shared_score(),
             restarts: world.restarts,
+            upload: None,
         }
     }
 }

@@ -1,9 +1,10 @@
 //! Ranked replays end to end: two headless bot matches through one
 //! `twinstar serve` (the game's server, with twinstar's verifier), each
-//! host's replay uploaded with its summary's score as the claim, both
-//! ranked, the board in score order and the downloads the same bytes. The
-//! refusals one by one are crates/server/tests/replays.rs and
-//! crates/verify/tests/forgeries.rs.
+//! host sending its replay by itself as the match ends (its summary's
+//! score as the claim), both ranked, the board in score order and the
+//! downloads the same bytes; today's daily challenge as a quick match; and
+//! `--no-upload`. The refusals one by one are crates/server/tests/replays.rs
+//! and crates/verify/tests/forgeries.rs.
 
 use crate::common;
 
@@ -78,27 +79,33 @@ fn two_bot_matches_are_ranked_in_score_order() {
         assert_eq!(join.code(), Some(0), "join failed:\n{}", join.stderr);
         let summary = host.summary();
         let claim = summary["shared_score"].as_u64().unwrap();
-        let wave = summary["wave"].as_u64().unwrap();
-        let bytes = std::fs::read(dir.join("host.tsr")).unwrap();
-        let (status, body) = request(
-            server.addr,
-            "POST",
-            &format!("/replays?score={claim}&wave={wave}"),
-            &bytes,
-        );
-        let answer = json(&body);
-        assert_eq!(status, 201, "{answer}");
+        let ranked = &summary["upload"]["ranked"];
+        assert!(ranked.is_object(), "the host sends its replay: {summary}");
         assert_eq!(
-            answer["score"].as_u64(),
+            ranked["score"].as_u64(),
             Some(claim),
             "the host's claim is the server's re-simulation"
         );
         assert_eq!(
-            answer["ranks"]["daily"],
+            ranked["ranks"]["daily"],
             Value::Null,
             "a seed of our own is no daily challenge"
         );
-        uploaded.push((answer["id"].as_str().unwrap().to_owned(), claim, bytes));
+        let id = ranked["id"].as_str().unwrap().to_owned();
+        let link = summary["upload"]["ranked"]["link"].as_str().unwrap();
+        assert!(link.ends_with(&format!("/#replay={id}")), "{link}");
+        assert!(
+            host.stderr.contains("twinstar: ranked #"),
+            "{}",
+            host.stderr
+        );
+        assert!(
+            join.summary().get("upload").is_none(),
+            "only the host sends: {}",
+            join.summary()
+        );
+        let bytes = std::fs::read(dir.join("host.tsr")).unwrap();
+        uploaded.push((id, claim, bytes));
     }
     // Both on the board, higher score first (by upload order on a tie).
     let (status, body) = request(server.addr, "GET", "/leaderboard?board=all", b"");
@@ -131,4 +138,55 @@ fn two_bot_matches_are_ranked_in_score_order() {
     // The same match again: refused.
     let (status, body) = request(server.addr, "POST", "/replays", bytes);
     assert_eq!(status, 409, "{}", json(&body));
+}
+
+/// Today's daily challenge as a quick match: both players ask for it, the
+/// server pairs them (and not the plain quick match waiting beside them),
+/// they play the day's seed, and the first seat's upload ranks first on
+/// the daily board. A match played with `--no-upload` sends nothing.
+#[test]
+fn a_daily_quick_match_ranks_on_the_daily_board_and_no_upload_sends_nothing() {
+    let server = Server::start();
+    let dir = scratch("leaderboard-daily");
+    let quick = |record: &str, extra: &[&str]| {
+        let mut args = vec!["--record", record];
+        args.extend_from_slice(extra);
+        common::Twinstar::spawn(
+            &dir,
+            &common::peer_args("join", None, &server.url, "600", &args),
+        )
+    };
+    // A plain quick match waits first: a daily ticket must not take it.
+    let mut plain = quick("plain.tsr", &["--no-upload", "--timeout", "30"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let daily = [quick("a.tsr", &["--daily"]), quick("b.tsr", &["--daily"])];
+    let [a, b] = daily.map(|p| p.finish(LIMIT));
+    for p in [&a, &b] {
+        assert_eq!(p.code(), Some(0), "daily player failed:\n{}", p.stderr);
+        assert!(p.stderr.contains("today's daily challenge"), "{}", p.stderr);
+    }
+    assert_eq!(a.summary()["seed"], b.summary()["seed"]);
+    let sent: Vec<Value> = [&a, &b]
+        .iter()
+        .filter_map(|p| p.summary().get("upload").cloned())
+        .collect();
+    assert_eq!(sent.len(), 1, "one side of a quick match sends: {sent:?}");
+    assert_eq!(sent[0]["ranked"]["ranks"]["daily"], 1, "{}", sent[0]);
+    let (status, body) = request(server.addr, "GET", "/leaderboard?board=daily", b"");
+    assert_eq!(status, 200);
+    let board = json(&body);
+    assert_eq!(board["entries"].as_array().unwrap().len(), 1, "{board}");
+    assert!(
+        plain.is_running(),
+        "the plain quick match was paired with a daily one"
+    );
+    // Its partner arrives; neither sends (--no-upload on both).
+    let other = quick("other.tsr", &["--no-upload"]);
+    let (plain, other) = (plain.finish(LIMIT), other.finish(LIMIT));
+    for p in [&plain, &other] {
+        assert_eq!(p.code(), Some(0), "plain quick failed:\n{}", p.stderr);
+        assert!(p.summary().get("upload").is_none(), "{}", p.summary());
+    }
+    let (_, body) = request(server.addr, "GET", "/leaderboard?board=all", b"");
+    assert_eq!(json(&body)["entries"].as_array().unwrap().len(), 1);
 }
