@@ -219,6 +219,7 @@ fn a_browser_player_reopens_the_link_and_rejoins() {
     assert_eq!(diff.code(), Some(0), "{}", diff.report("replay-diff", 20));
 }
 
+/// Two pages play one match; the hosting page's replay is ranked.
 #[test]
 fn two_browsers_play_one_match() {
     let _one = serial();
@@ -226,7 +227,7 @@ fn two_browsers_play_one_match() {
     let host = browser::open(
         &page_url(
             &server,
-            "#!host --room B2B-RQM --bots --frames 600 --json --stun none --no-record",
+            "#!host --room B2B-RQM --bots --frames 600 --json --stun none",
         ),
         &["--timeout", "90"],
     );
@@ -245,6 +246,14 @@ fn two_browsers_play_one_match() {
     assert_eq!(host["summary"]["checksum_frame"], 600, "{host}");
     assert_eq!(host["summary"]["checksum"], join["summary"]["checksum"]);
     assert_eq!(host["summary"]["desyncs"], 0, "{host}");
+    // The hosting page sent its replay (fetch, a byte body) and it ranked:
+    // the server's re-simulation agrees with the page's score.
+    let ranked = &host["summary"]["upload"]["ranked"];
+    assert_eq!(
+        ranked["score"], host["summary"]["shared_score"],
+        "the page's replay was not ranked: {host}"
+    );
+    assert!(join["summary"].get("upload").is_none(), "{join}");
 }
 
 #[test]
