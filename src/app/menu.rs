@@ -21,12 +21,13 @@ use crate::session::{Match, Mode, Pacing};
 use crate::settings::Settings;
 use crate::sim::FPS;
 
-const ITEMS: [&str; 10] = [
+const ITEMS: [&str; 11] = [
     "Host online",
     "Join",
     "Quick match",
     "Watch a match",
     "Rooms",
+    "Leaderboard",
     "Local: two players",
     "Synctest (developer)",
     "Replays",
@@ -113,12 +114,16 @@ async fn shell(
                             RoomPick::Back => {}
                         }
                     }
-                    5 => play_local(ui, Mode::Local, &run, &settings).await,
-                    6 => {
+                    5 => {
+                        let server = rooms_server(&settings);
+                        super::leaderboard::leaderboard_screen(ui, &server).await
+                    }
+                    6 => play_local(ui, Mode::Local, &run, &settings).await,
+                    7 => {
                         play_local(ui, Mode::SyncTest { check_distance: 7 }, &run, &settings).await
                     }
-                    7 => replays(ui).await,
-                    8 => {
+                    8 => replays(ui).await,
+                    9 => {
                         if let Some(edited) = settings_screen(ui, &settings).await {
                             save_settings(ui, &edited).await;
                             crate::frontend::pads::configure(&edited);
@@ -134,7 +139,8 @@ async fn shell(
     }
 }
 
-/// The server whose rooms the Rooms screen lists: the settings', else the
+/// The server whose rooms the Rooms screen lists (and whose boards the
+/// Leaderboard screen shows): the settings', else the
 /// one built in, else the page's own (browser) or this machine's.
 fn rooms_server(settings: &Settings) -> String {
     if let Some(server) = settings.server() {

@@ -4,6 +4,7 @@
 mod desync;
 mod join;
 mod lan;
+mod leaderboard;
 mod menu;
 mod online;
 

@@ -349,6 +349,36 @@ fn draw_prompt(ui: &Ui, title: &str, hint: &str, text: &str, error: Option<&str>
     );
 }
 
+/// A title and a line while `poll` has nothing yet (a download): what it
+/// gave, or `None` when the player pressed Esc.
+pub async fn waiting<T>(
+    ui: &mut Ui,
+    title: &str,
+    line: &str,
+    mut poll: impl FnMut() -> Option<T>,
+) -> Option<T> {
+    enter_screen();
+    loop {
+        ui.audio.update();
+        if let Some(done) = poll() {
+            return Some(done);
+        }
+        if pressed(KeyCode::Escape) {
+            return None;
+        }
+        backdrop(ui);
+        let font = &ui.sprites.font;
+        let cx = screen_width() / 2.0;
+        font.draw_shadowed(title, cx, 120.0, 5.0, WHITE, Align::Center);
+        for (i, part) in wrap(line, 70).iter().enumerate() {
+            font.draw(part, cx, 240.0 + 30.0 * i as f32, 2.0, WHITE, Align::Center);
+        }
+        let hint = "Esc: back";
+        font.draw(hint, cx, screen_height() - 40.0, 2.0, HINT, Align::Center);
+        end_frame().await;
+    }
+}
+
 /// A message with a title (an error, a result) until Enter, Esc or a click.
 pub async fn message(
     ui: &mut Ui,

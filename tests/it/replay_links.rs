@@ -139,3 +139,50 @@ fn a_replays_link_verifies_to_the_files_checksum_and_bad_links_are_refused() {
         assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     }
 }
+
+/// The main menu's Leaderboard screen (sixth item) on a server with one
+/// ranked match: today's board first (empty: the match's seed is no daily
+/// challenge), Right to this week's, where it is listed; Enter on it
+/// downloads its replay, verifies it to the file's final checksum and
+/// opens the viewer.
+#[test]
+fn the_menus_leaderboard_lists_a_ranked_match_and_plays_it() {
+    let display = common::Display::start();
+    let server = Server::start();
+    let dir = scratch("leaderboard-menu");
+    let (id, file) = ranked_replay(&server, &dir, "RPM-AAA");
+    let (_, checksum) = verified_checksum(&dir, &file.to_string_lossy());
+    let settings = dir.join("settings.toml");
+    std::fs::write(&settings, format!("server = \"{}\"\n", server.url)).unwrap();
+    let mut command = common::command(&dir, &["--volume", "0"]);
+    command
+        .env("DISPLAY", &display.name)
+        .env("TWINSTAR_CONFIG", &settings);
+    let mut menu = common::Twinstar::spawn_command(command);
+    let wait = |menu: &mut common::Twinstar, line: &str| {
+        assert!(
+            menu.wait_for(line, Duration::from_secs(20)),
+            "no '{line}':\n{}",
+            common::tail(&menu.stderr(), 30)
+        );
+    };
+    wait(&mut menu, "main menu");
+    std::thread::sleep(Duration::from_millis(500));
+    let mut keys = ["<Down>", "@0.1"].repeat(5);
+    keys.push("<Return>");
+    display.type_keys(&keys);
+    wait(&mut menu, "leaderboard: 0 listed on daily");
+    display.type_keys(&["@0.3", "<Right>"]);
+    wait(&mut menu, "leaderboard: 1 listed on week");
+    display.type_keys(&["@0.3", "<Down>", "@0.3", "<Return>"]);
+    wait(
+        &mut menu,
+        &format!("leaderboard: playing {id}: verified 300 frames"),
+    );
+    assert!(
+        menu.stderr().contains(&format!("final {checksum}")),
+        "the menu's replay is not the file's (final {checksum}):\n{}",
+        common::tail(&menu.stderr(), 30)
+    );
+    drop(menu);
+}
