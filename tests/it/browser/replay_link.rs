@@ -2,7 +2,8 @@
 //! the replay from the page's own server, re-simulates it and opens the
 //! viewer on it; its result line's summary carries the same final
 //! checksum as the native `twinstar replay FILE --verify`. An id the
-//! server does not have says so on the page and in the result line.
+//! server does not have says so on the page and in the result line. The
+//! page's Leaderboard screen lists the match and plays it.
 
 use super::{serial, web_server};
 use crate::common;
@@ -12,7 +13,7 @@ use common::browser::{self, page_url};
 use common::{LIMIT, scratch, verify_replay};
 
 #[test]
-fn a_replays_link_plays_it_in_the_page_with_the_native_checksum() {
+fn a_replays_link_and_the_pages_leaderboard_play_it_with_the_native_checksum() {
     let _one = serial();
     let server = web_server();
     let dir = scratch("browser-replay-link");
@@ -50,4 +51,27 @@ fn a_replays_link_plays_it_in_the_page_with_the_native_checksum() {
         common::tail(&page.stdout, 30)
     );
     assert!(!page.stdout.contains("panicked"), "{}", page.stdout);
+
+    // The page's Leaderboard screen (sixth item): today's board is empty
+    // (seed 5 is no daily challenge), Right shows this week's with the
+    // match, Enter on it plays it, verified to the same checksum.
+    let keys = "on:main menu,ArrowDown@300,ArrowDown@600,ArrowDown@900,ArrowDown@1200,\
+                ArrowDown@1500,Enter@1800,on:leaderboard: 0 listed on daily,ArrowRight@300,\
+                on:leaderboard: 1 listed on week,ArrowDown@300,Enter@600";
+    let until = format!("leaderboard: playing {id}");
+    let args = ["--timeout", "60", "--keys", keys, "--until", &until];
+    let page = browser::open(&page_url(&server, ""), &args).finish(LIMIT);
+    assert_eq!(
+        page.code(),
+        Some(0),
+        "the page's leaderboard did not play the match:\n{}",
+        common::tail(&page.stdout, 30)
+    );
+    let played = format!("leaderboard: playing {id}: verified 300 frames");
+    let checksum = format!("final {}", native["checksum"].as_str().unwrap());
+    assert!(
+        page.stdout.contains(&played) && page.stdout.contains(&checksum),
+        "{}",
+        common::tail(&page.stdout, 30)
+    );
 }
