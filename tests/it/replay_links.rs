@@ -186,3 +186,54 @@ fn the_menus_leaderboard_lists_a_ranked_match_and_plays_it() {
     );
     drop(menu);
 }
+
+/// Over https the download is checked against the game's TLS roots:
+/// trusted through `SSL_CERT_FILE` (a private CA), the server answers (an
+/// unknown id: its 404, in its words); without it, the certificate is
+/// refused with what to do, as bad input.
+#[test]
+fn a_https_link_is_checked_like_the_games_other_requests() {
+    let dir = scratch("replay-links-tls");
+    let status = std::process::Command::new("bash")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/lib/make-test-certs.sh"
+        ))
+        .args([dir.as_os_str(), "127.0.0.1".as_ref(), "server".as_ref()])
+        .status()
+        .expect("bash runs");
+    assert!(
+        status.success(),
+        "make-test-certs.sh failed (is openssl installed?)"
+    );
+    let (cert, key) = (dir.join("server.pem"), dir.join("server.key"));
+    let server = Server::start_with(
+        &[
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let link = format!("https://{}/#replay=nosuchreplay", server.addr);
+    let args = ["replay", link.as_str(), "--headless", "--verify"];
+    let mut trusting = common::command(&dir, &args);
+    trusting.env("SSL_CERT_FILE", dir.join("ca.pem"));
+    let trusted = common::Twinstar::spawn_command(trusting).finish(LIMIT);
+    assert_eq!(trusted.code(), Some(2), "{}", trusted.stderr);
+    assert!(
+        trusted
+            .stderr
+            .contains("no such replay on the server (no replay 'nosuchreplay' here)"),
+        "{}",
+        trusted.stderr
+    );
+    let untrusted = run(&dir, &args, LIMIT);
+    assert_eq!(untrusted.code(), Some(2), "{}", untrusted.stderr);
+    assert!(
+        untrusted.stderr.contains("not trusted here") && untrusted.stderr.contains("SSL_CERT_FILE"),
+        "{}",
+        untrusted.stderr
+    );
+}

@@ -23,6 +23,11 @@ pub enum ReplayFetchError {
     /// The server did not answer (or the connection broke).
     #[error("{url}: the server did not answer ({why})")]
     Unreachable { url: String, why: String },
+    /// An `https://` server whose certificate this machine does not trust.
+    #[error(
+        "{url}: the server's TLS certificate is not trusted here ({why}); if a private CA signed it, set SSL_CERT_FILE to that CA's PEM file"
+    )]
+    Untrusted { url: String, why: String },
     /// The server has no replay by that id (404), in its words.
     #[error("{url}: no such replay on the server ({reason})")]
     NotFound { url: String, reason: String },
@@ -41,9 +46,14 @@ pub enum ReplayFetchError {
 /// Downloads a replay's bytes from `url` (`http://` or `https://`, the
 /// server's `GET /replays/ID`).
 pub fn fetch_replay(url: &str) -> Result<Vec<u8>, ReplayFetchError> {
-    let unreachable = |e: ureq::Error| ReplayFetchError::Unreachable {
-        url: url.to_owned(),
-        why: e.to_string(),
+    let unreachable = |e: ureq::Error| {
+        let (url, why) = (url.to_owned(), e.to_string());
+        // rustls' refusal reaches us as its own error or inside an I/O one.
+        if matches!(e, ureq::Error::Rustls(_)) || why.contains("certificate") {
+            ReplayFetchError::Untrusted { url, why }
+        } else {
+            ReplayFetchError::Unreachable { url, why }
+        }
     };
     let mut response = agent_with_timeout(REPLAY_FETCH_TIMEOUT)
         .get(url)
