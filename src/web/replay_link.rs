@@ -111,6 +111,14 @@ mod tests {
             "http://127.0.0.1:3536/replays/k2"
         );
         assert_eq!(parse(download).unwrap().id, "abc234xyz");
+        // A download's address is a link to itself.
+        for link in [
+            "https://a.org/x/#replay=k-2",
+            "http://a.org:1/replays/k_2?z#",
+        ] {
+            let first = parse(link).unwrap();
+            assert_eq!(parse(&first.url), Ok(first.clone()), "{link}");
+        }
     }
 
     #[test]

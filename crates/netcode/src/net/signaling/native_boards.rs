@@ -110,3 +110,37 @@ pub fn fetch_board(server: &str, board: Board, cursor: Option<&str>) -> Result<B
         None => Err("this server keeps no boards (an older server?)".into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_that_is_no_json_is_quoted_on_one_short_line() {
+        assert_eq!(
+            one_short_line("<html>\n <h1>Not  Found</h1>\n"),
+            "<html> <h1>Not Found</h1>"
+        );
+        let long = "é".repeat(300);
+        let quoted = one_short_line(&long);
+        assert_eq!(quoted.chars().count(), 123, "{quoted}");
+        assert!(quoted.ends_with("..."));
+    }
+
+    #[test]
+    fn a_refused_certificate_is_told_apart_from_silence() {
+        let untrusted = ReplayFetchError::Untrusted {
+            url: "https://x/replays/a".into(),
+            why: "invalid peer certificate".into(),
+        };
+        assert!(untrusted.to_string().contains("SSL_CERT_FILE"));
+        let too_large = ReplayFetchError::TooLarge {
+            url: "https://x/replays/a".into(),
+        };
+        assert!(
+            too_large
+                .to_string()
+                .contains(&MAX_UPLOAD_BYTES.to_string())
+        );
+    }
+}
