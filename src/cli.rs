@@ -93,7 +93,8 @@ pub struct WindowArgs {
 /// it takes only `--screenshot`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The replay file (.tsr).
+    /// The replay file (.tsr), or a ranked replay's link:
+    /// https://SERVER/replays/ID or https://SERVER/#replay=ID.
     pub file: PathBuf,
 
     /// No window: re-simulate the whole log as fast as possible and compare

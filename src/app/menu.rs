@@ -21,12 +21,13 @@ use crate::session::{Match, Mode, Pacing, UploadReport};
 use crate::settings::Settings;
 use crate::sim::FPS;
 
-const ITEMS: [&str; 11] = [
+const ITEMS: [&str; 12] = [
     "Host online",
     "Join",
     "Quick match",
     "Watch a match",
     "Rooms",
+    "Leaderboard",
     "Daily challenge",
     "Local: two players",
     "Synctest (developer)",
@@ -114,13 +115,17 @@ async fn shell(
                             RoomPick::Back => {}
                         }
                     }
-                    5 => daily(ui, &run, &mut settings).await,
-                    6 => play_local(ui, Mode::Local, &run, &settings).await,
-                    7 => {
+                    5 => {
+                        let server = rooms_server(&settings);
+                        super::leaderboard::leaderboard_screen(ui, &server).await
+                    }
+                    6 => daily(ui, &run, &mut settings).await,
+                    7 => play_local(ui, Mode::Local, &run, &settings).await,
+                    8 => {
                         play_local(ui, Mode::SyncTest { check_distance: 7 }, &run, &settings).await
                     }
-                    8 => replays(ui).await,
-                    9 => {
+                    9 => replays(ui).await,
+                    10 => {
                         if let Some(edited) = settings_screen(ui, &settings).await {
                             save_settings(ui, &edited).await;
                             crate::frontend::pads::configure(&edited);
@@ -136,7 +141,8 @@ async fn shell(
     }
 }
 
-/// The server whose rooms the Rooms screen lists: the settings', else the
+/// The server whose rooms the Rooms screen lists (and whose boards the
+/// Leaderboard screen shows): the settings', else the
 /// one built in, else the page's own (browser) or this machine's.
 fn rooms_server(settings: &Settings) -> String {
     if let Some(server) = settings.server() {

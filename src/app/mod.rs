@@ -5,6 +5,7 @@ mod daily;
 mod desync;
 mod join;
 mod lan;
+mod leaderboard;
 mod menu;
 mod online;
 

@@ -11,11 +11,12 @@ use std::process::ExitCode;
 use web_time::Duration;
 
 use super::{Failure, Report, conclusion};
-use crate::cli::Cli;
+use crate::cli::{Cli, Command};
 use crate::frontend::window;
 use crate::net::connect::{BackgroundConnect, Connector, Seat, Stage};
 use crate::platform::browser::log;
 use crate::web::link::args_from_fragment;
+use crate::web::replay_link::{self, ReplayLink};
 
 /// How long the browser connects before it opens the window anyway (see
 /// [`open_when_connecting`]): a host, who waits for someone to come, only
@@ -137,15 +138,24 @@ pub fn main() -> ExitCode {
         .without_time()
         .with_env_filter(tracing_subscriber::EnvFilter::new("twinstar=info"))
         .init();
-    let fragment = crate::platform::browser::window()
-        .and_then(|w| w.location().hash().ok())
+    let location = crate::platform::browser::window().map(|w| w.location());
+    let fragment = (location.as_ref())
+        .and_then(|l| l.hash().ok())
         .unwrap_or_default();
-    let args = match args_from_fragment(&fragment) {
-        Ok(args) => args,
-        Err(e) => {
-            conclude_in_page(Err(Failure::BadInput(e.to_string())));
-            return ExitCode::SUCCESS;
-        }
+    // A replay's link (`#replay=ID`, a board's link) is the page's own
+    // address: `replay` downloads it from the server beside the page.
+    let replay_link = fragment
+        .strip_prefix('#')
+        .is_some_and(|f| f.starts_with(replay_link::FRAGMENT_KEY));
+    let args = match location.and_then(|l| l.href().ok()) {
+        Some(href) if replay_link => vec!["replay".to_string(), href],
+        _ => match args_from_fragment(&fragment) {
+            Ok(args) => args,
+            Err(e) => {
+                conclude_in_page(Err(Failure::BadInput(e.to_string())));
+                return ExitCode::SUCCESS;
+            }
+        },
     };
     tracing::info!(
         "twinstar {} in the browser: {args:?}",
@@ -158,14 +168,57 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    let link = match &cli.command {
+        Some(Command::Replay(args)) => {
+            let file = args.file.to_string_lossy();
+            replay_link::is_web_address(&file).then(|| replay_link::parse(&file))
+        }
+        _ => None,
+    };
+    match link {
+        Some(Ok(link)) => wasm_bindgen_futures::spawn_local(run_downloaded(cli, link)),
+        Some(Err(e)) => refuse(&e.to_string()),
+        None => run_in_page(cli),
+    }
+    // The page's exit is its result line; the process goes on (the
+    // page's event loop runs the window).
+    ExitCode::SUCCESS
+}
+
+fn run_in_page(cli: Cli) {
     match super::run(cli) {
         // The window runs on the page's event loop and reports by itself.
         Ok(Report::Running) => {}
         result => conclude_in_page(result),
     }
-    // The page's exit is its result line; the process goes on (the
-    // page's event loop runs the window).
-    ExitCode::SUCCESS
+}
+
+/// A command the page cannot run, said over the page and in its result.
+fn refuse(why: &str) {
+    crate::platform::browser::say(&format!("twinstar: {why}"));
+    conclude_in_page(Err(Failure::BadInput(why.to_owned())));
+}
+
+/// `replay LINK` in the page: its thread cannot wait for the download, so
+/// the replay is fetched first, kept in the page's file store as
+/// `replays/ID.tsr`, and the command then runs on that file.
+async fn run_downloaded(mut cli: Cli, link: ReplayLink) {
+    let bytes = match crate::platform::browser::boards::fetch_replay(&link.url).await {
+        Ok(bytes) => bytes,
+        Err(e) if e.unreachable => {
+            crate::platform::browser::say(&format!("twinstar: {}", e.why));
+            conclude_in_page(Err(Failure::Runtime(e.why, None)));
+            return;
+        }
+        Err(e) => return refuse(&e.why),
+    };
+    tracing::info!("downloaded {} ({} bytes)", link.url, bytes.len());
+    let path = std::path::Path::new(crate::replay::DEFAULT_DIR).join(format!("{}.tsr", link.id));
+    crate::platform::files::memory::insert(&path, bytes);
+    if let Some(Command::Replay(args)) = &mut cli.command {
+        args.file = path;
+    }
+    run_in_page(cli);
 }
 
 /// A tracing event, buffered and logged as one console line when dropped.

@@ -1,4 +1,5 @@
-//! `twinstar replay` and `twinstar replay-diff`.
+//! `twinstar replay` and `twinstar replay-diff`. A replay is a file, or a
+//! ranked replay's link on a server (`web::replay_link`), downloaded first.
 
 use std::path::Path;
 
@@ -12,17 +13,43 @@ use crate::game::Twinstar;
 use crate::replay::{self, FieldDiff, Replay, first_divergence, simulate_to, world_diff};
 use crate::session::{MatchSummary, Summary};
 use crate::sim::{PLAYERS, hex_checksum};
+use crate::web::replay_link;
 
 fn load(path: &Path) -> Result<Replay, Failure> {
     let replay =
         replay::read(path).map_err(|e| Failure::BadInput(format!("{}: {e}", path.display())))?;
-    if let Some(cut) = &replay.cut {
-        eprintln!(
-            "twinstar: warning: {}: {cut}; playing up to there",
-            path.display()
-        );
-    }
+    warn_if_cut(&replay, &path.display().to_string());
     Ok(replay)
+}
+
+fn warn_if_cut(replay: &Replay, name: &str) {
+    if let Some(cut) = &replay.cut {
+        eprintln!("twinstar: warning: {name}: {cut}; playing up to there");
+    }
+}
+
+/// The replay `file` names, and its name for messages: a file, or a link
+/// (`https://SERVER/replays/ID`, `https://SERVER/#replay=ID`) downloaded
+/// now. A link that is none, a 404, a download past the cap or bytes that
+/// are no replay are bad input (exit 2) like a bad file; a server that
+/// does not answer is a runtime failure (exit 1).
+fn load_source(file: &Path) -> Result<(Replay, String), Failure> {
+    let text = file.to_string_lossy();
+    if !replay_link::is_web_address(&text) {
+        return Ok((load(file)?, file.display().to_string()));
+    }
+    let link = replay_link::parse(&text).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let bytes = crate::platform::boards::download_replay(&link.url).map_err(|e| {
+        if e.unreachable {
+            Failure::Runtime(e.why, None)
+        } else {
+            Failure::BadInput(e.why)
+        }
+    })?;
+    let replay =
+        replay::read_bytes(&bytes).map_err(|e| Failure::BadInput(format!("{}: {e}", link.url)))?;
+    warn_if_cut(&replay, &link.url);
+    Ok((replay, link.url))
 }
 
 /// Flag combinations clap cannot refuse with a clear one-line message.
@@ -47,26 +74,35 @@ pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
     if !args.headless && !args.dump {
         crate::frontend::require_display()?;
     }
-    let replay = load(&args.file)?;
+    let (replay, name) = load_source(&args.file)?;
     if args.dump {
         dump(&replay);
         return Ok(Report::Printed);
     }
     if !args.headless {
+        // The page has no terminal to come back to when the viewer closes:
+        // there the re-simulation's verdict is its result line, given as the
+        // viewer opens (which shows each checksum's verdict as it plays).
+        let verdict = cfg!(target_arch = "wasm32").then(|| verified(&replay, &name));
         let capture = args.screenshot.clone().map(|path| Screenshot {
             path,
             after_frames: args.frames.unwrap_or(0),
         });
-        return match replay_view::run(replay, &args.file.display().to_string(), capture) {
+        return match replay_view::run(replay, &name, capture) {
             Err(e) => Err(Failure::BadInput(e.to_string())),
             Ok(Some(Err(e))) => Err(Failure::BadInput(e)),
-            Ok(_) => Ok(Report::Printed),
+            Ok(_) => verdict.unwrap_or(Ok(Report::Printed)),
         };
     }
-    let v = replay::verify(&replay)
+    verified(&replay, &name)
+}
+
+/// Re-simulates `replay` and compares every recorded checksum: its
+/// summary, or the first mismatch (exit 1, with the summary).
+fn verified(replay: &Replay, name: &str) -> Result<Report, Failure> {
+    let v = replay::verify(replay)
         .ok_or_else(|| Failure::BadInput("unreadable simulation config".into()))?;
-    let file = args.file.display().to_string();
-    let netcode = MatchSummary::of_replay::<Twinstar, PLAYERS>(&file, &replay, &v);
+    let netcode = MatchSummary::of_replay::<Twinstar, PLAYERS>(name, replay, &v);
     let summary = Summary::of(netcode, &v.state);
     match v.first_mismatch {
         None => {

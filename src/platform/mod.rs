@@ -5,6 +5,8 @@
 //! ... without knowing which it got; so the game above names `wasm32` in
 //! few places, and `app`, `settings` and `web` need not call each other.
 //!
+//! - [`boards`]: ranked replays: one downloaded by its link (natively;
+//!   the page fetches it before its command runs).
 //! - [`downloads`]: the player's own files in and out of the page (file
 //!   picker, downloads); nothing to do natively, where files are on disk.
 //! - [`lan`]: LAN games by multicast DNS: a host's announcement, a
@@ -54,7 +56,7 @@ pub mod browser;
 #[cfg(target_arch = "wasm32")]
 use browser as imp;
 
-pub use imp::{downloads, lan, net, records, rooms, screen, server, text_field};
+pub use imp::{boards, downloads, lan, net, records, rooms, screen, server, text_field};
 
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;
@@ -72,4 +74,14 @@ pub enum NoLocalServer {
     Unnamed,
     /// Nothing answered on this machine and starting a server failed.
     StartFailed(String),
+}
+
+/// Why [`boards::download_replay`] has no replay.
+#[derive(Debug)]
+pub struct DownloadFailed {
+    /// One line: the link and what went wrong.
+    pub why: String,
+    /// The server did not answer (rather than refusing or sending
+    /// something that is no replay).
+    pub unreachable: bool,
 }

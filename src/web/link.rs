@@ -5,7 +5,10 @@
 //! - `http://HOST:3536/#K7Q-2XM` joins room K7Q-2XM at once;
 //! - `http://HOST:3536/#watch/K7Q-2XM` watches room K7Q-2XM's match;
 //! - `http://HOST:3536/#!synctest --headless --frames 600` runs any command
-//!   line, as `twinstar` would (tests and benchmarks use this).
+//!   line, as `twinstar` would (tests and benchmarks use this);
+//! - `http://HOST:3536/#replay=ID` plays a ranked replay: the page's entry
+//!   (`app/page.rs`) takes its whole address as `replay`'s link
+//!   (`web::replay_link`), before this module is asked.
 
 use crate::net::room_code::RoomCode;
 

@@ -32,6 +32,7 @@ mod online;
 mod presets;
 mod rejoin;
 mod replay;
+mod replay_links;
 mod rng_isolation;
 mod rollback_property;
 mod screenshots;

@@ -7,6 +7,7 @@
 
 use wasm_bindgen::JsCast;
 
+pub mod boards;
 pub mod downloads;
 pub mod lan;
 pub mod net;
@@ -156,5 +157,17 @@ pub fn pick_file(dir: &std::path::Path, accept: &str) {
 pub fn unstore(key: &str) {
     if let Some(storage) = storage() {
         let _ = storage.remove_item(key);
+    }
+}
+
+/// Says `text` over the page (web/index.html's `twinstarSay`), where the
+/// game has no window to say it in: a replay's link that names none.
+pub fn say(text: &str) {
+    let Some(window) = window() else {
+        return;
+    };
+    let say = js_sys::Reflect::get(&window.clone().into(), &"twinstarSay".into());
+    if let Ok(say) = say.and_then(|f| f.dyn_into::<js_sys::Function>()) {
+        let _ = say.call1(&window.into(), &text.into());
     }
 }

@@ -13,9 +13,12 @@ mod room_requests;
 
 // The client's own I/O with the server, chosen here once: natively our
 // websocket and HTTP client (`native_client`; the game asks it for ICE
-// offers, round trips and the room list), in the browser the page's
+// offers, round trips, the room list, and in `native_boards` ranked
+// replays and their boards), in the browser the page's
 // WebSocket and `fetch` (`browser_client.rs`). Both offer `with_signaller`,
 // `refusal` and `Poster` to `client` and `room_requests`.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native_boards;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native_client;
 #[cfg(not(target_arch = "wasm32"))]

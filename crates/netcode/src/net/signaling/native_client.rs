@@ -149,7 +149,7 @@ pub(crate) fn server_close_reason(e: &SignalingError) -> Option<&str> {
 }
 
 /// `ws://host:port` -> `http://host:port{path}` (`wss` -> `https`).
-fn http_url(server: &str, path: &str) -> Option<String> {
+pub(super) fn http_url(server: &str, path: &str) -> Option<String> {
     let server = server.trim().trim_end_matches('/');
     let (scheme, host) = match server.split_once("://")? {
         ("ws", host) => ("http", host),
@@ -162,9 +162,9 @@ fn http_url(server: &str, path: &str) -> Option<String> {
 /// A plain `GET` of `path` on the signaling server (TLS checked against
 /// the same roots as its websocket), at most `limit` bytes of text;
 /// `Ok(None)` for a 404.
-fn get_text(server: &str, path: &str, limit: u64) -> Result<Option<String>, String> {
+pub(super) fn get_text(server: &str, path: &str, limit: u64) -> Result<Option<String>, String> {
     let url = http_url(server, path).ok_or_else(|| format!("not a server URL: {server}"))?;
-    let mut response = agent()
+    let mut response = agent_with_timeout(ICE_FETCH_TIMEOUT)
         .get(&url)
         .call()
         .map_err(|e| format!("{url}: {e}"))?;
@@ -263,6 +263,12 @@ pub fn round_trip_ms(server: &str) -> Option<u32> {
 /// An HTTP client for the signaling server: TLS checked against the same
 /// roots as its websocket, a short overall timeout, statuses as answers.
 fn agent() -> ureq::Agent {
+    agent_with_timeout(ICE_FETCH_TIMEOUT)
+}
+
+/// [`agent`] with another overall timeout (a replay's download may take
+/// longer than an ICE offer's).
+pub(super) fn agent_with_timeout(timeout: Duration) -> ureq::Agent {
     let certs: Vec<ureq::tls::Certificate<'static>> = roots()
         .iter()
         .map(|der| ureq::tls::Certificate::from_der(der.as_ref()).to_owned())
@@ -271,7 +277,7 @@ fn agent() -> ureq::Agent {
         .root_certs(ureq::tls::RootCerts::new_with_certs(&certs))
         .build();
     let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(ICE_FETCH_TIMEOUT))
+        .timeout_global(Some(timeout))
         .http_status_as_error(false)
         .tls_config(tls)
         .build()
