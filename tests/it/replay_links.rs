@@ -14,7 +14,8 @@ use common::{Server, host_then_join, http_get, run, scratch};
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// One headless bot match through `server` (room `code`), its host's
-/// replay uploaded and ranked: the replay's id and the host's file.
+/// replay sent and ranked as the match ended: the replay's id and the
+/// host's file.
 pub fn ranked_replay(server: &Server, dir: &Path, code: &str) -> (String, PathBuf) {
     std::fs::create_dir_all(dir).unwrap();
     let record = ["--record", "host.tsr", "--seed", "5"];
@@ -22,35 +23,10 @@ pub fn ranked_replay(server: &Server, dir: &Path, code: &str) -> (String, PathBu
     let (host, join) = (host.finish(LIMIT), join.finish(LIMIT));
     assert_eq!(host.code(), Some(0), "host failed:\n{}", host.stderr);
     assert_eq!(join.code(), Some(0), "join failed:\n{}", join.stderr);
-    let file = dir.join("host.tsr");
-    let bytes = std::fs::read(&file).unwrap();
-    let (status, body) = upload(server.addr, &bytes);
-    assert_eq!(status, 201, "the upload was refused: {body}");
-    let answer: serde_json::Value = serde_json::from_str(&body).unwrap();
-    (answer["id"].as_str().unwrap().to_owned(), file)
-}
-
-/// `POST /replays` with the bytes as its body: status and body.
-fn upload(addr: std::net::SocketAddr, bytes: &[u8]) -> (u16, String) {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    write!(
-        s,
-        "POST /replays HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
-         Content-Type: application/octet-stream\r\nContent-Length: {}\r\n\r\n",
-        bytes.len()
-    )
-    .unwrap();
-    s.write_all(bytes).unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, b)| b)
-        .to_owned();
-    (status, body)
+    let summary = host.summary();
+    let id = summary["upload"]["ranked"]["id"].as_str();
+    let id = id.unwrap_or_else(|| panic!("the host's replay was not ranked: {summary}"));
+    (id.to_owned(), dir.join("host.tsr"))
 }
 
 /// A link to a one-shot server that answers 200 with `body` (not one of
