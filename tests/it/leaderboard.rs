@@ -104,6 +104,9 @@ fn two_bot_matches_are_ranked_in_score_order() {
             "only the host sends: {}",
             join.summary()
         );
+        // Both seats are named, so the server checked both sat in it.
+        let replay = twinstar::replay::read(&dir.join("host.tsr")).unwrap();
+        assert_eq!(replay.header.peers.len(), 2, "{:?}", replay.header.peers);
         let bytes = std::fs::read(dir.join("host.tsr")).unwrap();
         uploaded.push((id, claim, bytes));
     }

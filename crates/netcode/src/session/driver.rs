@@ -246,7 +246,7 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
 impl<G: Game<2>> Driver<G, 2> {
     /// A match against the connected peer.
     pub fn online(
-        connection: Connection<G::Input, 2>,
+        mut connection: Connection<G::Input, 2>,
         options: OnlineOptions,
     ) -> Result<Self, SessionError> {
         let driver_options = DriverOptions {
@@ -255,9 +255,17 @@ impl<G: Game<2>> Driver<G, 2> {
             mode: Mode::Online(connection.role),
             inject_desync_from: options.inject_desync_from,
         };
+        // Both seats' peer ids, in seat order, so that a server that
+        // ranks the replay checks both sat in a match it paired.
+        let other = connection.peer.to_string();
+        let peers = match connection.socket.id().map(|own| own.to_string()) {
+            Some(own) if connection.agreement.local_handle == 0 => vec![own, other],
+            Some(own) => vec![other, own],
+            None => vec![other],
+        };
         let venue = Venue {
             room: connection.room.as_ref().map(ToString::to_string),
-            peers: vec![connection.peer.to_string()],
+            peers,
             input_delay: connection.agreement.input_delay,
         };
         let backend = OnlineBackend::<G, 2>::new(connection, options)?;
