@@ -7,29 +7,11 @@
 use crate::common;
 
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{LIMIT, Server, Twinstar, peer_args, scratch};
-
-/// A private CA and a certificate for 127.0.0.1 named `name` in `dir`
-/// (scripts/lib/make-test-certs.sh); the CA is made on the first call.
-fn certificate(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
-    let status = Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/lib/make-test-certs.sh"))
-        .args([dir.as_os_str(), OsStr::new("127.0.0.1"), OsStr::new(name)])
-        .status()
-        .expect("bash runs");
-    assert!(
-        status.success(),
-        "make-test-certs.sh failed (is openssl installed?)"
-    );
-    (
-        dir.join(format!("{name}.pem")),
-        dir.join(format!("{name}.key")),
-    )
-}
+use common::{LIMIT, Server, Twinstar, certificate, peer_args, scratch};
 
 /// The serial number of the certificate the server at `addr` presents.
 fn served_serial(addr: &str) -> String {
@@ -77,15 +59,7 @@ fn players_meet_over_wss_across_a_certificate_renewal() {
     let (cert, key) = (certs.join("live.pem"), certs.join("live.key"));
     copy(&first_cert, &cert);
     copy(&first_key, &key);
-    let server = Server::start_with(
-        &[
-            "--tls-cert",
-            cert.to_str().unwrap(),
-            "--tls-key",
-            key.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let server = Server::start_tls(&cert, &key);
     assert!(server.url.starts_with("wss://"), "{}", server.url);
     let addr = server.addr.to_string();
     assert_eq!(served_serial(&addr), file_serial(&first_cert));

@@ -15,13 +15,7 @@ use common::{LIMIT, Server, Twinstar, peer_args, scratch};
 fn players_meet_over_wss_through_nginx() {
     let dir = scratch("nginx");
     let certs = dir.join("certs");
-    let status = Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/lib/make-test-certs.sh"))
-        .arg(&certs)
-        .arg("127.0.0.1")
-        .status()
-        .unwrap();
-    assert!(status.success());
+    common::certificate(&certs, "server");
     let node = Server::start_with(&["--trust-forwarded"], &[]);
     let port = common::free_loopback_port();
     let shipped =

@@ -170,28 +170,8 @@ fn the_menus_leaderboard_lists_a_ranked_match_and_plays_it() {
 #[test]
 fn a_https_link_is_checked_like_the_games_other_requests() {
     let dir = scratch("replay-links-tls");
-    let status = std::process::Command::new("bash")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/lib/make-test-certs.sh"
-        ))
-        .args([dir.as_os_str(), "127.0.0.1".as_ref(), "server".as_ref()])
-        .status()
-        .expect("bash runs");
-    assert!(
-        status.success(),
-        "make-test-certs.sh failed (is openssl installed?)"
-    );
-    let (cert, key) = (dir.join("server.pem"), dir.join("server.key"));
-    let server = Server::start_with(
-        &[
-            "--tls-cert",
-            cert.to_str().unwrap(),
-            "--tls-key",
-            key.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let (cert, key) = common::certificate(&dir, "server");
+    let server = Server::start_tls(&cert, &key);
     let link = format!("https://{}/#replay=nosuchreplay", server.addr);
     let args = ["replay", link.as_str(), "--headless", "--verify"];
     let mut trusting = common::command(&dir, &args);

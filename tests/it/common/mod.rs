@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+mod certs;
 mod display;
 pub mod picture;
 mod process;
@@ -23,6 +24,7 @@ use std::time::Duration;
 
 // Unused re-exports warn as imports, not as dead code: same reason.
 #[allow(unused_imports)]
+pub use certs::certificate;
 pub use display::Display;
 #[allow(unused_imports)]
 pub use process::{Finished, Twinstar};

@@ -35,6 +35,13 @@ impl Server {
         Self::start_of(super::BIN, args, envs)
     }
 
+    /// [`Server::start`] over TLS (`wss://`, `https://`) with this
+    /// certificate and key (see [`super::certificate`]).
+    pub fn start_tls(cert: &std::path::Path, key: &std::path::Path) -> Self {
+        let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
+        Self::start_with(&["--tls-cert", cert, "--tls-key", key], &[])
+    }
+
     /// [`Server::start_with`] from another binary that takes `serve`
     /// (`twinstar-server`, [`super::server_bin`]).
     pub fn start_of(bin: &str, args: &[&str], envs: &[(&str, &OsStr)]) -> Self {

@@ -63,14 +63,7 @@ fn http_url(server: &str, path: &str) -> Option<String> {
 
 async fn post(url: &str, body: &[u8]) -> Result<(), String> {
     let (status, text) = fetch_post(url, "application/json", body).await?;
-    if (200..300).contains(&status) {
-        return Ok(());
-    }
-    Err(if text.trim().is_empty() {
-        format!("HTTP {status}")
-    } else {
-        text
-    })
+    super::client::accepted_or_text(status, text)
 }
 
 /// A `fetch` `POST` of `body` (of `content_type`, sent as bytes) to `url`:

@@ -54,6 +54,20 @@ pub enum JoinError {
 /// The longest piece of a server's text an error message quotes.
 const MAX_QUOTED_CHARS: usize = 200;
 
+/// A room request's answer (status and text): `Ok` for a 2xx, else what
+/// the server said (quoted by the caller: [`quote_server_text`]), or the
+/// status when it said nothing.
+pub(crate) fn accepted_or_text(status: u16, text: String) -> Result<(), String> {
+    if (200..300).contains(&status) {
+        return Ok(());
+    }
+    Err(if text.trim().is_empty() {
+        format!("HTTP {status}")
+    } else {
+        text
+    })
+}
+
 /// Text a server sent (a refusal's body, a close reason), made fit for a
 /// one-line error: control characters and runs of whitespace become one
 /// space, and it is cut at `MAX_QUOTED_CHARS`. A proxy in front of the

@@ -187,14 +187,7 @@ pub(super) fn get_text(server: &str, path: &str, limit: u64) -> Result<Option<St
 /// line: `client::quote_server_text`) or what went wrong.
 pub(crate) fn post_json(server: &str, path: &str, body: &[u8]) -> Result<(), String> {
     let (status, text) = post(server, path, "application/json", body)?;
-    if (200..300).contains(&status) {
-        return Ok(());
-    }
-    Err(if text.trim().is_empty() {
-        format!("HTTP {status}")
-    } else {
-        text
-    })
+    super::client::accepted_or_text(status, text)
 }
 
 /// The most of an answer's body a `POST` reads: answers are one JSON line.
