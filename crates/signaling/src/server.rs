@@ -196,6 +196,39 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
     let listener = listen(addr).map_err(ServerError::Bind)?;
     let addr = listener.local_addr().map_err(ServerError::Bind)?;
     let (closing, closing_rx) = watch::channel(false);
+    let replays = match (options.replays, &directory) {
+        // Several nodes: the boards and bytes in their shared Redis.
+        (Some(pool), Some(redis)) => {
+            if let Some(dir) = &options.data {
+                return Err(ServerError::Data(format!(
+                    "--data {} and --directory both keep ranked replays: with --directory \
+                     they are in Redis, so leave --data out",
+                    dir.display()
+                )));
+            }
+            info!("ranked replays kept in the shared Redis (--directory)");
+            Some(crate::replay_state::Replays::shared(
+                pool,
+                crate::redis_boards::RedisBoards::new(redis.clone()),
+            ))
+        }
+        (Some(pool), None) => {
+            let store = match &options.data {
+                Some(dir) => {
+                    let store = crate::replay_store::Store::open(dir).map_err(ServerError::Data)?;
+                    info!(
+                        "ranked replays kept in {} ({} so far)",
+                        dir.join(crate::replay_store::DATA_FILE).display(),
+                        store.len()
+                    );
+                    store
+                }
+                None => crate::replay_store::Store::memory(),
+            };
+            Some(crate::replay_state::Replays::new(pool, store))
+        }
+        (None, _) => None,
+    };
     let shared = Shared {
         rooms: RoomState::default(),
         metrics: Metrics::default(),
@@ -208,25 +241,7 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         trust_forwarded: options.trust_forwarded,
         directory,
         reports: options.reports,
-        replays: match options.replays {
-            Some(pool) => {
-                let store = match &options.data {
-                    Some(dir) => {
-                        let store =
-                            crate::replay_store::Store::open(dir).map_err(ServerError::Data)?;
-                        info!(
-                            "ranked replays kept in {} ({} so far)",
-                            dir.join(crate::replay_store::DATA_FILE).display(),
-                            store.len()
-                        );
-                        store
-                    }
-                    None => crate::replay_store::Store::memory(),
-                };
-                Some(crate::replay_state::Replays::new(pool, store))
-            }
-            None => None,
-        },
+        replays,
     };
     Ok(BoundServer {
         listener,
