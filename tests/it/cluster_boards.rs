@@ -23,13 +23,19 @@ const LIMIT: Duration = Duration::from_secs(60);
 /// and closed again (its code stays stuck to that node, as for the match).
 fn node_of(nodes: &[&Server], base: &str, code: &str, runtime: &tokio::runtime::Runtime) -> usize {
     let ws = runtime.block_on(connect(&format!("{base}/{code}")));
-    let waiting = |n: &Server| n.metric(r#"twinstar_rooms{state="waiting"}"#).unwrap_or(0.0);
+    let waiting = |n: &Server| {
+        n.metric(r#"twinstar_rooms{state="waiting"}"#)
+            .unwrap_or(0.0)
+    };
     let started = Instant::now();
     let node = loop {
         if let Some(i) = (0..nodes.len()).find(|i| waiting(nodes[*i]) == 1.0) {
             break i;
         }
-        assert!(started.elapsed() < Duration::from_secs(5), "{code} landed nowhere");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{code} landed nowhere"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     drop(ws);
