@@ -279,7 +279,7 @@ mod tests {
             daily: false,
         };
         let (a, b, c) = (entry(3, 900, 600), entry(1, 500, 300), entry(2, 500, 600));
-        let mut members = vec![member(&c), member(&b), member(&a)];
+        let mut members = [member(&c), member(&b), member(&a)];
         members.sort();
         let ids: Vec<&str> = members.iter().filter_map(|m| member_id(m)).collect();
         assert_eq!(ids, ["id3", "id1", "id2"]);

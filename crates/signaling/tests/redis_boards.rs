@@ -67,9 +67,14 @@ fn entry(i: u64) -> Entry {
         wave: (i % 5) as u32,
         frames: 600 + (i % 3) as u32 * 60,
         fps: 60,
-        preset: if i % 4 == 0 { "stress" } else { "default" }.into(),
+        preset: if i.is_multiple_of(4) {
+            "stress"
+        } else {
+            "default"
+        }
+        .into(),
         date: day([28, 28, 27, 23, 20][(i % 5) as usize]),
-        daily: i % 3 == 0,
+        daily: i.is_multiple_of(3),
     }
 }
 
