@@ -28,7 +28,7 @@ use crate::RoomCode;
 use crate::boards::{Board, Entry, date_text, parse_cursor, utc_date};
 use crate::limits::client_ip;
 use crate::replay_state::{
-    LIFETIME_SLACK, Replays, StoreError, UPLOADS_PER_ADDRESS, UPLOADS_PER_ROOM, take, unix_ms_now,
+    Replays, StoreError, UPLOADS_PER_ADDRESS, UPLOADS_PER_ROOM, take, unix_ms_now,
 };
 use crate::replays::{PoolError, VerifiedReplay, parse_claim};
 use crate::shared::Shared;
@@ -148,7 +148,7 @@ async fn rank(
     let played =
         Duration::from_millis(u64::from(verified.frames) * 1000 / u64::from(verified.fps.max(1)));
     let lifetime = hosted.lifetime(now);
-    if played > lifetime + LIFETIME_SLACK {
+    if played > lifetime + replays.lifetime_slack {
         return Err(bad(format!(
             "the replay lasts {} s, longer than its room was open ({} s)",
             played.as_secs(),

@@ -30,6 +30,8 @@ pub const LIFETIME_SLACK: Duration = Duration::from_secs(5);
 pub struct Replays {
     pub pool: VerifierPool,
     kept: Kept,
+    /// [`LIFETIME_SLACK`], or a benchmark's (`ServeOptions`).
+    pub lifetime_slack: Duration,
     pub(crate) rates: Arc<Mutex<Rates>>,
     /// An `Instant` and the Unix ms it was: turns the registry's
     /// `Instant`s into dates.
@@ -68,9 +70,16 @@ impl Replays {
         Replays {
             pool,
             kept,
+            lifetime_slack: LIFETIME_SLACK,
             rates: Arc::default(),
             origin: (Instant::now(), unix_ms_now()),
         }
+    }
+
+    /// The same, allowing replays `slack` longer than their room was open.
+    pub fn with_lifetime_slack(mut self, slack: Duration) -> Replays {
+        self.lifetime_slack = slack;
+        self
     }
 
     fn store(store: &Mutex<Store>) -> MutexGuard<'_, Store> {

@@ -102,6 +102,12 @@ pub struct ServeOptions {
     /// Where ranked replays are kept (`--data DIR`: SQLite in DIR);
     /// `None`: in memory, until the server stops.
     pub data: Option<std::path::PathBuf>,
+    /// How much longer than its room was open a replay may last before it
+    /// is refused. Benchmarks only (examples/upload_load.rs uploads
+    /// ten-minute replays of rooms paired a moment before): no flag,
+    /// variable or config key sets it, so the shipped server always keeps
+    /// the default (5 s).
+    pub replay_lifetime_slack: Duration,
 }
 
 impl ServeOptions {
@@ -120,6 +126,7 @@ impl ServeOptions {
             metrics: MetricsAccess::default(),
             replays: None,
             data: None,
+            replay_lifetime_slack: crate::replay_state::LIFETIME_SLACK,
         }
     }
 }
@@ -207,10 +214,13 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
                 )));
             }
             info!("ranked replays kept in the shared Redis (--directory)");
-            Some(crate::replay_state::Replays::shared(
-                pool,
-                crate::redis_boards::RedisBoards::new(redis.clone()),
-            ))
+            Some(
+                crate::replay_state::Replays::shared(
+                    pool,
+                    crate::redis_boards::RedisBoards::new(redis.clone()),
+                )
+                .with_lifetime_slack(options.replay_lifetime_slack),
+            )
         }
         (Some(pool), None) => {
             let store = match &options.data {
@@ -225,7 +235,10 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
                 }
                 None => crate::replay_store::Store::memory(),
             };
-            Some(crate::replay_state::Replays::new(pool, store))
+            Some(
+                crate::replay_state::Replays::new(pool, store)
+                    .with_lifetime_slack(options.replay_lifetime_slack),
+            )
         }
         (None, _) => None,
     };
