@@ -2,8 +2,9 @@
 //! sharing one Redis (`--directory`): a bot match on each node, each
 //! host's replay uploaded through the proxy (`POST /replays?...&room=CODE`,
 //! as the game sends it), which routes it to the node that paired the
-//! room; both ranked; then each node by itself (not through the proxy)
-//! lists both in score order and serves both replays' bytes. With the old
+//! room, and a quick match's (no room) to the quick node; all ranked; then
+//! each node by itself (not through the proxy) lists all three in board
+//! order and serves every replay's bytes. With the old
 //! proxy config (uploads to any node, round robin) one upload of the
 //! A, B, B, A sequence below reaches a node that never saw its match; with
 //! boards in each node's memory, neither node lists both.
@@ -94,6 +95,17 @@ fn replays_of_matches_on_two_nodes_are_ranked_through_the_proxy_and_listed_by_bo
     for node in &nodes {
         assert_eq!(node.metric(r#"twinstar_rooms{state="full"}"#), Some(1.0));
     }
+    // And a quick match (no code: the proxy's quick node, node 1).
+    let quick_dir = dir.join("quick");
+    let quick: Vec<_> = (0..2)
+        .map(|i| {
+            let dir = quick_dir.join(i.to_string());
+            std::fs::create_dir_all(&dir).unwrap();
+            let record = ["--record", "mine.tsr"];
+            let peer = common::peer_args("join", None, &base, "300", &record);
+            (dir.clone(), common::Twinstar::spawn(&dir, &peer))
+        })
+        .collect();
     let mut uploads = Vec::new();
     for ((dir, (host, join)), code) in matches.into_iter().zip(&rooms) {
         let (host, join) = (host.finish(LIMIT), join.finish(LIMIT));
@@ -103,22 +115,40 @@ fn replays_of_matches_on_two_nodes_are_ranked_through_the_proxy_and_listed_by_bo
         let claim = summary["shared_score"].as_u64().unwrap();
         let wave = summary["wave"].as_u64().unwrap();
         let path = format!("/replays?score={claim}&wave={wave}&room={code}");
-        uploads.push((path, claim, std::fs::read(dir.join("host.tsr")).unwrap()));
+        let bytes = std::fs::read(dir.join("host.tsr")).unwrap();
+        uploads.push((path, claim, 900, bytes));
     }
+    for (dir, peer) in quick {
+        let peer = peer.finish(LIMIT);
+        assert_eq!(peer.code(), Some(0), "{}", peer.report("quick", 30));
+        let summary = peer.summary();
+        assert_eq!(summary["mode"], "quick");
+        // The first player's replay, as the host's of a room.
+        if summary["player"] == 1 {
+            let claim = summary["shared_score"].as_u64().unwrap();
+            let wave = summary["wave"].as_u64().unwrap();
+            let path = format!("/replays?score={claim}&wave={wave}");
+            let bytes = std::fs::read(dir.join("mine.tsr")).unwrap();
+            uploads.push((path, claim, 300, bytes));
+        }
+    }
+    assert_eq!(uploads.len(), 3, "one quick player was player 1");
     // Through the proxy: A, B, then B and A again (refused as ranked
-    // already, by the node that hosted each: routed like its room).
+    // already, by the node that hosted each: routed like its room), then
+    // the quick match's (to the quick node).
     let mut ids = Vec::new();
-    for (i, want) in [(0, 201), (1, 201), (1, 409), (0, 409)] {
-        let (path, claim, bytes) = &uploads[i];
+    for (i, want) in [(0, 201), (1, 201), (1, 409), (0, 409), (2, 201)] {
+        let (path, claim, _, bytes) = &uploads[i];
         let (status, body) = request(proxy.addr, "POST", path, bytes);
         let answer = json(&body);
-        assert_eq!(status, want, "upload {i} of room {}: {answer}", rooms[i]);
+        assert_eq!(status, want, "upload {i} ({path}): {answer}");
         if want == 201 {
             assert_eq!(answer["score"].as_u64(), Some(*claim));
             ids.push((answer["id"].as_str().unwrap().to_owned(), *claim, i));
         }
     }
-    ids.sort_by_key(|(_, score, _)| std::cmp::Reverse(*score));
+    // The board's order: score, then fewer frames, then the earlier upload.
+    ids.sort_by_key(|(_, score, i)| (std::cmp::Reverse(*score), uploads[*i].2, *i));
     // Each node by itself lists both, in score order, and serves both.
     for (n, node) in nodes.iter().enumerate() {
         let (status, body) = request(node.addr, "GET", "/leaderboard?board=all", b"");
@@ -132,7 +162,7 @@ fn replays_of_matches_on_two_nodes_are_ranked_through_the_proxy_and_listed_by_bo
         for (id, _, i) in &ids {
             let (status, bytes) = request(node.addr, "GET", &format!("/replays/{id}"), b"");
             assert_eq!(status, 200, "node {n}, replay {id}");
-            assert!(bytes == uploads[*i].2, "node {n}, replay {id}: other bytes");
+            assert!(bytes == uploads[*i].3, "node {n}, replay {id}: other bytes");
         }
     }
     drop(proxy);
