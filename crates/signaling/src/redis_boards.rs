@@ -110,7 +110,7 @@ impl RedisBoards {
     pub async fn add(
         &self,
         match_key: &str,
-        mut entry: Entry,
+        entry: Entry,
         bytes: Vec<u8>,
         today: Date,
     ) -> Result<Result<Ranks, AlreadyRanked>, String> {
@@ -130,49 +130,20 @@ impl RedisBoards {
         if claimed.is_none() {
             return Ok(Err(AlreadyRanked));
         }
-        let stored = self.store(entry.clone(), bytes).await;
-        let seq = match stored {
-            Ok(seq) => seq,
-            Err(e) => {
-                // The match may be uploaded again once Redis answers.
-                let _ = (self.redis)
-                    .call(|mut c| async move { c.del::<_, ()>(&match_slot).await })
-                    .await;
-                return Err(e);
-            }
-        };
-        entry.seq = seq;
-        let on: Vec<(Board, String)> = (Board::ALL.into_iter())
-            .filter(|b| holds(*b, &entry, &entry.preset, today))
-            .map(|b| (b, board_key(&bucket(b, &entry.preset, today))))
-            .collect();
-        let m = member(&entry);
-        let keys: Vec<String> = on.iter().map(|(_, k)| k.clone()).collect();
-        let ranks: Vec<Option<usize>> = self
-            .redis
-            .call(|mut c| async move {
-                let mut pipe = redis::pipe();
-                for k in &keys {
-                    pipe.zrank(k, &m);
-                }
-                pipe.query_async(&mut c).await
-            })
-            .await?;
-        let rank_on = |board: Board| {
-            (on.iter().zip(&ranks))
-                .find(|((b, _), _)| *b == board)
-                .and_then(|(_, r)| r.map(|r| r + 1))
-        };
-        Ok(Ok(Ranks {
-            daily: rank_on(Board::Daily),
-            week: rank_on(Board::Week).unwrap_or(0),
-            all: rank_on(Board::All).unwrap_or(0),
-        }))
+        let stored = self.store(entry, bytes, today).await;
+        if stored.is_err() {
+            // Nothing was ranked: the match may be uploaded again once
+            // Redis answers.
+            let _ = (self.redis)
+                .call(|mut c| async move { c.del::<_, ()>(&match_slot).await })
+                .await;
+        }
+        stored.map(Ok)
     }
 
-    /// Numbers `entry` and writes it, its bytes and its board members in
-    /// one transaction: its upload number.
-    async fn store(&self, mut entry: Entry, bytes: Vec<u8>) -> Result<u64, String> {
+    /// Numbers `entry` and, in one transaction, writes it, its bytes and
+    /// its board members and reads where it ranks on `today`.
+    async fn store(&self, mut entry: Entry, bytes: Vec<u8>, today: Date) -> Result<Ranks, String> {
         let seq: u64 = self
             .redis
             .call(|mut c| async move { c.incr(format!("{PREFIX}seq"), 1u64).await })
@@ -181,8 +152,16 @@ impl RedisBoards {
         let record = serde_json::to_string(&Record::of(&entry)).map_err(|e| e.to_string())?;
         let m = member(&entry);
         let boards: Vec<String> = buckets(&entry).iter().map(|(_, b)| board_key(b)).collect();
+        // The boards it is on today (`boards` decides), to rank it on.
+        let on: Vec<Board> = (Board::ALL.into_iter())
+            .filter(|b| holds(*b, &entry, &entry.preset, today))
+            .collect();
+        let rank_keys: Vec<String> = (on.iter())
+            .map(|b| board_key(&bucket(*b, &entry.preset, today)))
+            .collect();
         let id = entry.id.clone();
-        self.redis
+        let ranks: Vec<Option<usize>> = self
+            .redis
             .call(|mut c| async move {
                 let mut pipe = redis::pipe();
                 pipe.atomic()
@@ -193,10 +172,22 @@ impl RedisBoards {
                 for board in &boards {
                     pipe.zadd(board, &m, 0).ignore();
                 }
-                pipe.query_async::<()>(&mut c).await
+                for key in &rank_keys {
+                    pipe.zrank(key, &m);
+                }
+                pipe.query_async(&mut c).await
             })
             .await?;
-        Ok(seq)
+        let rank_on = |board: Board| {
+            (on.iter().zip(&ranks))
+                .find(|(b, _)| **b == board)
+                .and_then(|(_, r)| r.map(|r| r + 1))
+        };
+        Ok(Ranks {
+            daily: rank_on(Board::Daily),
+            week: rank_on(Board::Week).unwrap_or(0),
+            all: rank_on(Board::All).unwrap_or(0),
+        })
     }
 
     /// The bytes of replay `id`, `None` if unknown.
