@@ -20,17 +20,17 @@ use twinstar::net::signaling::{RoomAction, RoomCode, SeatToken};
 
 /// A node as docs/deploy.md runs it behind the proxy; every test client
 /// comes from 127.0.0.1, so the per-address cap is lifted.
-const NODE_ARGS: [&str; 3] = ["--trust-forwarded", "--max-per-address", "1000"];
+pub(crate) const NODE_ARGS: [&str; 3] = ["--trust-forwarded", "--max-per-address", "1000"];
 
 /// HAProxy with deploy/haproxy.cfg in front of two or three nodes; killed
 /// when dropped.
-struct Proxy {
+pub(crate) struct Proxy {
     _process: common::Reaped,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
 }
 
 impl Proxy {
-    fn start(nodes: &[&Server]) -> Proxy {
+    pub(crate) fn start(nodes: &[&Server]) -> Proxy {
         assert!(
             (2..=3).contains(&nodes.len()),
             "deploy/haproxy.cfg names 2 or 3 nodes"
@@ -69,7 +69,7 @@ impl Proxy {
         proxy
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("ws://{}", self.addr)
     }
 }
@@ -93,7 +93,7 @@ fn http_status(addr: SocketAddr, path: &str) -> Option<u16> {
 
 /// `n` distinct room codes: 7 symbols of the room alphabet, spread over
 /// it (the digits of distinct numbers in base 31).
-fn codes(n: usize) -> Vec<String> {
+pub(crate) fn codes(n: usize) -> Vec<String> {
     const ALPHABET: &[u8] = b"23456789ABCDEFGHJKMNPQRSTUVWXYZ";
     (0..n)
         .map(|i| {
@@ -360,13 +360,13 @@ fn a_draining_nodes_match_takes_its_crashed_player_back_and_new_rooms_go_elsewhe
 }
 
 /// `redis-server` on a free port, without persistence; killed when dropped.
-struct Redis {
+pub(crate) struct Redis {
     _process: common::Reaped,
     port: u16,
 }
 
 impl Redis {
-    fn start() -> Redis {
+    pub(crate) fn start() -> Redis {
         let redis = which("redis-server").expect(
             "redis-server is not installed: apt-get install redis-server (scripts/test.sh does)",
         );
@@ -406,7 +406,7 @@ impl Redis {
             && &answer == b"+PONG\r\n"
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)
     }
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// A raw HTTP request with a binary body: status and body bytes.
-fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
+pub(crate) fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -41,7 +41,7 @@ fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> (u16, Vec
     (status, all[split + 4..].to_vec())
 }
 
-fn json(bytes: &[u8]) -> Value {
+pub(crate) fn json(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(bytes)))
 }

@@ -15,6 +15,7 @@ mod browser;
 mod chat;
 mod cli;
 mod cluster;
+mod cluster_boards;
 mod connect_refusals;
 mod determinism;
 mod effects;

@@ -26,10 +26,15 @@ fn start() -> SocketAddr {
 
 /// [`start`], keeping ranked replays in `data` (`--data DIR`) if given.
 fn start_with(data: Option<std::path::PathBuf>) -> SocketAddr {
+    start_and(|options| options.data = data)
+}
+
+/// [`start`], with `edit` applied to its options first.
+fn start_and(edit: impl FnOnce(&mut ServeOptions)) -> SocketAddr {
     let mut options = ServeOptions::new(None);
     options.metrics.bind = None;
-    options.data = data;
     options.replays = Some(VerifierPool::new(Arc::new(TwinstarVerifier), 2));
+    edit(&mut options);
     let server = bind_with("127.0.0.1:0".parse().unwrap(), options).unwrap();
     let addr = server.local_addr();
     std::thread::spawn(move || {
@@ -261,4 +266,54 @@ fn a_data_directory_keeps_the_boards_for_the_next_server() {
     assert_eq!(board["entries"][0]["score"].as_u64(), Some(score));
     assert_eq!(get(second, &format!("/replays/{id}")), (200, bytes));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Several nodes' boards live in their Redis (`--directory`): one that
+/// does not answer makes an upload of a match this server paired, a
+/// replay link and a board each a 503 with the reason in one line, not a
+/// panic or a hang; rooms still pair. And `--data` beside `--directory`
+/// is refused at start (two places for the same replays).
+#[test]
+fn a_shared_store_that_does_not_answer_is_a_503_with_its_reason() {
+    // A port nothing listens on: Redis is gone.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let redis = format!("redis://127.0.0.1:{port}");
+    let addr = start_and(|options| options.directory = Some(redis.clone()));
+    let (_a1, _) = player(addr, "CCC-CCC");
+    let (_a2, a2_id) = player(addr, "CCC-CCC");
+    let (bytes, score) = SampleMatch::new(3, 270, "CCC-CCC", &a2_id)
+        .record()
+        .unwrap();
+    let (status, answer) = upload(addr, &format!("?score={score}"), &bytes);
+    assert_eq!(status, 503, "{answer}");
+    let why = reason(&answer);
+    assert!(
+        why.contains("(Redis) did not answer") && !why.contains('\n'),
+        "{why}"
+    );
+    for path in ["/leaderboard?board=all", "/replays/abcdefghijkm"] {
+        let (status, body) = get(addr, path);
+        let answer: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(status, 503, "{path}: {answer}");
+        assert!(reason(&answer).contains("Redis"), "{path}: {answer}");
+    }
+    let (_b1, b1_id) = player(addr, "DDD-DDD");
+    assert!(!b1_id.is_empty());
+
+    let mut options = ServeOptions::new(None);
+    options.metrics.bind = None;
+    options.replays = Some(VerifierPool::new(Arc::new(TwinstarVerifier), 1));
+    options.directory = Some(redis);
+    options.data = Some(std::env::temp_dir().join("twinstar-unused-data"));
+    let error = bind_with("127.0.0.1:0".parse().unwrap(), options)
+        .err()
+        .expect("--data with --directory is refused")
+        .to_string();
+    assert!(
+        error.contains("--data") && error.contains("--directory"),
+        "{error}"
+    );
 }

@@ -33,19 +33,40 @@ pub struct Entry {
     pub daily: bool,
 }
 
-/// Whether `entry` is on `board` of `preset`, on `today`.
-fn holds(board: Board, entry: &Entry, preset: &str, today: Date) -> bool {
+/// Which list of entries `board` of `preset` shows on `day`: `daily` the
+/// day's daily challenges (any preset asked: there is one), `week` the
+/// preset's ISO week, `all` the preset's. An entry is on a board exactly
+/// when one of its [`buckets`] is the board's bucket: the rule both the
+/// memory boards and the Redis ones (`redis_boards`, one sorted set per
+/// bucket) follow.
+pub fn bucket(board: Board, preset: &str, day: Date) -> String {
     match board {
-        Board::Daily => entry.daily && entry.date == today,
-        Board::Week => entry.preset == preset && same_iso_week(entry.date, today),
-        Board::All => entry.preset == preset,
+        Board::Daily => format!("daily:{}", date_text(day)),
+        Board::Week => {
+            let (year, week, _) = day.to_iso_week_date();
+            format!("week:{preset}:{year}-W{week:02}")
+        }
+        Board::All => format!("all:{preset}"),
     }
 }
 
-fn same_iso_week(a: Date, b: Date) -> bool {
-    let (ya, wa, _) = a.to_iso_week_date();
-    let (yb, wb, _) = b.to_iso_week_date();
-    (ya, wa) == (yb, wb)
+/// The buckets `entry` is in: its day's daily (if it was the daily
+/// challenge), its week's and its preset's.
+pub fn buckets(entry: &Entry) -> Vec<(Board, String)> {
+    let boards: &[Board] = if entry.daily {
+        &[Board::Daily, Board::Week, Board::All]
+    } else {
+        &[Board::Week, Board::All]
+    };
+    (boards.iter())
+        .map(|b| (*b, bucket(*b, &entry.preset, entry.date)))
+        .collect()
+}
+
+/// Whether `entry` is on `board` of `preset`, on `today`.
+pub fn holds(board: Board, entry: &Entry, preset: &str, today: Date) -> bool {
+    let wanted = bucket(board, preset, today);
+    buckets(entry).iter().any(|(_, b)| *b == wanted)
 }
 
 /// The UTC date of a Unix time in ms.
@@ -75,13 +96,24 @@ pub struct AlreadyRanked;
 pub type Cursor = (std::cmp::Reverse<u64>, u32, u64);
 
 /// The sort key (a [`Cursor`]).
-fn key(e: &Entry) -> Cursor {
+pub fn key(e: &Entry) -> Cursor {
     (std::cmp::Reverse(e.score), e.frames, e.seq)
 }
 
 /// A cursor: the key of the last entry of a page, `SCORE.FRAMES.SEQ`.
-fn cursor(e: &Entry) -> String {
-    format!("{}.{}.{}", e.score, e.frames, e.seq)
+pub fn cursor(e: &Entry) -> String {
+    cursor_text(key(e))
+}
+
+/// A [`Cursor`] as text (`SCORE.FRAMES.SEQ`), what [`parse_cursor`] reads.
+pub fn cursor_text((std::cmp::Reverse(score), frames, seq): Cursor) -> String {
+    format!("{score}.{frames}.{seq}")
+}
+
+/// A [`Cursor`] as a fixed-width string whose byte order is the board's
+/// order (what the Redis boards sort their members by).
+pub fn sort_text((std::cmp::Reverse(score), frames, seq): Cursor) -> String {
+    format!("{:020}{frames:010}{seq:020}", u64::MAX - score)
 }
 
 /// The inverse of [`cursor`].
@@ -94,6 +126,20 @@ pub fn parse_cursor(text: &str) -> Option<Cursor> {
         .next()
         .is_none()
         .then_some((std::cmp::Reverse(score), frames, seq))
+}
+
+/// `entry` as a board's line at `rank`.
+pub fn line(rank: usize, e: &Entry) -> Line {
+    Line {
+        rank,
+        id: e.id.clone(),
+        names: e.names.clone(),
+        score: e.score,
+        wave: e.wave,
+        frames: e.frames,
+        seconds: f64::from(e.frames) / f64::from(e.fps.max(1)),
+        date: date_text(e.date),
+    }
 }
 
 /// Every ranked replay: entries, their bytes, the matches already ranked.
@@ -172,16 +218,7 @@ impl Boards {
         let skip = after.map_or(0, |after| on.partition_point(|e| key(e) <= after));
         let entries: Vec<Line> = (on.iter().enumerate().skip(skip))
             .take(BOARD_PAGE)
-            .map(|(i, e)| Line {
-                rank: i + 1,
-                id: e.id.clone(),
-                names: e.names.clone(),
-                score: e.score,
-                wave: e.wave,
-                frames: e.frames,
-                seconds: f64::from(e.frames) / f64::from(e.fps.max(1)),
-                date: date_text(e.date),
-            })
+            .map(|(i, e)| line(i + 1, e))
             .collect();
         let next = (skip + entries.len() < on.len())
             .then(|| on.get(skip + entries.len() - 1).map(|e| cursor(e)))
@@ -307,6 +344,20 @@ mod tests {
                 .all(|w| w[0].1 >= w[1].1 && w[1].0 == w[0].0 + 1)
         );
         assert_eq!(parse_cursor("1.2"), None);
+        // The sortable text orders as the key does, and a cursor's text
+        // reads back.
+        let keys = [
+            (std::cmp::Reverse(u64::MAX), 0, 1),
+            (std::cmp::Reverse(900), 5, 2),
+            (std::cmp::Reverse(900), 40, 1),
+            (std::cmp::Reverse(900), 40, 12),
+            (std::cmp::Reverse(0), u32::MAX, u64::MAX),
+        ];
+        for pair in keys.windows(2) {
+            assert!(pair[0] < pair[1]);
+            assert!(sort_text(pair[0]) < sort_text(pair[1]), "{pair:?}");
+        }
+        assert_eq!(parse_cursor(&cursor_text(keys[3])), Some(keys[3]));
         assert_eq!(parse_cursor("1.2.3.4"), None);
         assert_eq!(
             utc_date(0),

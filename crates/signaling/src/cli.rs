@@ -211,6 +211,8 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
     Ok(ServeOptions {
         replays: None,
         data: args.data.clone(),
+        // The benchmarks' switch is never read from the command line.
+        replay_lifetime_slack: crate::replay_state::LIFETIME_SLACK,
         metrics,
         web,
         tls,

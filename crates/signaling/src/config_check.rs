@@ -143,6 +143,8 @@ pub(crate) fn check_text(text: &str, dir: &Path) -> Result<Checked, Vec<Problem>
     let mut file = FileSettings::default();
     let mut count = 0;
     let mut secret_lines = (None, None);
+    // `data` and `directory` both keep ranked replays (SQLite, Redis).
+    let mut store_lines = (None, None);
     for (key, value) in table.get_ref() {
         let line = line_of(key.span());
         // A value TOML could not read whole is worth no second problem.
@@ -169,6 +171,8 @@ pub(crate) fn check_text(text: &str, dir: &Path) -> Result<Checked, Vec<Problem>
         match name {
             "turn-secret" => secret_lines.0 = Some(line),
             "turn-secret-file" => secret_lines.1 = Some(line),
+            "data" => store_lines.0 = Some(line),
+            "directory" => store_lines.1 = Some(line),
             _ => {}
         }
     }
@@ -179,6 +183,15 @@ pub(crate) fn check_text(text: &str, dir: &Path) -> Result<Checked, Vec<Problem>
             message:
                 "the file also sets turn-secret: give turn-secret or turn-secret-file, not both"
                     .into(),
+        });
+    }
+    if let (Some(_), Some(line)) = store_lines {
+        problems.push(Problem {
+            line: Some(line),
+            key: Some("directory".into()),
+            message: "the file also sets data: with directory the ranked replays are kept in \
+                      Redis, so give data or directory, not both"
+                .into(),
         });
     }
     if !problems.is_empty() {

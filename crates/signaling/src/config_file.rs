@@ -372,6 +372,11 @@ mod tests {
                 "turn-secret",
                 "not both",
             ),
+            (
+                "data = \"/var/lib/twinstar\"\ndirectory = \"redis://127.0.0.1:6379\"\n",
+                "directory",
+                "not both",
+            ),
             ("[serve]\nbind = 1\n", "line 1", "serve"),
             ("bind = \n", "line 1", ""),
         ];

@@ -131,8 +131,9 @@ impl Directory {
     }
 
     /// Runs `call` on the shared connection, connecting first if need be,
-    /// within [`CALL_TIMEOUT`].
-    async fn call<T, F, Fut>(&self, call: F) -> Result<T, String>
+    /// within [`CALL_TIMEOUT`] (also the ranked replays' calls:
+    /// `redis_boards`).
+    pub(crate) async fn call<T, F, Fut>(&self, call: F) -> Result<T, String>
     where
         F: FnOnce(ConnectionManager) -> Fut,
         Fut: std::future::Future<Output = redis::RedisResult<T>>,

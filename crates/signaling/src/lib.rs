@@ -63,6 +63,7 @@ mod metrics;
 mod metrics_access;
 mod observed;
 mod probes;
+pub mod redis_boards;
 mod registry;
 mod replay_routes;
 mod replay_state;

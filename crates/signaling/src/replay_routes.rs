@@ -28,7 +28,7 @@ use crate::RoomCode;
 use crate::boards::{Board, Entry, date_text, parse_cursor, utc_date};
 use crate::limits::client_ip;
 use crate::replay_state::{
-    LIFETIME_SLACK, Replays, UPLOADS_PER_ADDRESS, UPLOADS_PER_ROOM, take, unix_ms_now,
+    Replays, StoreError, UPLOADS_PER_ADDRESS, UPLOADS_PER_ROOM, take, unix_ms_now,
 };
 use crate::replays::{PoolError, VerifiedReplay, parse_claim};
 use crate::shared::Shared;
@@ -99,7 +99,7 @@ pub(crate) async fn upload(
             return refuse(StatusCode::BAD_REQUEST, why);
         }
     };
-    match rank(&shared, &replays, claimed, &verified, bytes, now) {
+    match rank(&shared, &replays, claimed, &verified, bytes, now).await {
         Ok(body) => json_reply(StatusCode::CREATED, body),
         Err((status, why)) => {
             info!(origin = %ip, "replay refused: {why}");
@@ -110,7 +110,7 @@ pub(crate) async fn upload(
 
 /// Checks a verified replay against the claim and the hosted matches, and
 /// ranks it: the 201's body, or the refusal.
-fn rank(
+async fn rank(
     shared: &Shared,
     replays: &Replays,
     (score, wave): (Option<u64>, Option<u32>),
@@ -148,7 +148,7 @@ fn rank(
     let played =
         Duration::from_millis(u64::from(verified.frames) * 1000 / u64::from(verified.fps.max(1)));
     let lifetime = hosted.lifetime(now);
-    if played > lifetime + LIFETIME_SLACK {
+    if played > lifetime + replays.lifetime_slack {
         return Err(bad(format!(
             "the replay lasts {} s, longer than its room was open ({} s)",
             played.as_secs(),
@@ -174,11 +174,11 @@ fn rank(
     let verifier = replays.pool.verifier();
     let daily = verified.preset == verifier.default_preset()
         && verified.seed == verifier.daily_seed(date.year(), u8::from(date.month()), date.day());
-    let mut store = replays.store();
     let id = new_id();
     let entry = Entry {
         id: id.clone(),
-        seq: store.next_seq(),
+        // Numbered by the store, in upload order.
+        seq: 0,
         names: verified.names.clone(),
         score: verified.score,
         wave: verified.wave,
@@ -188,9 +188,8 @@ fn rank(
         date,
         daily,
     };
-    let ranks = store
-        .add(&match_key, entry, bytes.to_vec(), today)
-        .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e))?
+    let ranks = (replays.add(&match_key, entry, bytes.to_vec(), today).await)
+        .map_err(store_failure)?
         .map_err(|_| {
             (
                 StatusCode::CONFLICT,
@@ -208,6 +207,15 @@ fn rank(
     Ok(serde_json::to_value(ranked).expect("a Ranked is JSON"))
 }
 
+/// A store's failure as a reply's status and reason: Redis not answering
+/// is a 503 (try again), a database refusing a 500.
+fn store_failure(e: StoreError) -> (StatusCode, String) {
+    match e {
+        StoreError::Refused(why) => (StatusCode::INTERNAL_SERVER_ERROR, why),
+        StoreError::Unavailable(why) => (StatusCode::SERVICE_UNAVAILABLE, why),
+    }
+}
+
 /// A replay's id: 12 random url-safe characters (no padding, no `/`).
 fn new_id() -> String {
     use rand::Rng;
@@ -219,7 +227,16 @@ fn new_id() -> String {
 }
 
 pub(crate) async fn download(State(shared): State<Shared>, Path(id): Path<String>) -> Response {
-    let bytes = (shared.replays.as_ref()).and_then(|r| r.store().bytes(&id));
+    let bytes = match &shared.replays {
+        Some(replays) => match replays.bytes(&id).await {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                let (status, why) = store_failure(e);
+                return refuse(status, why);
+            }
+        },
+        None => None,
+    };
     let Some(bytes) = bytes else {
         return refuse(
             StatusCode::NOT_FOUND,
@@ -290,9 +307,13 @@ pub(crate) async fn leaderboard(State(shared): State<Shared>, uri: Uri) -> Respo
         );
     };
     let preset = preset.unwrap_or_else(|| replays.pool.verifier().default_preset().to_owned());
-    let page = replays
-        .store()
-        .page(board, &preset, utc_date(unix_ms_now()), after);
+    let page = match (replays.page(board, &preset, utc_date(unix_ms_now()), after)).await {
+        Ok(page) => page,
+        Err(e) => {
+            let (status, why) = store_failure(e);
+            return refuse(status, why);
+        }
+    };
     json_reply(
         StatusCode::OK,
         serde_json::to_value(page).unwrap_or_default(),

@@ -102,6 +102,12 @@ pub struct ServeOptions {
     /// Where ranked replays are kept (`--data DIR`: SQLite in DIR);
     /// `None`: in memory, until the server stops.
     pub data: Option<std::path::PathBuf>,
+    /// How much longer than its room was open a replay may last before it
+    /// is refused. Benchmarks only (examples/upload_load.rs uploads
+    /// ten-minute replays of rooms paired a moment before): no flag,
+    /// variable or config key sets it, so the shipped server always keeps
+    /// the default (5 s).
+    pub replay_lifetime_slack: Duration,
 }
 
 impl ServeOptions {
@@ -120,6 +126,7 @@ impl ServeOptions {
             metrics: MetricsAccess::default(),
             replays: None,
             data: None,
+            replay_lifetime_slack: crate::replay_state::LIFETIME_SLACK,
         }
     }
 }
@@ -196,6 +203,45 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
     let listener = listen(addr).map_err(ServerError::Bind)?;
     let addr = listener.local_addr().map_err(ServerError::Bind)?;
     let (closing, closing_rx) = watch::channel(false);
+    let replays = match (options.replays, &directory) {
+        // Several nodes: the boards and bytes in their shared Redis.
+        (Some(pool), Some(redis)) => {
+            if let Some(dir) = &options.data {
+                return Err(ServerError::Data(format!(
+                    "--data {} and --directory both keep ranked replays: with --directory \
+                     they are in Redis, so leave --data out",
+                    dir.display()
+                )));
+            }
+            info!("ranked replays kept in the shared Redis (--directory)");
+            Some(
+                crate::replay_state::Replays::shared(
+                    pool,
+                    crate::redis_boards::RedisBoards::new(redis.clone()),
+                )
+                .with_lifetime_slack(options.replay_lifetime_slack),
+            )
+        }
+        (Some(pool), None) => {
+            let store = match &options.data {
+                Some(dir) => {
+                    let store = crate::replay_store::Store::open(dir).map_err(ServerError::Data)?;
+                    info!(
+                        "ranked replays kept in {} ({} so far)",
+                        dir.join(crate::replay_store::DATA_FILE).display(),
+                        store.len()
+                    );
+                    store
+                }
+                None => crate::replay_store::Store::memory(),
+            };
+            Some(
+                crate::replay_state::Replays::new(pool, store)
+                    .with_lifetime_slack(options.replay_lifetime_slack),
+            )
+        }
+        (None, _) => None,
+    };
     let shared = Shared {
         rooms: RoomState::default(),
         metrics: Metrics::default(),
@@ -208,25 +254,7 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         trust_forwarded: options.trust_forwarded,
         directory,
         reports: options.reports,
-        replays: match options.replays {
-            Some(pool) => {
-                let store = match &options.data {
-                    Some(dir) => {
-                        let store =
-                            crate::replay_store::Store::open(dir).map_err(ServerError::Data)?;
-                        info!(
-                            "ranked replays kept in {} ({} so far)",
-                            dir.join(crate::replay_store::DATA_FILE).display(),
-                            store.len()
-                        );
-                        store
-                    }
-                    None => crate::replay_store::Store::memory(),
-                };
-                Some(crate::replay_state::Replays::new(pool, store))
-            }
-            None => None,
-        },
+        replays,
     };
     Ok(BoundServer {
         listener,
