@@ -1,13 +1,14 @@
 //! Ranked replays across two nodes behind HAProxy (deploy/haproxy.cfg)
-//! sharing one Redis (`--directory`): a bot match on each node, each
-//! host's replay uploaded through the proxy (`POST /replays?...&room=CODE`,
-//! as the game sends it), which routes it to the node that paired the
-//! room, and a quick match's (no room) to the quick node; all ranked; then
-//! each node by itself (not through the proxy) lists all three in board
-//! order and serves every replay's bytes. With the old
-//! proxy config (uploads to any node, round robin) one upload of the
-//! A, B, B, A sequence below reaches a node that never saw its match; with
-//! boards in each node's memory, neither node lists both.
+//! sharing one Redis (`--directory`): a bot match on each node, each host
+//! sending its replay through the proxy as its match ends (`POST
+//! /replays?...&room=CODE`), which routes it to the node that paired the
+//! room, and a quick match's first seat (no room) to the quick node; all
+//! ranked; the same uploads again refused as ranked already by the node
+//! that hosted each; then each node by itself (not through the proxy)
+//! lists all three in board order and serves every replay's bytes. With
+//! the old proxy config (uploads to any node, round robin) one upload of
+//! the A, B, B, A sequence below reaches a node that never saw its match;
+//! with boards in each node's memory, neither node lists both.
 
 use crate::cluster::{NODE_ARGS, Proxy, Redis, codes};
 use crate::common;
@@ -106,46 +107,54 @@ fn replays_of_matches_on_two_nodes_are_ranked_through_the_proxy_and_listed_by_bo
             (dir.clone(), common::Twinstar::spawn(&dir, &peer))
         })
         .collect();
+    // Each player that sends: ranked by the node behind the proxy.
     let mut uploads = Vec::new();
+    let mut ids = Vec::new();
+    let mut sent = |summary: &common::Summary, path: String, frames: u32, bytes: Vec<u8>| {
+        let ranked = &summary["upload"]["ranked"];
+        let claim = summary["shared_score"].as_u64().unwrap();
+        assert_eq!(
+            ranked["score"].as_u64(),
+            Some(claim),
+            "not ranked: {summary}"
+        );
+        ids.push((
+            ranked["id"].as_str().unwrap().to_owned(),
+            claim,
+            uploads.len(),
+        ));
+        uploads.push((path, claim, frames, bytes));
+    };
     for ((dir, (host, join)), code) in matches.into_iter().zip(&rooms) {
         let (host, join) = (host.finish(LIMIT), join.finish(LIMIT));
         assert_eq!(host.code(), Some(0), "{}", host.report("host", 30));
         assert_eq!(join.code(), Some(0), "{}", join.report("join", 30));
         let summary = host.summary();
-        let claim = summary["shared_score"].as_u64().unwrap();
-        let wave = summary["wave"].as_u64().unwrap();
+        let (claim, wave) = (&summary["shared_score"], &summary["wave"]);
         let path = format!("/replays?score={claim}&wave={wave}&room={code}");
         let bytes = std::fs::read(dir.join("host.tsr")).unwrap();
-        uploads.push((path, claim, 900, bytes));
+        sent(&summary, path, 900, bytes);
     }
     for (dir, peer) in quick {
         let peer = peer.finish(LIMIT);
         assert_eq!(peer.code(), Some(0), "{}", peer.report("quick", 30));
         let summary = peer.summary();
         assert_eq!(summary["mode"], "quick");
-        // The first player's replay, as the host's of a room.
+        // The first seat sends, as the host of a room does.
         if summary["player"] == 1 {
-            let claim = summary["shared_score"].as_u64().unwrap();
-            let wave = summary["wave"].as_u64().unwrap();
-            let path = format!("/replays?score={claim}&wave={wave}");
             let bytes = std::fs::read(dir.join("mine.tsr")).unwrap();
-            uploads.push((path, claim, 300, bytes));
+            sent(&summary, "/replays".into(), 300, bytes);
+        } else {
+            assert!(summary.get("upload").is_none(), "{summary}");
         }
     }
     assert_eq!(uploads.len(), 3, "one quick player was player 1");
-    // Through the proxy: A, B, then B and A again (refused as ranked
-    // already, by the node that hosted each: routed like its room), then
-    // the quick match's (to the quick node).
-    let mut ids = Vec::new();
-    for (i, want) in [(0, 201), (1, 201), (1, 409), (0, 409), (2, 201)] {
-        let (path, claim, _, bytes) = &uploads[i];
+    // Through the proxy again: A, B, B, A, refused as ranked already by
+    // the node that hosted each (routed like its room).
+    for i in [0, 1, 1, 0] {
+        let (path, _, _, bytes) = &uploads[i];
         let (status, body) = request(proxy.addr, "POST", path, bytes);
-        let answer = json(&body);
-        assert_eq!(status, want, "upload {i} ({path}): {answer}");
-        if want == 201 {
-            assert_eq!(answer["score"].as_u64(), Some(*claim));
-            ids.push((answer["id"].as_str().unwrap().to_owned(), *claim, i));
-        }
+        assert_eq!(status, 409, "upload {i} again ({path}): {}", json(&body));
     }
     // The board's order: score, then fewer frames, then the earlier upload.
     ids.sort_by_key(|(_, score, i)| (std::cmp::Reverse(*score), uploads[*i].2, *i));
