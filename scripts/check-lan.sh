@@ -5,9 +5,14 @@
 # python-zeroconf (Debian's python3-zeroconf: a client nobody here wrote)
 # reads the announcement, then `twinstar join --lan` finds and joins the
 # game without being given any address, and both end with one checksum.
-# Three rounds: a public room (its code in the announcement, `join
-# --lan`), a private one (no code announced, `join CODE --lan`), and a
-# plain quick match (`join`) that takes the public LAN game first.
+# Each `join --lan` must print the list it heard, one line a game: host,
+# room code or "private", version.
+# Four rounds: a public room (its code in the announcement, `join
+# --lan`), a private one (no code announced, `join CODE --lan`), a plain
+# quick match (`join`) that takes the public LAN game first, and two hosts
+# at once, one public and one private in a third namespace: both listed
+# (the private one without its code), `join --lan` takes the public one
+# and `join CODE --lan` the private one.
 #
 #   scripts/check-lan.sh [--bin PATH]     (root; default $TWINSTAR_BIN,
 #                                          else target/debug/twinstar)
@@ -43,25 +48,27 @@ debian_install check-lan "${DEBIAN_LAN[@]}" jq
 /usr/bin/python3 -c 'import zeroconf' 2> /dev/null || fail "no python3-zeroconf (apt-get install python3-zeroconf)"
 
 id=$$
-br=tslan-br-$id a=tslan-a-$id b=tslan-b-$id
+br=tslan-br-$id a=tslan-a-$id b=tslan-b-$id c=tslan-c-$id
 work=$(mktemp -d /tmp/twinstar-lan.XXXXXX)
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2> /dev/null || true; done
     wait 2> /dev/null || true
-    for ns in "$a" "$b" "$br"; do ip netns del "$ns" 2> /dev/null || true; done
+    for ns in "$a" "$b" "$c" "$br"; do ip netns del "$ns" 2> /dev/null || true; done
     if [ "${keep:-0}" = 1 ]; then echo "check-lan: logs in $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 
-# The LAN: a bridge in its own namespace, a veth to each player's.
+# The LAN: a bridge in its own namespace, a veth to each player's
+# (10.77.0.1 in a, .2 in b, .3 in c).
 ip netns add "$br"
 ip netns add "$a"
 ip netns add "$b"
+ip netns add "$c"
 ip -n "$br" link add br0 type bridge
 ip -n "$br" link set br0 up
 n=1
-for ns in "$a" "$b"; do
+for ns in "$a" "$b" "$c"; do
     ip link add e0 netns "$ns" type veth peer name "p$n" netns "$br"
     ip -n "$br" link set "p$n" master br0 up
     ip -n "$ns" addr add "10.77.0.$n/24" dev e0
@@ -80,7 +87,7 @@ game() {
     mkdir -p "$work/$name"
     ip netns exec "$ns" env TWINSTAR_LAN_DISCOVERY=on RUST_LOG=twinstar=info \
         TWINSTAR_DATA_DIR="$work/$name" TWINSTAR_CONFIG="$work/$name/settings.toml" \
-        "$bin" "$@" > "$work/$name.out" 2> "$work/$name.err" &
+        "$bin" "$@" < /dev/null > "$work/$name.out" 2> "$work/$name.err" &
     pids+=($!)
 }
 
@@ -97,18 +104,56 @@ wait_line() {
 
 common=(--headless --frames 300 --stun none --no-record --json --timeout 30)
 summary=()
+version=""
+
+# start_host LABEL NS NAME PUBLIC(0|1): a host in NS; sets host_pid and
+# host_code once it has announced its game.
+start_host() {
+    local label=$1 ns=$2 args=(host --name "$3")
+    [ "$4" = 1 ] && args+=(--public)
+    game "$ns" "host-$label" "${args[@]}" "${common[@]}"
+    host_pid=${pids[-1]}
+    host_code=$(wait_line "$work/host-$label.err" 'room code [A-Z0-9-]+' 20 | sed -E 's/.*room code ([A-Z0-9-]+).*/\1/') ||
+        { keep=1; fail "$label: the host printed no room code"; }
+    wait_line "$work/host-$label.err" 'announced on the LAN' 10 > /dev/null ||
+        { keep=1; fail "$label: the host did not announce (its log: $work/host-$label.err)"; }
+}
+
+# finish LABEL HOST JOINER HOST_PID JOIN_PID: both exit 0 with one
+# checksum; sets checksum.
+finish() {
+    local label=$1 rc=0
+    wait "$5" || rc=$?
+    [ "$rc" = 0 ] || { keep=1; fail "$label: the joiner exited $rc ($(tail -n 3 "$work/$3.err" | tr '\n' ' '))"; }
+    wait "$4" || rc=$?
+    [ "$rc" = 0 ] || { keep=1; fail "$label: the host exited $rc ($(tail -n 3 "$work/$2.err" | tr '\n' ' '))"; }
+    local hc jc
+    hc=$(tail -n 1 "$work/$2.out" | jq -r .checksum)
+    jc=$(tail -n 1 "$work/$3.out" | jq -r .checksum)
+    [ -n "$hc" ] && [ "$hc" != null ] && [ "$hc" = "$jc" ] ||
+        { keep=1; fail "$label: checksums differ or are missing (host $hc, joiner $jc)"; }
+    checksum=$hc
+}
+
+# listed LABEL JOINER LINE...: the joiner's list (`LAN game N: ...` on
+# stderr, numbers dropped) is exactly these lines, in any order.
+listed() {
+    local label=$1 joiner=$2
+    shift 2
+    local got want
+    got=$(sed -nE 's/^twinstar: LAN game [0-9]+: //p' "$work/$joiner.err" | sort)
+    want=$(printf '%s\n' "$@" | sort)
+    [ "$got" = "$want" ] ||
+        { keep=1; fail "$label: $joiner listed [$(echo "$got" | paste -sd '|')], not [$(echo "$want" | paste -sd '|')]"; }
+}
+
 # round LABEL PUBLIC(0|1) NAME [quick]: one host and one joiner over the
 # LAN; with `quick` the joiner is a plain quick match (`twinstar join`, no
 # code, no --lan), which takes a public LAN game of its version first.
 round() {
-    local label=$1 public=$2 name=$3 quick=${4:-} host_args=(host --name "$3") code announced found_ms join_args found_line
-    [ "$public" = 1 ] && host_args+=(--public)
-    game "$a" "host-$label" "${host_args[@]}" "${common[@]}"
-    local host_pid=${pids[-1]}
-    code=$(wait_line "$work/host-$label.err" 'room code [A-Z0-9-]+' 20 | sed -E 's/.*room code ([A-Z0-9-]+).*/\1/') ||
-        { keep=1; fail "$label: the host printed no room code"; }
-    wait_line "$work/host-$label.err" 'announced on the LAN' 10 > /dev/null ||
-        { keep=1; fail "$label: the host did not announce (its log: $work/host-$label.err)"; }
+    local label=$1 public=$2 name=$3 quick=${4:-} announced found_ms join_args found_line
+    start_host "$label" "$a" "$name" "$public"
+    local code=$host_code
     # The announcement as another implementation reads it.
     announced=$(ip netns exec "$b" /usr/bin/python3 scripts/lib/zeroconf_browse.py 10) ||
         { keep=1; fail "$label: python-zeroconf saw no announcement"; }
@@ -120,6 +165,7 @@ round() {
              else .txt.public == "0" and (.txt | has("room") | not) end)' \
         <<< "$announced" > /dev/null ||
         { keep=1; fail "$label: the announcement is not what the host is: $announced"; }
+    version=$(jq -r .txt.version <<< "$announced")
     # The joiner: no address given; a private room's code only.
     join_args=(join --lan --name Cy)
     [ "$public" = 1 ] || join_args=(join "$code" --lan --name Cy)
@@ -133,22 +179,44 @@ round() {
     game "$b" "join-$label" "${join_args[@]}" "${common[@]}"
     local join_pid=${pids[-1]}
     found_ms=$(( $(wait_line "$work/join-$label.err" 'found a LAN game' 10 > /dev/null && date +%s%3N || echo "$start_ms") - start_ms ))
-    local rc=0
-    wait "$join_pid" || rc=$?
-    [ "$rc" = 0 ] || { keep=1; fail "$label: the joiner exited $rc ($(tail -n 3 "$work/join-$label.err" | tr '\n' ' '))"; }
-    wait "$host_pid" || rc=$?
-    [ "$rc" = 0 ] || { keep=1; fail "$label: the host exited $rc ($(tail -n 3 "$work/host-$label.err" | tr '\n' ' '))"; }
-    local hc jc
-    hc=$(tail -n 1 "$work/host-$label.out" | jq -r .checksum)
-    jc=$(tail -n 1 "$work/join-$label.out" | jq -r .checksum)
-    [ -n "$hc" ] && [ "$hc" != null ] && [ "$hc" = "$jc" ] ||
-        { keep=1; fail "$label: checksums differ or are missing (host $hc, joiner $jc)"; }
+    finish "$label" "host-$label" "join-$label" "$host_pid" "$join_pid"
     grep -q "$found_line" "$work/join-$label.err" ||
         { keep=1; fail "$label: the joiner did not say: $found_line"; }
-    summary+=("$label: room $code found in ${found_ms} ms, 300 frames, checksum $hc on both")
+    if [ "$quick" != quick ]; then
+        local room="room $code"
+        [ "$public" = 1 ] || room=private
+        listed "$label" "join-$label" "$name, $room, version $version"
+    fi
+    summary+=("$label: room $code found in ${found_ms} ms, 300 frames, checksum $checksum on both")
+}
+
+# Two hosts at once: Eve's public game in a, Fay's private one in c. A
+# `join --lan` lists both (Fay's without its code) and takes Eve's; a
+# `join CODE --lan` with Fay's code takes Fay's.
+two_hosts() {
+    start_host two-public "$a" Eve 1
+    local eve_pid=$host_pid eve_code=$host_code
+    start_host two-private "$c" Fay 0
+    local fay_pid=$host_pid fay_code=$host_code
+    game "$b" join-two-public join --lan --name Gus "${common[@]}"
+    local gus_pid=${pids[-1]}
+    game "$b" join-two-private join "$fay_code" --lan --name Hal "${common[@]}"
+    local hal_pid=${pids[-1]}
+    finish two-public host-two-public join-two-public "$eve_pid" "$gus_pid"
+    local eve_checksum=$checksum
+    finish two-private host-two-private join-two-private "$fay_pid" "$hal_pid"
+    listed two join-two-public "Eve, room $eve_code, version $version" "Fay, private, version $version"
+    ! grep -qF "$fay_code" "$work/join-two-public.err" ||
+        { keep=1; fail "two: the private room's code reached a joiner who was not given it"; }
+    grep -q "found a LAN game: room $eve_code on ws://10.77.0.1:3536" "$work/join-two-public.err" ||
+        { keep=1; fail "two: join --lan did not take the public game"; }
+    grep -q "found a LAN game: room $fay_code on ws://10.77.0.3:3536" "$work/join-two-private.err" ||
+        { keep=1; fail "two: join CODE --lan did not take the private game"; }
+    summary+=("two hosts: both listed (the private one without its code), Eve's room $eve_code (checksum $eve_checksum) and Fay's $fay_code (checksum $checksum) each in sync")
 }
 
 round public 1 Ana
 round private 0 Bo
 round quick 1 Di quick
-echo "check-lan: python-zeroconf read every announcement (the private one without its code); $(IFS=';'; echo "${summary[*]}")"
+two_hosts
+echo "check-lan: python-zeroconf read every announcement (the private one without its code); every join --lan listed what it heard; $(IFS=';'; echo "${summary[*]}")"

@@ -71,6 +71,7 @@ mod tests {
             room: None,
             server: "ws://10.0.0.2:3536".into(),
             same_version: true,
+            version: lan::version(),
         };
         let (details, labels) = rows(std::slice::from_ref(&ana), None);
         assert_eq!(labels.len(), 2);
