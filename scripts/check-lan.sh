@@ -14,8 +14,10 @@
 # (the private one without its code), `join --lan` takes the public one
 # and `join CODE --lan` the private one.
 #
-#   scripts/check-lan.sh [--bin PATH]     (root; default $TWINSTAR_BIN,
-#                                          else target/debug/twinstar)
+#   scripts/check-lan.sh [--bin PATH] [--out DIR]
+#       root; the game is $TWINSTAR_BIN, else target/debug/twinstar; the
+#       Join screen's screenshot goes to DIR/join-screen.png (default
+#       target/check-lan)
 #
 # Multicast stays in the namespaces: the games announce and browse only
 # there (TWINSTAR_LAN_DISCOVERY=on for them, off for everything else).
@@ -30,9 +32,11 @@ cd "$(dirname "$0")/.."
 source scripts/lib/debian-packages.sh
 
 bin=${TWINSTAR_BIN:-target/debug/twinstar}
+out=target/check-lan
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin=${2:?--bin needs a path}; shift 2 ;;
+        --out) out=${2:?--out needs a directory}; shift 2 ;;
         -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "check-lan: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
@@ -44,7 +48,9 @@ fail() {
 [ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
 [ -x "$bin" ] || fail "no game binary at $bin (cargo build, or --bin)"
 bin=$(realpath "$bin")
-debian_install check-lan "${DEBIAN_LAN[@]}" jq
+mkdir -p "$out" || fail "cannot make $out"
+out=$(realpath "$out")
+debian_install check-lan "${DEBIAN_LAN[@]}" "${DEBIAN_RUN[@]}" xvfb libgl1-mesa-dri libxtst6 jq
 /usr/bin/python3 -c 'import zeroconf' 2> /dev/null || fail "no python3-zeroconf (apt-get install python3-zeroconf)"
 
 id=$$
@@ -215,8 +221,58 @@ two_hosts() {
     summary+=("two hosts: both listed (the private one without its code), Eve's room $eve_code (checksum $eve_checksum) and Fay's $fay_code (checksum $checksum) each in sync")
 }
 
+# The native Join screen in a window (Xvfb, inside the joiner's namespace):
+# the menu's second item opens it, it must list the host's game (its log
+# says "join: 1 LAN games listed"; a screenshot of it is kept in OUT), and
+# Enter joins it: the match is agreed, and the host plays its 300 frames
+# with no desync against the window's game.
+window_round() {
+    local display n
+    for n in $(seq 150 199); do
+        [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || { display=":$n"; break; }
+    done
+    [ -n "${display:-}" ] || fail "window: no free X display number"
+    mkdir -p "$work/fb"
+    ip netns exec "$b" Xvfb "$display" -screen 0 1280x720x24 -nolisten tcp -fbdir "$work/fb" > /dev/null 2>&1 &
+    pids+=($!)
+    for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
+    keys() { ip netns exec "$b" python3 tests/it/common/keys.py "$display" "$@"; }
+    start_host window "$a" Ivy 1
+    local code=$host_code
+    mkdir -p "$work/menu"
+    ip netns exec "$b" env DISPLAY="$display" TWINSTAR_LAN_DISCOVERY=on RUST_LOG=twinstar=info \
+        TWINSTAR_DATA_DIR="$work/menu" TWINSTAR_CONFIG="$work/menu/settings.toml" \
+        "$bin" --volume 0 < /dev/null > "$work/menu.out" 2> "$work/menu.err" &
+    pids+=($!)
+    local menu_pid=$!
+    wait_line "$work/menu.err" 'main menu' 30 > /dev/null || { keep=1; fail "window: the menu did not open"; }
+    sleep 0.5
+    # Join is the main menu's second item.
+    keys "<Down>" "@0.3" "<Return>"
+    wait_line "$work/menu.err" 'join: 1 LAN games listed' 15 > /dev/null ||
+        { keep=1; fail "window: the Join screen did not list the host's game ($(grep 'LAN games listed' "$work/menu.err" | tail -n 1))"; }
+    sleep 0.5
+    xwdtopnm "$work/fb/Xvfb_screen0" 2> /dev/null > "$work/join-screen.ppm" ||
+        { keep=1; fail "window: cannot read Xvfb's screen"; }
+    pnmtopng < "$work/join-screen.ppm" > "$out/join-screen.png" 2> /dev/null
+    local colours
+    colours=$(ppmhist -noheader "$work/join-screen.ppm" | wc -l)
+    [ "$colours" -ge 8 ] || { keep=1; fail "window: the Join screen's screenshot has $colours colours (nothing drawn?)"; }
+    keys "<Return>"
+    wait_line "$work/menu.err" 'agreed: player 2' 30 > /dev/null ||
+        { keep=1; fail "window: Enter on the listed game did not join it ($(tail -n 3 "$work/menu.err" | tr '\n' ' '))"; }
+    local rc=0
+    wait "$host_pid" || rc=$?
+    [ "$rc" = 0 ] || { keep=1; fail "window: the host exited $rc ($(tail -n 3 "$work/host-window.err" | tr '\n' ' '))"; }
+    jq -e '.frames == 300 and .desyncs == 0 and .mismatches == 0' <(tail -n 1 "$work/host-window.out") > /dev/null ||
+        { keep=1; fail "window: the host's match was not 300 frames in sync: $(tail -n 1 "$work/host-window.out")"; }
+    kill "$menu_pid" 2> /dev/null || true
+    summary+=("window: the Join screen listed room $code (screenshot $out/join-screen.png, $colours colours), Enter joined it, 300 frames with no desync")
+}
+
 round public 1 Ana
 round private 0 Bo
 round quick 1 Di quick
 two_hosts
+window_round
 echo "check-lan: python-zeroconf read every announcement (the private one without its code); every join --lan listed what it heard; $(IFS=';'; echo "${summary[*]}")"
