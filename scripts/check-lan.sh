@@ -7,12 +7,15 @@
 # game without being given any address, and both end with one checksum.
 # Each `join --lan` must print the list it heard, one line a game: host,
 # room code or "private", version.
-# Four rounds: a public room (its code in the announcement, `join
+# Rounds: a public room (its code in the announcement, `join
 # --lan`), a private one (no code announced, `join CODE --lan`), a plain
 # quick match (`join`) that takes the public LAN game first, and two hosts
 # at once, one public and one private in a third namespace: both listed
 # (the private one without its code), `join --lan` takes the public one
-# and `join CODE --lan` the private one.
+# and `join CODE --lan` the private one. Then `join --lan` on a terminal
+# (a pty) asks which game, and its answer (a private game's number, then
+# its code) joins that one. Last, the native Join screen in a window (Xvfb
+# in the joiner's namespace) lists the host's game and Enter joins it.
 #
 #   scripts/check-lan.sh [--bin PATH] [--out DIR]
 #       root; the game is $TWINSTAR_BIN, else target/debug/twinstar; the
@@ -221,6 +224,55 @@ two_hosts() {
     summary+=("two hosts: both listed (the private one without its code), Eve's room $eve_code (checksum $eve_checksum) and Fay's $fay_code (checksum $checksum) each in sync")
 }
 
+# A joiner on a terminal (a pty from util-linux's `script`): it lists Jo's
+# public game and Kim's private one and asks which; the answer is Kim's
+# number, then Kim's code (a private game asks for it). A plain `join
+# --lan` beside it, not on a terminal, takes Jo's public game.
+terminal_round() {
+    start_host tty-public "$a" Jo 1
+    local jo_pid=$host_pid jo_code=$host_code
+    start_host tty-private "$c" Kim 0
+    local kim_pid=$host_pid kim_code=$host_code
+    mkdir -p "$work/join-tty"
+    mkfifo "$work/tty.in"
+    ip netns exec "$b" env TWINSTAR_LAN_DISCOVERY=on RUST_LOG=twinstar=info \
+        TWINSTAR_DATA_DIR="$work/join-tty" TWINSTAR_CONFIG="$work/join-tty/settings.toml" \
+        script -qfec "$(printf '%q ' "$bin" join --lan --name Lu "${common[@]}")" /dev/null \
+        < "$work/tty.in" > "$work/join-tty.log" 2>&1 &
+    local lu_pid=$!
+    pids+=("$lu_pid")
+    # Held open until the match ends: the end of its input is a ^D.
+    exec 3> "$work/tty.in"
+    wait_line "$work/join-tty.log" 'join which LAN game' 15 > /dev/null ||
+        { keep=1; fail "terminal: join --lan on a terminal did not ask which game ($(tr -d '\r' < "$work/join-tty.log" | tail -n 3 | paste -sd ' '))"; }
+    local number
+    number=$(tr -d '\r' < "$work/join-tty.log" | sed -nE 's/^twinstar: LAN game ([0-9]+): Kim, private, .*/\1/p' | head -n 1)
+    [ -n "$number" ] || { keep=1; fail "terminal: Kim's private game is not in the list ($(tr -d '\r' < "$work/join-tty.log" | grep 'LAN game' | paste -sd '|'))"; }
+    echo "$number" >&3
+    wait_line "$work/join-tty.log" "Kim's room code" 5 > /dev/null ||
+        { keep=1; fail "terminal: choosing the private game did not ask for its code"; }
+    echo "$kim_code" >&3
+    game "$b" join-tty-plain join --lan --name Mo "${common[@]}"
+    local mo_pid=${pids[-1]}
+    finish terminal-public host-tty-public join-tty-plain "$jo_pid" "$mo_pid"
+    local jo_checksum=$checksum rc=0
+    wait "$lu_pid" || rc=$?
+    exec 3>&-
+    [ "$rc" = 0 ] || { keep=1; fail "terminal: the joiner on a terminal exited $rc ($(tr -d '\r' < "$work/join-tty.log" | tail -n 3 | paste -sd ' '))"; }
+    wait "$kim_pid" || rc=$?
+    [ "$rc" = 0 ] || { keep=1; fail "terminal: Kim's host exited $rc"; }
+    local kc lc
+    kc=$(tail -n 1 "$work/host-tty-private.out" | jq -r .checksum)
+    lc=$(tr -d '\r' < "$work/join-tty.log" | grep '^{' | tail -n 1 | jq -r .checksum)
+    [ -n "$kc" ] && [ "$kc" != null ] && [ "$kc" = "$lc" ] ||
+        { keep=1; fail "terminal: checksums differ or are missing (Kim $kc, the terminal's joiner $lc)"; }
+    grep -q "found a LAN game: room $kim_code on ws://10.77.0.3:3536" <(tr -d '\r' < "$work/join-tty.log") ||
+        { keep=1; fail "terminal: the answer did not take Kim's game"; }
+    grep -q "found a LAN game: room $jo_code on ws://10.77.0.1:3536" "$work/join-tty-plain.err" ||
+        { keep=1; fail "terminal: join --lan off a terminal did not take Jo's public game"; }
+    summary+=("terminal: asked, answered $number and Kim's code, joined room $kim_code in sync (checksum $kc); off a terminal Jo's $jo_code (checksum $jo_checksum)")
+}
+
 # The native Join screen in a window (Xvfb, inside the joiner's namespace):
 # the menu's second item opens it, it must list the host's game (its log
 # says "join: 1 LAN games listed"; a screenshot of it is kept in OUT), and
@@ -274,5 +326,6 @@ round public 1 Ana
 round private 0 Bo
 round quick 1 Di quick
 two_hosts
+terminal_round
 window_round
 echo "check-lan: python-zeroconf read every announcement (the private one without its code); every join --lan listed what it heard; $(IFS=';'; echo "${summary[*]}")"
