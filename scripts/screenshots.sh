@@ -9,7 +9,8 @@
 #
 # Uses $DISPLAY when set; otherwise starts Xvfb (installed with Mesa's
 # software OpenGL when missing and running as root). TWINSTAR_BIN picks the
-# binary (default: a debug build made here). Prints one line per file.
+# binary (default: a debug build made here); TWINSTAR_SHOTS_REPLAYS=DIR keeps
+# the colour-blind match's replay there. Prints one line per file.
 set -euo pipefail
 # Multicast never leaves the machine from a script (DESIGN.md, decision 9):
 # no LAN announcements or browsing by the games it runs.
@@ -81,9 +82,13 @@ echo "$out/local.png"
 # colour-blind palette and shapes, the interface at 150 %, reduced motion.
 # tests/it/screenshots.rs simulates deuteranopia and protanopia on it.
 printf 'colour_blind = true\nui_scale = 150\nreduced_motion = true\n' > "$work/look.toml"
-# Frame 800: both ships, both kinds of bullet and a hit on screen.
-TWINSTAR_CONFIG="$work/look.toml" play local --bots --seed 5 --frames 800 --no-record \
-    --screenshot "$out/local-colour-blind.png"
+# Frame 800: both ships, both kinds of bullet and a hit on screen. Its
+# replay goes to $TWINSTAR_SHOTS_REPLAYS when set: the test reads the world
+# back from it to know where each thing was drawn.
+replays=${TWINSTAR_SHOTS_REPLAYS:-$work}
+mkdir -p "$replays"
+TWINSTAR_CONFIG="$work/look.toml" play local --bots --seed 5 --frames 800 \
+    --record "$replays/local-colour-blind.tsr" --screenshot "$out/local-colour-blind.png"
 echo "$out/local-colour-blind.png"
 
 play synctest --seed 5 --frames 600 --no-record --screenshot "$out/overlay.png"

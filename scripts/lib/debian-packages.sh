@@ -33,8 +33,9 @@ DEBIAN_IMAGE=(podman runc musl-tools)
 DEBIAN_MONITORING=(prometheus)
 # LAN discovery, checked as root in network namespaces (scripts/check-lan.sh):
 # python-zeroconf, a multicast DNS client nobody here wrote, reads the
-# host's announcement.
-DEBIAN_LAN=(python3-zeroconf)
+# host's announcement; netpbm turns Xvfb's screen (-fbdir, XWD) into the
+# Join screen's PNG.
+DEBIAN_LAN=(python3-zeroconf netpbm)
 
 DEBIAN_CROSS_WINDOWS=(mingw-w64)
 DEBIAN_CROSS_AARCH64=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross libasound2-dev:arm64 libudev-dev:arm64)

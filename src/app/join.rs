@@ -26,12 +26,19 @@ pub(super) async fn join_screen(ui: &mut Ui) -> JoinPick {
         Err(e) => (None, Some(format!("LAN games: {e}"))),
     };
     let mut shown: Vec<LanGame> = Vec::new();
+    // Logged when it changes, as the Rooms screen logs its list: the LAN
+    // test (scripts/check-lan.sh) waits for it before it presses Enter.
+    let mut logged = None;
     let picked = choose_live(
         ui,
         "JOIN",
         || {
             if let Some(browse) = browse.as_mut() {
                 shown = lan::games_of(browse.poll());
+            }
+            if logged != Some(shown.len()) {
+                logged = Some(shown.len());
+                tracing::info!("join: {} LAN games listed", shown.len());
             }
             rows(&shown, why_not.as_deref())
         },
@@ -71,6 +78,7 @@ mod tests {
             room: None,
             server: "ws://10.0.0.2:3536".into(),
             same_version: true,
+            version: lan::version(),
         };
         let (details, labels) = rows(std::slice::from_ref(&ana), None);
         assert_eq!(labels.len(), 2);

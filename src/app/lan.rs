@@ -23,6 +23,10 @@ pub const JOIN_LOOKS_FOR: Duration = Duration::from_secs(5);
 /// about 1.0-1.2 s after it starts (mdns-sd's first answer), so 0.7 s
 /// missed it; 2 s adds that much to a quick match on the internet.
 pub const QUICK_LOOKS_FOR: Duration = Duration::from_secs(2);
+/// How long `join --lan` keeps listening once it has heard a first game:
+/// every host answers the same query within a few hundred ms, so the list
+/// it prints holds them all, not only the fastest.
+pub const LIST_SETTLES_FOR: Duration = Duration::from_millis(1500);
 
 /// A game announced on the LAN.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +39,9 @@ pub struct LanGame {
     pub server: String,
     /// It plays this build's protocol and simulation.
     pub same_version: bool,
+    /// The version it announced (printable ASCII, at most 40 characters:
+    /// it comes off the network and goes onto a terminal).
+    pub version: String,
 }
 
 impl LanGame {
@@ -45,6 +52,23 @@ impl LanGame {
             (Some(room), true) => format!("{}'s game ({room})", self.name),
             (None, true) => format!("{}'s game (private: ask for its code)", self.name),
         }
+    }
+
+    /// `join --lan`'s line for it: number, host, code or `private`, version.
+    pub fn list_line(&self, number: usize) -> String {
+        let room = self
+            .room
+            .as_ref()
+            .map_or_else(|| "private".to_owned(), |r| format!("room {r}"));
+        let other = if self.same_version {
+            ""
+        } else {
+            " (another version)"
+        };
+        format!(
+            "LAN game {number}: {}, {room}, version {}{other}",
+            self.name, self.version
+        )
     }
 }
 
@@ -102,6 +126,11 @@ pub fn game_of(service: &LanService, version: &str) -> Option<LanGame> {
             .and_then(|r| RoomCode::parse(r).ok()),
         server,
         same_version: announced == version,
+        version: announced
+            .chars()
+            .filter(|c| c.is_ascii_graphic())
+            .take(40)
+            .collect(),
     })
 }
 
@@ -190,6 +219,125 @@ pub fn find(
             Ok(found) => return Ok(Some(found)),
             Err(why) if start.elapsed() >= limit => return Err(why),
             Err(_) => {}
+        }
+    }
+}
+
+/// Writes `question` to `prompt` and reads a line of `input`; `Err` at
+/// its end.
+fn read_line(
+    input: &mut impl std::io::BufRead,
+    prompt: &mut impl std::io::Write,
+    question: &str,
+) -> Result<String, String> {
+    // The prompt is best effort: a closed stderr must not stop a choice.
+    let _ = write!(prompt, "{question}");
+    let _ = prompt.flush();
+    let mut line = String::new();
+    match input.read_line(&mut line) {
+        Ok(0) | Err(_) => Err("no LAN game chosen".to_owned()),
+        Ok(_) => Ok(line),
+    }
+}
+
+/// `join --lan`'s look: every game heard within `limit`. Once a first game
+/// is heard it listens `settle` longer (so the list holds each host that
+/// answered), then stops as soon as [`pick`] with `code` finds one to
+/// join. `Ok(None)`: multicast DNS is off here.
+pub fn look(
+    code: Option<&RoomCode>,
+    limit: Duration,
+    settle: Duration,
+) -> Result<Option<Vec<LanGame>>, String> {
+    let Some(mut browse) = Browse::start()? else {
+        return Ok(None);
+    };
+    let start = web_time::Instant::now();
+    let mut first_heard = None;
+    loop {
+        let games = games_of(browse.wait(Duration::from_millis(100)));
+        if !games.is_empty() {
+            first_heard.get_or_insert_with(web_time::Instant::now);
+        }
+        let settled = first_heard.is_some_and(|t| t.elapsed() >= settle);
+        if (settled && pick(&games, code).is_ok()) || start.elapsed() >= limit {
+            return Ok(Some(games));
+        }
+    }
+}
+
+/// What an answer to "which game?" takes.
+#[derive(Debug, PartialEq)]
+pub enum Answer {
+    /// This server's room.
+    Join(String, RoomCode),
+    /// The private game at this index: its code comes next.
+    CodeFor(usize),
+}
+
+/// Reads an answer to "which game?": Enter alone takes the first public
+/// game of this version ([`pick`]); a number takes that line of the list.
+pub fn answer(games: &[LanGame], answer: &str) -> Result<Answer, String> {
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return pick(games, None).map(|(server, room)| Answer::Join(server, room));
+    }
+    let (index, game) = answer
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| Some((i, games.get(i)?)))
+        .ok_or_else(|| format!("'{answer}' is not a game's number (1 to {})", games.len()))?;
+    if !game.same_version {
+        return Err(format!(
+            "{}'s game is another version ({}; this is {})",
+            game.name,
+            game.version,
+            version()
+        ));
+    }
+    Ok(match &game.room {
+        Some(room) => Answer::Join(game.server.clone(), room.clone()),
+        None => Answer::CodeFor(index),
+    })
+}
+
+/// Asks on `prompt` which of `games` to join and reads the answer (and a
+/// private game's code) from `input`, until it names one. `Err` at the
+/// end of the input.
+pub fn ask(
+    games: &[LanGame],
+    input: &mut impl std::io::BufRead,
+    prompt: &mut impl std::io::Write,
+) -> Result<(String, RoomCode), String> {
+    loop {
+        let line = read_line(
+            input,
+            prompt,
+            "twinstar: join which LAN game? (its number, or Enter for the first public one) ",
+        )?;
+        match answer(games, &line) {
+            Ok(Answer::Join(server, room)) => return Ok((server, room)),
+            Ok(Answer::CodeFor(index)) => {
+                let game = &games[index];
+                let question = format!("twinstar: {}'s room code: ", game.name);
+                loop {
+                    let typed = read_line(input, prompt, &question)?;
+                    match RoomCode::parse(typed.trim()) {
+                        Ok(code) => return Ok((game.server.clone(), code)),
+                        Err(e) => {
+                            let _ = writeln!(
+                                prompt,
+                                "twinstar: invalid room code '{}': {e}",
+                                typed.trim()
+                            );
+                        }
+                    }
+                }
+            }
+            Err(why) => {
+                let _ = writeln!(prompt, "twinstar: {why}");
+            }
         }
     }
 }
@@ -288,6 +436,11 @@ mod tests {
             room: room.map(code),
             server: server.into(),
             same_version,
+            version: if same_version {
+                version()
+            } else {
+                "0.1".into()
+            },
         }
     }
 
@@ -344,6 +497,81 @@ mod tests {
             game("Old", None, "", false)
                 .label()
                 .contains("another version")
+        );
+    }
+
+    #[test]
+    fn the_list_names_each_host_its_code_or_private_and_its_version() {
+        let ana = game("Ana", Some("K7Q2XM"), "ws://10.0.0.2:3536", true);
+        let bo = game("Bo", None, "ws://10.0.0.3:3536", true);
+        let old = game("Old", Some("AAAAAA"), "ws://10.0.0.9:3536", false);
+        assert_eq!(
+            ana.list_line(1),
+            format!(
+                "LAN game 1: Ana, room {}, version {}",
+                code("K7Q2XM"),
+                version()
+            )
+        );
+        assert_eq!(
+            bo.list_line(2),
+            format!("LAN game 2: Bo, private, version {}", version())
+        );
+        assert_eq!(
+            old.list_line(3),
+            format!(
+                "LAN game 3: Old, room {}, version 0.1 (another version)",
+                code("AAAAAA")
+            )
+        );
+        // What a host announces as its version reaches a terminal only as
+        // printable ASCII, and not much of it.
+        let v = format!("\u{1b}[2J{}", "9".repeat(100));
+        let heard = game_of(&service(&[("version", &v)], "10.0.0.4"), &version()).unwrap();
+        assert_eq!(heard.version, format!("[2J{}", "9".repeat(37)));
+    }
+
+    #[test]
+    fn an_answer_is_enter_for_the_first_public_game_or_a_number() {
+        let bo = game("Bo", None, "ws://10.0.0.3:3536", true);
+        let ana = game("Ana", Some("K7Q2XM"), "ws://10.0.0.2:3536", true);
+        let old = game("Old", Some("AAAAAA"), "ws://10.0.0.9:3536", false);
+        let games = [bo, ana, old];
+        let ana_joins = Answer::Join("ws://10.0.0.2:3536".into(), code("K7Q2XM"));
+        assert_eq!(answer(&games, "\n"), Ok(ana_joins));
+        assert_eq!(
+            answer(&games, " 2 \n"),
+            Ok(Answer::Join("ws://10.0.0.2:3536".into(), code("K7Q2XM")))
+        );
+        assert_eq!(answer(&games, "1\n"), Ok(Answer::CodeFor(0)));
+        for bad in ["0", "4", "two", "-1"] {
+            let err = answer(&games, bad).unwrap_err();
+            assert!(err.contains("1 to 3"), "{bad}: {err}");
+        }
+        let err = answer(&games, "3").unwrap_err();
+        assert!(err.contains("another version"), "{err}");
+    }
+
+    #[test]
+    fn asking_reads_until_a_game_is_named_and_a_private_one_takes_its_code() {
+        let bo = game("Bo", None, "ws://10.0.0.3:3536", true);
+        let ana = game("Ana", Some("K7Q2XM"), "ws://10.0.0.2:3536", true);
+        let games = [bo, ana];
+        let mut said = Vec::new();
+        let chosen = ask(&games, &mut "9\n1\n!!\nZZZZZZ\n".as_bytes(), &mut said);
+        assert_eq!(chosen, Ok(("ws://10.0.0.3:3536".into(), code("ZZZZZZ"))));
+        let said = String::from_utf8(said).unwrap();
+        assert!(said.contains("'9' is not a game's number"), "{said}");
+        assert!(said.contains("Bo's room code"), "{said}");
+        assert!(said.contains("invalid room code '!!'"), "{said}");
+        let mut said = Vec::new();
+        assert_eq!(
+            ask(&games, &mut "\n".as_bytes(), &mut said),
+            Ok(("ws://10.0.0.2:3536".into(), code("K7Q2XM")))
+        );
+        assert_eq!(
+            ask(&games, &mut "".as_bytes(), &mut said),
+            Err("no LAN game chosen".into())
         );
     }
 }

@@ -513,25 +513,39 @@ pub(super) fn window_report(ended: Option<OnlineEnd>) -> Result<Report, Failure>
 }
 
 /// `join --lan`: the server, and the room when no code was given, from
-/// the LAN's announcements.
+/// the LAN's announcements. Lists every game heard on stderr; then with a
+/// code joins that game, on a terminal asks which, else takes the first
+/// public one.
 fn find_on_lan(code: Option<&str>) -> Result<(String, RoomCode), Failure> {
+    use std::io::IsTerminal;
     let code = code
         .map(|c| {
             RoomCode::parse(c)
                 .map_err(|e| Failure::BadInput(format!("invalid room code '{c}': {e}")))
         })
         .transpose()?;
-    match lan::find(code.as_ref(), lan::JOIN_LOOKS_FOR) {
-        Ok(Some((server, room))) => {
-            eprintln!("twinstar: found a LAN game: room {room} on {server}");
-            Ok((server, room))
+    let games = match lan::look(code.as_ref(), lan::JOIN_LOOKS_FOR, lan::LIST_SETTLES_FOR) {
+        Ok(Some(games)) => games,
+        Ok(None) => {
+            return Err(Failure::BadInput(format!(
+                "--lan: LAN discovery is off here ({}=off, or a browser)",
+                crate::platform::lan::SWITCH
+            )));
         }
-        Ok(None) => Err(Failure::BadInput(format!(
-            "--lan: LAN discovery is off here ({}=off, or a browser)",
-            crate::platform::lan::SWITCH
-        ))),
-        Err(why) => Err(Failure::Runtime(format!("--lan: {why}"), None)),
+        Err(why) => return Err(Failure::Runtime(format!("--lan: {why}"), None)),
+    };
+    for (i, game) in games.iter().enumerate() {
+        eprintln!("twinstar: {}", game.list_line(i + 1));
     }
+    let stdin = std::io::stdin();
+    let chosen = if code.is_none() && !games.is_empty() && stdin.is_terminal() {
+        lan::ask(&games, &mut stdin.lock(), &mut std::io::stderr())
+    } else {
+        lan::pick(&games, code.as_ref())
+    };
+    let (server, room) = chosen.map_err(|why| Failure::Runtime(format!("--lan: {why}"), None))?;
+    eprintln!("twinstar: found a LAN game: room {room} on {server}");
+    Ok((server, room))
 }
 
 /// An online match with no window: connects, then plays, blocking (the

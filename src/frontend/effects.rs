@@ -13,6 +13,10 @@
 //! Effects are drawn from the ledger itself with their age measured in
 //! simulation frames, so what is on screen always matches the current
 //! timeline. Nothing here touches the simulation; it is pure and tested.
+//!
+//! What the effects look like is decided here too ([`shake`], [`hit_mark`],
+//! [`ship_alpha`]), so that reduced motion (no shake, no flash, no blink)
+//! is tested without a window; `scene` only draws what they say.
 
 use std::collections::BTreeMap;
 
@@ -106,6 +110,84 @@ impl EventLedger {
     }
 }
 
+/// Frames a player's death shakes the screen.
+pub const SHAKE_TICKS: u32 = 24;
+/// Frames a hit enemy stays marked.
+pub const HIT_FLASH_TICKS: u32 = 6;
+
+/// The screen's shake at `now`, in arena pixels (times the layout's
+/// scale on screen): strongest at a player's death, gone `SHAKE_TICKS`
+/// later. None at all with reduced motion.
+pub fn shake(ledger: &EventLedger, now: u32, reduced_motion: bool) -> [f32; 2] {
+    if reduced_motion {
+        return [0.0, 0.0];
+    }
+    let strength = ledger
+        .recent(now, SHAKE_TICKS)
+        .filter(|(_, e)| matches!(e, Event::PlayerKilled { .. }))
+        .map(|(age, _)| 1.0 - age as f32 / SHAKE_TICKS as f32)
+        .fold(0.0f32, f32::max);
+    if strength <= 0.0 {
+        return [0.0, 0.0];
+    }
+    let t = now as f32;
+    [
+        (t * 2.3).sin() * 4.0 * strength,
+        (t * 3.1).cos() * 4.0 * strength,
+    ]
+}
+
+/// The enemies hit in the last `HIT_FLASH_TICKS` frames, by id.
+pub fn hit_enemies(ledger: &EventLedger, now: u32) -> Vec<u32> {
+    ledger
+        .recent(now, HIT_FLASH_TICKS)
+        .filter_map(|(_, e)| match e {
+            Event::EnemyHit { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// How a hit enemy is marked (sizes in arena pixels).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HitMark {
+    /// A filled white disc over the enemy: a flash.
+    Flash { radius: f32, alpha: f32 },
+    /// A thin, half-transparent ring around it: a gentle change.
+    Ring {
+        radius: f32,
+        thickness: f32,
+        alpha: f32,
+    },
+}
+
+/// A hit's mark: a flash, or with reduced motion a thin ring.
+pub fn hit_mark(reduced_motion: bool) -> HitMark {
+    if reduced_motion {
+        HitMark::Ring {
+            radius: 11.0,
+            thickness: 1.0,
+            alpha: 0.5,
+        }
+    } else {
+        HitMark::Flash {
+            radius: 9.0,
+            alpha: 0.55,
+        }
+    }
+}
+
+/// A ship's opacity at `frame`: an invulnerable one blinks (every 4
+/// frames), or with reduced motion stays steadily faded.
+pub fn ship_alpha(invulnerable: bool, frame: u32, reduced_motion: bool) -> f32 {
+    match (invulnerable, reduced_motion) {
+        (false, _) => 1.0,
+        (true, true) => 0.6,
+        (true, false) if (frame / 4).is_multiple_of(2) => 0.35,
+        (true, false) => 1.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +253,44 @@ mod tests {
         assert_eq!(ages, vec![30, 1]);
         ledger.apply(&report((200, 200), &[]));
         assert_eq!(ledger.recent(200, 500).count(), 0);
+    }
+
+    /// A frame with a player's death and an enemy hit: with reduced motion
+    /// nothing shakes, no frame flashes (the hit is a ring) and an
+    /// invulnerable ship does not blink; without it, all three happen.
+    #[test]
+    fn reduced_motion_draws_no_shake_no_flash_and_no_blink() {
+        let mut ledger = EventLedger::new();
+        let death = Event::PlayerKilled {
+            player: 0,
+            pos: Vec2::default(),
+        };
+        let hit = Event::EnemyHit { id: 7, player: 1 };
+        ledger.apply(&report((100, 100), &[(100, death), (100, hit)]));
+        let after: Vec<u32> = (100..100 + SHAKE_TICKS).collect();
+        assert_eq!(hit_enemies(&ledger, 103), vec![7]);
+        assert!(hit_enemies(&ledger, 100 + HIT_FLASH_TICKS + 1).is_empty());
+
+        for &now in &after {
+            assert_eq!(shake(&ledger, now, true), [0.0, 0.0], "frame {now}");
+        }
+        assert!(matches!(hit_mark(true), HitMark::Ring { thickness, .. } if thickness <= 1.0));
+        let steady: Vec<f32> = after.iter().map(|&f| ship_alpha(true, f, true)).collect();
+        assert!(
+            steady.iter().all(|&a| a == steady[0] && a < 1.0),
+            "{steady:?}"
+        );
+
+        let moved = after
+            .iter()
+            .map(|&now| shake(&ledger, now, false))
+            .map(|[x, y]| x.hypot(y))
+            .fold(0.0f32, f32::max);
+        assert!(moved > 1.0, "no shake without reduced motion: {moved}");
+        assert_eq!(shake(&ledger, 100 + SHAKE_TICKS + 1, false), [0.0, 0.0]);
+        assert!(matches!(hit_mark(false), HitMark::Flash { .. }));
+        let blinking: Vec<f32> = after.iter().map(|&f| ship_alpha(true, f, false)).collect();
+        assert!(blinking.contains(&1.0) && blinking.iter().any(|&a| a < 1.0));
+        assert_eq!(ship_alpha(false, 101, true), 1.0);
     }
 }

@@ -9,7 +9,7 @@
 use macroquad::prelude::*;
 
 use super::assets::{EXPLOSION_FRAMES, SPRITE_PIXELS_PER_UNIT, Sprites};
-use super::effects::EventLedger;
+use super::effects::{self, EventLedger, HitMark};
 use super::look::{self, palette};
 use crate::sim::{
     ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, Event, Fx, OWNER_ENEMY, PLAYERS, Vec2 as SimVec2, World,
@@ -17,8 +17,6 @@ use crate::sim::{
 
 /// Frames an explosion lasts (8 strip frames, 4 ticks each).
 const EXPLOSION_TICKS: u32 = 32;
-const HIT_FLASH_TICKS: u32 = 6;
-const SHAKE_TICKS: u32 = 24;
 /// A ship that moved further than this in one frame respawned: no lerp.
 const TELEPORT_UNITS: f32 = 16.0;
 
@@ -118,21 +116,10 @@ fn draw_sprite(
 }
 
 /// Screen-shake offset in pixels from recent player deaths; none with
-/// reduced motion.
+/// reduced motion (`effects::shake`).
 fn shake(ledger: &EventLedger, world: &World, layout: &Layout) -> Vec2 {
-    if look::get().reduced_motion {
-        return Vec2::ZERO;
-    }
-    let strength = ledger
-        .recent(world.frame, SHAKE_TICKS)
-        .filter(|(_, e)| matches!(e, Event::PlayerKilled { .. }))
-        .map(|(age, _)| 1.0 - age as f32 / SHAKE_TICKS as f32)
-        .fold(0.0f32, f32::max);
-    if strength <= 0.0 {
-        return Vec2::ZERO;
-    }
-    let t = world.frame as f32;
-    vec2((t * 2.3).sin(), (t * 3.1).cos()) * 4.0 * strength * layout.scale
+    let [x, y] = effects::shake(ledger, world.frame, look::get().reduced_motion);
+    vec2(x, y) * layout.scale
 }
 
 /// Draws the arena and everything in it, `side` pixels kept free on each
@@ -177,13 +164,7 @@ fn draw_enemies(
     layout: &Layout,
     back: f32,
 ) {
-    let flashing: Vec<u32> = ledger
-        .recent(world.frame, HIT_FLASH_TICKS)
-        .filter_map(|(_, e)| match e {
-            Event::EnemyHit { id, .. } => Some(*id),
-            _ => None,
-        })
-        .collect();
+    let flashing = effects::hit_enemies(ledger, world.frame);
     for e in world.enemies() {
         let center = v(e.pos) - v(e.vel) * back;
         let kind = e.kind();
@@ -199,13 +180,25 @@ fn draw_enemies(
         draw_sprite(sprites.enemy(kind), layout, center, rotation, 1.0, WHITE);
         if flashing.contains(&e.id) {
             let at = layout.to_screen(center);
-            if look::get().reduced_motion {
-                // A thin steady ring instead of a white flash.
-                let ring = Color::new(1.0, 1.0, 1.0, 0.5);
-                draw_circle_lines(at.x, at.y, 11.0 * layout.scale, 1.0, ring);
-            } else {
-                let flash = Color::new(1.0, 1.0, 1.0, 0.55);
-                draw_circle(at.x, at.y, 9.0 * layout.scale, flash);
+            // With reduced motion a thin steady ring instead of a flash.
+            match effects::hit_mark(look::get().reduced_motion) {
+                HitMark::Ring {
+                    radius,
+                    thickness,
+                    alpha,
+                } => draw_circle_lines(
+                    at.x,
+                    at.y,
+                    radius * layout.scale,
+                    thickness,
+                    Color::new(1.0, 1.0, 1.0, alpha),
+                ),
+                HitMark::Flash { radius, alpha } => draw_circle(
+                    at.x,
+                    at.y,
+                    radius * layout.scale,
+                    Color::new(1.0, 1.0, 1.0, alpha),
+                ),
             }
         }
     }
@@ -264,13 +257,8 @@ fn draw_ships(sprites: &Sprites, world: &World, motion: &Motion, layout: &Layout
         }
         let look = look::get();
         // Invulnerable: blinking, or with reduced motion steadily faded.
-        let faded =
-            p.invulnerable > 0 && (look.reduced_motion || (world.frame / 4).is_multiple_of(2));
-        let tint = match (faded, look.reduced_motion) {
-            (false, _) => WHITE,
-            (true, false) => Color::new(1.0, 1.0, 1.0, 0.35),
-            (true, true) => Color::new(1.0, 1.0, 1.0, 0.6),
-        };
+        let alpha_now = effects::ship_alpha(p.invulnerable > 0, world.frame, look.reduced_motion);
+        let tint = Color::new(1.0, 1.0, 1.0, alpha_now);
         let at = motion.ship(world, i, alpha);
         draw_sprite(&sprites.ships[i], layout, at, 0.0, 1.0, tint);
         if look.colour_blind {
