@@ -427,8 +427,10 @@ if [ "$(id -u)" = 0 ]; then
     # LAN discovery (issue 49): two network namespaces on one bridge; a
     # host announces its game by multicast DNS, python-zeroconf reads the
     # announcement, and a joiner finds and joins it with no address given
-    # (a public room, a private one by its code, a quick match). ~25 s.
-    check lan 120 bash scripts/check-lan.sh
+    # (a public room, a private one by its code, a quick match, two hosts
+    # listed by join --lan, its question on a terminal, the Join screen
+    # in a window). 60-68 s.
+    check lan 180 bash scripts/check-lan.sh
     # The out-of-tree Pong (built in the background above) plays through
     # `twinstar serve`: a cut, a spectator, equal checksums, and a connect
     # median under 200 ms, measured last, when nothing else runs.
