@@ -22,6 +22,15 @@ use twinstar::net::signaling::{RoomAction, RoomCode, SeatToken};
 /// comes from 127.0.0.1, so the per-address cap is lifted.
 pub(crate) const NODE_ARGS: [&str; 3] = ["--trust-forwarded", "--max-per-address", "1000"];
 
+/// A node's arguments when the nodes share the Redis at `url` (`--directory`).
+pub(crate) fn directory_node_args(url: &str) -> Vec<&str> {
+    NODE_ARGS
+        .iter()
+        .copied()
+        .chain(["--directory", url])
+        .collect()
+}
+
 /// HAProxy with deploy/haproxy.cfg in front of two or three nodes; killed
 /// when dropped.
 pub(crate) struct Proxy {
@@ -451,11 +460,7 @@ fn lists_until(nodes: &[&Server], within: Duration, done: impl Fn(&[String]) -> 
 fn thirty_public_rooms_are_listed_by_every_node_through_the_shared_directory() {
     let redis = Redis::start();
     let url = redis.url();
-    let args: Vec<&str> = NODE_ARGS
-        .iter()
-        .copied()
-        .chain(["--directory", &url])
-        .collect();
+    let args = directory_node_args(&url);
     let mut nodes = vec![
         Server::start_with(&args, &[]),
         Server::start_with(&args, &[]),

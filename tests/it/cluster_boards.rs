@@ -10,7 +10,7 @@
 //! the A, B, B, A sequence below reaches a node that never saw its match;
 //! with boards in each node's memory, neither node lists both.
 
-use crate::cluster::{NODE_ARGS, Proxy, Redis, codes};
+use crate::cluster::{Proxy, Redis, codes, directory_node_args};
 use crate::common;
 use crate::leaderboard::{json, request};
 
@@ -52,11 +52,7 @@ fn node_of(nodes: &[&Server], base: &str, code: &str, runtime: &tokio::runtime::
 fn replays_of_matches_on_two_nodes_are_ranked_through_the_proxy_and_listed_by_both() {
     let redis = Redis::start();
     let url = redis.url();
-    let args: Vec<&str> = NODE_ARGS
-        .iter()
-        .copied()
-        .chain(["--directory", &url])
-        .collect();
+    let args = directory_node_args(&url);
     let nodes = [
         Server::start_with(&args, &[]),
         Server::start_with(&args, &[]),

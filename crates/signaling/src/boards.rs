@@ -232,15 +232,16 @@ impl Boards {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use time::Month;
 
-    fn day(d: u8) -> Date {
+    pub(crate) fn day(d: u8) -> Date {
         Date::from_calendar_date(2026, Month::November, d).unwrap()
     }
 
-    fn entry(seq: u64, score: u64, frames: u32, date: Date, daily: bool) -> Entry {
+    /// An entry of the default preset by its order-deciding fields.
+    pub(crate) fn entry(seq: u64, score: u64, frames: u32, date: Date, daily: bool) -> Entry {
         Entry {
             id: format!("r{seq}"),
             seq,

@@ -254,26 +254,17 @@ impl RedisBoards {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::boards::tests::day;
 
     #[test]
     fn members_sort_in_board_order_and_name_their_entry() {
-        let entry = |seq: u64, score: u64, frames: u32| Entry {
-            id: format!("id{seq}"),
-            seq,
-            names: ["A".into(), "B".into()],
-            score,
-            wave: 1,
-            frames,
-            fps: 60,
-            preset: "default".into(),
-            date: Date::from_calendar_date(2026, time::Month::November, 28).unwrap(),
-            daily: false,
-        };
+        let entry =
+            |seq, score, frames| crate::boards::tests::entry(seq, score, frames, day(28), false);
         let (a, b, c) = (entry(3, 900, 600), entry(1, 500, 300), entry(2, 500, 600));
         let mut members = [member(&c), member(&b), member(&a)];
         members.sort();
         let ids: Vec<&str> = members.iter().filter_map(|m| member_id(m)).collect();
-        assert_eq!(ids, ["id3", "id1", "id2"]);
+        assert_eq!(ids, ["r3", "r1", "r2"]);
         // A page after b starts at c: b's member is below the bound.
         let bound = format!("{};", sort_text(key(&b)));
         assert!(member(&b) < bound && bound < member(&c));
