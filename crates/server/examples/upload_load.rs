@@ -191,16 +191,14 @@ fn upload(addr: SocketAddr, n: usize, bytes: &[u8], score: u64) -> (u16, Instant
     (status, Instant::now())
 }
 
-fn main() {
-    let args = Args::parse();
+/// One server with the verifier pool on its own runtime (2 workers, as
+/// the machine's cores), in this process: its address.
+fn start_server(verifiers: usize) -> SocketAddr {
     let mut options = ServeOptions::new(None);
     options.metrics.bind = None;
     options.max_per_address = usize::MAX;
     options.trust_forwarded = true;
-    options.replays = Some(VerifierPool::new(
-        Arc::new(TwinstarVerifier),
-        args.verifiers,
-    ));
+    options.replays = Some(VerifierPool::new(Arc::new(TwinstarVerifier), verifiers));
     options.replay_lifetime_slack = Duration::from_secs(24 * 3600);
     let server = match bind_with("127.0.0.1:0".parse().expect("an address"), options) {
         Ok(server) => server,
@@ -218,6 +216,83 @@ fn main() {
             .expect("a runtime");
         runtime.block_on(server.serve(std::future::pending::<()>()))
     });
+    addr
+}
+
+/// `n` matches paired by the server (players gone), each with a sample
+/// replay of `frames` frames recorded on two threads: bytes and score.
+fn recorded_matches(
+    addr: SocketAddr,
+    n: usize,
+    frames: u32,
+    preset: &'static str,
+) -> Vec<(Vec<u8>, u64)> {
+    let matches: Vec<(String, String)> = (0..n)
+        .map(|_| {
+            let code = room();
+            let (_, _, id, _) = pair(addr, &code).expect("a room pairs");
+            (code, id)
+        })
+        .collect();
+    std::thread::scope(|s| {
+        let halves: Vec<_> = matches
+            .chunks(n.div_ceil(2))
+            .map(|chunk| {
+                s.spawn(move || {
+                    (chunk.iter().enumerate())
+                        .map(|(i, (code, id))| {
+                            let mut m = SampleMatch::new(7, frames, code, id);
+                            m.turn_frames = 30 + i as u32 % 40;
+                            m.preset = preset;
+                            m.record().expect("a sample replay records")
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        halves
+            .into_iter()
+            .flat_map(|h| h.join().expect("recording"))
+            .collect()
+    })
+}
+
+/// Uploads `replays` open loop at `rate` a second while rooms pair at
+/// `pair_rate` for `seconds`: each upload's status and time from when it
+/// was due to its answer, and the pairing times.
+fn uploads_beside_pairing(
+    addr: SocketAddr,
+    replays: &[(Vec<u8>, u64)],
+    rate: f64,
+    pair_rate: f64,
+    seconds: Duration,
+) -> (Vec<(u16, Duration)>, Vec<Duration>) {
+    let start = Instant::now() + Duration::from_millis(200);
+    std::thread::scope(|s| {
+        let pairing = s.spawn(|| pair_at(addr, pair_rate, start + seconds));
+        let uploads: Vec<_> = (replays.iter().enumerate())
+            .map(|(k, (bytes, score))| {
+                let due = start + Duration::from_secs_f64(k as f64 / rate);
+                if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
+                s.spawn(move || {
+                    let (status, done) = upload(addr, k, bytes, *score);
+                    (status, done.saturating_duration_since(due))
+                })
+            })
+            .collect();
+        let answers = uploads
+            .into_iter()
+            .map(|u| u.join().expect("an upload"))
+            .collect();
+        (answers, pairing.join().expect("pairing"))
+    })
+}
+
+fn main() {
+    let args = Args::parse();
+    let addr = start_server(args.verifiers);
     let frames = args.minutes * 60 * 60;
     let preset: &'static str = if args.preset == "stress" {
         "stress"
@@ -238,62 +313,16 @@ fn main() {
     let mut best: Option<(f64, f64, f64)> = None;
     for &rate in &args.rates {
         let n = (rate * seconds.as_secs_f64()).round().max(1.0) as usize;
-        // The matches first: paired by the server, players gone.
-        let mut matches = Vec::new();
-        for _ in 0..n {
-            let code = room();
-            let (_, _, id, _) = pair(addr, &code).expect("a room pairs");
-            matches.push((code, id));
-        }
         let recording = Instant::now();
-        let replays: Vec<(Vec<u8>, u64)> = std::thread::scope(|s| {
-            let halves: Vec<_> = matches
-                .chunks(n.div_ceil(2))
-                .map(|chunk| {
-                    s.spawn(move || {
-                        (chunk.iter().enumerate())
-                            .map(|(i, (code, id))| {
-                                let mut m = SampleMatch::new(7, frames, code, id);
-                                m.turn_frames = 30 + i as u32 % 40;
-                                m.preset = preset;
-                                m.record().expect("a sample replay records")
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            halves
-                .into_iter()
-                .flat_map(|h| h.join().expect("recording"))
-                .collect()
-        });
+        let replays = recorded_matches(addr, n, frames, preset);
         let kb = replays.iter().map(|(b, _)| b.len()).sum::<usize>() / n / 1024;
         eprintln!(
             "rate {rate}/s: {n} replays of {} min ({kb} KiB each) recorded in {:.1} s",
             args.minutes,
             recording.elapsed().as_secs_f64()
         );
-        let start = Instant::now() + Duration::from_millis(200);
-        let (answers, pairings) = std::thread::scope(|s| {
-            let pairing = s.spawn(|| pair_at(addr, args.pair_rate, start + seconds));
-            let uploads: Vec<_> = (replays.iter().enumerate())
-                .map(|(k, (bytes, score))| {
-                    let due = start + Duration::from_secs_f64(k as f64 / rate);
-                    if let Some(wait) = due.checked_duration_since(Instant::now()) {
-                        std::thread::sleep(wait);
-                    }
-                    s.spawn(move || {
-                        let (status, done) = upload(addr, k, bytes, *score);
-                        (status, done.saturating_duration_since(due))
-                    })
-                })
-                .collect();
-            let answers: Vec<(u16, Duration)> = uploads
-                .into_iter()
-                .map(|u| u.join().expect("an upload"))
-                .collect();
-            (answers, pairing.join().expect("pairing"))
-        });
+        let (answers, pairings) =
+            uploads_beside_pairing(addr, &replays, rate, args.pair_rate, seconds);
         let ranked = answers.iter().filter(|(s, _)| *s == 201).count();
         let busy = answers.iter().filter(|(s, _)| *s == 503).count();
         let other = n - ranked - busy;
