@@ -3,7 +3,7 @@
 //! `fetch` in the page), polled by the caller's loop. The server ranks it
 //! only after re-simulating it; the answer is where it ranked, or why not.
 
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::sync::mpsc::{Receiver, channel};
 
 use twinstar_signaling_protocol::{Ranked, Refused, RoomCode, ScoreClaim};
 
@@ -44,11 +44,7 @@ impl ReplayUpload {
     /// saying why it was not (the server's reason, or what went wrong on
     /// the way). `None` until then, and after it was taken.
     pub fn poll(&mut self) -> Option<Result<Ranked, String>> {
-        match self.answer.try_recv() {
-            Ok(answer) => Some(answer),
-            Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => None,
-        }
+        self.answer.try_recv().ok()
     }
 }
 
