@@ -58,6 +58,9 @@ use browser as imp;
 
 pub use imp::{boards, downloads, lan, net, records, rooms, screen, server, text_field};
 
+// What a LAN browse finds: one type on both sides (`lan` re-exports it).
+mod lan_service;
+
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;
 // The netcode's: it routes matchbox's panics; the audio thread's go the same way.

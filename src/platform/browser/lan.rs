@@ -2,8 +2,6 @@
 //! it announces nothing and finds nothing (the page's own server is the
 //! one that served it). The native side is `platform/native/lan.rs`.
 
-use std::net::IpAddr;
-
 /// The variable that turns multicast DNS off natively (named in messages).
 pub const SWITCH: &str = "TWINSTAR_LAN_DISCOVERY";
 
@@ -12,14 +10,7 @@ pub fn enabled() -> bool {
     false
 }
 
-/// A LAN server as announced (none reach a page).
-#[derive(Clone, Debug, PartialEq)]
-pub struct LanService {
-    pub instance: String,
-    pub addresses: Vec<IpAddr>,
-    pub port: u16,
-    pub txt: Vec<(String, String)>,
-}
+pub use crate::platform::lan_service::LanService;
 
 /// An announcement (never made in a page).
 pub struct Announcement;

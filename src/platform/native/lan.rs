@@ -37,15 +37,7 @@ pub fn enabled() -> bool {
     })
 }
 
-/// A LAN server as announced: where it listens and its TXT record.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LanService {
-    /// The instance's full DNS-SD name (unique on the LAN).
-    pub instance: String,
-    pub addresses: Vec<IpAddr>,
-    pub port: u16,
-    pub txt: Vec<(String, String)>,
-}
+pub use crate::platform::lan_service::LanService;
 
 /// This machine's announcement; withdrawn (a goodbye packet) when dropped.
 pub struct Announcement {
