@@ -483,27 +483,12 @@ impl Row {
                 secs => format!("wait for a lost player: {secs} s"),
             },
             Row::Volume => format!("volume: {}%", s.volume),
-            Row::Overlay => format!(
-                "network overlay: {}",
-                if s.net_overlay { "on" } else { "off" }
-            ),
-            Row::Chat => format!(
-                "chat (Enter in a match): {}",
-                if s.chat { "on" } else { "off" }
-            ),
-            Row::ColourBlind => format!(
-                "colour-blind palette and shapes: {}",
-                if s.colour_blind { "on" } else { "off" }
-            ),
+            Row::Overlay => on_off("network overlay", s.net_overlay),
+            Row::Chat => on_off("chat (Enter in a match)", s.chat),
+            Row::ColourBlind => on_off("colour-blind palette and shapes", s.colour_blind),
             Row::UiScale => format!("interface scale: {}%", s.ui_scale),
-            Row::ReducedMotion => format!(
-                "reduced motion (no shake or flashes): {}",
-                if s.reduced_motion { "on" } else { "off" }
-            ),
-            Row::Upload => format!(
-                "rank my online matches (upload the replay): {}",
-                if s.upload { "on" } else { "off" }
-            ),
+            Row::ReducedMotion => on_off("reduced motion (no shake or flashes)", s.reduced_motion),
+            Row::Upload => on_off("rank my online matches (upload the replay)", s.upload),
             Row::Key(p, action) => {
                 let keys = if p == 0 { &s.player_one } else { &s.player_two };
                 format!(
@@ -613,6 +598,16 @@ pub async fn name_prompt(ui: &mut Ui, now: &str) -> Option<PlayerName> {
     PlayerName::parse(&text).ok()
 }
 
+/// A switch's row: `label: on` or `label: off`.
+fn on_off(label: &str, on: bool) -> String {
+    format!("{label}: {}", if on { "on" } else { "off" })
+}
+
+/// A switch stepped: Enter (`wrap`) flips it, Right turns it on, Left off.
+fn toggle(on: &mut bool, step: i32, wrap: bool) {
+    *on = if wrap { !*on } else { step > 0 };
+}
+
 /// Changes a row that holds a value: Enter (`wrap`) goes round, Left/Right
 /// stop at the ends (the overlay and chat: Left off, Right on).
 fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
@@ -620,18 +615,15 @@ fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
         Row::Delay => s.step_delay(step, wrap),
         Row::Reconnect => s.step_reconnect_window(step, wrap),
         Row::Volume => s.step_volume(step, wrap),
-        Row::Overlay => s.net_overlay = if wrap { !s.net_overlay } else { step > 0 },
-        Row::Chat => s.chat = if wrap { !s.chat } else { step > 0 },
-        Row::ColourBlind => s.colour_blind = if wrap { !s.colour_blind } else { step > 0 },
+        Row::Overlay => toggle(&mut s.net_overlay, step, wrap),
+        Row::Chat => toggle(&mut s.chat, step, wrap),
+        Row::ColourBlind => toggle(&mut s.colour_blind, step, wrap),
         Row::UiScale => s.step_ui_scale(step, wrap),
-        Row::ReducedMotion => s.reduced_motion = if wrap { !s.reduced_motion } else { step > 0 },
-        Row::Upload => s.upload = if wrap { !s.upload } else { step > 0 },
+        Row::ReducedMotion => toggle(&mut s.reduced_motion, step, wrap),
+        Row::Upload => toggle(&mut s.upload, step, wrap),
         Row::DeadZone => s.pad.step_dead_zone(step, wrap),
         Row::Pad(action) => s.pad.step_button(action, step, wrap),
-        Row::KeyboardFirst => {
-            let on = &mut s.pad.keyboard_is_player_one;
-            *on = if wrap { !*on } else { step > 0 };
-        }
+        Row::KeyboardFirst => toggle(&mut s.pad.keyboard_is_player_one, step, wrap),
         _ => {}
     }
 }
