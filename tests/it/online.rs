@@ -79,6 +79,22 @@ fn assert_equal_end(host: &Finished, join: &Finished, frames: u32) {
     assert_eq!(h["connection"], "host", "loopback is a host/host pair: {h}");
 }
 
+/// The summary's world (wave, scores, restarts) is its replay's, which
+/// holds the confirmed frames only: the world at the match's last
+/// confirmed frame, not a predicted one past it (a host claims this score
+/// when it uploads the replay, and the server re-simulates the replay).
+fn assert_world_is_the_replays(peer: &Finished, replay: &Path) {
+    let summary = peer.summary();
+    let frames = summary["frames"].as_u64().map(|f| f as u32);
+    let verified = verify_replay(replay, frames);
+    for field in ["wave", "score", "shared_score", "restarts"] {
+        assert_eq!(
+            summary[field], verified[field],
+            "{field}: the match said {summary}\nits replay {verified}"
+        );
+    }
+}
+
 #[test]
 fn two_peers_play_to_the_same_checksum_and_replays_verify() {
     let (host, join, dir) = play("basic", 600, &["--seed", "5"], &["--seed", "999"]);
@@ -100,8 +116,8 @@ fn two_peers_play_to_the_same_checksum_and_replays_verify() {
     }
     assert!(h["bytes_sent"].as_u64().unwrap() > 0 && j["bytes_received"].as_u64().unwrap() > 0);
     assert_eq!(h["input_delay"], 0, "loopback needs no delay: {h}");
-    verify_replay(&dir.join("host.tsr"), Some(600));
-    verify_replay(&dir.join("join.tsr"), Some(600));
+    assert_world_is_the_replays(&host, &dir.join("host.tsr"));
+    assert_world_is_the_replays(&join, &dir.join("join.tsr"));
     // Both logs hold the same confirmed inputs and checksums (their event
     // records may differ: an interruption is seen by one side or both).
     let diff = common::run(&dir, &["replay-diff", "host.tsr", "join.tsr"], LIMIT);
@@ -129,8 +145,12 @@ fn a_bad_simulated_link_still_ends_in_sync() {
         "--sim-loss",
         "5",
     ];
-    let (host, join, _) = play("badlink", 600, &link, &link);
+    let (host, join, dir) = play("badlink", 600, &link, &link);
     assert_equal_end(&host, &join, 600);
+    // Prediction runs the newest world ahead of confirmation here: what
+    // the summary reports must be the confirmed end all the same.
+    assert_world_is_the_replays(&host, &dir.join("host.tsr"));
+    assert_world_is_the_replays(&join, &dir.join("join.tsr"));
     let h = host.summary();
     let rtt = h["handshake_rtt_ms"].as_f64().unwrap();
     assert!((75.0..130.0).contains(&rtt), "probe saw {rtt} ms: {h}");

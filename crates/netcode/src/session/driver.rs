@@ -114,7 +114,9 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
         }
     }
 
-    /// The match's state as it stands (the newest simulated frame).
+    /// The match's state as it stands: the newest simulated frame while
+    /// it runs (online, that includes predicted frames); once it is
+    /// finished, the world after its last confirmed frame.
     pub fn world(&self) -> &G::State {
         self.sim.world()
     }
@@ -199,6 +201,26 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
             let world = self.sim.world();
             (G::frame(world), G::checksum(world))
         }
+    }
+
+    /// At the match's end: the world becomes the one after the last
+    /// confirmed frame, the frame the summary, the replay and the peer's
+    /// checksum are of. Online, the simulation runs ahead of confirmation
+    /// (predicted frames, and frames past a `--frames` end while the last
+    /// ones confirm); the newest world would show, and claim, a score the
+    /// replay does not hold.
+    pub(super) fn settle(&mut self) -> Result<(), SessionError> {
+        if !self.backend.has_peer() {
+            return Ok(());
+        }
+        let inputs = self.log.history().map_or(&[][..], |h| &h.inputs[..]);
+        let options = &self.options;
+        self.sim.settle_at(
+            self.log.confirmed(),
+            self.log.confirmed_checksum(),
+            inputs,
+            || G::start(options.seed, &options.config),
+        )
     }
 
     /// Closes the recording with an end record; the path goes in the summary.

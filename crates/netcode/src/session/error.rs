@@ -94,6 +94,23 @@ pub enum SessionError {
     /// GGRS asked for a frame before the first.
     #[error("GGRS asked for frame {0}, which does not exist")]
     NegativeFrame(i32),
+
+    /// The world at the match's last confirmed frame, rebuilt at its end
+    /// to drop the frames simulated past it, does not hash to that frame's
+    /// confirmed checksum (a bug in this crate, not in the game).
+    #[error(
+        "the world at the last confirmed frame {frame} could not be rebuilt: it hashes to {rebuilt}, the confirmed checksum is {confirmed}",
+        rebuilt = hex_checksum(*rebuilt),
+        confirmed = hex_checksum(*confirmed)
+    )]
+    Unsettled {
+        /// The last confirmed frame.
+        frame: Frame,
+        /// The rebuilt world's checksum.
+        rebuilt: u128,
+        /// The checksum confirmed for that frame.
+        confirmed: u128,
+    },
 }
 
 impl SessionError {
@@ -123,7 +140,8 @@ impl SessionError {
             | SessionError::PeerLost(_)
             | SessionError::Mismatch { .. }
             | SessionError::GgrsMismatch { .. }
-            | SessionError::OutOfSync { .. } => None,
+            | SessionError::OutOfSync { .. }
+            | SessionError::Unsettled { .. } => None,
         }
     }
 }

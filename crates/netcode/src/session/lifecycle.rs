@@ -232,15 +232,22 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
         Next::Wait(until.min(now + CLOSE_SERVICE_PERIOD))
     }
 
-    /// The verdict, and the recording's end record. Called before
+    /// The verdict, the world after the last confirmed frame (see
+    /// [`Driver::world`]), and the recording's end record. Called before
     /// `Next::Over` (a window closed mid-match) this counts as leaving,
     /// without the closing linger.
     pub fn finish(mut self) -> Finished<G, N> {
-        let outcome = self.outcome.take().unwrap_or_else(|| {
+        let mut outcome = self.outcome.take().unwrap_or_else(|| {
             let driver = &mut self.driver;
             driver.backend.say_goodbye("the player left", &driver.log);
             Outcome::Left
         });
+        if let Err(e) = self.driver.settle() {
+            tracing::error!("{e}");
+            if !matches!(outcome, Outcome::Failed(_)) {
+                outcome = Outcome::Failed(e);
+            }
+        }
         let reason = match &outcome {
             Outcome::Completed => "completed".to_string(),
             Outcome::Left => "left by the player".to_string(),

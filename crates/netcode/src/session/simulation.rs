@@ -95,10 +95,54 @@ impl<G: Game<N>, const N: usize> Simulation<G, N> {
     }
 
     /// Goes on from `world` (a rejoin restarts from the match's confirmed
-    /// frame, re-simulated); later frames are simulated anew.
+    /// frame, re-simulated); later frames are simulated anew, so copies
+    /// kept of them are of predictions that no longer hold.
     pub(super) fn restart_from(&mut self, world: G::State) {
-        self.newest_frame = G::frame(&world);
+        let frame = G::frame(&world);
+        self.checkpoints.retain(|kept| G::frame(kept) <= frame);
+        self.newest_frame = frame;
         self.world = world;
+    }
+
+    /// Drops the frames simulated past `confirmed` (predicted ones, or
+    /// ones past the match's last frame): the world becomes the one after
+    /// the `confirmed` frames whose inputs are `inputs`, rebuilt from the
+    /// newest copy kept at or before it (else from `start`, frame 0), and
+    /// must hash to `checksum`, that frame's confirmed checksum. A kept
+    /// copy at or before the confirmed frame is final: GGRS never rolls
+    /// back past a confirmed frame, and a rejoin drops the copies it
+    /// invalidates. At most [`DESYNC_CHECK_INTERVAL`] steps, as a rule.
+    pub(super) fn settle_at(
+        &mut self,
+        confirmed: Frame,
+        checksum: u128,
+        inputs: &[[G::Input; N]],
+        start: impl FnOnce() -> G::State,
+    ) -> Result<(), SessionError> {
+        if G::frame(&self.world) == confirmed {
+            return Ok(());
+        }
+        let kept = self.checkpoints.iter().filter(|w| G::frame(w) <= confirmed);
+        let mut world = match kept.max_by_key(|w| G::frame(w)) {
+            Some(copy) => copy.clone(),
+            None => start(),
+        };
+        let from = G::frame(&world) as usize;
+        for frame_inputs in inputs.get(from..confirmed as usize).unwrap_or_default() {
+            G::step(&mut world, *frame_inputs, &mut self.events);
+            self.events.clear();
+        }
+        let rebuilt = G::checksum(&world);
+        if G::frame(&world) != confirmed || rebuilt != checksum {
+            return Err(SessionError::Unsettled {
+                frame: confirmed,
+                rebuilt,
+                confirmed: checksum,
+            });
+        }
+        self.world = world;
+        self.newest_frame = confirmed;
+        Ok(())
     }
 
     pub(super) fn rollback_frames(&self) -> u64 {
@@ -251,4 +295,100 @@ impl<G: Game<N>, const N: usize> Simulation<G, N> {
 /// negative frame would be a GGRS bug, reported rather than wrapped.
 fn ggrs_frame(frame: i32) -> Result<Frame, SessionError> {
     Frame::try_from(frame).map_err(|_| SessionError::NegativeFrame(frame))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_game::TestGame;
+
+    type Sim = Simulation<TestGame, 2>;
+
+    fn rules() -> <TestGame as Game<2>>::Config {
+        TestGame::preset("default").expect("default preset")
+    }
+
+    fn start() -> <TestGame as Game<2>>::State {
+        TestGame::start(9, &rules())
+    }
+
+    /// Scripted inputs, different every few frames, so that a world a
+    /// frame off hashes differently.
+    fn inputs(frames: u32) -> Vec<[u8; 2]> {
+        (0..frames)
+            .map(|f| [(f / 3 % 16) as u8, (f / 5 % 16) as u8])
+            .collect()
+    }
+
+    /// `sim` stepped through `inputs`, keeping a copy at every tenth frame
+    /// as GGRS's saves do online.
+    fn run(sim: &mut Sim, inputs: &[[u8; 2]]) {
+        let mut log = FrameLog::new(0);
+        let mut report = FrameReport::default();
+        for frame_inputs in inputs {
+            sim.step(*frame_inputs, &mut log, &mut report);
+            if TestGame::frame(&sim.world).is_multiple_of(DESYNC_CHECK_INTERVAL) {
+                sim.keep_checkpoint();
+            }
+        }
+    }
+
+    /// The world after `frames` of `inputs`, simulated from the start.
+    fn reference(inputs: &[[u8; 2]], frames: u32) -> u128 {
+        let mut sim = Sim::new(9, rules(), false, None);
+        run(&mut sim, &inputs[..frames as usize]);
+        TestGame::checksum(sim.world())
+    }
+
+    #[test]
+    fn settling_drops_the_frames_simulated_past_the_confirmed_one() {
+        let script = inputs(80);
+        // Past the last copy kept (70), before it (63), and before any (7).
+        for (simulated, confirmed) in [(80, 74), (68, 63), (12, 7), (80, 70)] {
+            let mut sim = Sim::new(9, rules(), false, None);
+            run(&mut sim, &script[..simulated]);
+            let checksum = reference(&script, confirmed);
+            sim.settle_at(confirmed, checksum, &script[..confirmed as usize], start)
+                .expect("settled");
+            assert_eq!(TestGame::frame(sim.world()), confirmed);
+            assert_eq!(TestGame::checksum(sim.world()), checksum);
+            assert_eq!(sim.newest_frame(), confirmed);
+        }
+    }
+
+    #[test]
+    fn a_world_that_does_not_rebuild_to_the_confirmed_checksum_is_an_error_and_kept() {
+        let script = inputs(40);
+        let mut sim = Sim::new(9, rules(), false, None);
+        run(&mut sim, &script);
+        let wrong = reference(&script, 34);
+        match sim.settle_at(35, wrong, &script[..35], start) {
+            Err(SessionError::Unsettled {
+                frame: 35,
+                confirmed,
+                ..
+            }) => {
+                assert_eq!(confirmed, wrong)
+            }
+            other => panic!("expected Unsettled, got {other:?}"),
+        }
+        // Inputs missing for the frames to rebuild: an error too.
+        let right = reference(&script, 35);
+        assert!(sim.settle_at(35, right, &script[..20], start).is_err());
+        assert_eq!(TestGame::frame(sim.world()), 40, "the world is left alone");
+    }
+
+    #[test]
+    fn a_restart_drops_the_copies_kept_of_frames_after_it() {
+        let script = inputs(60);
+        let mut sim = Sim::new(9, rules(), false, None);
+        run(&mut sim, &script);
+        // Predicted frames 36..60 are dropped; frame 35 is confirmed.
+        let mut confirmed = Sim::new(9, rules(), false, None);
+        run(&mut confirmed, &script[..35]);
+        sim.restart_from(*confirmed.world());
+        assert!(sim.world_at(30).is_some());
+        assert!(sim.world_at(40).is_none(), "a copy of a dropped prediction");
+        assert_eq!(sim.newest_frame(), 35);
+    }
 }
