@@ -166,3 +166,83 @@ impl VerifierPool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+    use std::sync::mpsc::{self, Receiver, Sender};
+
+    use super::*;
+
+    /// A verifier whose every call says it started, on `said`, and
+    /// blocks until `go` lets it finish: then it panics on "panic" and
+    /// refuses anything else.
+    struct Scripted {
+        said: Mutex<Sender<()>>,
+        go: Mutex<Receiver<()>>,
+    }
+
+    impl ReplayVerifier for Scripted {
+        fn verify(&self, bytes: &[u8]) -> Result<VerifiedReplay, String> {
+            let _ = self.said.lock().unwrap().send(());
+            let _ = self.go.lock().unwrap().recv();
+            match bytes {
+                b"panic" => panic!("a verifier bug"),
+                _ => Err("refused".into()),
+            }
+        }
+        fn default_preset(&self) -> &str {
+            "default"
+        }
+        fn daily_seed(&self, _: i32, _: u8, _: u8) -> u64 {
+            0
+        }
+    }
+
+    fn pool(workers: usize) -> (VerifierPool, Receiver<()>, Sender<()>) {
+        let (said, started) = mpsc::channel();
+        let (go, wait) = mpsc::channel();
+        let verifier = Scripted {
+            said: Mutex::new(said),
+            go: Mutex::new(wait),
+        };
+        (VerifierPool::new(Arc::new(verifier), workers), started, go)
+    }
+
+    // Two threads: the test blocks one waiting for the verifier to start.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn uploads_past_the_queue_are_refused_and_a_panic_fails_one_upload() {
+        let (pool, started, go) = pool(1);
+        // One runs, QUEUE_PER_VERIFIER wait: the next is Full.
+        let running = tokio::spawn({
+            let pool = pool.clone();
+            async move { pool.verify("panic".into()).await }
+        });
+        started.recv().unwrap();
+        let queued: Vec<_> = (0..QUEUE_PER_VERIFIER)
+            .map(|_| {
+                let pool = pool.clone();
+                tokio::spawn(async move { pool.verify("x".into()).await })
+            })
+            .collect();
+        while pool.waiting.load(Ordering::SeqCst) < QUEUE_PER_VERIFIER {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(pool.verify("x".into()).await, Err(PoolError::Full));
+        for _ in 0..=QUEUE_PER_VERIFIER {
+            go.send(()).unwrap();
+        }
+        assert_eq!(
+            running.await.unwrap(),
+            Err(PoolError::Refused(
+                "the verifier failed on this replay".into()
+            ))
+        );
+        for upload in queued {
+            assert_eq!(
+                upload.await.unwrap(),
+                Err(PoolError::Refused("refused".into()))
+            );
+        }
+    }
+}
