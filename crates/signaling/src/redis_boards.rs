@@ -8,12 +8,18 @@
 //! Layout (all under [`PREFIX`]):
 //! - `seq`: the upload counter (ties after score and frames, across nodes);
 //! - `match:KEY`: the id ranked for a match, set once (`SET NX`): one
-//!   ranked upload per match whichever node it reaches;
-//! - `entry:ID`: the entry (JSON), `bytes:ID`: the replay;
+//!   ranked upload per match whichever node it reaches; it expires after
+//!   [`MATCH_KEY_LIFETIME`], long after the server stops remembering the
+//!   match (`registry::hosted`), when an upload of it is refused anyway;
+//! - `entry:ID`: the entry (JSON), `bytes:ID`: the replay (kept: the
+//!   all-time board links every one of them);
 //! - `board:BUCKET`: a sorted set per bucket of `boards::bucket` (the board
 //!   rules stay in `boards`), every member at score 0, named
 //!   `boards::sort_text(key):ID` so that lexicographic order is the board's
-//!   order and a page is a `ZRANGEBYLEX` after its cursor.
+//!   order and a page is a `ZRANGEBYLEX` after its cursor. A day's and a
+//!   week's buckets expire a day after their last day
+//!   ([`bucket_lifetime`]): no board reads them after that; the all-time
+//!   ones stay.
 //!
 //! A Redis that fails answers with an error (the routes say 503), never a
 //! panic; what is read back from Redis is checked like any input.
@@ -32,6 +38,28 @@ use crate::directory::Directory;
 
 /// The prefix of every key.
 pub const PREFIX: &str = "twinstar:boards:";
+
+/// How long a match's "ranked already" key lives: a week, against the
+/// hosted-match ledger's 6 hours.
+pub const MATCH_KEY_LIFETIME: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
+/// How long after `today` began (UTC) the bucket of `board` that holds
+/// `day` may go, in seconds: until a day after its last day ends, so that
+/// a node whose clock is a little behind still finds it; zero or less
+/// once that is past, `None` for the all-time board. Counted from
+/// `today`, not the clock, so that it follows the day the caller ranks on.
+pub fn bucket_lifetime(board: Board, day: Date, today: Date) -> Option<i64> {
+    let last_day = match board {
+        Board::Daily => day,
+        Board::Week => {
+            let (year, week, _) = day.to_iso_week_date();
+            Date::from_iso_week_date(year, week, time::Weekday::Sunday).ok()?
+        }
+        Board::All => return None,
+    };
+    let gone = last_day.next_day()?.next_day()?;
+    Some((gone - today).whole_seconds())
+}
 
 /// An entry as stored (the date as a Julian day).
 #[derive(Serialize, Deserialize)]
@@ -119,12 +147,10 @@ impl RedisBoards {
         let claimed: Option<String> = self
             .redis
             .call(|mut c| async move {
-                c.set_options(
-                    &slot,
-                    &id,
-                    redis::SetOptions::default().conditional_set(redis::ExistenceCheck::NX),
-                )
-                .await
+                let once = redis::SetOptions::default()
+                    .conditional_set(redis::ExistenceCheck::NX)
+                    .with_expiration(redis::SetExpiry::EX(MATCH_KEY_LIFETIME.as_secs()));
+                c.set_options(&slot, &id, once).await
             })
             .await?;
         if claimed.is_none() {
@@ -151,7 +177,9 @@ impl RedisBoards {
         entry.seq = seq;
         let record = serde_json::to_string(&Record::of(&entry)).map_err(|e| e.to_string())?;
         let m = member(&entry);
-        let boards: Vec<String> = buckets(&entry).iter().map(|(_, b)| board_key(b)).collect();
+        let boards: Vec<(String, Option<i64>)> = (buckets(&entry).iter())
+            .map(|(board, b)| (board_key(b), bucket_lifetime(*board, entry.date, today)))
+            .collect();
         // The boards it is on today (`boards` decides), to rank it on.
         let on: Vec<Board> = (Board::ALL.into_iter())
             .filter(|b| holds(*b, &entry, &entry.preset, today))
@@ -169,11 +197,18 @@ impl RedisBoards {
                     .ignore()
                     .set(format!("{PREFIX}bytes:{id}"), bytes)
                     .ignore();
-                for board in &boards {
+                for (board, _) in &boards {
                     pipe.zadd(board, &m, 0).ignore();
                 }
                 for key in &rank_keys {
                     pipe.zrank(key, &m);
+                }
+                // After the ranks: a bucket already past its end (a late
+                // upload) goes at once, and is on no board of today's.
+                for (board, lifetime) in &boards {
+                    if let Some(seconds) = lifetime {
+                        pipe.expire(board, *seconds).ignore();
+                    }
                 }
                 pipe.query_async(&mut c).await
             })
@@ -255,6 +290,36 @@ impl RedisBoards {
 mod tests {
     use super::*;
     use crate::boards::tests::day;
+
+    #[test]
+    fn day_and_week_buckets_live_until_a_day_after_their_last_day() {
+        let date = |m, d| Date::from_calendar_date(2026, m, d).unwrap();
+        let nov = |d| date(time::Month::November, d);
+        const DAY: i64 = 24 * 3600;
+        // Saturday the 28th: its day ends at midnight, plus a day.
+        assert_eq!(
+            bucket_lifetime(Board::Daily, nov(28), nov(28)),
+            Some(2 * DAY)
+        );
+        // Its ISO week ends on Sunday the 29th: gone on December 1st.
+        assert_eq!(
+            bucket_lifetime(Board::Week, nov(28), nov(28)),
+            Some(3 * DAY)
+        );
+        assert_eq!(
+            bucket_lifetime(Board::Week, nov(23), nov(28)),
+            Some(3 * DAY)
+        );
+        // A year's last ISO week that ends in the next year.
+        let dec31 = date(time::Month::December, 31);
+        assert_eq!(bucket_lifetime(Board::Week, dec31, dec31), Some(5 * DAY));
+        // Past: zero or less, which Redis takes as "delete now".
+        assert_eq!(
+            bucket_lifetime(Board::Daily, nov(20), nov(28)),
+            Some(-6 * DAY)
+        );
+        assert_eq!(bucket_lifetime(Board::All, nov(20), nov(28)), None);
+    }
 
     #[test]
     fn members_sort_in_board_order_and_name_their_entry() {

@@ -144,6 +144,36 @@ async fn two_nodes_share_boards_in_redis_that_match_the_memory_boards() {
         .map(|p| p.entries.len())
         .sum();
     assert!(lines > 20, "more than one page was walked: {lines}");
+    // What expires: a match's key after a week, a day's and a week's
+    // buckets a day after their last day (counted from `today`), nothing
+    // that the all-time board links.
+    let ttl = |key: &str| -> i64 {
+        let mut redis = redis::Client::open(url.as_str())
+            .and_then(|c| c.get_connection())
+            .expect("a connection");
+        redis::cmd("TTL")
+            .arg(format!("twinstar:boards:{key}"))
+            .query(&mut redis)
+            .expect("TTL")
+    };
+    const DAY: i64 = 24 * 3600;
+    // Seconds left, so a minute's leeway for a slow run.
+    let about = |key: &str, lifetime: i64| {
+        let left = ttl(key);
+        assert!(
+            (lifetime - 60..=lifetime).contains(&left),
+            "{key}: {left} s left"
+        );
+    };
+    about("match:m1", 7 * DAY);
+    about("board:daily:2026-11-28", 2 * DAY);
+    about("board:week:default:2026-W48", 3 * DAY);
+    // -1: no expiry; -2: no such key (the 20th's daily bucket, past).
+    assert_eq!(ttl("board:all:default"), -1);
+    assert_eq!(ttl("entry:id9"), -1);
+    assert_eq!(ttl("bytes:id9"), -1);
+    assert_eq!((entry(9).date, entry(9).daily), (day(20), true));
+    assert_eq!(ttl("board:daily:2026-11-20"), -2);
     // Any node serves any replay's bytes.
     assert_eq!(b.bytes("id2").await, Ok(Some(vec![2; 3])));
     assert_eq!(a.bytes("id3").await, Ok(Some(vec![3; 3])));
