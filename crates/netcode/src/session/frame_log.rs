@@ -78,7 +78,9 @@ impl<I: GameInput, const N: usize> FrameLog<I, N> {
     }
 
     /// A frame confirmed elsewhere (a rejoin's catch-up), re-simulated
-    /// here: `checksum` is asked for at chunk ends and at the last frame.
+    /// here: `checksum` is asked for at chunk ends and at the last frame,
+    /// the match's last frame included (a catch-up may run past it: the
+    /// confirmed checksum must be of the frame confirmed last).
     pub(super) fn confirm_caught_up(
         &mut self,
         inputs: [I; N],
@@ -90,6 +92,7 @@ impl<I: GameInput, const N: usize> FrameLog<I, N> {
             return;
         }
         let chunk_end = (after as usize).is_multiple_of(CHUNK_FRAMES);
+        let last = last || self.limit == Some(after);
         let known = (chunk_end || last).then(&checksum);
         self.record(inputs, || known.unwrap_or_else(&checksum));
         self.remember(inputs, || known.unwrap_or_else(&checksum));
@@ -230,5 +233,26 @@ impl<I: GameInput, const N: usize> FrameLog<I, N> {
                 Err(e) => tracing::warn!("could not finish the replay {path}: {e}"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_catch_up_past_the_last_frame_confirms_that_frames_checksum() {
+        let mut log = FrameLog::<u8, 2>::new(0);
+        // The match ends mid-chunk; the catch-up sent runs two chunks.
+        let limit = CHUNK_FRAMES as Frame + 5;
+        log.set_limit(Some(limit));
+        let sent = 2 * CHUNK_FRAMES as Frame;
+        for after in 1..=sent {
+            // The world's checksum after a frame, as a stand-in: its number.
+            log.confirm_caught_up([0, 0], || u128::from(after), after == sent);
+        }
+        assert_eq!(log.confirmed(), limit);
+        assert_eq!(log.confirmed_checksum(), u128::from(limit));
+        assert!(log.limit_reached());
     }
 }
