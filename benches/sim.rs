@@ -3,7 +3,7 @@
 //! rollback, and a baseline that copies and hashes the same bytes.
 //!
 //! Also the step cost against the number of live entities (the `scaling`
-//! group: the stress rules with 4 enemy caps).
+//! group: the stress scenario cut to 5 enemy counts).
 //!
 //! Run: `cargo bench --bench sim`. Targets: rollback 8 <= 1 ms (stress),
 //! <= 0.2 ms (default); save+checksum <= 2x copy+hash. `scripts/bench.sh`
@@ -21,8 +21,21 @@ use twinstar::sim::{Input, SimConfig, World};
 /// of a bot match, and the inputs for 8 more frames: a normal match is
 /// between waves much of the time, and an empty arena would flatter `step`.
 fn warmed(config: SimConfig, frames: u32) -> (Box<World>, Vec<[Input; 2]>) {
+    warmed_with(config, frames, twinstar::sim::MAX_ENEMIES)
+}
+
+/// [`warmed`], with the enemies cut to the first `enemies` at the start.
+fn warmed_with(
+    config: SimConfig,
+    frames: u32,
+    enemies: usize,
+) -> (Box<World>, Vec<[Input; 2]>) {
     let play = |until: u32| {
         let mut world = World::new(1, config);
+        if world.enemy_count as usize > enemies {
+            world.enemies[enemies..].fill(Default::default());
+            world.enemy_count = enemies as u32;
+        }
         let mut bots = [ScriptBot::new(1, 0), ScriptBot::new(1, 1)];
         let mut next = || [bots[0].next_input(), bots[1].next_input()];
         let mut busiest = (0, 0);
@@ -104,17 +117,12 @@ fn meta(name: &str, world: &World) {
     );
 }
 
-/// Step cost against the number of live entities: the stress rules (enemies
-/// that shoot often and never die quickly) with the enemy cap at each size.
+/// Step cost against the number of live entities: the stress scenario
+/// (enemies that shoot often and never die quickly) cut to each size.
 fn bench_scaling(c: &mut Criterion) {
     let mut group = c.benchmark_group("scaling");
-    for enemies in [18u16, 36, 72, 144, 288] {
-        let config = SimConfig {
-            wave_base: enemies,
-            wave_max: enemies,
-            ..SimConfig::STRESS
-        };
-        let (world, inputs) = warmed(config, 600);
+    for enemies in [18usize, 36, 72, 144, 288] {
+        let (world, inputs) = warmed_with(SimConfig::STRESS, 600, enemies);
         meta(&format!("scaling/step/{enemies}"), &world);
         group.bench_with_input(BenchmarkId::new("step", enemies), &world, |b, world| {
             b.iter_batched_ref(

@@ -177,6 +177,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Headless local and synctest runs: stop at the first game over
+    /// (instead of both bots restarting); the summary is that game's.
+    /// `--frames` still caps the run.
+    #[arg(long)]
+    pub until_game_over: bool,
+
     /// Write the replay here instead of replays/<date>-<mode>-seed<S>.tsr.
     #[arg(long, value_name = "PATH", conflicts_with = "no_record")]
     pub record: Option<PathBuf>,
@@ -202,6 +208,7 @@ impl RunArgs {
             bots: false,
             bot_style: BotStyle::Script,
             json: false,
+            until_game_over: false,
             record: None,
             no_record: false,
             window,

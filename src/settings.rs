@@ -88,6 +88,8 @@ pub struct PadSettings {
     #[serde(with = "pad_one")]
     pub start: PadButton,
     #[serde(with = "pad_pair")]
+    pub bomb: [PadButton; 2],
+    #[serde(with = "pad_pair")]
     pub back: [PadButton; 2],
     /// In a local match the keyboard plays player one, so the first pad
     /// plays player two (otherwise the first pad is player one).
@@ -110,6 +112,7 @@ impl PadSettings {
             fire: map.fire,
             focus: map.focus,
             start: map.start,
+            bomb: map.bomb,
             back: map.back,
             keyboard_is_player_one: false,
         }
@@ -121,6 +124,7 @@ impl PadSettings {
             fire: self.fire,
             focus: self.focus,
             start: self.start,
+            bomb: self.bomb,
             back: self.back,
             dead_zone: (f32::from(self.dead_zone) / 100.0).clamp(lo, hi),
         }
@@ -282,6 +286,9 @@ pub struct Keys {
     pub focus: KeyCode,
     #[serde(with = "key_text")]
     pub start: KeyCode,
+    /// Absent in files written before bombs existed: the player's default.
+    #[serde(default, with = "key_text_opt", skip_serializing_if = "Option::is_none")]
+    pub bomb: Option<KeyCode>,
 }
 
 /// What a binding does; names one field of [`Keys`].
@@ -476,7 +483,10 @@ impl Settings {
     }
 
     pub fn keymaps(&self) -> [KeyMap; 2] {
-        [self.player_one.map(), self.player_two.map()]
+        [
+            self.player_one.map_or(&KeyMap::PLAYER_ONE),
+            self.player_two.map_or(&KeyMap::PLAYER_TWO),
+        ]
     }
 
     /// One player's bindings: 0 is player one, anything else player two.
@@ -508,6 +518,15 @@ impl Keys {
             fire: map.fire,
             focus: map.focus,
             start: map.start,
+            bomb: Some(map.bomb),
+        }
+    }
+
+    /// The bindings, with `default`'s bomb key where the file had none.
+    pub fn map_or(&self, default: &KeyMap) -> KeyMap {
+        KeyMap {
+            bomb: self.bomb.unwrap_or(default.bomb),
+            ..self.map()
         }
     }
 
@@ -520,6 +539,7 @@ impl Keys {
             fire: self.fire,
             focus: self.focus,
             start: self.start,
+            bomb: self.bomb.unwrap_or(KeyCode::Unknown),
         }
     }
 
@@ -602,6 +622,25 @@ mod key_text {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<KeyCode, D::Error> {
         let name = String::deserialize(d)?;
         super::parse_key(&name).map_err(serde::de::Error::custom)
+    }
+}
+
+mod key_text_opt {
+    use macroquad::input::KeyCode;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(key: &Option<KeyCode>, s: S) -> Result<S::Ok, S::Error> {
+        match key {
+            Some(k) => super::key_text::serialize(k, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<KeyCode>, D::Error> {
+        let name = String::deserialize(d)?;
+        super::parse_key(&name)
+            .map(Some)
+            .map_err(serde::de::Error::custom)
     }
 }
 

@@ -263,7 +263,8 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result
         let mut sources = [bot(0), bot(1)];
         let frames = args.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let game = Match::new(driver, Pacing::Unpaced, Some(frames));
-        return finish(headless::run(game, &mut sources)).map(|s| Report::Summary(Box::new(s)));
+        let finished = headless::run_until(game, &mut sources, args.until_game_over);
+        return finish(finished).map(|s| Report::Summary(Box::new(s)));
     }
     let settings = Settings::load_or_default();
     let sources = local_sources(args, mode, seed, settings.keymaps());

@@ -47,11 +47,21 @@ impl Sprites {
         }
     }
 
-    pub fn enemy(&self, kind: EnemyKind) -> &Texture2D {
+    /// The sprite of a kind, with the tint and the scale it is drawn at:
+    /// the newer kinds reuse the first three's art until they get their
+    /// own (a sniper is a pale shooter, a splitter a big green wanderer,
+    /// the bosses giant chargers and shooters).
+    pub fn enemy(&self, kind: EnemyKind) -> (&Texture2D, Color, f32) {
         match kind {
-            EnemyKind::Wanderer => &self.wanderer,
-            EnemyKind::Shooter => &self.shooter,
-            EnemyKind::Charger => &self.charger,
+            EnemyKind::Wanderer => (&self.wanderer, WHITE, 1.0),
+            EnemyKind::Shooter => (&self.shooter, WHITE, 1.0),
+            EnemyKind::Charger => (&self.charger, WHITE, 1.0),
+            EnemyKind::Sniper => (&self.shooter, Color::new(0.6, 0.9, 1.0, 1.0), 1.0),
+            EnemyKind::Splitter => (&self.wanderer, Color::new(0.5, 1.0, 0.5, 1.0), 1.2),
+            EnemyKind::Splitling => (&self.wanderer, Color::new(0.6, 1.0, 0.6, 1.0), 0.6),
+            EnemyKind::Spinner => (&self.shooter, Color::new(1.0, 0.7, 1.0, 1.0), 1.2),
+            EnemyKind::Warden => (&self.charger, Color::new(1.0, 0.6, 0.4, 1.0), 2.6),
+            EnemyKind::Hydra => (&self.shooter, Color::new(0.8, 0.5, 1.0, 1.0), 2.6),
         }
     }
 }

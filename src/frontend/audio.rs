@@ -79,11 +79,27 @@ const CUES: [(Cue, &[u8]); 7] = [
 pub fn cue_for(event: &Event) -> Option<Cue> {
     match event {
         Event::PlayerShot { .. } => Some(Cue::Shot),
-        Event::EnemyHit { .. } => Some(Cue::Hit),
-        Event::EnemyKilled { .. } | Event::PlayerKilled { .. } => Some(Cue::Death),
-        Event::WaveStarted { .. } => Some(Cue::WaveStart),
+        Event::EnemyHit { .. } | Event::ShieldBroken { .. } => Some(Cue::Hit),
+        Event::EnemyKilled { .. }
+        | Event::PlayerKilled { .. }
+        | Event::PlayerDowned { .. }
+        | Event::BombUsed { .. } => Some(Cue::Death),
+        Event::WaveStarted { .. } | Event::BossPhase { .. } | Event::BossDefeated { .. } => {
+            Some(Cue::WaveStart)
+        }
+        Event::PickupTaken { .. } | Event::PlayerRevived { .. } | Event::ComboStep { .. } => {
+            Some(Cue::MenuSelect)
+        }
         Event::GameOver => Some(Cue::GameOver),
-        Event::EnemyShot { .. } | Event::PlayerRespawned { .. } | Event::Restarted => None,
+        Event::EnemyShot { .. }
+        | Event::Windup { .. }
+        | Event::SpawnMarked { .. }
+        | Event::EnemySpawned { .. }
+        | Event::PickupDropped { .. }
+        | Event::ComboLost { .. }
+        | Event::WaveCleared { .. }
+        | Event::PlayerRespawned { .. }
+        | Event::Restarted => None,
     }
 }
 

@@ -207,6 +207,7 @@ mod tests {
             kind: 0,
             player: 0,
             pos: Vec2::default(),
+            points: 100,
         }
     }
 

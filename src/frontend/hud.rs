@@ -130,6 +130,36 @@ pub fn draw_hud(
         Color::new(0.8, 0.85, 1.0, 0.9),
         Align::Center,
     );
+    if let Some(combo) = super::telegraphs::combo_text(world) {
+        font.draw_shadowed(
+            &combo,
+            center,
+            top + 60.0 * k,
+            2.0 * k,
+            Color::new(1.0, 0.85, 0.3, 1.0),
+            Align::Center,
+        );
+    }
+    for (i, p) in world.players.iter().enumerate() {
+        let (x, align) = if i == 0 {
+            (left, Align::Left)
+        } else {
+            (right, Align::Right)
+        };
+        let weapon = match p.weapon() {
+            crate::sim::Weapon::Basic => String::new(),
+            w => format!(" {} {}s", w.name().to_uppercase(), p.weapon_timer.div_ceil(60)),
+        };
+        let shield = if p.shield == 1 { " SHIELD" } else { "" };
+        font.draw_shadowed(
+            &format!("BOMBS {}{weapon}{shield}", p.bombs),
+            x,
+            top + 58.0 * k,
+            2.0 * k,
+            player_color(i),
+            align,
+        );
+    }
     let banner = ledger
         .recent(world.frame, BANNER_TICKS)
         .find_map(|(age, e)| match e {

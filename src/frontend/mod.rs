@@ -15,6 +15,7 @@ pub mod overlay;
 pub mod pads;
 pub mod replay_view;
 pub mod scene;
+pub mod telegraphs;
 pub mod text;
 pub mod touch_controls;
 pub mod window;

@@ -118,6 +118,7 @@ impl Pads {
             buttons,
             // gilrs' y grows upwards; ours downwards.
             stick: (pad.value(Axis::LeftStickX), -pad.value(Axis::LeftStickY)),
+            right_stick: (pad.value(Axis::RightStickX), -pad.value(Axis::RightStickY)),
             left_trigger: analog(Button::LeftTrigger2),
             right_trigger: analog(Button::RightTrigger2),
         }

@@ -150,9 +150,11 @@ pub fn draw_world(
     // Enemies and bullets are drawn back along their velocity by the part
     // of a frame not yet elapsed.
     let back = 1.0 - alpha.clamp(0.0, 1.0);
+    super::telegraphs::draw_under(sprites, world, &layout);
     draw_enemies(sprites, world, ledger, &layout, back);
     draw_bullets(sprites, world, &layout, back);
     draw_ships(sprites, world, motion, &layout, alpha);
+    super::telegraphs::draw_over(sprites, world, ledger, &layout);
     draw_explosions(sprites, world, ledger, &layout);
     layout
 }
@@ -177,7 +179,8 @@ fn draw_enemies(
             EnemyKind::Shooter => (world.frame as f32 + e.id as f32 * 17.0) * 0.01,
             _ => 0.0,
         };
-        draw_sprite(sprites.enemy(kind), layout, center, rotation, 1.0, WHITE);
+        let (texture, tint, size) = sprites.enemy(kind);
+        draw_sprite(texture, layout, center, rotation, size, tint);
         if flashing.contains(&e.id) {
             let at = layout.to_screen(center);
             // With reduced motion a thin steady ring instead of a flash.
@@ -260,7 +263,10 @@ fn draw_ships(sprites: &Sprites, world: &World, motion: &Motion, layout: &Layout
         let alpha_now = effects::ship_alpha(p.invulnerable > 0, world.frame, look.reduced_motion);
         let tint = Color::new(1.0, 1.0, 1.0, alpha_now);
         let at = motion.ship(world, i, alpha);
-        draw_sprite(&sprites.ships[i], layout, at, 0.0, 1.0, tint);
+        // The sprite points up; the ship faces its aim.
+        let facing = SimVec2::direction(u32::from(p.facing));
+        let rotation = f(facing.y).atan2(f(facing.x)) + std::f32::consts::FRAC_PI_2;
+        draw_sprite(&sprites.ships[i], layout, at, rotation, 1.0, tint);
         if look.colour_blind {
             draw_ship_marker(i, layout.to_screen(at), layout);
         }
@@ -274,6 +280,7 @@ fn draw_explosions(sprites: &Sprites, world: &World, ledger: &EventLedger, layou
         let (pos, scale) = match event {
             Event::EnemyKilled { pos, .. } => (*pos, 1.0),
             Event::PlayerKilled { pos, .. } => (*pos, 2.0),
+            Event::BossDefeated { pos, .. } => (*pos, 4.0),
             _ => continue,
         };
         let strip = age * EXPLOSION_FRAMES / EXPLOSION_TICKS;

@@ -83,7 +83,7 @@ const MAX_PENDING: usize = 4;
 const MAX_DELAY: u32 = 31;
 
 /// The nine ways to hold the direction keys (none first).
-const MOVES: [(u8, i32, i32); 9] = [
+const MOVES: [(u16, i32, i32); 9] = [
     (0, 0, 0),
     (Input::UP, 0, -1),
     (Input::DOWN, 0, 1),
@@ -148,7 +148,7 @@ impl Threat {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Plan {
     at: u32,
-    moves: u8,
+    moves: u16,
     hold: u32,
     fire: bool,
     focus: bool,

@@ -13,10 +13,12 @@ pub struct KeyMap {
     pub fire: KeyCode,
     pub focus: KeyCode,
     pub start: KeyCode,
+    pub bomb: KeyCode,
 }
 
 impl KeyMap {
-    /// Player 1: WASD, Space to fire, left Shift to focus, 1 to start.
+    /// Player 1: WASD, Space to fire, left Shift to focus (and hold the
+    /// facing), E to bomb, 1 to start.
     pub const PLAYER_ONE: KeyMap = KeyMap {
         up: KeyCode::W,
         down: KeyCode::S,
@@ -25,9 +27,11 @@ impl KeyMap {
         fire: KeyCode::Space,
         focus: KeyCode::LeftShift,
         start: KeyCode::Key1,
+        bomb: KeyCode::E,
     };
 
-    /// Player 2: arrows, Enter to fire, right Shift to focus, 2 to start.
+    /// Player 2: arrows, Enter to fire, right Shift to focus, right Ctrl
+    /// to bomb, 2 to start.
     pub const PLAYER_TWO: KeyMap = KeyMap {
         up: KeyCode::Up,
         down: KeyCode::Down,
@@ -36,19 +40,24 @@ impl KeyMap {
         fire: KeyCode::Enter,
         focus: KeyCode::RightShift,
         start: KeyCode::Key2,
+        bomb: KeyCode::RightControl,
     };
 
     /// What each binding does, in the order of [`KeyMap::keys`].
-    pub const ACTIONS: [&'static str; 7] =
-        ["up", "down", "left", "right", "fire", "focus", "start"];
+    pub const ACTIONS: [&'static str; 8] = [
+        "up", "down", "left", "right", "fire", "focus", "start", "bomb",
+    ];
 
-    pub fn keys(&self) -> [KeyCode; 7] {
+    pub fn keys(&self) -> [KeyCode; 8] {
         [
             self.up, self.down, self.left, self.right, self.fire, self.focus, self.start,
+            self.bomb,
         ]
     }
 
-    pub fn from_keys([up, down, left, right, fire, focus, start]: [KeyCode; 7]) -> KeyMap {
+    pub fn from_keys(
+        [up, down, left, right, fire, focus, start, bomb]: [KeyCode; 8],
+    ) -> KeyMap {
         KeyMap {
             up,
             down,
@@ -57,6 +66,7 @@ impl KeyMap {
             fire,
             focus,
             start,
+            bomb,
         }
     }
 
@@ -70,6 +80,7 @@ impl KeyMap {
             (self.fire, Input::FIRE),
             (self.focus, Input::FOCUS),
             (self.start, Input::START),
+            (self.bomb, Input::BOMB),
         ]
         .into_iter()
         .fold(Input::default(), |acc, (key, bit)| {

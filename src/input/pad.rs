@@ -88,6 +88,8 @@ pub struct PadState {
     /// Bit `b as u8` set while button `b` is held.
     pub buttons: u32,
     pub stick: (f32, f32),
+    /// The right stick (aim), same convention.
+    pub right_stick: (f32, f32),
     pub left_trigger: f32,
     pub right_trigger: f32,
 }
@@ -120,6 +122,7 @@ pub struct PadMap {
     pub fire: [PadButton; 2],
     pub focus: [PadButton; 2],
     pub start: PadButton,
+    pub bomb: [PadButton; 2],
     /// Leaves a match, goes back in menus (not a sim input).
     pub back: [PadButton; 2],
     /// Stick travel (0..1 of full) that still counts as centred.
@@ -136,18 +139,21 @@ impl PadMap {
         fire: [PadButton::A, PadButton::RightTrigger],
         focus: [PadButton::LeftShoulder, PadButton::LeftTrigger],
         start: PadButton::Start,
+        bomb: [PadButton::X, PadButton::RightShoulder],
         back: [PadButton::B, PadButton::Back],
         dead_zone: PadMap::DEFAULT_DEAD_ZONE,
     };
 
-    /// The sim's bits for this pad state: stick or d-pad moves, the mapped
-    /// buttons fire, focus and start.
+    /// The sim's bits for this pad state: stick or d-pad moves, the right
+    /// stick aims, the mapped buttons fire, focus, bomb and start.
     pub fn read(&self, pad: &PadState) -> Input {
         let any = |buttons: &[PadButton]| buttons.iter().any(|&b| pad.holding(b));
         Input(stick_direction(pad.stick, self.dead_zone) | dpad_direction(pad))
             .with(Input::FIRE, any(&self.fire))
             .with(Input::FOCUS, any(&self.focus))
+            .with(Input::BOMB, any(&self.bomb))
             .with(Input::START, pad.holding(self.start))
+            .with_aim(aim_direction(pad.right_stick, self.dead_zone))
     }
 
     pub fn holding_back(&self, pad: &PadState) -> bool {
@@ -161,7 +167,7 @@ impl Default for PadMap {
     }
 }
 
-fn dpad_direction(pad: &PadState) -> u8 {
+fn dpad_direction(pad: &PadState) -> u16 {
     [
         (PadButton::Up, Input::UP),
         (PadButton::Down, Input::DOWN),
@@ -181,7 +187,7 @@ const AXIS_SHARE: f32 = 0.3007;
 
 /// One of the 8 directions the sim knows (as its bits), or none inside the
 /// dead zone. A radial dead zone, so a diagonal push is not cut short.
-pub fn stick_direction((x, y): (f32, f32), dead_zone: f32) -> u8 {
+pub fn stick_direction((x, y): (f32, f32), dead_zone: f32) -> u16 {
     // NaN or out-of-range readings from a misbehaving driver count as centred.
     let clean = |v: f32| {
         if v.is_finite() {
@@ -203,6 +209,28 @@ pub fn stick_direction((x, y): (f32, f32), dead_zone: f32) -> u8 {
         bits |= if y < 0.0 { Input::UP } else { Input::DOWN };
     }
     bits
+}
+
+/// The aim direction (0..32, the sim's `Input::aim`) a stick points in,
+/// or none inside the dead zone. Floats are fine here: only the direction
+/// index crosses into the simulation.
+pub fn aim_direction((x, y): (f32, f32), dead_zone: f32) -> Option<u32> {
+    if !x.is_finite() || !y.is_finite() {
+        return None;
+    }
+    let travel = (x * x + y * y).sqrt();
+    if travel <= dead_zone.clamp(0.0, 1.0) || travel == 0.0 {
+        return None;
+    }
+    Some(angle_to_aim(y.atan2(x)))
+}
+
+/// The nearest of the 32 aim directions to an angle in radians (0 = right,
+/// y down, as the screen and the sim count).
+pub fn angle_to_aim(angle: f32) -> u32 {
+    let steps = Input::AIM_DIRECTIONS as f32;
+    let turn = angle / std::f32::consts::TAU * steps;
+    (turn.round() as i32).rem_euclid(Input::AIM_DIRECTIONS as i32) as u32
 }
 
 /// A move in a menu, from a pad.
@@ -384,6 +412,7 @@ mod tests {
             left_trigger: f32::NAN,
             right_trigger: f32::NAN,
             stick: (f32::NAN, 0.0),
+            right_stick: (f32::INFINITY, f32::NAN),
             buttons: u32::MAX,
         };
         let _ = PadMap::STANDARD.read(&pad);
@@ -423,6 +452,19 @@ mod tests {
             Input(0)
         );
         assert!(map.holding_back(&idle.with(PadButton::B)));
+        // X and the right shoulder bomb; the right stick aims (up is 24).
+        assert_eq!(read(idle.with(PadButton::X)), Input(Input::BOMB));
+        assert_eq!(read(idle.with(PadButton::RightShoulder)), Input(Input::BOMB));
+        let aiming = PadState {
+            right_stick: (0.0, -0.9),
+            ..idle
+        };
+        assert_eq!(read(aiming).aim(), Some(24));
+        let resting = PadState {
+            right_stick: (0.1, 0.1),
+            ..idle
+        };
+        assert_eq!(read(resting).aim(), None, "inside the dead zone");
         assert!(map.holding_back(&idle.with(PadButton::Back)));
         // The d-pad moves, diagonals included, and adds to the stick.
         let dpad = idle.with(PadButton::Up).with(PadButton::Left);

@@ -1,13 +1,14 @@
 //! Touch controls as one more source of the same `Input`: a virtual stick
-//! where the left thumb lands, fire and focus buttons on the right, start
-//! when the game needs it. Pure: touches in, bits out. Everything here is in
+//! where the left thumb lands, a second (aim) stick where the right thumb
+//! lands off the buttons (it fires while pushed), fire, focus and bomb
+//! buttons on the right, start when the game needs it. Pure: touches in, bits out. Everything here is in
 //! logical pixels (CSS pixels in the browser: a thumb covers about as many
 //! of them on a 1x as on a 3x screen); the frontend converts macroquad's
 //! touches, which come in framebuffer pixels, once before they reach
 //! `TouchPad` (`frontend::touch_controls`), and draws what `TouchPad` says.
 
 use super::Input;
-use super::pad::stick_direction;
+use super::pad::{aim_direction, stick_direction};
 
 /// A touch as the window reports it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,6 +93,7 @@ const BUTTON_RADIUS: (f32, f32) = (30.0, 48.0);
 pub struct TouchLayout {
     pub fire: Button,
     pub focus: Button,
+    pub bomb: Button,
     pub start: Button,
     /// Stick travel in logical pixels that is full deflection.
     pub stick_radius: f32,
@@ -123,7 +125,7 @@ impl TouchLayout {
         let margin = (unit * 0.06).min(r);
         let fire_r = r * 1.2;
         let (right, bottom) = (w - safe.right, h - safe.bottom);
-        let (fire, focus, side) = if w > h * 1.2 {
+        let (fire, focus, bomb, side) = if w > h * 1.2 {
             // Held sideways: fire above focus in a column at the right
             // edge, as wide as the stick's space at the left, both beside
             // the arena.
@@ -138,7 +140,12 @@ impl TouchLayout {
                 y: focus.y - r - margin - fire_r,
                 r: fire_r,
             };
-            (fire, focus, side)
+            let bomb = Button {
+                x: focus.x,
+                y: fire.y - fire_r - margin - r,
+                r,
+            };
+            (fire, focus, bomb, side)
         } else {
             let fire = Button {
                 x: right - margin - fire_r,
@@ -150,11 +157,17 @@ impl TouchLayout {
                 y: bottom - margin - r,
                 r,
             };
-            (fire, focus, 0.0)
+            let bomb = Button {
+                x: focus.x,
+                y: focus.y - r * 2.4,
+                r,
+            };
+            (fire, focus, bomb, 0.0)
         };
         TouchLayout {
             fire,
             focus,
+            bomb,
             start: Button {
                 x: (safe.left + right) / 2.0,
                 y: bottom - margin - r * 0.8,
@@ -171,10 +184,12 @@ impl TouchLayout {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Role {
     Stick { origin: (f32, f32), now: (f32, f32) },
+    /// The right thumb off the buttons: aims where it is pushed, and fires.
+    Aim { origin: (f32, f32), now: (f32, f32) },
     Fire,
+    Bomb,
     Focus,
     Start,
-    None,
 }
 
 /// The live touch controls: which finger does what.
@@ -205,7 +220,9 @@ impl TouchPad {
                 }
                 (TouchPhase::Ended | TouchPhase::Cancelled, None) => {}
                 (_, Some(i)) => {
-                    if let Role::Stick { now, .. } = &mut self.fingers[i].1 {
+                    if let Role::Stick { now, .. } | Role::Aim { now, .. } =
+                        &mut self.fingers[i].1
+                    {
                         *now = (t.x, t.y);
                     }
                 }
@@ -229,10 +246,18 @@ impl TouchPad {
                     let deflection = ((now.0 - origin.0) / r, (now.1 - origin.1) / r);
                     Input(input.0 | stick_direction(deflection, STICK_DEAD_ZONE))
                 }
+                Role::Aim { origin, now } => {
+                    let r = layout.stick_radius.max(1.0);
+                    let deflection = ((now.0 - origin.0) / r, (now.1 - origin.1) / r);
+                    match aim_direction(deflection, STICK_DEAD_ZONE) {
+                        Some(aim) => input.with_aim(Some(aim)).with(Input::FIRE, true),
+                        None => input,
+                    }
+                }
                 Role::Fire => input.with(Input::FIRE, true),
+                Role::Bomb => input.with(Input::BOMB, true),
                 Role::Focus => input.with(Input::FOCUS, true),
                 Role::Start => input.with(Input::START, true),
-                Role::None => input,
             };
         }
         input
@@ -253,6 +278,18 @@ impl TouchPad {
     pub fn holding_focus(&self) -> bool {
         self.fingers.iter().any(|(_, r)| *r == Role::Focus)
     }
+
+    pub fn holding_bomb(&self) -> bool {
+        self.fingers.iter().any(|(_, r)| *r == Role::Bomb)
+    }
+
+    /// Where the aim stick is drawn: its origin and the thumb.
+    pub fn aim_stick(&self) -> Option<((f32, f32), (f32, f32))> {
+        self.fingers.iter().find_map(|(_, role)| match *role {
+            Role::Aim { origin, now } => Some((origin, now)),
+            _ => None,
+        })
+    }
 }
 
 fn role_at(layout: &TouchLayout, x: f32, y: f32, start_shown: bool) -> Role {
@@ -262,13 +299,18 @@ fn role_at(layout: &TouchLayout, x: f32, y: f32, start_shown: bool) -> Role {
         Role::Fire
     } else if layout.focus.contains(x, y) {
         Role::Focus
+    } else if layout.bomb.contains(x, y) {
+        Role::Bomb
     } else if x < layout.stick_zone {
         Role::Stick {
             origin: (x, y),
             now: (x, y),
         }
     } else {
-        Role::None
+        Role::Aim {
+            origin: (x, y),
+            now: (x, y),
+        }
     }
 }
 
@@ -341,6 +383,27 @@ mod tests {
         pad.update(&[touch(2, TouchPhase::Cancelled, 0.0, 0.0)], &layout, false);
         assert!(!pad.holding_fire());
         assert!(pad.holding_focus());
+    }
+
+    #[test]
+    fn the_right_thumb_aims_and_fires_and_the_bomb_button_bombs() {
+        for (w, h) in [(W, H), (H, W)] {
+            let layout = TouchLayout::for_screen(w, h, Insets::NONE);
+            let mut pad = TouchPad::default();
+            // Right of the stick's zone, off every button.
+            let (x, y) = (w * 0.7, h * 0.3);
+            pad.update(&[touch(1, TouchPhase::Started, x, y)], &layout, false);
+            assert_eq!(pad.input(&layout), Input(0), "landing is centred");
+            let r = layout.stick_radius;
+            pad.update(&[touch(1, TouchPhase::Moved, x, y - r)], &layout, false);
+            let input = pad.input(&layout);
+            assert_eq!(input.aim(), Some(24), "up is aim direction 24");
+            assert!(input.has(Input::FIRE));
+            assert!(pad.aim_stick().is_some());
+            let b = layout.bomb;
+            pad.update(&[touch(2, TouchPhase::Started, b.x, b.y)], &layout, false);
+            assert!(pad.input(&layout).has(Input::BOMB) && pad.holding_bomb());
+        }
     }
 
     #[test]

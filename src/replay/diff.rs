@@ -14,8 +14,8 @@ pub enum Divergence {
     /// The inputs of `frame` differ (they lead from state frame-1 to frame).
     Inputs {
         frame: Frame,
-        a: [u8; PLAYERS],
-        b: [u8; PLAYERS],
+        a: [u16; PLAYERS],
+        b: [u16; PLAYERS],
     },
     /// Same inputs, different recorded state: a determinism bug.
     Checksum { frame: Frame, a: String, b: String },
@@ -36,7 +36,7 @@ impl Divergence {
 
 impl std::fmt::Display for Divergence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let bits = |i: &[u8; PLAYERS]| format!("{:#04x} {:#04x}", i[0], i[1]);
+        let bits = |i: &[u16; PLAYERS]| format!("{:#06x} {:#06x}", i[0], i[1]);
         match self {
             Divergence::Header { field, a, b } => {
                 write!(f, "different matches: header {field} is {a} vs {b}")

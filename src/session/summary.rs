@@ -17,9 +17,26 @@ use crate::sim::World;
 pub struct Summary {
     #[serde(flatten)]
     pub netcode: MatchSummary,
+    /// The highest wave reached.
     pub wave: u32,
+    /// Each player's share of the team score (their kills' points).
     pub score: [u32; 2],
+    /// The team's score (kills with the combo multiplier, wave bonuses):
+    /// what the boards rank. `shared_score` is the same number under the
+    /// name older readers know.
+    pub team_score: u32,
     pub shared_score: u32,
+    pub bosses_defeated: u32,
+    /// Revives each player performed, summed.
+    pub revives: u32,
+    /// Pickups taken by both.
+    pub pickups: u32,
+    /// Bombs used by both.
+    pub bombs: u32,
+    /// The longest combo (kills in quick succession).
+    pub max_combo: u32,
+    /// Kills per player.
+    pub kills: [u32; 2],
     pub restarts: u32,
     /// What became of the replay sent to be ranked (an online match's
     /// uploader only; absent when nothing was sent).
@@ -67,8 +84,20 @@ impl UploadReport {
 
 impl Summary {
     /// Twinstar's own fields, beside [`MatchSummary`]'s.
-    pub const GAME_FIELDS: [&'static str; 5] =
-        ["wave", "score", "shared_score", "restarts", "upload"];
+    pub const GAME_FIELDS: [&'static str; 12] = [
+        "wave",
+        "score",
+        "team_score",
+        "shared_score",
+        "bosses_defeated",
+        "revives",
+        "pickups",
+        "bombs",
+        "max_combo",
+        "kills",
+        "restarts",
+        "upload",
+    ];
 
     /// A finished or running twinstar match's summary.
     pub fn of_driver(driver: &super::Driver) -> Summary {
@@ -79,9 +108,16 @@ impl Summary {
     pub fn of(netcode: MatchSummary, world: &World) -> Summary {
         Summary {
             netcode,
-            wave: world.spawner.wave,
-            score: [world.players[0].score, world.players[1].score],
+            wave: world.team.best_wave,
+            score: world.players.map(|p| p.score),
+            team_score: world.team.score,
             shared_score: world.shared_score(),
+            bosses_defeated: u32::from(world.team.bosses_defeated),
+            revives: world.players.iter().map(|p| u32::from(p.revives)).sum(),
+            pickups: world.players.iter().map(|p| u32::from(p.pickups)).sum(),
+            bombs: world.players.iter().map(|p| u32::from(p.bombs_used)).sum(),
+            max_combo: u32::from(world.team.max_combo),
+            kills: world.players.map(|p| p.kills),
             restarts: world.restarts,
             upload: None,
         }

@@ -446,7 +446,7 @@ fn a_browser_of_another_version_is_refused_on_both_sides() {
 }
 
 /// How many of player `player`'s inputs in a replay are exactly `bits`.
-fn frames_holding(path: &std::path::Path, player: usize, bits: u8) -> usize {
+fn frames_holding(path: &std::path::Path, player: usize, bits: u16) -> usize {
     let replay = twinstar::replay::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     replay
         .inputs

@@ -441,7 +441,7 @@ fn recorded_replay(preset: &str, seed: u64, frames: u32, finish: bool) -> Vec<u8
                 .event(EventKind::InputDelay, "2 -> 3 frames at frame 70")
                 .unwrap();
         }
-        let inputs: [Input; PLAYERS] = [Input((f / 9) as u8 & 0x3f), Input((f / 23) as u8 & 0x1f)];
+        let inputs: [Input; PLAYERS] = [Input((f / 9) as u16 & 0x3f), Input((f / 23) as u16 & 0x1f)];
         world.step(inputs, &mut ());
         writer.frame(inputs, || world.checksum()).unwrap();
     }
@@ -496,7 +496,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     }];
     let catch_up = encode_catch_up(
         &(0..130u32)
-            .map(|f| [Input((f / 7) as u8), Input(3)])
+            .map(|f| [Input((f / 7) as u16), Input(3)])
             .collect::<Vec<_>>(),
         &[1, 2],
         3,

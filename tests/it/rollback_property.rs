@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use twinstar::sim::{Input, SimConfig, World};
 
-fn inputs() -> impl Strategy<Value = Vec<[u8; 2]>> {
-    prop::collection::vec(any::<[u8; 2]>(), 1..200)
+fn inputs() -> impl Strategy<Value = Vec<[u16; 2]>> {
+    prop::collection::vec(any::<[u16; 2]>(), 1..200)
 }
 
 proptest! {
@@ -33,8 +33,8 @@ proptest! {
     }
 
     #[test]
-    fn any_input_byte_is_safe(seed in any::<u64>(), raw in prop::collection::vec(any::<[u8; 2]>(), 1..400)) {
-        // Inputs come from the network: the reserved top bit and
+    fn any_input_word_is_safe(seed in any::<u64>(), raw in prop::collection::vec(any::<[u16; 2]>(), 1..400)) {
+        // Inputs come from the network: the reserved top bits and
         // contradictory directions must not break anything.
         let mut world = World::new(seed, SimConfig::DEFAULT);
         for [a, b] in raw {

@@ -4,6 +4,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::math::{Fx, fx, fx_ratio};
+use crate::world::{SCENARIO_STRESS, SCENARIO_WAVES};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
@@ -15,21 +16,6 @@ pub struct SimConfig {
     pub wanderer_speed: Fx,
     pub shooter_speed: Fx,
     pub charger_dash_speed: Fx,
-    /// Enemies in wave 1, and how many more each later wave brings.
-    pub wave_base: u16,
-    pub wave_growth: u16,
-    /// Cap on enemies per wave (and so on enemies alive).
-    pub wave_max: u16,
-    /// Hit points of a fresh enemy, plus this many per wave.
-    pub enemy_hp: u16,
-    pub enemy_hp_growth: u16,
-    /// Frames between player shots while fire is held.
-    pub fire_cooldown: u16,
-    /// Frames between a shooter's shots: at least `min`, plus up to `jitter`.
-    pub shooter_cooldown_min: u16,
-    pub shooter_cooldown_jitter: u16,
-    /// Lifetime of an enemy bullet in frames.
-    pub enemy_bullet_ttl: u16,
     pub lives: u16,
     pub respawn_frames: u16,
     pub invulnerable_frames: u16,
@@ -37,8 +23,31 @@ pub struct SimConfig {
     pub wave_pause: u16,
     /// 1 = players cannot be hit (stress preset and isolation tests).
     pub players_immortal: u16,
+    /// Frames between basic shots while fire is held.
+    pub fire_cooldown: u16,
+    /// Frames between a shooter's shots: at least `min`, plus up to `jitter`.
+    pub shooter_cooldown_min: u16,
+    pub shooter_cooldown_jitter: u16,
+    /// Lifetime of an enemy bullet in frames.
+    pub enemy_bullet_ttl: u16,
+    /// Bombs each life starts with.
+    pub bombs_per_life: u16,
+    /// Chance that a killed enemy drops a pickup, per mille.
+    pub drop_permille: u16,
+    /// Waves of play per extra hit point of every enemy, and the most
+    /// hit points that growth adds (difficulty rises by variety and pace).
+    pub hp_growth_waves: u16,
+    pub hp_growth_cap: u16,
+    /// Percent faster enemies move and fire on each loop of the wave table.
+    pub loop_pace_pct: u16,
+    /// The wave a match starts at (1: the table's first).
+    pub start_wave: u16,
+    /// `SCENARIO_WAVES`, or `SCENARIO_STRESS`: the heaviest state from frame 0.
+    pub scenario: u16,
+    /// Percent of the wave table's enemy counts.
+    pub count_pct: u16,
+    pub _pad: u16,
 }
-
 /// The largest speed rules may give anything, in units per frame (a
 /// tenth of the arena's width; the presets stay under 11): positions near
 /// the arena plus it stay far from `Fx`'s range.
@@ -53,7 +62,7 @@ pub const PRESET_NAMES: [&str; 2] = ["default", "stress"];
 pub struct UnknownPreset(pub String);
 
 impl SimConfig {
-    /// A normal match: waves that grow from 6 enemies, three lives each.
+    /// A normal match: the wave table from wave 1, three lives each.
     pub const DEFAULT: SimConfig = SimConfig {
         player_speed: fx(4),
         player_focus_speed: fx_ratio(3, 2),
@@ -62,35 +71,36 @@ impl SimConfig {
         wanderer_speed: fx_ratio(3, 2),
         shooter_speed: fx_ratio(1, 2),
         charger_dash_speed: fx(7),
-        wave_base: 6,
-        wave_growth: 3,
-        wave_max: 60,
-        enemy_hp: 3,
-        enemy_hp_growth: 1,
-        fire_cooldown: 6,
-        shooter_cooldown_min: 50,
-        shooter_cooldown_jitter: 70,
-        enemy_bullet_ttl: 600,
         lives: 3,
         respawn_frames: 90,
         invulnerable_frames: 120,
-        wave_pause: 90,
+        wave_pause: 150,
         players_immortal: 0,
+        fire_cooldown: 6,
+        shooter_cooldown_min: 90,
+        shooter_cooldown_jitter: 90,
+        enemy_bullet_ttl: 600,
+        bombs_per_life: 2,
+        drop_permille: 140,
+        hp_growth_waves: 5,
+        hp_growth_cap: 3,
+        loop_pace_pct: 20,
+        start_wave: 1,
+        scenario: SCENARIO_WAVES,
+        count_pct: 100,
+        _pad: 0,
     };
 
-    /// The worst case the engine must handle: 288 tough enemies at once and
-    /// shooters that fill the bullet pool (2048+ bullets alive).
+    /// The heaviest state the rules make, for the benchmarks: a boss in
+    /// its last phase, the enemy array full of shooters and spinners that
+    /// keep the bullet pool full, ships that cannot die.
     pub const STRESS: SimConfig = SimConfig {
-        wave_base: 288,
-        wave_growth: 0,
-        wave_max: 288,
-        enemy_hp: 400,
-        enemy_hp_growth: 0,
         shooter_cooldown_min: 12,
         shooter_cooldown_jitter: 6,
         enemy_bullet_speed: fx_ratio(1, 4),
         enemy_bullet_ttl: 1200,
         players_immortal: 1,
+        scenario: SCENARIO_STRESS,
         ..SimConfig::DEFAULT
     };
 
@@ -132,6 +142,15 @@ impl SimConfig {
             > u32::from(u16::MAX)
         {
             return Err("shooter cooldowns over 65535 frames".into());
+        }
+        if self.scenario > SCENARIO_STRESS {
+            return Err(format!("unknown scenario {}", self.scenario));
+        }
+        if self.drop_permille > 1000 || self.count_pct > 400 || self.start_wave > 1000 {
+            return Err("drop rate, wave counts or start wave out of range".into());
+        }
+        if self.lives == 0 || self.lives > crate::world::MAX_LIVES {
+            return Err(format!("lives {} outside 1..={}", self.lives, crate::world::MAX_LIVES));
         }
         Ok(())
     }

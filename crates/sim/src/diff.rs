@@ -33,10 +33,40 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
             next_id,
             restarts,
             enemy_count,
-            bullet_count
+            bullet_count,
+            pickup_count,
+            marker_count
         ]
     );
-    cmp!("spawner.", a.spawner, b.spawner, [rng, wave, pause]);
+    cmp!(
+        "spawner.",
+        a.spawner,
+        b.spawner,
+        [
+            rng,
+            wave,
+            pause,
+            group,
+            group_spawned,
+            group_timer,
+            windup_gate,
+            wave_hit,
+            wave_done
+        ]
+    );
+    cmp!(
+        "team.",
+        a.team,
+        b.team,
+        [
+            score,
+            combo,
+            combo_timer,
+            max_combo,
+            bosses_defeated,
+            best_wave
+        ]
+    );
     for (i, (x, y)) in a.players.iter().zip(&b.players).enumerate() {
         cmp!(
             format!("players[{i}]."),
@@ -45,11 +75,24 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
             [
                 pos,
                 score,
+                kills,
                 lives,
                 respawn_timer,
                 invulnerable,
                 fire_cooldown,
-                alive
+                weapon_timer,
+                revive_progress,
+                revives,
+                hits,
+                bombs_used,
+                pickups,
+                held,
+                alive,
+                downed,
+                facing,
+                bombs,
+                weapon,
+                shield
             ]
         );
     }
@@ -64,12 +107,28 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
             format!("enemies[{i}] ({label})."),
             x,
             y,
-            [id, kind, pos, vel, hp, state, timer, target, rng]
+            [
+                id, kind, pos, vel, aim, hp, max_hp, state, timer, angle, target, phase,
+                grace, elite, burst, rng
+            ]
         );
     }
     let bullets = a.bullet_count.max(b.bullet_count) as usize;
     for (i, (x, y)) in a.bullets.iter().zip(&b.bullets).take(bullets).enumerate() {
-        cmp!(format!("bullets[{i}]."), x, y, [pos, vel, ttl, owner]);
+        cmp!(
+            format!("bullets[{i}]."),
+            x,
+            y,
+            [pos, vel, ttl, owner, pierce, hit_id]
+        );
+    }
+    let pickups = a.pickup_count.max(b.pickup_count) as usize;
+    for (i, (x, y)) in a.pickups.iter().zip(&b.pickups).take(pickups).enumerate() {
+        cmp!(format!("pickups[{i}]."), x, y, [pos, ttl, kind]);
+    }
+    let markers = a.marker_count.max(b.marker_count) as usize;
+    for (i, (x, y)) in a.markers.iter().zip(&b.markers).take(markers).enumerate() {
+        cmp!(format!("markers[{i}]."), x, y, [pos, rng, timer, kind, elite]);
     }
     out
 }

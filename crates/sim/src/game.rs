@@ -71,8 +71,7 @@ impl Game<PLAYERS> for Twinstar {
     }
 
     fn figures(world: &Box<World>) -> (u32, u64) {
-        let score = world.players.iter().map(|p| u64::from(p.score)).sum();
-        (world.spawner.wave, score)
+        (world.team.best_wave, u64::from(world.team.score))
     }
 
     /// Player 1's score: a field every report names (`players[0].score`).
@@ -105,7 +104,7 @@ mod tests {
         let mut b = World::new(5, config);
         let mut events = Vec::new();
         for i in 0..120u8 {
-            let inputs = [Input(i % 16), Input(i / 8 % 16)];
+            let inputs = [Input(u16::from(i % 16)), Input(u16::from(i / 8 % 16))];
             Twinstar::step(&mut a, inputs, &mut events);
             b.step(inputs, &mut ());
         }

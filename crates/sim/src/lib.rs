@@ -12,11 +12,14 @@
 mod config;
 mod daily;
 mod diff;
+mod director;
 mod directions;
+mod enemies;
 mod event;
 mod game;
 mod grid;
 mod input;
+mod kinds;
 mod math;
 mod rng;
 mod step;
@@ -25,6 +28,7 @@ mod world;
 // The netcode shows checksums in the same text form everywhere.
 pub use config::{PRESET_NAMES, SimConfig};
 pub use daily::daily_seed;
+pub use director::{TABLE_WAVES, is_boss_wave, wave_loop};
 pub use diff::{FieldDiff, world_diff};
 pub use directions::DIRECTION_COUNT;
 pub use event::{Event, EventSink};
@@ -37,7 +41,7 @@ pub use world::*;
 
 /// Bumped whenever a rule change alters the bits a given input log produces;
 /// replays and peers refuse a different version.
-pub const SIM_VERSION: u32 = 1;
+pub const SIM_VERSION: u32 = 2;
 
 /// The simulation's rate: every duration in the rules (cooldowns, respawn
 /// times) counts frames of 1/60 s. Displays draw at any rate; the match

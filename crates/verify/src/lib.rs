@@ -89,8 +89,10 @@ pub fn verify_bytes(bytes: &[u8]) -> Result<VerifiedReplay, String> {
         start_unix_ms: header.start_unix_ms,
         frames: verified.frames,
         fps: GAME.fps,
-        score: world.players.iter().map(|p| u64::from(p.score)).sum(),
-        wave: world.spawner.wave,
+        // The team's score and the highest wave: what the board ranks and
+        // what the game's summary claims (`team_score`, `wave`).
+        score: u64::from(world.team.score),
+        wave: world.team.best_wave,
         names: header.player_names::<PLAYERS>(),
     })
 }

@@ -64,9 +64,10 @@ fn a_whole_replay_verifies_to_its_score_and_wave() {
 fn an_edited_input_is_refused_by_the_checksums() {
     let (mut bytes, _) = record(600, |_| {});
     // Record 0 is the header; 1 the first chunk: start u32, count u8, then
-    // player 1's first (input, run): flip the input's move bits.
+    // player 1's first (input, run): flip the input's move bits (in its
+    // low byte: an input is a little-endian u16).
     forge(&mut bytes, 3, |body| {
-        body[1 + 4 + 1] ^= Input::LEFT | Input::RIGHT
+        body[1 + 4 + 1] ^= (Input::LEFT | Input::RIGHT) as u8
     });
     let why = verify_bytes(&bytes).unwrap_err();
     assert!(why.starts_with("checksum mismatch at frame"), "{why}");
@@ -90,7 +91,7 @@ fn another_version_and_rules_that_are_no_preset_are_refused() {
     let why = verify_bytes(&bytes).unwrap_err();
     assert!(why.starts_with("another version"), "{why}");
     let mut other = SimConfig::preset("default").unwrap();
-    other.wave_base += 1;
+    other.drop_permille += 1;
     let hex: String = bytemuck::bytes_of(&other)
         .iter()
         .map(|b| format!("{b:02x}"))
