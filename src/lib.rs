@@ -2,6 +2,7 @@
 //! Start reading at `ARCHITECTURE.md`.
 
 pub mod app;
+pub mod balance;
 pub mod cli;
 pub mod frontend;
 pub mod game;

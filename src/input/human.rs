@@ -41,7 +41,7 @@
 
 use super::Input;
 use crate::sim::{
-    ARENA_HEIGHT, ARENA_WIDTH, CHARGER_WINDUP, EnemyKind, Fx, Mwc, OWNER_ENEMY, PLAYERS, World,
+    ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, Fx, Mwc, OWNER_ENEMY, PLAYERS, STATE_WINDUP, World,
 };
 
 /// Fixed-point bits dropped from the sim's I16F16: the bot works in 1/16 units.
@@ -74,11 +74,12 @@ const LINED_UP: i32 = 24 * UNIT;
 /// Sizes as the sprites show them (the sim's collision radii).
 const SHIP_R: i32 = 6 * UNIT;
 const BULLET_R: i32 = 4 * UNIT;
-const ENEMY_R: i32 = 10 * UNIT;
 /// 1/sqrt(2) in 16 fraction bits: diagonal moves are no faster.
 const DIAGONAL: i32 = 46341;
 const MAX_THREATS: usize = 96;
 const MAX_PENDING: usize = 4;
+/// Pickups farther than this are left alone.
+const PICKUP_REACH: i32 = 160 * UNIT;
 /// Longest wait from a glance to acting on it that the bot plans for.
 const MAX_DELAY: u32 = 31;
 
@@ -128,9 +129,7 @@ struct Threat {
     wait: u32,
     reach: i32,
     bullet: bool,
-    /// A charger winding up at this ship: it will dash at `dash` per frame
-    /// toward wherever the ship is when `wait` ends.
-    homing: bool,
+    /// A charger's dash speed (per frame) once `wait` ends.
     dash: i32,
 }
 
@@ -153,6 +152,10 @@ struct Plan {
     fire: bool,
     focus: bool,
     start: bool,
+    /// Where the ship aims (0..32), when it aims at something.
+    aim: Option<u32>,
+    /// Bomb this time (held for the plan's spell; the sim bombs on a press).
+    bomb: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -229,6 +232,8 @@ impl HumanBot {
             .with(Input::FIRE, h.fire)
             .with(Input::FOCUS, h.focus)
             .with(Input::START, h.start)
+            .with(Input::BOMB, h.bomb)
+            .with_aim(h.aim)
     }
 
     /// One glance: the plan it leads to, and whether the screen looked calm.
@@ -250,12 +255,15 @@ impl HumanBot {
             return (Plan::default(), true);
         }
         let pos = Pt::of(me.pos);
-        let (threats, n) = threats_near(world, self.player, pos);
+        let errand = self.errand(world, pos);
+        let (threats, n) = threats_near(world, pos);
         let threats = &threats[..n];
         let bullet_near = threats
             .iter()
             .any(|t| t.bullet && t.pos.dist(pos) < FOCUS_NEAR);
-        let (aim, aim_enemy) = self.aim_point(world, pos, delay);
+        let (target_point, aim_enemy) = self.aim_point(world, pos, delay);
+        // A partner to revive or a pickup within reach comes first.
+        let aim = errand.unwrap_or(target_point);
         let cfg = &world.config;
         let speeds = [q(cfg.player_speed), q(cfg.player_focus_speed)];
         let course = self.course(pos, speeds, delay);
@@ -286,13 +294,26 @@ impl HumanBot {
             let err = self.rng.range(0, frames / 2);
             (frames + err).saturating_sub(frames / 4).clamp(1, 45)
         };
-        let lined_up = aim_enemy && (aim.x - pos.x).abs() < LINED_UP;
-        // Fire is held while something is in line, and let go now and then.
-        let fire = if lined_up {
+        let lined_up = aim_enemy && (target_point.x - pos.x).abs() < LINED_UP;
+        // The gun points at the target (where it will be), kept steady
+        // unless it moved a good deal: a hand does not twitch the stick.
+        let aim_dir = self.aim_at(world, pos, delay);
+        let aim_dir = match (aim_dir, self.held.aim) {
+            (Some(new), Some(old)) if aim_gap(new, old) < 2 => Some(old),
+            (new, _) => new,
+        };
+        // Fire is held while something is aimed at, and let go now and then.
+        let fire = if lined_up || aim_dir.is_some() {
             self.rng.below(12) != 0
         } else {
             self.rng.below(4) != 0
         };
+        // A bomb when cornered: no way out of a hit, or crowded close.
+        let crowd = threats.iter().filter(|t| t.pos.dist(pos) < 60 * UNIT).count();
+        let bomb = me.bombs > 0
+            && !self.held.bomb
+            && (clearance < 0 || crowd >= 6)
+            && self.rng.below(3) != 0;
         let plan = Plan {
             at: 0,
             moves: bits,
@@ -300,6 +321,8 @@ impl HumanBot {
             fire,
             focus,
             start: false,
+            aim: aim_dir,
+            bomb,
         };
         (plan, !dodging && !bullet_near)
     }
@@ -350,6 +373,37 @@ impl HumanBot {
         }
         let (clearance, _, m, focus) = best.unwrap_or((SAFE, 0, 0, false));
         (clearance, m, focus, still_clearance)
+    }
+
+    /// Somewhere to go besides the fight: the downed partner (to stand by
+    /// it until it is back), else a pickup near enough to be worth it.
+    fn errand(&self, world: &World, pos: Pt) -> Option<Pt> {
+        let partner = &world.players[(self.player + 1) % PLAYERS];
+        if partner.is_downed() {
+            return Some(Pt::of(partner.pos));
+        }
+        world
+            .pickups()
+            .iter()
+            .map(|p| Pt::of(p.pos))
+            .filter(|p| p.dist(pos) < PICKUP_REACH)
+            .min_by_key(|p| p.dist(pos))
+    }
+
+    /// The aim direction (0..32) at the enemy this bot is after, led by
+    /// where it drifts while the shot flies; none without a target.
+    fn aim_at(&self, world: &World, pos: Pt, delay: u32) -> Option<u32> {
+        let e = world.enemies().iter().find(|e| Some(e.id) == self.target)?;
+        let p = Pt::of(e.pos);
+        let flight = p.dist(pos) / q(world.config.player_bullet_speed).max(1);
+        let lead = flight + delay as i32;
+        let (x, y) = (p.x + q(e.vel.x) * lead, p.y + q(e.vel.y) * lead);
+        let dir = crate::sim::nearest_direction(
+            Fx::from_bits((x - pos.x) << SHIFT),
+            Fx::from_bits((y - pos.y) << SHIFT),
+        );
+        // The sim's 64 directions to the input's 32 (rounded).
+        Some((dir + 1) / 2 % Input::AIM_DIRECTIONS)
     }
 
     /// Where the ship wants to be: under its target (kept while it lives,
@@ -420,6 +474,12 @@ impl HumanBot {
     }
 }
 
+/// Steps between two of the 32 aim directions, the short way round.
+fn aim_gap(a: u32, b: u32) -> u32 {
+    let d = a.abs_diff(b) % Input::AIM_DIRECTIONS;
+    d.min(Input::AIM_DIRECTIONS - d)
+}
+
 fn velocity(dx: i32, dy: i32, speed: i32) -> Pt {
     let s = if dx != 0 && dy != 0 {
         ((speed as i64 * DIAGONAL as i64) >> 16) as i32
@@ -471,12 +531,7 @@ impl Path<'_> {
 
 /// The least room (distance beyond touching) the ship keeps over `frames`.
 fn clearance(path: &Path, frames: u32, threats: &[Threat]) -> i32 {
-    let mut aimed = [Threat::default(); MAX_THREATS];
-    let aimed = &mut aimed[..threats.len()];
-    aimed.copy_from_slice(threats);
-    for threat in aimed.iter_mut().filter(|t| t.homing) {
-        threat.vel = dash_velocity(threat.pos, path.at(threat.wait + 1), threat.dash);
-    }
+    let aimed = threats;
     let mut least = SAFE;
     for t in 1..=frames {
         let ship = path.at(t);
@@ -505,7 +560,7 @@ fn dash_velocity(from: Pt, to: Pt, speed: i32) -> Pt {
 }
 
 /// Enemy bullets and enemies within sight, and how they will move.
-fn threats_near(world: &World, player: usize, pos: Pt) -> ([Threat; MAX_THREATS], usize) {
+fn threats_near(world: &World, pos: Pt) -> ([Threat; MAX_THREATS], usize) {
     let mut out = [Threat::default(); MAX_THREATS];
     let mut n = 0;
     let mut push = |t: Threat, sight: i32| {
@@ -520,21 +575,30 @@ fn threats_near(world: &World, player: usize, pos: Pt) -> ([Threat; MAX_THREATS]
             pos: p,
             vel: Pt::of(e.vel),
             wait: 0,
-            reach: SHIP_R + ENEMY_R,
+            reach: SHIP_R + q(e.kind().radius()),
             bullet: false,
-            homing: false,
             dash: 0,
         };
-        if e.kind() == EnemyKind::Charger && e.state == CHARGER_WINDUP {
-            // About to dash at where its target is when the wind-up ends:
-            // the other ship where it is now, this one where it will be.
-            t.wait = (e.timer as u32).saturating_sub(1);
-            t.dash = q(world.config.charger_dash_speed);
-            t.homing = e.target as usize % PLAYERS == player;
-            if !t.homing {
-                let aim = Pt::of(world.players[e.target as usize % PLAYERS].pos);
-                t.vel = dash_velocity(p, aim, t.dash);
+        let winding = e.state == STATE_WINDUP;
+        match e.kind() {
+            EnemyKind::Charger if winding => {
+                // About to dash at where its target stood when the wind-up
+                // began (`aim`), after the wind-up's frames.
+                t.wait = (e.timer as u32).saturating_sub(1);
+                t.dash = q(world.config.charger_dash_speed);
+                t.vel = dash_velocity(p, Pt::of(e.aim), t.dash);
             }
+            EnemyKind::Sniper if winding => {
+                // Its shot, as a bullet that leaves when the wind-up ends.
+                push(t, SEE_ENEMY);
+                t.wait = (e.timer as u32).saturating_sub(1);
+                t.vel = dash_velocity(p, Pt::of(e.aim), 6 * UNIT);
+                t.reach = SHIP_R + BULLET_R;
+                t.bullet = true;
+                push(t, SEE_BULLET * 2);
+                continue;
+            }
+            _ => {}
         }
         push(t, SEE_ENEMY);
     }
@@ -547,8 +611,7 @@ fn threats_near(world: &World, player: usize, pos: Pt) -> ([Threat; MAX_THREATS]
                     wait: 0,
                     reach: SHIP_R + BULLET_R,
                     bullet: true,
-                    homing: false,
-                    dash: 0,
+                            dash: 0,
                 },
                 SEE_BULLET,
             );

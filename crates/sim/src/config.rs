@@ -44,7 +44,8 @@ pub struct SimConfig {
     pub start_wave: u16,
     /// `SCENARIO_WAVES`, or `SCENARIO_STRESS`: the heaviest state from frame 0.
     pub scenario: u16,
-    /// Percent of the wave table's enemy counts.
+    /// Percent of the wave table's enemy counts and of how many it lets
+    /// be alive at once.
     pub count_pct: u16,
     pub _pad: u16,
 }
@@ -77,8 +78,8 @@ impl SimConfig {
         wave_pause: 150,
         players_immortal: 0,
         fire_cooldown: 6,
-        shooter_cooldown_min: 90,
-        shooter_cooldown_jitter: 90,
+        shooter_cooldown_min: 60,
+        shooter_cooldown_jitter: 60,
         enemy_bullet_ttl: 600,
         bombs_per_life: 2,
         drop_permille: 140,
@@ -87,7 +88,7 @@ impl SimConfig {
         loop_pace_pct: 20,
         start_wave: 1,
         scenario: SCENARIO_WAVES,
-        count_pct: 100,
+        count_pct: 250,
         _pad: 0,
     };
 

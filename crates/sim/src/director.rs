@@ -78,8 +78,8 @@ const WAVES: [Wave; 20] = [
     },
     // 5: the Warden.
     Wave {
-        groups: &[g(Warden, 1, 1, Top), g(Wanderer, 6, 200, Random)],
-        max_alive: 4,
+        groups: &[g(Warden, 1, 1, Top), g(Charger, 6, 150, Sides)],
+        max_alive: 3,
     },
     // 6: snipers behind a screen of wanderers.
     Wave {
@@ -288,7 +288,8 @@ impl World {
             s.wave_done = WAVE_ANNOUNCED;
             return;
         };
-        if self.enemy_count + self.marker_count >= u32::from(wave.max_alive) {
+        let max_alive = (u32::from(wave.max_alive) * u32::from(self.config.count_pct) / 100).max(1);
+        if self.enemy_count + self.marker_count >= max_alive {
             return;
         }
         let l = wave_loop(s.wave);

@@ -237,33 +237,33 @@ impl World {
         if e.timer > 0 {
             return;
         }
-        let speed = pct_of(self.config.enemy_bullet_speed, pace) * 4 / 5;
+        let speed = pct_of(self.config.enemy_bullet_speed, pace * 13 / 10);
         match e.phase {
             0 => {
-                self.ring(e.pos, 16, u32::from(e.angle), speed);
+                self.ring(e.pos, 20, u32::from(e.angle), speed);
                 e.angle = e.angle.wrapping_add(2);
-                e.timer = paced(70, pace);
+                e.timer = paced(50, pace);
             }
             1 => {
                 self.ring(e.pos, 2, u32::from(e.angle), speed);
                 e.angle = e.angle.wrapping_add(5);
                 e.burst = e.burst.wrapping_add(1);
-                if e.burst % 15 == 0
+                if e.burst % 10 == 0
                     && let Some(t) = self.pick_target(&mut e.rng)
                 {
                     let dir = toward(e.pos, self.players[t].pos);
                     self.fan(e.pos, dir, 5, 3, speed * 5 / 4);
                 }
-                e.timer = paced(7, pace);
+                e.timer = paced(5, pace);
             }
             _ => {
                 self.ring(e.pos, 3, u32::from(e.angle), speed);
                 e.angle = e.angle.wrapping_add(7);
                 e.burst = e.burst.wrapping_add(1);
-                if e.burst % 16 == 0 {
-                    self.ring(e.pos, 20, u32::from(e.angle) / 2, speed);
+                if e.burst % 8 == 0 {
+                    self.ring(e.pos, 24, u32::from(e.angle) / 2, speed);
                 }
-                e.timer = paced(6, pace);
+                e.timer = paced(4, pace);
             }
         }
         events.emit(Event::EnemyShot {

@@ -88,8 +88,8 @@ impl EnemyKind {
             EnemyKind::Splitter => 5,
             EnemyKind::Splitling => 1,
             EnemyKind::Spinner => 8,
-            EnemyKind::Warden => 240,
-            EnemyKind::Hydra => 300,
+            EnemyKind::Warden => 900,
+            EnemyKind::Hydra => 900,
         }
     }
 
