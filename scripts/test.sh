@@ -213,6 +213,15 @@ linted() {
 timed build-web linted web bash scripts/build-web.sh
 (cd tests/web && npm ci --no-audit --no-fund --silent)
 timed build-tests linted tests cargo test --locked --all-targets --no-run
+# The documentation of every library crate under crates/, warning-free
+# (issue 59): a broken or private intra-doc link fails it, and a missing
+# doc where a crate denies them. One cargo invocation (the dependencies
+# are checked once); the netcode's pages are what public-api-listing
+# (below) reads.
+timed docs env RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps \
+    -p twinstar-netcode -p twinstar-signaling -p twinstar-signaling-protocol \
+    -p twinstar-replay-format -p twinstar-sim -p twinstar-files -p twinstar-verify \
+    -p pong -p twinstar-matchbox-socket
 # The tests: with cargo-nextest where it is installed (.config/nextest.toml:
 # four at a time, the browser chain first; about 9 minutes instead of 15),
 # else cargo test. nextest runs no doc tests: `cargo test --doc` runs them
@@ -221,10 +230,10 @@ if cargo nextest --version > /dev/null 2>&1; then
     timed cargo-test with_lints cargo nextest run --locked --no-fail-fast --final-status-level slow
     timed doc-tests with_lints cargo test --locked --doc
     # The netcode's public API as committed (crates/netcode/public-api.txt;
-    # issue 46): its documentation warning-free, broken or private links
-    # included, then every public name and signature listed and compared,
-    # so a change to the surface shows in review.
-    timed public-api env RUSTDOCFLAGS="-D warnings" cargo doc --locked -p twinstar-netcode --no-deps
+    # issue 46): from its documentation (the docs step above, so warning-
+    # free, broken or private links included), every public name and
+    # signature listed and compared, so a change to the surface shows in
+    # review.
     timed public-api-listing python3 scripts/public-api.py twinstar-netcode --check
 else
     echo "test.sh: cargo-nextest is not installed: cargo test runs the tests two at a time (cargo install cargo-nextest --locked for the quicker run)" >&2

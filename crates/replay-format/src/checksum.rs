@@ -6,6 +6,7 @@ pub fn hex_checksum(checksum: u128) -> String {
     format!("{checksum:032x}")
 }
 
+/// A text that is not a checksum: its first 40 characters.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("'{0}' is not a checksum (32 hex digits)")]
 pub struct BadChecksum(pub String);

@@ -8,6 +8,8 @@
 //! uploaded replays links this crate and a game's simulation without the
 //! netcode's WebRTC stack (`scripts/check-crate-boundaries.sh`).
 
+#![deny(missing_docs)]
+
 pub mod checksum;
 pub mod game;
 pub mod input_runs;

@@ -55,9 +55,11 @@ impl ConnectPath {
 /// and by the joiner, proven by the seat token each joined with.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConnectReport {
+    /// The seat token the player joined the room with (its proof of seat).
     pub seat: SeatToken,
     /// From opening the room's websocket to the match's first frame.
     pub connect_ms: u32,
+    /// The path WebRTC found to the other player.
     pub path: ConnectPath,
 }
 

@@ -23,12 +23,16 @@ pub const MAX_ICE_OFFER_BYTES: u64 = 16 * 1024;
 /// username carries its expiry). The wire form of `GET /ice`.
 #[derive(Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IceOffer {
+    /// STUN URLs (`stun:host:3478`).
     #[serde(default)]
     pub stun: Vec<String>,
+    /// TURN URLs of one relay; they need `username` and `credential`.
     #[serde(default)]
     pub turn: Vec<String>,
+    /// The TURN credential's user name (TURN REST: it carries the expiry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
+    /// The TURN credential's password.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credential: Option<String>,
     /// Unix time after which the credential is refused.
@@ -120,16 +124,26 @@ impl std::fmt::Debug for TurnServer {
     }
 }
 
+/// Why ICE servers (from the flags or an [`IceOffer`]) cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum IceError {
+    /// A URL [`validate_url`] refuses, and why.
     #[error(
         "invalid ICE server URL '{url}': {why} (expected e.g. stun:host:3478 or turn:host:3478)"
     )]
-    BadUrl { url: String, why: &'static str },
+    BadUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// TURN URLs without both a user name and a password.
     #[error("--turn needs --turn-user and --turn-pass")]
     MissingCredentials,
+    /// A TURN URL where STUN URLs go.
     #[error("'{0}' is a TURN URL; pass it with --turn")]
     TurnAsStun(String),
+    /// A STUN URL where TURN URLs go.
     #[error("'{0}' is a STUN URL; pass it with --stun")]
     StunAsTurn(String),
 }
@@ -206,14 +220,20 @@ impl IceServers {
 /// One ICE server entry: every URL, and the TURN credential if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IceEntry {
+    /// The STUN URLs, then the TURN relay's.
     pub urls: Vec<String>,
+    /// The TURN credential's user name, if there is a relay.
     pub username: Option<String>,
+    /// The TURN credential's password, if there is a relay.
     pub credential: Option<String>,
 }
 
+/// What kind of ICE server a URL names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scheme {
+    /// `stun:` or `stuns:`: a server that tells a peer its public address.
     Stun,
+    /// `turn:` or `turns:`: a relay.
     Turn,
 }
 

@@ -8,6 +8,8 @@
 //! server) depend on this crate; it depends on neither. In the spirit of
 //! `matchbox_protocol`: small, so that the two sides cannot drift apart.
 
+#![deny(missing_docs)]
+
 mod connect_report;
 mod ice;
 mod lobby;
@@ -67,7 +69,9 @@ pub const RELAY_BUDGET_BYTES: usize = 1024 * 1024;
 /// What a client asked for, from its URL path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RoomRequest {
+    /// A player of the room with this code (`/K7Q2XM`).
     Code(RoomCode),
+    /// A quick match: the root path, [`QUICK_PATH`] or matchbox's `world`.
     Quick,
     /// A spectator of the room with this code.
     Watch(RoomCode),
@@ -94,12 +98,16 @@ impl RoomRequest {
 /// Why the server turned a client away, as the server says it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
+    /// The room already has its [`ROOM_CAPACITY`] players.
     #[error("room {0} is full")]
     RoomFull(RoomCode),
+    /// The room already has [`MAX_SPECTATORS`] spectators.
     #[error("room {0} already has {MAX_SPECTATORS} spectators")]
     TooManySpectators(RoomCode),
+    /// The path is no room code.
     #[error("invalid room: {0}")]
     BadRoom(RoomCodeError),
+    /// The query's seat token ([`SEAT_PARAM`]) is not one.
     #[error("{0}")]
     BadSeat(SeatTokenError),
     /// Another parameter of the room URL's query (a name, a version, ...).
@@ -111,7 +119,12 @@ pub enum Refusal {
     PublicNeedsName,
     /// A spectator the room's host removed, back before its time is up.
     #[error("the host of room {code} removed you from it; you may watch it again in {secs} s")]
-    Kicked { code: RoomCode, secs: u64 },
+    Kicked {
+        /// The room it was removed from.
+        code: RoomCode,
+        /// Seconds until it may watch that room again.
+        secs: u64,
+    },
 }
 
 #[cfg(test)]

@@ -35,8 +35,10 @@ pub struct PlayerName(String);
 /// Why a name was refused, in one line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NameError {
+    /// Empty after trimming, or longer than [`MAX_NAME_CHARS`].
     #[error("a name needs 1 to {MAX_NAME_CHARS} characters")]
     Length,
+    /// A character a name may not hold.
     #[error("a name may hold only letters, digits, spaces, '_' and '-' (not {0:?})")]
     Character(char),
 }
@@ -58,6 +60,7 @@ impl PlayerName {
         Ok(PlayerName(name.to_owned()))
     }
 
+    /// The name, trimmed.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -92,11 +95,14 @@ impl fmt::Display for PlayerName {
 #[serde(transparent)]
 pub struct VersionTag(String);
 
+/// Why a version tag (or a challenge) was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("a version is 1 to {MAX_VERSION_CHARS} letters, digits, '.', '+' or '-'")]
 pub struct VersionError;
 
 impl VersionTag {
+    /// `text`, if it is 1 to [`MAX_VERSION_CHARS`] ASCII letters, digits,
+    /// `.`, `+` or `-` (not trimmed).
     pub fn parse(text: &str) -> Result<VersionTag, VersionError> {
         let ok = !text.is_empty()
             && text.len() <= MAX_VERSION_CHARS
@@ -110,6 +116,7 @@ impl VersionTag {
         }
     }
 
+    /// The tag as written.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -134,10 +141,15 @@ impl fmt::Display for VersionTag {
 /// one that does not parse, is refused.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientQuery {
+    /// The seat token to join with (`seat`): a later connection with it
+    /// takes the seat back.
     pub seat: Option<SeatToken>,
     /// A host asking for its room to be listed (`public=1`).
     pub public: bool,
+    /// The player's name (`name`): a public room's host, listed.
     pub name: Option<PlayerName>,
+    /// What the client plays (`version`): a public room's, listed; quick
+    /// match pairs only equal ones.
     pub version: Option<VersionTag>,
     /// Quick match: the best wave this player reached online.
     pub level: Option<u32>,
@@ -152,28 +164,42 @@ pub struct ClientQuery {
 /// Why a query was refused, in one line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
+    /// `seat` is no seat token.
     #[error("{0}")]
     Seat(SeatTokenError),
+    /// `name` is no name.
     #[error("invalid name: {0}")]
     Name(NameError),
+    /// `version` is no version tag.
     #[error("invalid version: {0}")]
     Version(VersionError),
+    /// `challenge` is no version tag.
     #[error("invalid challenge: {0}")]
     Challenge(VersionError),
+    /// A number parameter (named) is not a whole number from 0 to its
+    /// maximum (given).
     #[error("'{0}' must be a whole number from 0 to {1}")]
     Number(&'static str, u32),
+    /// `public` is neither 0 nor 1.
     #[error("'public' is 0 or 1")]
     Public,
+    /// A parameter (named) given more than once.
     #[error("'{0}' is given twice")]
     Twice(&'static str),
 }
 
-/// The query parameters, as the client writes them.
+// The query parameters, as the client writes them.
+/// [`ClientQuery::public`]'s parameter.
 pub const PUBLIC_PARAM: &str = "public";
+/// [`ClientQuery::name`]'s parameter.
 pub const NAME_PARAM: &str = "name";
+/// [`ClientQuery::version`]'s parameter.
 pub const VERSION_PARAM: &str = "version";
+/// [`ClientQuery::level`]'s parameter.
 pub const LEVEL_PARAM: &str = "level";
+/// [`ClientQuery::rtt_ms`]'s parameter.
 pub const RTT_PARAM: &str = "rtt";
+/// [`ClientQuery::challenge`]'s parameter.
 pub const CHALLENGE_PARAM: &str = "challenge";
 
 impl ClientQuery {
@@ -267,7 +293,9 @@ impl ClientQuery {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RoomStatus {
+    /// Its host waits for a second player.
     Waiting,
+    /// Both players are in.
     Playing,
 }
 
@@ -277,17 +305,25 @@ pub enum RoomStatus {
 pub struct RoomListing {
     /// The code to join or watch, as players write it (`K7Q-2XM`).
     pub code: String,
+    /// The host's name.
     pub host: PlayerName,
+    /// Waiting for a second player, or playing.
     pub state: RoomStatus,
+    /// What the host plays (its client's version tag).
     pub version: VersionTag,
     /// When the room was listed, in Unix seconds (the server's clock).
     pub created_s: u64,
+    /// The match's wave, as the host last reported it (while it plays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wave: Option<u32>,
+    /// The match's score, as the host last reported it (while it plays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<u64>,
+    /// Seconds the match has run, as the host last reported it (while it
+    /// plays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_s: Option<u32>,
+    /// Spectators watching, as the server counts them (while it plays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spectators: Option<u32>,
 }
@@ -322,7 +358,9 @@ impl RoomListing {
 /// `next`, when there are more, is the `cursor` for the next page.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoomsPage {
+    /// The page's rooms, newest first.
     pub rooms: Vec<RoomListing>,
+    /// The cursor of the next page, if there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
 }
@@ -348,23 +386,30 @@ impl RoomsPage {
 /// What `GET /rooms` was asked: rooms of one version, after a cursor.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RoomsQuery {
+    /// Only rooms of this version (`version`); all when `None`.
     pub version: Option<VersionTag>,
     /// Rooms listed before this one (a `next` from an earlier page: the
     /// last room's order key and code).
     pub cursor: Option<(u64, String)>,
 }
 
+/// Why a `GET /rooms` query was refused, in one line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RoomsQueryError {
+    /// `version` is no version tag.
     #[error("invalid version: {0}")]
     Version(VersionError),
+    /// `cursor` is not in the form of a page's `next` (`KEY.CODE`).
     #[error("invalid cursor (pass the 'next' of an earlier answer)")]
     Cursor,
+    /// `version` or `cursor` given more than once.
     #[error("'{0}' is given twice")]
     Twice(&'static str),
 }
 
 impl RoomsQuery {
+    /// Parses a `GET /rooms` URL's query (without `?`), percent-decoded;
+    /// unknown parameters are ignored.
     pub fn parse(query: Option<&str>) -> Result<RoomsQuery, RoomsQueryError> {
         let mut out = RoomsQuery::default();
         let Some(query) = query else { return Ok(out) };

@@ -83,12 +83,17 @@ impl RoomAction {
 /// Why a room request's body was refused, in one line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RoomRequestError {
+    /// The body is too large, not JSON, or not this request's fields.
     #[error("the request is not valid JSON of its kind: {0}")]
     Json(String),
+    /// A number field (named) is over its maximum (given).
     #[error("'{0}' must be at most {1}")]
     OutOfRange(&'static str, u64),
+    /// A text field (named) is empty, longer than its maximum (given) or
+    /// holds a control character.
     #[error("'{0}' must be 1 to {1} printable characters")]
     Text(&'static str, usize),
+    /// A report with more than [`MAX_REPORT_LINES`] chat lines.
     #[error("a report carries at most {MAX_REPORT_LINES} lines")]
     TooManyLines,
 }
@@ -98,9 +103,13 @@ pub enum RoomRequestError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostStats {
+    /// The seat token the sender joined the room with (its proof of seat).
     pub seat: SeatToken,
+    /// The match's wave (at most [`MAX_LEVEL`]).
     pub wave: u32,
+    /// The match's score (at most [`MAX_SCORE`]).
     pub score: u64,
+    /// Seconds the match has run (at most [`MAX_ELAPSED_S`]).
     pub elapsed_s: u32,
 }
 
@@ -109,7 +118,9 @@ pub struct HostStats {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KickRequest {
+    /// The seat token the sender joined the room with (its proof of seat).
     pub seat: SeatToken,
+    /// The spectator's peer id, as the server introduced it.
     pub spectator: String,
 }
 
@@ -118,9 +129,15 @@ pub struct KickRequest {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReportRequest {
+    /// The seat token the sender joined the room with (its proof of seat).
     pub seat: SeatToken,
+    /// Who is reported, as the reporter's client shows them (at most
+    /// [`MAX_TARGET_CHARS`]).
     pub name: String,
+    /// Why, in the reporter's words (at most [`MAX_REASON_CHARS`]).
     pub reason: String,
+    /// The room's last chat lines, as the reporter saw them (at most
+    /// [`MAX_REPORT_LINES`] of [`MAX_REPORT_LINE_CHARS`]).
     pub lines: Vec<String>,
 }
 
@@ -163,6 +180,7 @@ where
 
 /// A request whose fields are in range.
 pub trait Checked {
+    /// `Ok` when every field is in range, else the first that is not.
     fn check(&self) -> Result<(), RoomRequestError>;
 }
 

@@ -27,17 +27,29 @@ pub const MAX_LEN: usize = 8;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RoomCode(String);
 
+/// Why a typed room code was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RoomCodeError {
+    /// Nothing but dashes and whitespace.
     #[error("room code is empty")]
     Empty,
+    /// A character outside [`ALPHABET`] (in any case).
     #[error(
         "invalid character {ch:?} at position {position} of the room code \
          (codes use the digits 2-9 and the letters A-Z except I, L and O)"
     )]
-    InvalidChar { ch: char, position: usize },
+    InvalidChar {
+        /// The character, as typed.
+        ch: char,
+        /// Its position in the input, from 1 (dashes and spaces counted).
+        position: usize,
+    },
+    /// Fewer than [`MIN_LEN`] or more than [`MAX_LEN`] characters.
     #[error("room code must have {min} to {max} characters, got {len}", min = MIN_LEN, max = MAX_LEN)]
-    WrongLength { len: usize },
+    WrongLength {
+        /// The code's characters, dashes and whitespace not counted.
+        len: usize,
+    },
 }
 
 impl RoomCode {

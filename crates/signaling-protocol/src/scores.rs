@@ -36,6 +36,7 @@ impl Board {
         Board::ALL.into_iter().find(|b| b.word() == word)
     }
 
+    /// Its word in a query and in JSON.
     pub fn word(self) -> &'static str {
         match self {
             Board::Daily => "daily",
@@ -50,7 +51,9 @@ impl Board {
 /// upload whose claim differs from what it computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScoreClaim {
+    /// The team score of the match summary.
     pub score: u64,
+    /// The wave of the match summary.
     pub wave: u32,
 }
 
@@ -70,8 +73,11 @@ impl ScoreClaim {
 /// Where a new entry ranked: 1-based; `daily` only if it is on today's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ranks {
+    /// On today's daily board, if it is on it.
     pub daily: Option<usize>,
+    /// On this week's board.
     pub week: usize,
+    /// On the all-time board.
     pub all: usize,
 }
 
@@ -82,14 +88,18 @@ pub struct Ranked {
     pub id: String,
     /// The preset whose boards it is on.
     pub board: String,
+    /// Where it ranked on each board.
     pub ranks: Ranks,
+    /// The team score the server's re-simulation reached.
     pub score: u64,
+    /// The wave the server's re-simulation reached.
     pub wave: u32,
 }
 
 /// A refused upload or request's body (4xx, 503): one line saying why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refused {
+    /// Why, in one line.
     pub reason: String,
 }
 
@@ -102,8 +112,11 @@ pub struct BoardLine {
     pub id: String,
     /// Both players' names, host first.
     pub names: [String; 2],
+    /// The match's team score.
     pub score: u64,
+    /// The wave the match reached.
     pub wave: u32,
+    /// The match's length in frames.
     pub frames: u32,
     /// The match's length in seconds (frames at its frame rate).
     pub seconds: f64,
@@ -114,7 +127,9 @@ pub struct BoardLine {
 /// A page of a board.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BoardPage {
+    /// Which of the preset's boards.
     pub board: Board,
+    /// The page's lines, best first.
     pub entries: Vec<BoardLine>,
     /// The next page's `cursor`, none on the last.
     pub next: Option<String>,

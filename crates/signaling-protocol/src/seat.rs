@@ -18,9 +18,11 @@ use std::fmt;
 /// The query parameter carrying the token.
 pub const SEAT_PARAM: &str = "seat";
 
+/// A seat token: 128 random bits, written as 32 hexadecimal digits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SeatToken([u8; 16]);
 
+/// Why a text is no seat token.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid seat token: expected 32 hexadecimal digits")]
 pub struct SeatTokenError;
@@ -31,6 +33,7 @@ impl SeatToken {
         SeatToken(rand::random())
     }
 
+    /// A token from its 32 hexadecimal digits (either case).
     pub fn parse(text: &str) -> Result<SeatToken, SeatTokenError> {
         // from_str_radix alone would take a sign ("+1").
         if text.len() != 32 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {

@@ -8,10 +8,13 @@ use crate::{DEFAULT_PORT, QUICK_PATH, RoomCode, WATCH_PREFIX};
 /// Why a signaling server URL (`--server`, the settings' server) is refused.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ServerUrlError {
+    /// It does not start with `ws://` or `wss://`.
     #[error(
         "invalid server URL '{0}': it must start with ws:// or wss://, e.g. ws://192.168.1.20:{DEFAULT_PORT}"
     )]
     Scheme(String),
+    /// It is no host alone: a path (a room code, say) or whitespace follows
+    /// the host, or there is no host.
     #[error(
         "invalid server URL '{0}': give only the server, e.g. ws://192.168.1.20:{DEFAULT_PORT} (the room code goes separately)"
     )]

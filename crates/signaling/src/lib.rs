@@ -16,9 +16,9 @@
 //!   `GET /leaderboard`) behind a [`ReplayVerifier`] a game provides;
 //!   [`boards`] ranks them.
 //!
-//! Speaks matchbox's signaling protocol from our own axum routes (see
-//! [`server`]): matchbox's full-mesh topology lets any number of peers into
-//! a room, we need rooms of two, and its server builder can neither bound a
+//! Speaks matchbox's signaling protocol from our own axum routes ([`bind`],
+//! [`serve`]): matchbox's full-mesh topology lets any number of peers into a
+//! room, we need rooms of two, and its server builder can neither bound a
 //! websocket's memory, check liveness, nor serve TLS.
 //!
 //! - `ws://HOST:PORT/K7Q2XM` joins room K7Q2XM (any spelling `RoomCode`
@@ -28,14 +28,14 @@
 //!   [`MAX_SPECTATORS`] spectators beside the two players (the next is
 //!   refused with 409). A spectator is introduced only to the room's first
 //!   player, once both players are in; never to the other player, nor to
-//!   another spectator (see [`registry`]).
+//!   another spectator ([`Registry`] keeps the rule).
 //! - `ws://HOST:PORT/` or `/quick` is a quick match: paired with the next
 //!   client that also asked for one.
 //! - A player may add `?seat=TOKEN` ([`SeatToken`]): a later connection with
 //!   the same token takes that seat back at once (see `SeatToken`).
 //! - Anything else is refused with HTTP 400.
 //! - A plain `GET` (no websocket upgrade) is no client: `/` answers with the
-//!   web client's page when the server has one, see [`web`]. Its players
+//!   web client's page when the server has one, see [`WebClient`]. Its players
 //!   open `http://HOST:PORT/#K7Q-2XM` (`browser_link` in the game).
 //!
 //! Why refuse before the upgrade: after it, stock matchbox clients have no

@@ -366,8 +366,8 @@ impl Registry {
         std::mem::take(&mut self.observed)
     }
 
-    /// `from` relayed a WebRTC answer to `to` at `now` (see
-    /// [`is_answer`]): the end of the negotiation between a room's
+    /// `from` relayed a WebRTC answer (matchbox's `{"Answer": SDP}` signal)
+    /// to `to` at `now`: the end of the negotiation between a room's
     /// players, timed once per pairing. Spectators' are not timed.
     pub fn answered(&mut self, from: PeerId, to: PeerId, now: Instant) {
         let (Some(a), Some(b)) = (self.peers.get(&from), self.peers.get(&to)) else {
@@ -416,7 +416,8 @@ impl Registry {
 
     /// Pairs waiting quick-match clients: only equal versions; a pair's
     /// level gap within what the longer waiter's wait allows
-    /// ([`quick_gap`]); for each client, oldest first, the partner with the
+    /// (`quick_gap`: 2 levels, 4 more for each second waited, any gap after
+    /// 10 s); for each client, oldest first, the partner with the
     /// closest level, then the lowest sum of round trips, then the oldest.
     /// The newer one moves into the older one's room, which is introduced
     /// to it as in any room. Called on every arrival and every few hundred

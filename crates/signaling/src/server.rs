@@ -307,8 +307,10 @@ impl BoundServer {
         self.shared.rooms.clone()
     }
 
-    /// Serves until `shutdown` resolves, then drains (see [`drain`]),
-    /// closes every client's websocket and returns.
+    /// Serves until `shutdown` resolves, then drains (stops admitting,
+    /// tells the players still waiting for a partner to come back later, and
+    /// waits until no client is seated or [`ServeOptions::drain_timeout`]
+    /// has passed), closes every client's websocket and returns.
     pub async fn serve(self, shutdown: impl Future<Output = ()>) -> Result<(), ServerError> {
         let BoundServer {
             listener,

@@ -1,9 +1,9 @@
 //! `twinstar serve --tls-cert FILE --tls-key FILE`: the page over https and
 //! signaling over wss on one port. Certificates are renewed every 60-90
-//! days by a tool that rewrites the files; [`watch`] notices and swaps the
-//! new pair in for new connections, so neither a restart nor a dropped
-//! room is needed. A pair that does not load (half-written, key of another
-//! certificate) is logged and the old one kept.
+//! days by a tool that rewrites the files; [`Reloader::watch`] notices and
+//! swaps the new pair in for new connections, so neither a restart nor a
+//! dropped room is needed. A pair that does not load (half-written, key of
+//! another certificate) is logged and the old one kept.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

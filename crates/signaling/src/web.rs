@@ -136,8 +136,10 @@ impl WebClient {
 
     /// The web client a server uses when not told (`twinstar serve` without
     /// `--web`, and the server `twinstar host` starts): the directory named
-    /// by `TWINSTAR_WEB` if set, else the first of these that holds one
-    /// (see [`beside_executable`]). `None`, after a warning, when the named
+    /// by `TWINSTAR_WEB` ([`WEB_DIR_ENV`]) if set, else the first of these
+    /// that holds one: `web` beside the executable (a release archive),
+    /// `../web` from it (cargo's `target/web`), `../share/twinstar/web` (the
+    /// `.deb`). `None`, after a warning, when the named
     /// directory holds no web client, or one cannot be read.
     pub fn find_default() -> Option<WebClient> {
         if let Some(dir) = std::env::var_os(WEB_DIR_ENV).filter(|d| !d.is_empty()) {

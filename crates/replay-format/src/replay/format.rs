@@ -15,7 +15,9 @@ use crate::input_runs::{put_input_runs, read_input_runs};
 
 use crate::{Frame, Game};
 
+/// The first 8 bytes of every replay file.
 pub const MAGIC: [u8; 8] = *b"TWINSTAR";
+/// The format version this build writes and reads (after [`MAGIC`]).
 pub const FORMAT_VERSION: u16 = 1;
 /// Bytes before the first record.
 pub const PREAMBLE_LEN: usize = 8 + 2 + 4;
@@ -143,8 +145,11 @@ impl Header {
 /// Something that happened during the match, other than inputs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReplayEvent {
+    /// The number of frames recorded when it happened.
     pub frame: Frame,
+    /// What happened.
     pub kind: EventKind,
+    /// Its particulars, for people to read (each kind says what).
     pub detail: String,
 }
 
@@ -222,10 +227,14 @@ impl std::fmt::Display for EventKind {
     }
 }
 
+/// The end record: how the match ended, written last.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EndRecord {
+    /// Frames recorded in all.
     pub frame: Frame,
+    /// The state checksum after the last recorded frame.
     pub checksum: u128,
+    /// Why the match ended, for people to read.
     pub reason: String,
 }
 
@@ -251,8 +260,11 @@ pub fn encode_chunk<I: Pod + PartialEq, const N: usize>(
 
 /// A decoded chunk.
 pub struct Chunk<I, const N: usize> {
+    /// Frames recorded before this chunk (its first frame's number).
     pub start: u32,
+    /// Each frame's inputs, one per player.
     pub frames: Vec<[I; N]>,
+    /// The state checksum after the chunk's last frame.
     pub checksum: u128,
 }
 

@@ -72,9 +72,17 @@ pub enum ReplayError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cut {
     /// The file ends inside a record (a crash mid-write): playable up to here.
-    Truncated { at_frame: Frame, offset: usize },
+    Truncated {
+        /// Frames read before the cut.
+        at_frame: Frame,
+        /// Where the cut record starts in the file.
+        offset: usize,
+    },
     /// All records are whole, but there is no end record.
-    NoEnd { at_frame: Frame },
+    NoEnd {
+        /// Frames read in all.
+        at_frame: Frame,
+    },
 }
 
 impl std::fmt::Display for Cut {

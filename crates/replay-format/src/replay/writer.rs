@@ -42,6 +42,7 @@ impl<I: Pod + PartialEq, const N: usize> Writer<I, N> {
         Ok(writer)
     }
 
+    /// The file it writes.
     pub fn path(&self) -> &Path {
         &self.path
     }

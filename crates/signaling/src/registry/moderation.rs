@@ -110,7 +110,7 @@ impl Registry {
     }
 
     /// The host's latest figures for its public room's listing, taken at
-    /// most once per [`FIGURES_INTERVAL`] (checked for range before).
+    /// most once per `FIGURES_INTERVAL` (900 ms; checked for range before).
     pub fn host_figures(
         &mut self,
         code: &RoomCode,
@@ -137,9 +137,9 @@ impl Registry {
     }
 
     /// The host removes spectator `spectator`: its connection is closed
-    /// (close code [`CLOSE_KICKED`]), whoever streamed to it hears it left,
-    /// and its address and seat token may not watch this room for
-    /// [`KICK_BAN`].
+    /// (close code 4001, `CLOSE_KICKED`), whoever streamed to it hears it
+    /// left, and its address and seat token may not watch this room for
+    /// `KICK_BAN` (5 minutes).
     pub fn kick(
         &mut self,
         code: &RoomCode,
@@ -206,7 +206,8 @@ impl Registry {
     }
 
     /// May the client whose seat `token` is file a report about room
-    /// `code` now? Any member or spectator may, one per [`REPORT_INTERVAL`].
+    /// `code` now? Any member or spectator may, one per `REPORT_INTERVAL`
+    /// (10 s).
     pub fn may_report(
         &mut self,
         code: &RoomCode,

@@ -1,8 +1,8 @@
 //! The native client's side of a server on the internet: which TLS roots a
 //! `wss://` server is checked against, the websocket itself (our own
 //! matchbox signaller, so that it uses those roots and reports why the
-//! server closed, read back by [`refusal`]), `GET /ice` before a
-//! connection, and a room's requests posted from a thread ([`Poster`]).
+//! server closed, read back by `refusal`), `GET /ice` before a
+//! connection, and a room's requests posted from a thread (`Poster`).
 //! The browser's side is `browser_client.rs`: the same crate-internal items,
 //! chosen once in `signaling/mod.rs`.
 //!
