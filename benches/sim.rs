@@ -25,11 +25,7 @@ fn warmed(config: SimConfig, frames: u32) -> (Box<World>, Vec<[Input; 2]>) {
 }
 
 /// [`warmed`], with the enemies cut to the first `enemies` at the start.
-fn warmed_with(
-    config: SimConfig,
-    frames: u32,
-    enemies: usize,
-) -> (Box<World>, Vec<[Input; 2]>) {
+fn warmed_with(config: SimConfig, frames: u32, enemies: usize) -> (Box<World>, Vec<[Input; 2]>) {
     let play = |until: u32| {
         let mut world = World::new(1, config);
         if world.enemy_count as usize > enemies {

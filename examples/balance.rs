@@ -35,5 +35,8 @@ fn main() {
             run
         })
         .collect();
-    println!("{}", serde_json::to_string(&report(&runs)).expect("a report serializes"));
+    println!(
+        "{}",
+        serde_json::to_string(&report(&runs)).expect("a report serializes")
+    );
 }

@@ -123,12 +123,17 @@ pub struct Report {
 
 pub fn report(runs: &[Run]) -> Report {
     let n = runs.len().max(1);
-    let share = |f: &dyn Fn(&Run) -> bool| runs.iter().filter(|r| f(r)).count() as f64 * 100.0 / n as f64;
+    let share =
+        |f: &dyn Fn(&Run) -> bool| runs.iter().filter(|r| f(r)).count() as f64 * 100.0 / n as f64;
     let mut minutes: Vec<f64> = runs.iter().map(Run::minutes).collect();
     minutes.sort_by(f64::total_cmp);
     let mut waves: Vec<u32> = runs.iter().map(|r| r.wave).collect();
     waves.sort_unstable();
-    let at = |v: &[f64], pct: usize| v.get((v.len() * pct / 100).min(v.len().saturating_sub(1))).copied().unwrap_or(0.0);
+    let at = |v: &[f64], pct: usize| {
+        v.get((v.len() * pct / 100).min(v.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0.0)
+    };
     let mut pickups = [0; PickupKind::COUNT];
     let mut kinds = [0; EnemyKind::COUNT];
     let mut phases = [[false; 3]; 2];
@@ -139,7 +144,11 @@ pub fn report(runs: &[Run]) -> Report {
         for (a, b) in kinds.iter_mut().zip(r.kinds) {
             *a += b;
         }
-        for (a, b) in phases.iter_mut().flatten().zip(r.boss_phases.iter().flatten()) {
+        for (a, b) in phases
+            .iter_mut()
+            .flatten()
+            .zip(r.boss_phases.iter().flatten())
+        {
             *a |= *b;
         }
     }

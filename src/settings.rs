@@ -287,7 +287,11 @@ pub struct Keys {
     #[serde(with = "key_text")]
     pub start: KeyCode,
     /// Absent in files written before bombs existed: the player's default.
-    #[serde(default, with = "key_text_opt", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "key_text_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bomb: Option<KeyCode>,
 }
 

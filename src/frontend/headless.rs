@@ -14,7 +14,11 @@ pub fn run(game: Match, sources: &mut [InputSource; 2]) -> Finished {
 }
 
 /// Plays `game` to its end, or (`until_game_over`) to its first game over.
-pub fn run_until(mut game: Match, sources: &mut [InputSource; 2], until_game_over: bool) -> Finished {
+pub fn run_until(
+    mut game: Match,
+    sources: &mut [InputSource; 2],
+    until_game_over: bool,
+) -> Finished {
     loop {
         match game.next(Instant::now()) {
             Next::Frame => {

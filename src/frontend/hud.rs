@@ -148,7 +148,11 @@ pub fn draw_hud(
         };
         let weapon = match p.weapon() {
             crate::sim::Weapon::Basic => String::new(),
-            w => format!(" {} {}s", w.name().to_uppercase(), p.weapon_timer.div_ceil(60)),
+            w => format!(
+                " {} {}s",
+                w.name().to_uppercase(),
+                p.weapon_timer.div_ceil(60)
+            ),
         };
         let shield = if p.shield == 1 { " SHIELD" } else { "" };
         font.draw_shadowed(

@@ -91,11 +91,22 @@ pub fn draw_under(sprites: &Sprites, world: &World, layout: &Layout) {
         }
         let at = layout.to_screen(v(p.pos));
         let r = 7.0 * s;
-        draw_rectangle(at.x - r, at.y - r, 2.0 * r, 2.0 * r, Color { a: 0.35, ..colour });
+        draw_rectangle(
+            at.x - r,
+            at.y - r,
+            2.0 * r,
+            2.0 * r,
+            Color { a: 0.35, ..colour },
+        );
         draw_rectangle_lines(at.x - r, at.y - r, 2.0 * r, 2.0 * r, 2.0, colour);
-        sprites
-            .font
-            .draw(label, at.x, at.y - 5.0 * s * 0.5, s * 0.5, WHITE, Align::Center);
+        sprites.font.draw(
+            label,
+            at.x,
+            at.y - 5.0 * s * 0.5,
+            s * 0.5,
+            WHITE,
+            Align::Center,
+        );
     }
 }
 
@@ -113,14 +124,9 @@ pub fn draw_over(sprites: &Sprites, world: &World, ledger: &EventLedger, layout:
             draw_circle_lines(at.x, at.y, 18.0 * s, 1.5, Color { a: 0.5, ..c });
             let done = f32::from(p.revive_progress) / f32::from(REVIVE_FRAMES);
             draw_arc(at.x, at.y, 32, 18.0 * s, -90.0, 4.0, 360.0 * done, c);
-            sprites.font.draw_shadowed(
-                "REVIVE",
-                at.x,
-                at.y + 22.0 * s,
-                s * 0.6,
-                c,
-                Align::Center,
-            );
+            sprites
+                .font
+                .draw_shadowed("REVIVE", at.x, at.y + 22.0 * s, s * 0.6, c, Align::Center);
         }
     }
     for (age, event) in ledger.recent(world.frame, BLAST_TICKS) {
@@ -147,9 +153,14 @@ pub fn draw_over(sprites: &Sprites, world: &World, ledger: &EventLedger, layout:
             boss.kind().name().to_uppercase(),
             boss.phase + 1
         );
-        sprites
-            .font
-            .draw_shadowed(&name, x + w / 2.0, y - 12.0 * s * 0.6, s * 0.6, WHITE, Align::Center);
+        sprites.font.draw_shadowed(
+            &name,
+            x + w / 2.0,
+            y - 12.0 * s * 0.6,
+            s * 0.6,
+            WHITE,
+            Align::Center,
+        );
     }
 }
 

@@ -309,7 +309,10 @@ impl HumanBot {
             self.rng.below(4) != 0
         };
         // A bomb when cornered: no way out of a hit, or crowded close.
-        let crowd = threats.iter().filter(|t| t.pos.dist(pos) < 60 * UNIT).count();
+        let crowd = threats
+            .iter()
+            .filter(|t| t.pos.dist(pos) < 60 * UNIT)
+            .count();
         let bomb = me.bombs > 0
             && !self.held.bomb
             && (clearance < 0 || crowd >= 6)
@@ -403,7 +406,7 @@ impl HumanBot {
             Fx::from_bits((y - pos.y) << SHIFT),
         );
         // The sim's 64 directions to the input's 32 (rounded).
-        Some((dir + 1) / 2 % Input::AIM_DIRECTIONS)
+        Some(dir.div_ceil(2) % Input::AIM_DIRECTIONS)
     }
 
     /// Where the ship wants to be: under its target (kept while it lives,
@@ -611,7 +614,7 @@ fn threats_near(world: &World, pos: Pt) -> ([Threat; MAX_THREATS], usize) {
                     wait: 0,
                     reach: SHIP_R + BULLET_R,
                     bullet: true,
-                            dash: 0,
+                    dash: 0,
                 },
                 SEE_BULLET,
             );

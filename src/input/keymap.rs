@@ -50,14 +50,11 @@ impl KeyMap {
 
     pub fn keys(&self) -> [KeyCode; 8] {
         [
-            self.up, self.down, self.left, self.right, self.fire, self.focus, self.start,
-            self.bomb,
+            self.up, self.down, self.left, self.right, self.fire, self.focus, self.start, self.bomb,
         ]
     }
 
-    pub fn from_keys(
-        [up, down, left, right, fire, focus, start, bomb]: [KeyCode; 8],
-    ) -> KeyMap {
+    pub fn from_keys([up, down, left, right, fire, focus, start, bomb]: [KeyCode; 8]) -> KeyMap {
         KeyMap {
             up,
             down,

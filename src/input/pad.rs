@@ -454,7 +454,10 @@ mod tests {
         assert!(map.holding_back(&idle.with(PadButton::B)));
         // X and the right shoulder bomb; the right stick aims (up is 24).
         assert_eq!(read(idle.with(PadButton::X)), Input(Input::BOMB));
-        assert_eq!(read(idle.with(PadButton::RightShoulder)), Input(Input::BOMB));
+        assert_eq!(
+            read(idle.with(PadButton::RightShoulder)),
+            Input(Input::BOMB)
+        );
         let aiming = PadState {
             right_stick: (0.0, -0.9),
             ..idle

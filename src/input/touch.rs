@@ -183,9 +183,15 @@ impl TouchLayout {
 /// What a touch does, decided where it landed and kept until it lifts.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Role {
-    Stick { origin: (f32, f32), now: (f32, f32) },
+    Stick {
+        origin: (f32, f32),
+        now: (f32, f32),
+    },
     /// The right thumb off the buttons: aims where it is pushed, and fires.
-    Aim { origin: (f32, f32), now: (f32, f32) },
+    Aim {
+        origin: (f32, f32),
+        now: (f32, f32),
+    },
     Fire,
     Bomb,
     Focus,
@@ -220,8 +226,7 @@ impl TouchPad {
                 }
                 (TouchPhase::Ended | TouchPhase::Cancelled, None) => {}
                 (_, Some(i)) => {
-                    if let Role::Stick { now, .. } | Role::Aim { now, .. } =
-                        &mut self.fingers[i].1
+                    if let Role::Stick { now, .. } | Role::Aim { now, .. } = &mut self.fingers[i].1
                     {
                         *now = (t.x, t.y);
                     }

@@ -9,15 +9,15 @@ use twinstar::sim::{EnemyKind, SimConfig, World};
 
 /// Checksum of the default preset after 10,000 frames of seed-1 bots.
 /// A rule change moves it: update it on purpose, and bump SIM_VERSION.
-const GOLDEN_10K_SEED_1: u128 = 0x77801b4e430db3c044e460bb21973641;
+const GOLDEN_10K_SEED_1: u128 = 0x4e8263d133a68a728165f1c81ef9f92a;
 
 /// Checksum of the default preset after `HUMAN_GOLDEN_FRAMES` frames of
-/// human-bot play from `HUMAN_GOLDEN_SEED`: a match that reaches wave 5 with
-/// every enemy kind on the field at some point. It moves when the rules or
+/// human-bot play from `HUMAN_GOLDEN_SEED`: a match that reaches wave 10
+/// with every enemy kind, both bosses included, on the field at some point. It moves when the rules or
 /// the human bot change: update it on purpose.
-const HUMAN_GOLDEN_SEED: u64 = 5;
-const HUMAN_GOLDEN_FRAMES: u32 = 6_000;
-const GOLDEN_HUMAN: u128 = 0x4a129542a03a1870efd5193b7a41d86a;
+const HUMAN_GOLDEN_SEED: u64 = 19;
+const HUMAN_GOLDEN_FRAMES: u32 = 36_000;
+const GOLDEN_HUMAN: u128 = 0xe5c6dc6eff5c4a717b3f688cddf6be59;
 
 /// What a human-bot match went through.
 struct HumanRun {
@@ -27,7 +27,7 @@ struct HumanRun {
     /// Frame at which wave 5 started, if it did.
     wave_5_at: Option<u32>,
     /// Which enemy kinds were alive at some point.
-    kinds_seen: [bool; 3],
+    kinds_seen: [bool; EnemyKind::COUNT],
 }
 
 fn human_run(seed: u64, frames: u32) -> HumanRun {
@@ -35,7 +35,7 @@ fn human_run(seed: u64, frames: u32) -> HumanRun {
     let mut bots = [HumanBot::new(seed, 0), HumanBot::new(seed, 1)];
     let mut run_wave = 0;
     let mut wave_5_at = None;
-    let mut kinds_seen = [false; 3];
+    let mut kinds_seen = [false; EnemyKind::COUNT];
     for _ in 0..frames {
         let inputs = [bots[0].next_input(&world), bots[1].next_input(&world)];
         world.step(inputs, &mut ());
@@ -169,9 +169,9 @@ fn local_mode_never_rolls_back_and_matches_plain_stepping() {
 }
 
 #[test]
-fn golden_checksum_of_a_human_bot_match_that_reaches_wave_5() {
+fn golden_checksum_of_a_human_bot_match_that_reaches_wave_10() {
     let run = human_run(HUMAN_GOLDEN_SEED, HUMAN_GOLDEN_FRAMES);
-    assert!(run.wave >= 5, "only reached wave {}", run.wave);
+    assert!(run.wave >= 10, "only reached wave {}", run.wave);
     for kind in EnemyKind::ALL {
         assert!(run.kinds_seen[kind as usize], "no {kind:?} was ever alive");
     }

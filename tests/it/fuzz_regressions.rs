@@ -441,7 +441,8 @@ fn recorded_replay(preset: &str, seed: u64, frames: u32, finish: bool) -> Vec<u8
                 .event(EventKind::InputDelay, "2 -> 3 frames at frame 70")
                 .unwrap();
         }
-        let inputs: [Input; PLAYERS] = [Input((f / 9) as u16 & 0x3f), Input((f / 23) as u16 & 0x1f)];
+        let inputs: [Input; PLAYERS] =
+            [Input((f / 9) as u16 & 0x3f), Input((f / 23) as u16 & 0x1f)];
         world.step(inputs, &mut ());
         writer.frame(inputs, || world.checksum()).unwrap();
     }

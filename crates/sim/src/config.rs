@@ -151,7 +151,11 @@ impl SimConfig {
             return Err("drop rate, wave counts or start wave out of range".into());
         }
         if self.lives == 0 || self.lives > crate::world::MAX_LIVES {
-            return Err(format!("lives {} outside 1..={}", self.lives, crate::world::MAX_LIVES));
+            return Err(format!(
+                "lives {} outside 1..={}",
+                self.lives,
+                crate::world::MAX_LIVES
+            ));
         }
         Ok(())
     }

@@ -108,8 +108,8 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
             x,
             y,
             [
-                id, kind, pos, vel, aim, hp, max_hp, state, timer, angle, target, phase,
-                grace, elite, burst, rng
+                id, kind, pos, vel, aim, hp, max_hp, state, timer, angle, target, phase, grace,
+                elite, burst, rng
             ]
         );
     }
@@ -128,7 +128,12 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
     }
     let markers = a.marker_count.max(b.marker_count) as usize;
     for (i, (x, y)) in a.markers.iter().zip(&b.markers).take(markers).enumerate() {
-        cmp!(format!("markers[{i}]."), x, y, [pos, rng, timer, kind, elite]);
+        cmp!(
+            format!("markers[{i}]."),
+            x,
+            y,
+            [pos, rng, timer, kind, elite]
+        );
     }
     out
 }

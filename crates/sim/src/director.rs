@@ -210,12 +210,11 @@ impl World {
         let hp = if kind.is_boss() {
             base * (2 + l) / 2
         } else {
-            let per = u32::from(self.config.hp_growth_waves);
-            let growth = if per == 0 {
-                0
-            } else {
-                ((wave - 1) / per).min(u32::from(self.config.hp_growth_cap))
-            };
+            // No growth when `hp_growth_waves` is 0.
+            let growth = (wave - 1)
+                .checked_div(u32::from(self.config.hp_growth_waves))
+                .unwrap_or(0)
+                .min(u32::from(self.config.hp_growth_cap));
             let hp = base + growth + l;
             if elite { hp * 3 / 2 } else { hp }
         };
@@ -476,7 +475,9 @@ mod tests {
     #[test]
     fn every_kind_but_the_fragment_is_in_the_table() {
         for kind in EnemyKind::ALL {
-            let listed = WAVES.iter().any(|w| w.groups.iter().any(|g| g.kind == kind));
+            let listed = WAVES
+                .iter()
+                .any(|w| w.groups.iter().any(|g| g.kind == kind));
             assert_eq!(listed, kind != Splitling, "{kind:?}");
         }
     }

@@ -63,7 +63,8 @@ impl World {
 
     fn wanderer(&self, e: &mut Enemy, pace: u32) {
         if e.timer == 0 {
-            e.vel = Vec2::direction(e.rng.below(64)).scaled(pct_of(self.config.wanderer_speed, pace));
+            e.vel =
+                Vec2::direction(e.rng.below(64)).scaled(pct_of(self.config.wanderer_speed, pace));
             e.timer = e.rng.range(30, 90) as u16;
         }
     }
@@ -75,7 +76,8 @@ impl World {
         let cfg = self.config;
         e.vel = Vec2::direction(e.rng.below(64)).scaled(pct_of(cfg.shooter_speed, pace));
         e.timer = paced(
-            u32::from(cfg.shooter_cooldown_min) + e.rng.below(u32::from(cfg.shooter_cooldown_jitter) + 1),
+            u32::from(cfg.shooter_cooldown_min)
+                + e.rng.below(u32::from(cfg.shooter_cooldown_jitter) + 1),
             pace,
         );
         if e.grace > 0 {
@@ -173,7 +175,11 @@ impl World {
                 e.vel = Vec2::ZERO;
             }
             STATE_WINDUP => {
-                let n = if self.spawner.wave >= 12 || e.elite == 1 { 14 } else { 10 };
+                let n = if self.spawner.wave >= 12 || e.elite == 1 {
+                    14
+                } else {
+                    10
+                };
                 self.ring(e.pos, n, u32::from(e.angle), speed);
                 events.emit(Event::EnemyShot {
                     id: e.id,
@@ -248,7 +254,7 @@ impl World {
                 self.ring(e.pos, 2, u32::from(e.angle), speed);
                 e.angle = e.angle.wrapping_add(5);
                 e.burst = e.burst.wrapping_add(1);
-                if e.burst % 10 == 0
+                if e.burst.is_multiple_of(10)
                     && let Some(t) = self.pick_target(&mut e.rng)
                 {
                     let dir = toward(e.pos, self.players[t].pos);
@@ -260,7 +266,7 @@ impl World {
                 self.ring(e.pos, 3, u32::from(e.angle), speed);
                 e.angle = e.angle.wrapping_add(7);
                 e.burst = e.burst.wrapping_add(1);
-                if e.burst % 8 == 0 {
+                if e.burst.is_multiple_of(8) {
                     self.ring(e.pos, 24, u32::from(e.angle) / 2, speed);
                 }
                 e.timer = paced(4, pace);
@@ -307,7 +313,7 @@ impl World {
                 self.ring(e.pos, 12, u32::from(e.angle), speed * 4 / 5);
                 e.angle = e.angle.wrapping_add(3);
                 e.burst = e.burst.wrapping_add(1);
-                if e.burst % 4 == 0 {
+                if e.burst.is_multiple_of(4) {
                     for side in [-1, 1] {
                         let pos = Vec2::new(e.pos.x + fx(40) * side, e.pos.y + fx(30));
                         let marker = Marker {

@@ -62,9 +62,7 @@ impl Input {
         let cleared = Input(self.0 & !(Self::AIM_MASK | Self::AIMING));
         match direction {
             Some(d) => Input(
-                cleared.0
-                    | Self::AIMING
-                    | (((d % Self::AIM_DIRECTIONS) as u16) << Self::AIM_SHIFT),
+                cleared.0 | Self::AIMING | (((d % Self::AIM_DIRECTIONS) as u16) << Self::AIM_SHIFT),
             ),
             None => cleared,
         }

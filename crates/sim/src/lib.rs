@@ -12,8 +12,8 @@
 mod config;
 mod daily;
 mod diff;
-mod director;
 mod directions;
+mod director;
 mod enemies;
 mod event;
 mod game;
@@ -28,9 +28,9 @@ mod world;
 // The netcode shows checksums in the same text form everywhere.
 pub use config::{PRESET_NAMES, SimConfig};
 pub use daily::daily_seed;
-pub use director::{TABLE_WAVES, is_boss_wave, wave_loop};
 pub use diff::{FieldDiff, world_diff};
 pub use directions::DIRECTION_COUNT;
+pub use director::{TABLE_WAVES, is_boss_wave, wave_loop};
 pub use event::{Event, EventSink};
 pub use game::{GAME, Twinstar};
 pub use input::Input;

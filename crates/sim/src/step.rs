@@ -240,7 +240,8 @@ impl World {
                 if ei < hit
                     && e.hp > 0
                     && e.id != b.hit_id
-                    && b.pos.within(e.pos, e.kind().radius() + PLAYER_BULLET_RADIUS)
+                    && b.pos
+                        .within(e.pos, e.kind().radius() + PLAYER_BULLET_RADIUS)
                 {
                     hit = ei;
                 }
@@ -263,8 +264,7 @@ impl World {
             }
             for pi in 0..PLAYERS {
                 if self.vulnerable(pi)
-                    && e
-                        .pos
+                    && e.pos
                         .within(self.players[pi].pos, PLAYER_RADIUS + e.kind().radius())
                 {
                     self.hit_player(pi, events);
