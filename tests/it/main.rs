@@ -11,6 +11,7 @@
 mod common;
 
 mod assets;
+mod balance;
 mod browser;
 mod chat;
 mod cli;

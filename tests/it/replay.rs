@@ -303,3 +303,42 @@ thread_local! {
         std::fs::read(file).unwrap()
     };
 }
+
+/// A replay of the first simulation version (a 150-frame default match,
+/// recorded before SIM_VERSION 2) is refused by every reader with one
+/// line naming both versions, and exit 2: it would not reproduce.
+#[test]
+fn a_replay_of_the_old_simulation_is_refused_naming_both_versions() {
+    let dir = scratch("old-sim-replay");
+    let old =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replays/sim-v1-default-150.tsr");
+    let bytes = std::fs::read(&old).unwrap();
+    assert_eq!(
+        &bytes[10..14],
+        &1u32.to_le_bytes(),
+        "the fixture is of version 1"
+    );
+    let why = replay::read_bytes(&bytes).unwrap_err();
+    assert!(
+        matches!(why, ReplayError::SimVersion { found: 1, ours: 2 }),
+        "{why}"
+    );
+    for args in [
+        vec!["replay", old.to_str().unwrap(), "--headless", "--verify"],
+        vec!["replay", old.to_str().unwrap(), "--dump"],
+    ] {
+        let out = run(&dir, &args, LIMIT);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", out.stderr);
+        let lines: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter(|l| l.contains("version"))
+            .collect();
+        assert_eq!(lines.len(), 1, "{}", out.stderr);
+        assert!(
+            lines[0].contains("simulation version 1") && lines[0].contains("version 2"),
+            "{}",
+            lines[0]
+        );
+    }
+}
