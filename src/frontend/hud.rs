@@ -9,24 +9,8 @@ use super::scene::Layout;
 use crate::sim::FPS;
 use crate::sim::{Event, World};
 
-const PLAYER_COLORS: [Color; 2] = [
-    Color::new(0.35, 0.85, 1.0, 1.0),
-    Color::new(1.0, 0.62, 0.2, 1.0),
-];
+pub use super::look::player_color;
 
-/// Player `i`'s colour in the HUD and the chat: the colour-blind
-/// palette's when the player asked for it (`look`).
-pub fn player_color(i: usize) -> Color {
-    if super::look::get().colour_blind {
-        let [r, g, b] = [
-            super::look::palette::PLAYER_ONE,
-            super::look::palette::PLAYER_TWO,
-        ][i.min(1)];
-        Color::from_rgba(r, g, b, 255)
-    } else {
-        PLAYER_COLORS[i.min(1)]
-    }
-}
 const BANNER_TICKS: u32 = 120;
 
 /// What the result panel needs besides the world.
@@ -130,7 +114,7 @@ pub fn draw_hud(
         Color::new(0.8, 0.85, 1.0, 0.9),
         Align::Center,
     );
-    if let Some(combo) = super::telegraphs::combo_text(world) {
+    if let Some(combo) = combo_text(world) {
         font.draw_shadowed(
             &combo,
             center,
@@ -334,4 +318,18 @@ mod tests {
         assert_eq!(rematch_status(0, Some("1"), true), "P1 holds 1: READY");
         assert_eq!(rematch_status(1, None, false), "P2 holds START: waiting");
     }
+}
+
+/// The combo line under the team score: "x3 COMBO 17", when there is one.
+pub fn combo_text(world: &World) -> Option<String> {
+    let team = &world.team;
+    (team.combo > 1).then(|| {
+        let m = team.multiplier();
+        let top = if m == crate::sim::MAX_MULTIPLIER {
+            " MAX"
+        } else {
+            ""
+        };
+        format!("x{m}{top}  COMBO {}", team.combo)
+    })
 }

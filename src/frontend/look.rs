@@ -11,6 +11,8 @@
 
 use std::cell::Cell;
 
+use macroquad::color::Color;
+
 use crate::settings::Settings;
 
 /// How things are drawn.
@@ -62,6 +64,21 @@ pub fn get() -> Look {
 
 /// The colour-blind palette (Okabe and Ito), as RGB bytes: what the
 /// screenshot check simulates colour-vision deficiencies on.
+const PLAYER_COLORS: [Color; 2] = [
+    Color::new(0.35, 0.85, 1.0, 1.0),
+    Color::new(1.0, 0.62, 0.2, 1.0),
+];
+
+/// Player `i`'s colour in the HUD and the chat: the colour-blind
+/// palette's when the player asked for it (`look`).
+pub fn player_color(i: usize) -> Color {
+    if get().colour_blind {
+        let [r, g, b] = [palette::PLAYER_ONE, palette::PLAYER_TWO][i.min(1)];
+        Color::from_rgba(r, g, b, 255)
+    } else {
+        PLAYER_COLORS[i.min(1)]
+    }
+}
 pub mod palette {
     /// Player 1: sky blue.
     pub const PLAYER_ONE: [u8; 3] = [0x56, 0xb4, 0xe9];

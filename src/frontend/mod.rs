@@ -9,6 +9,7 @@ pub mod effects;
 pub mod headless;
 pub mod hud;
 pub mod keys;
+pub mod layout;
 pub mod look;
 pub mod menu;
 pub mod overlay;

@@ -11,9 +11,7 @@ use macroquad::prelude::*;
 use super::assets::{EXPLOSION_FRAMES, SPRITE_PIXELS_PER_UNIT, Sprites};
 use super::effects::{self, EventLedger, HitMark};
 use super::look::{self, palette};
-use crate::sim::{
-    ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, Event, Fx, OWNER_ENEMY, PLAYERS, Vec2 as SimVec2, World,
-};
+use crate::sim::{EnemyKind, Event, Fx, OWNER_ENEMY, PLAYERS, Vec2 as SimVec2, World};
 
 /// Frames an explosion lasts (8 strip frames, 4 ticks each).
 const EXPLOSION_TICKS: u32 = 32;
@@ -28,42 +26,7 @@ fn v(p: SimVec2) -> Vec2 {
     vec2(f(p.x), f(p.y))
 }
 
-/// Where the arena is on screen.
-#[derive(Clone, Copy, Debug)]
-pub struct Layout {
-    pub origin: Vec2,
-    pub scale: f32,
-}
-
-impl Layout {
-    /// The arena as large as fits, `side` pixels kept free on the left and
-    /// the right (touch controls held sideways).
-    pub fn fit(side: f32) -> Layout {
-        let (aw, ah) = (f(ARENA_WIDTH), f(ARENA_HEIGHT));
-        let (w, h) = (screen_width(), screen_height());
-        let scale = ((w - 2.0 * side).max(1.0) / aw).min(h / ah);
-        let centred = (h - ah * scale) / 2.0;
-        // Upright (a phone held in portrait), the arena goes near the top so
-        // the touch controls get the space below it, under the thumbs.
-        let top = if h > w * 1.2 {
-            centred.min(h * 0.1)
-        } else {
-            centred
-        };
-        Layout {
-            origin: vec2((w - aw * scale) / 2.0, top),
-            scale,
-        }
-    }
-
-    pub fn to_screen(&self, p: Vec2) -> Vec2 {
-        self.origin + p * self.scale
-    }
-
-    pub fn size(&self) -> Vec2 {
-        vec2(f(ARENA_WIDTH), f(ARENA_HEIGHT)) * self.scale
-    }
-}
+pub use super::layout::Layout;
 
 /// Ship positions of the frame before the current one, for interpolation.
 #[derive(Clone, Copy, Debug, Default)]

@@ -7,10 +7,10 @@ use macroquad::prelude::*;
 
 use super::assets::{Align, Sprites};
 use super::effects::EventLedger;
-use super::scene::Layout;
+use super::layout::Layout;
 use crate::sim::{
-    EnemyKind, Event, Fx, MAX_MULTIPLIER, PICKUP_FRAMES, PickupKind, REVIVE_FRAMES, STATE_WINDUP,
-    Vec2 as SimVec2, World,
+    EnemyKind, Event, Fx, PICKUP_FRAMES, PickupKind, REVIVE_FRAMES, STATE_WINDUP, Vec2 as SimVec2,
+    World,
 };
 
 fn f(v: Fx) -> f32 {
@@ -120,7 +120,7 @@ pub fn draw_over(sprites: &Sprites, world: &World, ledger: &EventLedger, layout:
             draw_circle_lines(at.x, at.y, 11.0 * s, 2.0, Color::new(0.4, 1.0, 0.9, 0.8));
         }
         if p.is_downed() {
-            let c = super::hud::player_color(i);
+            let c = super::look::player_color(i);
             draw_circle_lines(at.x, at.y, 18.0 * s, 1.5, Color { a: 0.5, ..c });
             let done = f32::from(p.revive_progress) / f32::from(REVIVE_FRAMES);
             draw_arc(at.x, at.y, 32, 18.0 * s, -90.0, 4.0, 360.0 * done, c);
@@ -162,14 +162,4 @@ pub fn draw_over(sprites: &Sprites, world: &World, ledger: &EventLedger, layout:
             Align::Center,
         );
     }
-}
-
-/// The combo line under the team score: "x3 COMBO 17", when there is one.
-pub fn combo_text(world: &World) -> Option<String> {
-    let team = &world.team;
-    (team.combo > 1).then(|| {
-        let m = team.multiplier();
-        let top = if m == MAX_MULTIPLIER { " MAX" } else { "" };
-        format!("x{m}{top}  COMBO {}", team.combo)
-    })
 }

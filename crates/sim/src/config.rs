@@ -3,8 +3,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::kinds::MAX_LIVES;
 use crate::math::{Fx, fx, fx_ratio};
-use crate::world::{SCENARIO_STRESS, SCENARIO_WAVES};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
@@ -49,6 +49,11 @@ pub struct SimConfig {
     pub count_pct: u16,
     pub _pad: u16,
 }
+/// `SimConfig::scenario`: the waves of the table, or the stress test's
+/// heaviest state from frame 0.
+pub const SCENARIO_WAVES: u16 = 0;
+pub const SCENARIO_STRESS: u16 = 1;
+
 /// The largest speed rules may give anything, in units per frame (a
 /// tenth of the arena's width; the presets stay under 11): positions near
 /// the arena plus it stay far from `Fx`'s range.
@@ -150,12 +155,8 @@ impl SimConfig {
         if self.drop_permille > 1000 || self.count_pct > 400 || self.start_wave > 1000 {
             return Err("drop rate, wave counts or start wave out of range".into());
         }
-        if self.lives == 0 || self.lives > crate::world::MAX_LIVES {
-            return Err(format!(
-                "lives {} outside 1..={}",
-                self.lives,
-                crate::world::MAX_LIVES
-            ));
+        if self.lives == 0 || self.lives > MAX_LIVES {
+            return Err(format!("lives {} outside 1..={}", self.lives, MAX_LIVES));
         }
         Ok(())
     }

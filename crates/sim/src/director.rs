@@ -3,6 +3,7 @@
 //! enemies. Every spawn is announced by a marker `MARKER_FRAMES` ahead, and
 //! a fresh enemy spends `SPAWN_GRACE` frames harmless.
 
+use crate::config::SCENARIO_STRESS;
 use crate::event::{Event, EventSink};
 use crate::math::{Fx, Vec2, fx};
 use crate::world::*;

@@ -26,7 +26,7 @@ mod step;
 mod world;
 
 // The netcode shows checksums in the same text form everywhere.
-pub use config::{PRESET_NAMES, SimConfig};
+pub use config::{PRESET_NAMES, SCENARIO_STRESS, SCENARIO_WAVES, SimConfig};
 pub use daily::daily_seed;
 pub use diff::{FieldDiff, world_diff};
 pub use directions::DIRECTION_COUNT;

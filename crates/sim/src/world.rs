@@ -8,7 +8,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::Frame;
-use crate::config::SimConfig;
+use crate::config::{SCENARIO_STRESS, SimConfig};
 use crate::math::{Fx, Vec2, fx};
 use crate::rng::Mwc;
 
@@ -439,8 +439,3 @@ pub fn spawn_point(player: usize) -> Vec2 {
     let x = if player == 0 { fx(240) } else { fx(400) };
     Vec2::new(x, fx(320))
 }
-
-/// `SimConfig::scenario`: the waves of the table, or the stress test's
-/// heaviest state from frame 0.
-pub const SCENARIO_WAVES: u16 = 0;
-pub const SCENARIO_STRESS: u16 = 1;
