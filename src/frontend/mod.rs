@@ -12,6 +12,7 @@ pub mod keys;
 pub mod layout;
 pub mod look;
 pub mod menu;
+pub mod mouse_aim;
 pub mod overlay;
 pub mod pads;
 pub mod replay_view;

@@ -80,7 +80,10 @@ impl TouchControls {
         let l = self.layout;
         let ring = Color::new(1.0, 1.0, 1.0, 0.35);
         let fill = Color::new(1.0, 1.0, 1.0, 0.18);
-        if let Some((origin, thumb)) = self.pad.stick() {
+        for (origin, thumb) in [self.pad.stick(), self.pad.aim_stick()]
+            .into_iter()
+            .flatten()
+        {
             draw_circle_lines(origin.0, origin.1, l.stick_radius, 3.0, ring);
             let d = vec2(thumb.0 - origin.0, thumb.1 - origin.1).clamp_length_max(l.stick_radius);
             draw_circle(origin.0 + d.x, origin.1 + d.y, l.stick_radius * 0.45, fill);
@@ -110,6 +113,12 @@ impl TouchControls {
             self.pad.holding_focus(),
             "FOCUS",
             Color::new(0.4, 0.7, 1.0, 1.0),
+        );
+        button(
+            l.bomb,
+            self.pad.holding_bomb(),
+            "BOMB",
+            Color::new(1.0, 0.3, 0.6, 1.0),
         );
         if start_shown {
             let held = self.input().has(Input::START);
@@ -142,6 +151,7 @@ fn layout_json(l: &TouchLayout) -> String {
     serde_json::json!({
         "fire": b(l.fire),
         "focus": b(l.focus),
+        "bomb": b(l.bomb),
         "start": b(l.start),
         "stick_zone": l.stick_zone,
         "stick_radius": l.stick_radius,

@@ -188,6 +188,7 @@ struct MatchScreen {
     /// The last pad connected or removed, and when: shown for a while.
     pad_notice: Option<(String, Instant)>,
     touch: TouchControls,
+    mouse: super::mouse_aim::MouseAim,
 }
 
 /// Where a touch screen's "leave" button sits: the top right corner.
@@ -227,9 +228,16 @@ impl MatchScreen {
             } else {
                 super::pads::player_inputs(players)
             };
-            // The touch controls play the first keyboard player.
+            // The touch controls play the first keyboard player, and the
+            // mouse aims for that player unless a stick already does.
             pads[0] = Input(pads[0].0 | touch.0);
             let world = game.driver().world();
+            if let Some(first) = sources.iter().position(InputSource::is_keys)
+                && pads[0].aim().is_none()
+                && let Some(aim) = self.mouse.aim(world, first, self.touch.side())
+            {
+                pads[0] = pads[0].with_aim(Some(aim));
+            }
             let inputs = super::frame_inputs(sources, world, keys, pads);
             self.motion.remember(game.driver().world());
             let report = game.advance(inputs);
@@ -369,6 +377,7 @@ pub async fn play_match(
         chat: ChatBox::new(options.chat),
         pad_notice: None,
         touch: TouchControls::default(),
+        mouse: Default::default(),
     };
     super::keys::set_in_match(true);
     let _awake = KeepAwake::hold();

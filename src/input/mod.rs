@@ -13,7 +13,7 @@ pub use crate::sim::Input;
 pub use bot::ScriptBot;
 pub use human::HumanBot;
 pub use keymap::KeyMap;
-pub use pad::{PadButton, PadMap, PadState};
+pub use pad::{PadButton, PadMap, PadState, angle_to_aim};
 
 /// Which bot plays a bot's slot (`--bot-style`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]

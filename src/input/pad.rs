@@ -487,6 +487,7 @@ mod tests {
         let map = PadMap {
             fire: [PadButton::X, PadButton::X],
             focus: [PadButton::RightShoulder, PadButton::RightShoulder],
+            bomb: [PadButton::Y, PadButton::Y],
             ..PadMap::STANDARD
         };
         let idle = PadState::default();
