@@ -309,17 +309,6 @@ fn draw_result_chat(font: &BitmapFont, chat: &[String], left: f32, top: f32, wid
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rematch_status_names_the_key_and_who_is_ready() {
-        assert_eq!(rematch_status(0, Some("1"), true), "P1 holds 1: READY");
-        assert_eq!(rematch_status(1, None, false), "P2 holds START: waiting");
-    }
-}
-
 /// The combo line under the team score: "x3 COMBO 17", when there is one.
 pub fn combo_text(world: &World) -> Option<String> {
     let team = &world.team;
@@ -332,4 +321,15 @@ pub fn combo_text(world: &World) -> Option<String> {
         };
         format!("x{m}{top}  COMBO {}", team.combo)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rematch_status_names_the_key_and_who_is_ready() {
+        assert_eq!(rematch_status(0, Some("1"), true), "P1 holds 1: READY");
+        assert_eq!(rematch_status(1, None, false), "P2 holds START: waiting");
+    }
 }
