@@ -5,6 +5,8 @@
 //!
 //! cargo run --example balance -- 1-100 [CAP_MINUTES]
 
+use std::io::Write;
+
 use twinstar::balance::{play, report};
 use twinstar::sim::{FPS, SimConfig};
 

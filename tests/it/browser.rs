@@ -20,7 +20,7 @@ use common::{
 
 /// Checksum of the default preset after 10,000 frames of seed-1 bots, the
 /// same constant as tests/it/determinism.rs pins natively.
-const GOLDEN_10K_SEED_1: &str = "4e8263d133a68a728165f1c81ef9f92a";
+const GOLDEN_10K_SEED_1: &str = "aff3065b9ae4aedf5692adfa9c730f8a";
 
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 

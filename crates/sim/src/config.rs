@@ -80,7 +80,7 @@ impl SimConfig {
         lives: 3,
         respawn_frames: 90,
         invulnerable_frames: 120,
-        wave_pause: 150,
+        wave_pause: 360,
         players_immortal: 0,
         fire_cooldown: 6,
         shooter_cooldown_min: 60,

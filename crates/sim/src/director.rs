@@ -59,22 +59,22 @@ use Formation::*;
 const WAVES: [Wave; 20] = [
     // 1: wanderers only, one at a time.
     Wave {
-        groups: &[g(Wanderer, 6, 40, Random)],
+        groups: &[g(Wanderer, 8, 60, Random)],
         max_alive: 5,
     },
     // 2: a line of wanderers, then shooters.
     Wave {
-        groups: &[g(Wanderer, 6, 15, Line), g(Shooter, 3, 60, Random)],
+        groups: &[g(Wanderer, 6, 30, Line), g(Shooter, 3, 80, Random)],
         max_alive: 8,
     },
     // 3: shooters from the sides, the first chargers.
     Wave {
-        groups: &[g(Shooter, 4, 40, Sides), g(Charger, 2, 90, Random)],
+        groups: &[g(Shooter, 5, 60, Sides), g(Charger, 2, 120, Random)],
         max_alive: 6,
     },
     // 4: a ring of wanderers around the ships, chargers.
     Wave {
-        groups: &[g(Wanderer, 8, 8, Ring), g(Charger, 3, 80, Random)],
+        groups: &[g(Wanderer, 8, 20, Ring), g(Charger, 3, 100, Random)],
         max_alive: 10,
     },
     // 5: the Warden.
@@ -85,17 +85,17 @@ const WAVES: [Wave; 20] = [
     // 6: snipers behind a screen of wanderers.
     Wave {
         groups: &[g(Wanderer, 6, 20, Random), g(Sniper, 2, 60, Line)],
-        max_alive: 8,
+        max_alive: 6,
     },
     // 7: splitters, shooters from the sides.
     Wave {
         groups: &[g(Splitter, 3, 70, Random), g(Shooter, 4, 40, Sides)],
-        max_alive: 8,
+        max_alive: 6,
     },
     // 8: spinners' rings, chargers.
     Wave {
         groups: &[g(Spinner, 2, 40, Line), g(Charger, 3, 70, Random)],
-        max_alive: 6,
+        max_alive: 5,
     },
     // 9: snipers, splitters, a ring of wanderers.
     Wave {
@@ -104,7 +104,7 @@ const WAVES: [Wave; 20] = [
             g(Splitter, 3, 50, Sides),
             g(Wanderer, 6, 10, Ring),
         ],
-        max_alive: 10,
+        max_alive: 8,
     },
     // 10: the Hydra.
     Wave {
@@ -293,9 +293,12 @@ impl World {
             return;
         }
         let l = wave_loop(s.wave);
-        let count = (u32::from(group.count) * u32::from(self.config.count_pct) / 100)
-            * (100 + 15 * l)
-            / 100;
+        // A boss is one boss, whatever the counts' scale.
+        let count = if group.kind.is_boss() {
+            u32::from(group.count)
+        } else {
+            (u32::from(group.count) * u32::from(self.config.count_pct) / 100) * (100 + 15 * l) / 100
+        };
         let count = count.clamp(1, 200) as u16;
         let k = s.group_spawned;
         let pos = self.formation_pos(group.formation, k, count);

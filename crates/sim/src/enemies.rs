@@ -239,7 +239,17 @@ impl World {
         if e.vel.x == Fx::ZERO {
             e.vel = Vec2::new(fx_ratio(4, 5), Fx::ZERO);
         }
-        e.vel.y = Fx::ZERO;
+        // From its second phase it sways down into the arena and back,
+        // taking room from the ships.
+        if e.phase == 0 {
+            e.vel.y = Fx::ZERO;
+        } else if e.pos.y <= fx(70) {
+            e.vel.y = fx_ratio(1, 2);
+        } else if e.pos.y >= fx(190) {
+            e.vel.y = -fx_ratio(1, 2);
+        } else if e.vel.y == Fx::ZERO {
+            e.vel.y = fx_ratio(1, 2);
+        }
         if e.timer > 0 {
             return;
         }
@@ -258,7 +268,7 @@ impl World {
                     && let Some(t) = self.pick_target(&mut e.rng)
                 {
                     let dir = toward(e.pos, self.players[t].pos);
-                    self.fan(e.pos, dir, 5, 3, speed * 5 / 4);
+                    self.fan(e.pos, dir, 7, 2, speed * 5 / 4);
                 }
                 e.timer = paced(5, pace);
             }

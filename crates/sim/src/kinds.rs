@@ -88,7 +88,7 @@ impl EnemyKind {
             EnemyKind::Splitter => 5,
             EnemyKind::Splitling => 1,
             EnemyKind::Spinner => 8,
-            EnemyKind::Warden => 900,
+            EnemyKind::Warden => 1400,
             EnemyKind::Hydra => 900,
         }
     }

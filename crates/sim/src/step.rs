@@ -309,6 +309,10 @@ impl World {
         });
         if kind.is_boss() {
             self.team.bosses_defeated += 1;
+            // The boss's escort stops coming: what is alive is the rest.
+            if self.spawner.wave_done == WAVE_ANNOUNCING {
+                self.spawner.wave_done = WAVE_ANNOUNCED;
+            }
             events.emit(Event::BossDefeated {
                 kind: e.kind,
                 pos: e.pos,
