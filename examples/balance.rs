@@ -30,15 +30,19 @@ fn main() {
         }
     };
     let cap = cap_minutes * 60 * FPS;
+    let mut out = std::io::stdout().lock();
+    // A reader that stops early (`| head`) ends the run quietly.
+    let mut print = |line: String| {
+        if writeln!(out, "{line}").is_err() {
+            std::process::exit(0);
+        }
+    };
     let runs: Vec<_> = (from..=to)
         .map(|seed| {
             let run = play(seed, SimConfig::DEFAULT, cap);
-            println!("{}", serde_json::to_string(&run).expect("a run serializes"));
+            print(serde_json::to_string(&run).expect("a run serializes"));
             run
         })
         .collect();
-    println!(
-        "{}",
-        serde_json::to_string(&report(&runs)).expect("a report serializes")
-    );
+    print(serde_json::to_string(&report(&runs)).expect("a report serializes"));
 }
