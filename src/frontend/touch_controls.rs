@@ -62,6 +62,8 @@ impl TouchControls {
         self.pad.input(&self.layout)
     }
 
+    /// Whether this screen has been touched: then the touch controls play,
+    /// and the mouse (which browsers move with the finger) does not aim.
     pub fn seen(&self) -> bool {
         self.pad.seen
     }

@@ -234,6 +234,7 @@ impl MatchScreen {
             let world = game.driver().world();
             if let Some(first) = sources.iter().position(InputSource::is_keys)
                 && pads[0].aim().is_none()
+                && !self.touch.seen()
                 && let Some(aim) = self.mouse.aim(world, first, self.touch.side())
             {
                 pads[0] = pads[0].with_aim(Some(aim));
