@@ -82,12 +82,13 @@ echo "$out/local.png"
 # colour-blind palette and shapes, the interface at 150 %, reduced motion.
 # tests/it/screenshots.rs simulates deuteranopia and protanopia on it.
 printf 'colour_blind = true\nui_scale = 150\nreduced_motion = true\n' > "$work/look.toml"
-# Frame 800: both ships, both kinds of bullet and a hit on screen. Its
-# replay goes to $TWINSTAR_SHOTS_REPLAYS when set: the test reads the world
-# back from it to know where each thing was drawn.
+# Frame 2900 of the human-like pair on seed 5 (wave 2, shooters out):
+# both ships, both kinds of bullet and a hit on screen. Its replay goes to
+# $TWINSTAR_SHOTS_REPLAYS when set: the test reads the world back from it
+# to know where each thing was drawn.
 replays=${TWINSTAR_SHOTS_REPLAYS:-$work}
 mkdir -p "$replays"
-TWINSTAR_CONFIG="$work/look.toml" play local --bots --seed 5 --frames 800 \
+TWINSTAR_CONFIG="$work/look.toml" play local --bots --bot-style human --seed 5 --frames 2900 \
     --record "$replays/local-colour-blind.tsr" --screenshot "$out/local-colour-blind.png"
 echo "$out/local-colour-blind.png"
 

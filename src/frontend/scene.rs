@@ -142,7 +142,12 @@ fn draw_enemies(
             EnemyKind::Shooter => (world.frame as f32 + e.id as f32 * 17.0) * 0.01,
             _ => 0.0,
         };
-        let (texture, tint, size) = sprites.enemy(kind);
+        let (texture, mut tint, size) = sprites.enemy(kind);
+        if look::get().colour_blind && std::ptr::eq(texture, &sprites.shooter) {
+            // The shooter's violet reads as player 1's sky blue under
+            // deuteranopia (ΔE 16); pulled toward magenta it keeps 38.
+            tint = Color::new(tint.r, tint.g * 0.6, tint.b * 0.6, tint.a);
+        }
         draw_sprite(texture, layout, center, rotation, size, tint);
         if flashing.contains(&e.id) {
             let at = layout.to_screen(center);

@@ -65,7 +65,7 @@ fn every_screen_is_drawn_and_each_is_different() {
     }
     let replay = twinstar::replay::read(&out.join("local-colour-blind.tsr"))
         .expect("the colour-blind match's replay");
-    let world = twinstar::replay::simulate_to(&replay, 800).expect("its world at frame 800");
+    let world = twinstar::replay::simulate_to(&replay, 2900).expect("its world at frame 2900");
     colour_blind_pairs_stay_apart(&load(&out.join("local-colour-blind.png")), &world);
     let _ = std::fs::remove_dir_all(&out);
 }

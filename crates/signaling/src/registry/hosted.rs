@@ -17,6 +17,21 @@ pub const MAX_HOSTED: usize = 100_000;
 /// its replay as the match ends.
 pub const HOSTED_RETENTION: Duration = Duration::from_secs(6 * 3600);
 
+/// A room that pairs again this soon after its match closed, with one of
+/// the same players, resumes that match (a rejoin) rather than starting
+/// another.
+pub const REJOIN_GAP: Duration = Duration::from_secs(10 * 60);
+
+/// Whether `later` resumes `earlier`: the same room, a player of both,
+/// paired after `earlier` closed and within [`REJOIN_GAP`] of it.
+fn continues(earlier: &HostedMatch, later: &HostedMatch) -> bool {
+    earlier.room == later.room
+        && later.peers.iter().any(|p| earlier.peers.contains(p))
+        && earlier.closed.is_some_and(|closed| {
+            later.opened >= closed && later.opened.saturating_duration_since(closed) <= REJOIN_GAP
+        })
+}
+
 /// One match this server paired.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostedMatch {
@@ -104,14 +119,89 @@ impl Hosted {
         (self.matches.iter_mut().rev()).find(|m| m.closed.is_none() && m.peers.contains(&peer))
     }
 
-    /// The newest match a replay naming `room` and `peers` is of.
+    /// The newest match a replay naming `room` and `peers` is of, with
+    /// the matches it continued or was continued by (see
+    /// [`REJOIN_GAP`]): a player whose connection dropped comes back as a
+    /// new peer, and its room pairs again; that is one match, whose replay
+    /// lasts from the first pairing to the last close, under the first
+    /// entry's id (one ranked upload).
     pub(super) fn find(&self, room: Option<&str>, peers: &[String]) -> Option<HostedMatch> {
-        (self.matches.iter().rev())
-            .find(|m| m.is_named_by(room, peers))
-            .cloned()
+        let at = (self
+            .matches
+            .iter()
+            .rposition(|m| m.is_named_by(room, peers)))?;
+        let mut first = at;
+        while first > 0 {
+            match (0..first)
+                .rev()
+                .find(|&i| continues(&self.matches[i], &self.matches[first]))
+            {
+                Some(i) => first = i,
+                None => break,
+            }
+        }
+        let mut found = self.matches[first].clone();
+        let mut last = first;
+        for later in first + 1..self.matches.len() {
+            if continues(&self.matches[last], &self.matches[later]) {
+                let m = &self.matches[later];
+                found.closed = m.closed;
+                let new: Vec<PeerId> = (m.peers.iter())
+                    .filter(|p| !found.peers.contains(p))
+                    .copied()
+                    .collect();
+                found.peers.extend(new);
+                last = later;
+            }
+        }
+        Some(found)
     }
 
     pub(super) fn len(&self) -> usize {
         self.matches.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peer(n: u128) -> PeerId {
+        PeerId(uuid::Uuid::from_u128(n))
+    }
+
+    /// A player killed mid-match comes back as a new peer and the room
+    /// pairs again: the host's replay, naming either seat's first or new
+    /// id, is of one match that lasted from the first pairing to the end.
+    #[test]
+    fn a_rejoin_resumes_the_match_it_left() {
+        let t0 = Instant::now();
+        let at = |s| t0 + Duration::from_secs(s);
+        let (host, first, back) = (peer(1), peer(2), peer(3));
+        let mut hosted = Hosted::default();
+        hosted.paired("K7Q-2XM", &[host, first], at(0));
+        hosted.left(first, at(5));
+        hosted.paired("K7Q-2XM", &[host, back], at(6));
+        hosted.left(host, at(20));
+        let names = |ids: &[PeerId]| ids.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        for named in [names(&[host, first]), names(&[host, back])] {
+            let m = hosted.find(Some("K7Q-2XM"), &named).expect("found");
+            assert_eq!(m.id, 1, "one match, the first entry's id");
+            assert_eq!(m.lifetime(at(30)), Duration::from_secs(20));
+            assert!(m.peers.contains(&back) && m.peers.contains(&first));
+        }
+        // Another room, or the same room much later, is another match.
+        hosted.paired("OTHER-1", &[host, peer(4)], at(21));
+        hosted.paired(
+            "K7Q-2XM",
+            &[host, peer(5)],
+            at(20) + REJOIN_GAP + Duration::from_secs(1),
+        );
+        let later = hosted
+            .find(Some("K7Q-2XM"), &names(&[host, peer(5)]))
+            .unwrap();
+        assert_eq!(later.id, 4);
+        let other = hosted.find(Some("OTHER-1"), &names(&[host])).unwrap();
+        assert_eq!((other.id, other.closed), (3, None));
     }
 }
