@@ -36,7 +36,10 @@ pub enum Command {
     Menu(MenuArgs),
     /// Roll back and re-simulate every frame; stop at the first mismatch.
     Synctest(SynctestArgs),
-    /// Two players on one keyboard (WASD+Space/LShift, arrows+Enter/RShift; 1 and 2 start).
+    /// Play alone: the human-like bot is your partner (it revives you and
+    /// takes pickups). Headless, both ships are bots.
+    Solo(RunArgs),
+    /// Two players on one keyboard (WASD+Space/LShift/E, arrows+Enter/RShift/RCtrl; 1 and 2 start).
     Local(RunArgs),
     /// Create a room and wait for the other player (starts a signaling
     /// server in-process when none runs on this machine).
@@ -599,7 +602,7 @@ impl Cli {
         match command {
             Command::Menu(_) => false,
             Command::Synctest(a) => a.run.json,
-            Command::Local(a) => a.json,
+            Command::Local(a) | Command::Solo(a) => a.json,
             Command::Host(a) => a.run.json,
             Command::Join(a) => a.run.json,
             Command::Watch(a) => a.json,

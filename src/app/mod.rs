@@ -33,7 +33,7 @@ use crate::cli::{Cli, Command, MenuArgs, RunArgs};
 use crate::frontend::hud::MatchInfo;
 use crate::frontend::window::{self, MatchEnd, MatchOptions};
 use crate::frontend::{InputSource, headless};
-use crate::input::KeyMap;
+use crate::input::{BotStyle, KeyMap};
 use crate::platform::server;
 
 use crate::session::{Driver, DriverOptions, Finished, Match, Mode, Outcome, Pacing, Summary};
@@ -147,6 +147,7 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
             play(&args.run, mode, args.inject_desync)
         }
         Command::Local(args) => play(&args, Mode::Local, None),
+        Command::Solo(args) => play_solo(&args),
         Command::Host(args) => online::online(
             crate::net::handshake::Role::Host,
             args.room.as_deref(),
@@ -252,7 +253,47 @@ pub(super) fn match_options(
     }
 }
 
+/// `twinstar solo`: a local match whose player 2 is the human-like bot
+/// (headless, player 1 is a bot of `--bot-style` too); its summary's mode
+/// is `solo`.
+fn play_solo(args: &RunArgs) -> Result<Report, Failure> {
+    let args = RunArgs {
+        bot: true,
+        ..args.clone()
+    };
+    let solo = |summary: &mut Summary| summary.netcode.mode = "solo".into();
+    match play_as(&args, Mode::Local, None, Partner::HumanBot) {
+        Ok(Report::Summary(mut summary)) => {
+            solo(&mut summary);
+            Ok(Report::Summary(summary))
+        }
+        Err(Failure::Runtime(why, Some(mut summary))) => {
+            solo(&mut summary);
+            Err(Failure::Runtime(why, Some(summary)))
+        }
+        other => other,
+    }
+}
+
+/// Who plays player 2 when `--bot` asks for a bot.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Partner {
+    /// A bot of `--bot-style`.
+    AsAsked,
+    /// The human-like bot, whatever `--bot-style` says (solo).
+    HumanBot,
+}
+
 fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result<Report, Failure> {
+    play_as(args, mode, inject_desync_from, Partner::AsAsked)
+}
+
+fn play_as(
+    args: &RunArgs,
+    mode: Mode,
+    inject_desync_from: Option<Frame>,
+    partner: Partner,
+) -> Result<Report, Failure> {
     if !args.headless {
         crate::frontend::require_display()?;
     }
@@ -261,13 +302,19 @@ fn play(args: &RunArgs, mode: Mode, inject_desync_from: Option<Frame>) -> Result
     if args.headless {
         let bot = |player| InputSource::bot(args.bot_style, seed, player);
         let mut sources = [bot(0), bot(1)];
+        if partner == Partner::HumanBot {
+            sources[1] = InputSource::bot(BotStyle::Human, seed, 1);
+        }
         let frames = args.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let game = Match::new(driver, Pacing::Unpaced, Some(frames));
         let finished = headless::run_until(game, &mut sources, args.until_game_over);
         return finish(finished).map(|s| Report::Summary(Box::new(s)));
     }
     let settings = Settings::load_or_default();
-    let sources = local_sources(args, mode, seed, settings.keymaps());
+    let mut sources = local_sources(args, mode, seed, settings.keymaps());
+    if partner == Partner::HumanBot {
+        sources[1] = InputSource::bot(BotStyle::Human, seed, 1);
+    }
     let options = match_options(args, &driver, &sources, &settings, "quit");
     let volume = args.window.volume.unwrap_or(settings.volume);
     let title = format!("twinstar - {}", mode.name());

@@ -271,3 +271,46 @@ fn broken_replay_files_exit_2_with_one_line() {
         assert_eq!(stderr.trim_end().lines().count(), 1, "{file}: {stderr}");
     }
 }
+
+/// `twinstar solo`: a local match with the human-like bot as player 2,
+/// with local's flags; `--until-game-over` stops at the first game over
+/// and the summary (mode `solo`) is that game's, with the new figures.
+#[test]
+fn solo_plays_to_its_first_game_over_and_says_so() {
+    let dir = common::scratch("solo");
+    let args = [
+        "solo",
+        "--headless",
+        "--seed",
+        "3",
+        "--frames",
+        "216000",
+        "--until-game-over",
+        "--no-record",
+        "--json",
+    ];
+    let out = common::run(&dir, &args, common::LIMIT);
+    assert_eq!(out.status.code(), Some(0), "{}", out.stderr);
+    let s = common::last_json(&out.stdout);
+    assert_eq!(s["mode"], "solo", "{s}");
+    let frames = s["frames"].as_u64().unwrap();
+    assert!(
+        frames < 216_000,
+        "stopped at the game over, not the cap: {s}"
+    );
+    assert_eq!(s["restarts"], 0, "{s}");
+    for key in [
+        "team_score",
+        "wave",
+        "bosses_defeated",
+        "revives",
+        "pickups",
+        "bombs",
+        "max_combo",
+    ] {
+        assert!(s[key].is_u64(), "{key}: {s}");
+    }
+    assert_eq!(s["kills"].as_array().map(Vec::len), Some(2), "{s}");
+    assert_eq!(s["team_score"], s["shared_score"], "{s}");
+    assert!(s["wave"].as_u64().unwrap() >= 1, "{s}");
+}

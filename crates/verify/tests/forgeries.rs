@@ -123,3 +123,17 @@ fn truncated_files_and_other_bytes_are_refused() {
     let (bytes, _) = record(60, |h| h.peers.clear());
     assert!(verify_bytes(&bytes).unwrap_err().contains("no peer"));
 }
+
+/// A replay of the first simulation version (recorded before the rules of
+/// version 2) is refused with the reason: it would not re-simulate.
+#[test]
+fn a_replay_of_the_old_simulation_is_refused_naming_both_versions() {
+    let old = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/replays/sim-v1-default-150.tsr");
+    let bytes = std::fs::read(old).unwrap();
+    let why = verify_bytes(&bytes).unwrap_err();
+    assert!(
+        why.contains("simulation version 1") && why.contains("version 2"),
+        "{why}"
+    );
+}
