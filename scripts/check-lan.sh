@@ -299,8 +299,10 @@ window_round() {
     local menu_pid=$!
     wait_line "$work/menu.err" 'main menu' 30 > /dev/null || { keep=1; fail "window: the menu did not open"; }
     sleep 0.5
-    # Join is the main menu's second item.
-    keys "<Down>" "@0.3" "<Return>"
+    # Join is the second item of Online, the main menu's third.
+    keys "<Down>" "@0.1" "<Down>" "@0.3" "<Return>"
+    wait_line "$work/menu.err" 'online menu' 15 > /dev/null || { keep=1; fail "window: the Online menu did not open"; }
+    keys "@0.3" "<Down>" "@0.3" "<Return>"
     wait_line "$work/menu.err" 'join: 1 LAN games listed' 15 > /dev/null ||
         { keep=1; fail "window: the Join screen did not list the host's game ($(grep 'LAN games listed' "$work/menu.err" | tail -n 1))"; }
     sleep 0.5

@@ -18,7 +18,7 @@ use crate::sim::PRESET_NAMES;
     about = "A deterministic peer-to-peer co-op arena shooter with rollback netcode",
     mut_arg("screenshot", |a| a.help(MENU_SCREENSHOT_HELP)),
     mut_arg("overlay", |a| a.help(MENU_OVERLAY_HELP)),
-    after_help = "Examples:\n  twinstar host                        create a room; tell the other player its code\n  twinstar join K7Q-2XM                join that room (add --server ws://HOST:3536)\n  twinstar local                       two players, one keyboard\n  twinstar synctest --headless --json  check determinism without a window"
+    after_help = "Examples:\n  twinstar solo                        play with the bot as your partner\n  twinstar host                        create a room; tell the other player its code\n  twinstar join K7Q-2XM                join that room (add --server ws://HOST:3536)\n  twinstar local                       two players, one keyboard\n  twinstar synctest --headless --json  check determinism without a window"
 )]
 pub struct Cli {
     /// Without a command: the main menu in a window.
@@ -28,6 +28,10 @@ pub struct Cli {
     /// Window flags for the menu when no command is given.
     #[command(flatten)]
     pub window: WindowArgs,
+
+    /// Developer tools in the menu (Synctest).
+    #[arg(long)]
+    pub dev: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -71,6 +75,10 @@ const MENU_OVERLAY_HELP: &str =
 pub struct MenuArgs {
     #[command(flatten)]
     pub window: WindowArgs,
+
+    /// Developer tools in the menu (Synctest).
+    #[arg(long)]
+    pub dev: bool,
 }
 
 /// Flags of every window (ignored with --headless). Each command words the

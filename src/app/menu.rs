@@ -21,26 +21,61 @@ use crate::session::{Match, Mode, Pacing, UploadReport};
 use crate::settings::Settings;
 use crate::sim::FPS;
 
-const ITEMS: [&str; 12] = [
-    "Host online",
-    "Join",
-    "Quick match",
-    "Watch a match",
-    "Rooms",
-    "Leaderboard",
-    "Daily challenge",
-    "Local: two players",
-    "Synctest (developer)",
-    "Replays",
-    "Settings",
-    "Quit",
-];
+/// The main menu: playing first, the online ways grouped, developer tools
+/// only with `--dev`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    Play,
+    Local,
+    Online,
+    Daily,
+    Leaderboard,
+    Replays,
+    Settings,
+    Synctest,
+    Quit,
+}
+
+impl Item {
+    fn label(self) -> &'static str {
+        match self {
+            Item::Play => "Play",
+            Item::Local => "Local co-op",
+            Item::Online => "Online",
+            Item::Daily => "Daily challenge",
+            Item::Leaderboard => "Leaderboard",
+            Item::Replays => "Replays",
+            Item::Settings => "Settings",
+            Item::Synctest => "Synctest (developer)",
+            Item::Quit => "Quit",
+        }
+    }
+}
+
+/// The main menu's items, in order (`dev`: with the developer tools).
+fn items(dev: bool) -> Vec<Item> {
+    use Item::*;
+    let mut items = vec![Play, Local, Online, Daily, Leaderboard, Replays, Settings];
+    if dev {
+        items.push(Synctest);
+    }
+    items.push(Quit);
+    items
+}
+
+/// The Online submenu, in order.
+const ONLINE: [&str; 5] = ["Host", "Join", "Quick match", "Rooms", "Watch a match"];
+
 /// Replays listed, newest first.
 const REPLAYS_LISTED: usize = 40;
 
 pub fn menu(args: &MenuArgs) -> Result<Report, Failure> {
     let settings = Settings::load_or_default();
     let window_args = args.window.clone();
+    let args = MenuArgs {
+        window: args.window.clone(),
+        dev: args.dev,
+    };
     let capture = window_args.screenshot.clone().map(|path| Screenshot {
         path,
         after_frames: 2,
@@ -55,7 +90,7 @@ pub fn menu(args: &MenuArgs) -> Result<Report, Failure> {
         move |mut ui| async move {
             ui.audio
                 .set_volume(window_args.volume.unwrap_or(settings.volume));
-            shell(&mut ui, settings, capture, for_matches).await
+            shell(&mut ui, settings, capture, for_matches, args.dev).await
         },
         |ended| match ended {
             Some(Some(Err(e))) => Err(Failure::BadInput(e)),
@@ -70,8 +105,10 @@ async fn shell(
     mut settings: Settings,
     capture: Option<Screenshot>,
     for_matches: WindowArgs,
+    dev: bool,
 ) -> Option<Result<(), String>> {
-    let items: Vec<String> = ITEMS.iter().map(|s| s.to_string()).collect();
+    let menu = items(dev);
+    let labels: Vec<String> = menu.iter().map(|i| i.label().to_string()).collect();
     let mut selected = 0;
     tracing::info!("main menu");
     loop {
@@ -80,62 +117,82 @@ async fn shell(
             format!("twinstar {}", env!("CARGO_PKG_VERSION")),
         ];
         let run = RunArgs::for_menu(for_matches.clone());
-        match choose(ui, "TWINSTAR", &details, &items, selected, capture.as_ref()).await {
+        let picked = choose(
+            ui,
+            "TWINSTAR",
+            &details,
+            &labels,
+            selected,
+            capture.as_ref(),
+        )
+        .await;
+        let i = match picked {
             Picked::Captured(result) => return Some(result),
             Picked::Back => return None,
             // Nothing on the main menu has values to step through.
-            Picked::Adjust(i, _) => selected = i,
-            Picked::Item(i) => {
+            Picked::Adjust(i, _) => {
                 selected = i;
-                match i {
-                    0 => host(ui, &run, &mut settings).await,
-                    1 => join(ui, &run, &mut settings).await,
-                    2 => play_online(ui, Role::Quick, None, &run, &mut settings).await,
-                    3 => {
-                        let check =
-                            |t: &str| RoomCode::parse(t).map(|_| ()).map_err(|e| e.to_string());
-                        let hint = "the room's code, e.g. K7Q-2XM: watch its match as a spectator";
-                        if let Some(code) = text_prompt(ui, "WATCH", hint, "", check).await {
-                            watch(ui, &code, &for_matches, &settings).await;
-                        }
-                    }
-                    4 => {
-                        let server = rooms_server(&settings);
-                        match super::rooms::rooms_screen(ui, &server).await {
-                            RoomPick::Join(code) => {
-                                play_online(ui, Role::Join, Some(&code), &run, &mut settings).await
-                            }
-                            RoomPick::Watch(code) => {
-                                watch(ui, &code, &for_matches, &settings).await
-                            }
-                            RoomPick::Host => host(ui, &run, &mut settings).await,
-                            RoomPick::Quick => {
-                                play_online(ui, Role::Quick, None, &run, &mut settings).await
-                            }
-                            RoomPick::Back => {}
-                        }
-                    }
-                    5 => {
-                        let server = rooms_server(&settings);
-                        super::leaderboard::leaderboard_screen(ui, &server).await
-                    }
-                    6 => daily(ui, &run, &mut settings).await,
-                    7 => play_local(ui, Mode::Local, &run, &settings).await,
-                    8 => {
-                        play_local(ui, Mode::SyncTest { check_distance: 7 }, &run, &settings).await
-                    }
-                    9 => replays(ui).await,
-                    10 => {
-                        if let Some(edited) = settings_screen(ui, &settings).await {
-                            save_settings(ui, &edited).await;
-                            crate::frontend::pads::configure(&edited);
-                            crate::frontend::look::set((&edited).into());
-                            settings = edited;
-                            ui.audio.set_volume(settings.volume);
-                        }
-                    }
-                    _ => return None,
+                continue;
+            }
+            Picked::Item(i) => i,
+        };
+        selected = i;
+        match menu.get(i).copied().unwrap_or(Item::Quit) {
+            Item::Play => play_solo(ui, &run, &settings).await,
+            Item::Local => play_local(ui, Mode::Local, &run, &settings).await,
+            Item::Online => online(ui, &run, &mut settings, &for_matches).await,
+            Item::Daily => daily(ui, &run, &mut settings).await,
+            Item::Leaderboard => {
+                let server = rooms_server(&settings);
+                super::leaderboard::leaderboard_screen(ui, &server).await
+            }
+            Item::Replays => replays(ui).await,
+            Item::Settings => {
+                if let Some(edited) = settings_screen(ui, &settings).await {
+                    save_settings(ui, &edited).await;
+                    crate::frontend::pads::configure(&edited);
+                    crate::frontend::look::set((&edited).into());
+                    settings = edited;
+                    ui.audio.set_volume(settings.volume);
                 }
+            }
+            Item::Synctest => {
+                play_local(ui, Mode::SyncTest { check_distance: 7 }, &run, &settings).await
+            }
+            Item::Quit => return None,
+        }
+    }
+}
+
+/// The Online submenu: host, join, quick match, rooms, watch.
+async fn online(ui: &mut Ui, run: &RunArgs, settings: &mut Settings, for_matches: &WindowArgs) {
+    let labels: Vec<String> = ONLINE.iter().map(|s| s.to_string()).collect();
+    let details = ["play with a friend by room code, or anyone".to_string()];
+    tracing::info!("online menu");
+    let Picked::Item(i) = choose(ui, "ONLINE", &details, &labels, 0, None).await else {
+        return;
+    };
+    match i {
+        0 => host(ui, run, settings).await,
+        1 => join(ui, run, settings).await,
+        2 => play_online(ui, Role::Quick, None, run, settings).await,
+        3 => {
+            let server = rooms_server(settings);
+            match super::rooms::rooms_screen(ui, &server).await {
+                RoomPick::Join(code) => {
+                    play_online(ui, Role::Join, Some(&code), run, settings).await
+                }
+                RoomPick::Watch(code) => watch(ui, &code, for_matches, settings).await,
+                RoomPick::Host => host(ui, run, settings).await,
+                RoomPick::Quick => play_online(ui, Role::Quick, None, run, settings).await,
+                RoomPick::Back => {}
+            }
+        }
+        _ => {
+            let check = |t: &str| RoomCode::parse(t).map(|_| ()).map_err(|e| e.to_string());
+            let hint = "the room's code, e.g. K7Q-2XM: watch its match as a spectator";
+            if let Some(code) = text_prompt(ui, "WATCH", hint, "", check).await {
+                watch(ui, &code, for_matches, settings).await;
             }
         }
     }
@@ -195,6 +252,16 @@ async fn show_failure(ui: &mut Ui, title: &str, failure: &Failure) {
     };
     tracing::warn!("{title}: {text}");
     message(ui, title, &[text], None).await;
+}
+
+/// Play: a local match with the human-like bot as player 2.
+async fn play_solo(ui: &mut Ui, run: &RunArgs, settings: &Settings) {
+    let run = RunArgs {
+        bot: true,
+        bot_style: crate::input::BotStyle::Human,
+        ..run.clone()
+    };
+    play_local(ui, Mode::Local, &run, settings).await;
 }
 
 async fn play_local(ui: &mut Ui, mode: Mode, run: &RunArgs, settings: &Settings) {

@@ -135,9 +135,10 @@ pub fn conclusion(result: &Result<Report, Failure>, json: bool) -> (Vec<Line>, u
 }
 
 pub fn run(cli: Cli) -> Result<Report, Failure> {
-    let command = cli
-        .command
-        .unwrap_or(Command::Menu(MenuArgs { window: cli.window }));
+    let command = cli.command.unwrap_or(Command::Menu(MenuArgs {
+        window: cli.window,
+        dev: cli.dev,
+    }));
     match command {
         Command::Menu(args) => menu::menu(&args),
         Command::Synctest(args) => {

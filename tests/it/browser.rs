@@ -694,7 +694,8 @@ fn the_room_code_prompt_takes_the_code_from_a_text_field() {
             "--timeout",
             "60",
             "--keys",
-            "on:main menu,ArrowDown@300,Enter@600,fill:#twinstar-text=txt2xm@1000,Enter@1400",
+            "on:main menu,ArrowDown@300,ArrowDown@600,Enter@900,\
+             on:online menu,ArrowDown@300,Enter@600,fill:#twinstar-text=txt2xm@1000,Enter@1400",
             "--until",
             "agreed: player 2",
         ],
@@ -710,14 +711,16 @@ fn the_room_code_prompt_takes_the_code_from_a_text_field() {
     );
 }
 
-/// The page on `server`, its Rooms screen picked (the fifth item) and,
+/// The page on `server`, its Rooms screen picked (Online, the third item,
+/// then Rooms, the fourth) and,
 /// once its list came (a poll every 2 s), its first row; finished once
 /// its console says `until` (or after 60 s).
 fn pick_first_room(server: &common::Server, until: &str) -> common::Finished {
     // Each step waits for the page to get there (the menu, a list with a
     // room in it), not for a time: on a loaded machine the page ran at 7
     // frames a second and its list came after a fixed Enter did.
-    let keys = "on:main menu,ArrowDown@300,ArrowDown@600,ArrowDown@900,ArrowDown@1200,Enter@1500,\
+    let keys = "on:main menu,ArrowDown@300,ArrowDown@600,Enter@900,\
+                on:online menu,ArrowDown@300,ArrowDown@600,ArrowDown@900,Enter@1200,\
                 on:rooms: [1-9][0-9]* listed,Enter@500";
     let args = ["--timeout", "60", "--keys", keys, "--until", until];
     browser::open(&page_url(server, ""), &args).finish(LIMIT)
@@ -725,7 +728,7 @@ fn pick_first_room(server: &common::Server, until: &str) -> common::Finished {
 
 /// The page's Rooms screen (issue 34) lists its server's public room (the
 /// page's script polls GET /rooms while the screen is shown) and joins it:
-/// fifth item down, then the first row, the waiting room.
+/// Online, then Rooms, then the first row, the waiting room.
 #[test]
 fn the_pages_rooms_screen_joins_a_listed_room() {
     let _one = serial();

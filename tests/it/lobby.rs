@@ -104,8 +104,8 @@ fn lobby_flags_are_checked_in_one_line() {
 }
 
 /// The main menu's Rooms screen on a window lists the public room of the
-/// settings' server and joins it with Enter (fourth item down, then the
-/// first row, the waiting room).
+/// settings' server and joins it with Enter (Online, the third item, then
+/// Rooms, its fourth, then the first row, the waiting room).
 #[test]
 fn the_menus_rooms_screen_joins_a_listed_room() {
     let display = common::Display::start();
@@ -141,8 +141,8 @@ fn the_menus_rooms_screen_joins_a_listed_room() {
 }
 
 /// The main menu in a window on `display`, its settings' server `server`,
-/// with Enter pressed on the Rooms screen's first row (Rooms is the fifth
-/// item; its list arrives within a refresh, 2 s).
+/// with Enter pressed on the Rooms screen's first row (Online is the third
+/// item, Rooms its fourth; its list arrives within a refresh, 2 s).
 fn pick_first_room(display: &common::Display, dir: &std::path::Path, server: &Server) -> Twinstar {
     let settings = dir.join("settings.toml");
     std::fs::write(&settings, format!("server = \"{}\"\n", server.url)).unwrap();
@@ -157,9 +157,14 @@ fn pick_first_room(display: &common::Display, dir: &std::path::Path, server: &Se
         menu.stderr()
     );
     std::thread::sleep(Duration::from_millis(500));
+    display.type_keys(&["<Down>", "@0.1", "<Down>", "@0.3", "<Return>"]);
+    assert!(
+        menu.wait_for("online menu", Duration::from_secs(20)),
+        "{}",
+        menu.stderr()
+    );
     display.type_keys(&[
-        "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.3", "<Return>", "@3",
-        "<Return>",
+        "@0.3", "<Down>", "@0.1", "<Down>", "@0.1", "<Down>", "@0.3", "<Return>", "@3", "<Return>",
     ]);
     menu
 }
