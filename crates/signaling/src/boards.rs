@@ -33,6 +33,16 @@ pub struct Entry {
     pub daily: bool,
 }
 
+/// The board name of `preset` under rules `version`: `preset@vN`, or the
+/// preset alone for version 0 (a game with one version, and every entry
+/// ranked before versions were kept).
+pub fn versioned(preset: &str, version: u32) -> String {
+    match version {
+        0 => preset.to_owned(),
+        v => format!("{preset}@v{v}"),
+    }
+}
+
 /// Which list of entries `board` of `preset` shows on `day`: `daily` the
 /// day's daily challenges (any preset asked: there is one), `week` the
 /// preset's ISO week, `all` the preset's. An entry is on a board exactly
@@ -41,7 +51,12 @@ pub struct Entry {
 /// bucket) follow.
 pub fn bucket(board: Board, preset: &str, day: Date) -> String {
     match board {
-        Board::Daily => format!("daily:{}", date_text(day)),
+        // The daily challenge is one list whatever the preset asked, but
+        // one per rules version.
+        Board::Daily => match preset.split_once('@') {
+            Some((_, version)) => format!("daily@{version}:{}", date_text(day)),
+            None => format!("daily:{}", date_text(day)),
+        },
         Board::Week => {
             let (year, week, _) = day.to_iso_week_date();
             format!("week:{preset}:{year}-W{week:02}")
@@ -253,6 +268,24 @@ pub(crate) mod tests {
             preset: "default".into(),
             date,
             daily,
+        }
+    }
+
+    /// An entry ranked under other rules is on none of today's boards.
+    #[test]
+    fn each_rules_version_has_boards_of_its_own() {
+        let today = day(28);
+        let old = entry(1, 900, 60, today, true);
+        let new = Entry {
+            preset: versioned("default", 2),
+            ..entry(2, 100, 60, today, true)
+        };
+        assert_eq!(new.preset, "default@v2");
+        assert_eq!(versioned("default", 0), "default");
+        for board in [Board::Daily, Board::Week, Board::All] {
+            assert!(holds(board, &new, "default@v2", today), "{board:?}");
+            assert!(!holds(board, &old, "default@v2", today), "{board:?}");
+            assert!(!holds(board, &new, "default", today), "{board:?}");
         }
     }
 

@@ -25,7 +25,7 @@ use tracing::info;
 use web_time::{Duration, Instant};
 
 use crate::RoomCode;
-use crate::boards::{Board, Entry, date_text, parse_cursor, utc_date};
+use crate::boards::{Board, Entry, date_text, parse_cursor, utc_date, versioned};
 use crate::limits::client_ip;
 use crate::replay_state::{
     Replays, StoreError, UPLOADS_PER_ADDRESS, UPLOADS_PER_ROOM, take, unix_ms_now,
@@ -184,7 +184,7 @@ async fn rank(
         wave: verified.wave,
         frames: verified.frames,
         fps: verified.fps,
-        preset: verified.preset.clone(),
+        preset: versioned(&verified.preset, verifier.rules_version()),
         date,
         daily,
     };
@@ -306,7 +306,10 @@ pub(crate) async fn leaderboard(State(shared): State<Shared>, uri: Uri) -> Respo
             json!({"board": board.word(), "entries": [], "next": null}),
         );
     };
-    let preset = preset.unwrap_or_else(|| replays.pool.verifier().default_preset().to_owned());
+    let verifier = replays.pool.verifier();
+    let preset = preset.unwrap_or_else(|| verifier.default_preset().to_owned());
+    // Today's rules' boards (an entry's preset carries its version).
+    let preset = versioned(&preset, verifier.rules_version());
     let page = match (replays.page(board, &preset, utc_date(unix_ms_now()), after)).await {
         Ok(page) => page,
         Err(e) => {

@@ -61,6 +61,14 @@ pub trait ReplayVerifier: Send + Sync + 'static {
     fn default_preset(&self) -> &str;
     /// The daily challenge's seed on the UTC date `year-month-day`.
     fn daily_seed(&self, year: i32, month: u8, day: u8) -> u64;
+    /// The version of the rules this verifier re-simulates (a game's
+    /// simulation version); 0, the default, for a game with one. Boards
+    /// keep one list per version ([`crate::boards::versioned`]): entries
+    /// ranked under other rules stay stored and their replays linkable,
+    /// off today's boards, since their scores are not comparable.
+    fn rules_version(&self) -> u32 {
+        0
+    }
 }
 
 /// The upload's claim (`POST /replays?score=N&wave=W`): the host's

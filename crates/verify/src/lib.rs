@@ -34,6 +34,11 @@ impl ReplayVerifier for TwinstarVerifier {
     fn daily_seed(&self, year: i32, month: u8, day: u8) -> u64 {
         twinstar_sim::daily_seed(year, u32::from(month), u32::from(day))
     }
+
+    /// The simulation's version: each has boards of its own.
+    fn rules_version(&self) -> u32 {
+        twinstar_sim::SIM_VERSION
+    }
 }
 
 /// The facts of a replay, or why it cannot be ranked.
