@@ -80,6 +80,11 @@ pub fn draw_hud(
     let right = layout.origin.x + layout.size().x - 14.0 * k;
     let center = layout.origin.x + layout.size().x / 2.0;
     let [p1, p2] = &world.players;
+    // Lines stack by their drawn height (the interface scale included), so
+    // they never run into each other at 150 % or 200 %.
+    let big = BitmapFont::line_height(3.0 * k);
+    let small = BitmapFont::line_height(2.0 * k);
+    let lives_y = top + big;
     font.draw_shadowed(
         &format!("{} {}", names[0], p1.score),
         left,
@@ -88,7 +93,7 @@ pub fn draw_hud(
         player_color(0),
         Align::Left,
     );
-    lives_row(sprites, 0, p1.lives, left, top + 36.0 * k, false);
+    lives_row(sprites, 0, p1.lives, left, lives_y, false);
     font.draw_shadowed(
         &format!("{} {}", p2.score, names[1]),
         right,
@@ -97,7 +102,7 @@ pub fn draw_hud(
         player_color(1),
         Align::Right,
     );
-    lives_row(sprites, 1, p2.lives, right, top + 36.0 * k, true);
+    lives_row(sprites, 1, p2.lives, right, lives_y, true);
     font.draw_shadowed(
         &format!("WAVE {}", world.spawner.wave),
         center,
@@ -109,7 +114,7 @@ pub fn draw_hud(
     font.draw_shadowed(
         &format!("TEAM {}", world.shared_score()),
         center,
-        top + 36.0 * k,
+        top + big,
         2.0 * k,
         Color::new(0.8, 0.85, 1.0, 0.9),
         Align::Center,
@@ -118,7 +123,7 @@ pub fn draw_hud(
         font.draw_shadowed(
             &combo,
             center,
-            top + 60.0 * k,
+            top + big + small,
             2.0 * k,
             Color::new(1.0, 0.85, 0.3, 1.0),
             Align::Center,
@@ -142,7 +147,7 @@ pub fn draw_hud(
         font.draw_shadowed(
             &format!("BOMBS {}{weapon}{shield}", p.bombs),
             x,
-            top + 58.0 * k,
+            lives_y + 17.0,
             2.0 * k,
             player_color(i),
             align,
