@@ -35,7 +35,8 @@
 #                   the old path cannot resume (port-restricted, symmetric)
 #   --reconnect-window SECS  the peers' --reconnect-window (with --cut; default 30, the game's)
 #   --rejoin   kill peer b (-9) 4 s into the match and run its join again:
-#              it must rejoin, and both finish in sync with identical replays
+#              it must rejoin, and both finish in sync with identical replays,
+#              the host's upload ranked
 #
 # Topology (every address stays inside namespaces this script creates):
 #
@@ -671,13 +672,18 @@ if $REJOIN; then
          ok:($a.rc == 0 and $b.rc == 0 and $ja.checksum_frame == $frames
              and $ja.checksum == $jb.checksum and $ja.rejoins == 1 and $jb.player == 2
              and $va == 0 and $vb == 0 and $d == 0
+             # A crash and rejoin is ranked like any other match (issue 57):
+             # the host uploads, and the server counts the rejoin as the
+             # same match.
+             and ($ja.upload.ranked != null)
              and (if $expect == "relay" then $jb.connection == "relay" else true end)),
          connection:$jb.connection, checksum:$ja.checksum, noticed_kill_ms:$noticed,
          rejoin_connect_ms:$jb.connect_ms, catch_up_bytes:$ja.catch_up_bytes,
+         upload:$ja.upload,
          replays:{a_verify_rc:$va, b2_verify_rc:$vb, diff_rc:$d}, a:$a, b2:$b}')"
     PRINTED=true
     [ "$(jq -r .ok <<<"$RESULT")" = true ] || fail_rejoin "$RESULT"
-    echo "nat-testbed: $SCENARIO rejoin ok (killed b, a noticed in $NOTICED_MS ms, b rejoined over $(jq -r .connection <<<"$RESULT") and played to frame $FRAMES in $(jq -r .rejoin_connect_ms <<<"$RESULT") ms from its start; equal checksums, replays verify and match)" >&2
+    echo "nat-testbed: $SCENARIO rejoin ok (killed b, a noticed in $NOTICED_MS ms, b rejoined over $(jq -r .connection <<<"$RESULT") and played to frame $FRAMES in $(jq -r .rejoin_connect_ms <<<"$RESULT") ms from its start; equal checksums, replays verify and match, the host's upload ranked)" >&2
     echo "$RESULT"
     exit 0
 fi
