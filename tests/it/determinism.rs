@@ -224,3 +224,46 @@ fn synctest_of_human_bots_matches_plain_stepping() {
         human_run(seed, frames).world.checksum()
     );
 }
+
+/// The new content under rollback: synctest (every frame rolled back 7
+/// frames and re-simulated) with the human-like pair on several seeds of
+/// both presets: the default one for 200 s (markers, wind-ups, bombs,
+/// pickups, wave 3 or later); stress at its heaviest (a boss in its last
+/// phase, the bullet pool full).
+#[test]
+fn synctest_holds_on_several_seeds_of_both_presets() {
+    for (config, frames) in [(SimConfig::DEFAULT, 12_000), (SimConfig::STRESS, 600)] {
+        for seed in [2, 3, 4] {
+            let options = DriverOptions {
+                seed,
+                config,
+                mode: Mode::SyncTest { check_distance: 7 },
+                inject_desync_from: None,
+            };
+            let mut driver = Driver::new(options).expect("valid session");
+            let mut bots = [HumanBot::new(seed, 0), HumanBot::new(seed, 1)];
+            while driver.world().frame < frames {
+                let world = driver.world();
+                let inputs = [bots[0].next_input(world), bots[1].next_input(world)];
+                if let Err(e) = driver.advance(inputs) {
+                    panic!("seed {seed}, preset {:?}: {e}", config.preset_name());
+                }
+            }
+            assert_eq!(driver.match_summary().mismatches, 0);
+            let world = driver.world();
+            if config == SimConfig::DEFAULT {
+                assert!(
+                    world.team.best_wave >= 4,
+                    "seed {seed}: wave {}",
+                    world.team.best_wave
+                );
+            } else {
+                assert!(
+                    world.bullet_count > 2000,
+                    "seed {seed}: {}",
+                    world.bullet_count
+                );
+            }
+        }
+    }
+}
