@@ -274,7 +274,7 @@ terminal_round() {
 }
 
 # The native Join screen in a window (Xvfb, inside the joiner's namespace):
-# the menu's second item opens it, it must list the host's game (its log
+# Online, then Join, opens it, it must list the host's game (its log
 # says "join: 1 LAN games listed"; a screenshot of it is kept in OUT), and
 # Enter joins it: the match is agreed, and the host plays its 300 frames
 # with no desync against the window's game.

@@ -143,7 +143,9 @@ fn the_menus_leaderboard_lists_a_ranked_match_and_plays_it() {
         );
     };
     wait(&mut menu, "main menu");
-    std::thread::sleep(Duration::from_millis(500));
+    // The window takes keys a moment after its first frame (a loaded
+    // machine dropped a first Down at 500 ms).
+    std::thread::sleep(Duration::from_millis(1000));
     let mut keys = ["<Down>", "@0.1"].repeat(4);
     keys.push("<Return>");
     display.type_keys(&keys);

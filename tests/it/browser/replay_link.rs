@@ -52,11 +52,11 @@ fn a_replays_link_and_the_pages_leaderboard_play_it_with_the_native_checksum() {
     );
     assert!(!page.stdout.contains("panicked"), "{}", page.stdout);
 
-    // The page's Leaderboard screen (sixth item): today's board is empty
+    // The page's Leaderboard screen (fifth item): today's board is empty
     // (seed 5 is no daily challenge), Right shows this week's with the
     // match, Enter on it plays it, verified to the same checksum.
     let keys = "on:main menu,ArrowDown@300,ArrowDown@600,ArrowDown@900,ArrowDown@1200,\
-                ArrowDown@1500,Enter@1800,on:leaderboard: 0 listed on daily,ArrowRight@300,\
+                Enter@1500,on:leaderboard: 0 listed on daily,ArrowRight@300,\
                 on:leaderboard: 1 listed on week,ArrowDown@300,Enter@600";
     let until = format!("leaderboard: playing {id}");
     let args = ["--timeout", "60", "--keys", keys, "--until", &until];
