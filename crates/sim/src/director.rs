@@ -398,13 +398,7 @@ impl World {
                 elite: m.elite,
                 ..Enemy::default()
             };
-            if let Some(id) = self.spawn_enemy(enemy) {
-                events.emit(Event::EnemySpawned {
-                    id,
-                    kind: m.kind,
-                    pos: m.pos,
-                });
-            }
+            self.spawn_announced(enemy, events);
         }
         self.retain_markers(|m| m.timer > 0);
     }

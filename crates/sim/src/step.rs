@@ -349,13 +349,7 @@ impl World {
                 grace: SPAWN_GRACE,
                 ..Enemy::default()
             };
-            if let Some(id) = self.spawn_enemy(child) {
-                events.emit(Event::EnemySpawned {
-                    id,
-                    kind: child.kind,
-                    pos: child.pos,
-                });
-            }
+            self.spawn_announced(child, events);
         }
     }
 

@@ -9,6 +9,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::Frame;
 use crate::config::{SCENARIO_STRESS, SimConfig};
+use crate::event::{Event, EventSink};
 use crate::math::{Fx, Vec2, fx};
 use crate::rng::Mwc;
 
@@ -396,6 +397,17 @@ impl World {
         self.enemies[n] = Enemy { id, ..enemy };
         self.enemy_count += 1;
         Some(id)
+    }
+
+    /// [`World::spawn_enemy`], telling `events` when it found room.
+    pub(crate) fn spawn_announced(&mut self, enemy: Enemy, events: &mut impl EventSink) {
+        if let Some(id) = self.spawn_enemy(enemy) {
+            events.emit(Event::EnemySpawned {
+                id,
+                kind: enemy.kind,
+                pos: enemy.pos,
+            });
+        }
     }
 
     pub(crate) fn spawn_marker(&mut self, marker: Marker) -> bool {
