@@ -189,6 +189,9 @@ fn run_in_page(cli: Cli) {
     match super::run(cli) {
         // The window runs on the page's event loop and reports by itself.
         Ok(Report::Running) => {}
+        // Refused before any window opened (an old replay, a bad file):
+        // the player reads why over the page, not only in the console.
+        Err(failure) if failure.code() == 2 => refuse(failure.message()),
         result => conclude_in_page(result),
     }
 }

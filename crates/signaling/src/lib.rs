@@ -67,7 +67,7 @@ pub mod redis_boards;
 mod registry;
 mod replay_routes;
 mod replay_state;
-mod replay_store;
+pub mod replay_store;
 pub mod replays;
 mod reply;
 mod reports;

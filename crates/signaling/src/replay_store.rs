@@ -91,10 +91,17 @@ impl Store {
     }
 
     /// Replays ranked.
+    /// How many replays are ranked.
     pub fn len(&self) -> usize {
         self.boards.len()
     }
 
+    /// Whether no replay is ranked.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The upload order the next entry takes.
     pub fn next_seq(&self) -> u64 {
         self.boards.next_seq()
     }

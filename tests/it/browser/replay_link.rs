@@ -75,3 +75,71 @@ fn a_replays_link_and_the_pages_leaderboard_play_it_with_the_native_checksum() {
         common::tail(&page.stdout, 30)
     );
 }
+
+/// A board keeps the entries ranked under the first rules as history; the
+/// page asked to play one (`#replay=ID`, a board's link) refuses it with
+/// the line the native viewer says, naming both simulation versions, and
+/// exit 2.
+#[test]
+fn an_old_rules_replays_link_is_refused_in_the_page_naming_both_versions() {
+    use twinstar_signaling::boards::Entry;
+    use twinstar_signaling::replay_store::Store;
+
+    let _one = serial();
+    let dir = scratch("browser-old-replay");
+    let data = dir.join("data");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/replays/sim-v1-default-150.tsr");
+    let bytes = std::fs::read(&fixture).unwrap();
+    let today = time::OffsetDateTime::now_utc().date();
+    let mut store = Store::open(&data).unwrap();
+    let entry = Entry {
+        id: "oldrules0001".into(),
+        seq: store.next_seq(),
+        names: ["p1".into(), "p2".into()],
+        score: 300,
+        wave: 1,
+        frames: 150,
+        fps: 60,
+        // Ranked before boards were kept per version: the bare preset.
+        preset: "default".into(),
+        date: today,
+        daily: false,
+    };
+    let added = store.add("old-match", entry, bytes, today).unwrap();
+    assert!(added.is_ok(), "the store took no entry: {added:?}");
+    drop(store);
+
+    let web = browser::web_dir();
+    browser::require_web_client();
+    let (web, data) = (web.to_string_lossy(), data.to_string_lossy());
+    let server = common::Server::start_with(&["--web", &web, "--data", &data], &[]);
+    let native = common::run(
+        &dir,
+        &[
+            "replay",
+            &fixture.to_string_lossy(),
+            "--headless",
+            "--verify",
+        ],
+        std::time::Duration::from_secs(30),
+    );
+    assert_eq!(native.code(), Some(2), "{}", native.report("native", 10));
+
+    let url = page_url(&server, "#replay=oldrules0001");
+    let page = browser::open(&url, &["--timeout", "30"]).finish(LIMIT);
+    let result = browser::result(&page);
+    assert_eq!(result["exit"], 2, "{result}");
+    let error = result["error"].as_str().unwrap_or_default();
+    let this_build = format!("this build is version {}", twinstar::sim::SIM_VERSION);
+    assert!(
+        error.contains("simulation version 1") && error.contains(&this_build),
+        "the page's refusal names no versions: {result}"
+    );
+    assert!(
+        page.stdout.contains("TWINSTAR-SAID twinstar: ") && page.stdout.contains("version 1"),
+        "{}",
+        common::tail(&page.stdout, 30)
+    );
+    assert!(!page.stdout.contains("panicked"), "{}", page.stdout);
+}
