@@ -22,6 +22,10 @@ Prints one JSON line:
   frame_ms_{default,stress}      drawing time per frame in the browser (mean,
                                  p99) in a local bot match of --frames frames,
                                  and the frame rate the page achieved
+  sim_ms_synctest_stress         simulating time per frame in the browser
+                                 (p50, p99), drawing apart, in a synctest
+                                 of --frames frames at the stress preset
+                                 (every frame re-simulated; target p99 <= 8)
 
 --join-only measures only the browser joins (connect_ms_browser_join, its
 breakdown, their frames and desyncs): what bench.sh reports.
@@ -196,6 +200,17 @@ def main():
             s = result["summary"]
             out[f"frame_ms_{preset}"] = {"mean": s.get("draw_ms_mean"), "p99": s.get("draw_ms_p99"),
                                          "fps": fps(text)}
+        # The simulation's own cost per frame in the page, drawing apart:
+        # synctest at the heaviest preset re-simulates every frame, as a
+        # rollback would (target: p99 <= 8 ms).
+        web_args = ["synctest", "--preset", "stress", "--frames", str(args.frames), "--json",
+                    "--seed", "3", "--no-record"]
+        result, text = page(server.page + fragment(web_args))
+        if not result or result["exit"] != 0:
+            fail(f"synctest stress failed: {result}\n{text[-1500:]}")
+        s = result["summary"]
+        out["sim_ms_synctest_stress"] = {"p50": s.get("sim_ms_p50"), "p99": s.get("sim_ms_p99"),
+                                         "draw_p99": s.get("draw_ms_p99")}
     print(json.dumps(out))
 
 

@@ -68,6 +68,9 @@ pub struct Settings {
     /// Send a finished online match's replay to the server it was played
     /// through, to be ranked (`--no-upload` turns it off for one run).
     pub upload: bool,
+    /// The controls card was shown and dismissed once on this device: the
+    /// first match's card does not come back (the pause menu still has it).
+    pub controls_seen: bool,
 }
 
 /// The interface scales the settings screen steps through, in percent.
@@ -350,6 +353,7 @@ impl Default for Settings {
             ui_scale: 100,
             reduced_motion: false,
             upload: true,
+            controls_seen: false,
         }
     }
 }

@@ -31,6 +31,7 @@ enum Item {
     Daily,
     Leaderboard,
     Replays,
+    HowToPlay,
     Settings,
     Synctest,
     Quit,
@@ -45,6 +46,7 @@ impl Item {
             Item::Daily => "Daily challenge",
             Item::Leaderboard => "Leaderboard",
             Item::Replays => "Replays",
+            Item::HowToPlay => "How to play",
             Item::Settings => "Settings",
             Item::Synctest => "Synctest (developer)",
             Item::Quit => "Quit",
@@ -55,7 +57,16 @@ impl Item {
 /// The main menu's items, in order (`dev`: with the developer tools).
 fn items(dev: bool) -> Vec<Item> {
     use Item::*;
-    let mut items = vec![Play, Local, Online, Daily, Leaderboard, Replays, Settings];
+    let mut items = vec![
+        Play,
+        Local,
+        Online,
+        Daily,
+        Leaderboard,
+        Replays,
+        HowToPlay,
+        Settings,
+    ];
     if dev {
         items.push(Synctest);
     }
@@ -147,6 +158,11 @@ async fn shell(
                 super::leaderboard::leaderboard_screen(ui, &server).await
             }
             Item::Replays => replays(ui).await,
+            Item::HowToPlay => {
+                tracing::info!("how to play");
+                let lines = how_to_play(&settings);
+                message(ui, "HOW TO PLAY", &lines, None).await;
+            }
             Item::Settings => {
                 if let Some(edited) = settings_screen(ui, &settings).await {
                     save_settings(ui, &edited).await;
@@ -162,6 +178,31 @@ async fn shell(
             Item::Quit => return None,
         }
     }
+}
+
+/// The How to play screen's lines: the goal, each device's controls (the
+/// controls card's words), and the rules two players need.
+fn how_to_play(settings: &Settings) -> Vec<String> {
+    use crate::frontend::controls_card::{Device, RULES, lines};
+    let mut out = vec!["two ships, one team: survive the waves; a boss every fifth".to_string()];
+    let [p1, _] = settings.keymaps();
+    let devices = [
+        ("KEYBOARD", Device::Keys(p1)),
+        ("GAMEPAD", Device::Pad(settings.pad.map())),
+        ("TOUCH", Device::Touch),
+    ];
+    for (name, device) in devices {
+        let parts: Vec<String> = lines(device)
+            .into_iter()
+            .map(|(action, how)| {
+                let how = how.split(" - ").next().unwrap_or_default().to_string();
+                format!("{} {how}", action.to_lowercase())
+            })
+            .collect();
+        out.push(format!("{name}: {}", parts.join(", ")));
+    }
+    out.extend(RULES.iter().map(|r| r.to_string()));
+    out
 }
 
 /// The Online submenu: host, join, quick match, rooms, watch.

@@ -251,6 +251,8 @@ pub(super) fn match_options(
         check_distance,
         // Online matches turn it on (`online::online_in_window`).
         chat: false,
+        first_match: !settings.controls_seen,
+        pad: settings.pad.map(),
     }
 }
 
@@ -339,6 +341,7 @@ pub(super) fn finish_window(end: MatchEnd) -> Result<Summary, Failure> {
     let MatchEnd {
         finished,
         draw,
+        sim,
         screenshot_error,
         upload,
     } = end;
@@ -346,14 +349,32 @@ pub(super) fn finish_window(end: MatchEnd) -> Result<Summary, Failure> {
     if let Ok(summary) = &mut result {
         summary.upload = upload;
     }
-    if let Some((mean, p99)) = draw.summary() {
+    let (draw, sim) = (draw.figures(), sim.figures());
+    if let Some(d) = draw {
         tracing::info!(
-            "drawing took {mean:.2} ms per frame on average, {p99:.2} ms at the 99th percentile"
+            "drawing took {:.2} ms per frame on average, {:.2} ms at the 99th percentile",
+            d.mean,
+            d.p99
         );
-        match &mut result {
-            Ok(summary) => summary.set_draw_ms(mean, p99),
-            Err(Failure::Runtime(_, Some(summary))) => summary.set_draw_ms(mean, p99),
-            Err(_) => {}
+    }
+    if let Some(s) = sim {
+        tracing::info!(
+            "simulating took {:.3} ms per frame at the median, {:.3} ms at the 99th percentile",
+            s.p50,
+            s.p99
+        );
+    }
+    let summary = match &mut result {
+        Ok(summary) => Some(summary),
+        Err(Failure::Runtime(_, Some(summary))) => Some(&mut **summary),
+        Err(_) => None,
+    };
+    if let Some(summary) = summary {
+        if let Some(d) = draw {
+            summary.set_draw_ms(d.mean, d.p99);
+        }
+        if let Some(s) = sim {
+            summary.set_sim_ms(s.p50, s.p99);
         }
     }
     match (screenshot_error, result) {

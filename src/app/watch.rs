@@ -141,6 +141,8 @@ pub(super) async fn watch_in_window(
                     ..options.info
                 },
                 chat,
+                // Nothing to control while watching.
+                first_match: false,
                 ..options
             };
             let game = Match::new(driver, Pacing::RealTime, None);

@@ -5,12 +5,15 @@
 pub mod assets;
 pub mod audio;
 pub mod chat_box;
+pub mod controls_card;
 pub mod effects;
+pub mod frame_times;
 pub mod headless;
 pub mod hud;
 pub mod keys;
 pub mod layout;
 pub mod look;
+pub mod match_menu;
 pub mod menu;
 pub mod mouse_aim;
 pub mod overlay;

@@ -238,6 +238,11 @@ pub fn just_pressed(button: PadButton) -> bool {
     with(|p| p.just & button.bit() != 0)
 }
 
+/// Whether any pad pressed any button this frame.
+pub fn any_just_pressed() -> bool {
+    with(|p| p.just != 0)
+}
+
 /// Each local keyboard player's pad input now, in player order: `players`
 /// is how many keyboard players the match has (1 online, 2 in a local
 /// match). Pads are assigned by [`crate::input::pad::assign_pads`].

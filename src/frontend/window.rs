@@ -17,9 +17,12 @@ use super::assets::{Align, Sprites};
 use super::audio::{Audio, sound_changes};
 // The input gate is its own leaf (keys.rs); screens name it through here.
 use super::chat_box::ChatBox;
+use super::controls_card;
 use super::effects::EventLedger;
+use super::frame_times::FrameTimes;
 use super::hud::{self, MatchInfo};
 pub use super::keys::{clicked, end_frame, enter_screen, pad_button, pad_pressed, pressed};
+use super::match_menu::{self, Choice, MatchMenu, MenuKind};
 use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
 use super::touch_controls::TouchControls;
@@ -138,37 +141,21 @@ pub struct MatchOptions {
     /// Room chat shown and Enter opens its prompt (online matches; the
     /// settings' `chat`, `--no-chat`).
     pub chat: bool,
-}
-
-/// Milliseconds spent per drawn frame (drawing through buffer swap).
-#[derive(Clone, Debug, Default)]
-pub struct DrawStats {
-    samples: Vec<f32>,
-}
-
-impl DrawStats {
-    fn add(&mut self, d: Duration) {
-        // A 10-minute match at 60 Hz is 36k samples: fine to keep.
-        self.samples.push(d.as_secs_f32() * 1000.0);
-    }
-
-    /// (mean, 99th percentile) in ms, when anything was drawn.
-    pub fn summary(&self) -> Option<(f64, f64)> {
-        if self.samples.is_empty() {
-            return None;
-        }
-        let mut sorted = self.samples.clone();
-        sorted.sort_by(f32::total_cmp);
-        let mean = sorted.iter().map(|&s| f64::from(s)).sum::<f64>() / sorted.len() as f64;
-        let p99 = sorted[(sorted.len() * 99 / 100).min(sorted.len() - 1)];
-        Some((mean, f64::from(p99)))
-    }
+    /// The first match on this device: the controls card shows until the
+    /// first wave or any input (the settings' `controls_seen`).
+    pub first_match: bool,
+    /// The pads' mapping, for the controls card.
+    pub pad: crate::input::PadMap,
 }
 
 /// A match played in a window: how it ended and what drawing cost.
 pub struct MatchEnd {
     pub finished: Finished,
-    pub draw: DrawStats,
+    /// Drawing through buffer swap, per drawn frame.
+    pub draw: FrameTimes,
+    /// Simulating, per simulated frame: its advance, with the rollback
+    /// (or synctest) re-simulation it asked for.
+    pub sim: FrameTimes,
     /// `--screenshot` could not be written.
     pub screenshot_error: Option<String>,
     /// Where the replay sent to be ranked ranked, or why not (set by the
@@ -189,7 +176,27 @@ struct MatchScreen {
     pad_notice: Option<(String, Instant)>,
     touch: TouchControls,
     mouse: super::mouse_aim::MouseAim,
+    /// The pause menu or the "leave the match?" one, when open.
+    menu: Option<MatchMenu>,
+    /// The controls card is up: the first match's, or asked for from the menu.
+    card: Card,
+    pad_map: crate::input::PadMap,
+    /// The key map of each player at this machine's keyboard.
+    keys: [Option<crate::input::KeyMap>; 2],
 }
+
+/// Whether and why the controls card is on screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Card {
+    Hidden,
+    /// Before the first wave of the first match on this device.
+    FirstMatch,
+    /// Chosen in the match's menu: up until any input.
+    FromMenu,
+}
+
+/// Frames the first match's card stays up at most: until the first wave.
+const CARD_FRAMES: u32 = 240;
 
 /// Where a touch screen's "leave" button sits: the top right corner.
 fn leave_button() -> Rect {
@@ -208,7 +215,13 @@ const PAD_NOTICE_SECONDS: u64 = 5;
 impl MatchScreen {
     /// Runs the frames due now (at most `MAX_FRAMES_PER_DRAW`) with inputs
     /// from `sources`; effects and sounds follow each frame's report.
-    fn run_due_frames(&mut self, ui: &mut Ui, game: &mut Match, sources: &mut [InputSource; 2]) {
+    fn run_due_frames(
+        &mut self,
+        ui: &mut Ui,
+        game: &mut Match,
+        sources: &mut [InputSource; 2],
+        sim: &mut FrameTimes,
+    ) {
         let now = Instant::now();
         // While a chat line is typed, the keyboard plays no part.
         let typing = self.chat.is_typing();
@@ -241,7 +254,9 @@ impl MatchScreen {
             }
             let inputs = super::frame_inputs(sources, world, keys, pads);
             self.motion.remember(game.driver().world());
+            let simulating = Instant::now();
             let report = game.advance(inputs);
+            sim.add(simulating.elapsed());
             self.graph.record(&report);
             if let Some(inputs) = report.inputs {
                 self.info.holding_start = inputs.map(|i| i.has(Input::START));
@@ -281,14 +296,29 @@ impl MatchScreen {
             draw_watching(ui, &watching);
         }
         self.touch.draw(world.is_game_over());
-        if self.touch.seen() && world.is_game_over() {
+        if self.touch.seen() && self.menu.is_none() {
+            // At game over the corner button leaves; during play it opens
+            // the match's menu (a tap alone never ends a running match).
+            let label = if world.is_game_over() {
+                "LEAVE"
+            } else {
+                "MENU"
+            };
             let r = leave_button();
             draw_rectangle(r.x, r.y, r.w, r.h, Color::new(0.0, 0.0, 0.0, 0.5));
             draw_rectangle_lines(r.x, r.y, r.w, r.h, 2.0, LIGHTGRAY);
             let (cx, cy) = (r.x + r.w / 2.0, r.y + r.h * 0.3);
             ui.sprites
                 .font
-                .draw("LEAVE", cx, cy, 2.0, WHITE, Align::Center);
+                .draw(label, cx, cy, 2.0, WHITE, Align::Center);
+        }
+        if let Some(menu) = &self.menu {
+            match_menu::draw(&ui.sprites.font, menu);
+        }
+        if self.card != Card::Hidden {
+            let players = self.card_players();
+            let footer = "any key, button or touch to go on";
+            controls_card::draw(&ui.sprites.font, &players, footer);
         }
         if let Some((text, at)) = &self.pad_notice
             && at.elapsed() < Duration::from_secs(PAD_NOTICE_SECONDS)
@@ -298,6 +328,106 @@ impl MatchScreen {
             ui.sprites
                 .font
                 .draw_shadowed(text, cx, y, 2.0, color, Align::Center);
+        }
+    }
+
+    /// The players the controls card is for (those at this machine), with
+    /// the device each plays with: touch once the screen was touched, a
+    /// pad when one is connected, else their keys.
+    fn card_players(&self) -> Vec<(usize, controls_card::Device)> {
+        let pads = super::pads::connected().len();
+        let mut keyboard_players = 0;
+        let mut out = Vec::new();
+        for (player, source) in self.keys.iter().enumerate() {
+            let Some(keys) = source else { continue };
+            let device = if self.touch.seen() && player == 0 {
+                controls_card::Device::Touch
+            } else if pads > keyboard_players {
+                controls_card::Device::Pad(self.pad_map)
+            } else {
+                controls_card::Device::Keys(*keys)
+            };
+            keyboard_players += 1;
+            out.push((player, device));
+        }
+        out
+    }
+
+    /// The card goes at any input (a key, a click or touch, a pad's
+    /// button), or, the first match's, when the first wave comes.
+    fn follow_card(&mut self, game: &Match) {
+        let any_input = get_last_key_pressed().is_some()
+            || is_mouse_button_pressed(MouseButton::Left)
+            || touches().iter().any(|t| t.phase == TouchPhase::Started)
+            || super::pads::any_just_pressed();
+        let frames = game
+            .driver()
+            .world()
+            .frame
+            .saturating_sub(self.info.started_frame);
+        let over = self.card == Card::FirstMatch && frames >= CARD_FRAMES;
+        if !(any_input || over) {
+            return;
+        }
+        if self.card == Card::FirstMatch {
+            tracing::info!("the controls card was dismissed");
+            remember_controls_seen();
+        }
+        self.card = Card::Hidden;
+    }
+
+    /// Esc, a pad's B/Back/Start, or the touch menu button: the pause menu
+    /// where the match can pause, else "leave the match?". Spectators and
+    /// a finished match's result panel leave at once, as they always did.
+    fn open_menu_when_asked(&mut self, game: &mut Match) {
+        let over = game.driver().world().is_game_over();
+        let tapped = self.touch.seen()
+            && clicked(MouseButton::Left)
+            && leave_button().contains(mouse_position().into());
+        if !(match_menu::opened(over) || tapped) {
+            return;
+        }
+        if game.driver().watch_status().is_some() || over {
+            game.leave("the player left");
+            return;
+        }
+        let kind = if game.pause() {
+            tracing::info!("paused at frame {}", game.driver().world().frame);
+            MenuKind::Pause
+        } else {
+            MenuKind::Leave
+        };
+        self.menu = Some(MatchMenu::open(kind));
+    }
+
+    /// One frame of the open menu: its moves, and what a choice does.
+    async fn follow_menu(&mut self, ui: &mut Ui, game: &mut Match) {
+        let Some(menu) = &mut self.menu else { return };
+        let choice = match_menu::moves(menu)
+            .into_iter()
+            .find_map(|m| menu.step(m));
+        match choice {
+            None => {}
+            Some(Choice::Resume) => {
+                self.menu = None;
+                if game.is_paused() {
+                    game.resume(Instant::now());
+                    tracing::info!("resumed at frame {}", game.driver().world().frame);
+                }
+            }
+            Some(Choice::Controls) => self.card = Card::FromMenu,
+            Some(Choice::Settings) => {
+                super::keys::set_in_match(false);
+                edit_settings_in_match(ui).await;
+                super::keys::set_in_match(true);
+                enter_screen();
+            }
+            Some(Choice::Leave) => {
+                self.menu = None;
+                let frame = game.driver().world().frame;
+                tracing::info!("left from the match's menu at frame {frame}");
+                game.leave("the player left");
+            }
         }
     }
 
@@ -315,6 +445,31 @@ impl MatchScreen {
             };
             self.pad_notice = Some((text, Instant::now()));
         }
+    }
+}
+
+/// The first match's card was seen: it does not come back on this device.
+fn remember_controls_seen() {
+    let mut settings = crate::settings::Settings::load_or_default();
+    if !settings.controls_seen {
+        settings.controls_seen = true;
+        if let Err(e) = settings.keep() {
+            tracing::warn!("the settings were not saved: {e}");
+        }
+    }
+}
+
+/// The Settings screen over a paused match: what it saves applies at once
+/// (scale, palette, volume, pads); key bindings from the next match.
+async fn edit_settings_in_match(ui: &mut Ui) {
+    let settings = crate::settings::Settings::load_or_default();
+    if let Some(edited) = super::menu::settings_screen(ui, &settings).await {
+        if let Err(e) = edited.keep() {
+            tracing::warn!("the settings were not saved: {e}");
+        }
+        super::pads::configure(&edited);
+        super::look::set((&edited).into());
+        ui.audio.set_volume(edited.volume);
     }
 }
 
@@ -369,6 +524,11 @@ pub async fn play_match(
     let mut info = options.info.clone();
     info.started_frame = game.driver().world().frame;
     info.names = game.driver().player_names();
+    let keys = [0, 1].map(|i| match &sources[i] {
+        InputSource::Keys(map) => Some(*map),
+        InputSource::Bot(_) | InputSource::Human(_) => None,
+    });
+    let first_card = options.first_match && keys.iter().any(Option::is_some);
     let mut screen = MatchScreen {
         ledger: EventLedger::new(),
         motion: Motion::default(),
@@ -379,25 +539,33 @@ pub async fn play_match(
         pad_notice: None,
         touch: TouchControls::default(),
         mouse: Default::default(),
+        menu: None,
+        card: if first_card {
+            Card::FirstMatch
+        } else {
+            Card::Hidden
+        },
+        pad_map: options.pad,
+        keys,
     };
+    if first_card {
+        tracing::info!("the controls card is shown (the first match on this device)");
+    }
+    tracing::info!("the match is on screen");
     super::keys::set_in_match(true);
     let _awake = KeepAwake::hold();
-    let mut draw = DrawStats::default();
+    let (mut draw, mut sim) = (FrameTimes::default(), FrameTimes::default());
     let mut frames_drawn = 0u32;
     loop {
         ui.audio.update();
-        // Esc closes the chat prompt first; only then does it leave.
+        // Esc closes the chat prompt first; only then does it open the menu.
         let esc_used = screen.chat.handle_keys(&mut game);
-        if !esc_used && pressed(KeyCode::Escape) {
-            game.leave("the player pressed Esc");
-        }
-        // On a touch screen the result panel's way out is a button.
-        if screen.touch.seen()
-            && game.driver().world().is_game_over()
-            && clicked(MouseButton::Left)
-            && leave_button().contains(mouse_position().into())
-        {
-            game.leave("the player tapped leave");
+        if screen.card != Card::Hidden {
+            screen.follow_card(&game);
+        } else if screen.menu.is_some() {
+            screen.follow_menu(ui, &mut game).await;
+        } else if !esc_used {
+            screen.open_menu_when_asked(&mut game);
         }
         if pressed(KeyCode::F1) {
             screen.overlay = !screen.overlay;
@@ -412,7 +580,7 @@ pub async fn play_match(
             }
         }
         screen.note_pads();
-        screen.run_due_frames(ui, &mut game, &mut sources);
+        screen.run_due_frames(ui, &mut game, &mut sources, &mut sim);
         screen.chat.collect(&mut game);
         let drawing = Instant::now();
         screen.draw(ui, &game);
@@ -422,6 +590,7 @@ pub async fn play_match(
             return MatchEnd {
                 finished: game.finish(),
                 draw,
+                sim,
                 screenshot_error: shot.and_then(Result::err),
                 upload: None,
             };

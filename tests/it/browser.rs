@@ -54,6 +54,33 @@ fn the_golden_synctest_gives_the_same_bits_in_the_browser() {
     );
 }
 
+/// The page's synctest at the heaviest preset says what simulating cost
+/// per frame apart from drawing (software WebGL here): the figure the
+/// benchmark holds to its target (`scripts/web_bench.py`).
+#[test]
+fn the_pages_synctest_at_stress_reports_simulation_time_apart_from_drawing() {
+    let _one = serial();
+    let server = web_server();
+    let url = page_url(
+        &server,
+        "#!synctest --preset stress --json --seed 3 --frames 600 --no-record",
+    );
+    let page = browser::open(&url, &["--timeout", "90"]).finish(LIMIT);
+    let result = browser::result(&page);
+    assert_eq!(result["exit"], 0, "{result}");
+    let summary = &result["summary"];
+    assert_eq!(summary["mismatches"], 0, "{summary}");
+    assert_eq!(summary["preset"], "stress", "{summary}");
+    let figure = |name: &str| {
+        summary[name]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no {name} in the page's summary: {summary}"))
+    };
+    let (p50, p99) = (figure("sim_ms_p50"), figure("sim_ms_p99"));
+    assert!(0.0 < p50 && p50 <= p99, "{summary}");
+    assert!(figure("draw_ms_p99") > 0.0, "{summary}");
+}
+
 #[test]
 fn a_browser_and_a_native_player_play_one_match() {
     let _one = serial();

@@ -31,6 +31,7 @@ mod match_metrics;
 mod nginx;
 mod no_float_in_sim;
 mod online;
+mod pause;
 mod presets;
 mod rejoin;
 mod replay;

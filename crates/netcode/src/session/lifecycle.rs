@@ -33,6 +33,9 @@ const CLOSE_SERVICE_PERIOD: Duration = Duration::from_millis(5);
 /// that napped 1 ms spent 6-12 (twinstar's headless loop); inputs that
 /// arrive between frames are read sooner too.
 const NET_POLL_PERIOD: Duration = Duration::from_millis(1);
+/// While paused nothing is due; the frontend draws its pause menu and
+/// asks again this often.
+const PAUSED_POLL_PERIOD: Duration = Duration::from_millis(16);
 
 /// How frames are timed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +93,8 @@ pub struct Match<G: Game<N>, const N: usize> {
     closing_until: Option<Instant>,
     /// The closing linger is over: `next` says `Over`.
     closed: bool,
+    /// The player paused a match nobody else plays: no frame is due.
+    paused: bool,
 }
 
 impl<G: Game<N>, const N: usize> Match<G, N> {
@@ -105,6 +110,7 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
             outcome: None,
             closing_until: None,
             closed: false,
+            paused: false,
         }
     }
 
@@ -126,6 +132,9 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
         }
         if self.outcome.is_some() {
             return self.close(now);
+        }
+        if self.paused {
+            return Next::Wait(now + PAUSED_POLL_PERIOD);
         }
         let Some(pacer) = &mut self.pacer else {
             return Next::Frame;
@@ -162,6 +171,36 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
     /// for drawing motion in between; 1 when unpaced.
     pub fn alpha(&self, now: Instant) -> f32 {
         self.pacer.as_ref().map_or(1.0, |p| p.alpha(now))
+    }
+
+    /// Whether the player may pause: a match paced in real time that no
+    /// one else plays or watches live (local, solo, synctest). Online the
+    /// peer's game runs on, so a pause there could only be a stall.
+    pub fn can_pause(&self) -> bool {
+        let backend = &self.driver.backend;
+        self.pacer.is_some() && !backend.has_peer() && backend.watch_status().is_none()
+    }
+
+    /// Stops the match's clock, if [`Match::can_pause`]: until
+    /// [`Match::resume`] no frame is due, so none is simulated or recorded.
+    /// Says whether it paused.
+    pub fn pause(&mut self) -> bool {
+        self.paused = self.paused || self.can_pause();
+        self.paused
+    }
+
+    /// Starts the clock again from `now` (the paused time is not caught up).
+    pub fn resume(&mut self, now: Instant) {
+        if std::mem::take(&mut self.paused)
+            && let Some(pacer) = &mut self.pacer
+        {
+            pacer.restart(now);
+        }
+    }
+
+    /// Whether the match is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused
     }
 
     /// The player leaves: the peer is told at once.
@@ -503,6 +542,42 @@ mod tests {
         };
         let driver = Driver::with_backend(Box::new(backend), options);
         (Match::new(driver, pacing, Some(60)), peer)
+    }
+
+    #[test]
+    fn a_paused_local_match_runs_no_frame_and_resumes_without_catching_up() {
+        let mut game = Match::new(driver(Mode::Local, None), Pacing::RealTime, None);
+        let start = Instant::now();
+        assert!(game.can_pause());
+        assert_eq!(game.next(start), Next::Frame);
+        game.advance(Default::default());
+        assert!(game.pause() && game.is_paused());
+        // A minute later nothing is due: the clock stood still.
+        let later = start + Duration::from_secs(60);
+        assert!(matches!(game.next(later), Next::Wait(t) if t > later));
+        assert_eq!(game.driver().confirmed_frames(), 1);
+        game.resume(later);
+        assert!(!game.is_paused());
+        // One frame now, the next a period later: no burst of the minute.
+        assert_eq!(game.next(later), Next::Frame);
+        game.advance(Default::default());
+        assert!(matches!(game.next(later), Next::Wait(t) if t > later));
+        // Leaving while paused still ends the match.
+        game.pause();
+        game.leave("test");
+        assert_eq!(game.next(later), Next::Over);
+    }
+
+    #[test]
+    fn a_match_with_a_peer_cannot_pause() {
+        let (mut game, _peer) = with_fake_peer_paced(FakePeer::default(), Pacing::RealTime);
+        assert!(!game.can_pause());
+        assert!(!game.pause());
+        let start = Instant::now();
+        assert_eq!(game.next(start), Next::Frame);
+        // Unpaced (headless) matches have no clock to stop either.
+        let mut unpaced = Match::new(driver(Mode::Local, None), Pacing::Unpaced, None);
+        assert!(!unpaced.pause());
     }
 
     #[test]

@@ -55,6 +55,12 @@ impl Pacer {
         (1.0 - left / self.period.as_secs_f32()).clamp(0.0, 1.0)
     }
 
+    /// The next frame is due at `now` (after a pause: the time paused is
+    /// not caught up).
+    pub fn restart(&mut self, now: Instant) {
+        self.next = now;
+    }
+
     /// When the next frame is due (to sleep until then).
     pub(crate) fn next_due(&self) -> Instant {
         self.next

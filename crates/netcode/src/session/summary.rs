@@ -201,6 +201,13 @@ pub struct MatchSummary {
     /// 99th percentile of the same.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draw_ms_p99: Option<f64>,
+    /// Median milliseconds per simulated frame: its advance, with the
+    /// rollback (or synctest) re-simulation it asked for; drawing apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sim_ms_p50: Option<f64>,
+    /// 99th percentile of the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sim_ms_p99: Option<f64>,
 }
 
 impl MatchSummary {
@@ -208,6 +215,13 @@ impl MatchSummary {
     pub fn set_draw_ms(&mut self, mean: f64, p99: f64) {
         self.draw_ms_mean = Some(rounded(mean, 3));
         self.draw_ms_p99 = Some(rounded(p99, 3));
+    }
+
+    /// Records the simulation's time per frame apart from drawing: its
+    /// median and 99th percentile, in milliseconds.
+    pub fn set_sim_ms(&mut self, p50: f64, p99: f64) {
+        self.sim_ms_p50 = Some(rounded(p50, 4));
+        self.sim_ms_p99 = Some(rounded(p99, 4));
     }
 }
 
