@@ -9,6 +9,7 @@ pub mod game;
 pub mod input;
 pub mod net;
 pub mod platform;
+pub mod records;
 pub mod replay;
 pub mod session;
 pub mod settings;

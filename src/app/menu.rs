@@ -123,10 +123,11 @@ async fn shell(
     let mut selected = 0;
     tracing::info!("main menu");
     loop {
-        let details = vec![
+        let mut details = vec![
             "a co-op arena shooter with rollback netcode".to_string(),
             format!("twinstar {}", env!("CARGO_PKG_VERSION")),
         ];
+        details.extend(records_lines(&crate::records::load()));
         let run = RunArgs::for_menu(for_matches.clone());
         let picked = choose(
             ui,
@@ -178,6 +179,29 @@ async fn shell(
             Item::Quit => return None,
         }
     }
+}
+
+/// The main menu's lines about this device's records: the default
+/// preset's bests and the last run.
+fn records_lines(records: &crate::records::Records) -> Vec<String> {
+    let bests: Vec<String> = ["solo", "co-op", "online"]
+        .into_iter()
+        .filter_map(|mode| {
+            let b = records.best(mode, "default")?;
+            Some(format!("{mode} {} (wave {})", b.team_score, b.wave))
+        })
+        .collect();
+    let mut out = Vec::new();
+    if !bests.is_empty() {
+        out.push(format!("your best: {}", bests.join(", ")));
+    }
+    if let Some(r) = records.runs.first() {
+        out.push(format!(
+            "last run: {} {} points, wave {}",
+            r.mode, r.team_score, r.wave
+        ));
+    }
+    out
 }
 
 /// The How to play screen's lines: the goal, each device's controls (the

@@ -253,6 +253,12 @@ pub(super) fn match_options(
         chat: false,
         first_match: !settings.controls_seen,
         pad: settings.pad.map(),
+        records_as: match (driver.options().mode, sources) {
+            (Mode::Local, [InputSource::Keys(_), InputSource::Human(_)]) => Some("solo"),
+            (Mode::Local, _) => Some("co-op"),
+            (Mode::Online { .. }, _) => Some("online"),
+            _ => None,
+        },
     }
 }
 

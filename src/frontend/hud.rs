@@ -30,6 +30,11 @@ pub struct MatchInfo {
     pub escape_does: &'static str,
     /// The players' names, player 1's first (`P1`, `P2` offline).
     pub names: [String; 2],
+    /// The personal best before this game (score, wave), when records
+    /// are kept for this way of playing and it was played before.
+    pub best: Option<(u32, u32)>,
+    /// What the last game over beat.
+    pub new_best: crate::records::NewBest,
 }
 
 impl MatchInfo {
@@ -192,94 +197,59 @@ fn rematch_status(player: usize, key: Option<&str>, holding: bool) -> String {
     format!("P{} holds {key}: {state}", player + 1)
 }
 
-/// Height of one chat line at the bottom of the result panel.
-const RESULT_CHAT_LINE: f32 = 26.0;
+/// One line of the result panel: its text, font scale and colour.
+pub type PanelLine = (String, f32, Color);
 
-/// The game-over panel: scores, wave, duration, replay file, what next,
-/// and the last chat lines (`chat`, oldest first; at most 3 are shown).
-pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo, chat: &[String]) {
-    let chat = &chat[chat.len().saturating_sub(3)..];
-    let chat_h = if chat.is_empty() {
-        0.0
-    } else {
-        10.0 + chat.len() as f32 * RESULT_CHAT_LINE
-    };
-    let (w, h) = (760.0, 420.0 + chat_h);
-    let x = (screen_width() - w) / 2.0;
-    let y = (screen_height() - h) / 2.0;
-    panel(x, y, w, h);
-    let cx = x + w / 2.0;
-    font.draw_shadowed(
-        "GAME OVER",
-        cx,
-        y + 24.0,
-        6.0,
-        Color::new(1.0, 0.4, 0.4, 1.0),
-        Align::Center,
-    );
+/// The result panel's lines, top to bottom: the team's figures, each
+/// player's, the personal best, the replay, what next, the last chat lines
+/// (`chat`, oldest first; at most 3).
+pub fn result_lines(world: &World, info: &MatchInfo, chat: &[String]) -> Vec<PanelLine> {
+    let gray = Color::new(0.8, 0.8, 0.85, 1.0);
+    let gold = Color::new(1.0, 0.95, 0.6, 1.0);
+    let team = &world.team;
     let ended = info.ended_frame.unwrap_or(world.frame);
-    let lines = [
-        (format!("TEAM SCORE  {}", world.shared_score()), WHITE),
-        (
-            format!(
-                "{} {:>7}     {} {:>7}",
-                info.names[0], world.players[0].score, info.names[1], world.players[1].score
-            ),
-            WHITE,
-        ),
-        (
-            format!(
-                "reached wave {}   lasted {}",
-                world.spawner.wave,
-                duration_text(ended.saturating_sub(info.started_frame))
-            ),
-            WHITE,
-        ),
+    let mut out: Vec<PanelLine> = vec![
+        ("GAME OVER".into(), 6.0, Color::new(1.0, 0.4, 0.4, 1.0)),
+        (format!("TEAM SCORE {}", world.shared_score()), 3.0, WHITE),
     ];
-    for (i, (line, color)) in lines.iter().enumerate() {
-        font.draw(
-            line,
-            cx,
-            y + 110.0 + i as f32 * 40.0,
-            3.0,
-            *color,
-            Align::Center,
+    if info.new_best.score || info.new_best.wave {
+        out.push(("NEW BEST!".into(), 3.0, gold));
+    }
+    if let Some((score, wave)) = info.best {
+        out.push((
+            format!("personal best {score} points, wave {wave}"),
+            2.0,
+            gray,
+        ));
+    }
+    out.push((
+        format!(
+            "wave {}  bosses {}  max combo {}  {}",
+            team.best_wave.max(world.spawner.wave),
+            team.bosses_defeated,
+            team.max_combo,
+            duration_text(ended.saturating_sub(info.started_frame))
+        ),
+        2.0,
+        WHITE,
+    ));
+    for (i, p) in world.players.iter().enumerate() {
+        let line = format!(
+            "{}: {} kills, {} revives, {} hits taken",
+            info.names[i], p.kills, p.revives, p.hits
         );
+        out.push((line, 2.0, player_color(i)));
     }
     let replay = info.replay.as_deref().map_or_else(
         || "replay: not recorded".to_string(),
         |r| format!("replay: {r}"),
     );
-    font.draw(
-        &replay,
-        cx,
-        y + 250.0,
+    out.push((replay, 2.0, Color::new(0.7, 0.75, 0.9, 1.0)));
+    out.push((
+        "rematch: both players hold start together".into(),
         2.0,
-        Color::new(0.7, 0.75, 0.9, 1.0),
-        Align::Center,
-    );
-    draw_rematch(font, info, cx, y + 295.0);
-    font.draw(
-        &format!("Esc: {}", info.escape_does),
-        cx,
-        y + 365.0,
-        2.0,
-        Color::new(0.8, 0.8, 0.8, 1.0),
-        Align::Center,
-    );
-    draw_result_chat(font, chat, x + 24.0, y + 410.0, w - 48.0);
-}
-
-/// The rematch rule and whether each player holds start, from `top`.
-fn draw_rematch(font: &BitmapFont, info: &MatchInfo, cx: f32, top: f32) {
-    font.draw(
-        "rematch: both players hold start together",
-        cx,
-        top,
-        2.0,
-        Color::new(1.0, 0.95, 0.6, 1.0),
-        Align::Center,
-    );
+        gold,
+    ));
     for player in 0..2 {
         let holding = info.holding_start[player];
         let color = if holding {
@@ -287,30 +257,56 @@ fn draw_rematch(font: &BitmapFont, info: &MatchInfo, cx: f32, top: f32) {
         } else {
             Color::new(0.7, 0.7, 0.75, 1.0)
         };
-        font.draw(
-            &rematch_status(player, info.start_keys[player].as_deref(), holding),
-            cx + if player == 0 { -180.0 } else { 180.0 },
-            top + 30.0,
-            2.0,
-            color,
-            Align::Center,
-        );
+        let status = rematch_status(player, info.start_keys[player].as_deref(), holding);
+        out.push((status, 2.0, color));
     }
+    out.push((format!("Esc: {}", info.escape_does), 2.0, gray));
+    let chat = &chat[chat.len().saturating_sub(3)..];
+    out.extend(
+        chat.iter()
+            .map(|line| (line.clone(), 2.0, Color::new(0.85, 0.88, 1.0, 1.0))),
+    );
+    out
 }
 
-/// The last chat lines, left-aligned at `left` in `width` pixels.
-fn draw_result_chat(font: &BitmapFont, chat: &[String], left: f32, top: f32, width: f32) {
-    // 12 pixels a character at scale 2.
-    let columns = (width / 12.0) as usize;
-    for (i, line) in chat.iter().enumerate() {
-        font.draw(
-            &super::text::fit(line, columns),
-            left,
-            top + i as f32 * RESULT_CHAT_LINE,
-            2.0,
-            Color::new(0.85, 0.88, 1.0, 1.0),
-            Align::Left,
-        );
+/// The result panel on a `w`×`h` screen: its rectangle, and each line's
+/// text (cut with an ellipsis to the panel's width), scale, colour and
+/// top. Scales shrink on a narrow screen; nothing leaves the panel.
+pub fn result_layout(
+    font: &BitmapFont,
+    lines: &[PanelLine],
+    w: f32,
+    h: f32,
+) -> (Rect, Vec<(String, f32, Color, f32)>) {
+    let panel_w = (w - 16.0).min(760.0);
+    // A phone's width: every line one step smaller.
+    let shrink = if panel_w < 600.0 { 0.5 } else { 1.0 };
+    let mut placed = Vec::new();
+    let mut y = 18.0;
+    for (text, scale, color) in lines {
+        let scale = (scale * shrink).max(1.0);
+        let chars = ((panel_w - 24.0) / font.width("m", scale)).max(4.0) as usize;
+        placed.push((super::text::fit(text, chars), scale, *color, y));
+        y += BitmapFont::line_height(scale) * if scale >= 5.0 { 1.6 } else { 1.5 };
+    }
+    let panel_h = y + 8.0;
+    let x = (w - panel_w) / 2.0;
+    let top = ((h - panel_h) / 2.0).max(0.0);
+    let placed = placed
+        .into_iter()
+        .map(|(t, s, c, dy)| (t, s, c, top + dy))
+        .collect();
+    (Rect::new(x, top, panel_w, panel_h), placed)
+}
+
+/// The game-over panel (see [`result_lines`]).
+pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo, chat: &[String]) {
+    let lines = result_lines(world, info, chat);
+    let (rect, placed) = result_layout(font, &lines, screen_width(), screen_height());
+    panel(rect.x, rect.y, rect.w, rect.h);
+    let cx = rect.x + rect.w / 2.0;
+    for (text, scale, color, y) in placed {
+        font.draw_shadowed(&text, cx, y, scale, color, Align::Center);
     }
 }
 

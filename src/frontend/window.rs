@@ -146,6 +146,9 @@ pub struct MatchOptions {
     pub first_match: bool,
     /// The pads' mapping, for the controls card.
     pub pad: crate::input::PadMap,
+    /// Game overs go into this device's records as this way of playing
+    /// ("solo", "co-op", "online"); none for synctest and watching.
+    pub records_as: Option<&'static str>,
 }
 
 /// A match played in a window: how it ended and what drawing cost.
@@ -183,6 +186,9 @@ struct MatchScreen {
     pad_map: crate::input::PadMap,
     /// The key map of each player at this machine's keyboard.
     keys: [Option<crate::input::KeyMap>; 2],
+    records_as: Option<&'static str>,
+    /// The game over last put in the records (its frame).
+    recorded: Option<u32>,
 }
 
 /// Whether and why the controls card is on screen.
@@ -351,6 +357,42 @@ impl MatchScreen {
             out.push((player, device));
         }
         out
+    }
+
+    /// At a game over: the run goes into this device's records, and the
+    /// result panel learns the personal best it is compared with.
+    fn keep_record(&mut self, game: &Match) {
+        let (Some(mode), Some(ended)) = (self.records_as, self.info.ended_frame) else {
+            return;
+        };
+        if self.recorded == Some(ended) {
+            return;
+        }
+        self.recorded = Some(ended);
+        let driver = game.driver();
+        let world = driver.world();
+        use twinstar_netcode::Game as _;
+        let preset =
+            crate::sim::Twinstar::preset_name(&driver.options().config).unwrap_or("custom");
+        let run = crate::records::Run {
+            mode: mode.to_string(),
+            preset: preset.to_string(),
+            team_score: world.shared_score(),
+            wave: world.team.best_wave.max(world.spawner.wave),
+            seconds: ended.saturating_sub(self.info.started_frame) / crate::sim::FPS,
+        };
+        let mut records = crate::records::load();
+        self.info.best = records.best(mode, preset).map(|b| (b.team_score, b.wave));
+        self.info.new_best = records.add(run);
+        if let Err(e) = crate::records::save(&records) {
+            tracing::warn!("the records were not kept: {e}");
+        }
+        tracing::info!(
+            "game over: team score {}, wave {}; new best: {:?}",
+            world.shared_score(),
+            world.team.best_wave,
+            self.info.new_best
+        );
     }
 
     /// The card goes at any input (a key, a click or touch, a pad's
@@ -547,6 +589,8 @@ pub async fn play_match(
         },
         pad_map: options.pad,
         keys,
+        records_as: options.records_as,
+        recorded: None,
     };
     if first_card {
         tracing::info!("the controls card is shown (the first match on this device)");
@@ -582,6 +626,7 @@ pub async fn play_match(
         screen.note_pads();
         screen.run_due_frames(ui, &mut game, &mut sources, &mut sim);
         screen.chat.collect(&mut game);
+        screen.keep_record(&game);
         let drawing = Instant::now();
         screen.draw(ui, &game);
         if game.is_over() {
