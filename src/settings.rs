@@ -308,11 +308,12 @@ pub enum Action {
     Fire,
     Focus,
     Start,
+    Bomb,
 }
 
 impl Action {
     /// In the order the Settings screen lists them.
-    pub const ALL: [Action; 7] = [
+    pub const ALL: [Action; 8] = [
         Action::Up,
         Action::Down,
         Action::Left,
@@ -320,6 +321,7 @@ impl Action {
         Action::Fire,
         Action::Focus,
         Action::Start,
+        Action::Bomb,
     ];
 
     pub fn name(self) -> &'static str {
@@ -331,6 +333,7 @@ impl Action {
             Action::Fire => "fire",
             Action::Focus => "focus",
             Action::Start => "start",
+            Action::Bomb => "bomb",
         }
     }
 }
@@ -551,35 +554,31 @@ impl Keys {
         }
     }
 
+    /// The key bound to `action`; a file without a bomb key has
+    /// `KeyCode::Unknown` here (`Settings::keymaps` puts the default in).
     pub fn get(&self, action: Action) -> KeyCode {
-        *self.binding(action)
-    }
-
-    pub fn set(&mut self, action: Action, key: KeyCode) {
-        *self.binding_mut(action) = key;
-    }
-
-    fn binding(&self, action: Action) -> &KeyCode {
         match action {
-            Action::Up => &self.up,
-            Action::Down => &self.down,
-            Action::Left => &self.left,
-            Action::Right => &self.right,
-            Action::Fire => &self.fire,
-            Action::Focus => &self.focus,
-            Action::Start => &self.start,
+            Action::Up => self.up,
+            Action::Down => self.down,
+            Action::Left => self.left,
+            Action::Right => self.right,
+            Action::Fire => self.fire,
+            Action::Focus => self.focus,
+            Action::Start => self.start,
+            Action::Bomb => self.bomb.unwrap_or(KeyCode::Unknown),
         }
     }
 
-    fn binding_mut(&mut self, action: Action) -> &mut KeyCode {
+    pub fn set(&mut self, action: Action, key: KeyCode) {
         match action {
-            Action::Up => &mut self.up,
-            Action::Down => &mut self.down,
-            Action::Left => &mut self.left,
-            Action::Right => &mut self.right,
-            Action::Fire => &mut self.fire,
-            Action::Focus => &mut self.focus,
-            Action::Start => &mut self.start,
+            Action::Up => self.up = key,
+            Action::Down => self.down = key,
+            Action::Left => self.left = key,
+            Action::Right => self.right = key,
+            Action::Fire => self.fire = key,
+            Action::Focus => self.focus = key,
+            Action::Start => self.start = key,
+            Action::Bomb => self.bomb = Some(key),
         }
     }
 }
@@ -924,7 +923,7 @@ mod tests {
         let map = keys.map();
         assert_eq!(
             [
-                map.up, map.down, map.left, map.right, map.fire, map.focus, map.start
+                map.up, map.down, map.left, map.right, map.fire, map.focus, map.start, map.bomb
             ],
             [
                 KeyCode::A,
@@ -933,7 +932,8 @@ mod tests {
                 KeyCode::D,
                 KeyCode::E,
                 KeyCode::F,
-                KeyCode::G
+                KeyCode::G,
+                KeyCode::H
             ]
         );
         assert_eq!(Keys::from_map(&map), keys);

@@ -491,12 +491,12 @@ impl Row {
             Row::Upload => on_off("rank my online matches (upload the replay)", s.upload),
             Row::Key(p, action) => {
                 let keys = if p == 0 { &s.player_one } else { &s.player_two };
-                format!(
-                    "P{} {}: {}",
-                    p + 1,
-                    action.name(),
-                    key_name(keys.get(action))
-                )
+                // An older file has no bomb key: the player's default plays.
+                let key = match action {
+                    Action::Bomb => s.keymaps()[p].bomb,
+                    action => keys.get(action),
+                };
+                format!("P{} {}: {}", p + 1, action.name(), key_name(key))
             }
             Row::DeadZone => format!("pad dead zone: {}%", s.pad.dead_zone),
             Row::Pad(action) => format!("pad {}: {}", action.name(), action.buttons(&s.pad)),
@@ -683,6 +683,10 @@ mod tests {
         assert!(labels.contains(&"P1 fire: Space".to_string()), "{labels:?}");
         assert!(labels.contains(&"name: none yet".to_string()), "{labels:?}");
         assert!(labels.contains(&"P2 start: Key2".to_string()), "{labels:?}");
+        assert!(
+            labels.contains(&"P2 bomb: RightControl".to_string()),
+            "{labels:?}"
+        );
         assert!(
             labels.contains(&"interface scale: 100%".to_string()),
             "{labels:?}"
