@@ -71,14 +71,14 @@ pub struct BitmapFont {
     texture: Texture2D,
 }
 
-const GLYPH_W: f32 = 6.0;
-const GLYPH_H: f32 = 10.0;
+pub const GLYPH_W: f32 = 6.0;
+pub const GLYPH_H: f32 = 10.0;
 const COLUMNS: u32 = 16;
 const FIRST_CHAR: u32 = 32;
 const GLYPHS: u32 = 95;
 
 /// Text alignment relative to the x given to [`BitmapFont::draw`].
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
     Left,
     Center,

@@ -6,7 +6,8 @@
 
 use macroquad::prelude::*;
 
-use super::assets::{Align, BitmapFont};
+use super::assets::{Align, BitmapFont, GLYPH_H, GLYPH_W};
+use super::ui_layout::Text;
 use crate::input::KeyMap;
 use crate::input::pad::{PadButton, PadMap};
 use crate::settings::key_name;
@@ -80,45 +81,86 @@ pub const RULES: [&str; 3] = [
     "quick kills grow the team's combo; a hit drops it",
 ];
 
-/// Draws one card per entry of `players` (player number, device), centred
-/// and stacked, with the rules and how to dismiss it under them.
-pub fn draw(font: &BitmapFont, players: &[(usize, Device)], footer: &str) {
-    let (w, h) = (screen_width(), screen_height());
-    let scale = if w < 700.0 { 1.0 } else { 2.0 };
-    let line = BitmapFont::line_height(scale) * 1.4;
-    let rows: usize = players
-        .iter()
-        .map(|(_, d)| lines(*d).len() + 2)
-        .sum::<usize>()
-        + RULES.len()
-        + 2;
+/// The card on a `w`×`h` screen at interface scale `ui`: its rectangle,
+/// and its texts placed (a player's title, their lines, the rules, the
+/// footer), each cut to the card's width. One card per entry of `players`
+/// (player number, device), stacked; the scale steps down until it fits.
+pub fn texts(
+    players: &[(usize, Device)],
+    footer: &str,
+    w: f32,
+    h: f32,
+    ui: f32,
+) -> (Rect, Vec<Text>) {
     let card_w = (w * 0.92).min(820.0);
-    let card_h = rows as f32 * line + 24.0;
-    let (x, mut y) = ((w - card_w) / 2.0, ((h - card_h) / 2.0).max(4.0));
-    draw_rectangle(x, y, card_w, card_h, Color::new(0.02, 0.03, 0.1, 0.98));
-    draw_rectangle_lines(x, y, card_w, card_h, 2.0, Color::new(0.4, 0.5, 0.9, 1.0));
-    y += 12.0;
-    let chars = (card_w / font.width("m", scale)) as usize;
+    let rows = players
+        .iter()
+        .map(|(_, d)| lines(*d).len() as f32 + 1.5)
+        .sum::<f32>()
+        + players.len() as f32 * 0.5
+        + RULES.len() as f32
+        + 1.5;
+    let drawn = |scale: f32| (scale * ui).round().max(1.0);
+    let step = |scale: f32| drawn(scale) * (GLYPH_H + 1.0) * 1.3;
+    let scale = [2.0, 1.5, 1.0, 0.5]
+        .into_iter()
+        .find(|&s| rows * step(s) + 24.0 <= h - 8.0 && (w >= 700.0 || s <= 1.0))
+        .unwrap_or(0.5);
+    let line = step(scale);
+    let card_h = rows * line + 24.0;
+    let (x, top) = ((w - card_w) / 2.0, ((h - card_h) / 2.0).max(4.0));
+    let chars = ((card_w - 32.0) / (GLYPH_W * drawn(scale))) as usize;
     let cx = w / 2.0;
+    let text = |text: String, x, y, align, color| Text {
+        text: super::text::fit(&text, chars),
+        x,
+        y,
+        scale,
+        align,
+        color,
+    };
+    let mut out = Vec::new();
+    let mut y = top + 12.0;
     for (player, device) in players {
-        let title = format!("P{} CONTROLS", player + 1);
         let color = super::look::player_color(*player);
-        font.draw(&title, cx, y, scale, color, Align::Center);
+        out.push(text(
+            format!("P{} CONTROLS", player + 1),
+            cx,
+            y,
+            Align::Center,
+            color,
+        ));
         y += line * 1.5;
         for (action, how) in lines(*device) {
-            let text = super::text::fit(&format!("{action:<10} {how}"), chars.saturating_sub(2));
-            font.draw(&text, x + 16.0, y, scale, WHITE, Align::Left);
+            out.push(text(
+                format!("{action:<10} {how}"),
+                x + 16.0,
+                y,
+                Align::Left,
+                WHITE,
+            ));
             y += line;
         }
         y += line * 0.5;
     }
     for rule in RULES {
-        let text = super::text::fit(rule, chars.saturating_sub(2));
-        font.draw(&text, cx, y, scale, LIGHTGRAY, Align::Center);
+        out.push(text(rule.to_string(), cx, y, Align::Center, LIGHTGRAY));
         y += line;
     }
     y += line * 0.5;
-    font.draw(footer, cx, y, scale, YELLOW, Align::Center);
+    out.push(text(footer.to_string(), cx, y, Align::Center, YELLOW));
+    (Rect::new(x, top, card_w, card_h), out)
+}
+
+/// Draws the card (see [`texts`]).
+pub fn draw(font: &BitmapFont, players: &[(usize, Device)], footer: &str) {
+    let ui = super::look::get().ui_scale;
+    let (r, texts) = texts(players, footer, screen_width(), screen_height(), ui);
+    draw_rectangle(r.x, r.y, r.w, r.h, Color::new(0.02, 0.03, 0.1, 0.98));
+    draw_rectangle_lines(r.x, r.y, r.w, r.h, 2.0, Color::new(0.4, 0.5, 0.9, 1.0));
+    for t in &texts {
+        font.draw(&t.text, t.x, t.y, t.scale, t.color, t.align);
+    }
 }
 
 #[cfg(test)]

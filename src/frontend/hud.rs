@@ -3,9 +3,10 @@
 
 use macroquad::prelude::*;
 
-use super::assets::{Align, BitmapFont, Sprites};
+use super::assets::{Align, BitmapFont, GLYPH_H, GLYPH_W, Sprites};
 use super::effects::EventLedger;
 use super::scene::Layout;
+use super::ui_layout::{self, HudFigures, Text};
 use crate::sim::FPS;
 use crate::sim::{Event, World};
 
@@ -77,87 +78,45 @@ pub fn draw_hud(
     names: &[String; 2],
 ) {
     let font = &sprites.font;
-    // The HUD scales with the arena, so a small (phone) arena keeps its
-    // text in proportion; a 1280x720 window or larger draws it as designed.
     let k = (layout.scale / 2.0).clamp(0.34, 1.0);
-    let top = layout.origin.y + 10.0 * k;
-    let left = layout.origin.x + 14.0 * k;
-    let right = layout.origin.x + layout.size().x - 14.0 * k;
     let center = layout.origin.x + layout.size().x / 2.0;
-    let [p1, p2] = &world.players;
-    // Lines stack by their drawn height (the interface scale included), so
-    // they never run into each other at 150 % or 200 %.
-    let big = BitmapFont::line_height(3.0 * k);
-    let small = BitmapFont::line_height(2.0 * k);
-    let lives_y = top + big;
-    font.draw_shadowed(
-        &format!("{} {}", names[0], p1.score),
-        left,
-        top,
-        3.0 * k,
-        player_color(0),
-        Align::Left,
-    );
-    lives_row(sprites, 0, p1.lives, left, lives_y, false);
-    font.draw_shadowed(
-        &format!("{} {}", p2.score, names[1]),
-        right,
-        top,
-        3.0 * k,
-        player_color(1),
-        Align::Right,
-    );
-    lives_row(sprites, 1, p2.lives, right, lives_y, true);
-    font.draw_shadowed(
-        &format!("WAVE {}", world.spawner.wave),
-        center,
-        top,
-        3.0 * k,
-        WHITE,
-        Align::Center,
-    );
-    font.draw_shadowed(
-        &format!("TEAM {}", world.shared_score()),
-        center,
-        top + big,
-        2.0 * k,
-        Color::new(0.8, 0.85, 1.0, 0.9),
-        Align::Center,
-    );
-    if let Some(combo) = combo_text(world) {
-        font.draw_shadowed(
-            &combo,
-            center,
-            top + big + small,
-            2.0 * k,
-            Color::new(1.0, 0.85, 0.3, 1.0),
-            Align::Center,
-        );
-    }
-    for (i, p) in world.players.iter().enumerate() {
-        let (x, align) = if i == 0 {
-            (left, Align::Left)
-        } else {
-            (right, Align::Right)
+    // (long, short): "BOMBS 2 SPREAD 9s SHIELD" and "B2 SPR 9s SH".
+    let kit = |p: &crate::sim::Player| {
+        let (weapon, short) = match p.weapon() {
+            crate::sim::Weapon::Basic => (String::new(), String::new()),
+            w => {
+                let name = w.name().to_uppercase();
+                let secs = p.weapon_timer.div_ceil(60);
+                let abbrev: String = name.chars().take(3).collect();
+                (format!(" {name} {secs}s"), format!(" {abbrev} {secs}s"))
+            }
         };
-        let weapon = match p.weapon() {
-            crate::sim::Weapon::Basic => String::new(),
-            w => format!(
-                " {} {}s",
-                w.name().to_uppercase(),
-                p.weapon_timer.div_ceil(60)
+        let shield = p.shield == 1;
+        (
+            format!(
+                "BOMBS {}{weapon}{}",
+                p.bombs,
+                if shield { " SHIELD" } else { "" }
             ),
-        };
-        let shield = if p.shield == 1 { " SHIELD" } else { "" };
-        font.draw_shadowed(
-            &format!("BOMBS {}{weapon}{shield}", p.bombs),
-            x,
-            lives_y + 17.0,
-            2.0 * k,
-            player_color(i),
-            align,
-        );
+            format!("B{}{short}{}", p.bombs, if shield { " SH" } else { "" }),
+        )
+    };
+    let [p1, p2] = &world.players;
+    let figures = HudFigures {
+        names: names.clone(),
+        scores: [p1.score, p2.score],
+        kit: [kit(p1).0, kit(p2).0],
+        kit_short: [kit(p1).1, kit(p2).1],
+        wave: world.spawner.wave,
+        team: world.shared_score(),
+        combo: combo_text(world),
+    };
+    let (texts, lives) = ui_layout::hud(&figures, layout, super::look::get().ui_scale);
+    for text in &texts {
+        text.draw(font);
     }
+    lives_row(sprites, 0, p1.lives, lives[0].x, lives[0].y, false);
+    lives_row(sprites, 1, p2.lives, lives[1].x, lives[1].y, true);
     let banner = ledger
         .recent(world.frame, BANNER_TICKS)
         .find_map(|(age, e)| match e {
@@ -240,11 +199,6 @@ pub fn result_lines(world: &World, info: &MatchInfo, chat: &[String]) -> Vec<Pan
         );
         out.push((line, 2.0, player_color(i)));
     }
-    let replay = info.replay.as_deref().map_or_else(
-        || "replay: not recorded".to_string(),
-        |r| format!("replay: {r}"),
-    );
-    out.push((replay, 2.0, Color::new(0.7, 0.75, 0.9, 1.0)));
     out.push((
         "rematch: both players hold start together".into(),
         2.0,
@@ -261,6 +215,11 @@ pub fn result_lines(world: &World, info: &MatchInfo, chat: &[String]) -> Vec<Pan
         out.push((status, 2.0, color));
     }
     out.push((format!("Esc: {}", info.escape_does), 2.0, gray));
+    let replay = info.replay.as_deref().map_or_else(
+        || "replay: not recorded".to_string(),
+        |r| format!("replay: {r}"),
+    );
+    out.push((replay, 2.0, Color::new(0.7, 0.75, 0.9, 1.0)));
     let chat = &chat[chat.len().saturating_sub(3)..];
     out.extend(
         chat.iter()
@@ -269,44 +228,97 @@ pub fn result_lines(world: &World, info: &MatchInfo, chat: &[String]) -> Vec<Pan
     out
 }
 
-/// The result panel on a `w`×`h` screen: its rectangle, and each line's
-/// text (cut with an ellipsis to the panel's width), scale, colour and
-/// top. Scales shrink on a narrow screen; nothing leaves the panel.
-pub fn result_layout(
-    font: &BitmapFont,
-    lines: &[PanelLine],
-    w: f32,
-    h: f32,
-) -> (Rect, Vec<(String, f32, Color, f32)>) {
-    let panel_w = (w - 16.0).min(760.0);
-    // A phone's width: every line one step smaller.
-    let shrink = if panel_w < 600.0 { 0.5 } else { 1.0 };
-    let mut placed = Vec::new();
-    let mut y = 18.0;
-    for (text, scale, color) in lines {
-        let scale = (scale * shrink).max(1.0);
-        let chars = ((panel_w - 24.0) / font.width("m", scale)).max(4.0) as usize;
-        placed.push((super::text::fit(text, chars), scale, *color, y));
-        y += BitmapFont::line_height(scale) * if scale >= 5.0 { 1.6 } else { 1.5 };
+/// The result panel on a `w`×`h` screen at interface scale `ui`: its
+/// rectangle, and its lines placed (cut with an ellipsis to the panel's
+/// width). Scales shrink on a narrow screen; nothing leaves the panel.
+pub fn result_texts(lines: &[PanelLine], w: f32, h: f32, ui: f32) -> (Rect, Vec<Text>) {
+    let panel_w = (w - 16.0).min(760.0 * ui.min(1.5));
+    let drawn = |scale: f32| (scale * ui).round().max(1.0);
+    let step = |scale: f32| drawn(scale) * (GLYPH_H + 1.0) * 1.3;
+    let height = |lines: &[PanelLine], shrink: f32| -> f32 {
+        lines
+            .iter()
+            .map(|(_, s, _)| step((s * shrink).max(0.5)))
+            .sum::<f32>()
+            + 26.0
+    };
+    // The largest scale at which the lines fit (a phone's panel is
+    // smaller); if even the smallest does not, the last lines (chat, the
+    // replay's path) are left out rather than drawn off the screen.
+    let shrinks = [1.0, 0.75, 0.5, 0.34, 0.25];
+    let mut kept = lines.len();
+    let shrink = loop {
+        let fits = |k: f32| height(&lines[..kept], k) <= h - 8.0;
+        if let Some(k) = shrinks
+            .into_iter()
+            .find(|&k| fits(k) && (panel_w >= 600.0 || k <= 0.5))
+        {
+            break k;
+        }
+        if kept <= 1 {
+            break 0.25;
+        }
+        kept -= 1;
+    };
+    let mut texts = Vec::new();
+    let mut y = 16.0;
+    for (text, scale, color) in &lines[..kept] {
+        let scale = (scale * shrink).max(0.5);
+        let chars = ((panel_w - 24.0) / (GLYPH_W * drawn(scale))).max(4.0) as usize;
+        texts.push(Text {
+            text: super::text::fit(text, chars),
+            x: w / 2.0,
+            y,
+            scale,
+            align: Align::Center,
+            color: *color,
+        });
+        y += step(scale);
     }
-    let panel_h = y + 8.0;
+    let panel_h = y + 10.0;
     let x = (w - panel_w) / 2.0;
     let top = ((h - panel_h) / 2.0).max(0.0);
-    let placed = placed
-        .into_iter()
-        .map(|(t, s, c, dy)| (t, s, c, top + dy))
-        .collect();
-    (Rect::new(x, top, panel_w, panel_h), placed)
+    for t in &mut texts {
+        t.y += top;
+    }
+    (Rect::new(x, top, panel_w, panel_h), texts)
+}
+
+/// A result panel's lines with the widest figures, for the layout tests.
+#[cfg(test)]
+pub fn sample_result_lines(replay: &str) -> Vec<PanelLine> {
+    let mut world = crate::sim::World::new(1, crate::sim::SimConfig::DEFAULT);
+    world.team.score = 99_999_999;
+    world.team.max_combo = 999;
+    for p in &mut world.players {
+        p.kills = 99_999;
+        p.revives = 999;
+        p.hits = 999;
+    }
+    let info = MatchInfo {
+        replay: Some(replay.into()),
+        names: ["Sixteen_chars_ab".into(), "another-long-one".into()],
+        escape_does: "back to the menu",
+        best: Some((99_999_999, 99)),
+        new_best: crate::records::NewBest {
+            score: true,
+            wave: true,
+        },
+        start_keys: [Some("1".into()), Some("2".into())],
+        ..MatchInfo::default()
+    };
+    let chat = vec!["P2: a chat line as long as the prompt lets anyone type in".to_string(); 3];
+    result_lines(&world, &info, &chat)
 }
 
 /// The game-over panel (see [`result_lines`]).
 pub fn draw_result(font: &BitmapFont, world: &World, info: &MatchInfo, chat: &[String]) {
     let lines = result_lines(world, info, chat);
-    let (rect, placed) = result_layout(font, &lines, screen_width(), screen_height());
+    let ui = super::look::get().ui_scale;
+    let (rect, texts) = result_texts(&lines, screen_width(), screen_height(), ui);
     panel(rect.x, rect.y, rect.w, rect.h);
-    let cx = rect.x + rect.w / 2.0;
-    for (text, scale, color, y) in placed {
-        font.draw_shadowed(&text, cx, y, scale, color, Align::Center);
+    for text in &texts {
+        text.draw(font);
     }
 }
 

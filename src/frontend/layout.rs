@@ -19,8 +19,12 @@ impl Layout {
     /// The arena as large as fits, `side` pixels kept free on the left and
     /// the right (touch controls held sideways).
     pub fn fit(side: f32) -> Layout {
+        Layout::fit_in(screen_width(), screen_height(), side)
+    }
+
+    /// [`Layout::fit`] on a `w`×`h` screen.
+    pub fn fit_in(w: f32, h: f32, side: f32) -> Layout {
         let (aw, ah) = (f(ARENA_WIDTH), f(ARENA_HEIGHT));
-        let (w, h) = (screen_width(), screen_height());
         let scale = ((w - 2.0 * side).max(1.0) / aw).min(h / ah);
         let centred = (h - ah * scale) / 2.0;
         // Upright (a phone held in portrait), the arena goes near the top so

@@ -7,8 +7,9 @@
 
 use macroquad::prelude::*;
 
-use super::assets::{Align, BitmapFont};
+use super::assets::{Align, BitmapFont, GLYPH_H, GLYPH_W};
 use super::keys::{clicked, pad_pressed, pressed};
+use super::ui_layout::Text;
 
 /// Which menu: decided by whether the match can pause.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,65 +146,111 @@ pub fn moves(menu: &MatchMenu) -> Vec<Move> {
     out
 }
 
-/// Row height, in font scale units, and the panel's widest size.
+/// Row text scale, and the panel's widest size.
 const ROW_SCALE: f32 = 3.0;
 const PANEL_MAX_W: f32 = 560.0;
 
-/// The panel's rectangle on a `w`×`h` screen.
-pub fn panel(menu: &MatchMenu, w: f32, h: f32) -> Rect {
-    let row = BitmapFont::line_height(ROW_SCALE) * 1.8;
-    let height = BitmapFont::line_height(5.0) * 2.5 + row * (menu.items().len() as f32 + 0.4);
-    let width = PANEL_MAX_W.min(w * 0.92);
-    Rect::new(
+/// A text scale's drawn line height at interface scale `ui`.
+fn line(scale: f32, ui: f32) -> f32 {
+    (scale * ui).round().max(1.0) * (GLYPH_H + 1.0)
+}
+
+/// The title's scale: smaller when it would not fit the panel.
+fn title_scale(menu: &MatchMenu, panel_w: f32, ui: f32) -> f32 {
+    let width = |scale: f32| menu.title().len() as f32 * GLYPH_W * (scale * ui).round();
+    [5.0, 4.0, 3.0, 2.0]
+        .into_iter()
+        .find(|&s| width(s) <= panel_w - 24.0)
+        .unwrap_or(1.0)
+}
+
+/// The panel, its rows' rectangles (what a tap hits) and its texts on a
+/// `w`×`h` screen at interface scale `ui`.
+fn placed(menu: &MatchMenu, w: f32, h: f32, ui: f32) -> (Rect, Vec<Rect>, Vec<Text>) {
+    let width = PANEL_MAX_W.min(w * 0.92).max(PANEL_MAX_W.min(w - 16.0));
+    let chars = ((width - 24.0) / (GLYPH_W * (2.0 * ui).round())) as usize;
+    let n = menu.items().len() as f32 + 0.4;
+    // The largest title and rows that fit the screen's height.
+    let sizes = [
+        (5.0, ROW_SCALE),
+        (4.0, 2.0),
+        (3.0, 1.5),
+        (2.0, 1.0),
+        (1.0, 1.0),
+    ];
+    let measure = |(title, row_scale): (f32, f32)| {
+        let title = title.min(title_scale(menu, width, ui));
+        let row = line(row_scale, ui) * 1.6;
+        let head = 14.0 + line(title, ui) + 8.0 + line(2.0, ui) + 14.0;
+        (title, row_scale, row, head, head + row * n)
+    };
+    let (title, row_scale, row, head, height) = sizes
+        .into_iter()
+        .map(measure)
+        .find(|m| m.4 <= h - 8.0 && (w >= 600.0 || m.1 <= 2.0))
+        .unwrap_or_else(|| measure((1.0, 1.0)));
+    let panel = Rect::new(
         (w - width) / 2.0,
         ((h - height) / 2.0).max(0.0),
         width,
         height,
-    )
+    );
+    let cx = panel.x + width / 2.0;
+    let text = |text: String, y, scale, color| Text {
+        text,
+        x: cx,
+        y,
+        scale,
+        align: Align::Center,
+        color,
+    };
+    let mut texts = vec![
+        text(menu.title().into(), panel.y + 14.0, title, WHITE),
+        text(
+            super::text::fit(menu.detail(), chars),
+            panel.y + 14.0 + line(title, ui) + 8.0,
+            2.0,
+            LIGHTGRAY,
+        ),
+    ];
+    let mut rows = Vec::new();
+    for (i, (label, _)) in menu.items().iter().enumerate() {
+        let r = Rect::new(
+            panel.x + 12.0,
+            panel.y + head + i as f32 * row,
+            width - 24.0,
+            row,
+        );
+        let color = if i == menu.selected() { YELLOW } else { WHITE };
+        let y = r.y + (r.h - line(row_scale, ui)) / 2.0;
+        texts.push(text((*label).into(), y, row_scale, color));
+        rows.push(r);
+    }
+    (panel, rows, texts)
 }
 
 /// Each row's rectangle (what a tap hits).
 pub fn rows(menu: &MatchMenu, w: f32, h: f32) -> Vec<Rect> {
-    let p = panel(menu, w, h);
-    let row = BitmapFont::line_height(ROW_SCALE) * 1.8;
-    let top = p.y + BitmapFont::line_height(5.0) * 2.5;
-    (0..menu.items().len())
-        .map(|i| Rect::new(p.x + 12.0, top + i as f32 * row, p.w - 24.0, row))
-        .collect()
+    placed(menu, w, h, super::look::get().ui_scale).1
+}
+
+/// The menu's texts, placed (for the layout tests).
+pub fn texts(menu: &MatchMenu, w: f32, h: f32, ui: f32) -> Vec<Text> {
+    placed(menu, w, h, ui).2
 }
 
 /// Draws the menu over the match (dimmed behind it).
 pub fn draw(font: &BitmapFont, menu: &MatchMenu) {
     let (w, h) = (screen_width(), screen_height());
     draw_rectangle(0.0, 0.0, w, h, Color::new(0.0, 0.0, 0.0, 0.45));
-    let p = panel(menu, w, h);
+    let (p, rows, texts) = placed(menu, w, h, super::look::get().ui_scale);
     draw_rectangle(p.x, p.y, p.w, p.h, Color::new(0.02, 0.03, 0.1, 0.92));
     draw_rectangle_lines(p.x, p.y, p.w, p.h, 2.0, Color::new(0.4, 0.5, 0.9, 1.0));
-    let cx = p.x + p.w / 2.0;
-    let title_scale = if font.width(menu.title(), 5.0) > p.w - 24.0 {
-        3.0
-    } else {
-        5.0
-    };
-    font.draw_shadowed(
-        menu.title(),
-        cx,
-        p.y + 14.0,
-        title_scale,
-        WHITE,
-        Align::Center,
-    );
-    let detail = super::text::fit(menu.detail(), (p.w / font.width("m", 2.0)) as usize);
-    let detail_y = p.y + 14.0 + BitmapFont::line_height(title_scale) + 6.0;
-    font.draw(&detail, cx, detail_y, 2.0, LIGHTGRAY, Align::Center);
-    for (i, (r, (label, _))) in rows(menu, w, h).iter().zip(menu.items()).enumerate() {
-        let chosen = i == menu.selected();
-        if chosen {
-            draw_rectangle(r.x, r.y, r.w, r.h, Color::new(0.2, 0.3, 0.7, 0.6));
-        }
-        let color = if chosen { YELLOW } else { WHITE };
-        let y = r.y + (r.h - BitmapFont::line_height(ROW_SCALE)) / 2.0;
-        font.draw(label, cx, y, ROW_SCALE, color, Align::Center);
+    if let Some(r) = rows.get(menu.selected()) {
+        draw_rectangle(r.x, r.y, r.w, r.h, Color::new(0.2, 0.3, 0.7, 0.6));
+    }
+    for text in &texts {
+        text.draw(font);
     }
 }
 

@@ -119,6 +119,7 @@ pub fn draw_world(
     draw_ships(sprites, world, motion, &layout, alpha);
     super::telegraphs::draw_over(sprites, world, ledger, &layout);
     draw_explosions(sprites, world, ledger, &layout);
+    super::particles::draw(&sprites.font, ledger, world.frame, &layout);
     layout
 }
 

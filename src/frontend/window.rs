@@ -204,15 +204,11 @@ enum Card {
 /// Frames the first match's card stays up at most: until the first wave.
 const CARD_FRAMES: u32 = 240;
 
-/// Where a touch screen's "leave" button sits: the top right corner.
-fn leave_button() -> Rect {
-    let side = screen_width().min(screen_height()) * 0.14;
-    Rect::new(
-        screen_width() - side * 1.6 - 8.0,
-        8.0,
-        side * 1.6,
-        side * 0.6,
-    )
+/// Where a touch screen's MENU (LEAVE at game over) button sits: beside
+/// the arena or above it, clear of the HUD (`ui_layout::menu_button`).
+fn leave_button(side: f32) -> Rect {
+    let (w, h) = (screen_width(), screen_height());
+    super::ui_layout::menu_button(w, h, side, &super::layout::Layout::fit_in(w, h, side))
 }
 
 /// Seconds a pad's connection or removal stays on screen.
@@ -310,7 +306,7 @@ impl MatchScreen {
             } else {
                 "MENU"
             };
-            let r = leave_button();
+            let r = leave_button(self.touch.side());
             draw_rectangle(r.x, r.y, r.w, r.h, Color::new(0.0, 0.0, 0.0, 0.5));
             draw_rectangle_lines(r.x, r.y, r.w, r.h, 2.0, LIGHTGRAY);
             let (cx, cy) = (r.x + r.w / 2.0, r.y + r.h * 0.3);
@@ -425,7 +421,7 @@ impl MatchScreen {
         let over = game.driver().world().is_game_over();
         let tapped = self.touch.seen()
             && clicked(MouseButton::Left)
-            && leave_button().contains(mouse_position().into());
+            && leave_button(self.touch.side()).contains(mouse_position().into());
         if !(match_menu::opened(over) || tapped) {
             return;
         }

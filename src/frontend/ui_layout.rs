@@ -1,0 +1,331 @@
+//! Where the texts of the HUD go, as plain data: each line with its
+//! place, scale and alignment, and the rectangle it will cover once the
+//! font draws it at an interface scale. Drawing is a loop over the lines;
+//! the tests lay every screen out at every interface scale and check
+//! that no two texts overlap and none leaves the screen.
+
+use macroquad::prelude::*;
+
+use super::assets::{Align, BitmapFont, GLYPH_H, GLYPH_W};
+use super::layout::Layout;
+
+/// One line of text as the font will draw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Text {
+    pub text: String,
+    pub x: f32,
+    /// The top edge.
+    pub y: f32,
+    /// Before the interface scale.
+    pub scale: f32,
+    pub align: Align,
+    pub color: Color,
+}
+
+impl Text {
+    /// The rectangle the font covers at interface scale `ui` (its scale
+    /// rounded to whole pixels, as [`BitmapFont::draw`] does, shadow
+    /// included).
+    pub fn rect(&self, ui: f32) -> Rect {
+        let s = (self.scale * ui).round().max(1.0);
+        let w = self.text.chars().count() as f32 * GLYPH_W * s;
+        let x = match self.align {
+            Align::Left => self.x,
+            Align::Center => self.x - w / 2.0,
+            Align::Right => self.x - w,
+        };
+        Rect::new(x, self.y, w + s, GLYPH_H * s + s)
+    }
+
+    pub fn draw(&self, font: &BitmapFont) {
+        font.draw_shadowed(
+            &self.text, self.x, self.y, self.scale, self.color, self.align,
+        );
+    }
+}
+
+/// What the HUD shows, read from the world (and the names).
+#[derive(Clone, Debug, Default)]
+pub struct HudFigures {
+    pub names: [String; 2],
+    pub scores: [u32; 2],
+    /// Each player's bombs, weapon and shield line.
+    pub kit: [String; 2],
+    /// The same in a few letters, for a narrow arena ("B3 SPR 12s SH").
+    pub kit_short: [String; 2],
+    pub wave: u32,
+    pub team: u32,
+    pub combo: Option<String>,
+}
+
+/// Characters of a name the HUD shows; longer ones end in "...".
+const HUD_NAME_CHARS: usize = 10;
+
+/// Height of the lives row (ship icons, drawn by the HUD itself).
+pub const LIVES_ROW: f32 = 14.0;
+
+/// The HUD's lines over `arena` at interface scale `ui`; and where each
+/// player's lives row goes (its top left, or top right for player 2).
+pub fn hud(f: &HudFigures, arena: &Layout, ui: f32) -> (Vec<Text>, [Vec2; 2]) {
+    // The HUD scales with the arena, so a small (phone) arena keeps its
+    // text in proportion; a 1280x720 window or larger draws it as designed.
+    let k = (arena.scale / 2.0).clamp(0.34, 1.0);
+    let size = arena.size();
+    let top = arena.origin.y + 10.0 * k;
+    let left = arena.origin.x + 14.0 * k;
+    let right = arena.origin.x + size.x - 14.0 * k;
+    let center = arena.origin.x + size.x / 2.0;
+    // Lines stack by their drawn height (the interface scale included), so
+    // they never run into each other at 150 % or 200 %.
+    let line = |scale: f32| ((scale * ui).round().max(1.0)) * (GLYPH_H + 1.0) + 1.0;
+    let (big, small) = (line(3.0 * k), line(2.0 * k));
+    let char_w = |scale: f32| GLYPH_W * (scale * ui).round().max(1.0);
+    // The centre column (wave, team, combo) is as wide as its widest line;
+    // each side keeps to what is left of its half.
+    let centre = [
+        format!("WAVE {}", f.wave).len() as f32 * char_w(3.0 * k),
+        format!("TEAM {}", f.team).len() as f32 * char_w(2.0 * k),
+        f.combo.as_ref().map_or(0, String::len) as f32 * char_w(2.0 * k),
+    ]
+    .into_iter()
+    .fold(0.0, f32::max);
+    let side_w = size.x / 2.0 - centre / 2.0 - 14.0 * k - 8.0;
+    let fits = |text: &str, scale: f32| text.len() as f32 * char_w(scale) <= side_w;
+    let name = |i: usize| {
+        let room = (side_w / char_w(3.0 * k)) as usize;
+        let digits = f.scores[i].to_string().len() + 1;
+        super::text::fit(
+            &f.names[i],
+            room.saturating_sub(digits).clamp(3, HUD_NAME_CHARS),
+        )
+    };
+    let kit = |i: usize| {
+        let chars = (side_w / char_w(2.0 * k)) as usize;
+        let text = if fits(&f.kit[i], 2.0 * k) {
+            &f.kit[i]
+        } else {
+            &f.kit_short[i]
+        };
+        super::text::fit(text, chars.max(4))
+    };
+    let colour = super::look::player_color;
+    let text = |text: String, x, y, scale, align, color| Text {
+        text,
+        x,
+        y,
+        scale,
+        align,
+        color,
+    };
+    let lives_y = top + big;
+    let kit_y = lives_y + LIVES_ROW + 3.0;
+    let mut out = vec![
+        text(
+            format!("{} {}", name(0), f.scores[0]),
+            left,
+            top,
+            3.0 * k,
+            Align::Left,
+            colour(0),
+        ),
+        text(
+            format!("{} {}", f.scores[1], name(1)),
+            right,
+            top,
+            3.0 * k,
+            Align::Right,
+            colour(1),
+        ),
+        text(
+            format!("WAVE {}", f.wave),
+            center,
+            top,
+            3.0 * k,
+            Align::Center,
+            WHITE,
+        ),
+        text(
+            format!("TEAM {}", f.team),
+            center,
+            top + big,
+            2.0 * k,
+            Align::Center,
+            Color::new(0.8, 0.85, 1.0, 0.9),
+        ),
+        text(kit(0), left, kit_y, 2.0 * k, Align::Left, colour(0)),
+        text(kit(1), right, kit_y, 2.0 * k, Align::Right, colour(1)),
+    ];
+    if let Some(combo) = &f.combo {
+        out.push(text(
+            combo.clone(),
+            center,
+            top + big + small,
+            2.0 * k,
+            Align::Center,
+            Color::new(1.0, 0.85, 0.3, 1.0),
+        ));
+    }
+    (out, [vec2(left, lives_y), vec2(right, lives_y)])
+}
+
+/// The touch screen's MENU (LEAVE at game over) button: in the free
+/// space beside the arena when held sideways (`side` > 0), above it when
+/// upright and there is room, else the top right corner.
+pub fn menu_button(w: f32, h: f32, side: f32, arena: &Layout) -> Rect {
+    let unit = w.min(h);
+    let (bw, bh) = (unit * 0.22, unit * 0.085);
+    if side > bw * 0.8 {
+        let bw = (side - 16.0).min(bw);
+        Rect::new(w - side + (side - bw) / 2.0, 8.0, bw, bh)
+    } else if arena.origin.y >= bh + 12.0 {
+        Rect::new(w - bw - 8.0, (arena.origin.y - bh) / 2.0, bw, bh)
+    } else {
+        Rect::new(w - bw - 8.0, 8.0, bw, bh)
+    }
+}
+
+/// Whether two rectangles share any area (touching edges do not).
+pub fn overlap(a: &Rect, b: &Rect) -> bool {
+    a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::match_menu::{MatchMenu, MenuKind};
+    use crate::input::touch::{Insets, TouchLayout};
+
+    /// Every interface scale the settings offer.
+    const SCALES: [f32; 5] = [1.0, 1.25, 1.5, 1.75, 2.0];
+    /// A window, a big monitor, a phone upright and a phone sideways.
+    const SCREENS: [(f32, f32); 4] = [
+        (1280.0, 720.0),
+        (1920.0, 1080.0),
+        (390.0, 844.0),
+        (844.0, 390.0),
+    ];
+
+    /// The widest figures a match can show.
+    fn widest() -> HudFigures {
+        HudFigures {
+            names: ["Sixteen_chars_ab".into(), "another-long-one".into()],
+            scores: [9_999_999, 9_999_999],
+            kit: [
+                "BOMBS 3 SPREAD 12s SHIELD".into(),
+                "BOMBS 3 PIERCE 12s SHIELD".into(),
+            ],
+            kit_short: ["B3 SPR 12s SH".into(), "B3 PIE 12s SH".into()],
+            wave: 99,
+            team: 99_999_999,
+            combo: Some("x8 MAX  COMBO 999".into()),
+        }
+    }
+
+    /// Fails with the screen and scale when a rectangle leaves the screen
+    /// or two overlap.
+    fn check(what: &str, rects: &[(String, Rect)], w: f32, h: f32, ui: f32) {
+        for (text, r) in rects {
+            assert!(
+                r.x >= 0.0 && r.y >= 0.0 && r.x + r.w <= w && r.y + r.h <= h,
+                "{what} at {w}x{h}, {ui}x: '{text}' leaves the screen: {r:?}"
+            );
+        }
+        for (i, (a, ra)) in rects.iter().enumerate() {
+            for (b, rb) in &rects[i + 1..] {
+                assert!(
+                    !overlap(ra, rb),
+                    "{what} at {w}x{h}, {ui}x: '{a}' {ra:?} overlaps '{b}' {rb:?}"
+                );
+            }
+        }
+    }
+
+    fn rects(texts: &[Text], ui: f32) -> Vec<(String, Rect)> {
+        texts.iter().map(|t| (t.text.clone(), t.rect(ui))).collect()
+    }
+
+    /// The touch buttons of that screen, as rectangles around their
+    /// circles, and the MENU button on a phone (where touch is played).
+    fn buttons(w: f32, h: f32, ui: f32, arena: &Layout) -> Vec<Rect> {
+        let touch = TouchLayout::for_screen_scaled(w, h, Insets::NONE, ui);
+        let mut out: Vec<Rect> = [touch.fire, touch.focus, touch.bomb]
+            .into_iter()
+            .map(|b| Rect::new(b.x - b.r, b.y - b.r, 2.0 * b.r, 2.0 * b.r))
+            .collect();
+        if w.min(h) < 500.0 {
+            out.push(menu_button(w, h, touch.side, arena));
+        }
+        out
+    }
+
+    #[test]
+    fn the_hud_fits_every_screen_at_every_scale_and_no_touch_button_covers_it() {
+        for (w, h) in SCREENS {
+            for ui in SCALES {
+                let side = TouchLayout::for_screen_scaled(w, h, Insets::NONE, ui).side;
+                let arena = Layout::fit_in(w, h, side);
+                let (texts, _) = hud(&widest(), &arena, ui);
+                let placed = rects(&texts, ui);
+                check("the HUD", &placed, w, h, ui);
+                for button in buttons(w, h, ui, &arena) {
+                    for (text, r) in &placed {
+                        assert!(
+                            !overlap(r, &button),
+                            "at {w}x{h}, {ui}x a touch button {button:?} covers '{text}'"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_pause_menus_fit_every_screen_at_every_scale() {
+        for (w, h) in SCREENS {
+            for ui in SCALES {
+                for kind in [MenuKind::Pause, MenuKind::Leave] {
+                    let menu = MatchMenu::open(kind);
+                    let texts = crate::frontend::match_menu::texts(&menu, w, h, ui);
+                    check("a match's menu", &rects(&texts, ui), w, h, ui);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_result_panel_fits_every_screen_at_every_scale() {
+        let long_path = "replays/20261129-120203-online-seed1234567890123456789-2.tsr";
+        let lines = crate::frontend::hud::sample_result_lines(long_path);
+        for (w, h) in SCREENS {
+            for ui in SCALES {
+                let (panel, texts) = crate::frontend::hud::result_texts(&lines, w, h, ui);
+                let placed = rects(&texts, ui);
+                check("the result panel", &placed, w, h, ui);
+                for (text, r) in &placed {
+                    assert!(
+                        r.x >= panel.x && r.x + r.w <= panel.x + panel.w,
+                        "at {w}x{h}, {ui}x '{text}' leaves the panel"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_controls_card_fits_every_screen_at_every_scale() {
+        use crate::frontend::controls_card::{Device, texts};
+        use crate::input::{KeyMap, PadMap};
+        let two = [
+            (0, Device::Keys(KeyMap::PLAYER_ONE)),
+            (1, Device::Pad(PadMap::STANDARD)),
+        ];
+        for (w, h) in SCREENS {
+            for ui in SCALES {
+                for players in [&two[..1], &two[..], &[(0, Device::Touch)][..]] {
+                    let placed = rects(&texts(players, "any key to go on", w, h, ui).1, ui);
+                    check("the controls card", &placed, w, h, ui);
+                }
+            }
+        }
+    }
+}
