@@ -62,6 +62,12 @@ play() { run "$@" --volume 0; }
 
 play menu --screenshot "$out/menu.png"
 echo "$out/menu.png"
+# The items the binary drew, beside the picture: tests/it/readme_images.rs
+# holds them to the menu the code has now, so a changed menu with an old
+# picture fails the test command.
+sed -n 's/.*main menu: //p' "$work/last.log" | head -n 1 > "$out/menu.items"
+[ -s "$out/menu.items" ] || { echo "screenshots.sh: the menu logged no items" >&2; exit 1; }
+echo "$out/menu.items"
 
 # The host screen needs a signaling server; a private one on a free port.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -74,6 +74,12 @@ fn items(dev: bool) -> Vec<Item> {
     items
 }
 
+/// The main menu's labels, in order, as it draws them (`dev`: with the
+/// developer tools); docs/screenshots/menu.items is checked against them.
+pub fn labels(dev: bool) -> Vec<String> {
+    items(dev).iter().map(|i| i.label().to_string()).collect()
+}
+
 /// The Online submenu, in order.
 const ONLINE: [&str; 5] = ["Host", "Join", "Quick match", "Rooms", "Watch a match"];
 
@@ -119,9 +125,9 @@ async fn shell(
     dev: bool,
 ) -> Option<Result<(), String>> {
     let menu = items(dev);
-    let labels: Vec<String> = menu.iter().map(|i| i.label().to_string()).collect();
+    let labels = labels(dev);
     let mut selected = 0;
-    tracing::info!("main menu");
+    tracing::info!("main menu: {}", labels.join(" | "));
     loop {
         let mut details = vec![
             "a co-op arena shooter with rollback netcode".to_string(),

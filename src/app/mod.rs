@@ -20,6 +20,7 @@ mod imp;
 
 pub use imp::main;
 use imp::{connect_blocking, open_when_connecting, windowed};
+pub use menu::labels as main_menu_labels;
 mod replay;
 mod rooms;
 mod servers;
@@ -270,17 +271,29 @@ fn play_solo(args: &RunArgs) -> Result<Report, Failure> {
         bot: true,
         ..args.clone()
     };
-    let solo = |summary: &mut Summary| summary.netcode.mode = "solo".into();
-    match play_as(&args, Mode::Local, None, Partner::HumanBot) {
-        Ok(Report::Summary(mut summary)) => {
-            solo(&mut summary);
-            Ok(Report::Summary(summary))
+    play_as(&args, Mode::Local, None, Partner::HumanBot)
+}
+
+/// A finished match's summary under the name of the way it was played:
+/// `solo` when player 2 was the human-like partner. Applied where the
+/// summary is made, so the page (whose window reports by itself) says it
+/// too.
+fn named(partner: Partner, result: Result<Summary, Failure>) -> Result<Report, Failure> {
+    let name = |summary: &mut Summary| {
+        if partner == Partner::HumanBot {
+            summary.netcode.mode = "solo".into();
+        }
+    };
+    match result {
+        Ok(mut summary) => {
+            name(&mut summary);
+            Ok(Report::Summary(Box::new(summary)))
         }
         Err(Failure::Runtime(why, Some(mut summary))) => {
-            solo(&mut summary);
+            name(&mut summary);
             Err(Failure::Runtime(why, Some(summary)))
         }
-        other => other,
+        Err(other) => Err(other),
     }
 }
 
@@ -317,7 +330,7 @@ fn play_as(
         let frames = args.frames.unwrap_or(DEFAULT_HEADLESS_FRAMES);
         let game = Match::new(driver, Pacing::Unpaced, Some(frames));
         let finished = headless::run_until(game, &mut sources, args.until_game_over);
-        return finish(finished).map(|s| Report::Summary(Box::new(s)));
+        return named(partner, finish(finished));
     }
     let settings = Settings::load_or_default();
     let mut sources = local_sources(args, mode, seed, settings.keymaps());
@@ -334,10 +347,10 @@ fn play_as(
             ui.audio.set_volume(volume);
             window::play_match(&mut ui, game, sources, options).await
         },
-        |end| {
+        move |end| {
             let end =
                 end.ok_or_else(|| Failure::Runtime("the window closed unexpectedly".into(), None))?;
-            finish_window(end).map(|s| Report::Summary(Box::new(s)))
+            named(partner, finish_window(end))
         },
     )
 }

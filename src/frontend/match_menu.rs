@@ -138,9 +138,17 @@ pub fn moves(menu: &MatchMenu) -> Vec<Move> {
     }
     if clicked(MouseButton::Left) {
         let at: Vec2 = mouse_position().into();
-        let rows = rows(menu, screen_width(), screen_height());
+        let (panel, rows, _) = placed(
+            menu,
+            screen_width(),
+            screen_height(),
+            super::look::get().ui_scale,
+        );
         if let Some(i) = rows.iter().position(|r| r.contains(at)) {
             out.push(Move::Row(i));
+        } else if !panel.contains(at) {
+            // A tap beside the menu closes it, as beside any dialog.
+            out.push(Move::Back);
         }
     }
     out
@@ -227,11 +235,6 @@ fn placed(menu: &MatchMenu, w: f32, h: f32, ui: f32) -> (Rect, Vec<Rect>, Vec<Te
         rows.push(r);
     }
     (panel, rows, texts)
-}
-
-/// Each row's rectangle (what a tap hits).
-pub fn rows(menu: &MatchMenu, w: f32, h: f32) -> Vec<Rect> {
-    placed(menu, w, h, super::look::get().ui_scale).1
 }
 
 /// The menu's texts, placed (for the layout tests).

@@ -150,7 +150,14 @@ fn layout() -> TouchLayout {
 /// (tests/web/drive.mjs): logical pixels, as the page's CSS pixels.
 fn layout_json(l: &TouchLayout) -> String {
     let b = |b: touch::Button| serde_json::json!({ "x": b.x, "y": b.y, "r": b.r });
+    // The MENU button (LEAVE at game over), where the window draws it
+    // once the screen was touched.
+    let (w, h) = (screen_width(), screen_height());
+    let arena = super::layout::Layout::fit_in(w, h, l.side);
+    let m = super::ui_layout::menu_button(w, h, l.side, &arena);
+    let menu = serde_json::json!({ "x": m.x + m.w / 2.0, "y": m.y + m.h / 2.0, "r": m.h / 2.0 });
     serde_json::json!({
+        "menu": menu,
         "fire": b(l.fire),
         "focus": b(l.focus),
         "bomb": b(l.bomb),

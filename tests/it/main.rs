@@ -33,6 +33,7 @@ mod no_float_in_sim;
 mod online;
 mod pause;
 mod presets;
+mod readme_images;
 mod rejoin;
 mod replay;
 mod replay_links;
