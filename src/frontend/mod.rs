@@ -5,6 +5,7 @@
 pub mod assets;
 pub mod audio;
 pub mod chat_box;
+pub mod cues;
 pub mod effects;
 pub mod headless;
 pub mod hud;

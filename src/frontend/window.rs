@@ -250,7 +250,9 @@ impl MatchScreen {
             for (frame, event) in &changes.fired {
                 self.info.note(*frame, event);
             }
-            let sounds = sound_changes(&changes, &self.ledger);
+            // Whose ship is "own": the players whose start key is known here.
+            let local = self.info.start_keys.each_ref().map(Option::is_some);
+            let sounds = sound_changes(&changes, &self.ledger, local);
             for (frame, cue) in sounds.start {
                 ui.audio.play_event(cue, frame);
             }
