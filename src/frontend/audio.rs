@@ -23,6 +23,7 @@ use macroquad::experimental::coroutines::{Coroutine, start_coroutine};
 pub use super::cues::Cue;
 use super::cues::{CUES, cue_for};
 use super::effects::{Changes, EventLedger};
+use super::music::{Music, Track};
 use crate::sim::Event;
 
 static AUDIO_FAILED: AtomicBool = AtomicBool::new(false);
@@ -179,6 +180,7 @@ pub struct Audio {
     book: VoiceBook,
     /// 0.0..=1.0
     volume: f32,
+    music: Music,
 }
 
 impl Audio {
@@ -188,7 +190,23 @@ impl Audio {
             sounds: Sounds::NotStarted,
             book: VoiceBook::default(),
             volume: f32::from(volume_percent.min(100)) / 100.0,
+            music: Music::new(0),
         }
+    }
+
+    pub fn set_music_volume(&mut self, volume_percent: u8) {
+        self.music.set_volume(volume_percent);
+    }
+
+    /// The music this screen plays from now on (it starts once rendered).
+    pub fn play_music(&mut self, track: Track) {
+        self.music.want(track);
+    }
+
+    /// The match music's intensity layer, 0.0..=1.0 (see
+    /// [`super::music::intensity_for`]).
+    pub fn set_intensity(&mut self, level: f32) {
+        self.music.set_intensity(level);
     }
 
     pub fn set_volume(&mut self, volume_percent: u8) {
@@ -204,6 +222,9 @@ impl Audio {
     /// black and a match stalled. The load runs as a macroquad coroutine
     /// beside the caller's loop instead.
     pub fn update(&mut self) {
+        let device_ok =
+            !AUDIO_FAILED.load(Ordering::SeqCst) && self.started.elapsed() >= DEVICE_GRACE;
+        self.music.update(device_ok);
         match &self.sounds {
             Sounds::Ready(_) => {}
             Sounds::Loading(loading) => {
@@ -212,10 +233,7 @@ impl Audio {
                 }
             }
             Sounds::NotStarted => {
-                if self.volume > 0.0
-                    && !AUDIO_FAILED.load(Ordering::SeqCst)
-                    && self.started.elapsed() >= DEVICE_GRACE
-                {
+                if self.volume > 0.0 && device_ok {
                     self.sounds = Sounds::Loading(start_coroutine(load_cues()));
                 }
             }

@@ -7,6 +7,7 @@ use macroquad::prelude::*;
 use super::assets::{Align, BitmapFont};
 use super::audio::Cue;
 use super::keys::{clicked, end_frame, enter_screen, pressed};
+use super::music::Track;
 use super::text::{edit_text, pick_chars, take_chars_after_enter, wrap};
 use super::window::{Screenshot, Ui, backdrop, save_screenshot};
 use crate::net::signaling::{PlayerName, check_server_url};
@@ -94,6 +95,9 @@ pub async fn choose(
     capture: Option<&Screenshot>,
 ) -> Picked {
     enter_screen();
+    // Every list is a menu screen: the menu's music (a match left its own
+    // playing until the player is back here).
+    ui.audio.play_music(Track::Menu);
     let mut drawn = 0u32;
     let layout = ListLayout::new(details.len(), items.len());
     loop {
@@ -122,6 +126,7 @@ pub async fn choose_live(
     capture: Option<&Screenshot>,
 ) -> Picked {
     enter_screen();
+    ui.audio.play_music(Track::Menu);
     let mut drawn = 0u32;
     let mut selected = 0;
     loop {

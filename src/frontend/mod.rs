@@ -14,6 +14,7 @@ pub mod layout;
 pub mod look;
 pub mod menu;
 pub mod mouse_aim;
+pub mod music;
 pub mod overlay;
 pub mod pads;
 pub mod replay_view;

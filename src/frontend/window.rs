@@ -15,6 +15,7 @@ use macroquad::prelude::*;
 use super::InputSource;
 use super::assets::{Align, Sprites};
 use super::audio::{Audio, sound_changes};
+use super::music::{Track, intensity_for};
 // The input gate is its own leaf (keys.rs); screens name it through here.
 use super::chat_box::ChatBox;
 use super::effects::EventLedger;
@@ -383,10 +384,13 @@ pub async fn play_match(
         mouse: Default::default(),
     };
     super::keys::set_in_match(true);
+    // The match's music, kept through the result panel until a menu.
+    ui.audio.play_music(Track::Play);
     let _awake = KeepAwake::hold();
     let mut draw = DrawStats::default();
     let mut frames_drawn = 0u32;
     loop {
+        ui.audio.set_intensity(intensity_for(game.driver().world()));
         ui.audio.update();
         // Esc closes the chat prompt first; only then does it leave.
         let esc_used = screen.chat.handle_keys(&mut game);
