@@ -433,6 +433,7 @@ enum Row {
     Delay,
     Reconnect,
     Volume,
+    MusicVolume,
     Overlay,
     Chat,
     ColourBlind,
@@ -457,6 +458,7 @@ impl Row {
             Row::Delay,
             Row::Reconnect,
             Row::Volume,
+            Row::MusicVolume,
             Row::Overlay,
             Row::Chat,
             Row::ColourBlind,
@@ -488,6 +490,7 @@ impl Row {
                 secs => format!("wait for a lost player: {secs} s"),
             },
             Row::Volume => format!("volume: {}%", s.volume),
+            Row::MusicVolume => format!("music volume: {}%", s.music_volume),
             Row::Overlay => on_off("network overlay", s.net_overlay),
             Row::Chat => on_off("chat (Enter in a match)", s.chat),
             Row::ColourBlind => on_off("colour-blind palette and shapes", s.colour_blind),
@@ -540,13 +543,16 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
         match choose(ui, "SETTINGS", &details, &labels, selected, None).await {
             Picked::Back | Picked::Captured(_) => {
                 super::look::set(settings.into());
+                ui.audio.set_music_volume(settings.music_volume);
                 return None;
             }
             Picked::Adjust(i, step) => {
                 selected = i;
                 step_value_row(&mut s, rows[i], step, false);
-                // Seen at once: the scale and palette on this very screen.
+                // Seen at once: the scale and palette on this very screen;
+                // heard at once: the music playing behind it.
                 super::look::set((&s).into());
+                ui.audio.set_music_volume(s.music_volume);
             }
             Picked::Item(i) => {
                 selected = i;
@@ -554,6 +560,7 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                     Row::Save => return Some(s),
                     Row::Cancel => {
                         super::look::set(settings.into());
+                        ui.audio.set_music_volume(settings.music_volume);
                         return None;
                     }
                     Row::Server => {
@@ -575,6 +582,7 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                     row => {
                         step_value_row(&mut s, row, 1, true);
                         super::look::set((&s).into());
+                        ui.audio.set_music_volume(s.music_volume);
                     }
                 }
             }
@@ -620,6 +628,7 @@ fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
         Row::Delay => s.step_delay(step, wrap),
         Row::Reconnect => s.step_reconnect_window(step, wrap),
         Row::Volume => s.step_volume(step, wrap),
+        Row::MusicVolume => s.step_music_volume(step, wrap),
         Row::Overlay => toggle(&mut s.net_overlay, step, wrap),
         Row::Chat => toggle(&mut s.chat, step, wrap),
         Row::ColourBlind => toggle(&mut s.colour_blind, step, wrap),
@@ -675,13 +684,14 @@ mod tests {
     #[test]
     fn settings_rows_name_every_binding_once() {
         let rows = Row::all();
-        // 11 values (server, name, delay, reconnect, volume, overlay, chat,
-        // colour-blind palette, interface scale, reduced motion, upload), the
+        // 12 values (server, name, delay, reconnect, volume, music volume,
+        // overlay, chat, colour-blind palette, interface scale, reduced
+        // motion, upload), the
         // keys, the dead zone, the pad buttons, who the first pad is,
         // save, back.
         assert_eq!(
             rows.len(),
-            11 + 2 * Action::ALL.len() + 1 + PadAction::ALL.len() + 1 + 2
+            12 + 2 * Action::ALL.len() + 1 + PadAction::ALL.len() + 1 + 2
         );
         let s = Settings::default();
         let labels: Vec<String> = rows.iter().map(|r| r.label(&s)).collect();
