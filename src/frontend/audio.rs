@@ -13,12 +13,12 @@
 //! reported in one line, and the game plays on silently.
 
 use std::collections::HashMap;
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Once};
 use web_time::{Duration, Instant};
 
 use macroquad::audio::{PlaySoundParams, Sound, load_sound_from_bytes, play_sound, stop_sound};
-use macroquad::experimental::coroutines::{Coroutine, start_coroutine};
+use macroquad::experimental::coroutines::start_coroutine;
 
 pub use super::cues::Cue;
 use super::cues::{CUES, cue_for};
@@ -143,15 +143,20 @@ impl VoiceBook {
 /// Per cue, its [`VOICES`] copies (one for menu cues).
 type Loaded = Vec<(Cue, Vec<Sound>)>;
 
+/// The cues loaded so far. The load adds each cue as soon as its voices
+/// are ready: in the browser every voice decodes over at least a frame, and
+/// waiting for all ~140 kept the menu's ticks (loaded first) silent for
+/// seconds.
+type Shared = Arc<Mutex<Loaded>>;
+
 enum Sounds {
     NotStarted,
-    Loading(Coroutine<Loaded>),
-    Ready(Loaded),
+    Started(Shared),
 }
 
-/// Every cue's voices; a cue that does not load is left out, with a warning.
-async fn load_cues() -> Loaded {
-    let mut loaded = Vec::new();
+/// Every cue's voices, into `loaded` one cue at a time; a cue that does not
+/// load is left out, with a warning.
+async fn load_cues(loaded: Shared) {
     'cues: for (cue, bytes) in CUES {
         // Menu cues are never cancelled: one voice is enough.
         let count = if matches!(cue, Cue::MenuMove | Cue::MenuSelect) {
@@ -169,9 +174,11 @@ async fn load_cues() -> Loaded {
                 }
             }
         }
-        loaded.push((cue, voices));
+        loaded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((cue, voices));
     }
-    loaded
 }
 
 pub struct Audio {
@@ -213,8 +220,9 @@ impl Audio {
         self.volume = f32::from(volume_percent.min(100)) / 100.0;
     }
 
-    /// Starts loading the sounds once the device is known to work, and
-    /// takes them when they are ready. Call every frame; it never waits.
+    /// Starts loading the sounds once the device is known to work (each
+    /// plays from when it is loaded), and drives the music. Call every
+    /// frame; it never waits.
     ///
     /// In the browser a sound decodes over several animation frames
     /// (macroquad's `load_sound_from_bytes` awaits `next_frame` until it
@@ -225,32 +233,28 @@ impl Audio {
         let device_ok =
             !AUDIO_FAILED.load(Ordering::SeqCst) && self.started.elapsed() >= DEVICE_GRACE;
         self.music.update(device_ok);
-        match &self.sounds {
-            Sounds::Ready(_) => {}
-            Sounds::Loading(loading) => {
-                if let Some(loaded) = loading.retrieve() {
-                    self.sounds = Sounds::Ready(loaded);
-                }
-            }
-            Sounds::NotStarted => {
-                if self.volume > 0.0 && device_ok {
-                    self.sounds = Sounds::Loading(start_coroutine(load_cues()));
-                }
-            }
+        if matches!(self.sounds, Sounds::NotStarted) && self.volume > 0.0 && device_ok {
+            let loaded = Shared::default();
+            // It runs beside the caller's loop to its end; nothing waits for it.
+            let _ = start_coroutine(load_cues(loaded.clone()));
+            self.sounds = Sounds::Started(loaded);
         }
     }
 
-    fn voice(&self, cue: Cue, voice: usize) -> Option<&Sound> {
+    /// The voice, if loaded yet (a `Sound` is a shared handle: cheap to clone).
+    fn voice(&self, cue: Cue, voice: usize) -> Option<Sound> {
         if AUDIO_FAILED.load(Ordering::SeqCst) || self.volume == 0.0 {
             return None;
         }
-        let Sounds::Ready(sounds) = &self.sounds else {
+        let Sounds::Started(loaded) = &self.sounds else {
             return None;
         };
-        sounds
+        let loaded = loaded.lock().unwrap_or_else(|e| e.into_inner());
+        loaded
             .iter()
             .find(|(c, _)| *c == cue)
             .and_then(|(_, voices)| voices.get(voice))
+            .cloned()
     }
 
     /// Plays a cue outside the simulation (menus).
@@ -273,7 +277,7 @@ impl Audio {
                 1.0
             };
             play_sound(
-                sound,
+                &sound,
                 PlaySoundParams {
                     looped: false,
                     volume: self.volume * level,
@@ -288,7 +292,7 @@ impl Audio {
         if let Some(voice) = self.book.cancel(cue, frame)
             && let Some(sound) = self.voice(cue, voice)
         {
-            stop_sound(sound);
+            stop_sound(&sound);
         }
     }
 }

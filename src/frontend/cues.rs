@@ -55,8 +55,11 @@ macro_rules! sound {
     };
 }
 
-/// Every cue's sound file (`scripts/gen-assets.py` makes them).
+/// Every cue's sound file (`scripts/gen-assets.py` makes them), in the
+/// order they load: the menu's first, then the commonest in a match.
 pub const CUES: [(Cue, &[u8]); 37] = [
+    (Cue::MenuMove, sound!("menu_move")),
+    (Cue::MenuSelect, sound!("menu_select")),
     (Cue::Shot, sound!("shot")),
     (Cue::Hit, sound!("hit")),
     (Cue::ShieldBreak, sound!("shield_break")),
@@ -92,8 +95,6 @@ pub const CUES: [(Cue, &[u8]); 37] = [
     (Cue::WaveStart, sound!("wave_start")),
     (Cue::WaveCleared, sound!("wave_cleared")),
     (Cue::GameOver, sound!("game_over")),
-    (Cue::MenuMove, sound!("menu_move")),
-    (Cue::MenuSelect, sound!("menu_select")),
 ];
 
 /// The sound an event makes, if any. `local[p]` is whether player `p` is
