@@ -942,6 +942,279 @@ def sound_menu_select():
     return finish(mix_tracks((a, 1.0, 0), (b, 1.0, 0.035)), -19)
 
 
+# The event sounds added with the music (issue 58) are stored smaller: 8-bit
+# unsigned mono at 11025 Hz, a quarter of the bytes of the 16-bit 22050 Hz
+# files above. They are embedded in the page's wasm, whose download budget
+# is tight, and chip sounds keep their character at 8 bits. They are
+# synthesised at RATE like the rest, then halved (each pair of samples
+# averaged: a gentle low-pass against aliasing) and quantised.
+
+SMALL_RATE = RATE // 2
+
+
+def small_wav_bytes(samples):
+    halved = [(samples[i] + samples[i + 1]) / 2 for i in range(0, len(samples) - 1, 2)]
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(1)
+        w.setframerate(SMALL_RATE)
+        w.writeframes(bytes(clamp(int(round(s * 127)) + 128, 1, 255) for s in halved))
+    return buf.getvalue()
+
+
+def blip(freq, seconds, duty=0.25, decay=0.05, f1=None):
+    return envelope(tone(seconds, freq, f1, duty=duty), decay=decay)
+
+
+def notes_at(freqs, step, seconds, duty=0.25, decay=0.06):
+    """A quick arpeggio: one blip per frequency, `step` seconds apart."""
+    return mix_tracks(*[(note(f, seconds, duty, decay), 1.0, i * step) for i, f in enumerate(freqs)])
+
+
+def sound_partner_hit():
+    """The partner lost a life: a hollow two-note fall over a short crash,
+    lighter than your own ship's crash (death.wav)."""
+    rng = Rng(11)
+    fall = notes_at([523.25, 349.23], 0.09, 0.16, duty=0.5, decay=0.07)
+    crash = envelope(noise(0.2, rng, 2, 8), power=2.0)
+    return finish(mix_tracks((fall, 1.0, 0), (crash, 0.5, 0)), -17)
+
+
+def sound_shield_break():
+    """A glassy crack: high noise and a falling high square."""
+    rng = Rng(12)
+    crack = envelope(noise(0.15, rng, 1), decay=0.03)
+    ring = envelope(tone(0.22, 2200, 900, duty=0.125), decay=0.06)
+    return finish(mix_tracks((crack, 0.6, 0), (ring, 0.6, 0)), -18)
+
+
+def sound_downed():
+    """A ship is down: a slow siren falling a fifth, twice."""
+    a = envelope(tone(0.3, 660, 440, duty=0.5, vibrato=0.02), attack=0.01, power=0.7)
+    b = envelope(tone(0.38, 587, 392, duty=0.5, vibrato=0.02), attack=0.01, power=1.2)
+    return finish(mix_tracks((a, 1.0, 0), (b, 1.0, 0.3)), -16)
+
+
+def sound_revived():
+    """Back up: a rising C major arpeggio ending high."""
+    return finish(echo(notes_at([523.25, 659.26, 783.99, 1046.5], 0.07, 0.14), 0.1, 0.3), -16)
+
+
+def sound_respawn():
+    """A new life: a short rising shimmer."""
+    shimmer = envelope(tone(0.28, 300, 1200, duty=0.25, vibrato=0.03), attack=0.02, power=1.5)
+    return finish(shimmer, -19)
+
+
+def pop(seed, seconds, hold0, hold1, f0, f1, duty, tone_gain, loudness):
+    """An enemy's death: a noise burst falling in pitch over a diving tone;
+    the kinds differ by length, noise colour and pitch."""
+    rng = Rng(seed)
+    burst = envelope(noise(seconds, rng, hold0, hold1), power=2.0)
+    dive = envelope(tone(seconds, f0, f1, duty=duty), power=1.5)
+    return finish(mix_tracks((burst, 0.8, 0), (dive, tone_gain, 0)), loudness)
+
+
+def sound_kill_wanderer():
+    """The commonest kill: a short soft puff."""
+    return pop(21, 0.16, 1, 4, 700, 250, 0.5, 0.4, -20)
+
+
+def sound_kill_shooter():
+    """A turret popping: a mid crunch with a falling square."""
+    return pop(22, 0.22, 2, 6, 500, 120, 0.25, 0.5, -19)
+
+
+def sound_kill_charger():
+    """The horned head: a low thump."""
+    return pop(23, 0.26, 3, 10, 220, 55, 0.5, 0.7, -18)
+
+
+def sound_kill_sniper():
+    """A high snap: bright noise and a quick high fall."""
+    return pop(24, 0.18, 1, 2, 1800, 500, 0.125, 0.5, -19)
+
+
+def sound_kill_splitter():
+    """Bursting into three: three quick crunches."""
+    one = pop(25, 0.12, 2, 5, 400, 150, 0.5, 0.5, -18)
+    return finish(mix_tracks((one, 1.0, 0), (one, 0.8, 0.06), (one, 0.6, 0.12)), -18)
+
+
+def sound_kill_splitling():
+    """The smallest fragment: a tiny high tick."""
+    return pop(26, 0.08, 1, 1, 1400, 900, 0.25, 0.6, -22)
+
+
+def sound_kill_spinner():
+    """The ring-thrower: a falling whirl (vibrato) with a crash."""
+    rng = Rng(27)
+    crash = envelope(noise(0.34, rng, 1, 8), power=2.0)
+    whirl = envelope(tone(0.34, 900, 150, duty=0.25, vibrato=0.08), power=1.2)
+    return finish(mix_tracks((crash, 0.7, 0), (whirl, 0.6, 0)), -17)
+
+
+def sound_boss_explodes():
+    """A boss breaking apart: a long rumbling crash with a deep dive, and
+    two smaller blasts inside it."""
+    rng = Rng(28)
+    rumble = envelope(noise(1.0, rng, 2, 24), attack=0.004, power=1.8)
+    dive = envelope(tone(1.0, 160, 30, duty=0.5), power=1.2)
+    blast = envelope(noise(0.25, Rng(29), 1, 6), power=2.0)
+    return finish(
+        mix_tracks((rumble, 0.8, 0), (dive, 0.5, 0), (blast, 0.5, 0.2), (blast, 0.4, 0.45)), -13
+    )
+
+
+def sound_enemy_shot():
+    """Enemies fire often: the quietest, shortest sound, a soft low pew."""
+    return finish(blip(700, 0.06, duty=0.5, decay=0.02, f1=350), -25)
+
+
+def sound_spawn():
+    """A spawn marker appears: two soft rising blips, a warning."""
+    a = blip(330, 0.08, duty=0.5, decay=0.04, f1=440)
+    b = blip(440, 0.12, duty=0.5, decay=0.05, f1=587)
+    return finish(mix_tracks((a, 1.0, 0), (b, 1.0, 0.1)), -22)
+
+
+def sound_windup_charge():
+    """A charger winding up: a rising growl, loudest just before the dash."""
+    growl = tone(0.45, 70, 200, duty=0.5)
+    grit = noise(0.45, Rng(31), 6, 2)
+    n = len(growl)
+    swell = [(0.2 + 0.8 * i / n) * min(1.0, (n - i) / 200) for i in range(n)]
+    return finish([(g * 0.7 + r * 0.3) * w for g, r, w in zip(growl, grit, swell)], -19)
+
+
+def sound_windup_laser():
+    """A laser charging (sniper, the Hydra): a thin rising whine."""
+    whine = tone(0.5, 900, 2400, duty=0.125, vibrato=0.01)
+    n = len(whine)
+    swell = [(0.15 + 0.85 * i / n) * min(1.0, (n - i) / 200) for i in range(n)]
+    return finish([w * g for w, g in zip(whine, swell)], -22)
+
+
+def sound_windup_ring():
+    """A ring about to fire (spinner, the Warden): a warbling rise."""
+    warble = envelope(tone(0.4, 250, 500, duty=0.25, vibrato=0.12), attack=0.05, power=0.6)
+    return finish(warble, -20)
+
+
+def sound_pickup(freqs):
+    return finish(notes_at(freqs, 0.05, 0.1, duty=0.25, decay=0.05), -18)
+
+
+def sound_pickup_spread():
+    """Three notes fanning out: a fan of shots."""
+    return sound_pickup([523.25, 659.26, 783.99])
+
+
+def sound_pickup_rapid():
+    """Four fast repeated notes: faster fire."""
+    return finish(notes_at([880.0] * 4, 0.035, 0.05, duty=0.25, decay=0.02), -18)
+
+
+def sound_pickup_pierce():
+    """A sharp rising sweep: shots going through."""
+    return finish(blip(600, 0.2, duty=0.125, decay=0.08, f1=2400), -19)
+
+
+def sound_pickup_shield():
+    """A soft low chord swelling: protection."""
+    a = envelope(tone(0.3, 392.0, osc=triangle), attack=0.05, power=1.2)
+    b = envelope(tone(0.3, 587.33, osc=triangle), attack=0.05, power=1.2)
+    c = envelope(tone(0.3, 784.0, duty=0.25), attack=0.05, power=2.0)
+    return finish(mix_tracks((a, 1.0, 0), (b, 0.8, 0), (c, 0.3, 0)), -17)
+
+
+def sound_pickup_bomb():
+    """Two low notes: one more bomb."""
+    return sound_pickup([196.0, 261.63])
+
+
+def sound_pickup_life():
+    """The rarest pickup: a bright four-note rise with an echo."""
+    return finish(echo(notes_at([659.26, 783.99, 987.77, 1318.5], 0.055, 0.1), 0.08, 0.3), -16)
+
+
+def sound_bomb():
+    """A bomb: a deep boom with a long noise wash."""
+    rng = Rng(41)
+    wash = envelope(noise(0.8, rng, 1, 20), attack=0.003, power=1.5)
+    boom = envelope(tone(0.6, 120, 28, duty=0.5), power=1.3)
+    return finish(mix_tracks((wash, 0.7, 0), (boom, 0.7, 0)), -13)
+
+
+def sound_combo_step():
+    """The multiplier went up: one bright upward chirp."""
+    return finish(blip(1046.5, 0.09, duty=0.25, decay=0.04, f1=1568), -20)
+
+
+def sound_combo_lost():
+    """The combo broke: a short falling buzz."""
+    return finish(blip(440, 0.18, duty=0.5, decay=0.08, f1=180), -20)
+
+
+def sound_boss_phase():
+    """The boss changes phase: a low two-tone alarm, three times."""
+    hi = note(233.08, 0.12, duty=0.5, decay=0.1)
+    lo = note(174.61, 0.12, duty=0.5, decay=0.1)
+    parts = []
+    for k in range(3):
+        parts += [(hi, 1.0, k * 0.24), (lo, 1.0, k * 0.24 + 0.12)]
+    return finish(mix_tracks(*parts), -15)
+
+
+def sound_boss_defeated():
+    """Victory: G C E G rising, the last held with vibrato."""
+    run = notes_at([392.0, 523.25, 659.26], 0.1, 0.12, duty=0.25, decay=0.09)
+    held = tone(0.6, 783.99, duty=0.25, vibrato=0.015)
+    low = tone(0.6, 392.0, osc=triangle)
+    top = envelope([a * 0.6 + b * 0.5 for a, b in zip(held, low)], attack=0.004, power=1.3)
+    return finish(echo(mix_tracks((run, 1.0, 0), (top, 1.0, 0.3)), 0.12, 0.3), -14)
+
+
+def sound_wave_cleared():
+    """The wave is done: a short falling-then-rising resolve, E D G."""
+    return finish(echo(notes_at([659.26, 587.33, 783.99], 0.09, 0.16), 0.1, 0.3), -17)
+
+
+SMALL_SOUNDS = {
+    "partner_hit": sound_partner_hit,
+    "shield_break": sound_shield_break,
+    "downed": sound_downed,
+    "revived": sound_revived,
+    "respawn": sound_respawn,
+    "kill_wanderer": sound_kill_wanderer,
+    "kill_shooter": sound_kill_shooter,
+    "kill_charger": sound_kill_charger,
+    "kill_sniper": sound_kill_sniper,
+    "kill_splitter": sound_kill_splitter,
+    "kill_splitling": sound_kill_splitling,
+    "kill_spinner": sound_kill_spinner,
+    "boss_explodes": sound_boss_explodes,
+    "enemy_shot": sound_enemy_shot,
+    "spawn": sound_spawn,
+    "windup_charge": sound_windup_charge,
+    "windup_laser": sound_windup_laser,
+    "windup_ring": sound_windup_ring,
+    "pickup_spread": sound_pickup_spread,
+    "pickup_rapid": sound_pickup_rapid,
+    "pickup_pierce": sound_pickup_pierce,
+    "pickup_shield": sound_pickup_shield,
+    "pickup_bomb": sound_pickup_bomb,
+    "pickup_life": sound_pickup_life,
+    "bomb": sound_bomb,
+    "combo_step": sound_combo_step,
+    "combo_lost": sound_combo_lost,
+    "boss_phase": sound_boss_phase,
+    "boss_defeated": sound_boss_defeated,
+    "wave_cleared": sound_wave_cleared,
+}
+
+
 SOUNDS = {
     "shot": sound_shot,
     "hit": sound_hit,
@@ -1091,6 +1364,8 @@ def generate():
     files["font/font.png"], files["font/font.json"] = font()
     for name, make in SOUNDS.items():
         files[f"sounds/{name}.wav"] = wav_bytes(make())
+    for name, make in SMALL_SOUNDS.items():
+        files[f"sounds/{name}.wav"] = small_wav_bytes(make())
     for path, (size, maskable) in ICONS.items():
         # No Paeth (the costly filter): 3 s less for the same look.
         files[path] = app_icon(size, maskable).png(filters=(0, 1, 2))

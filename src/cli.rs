@@ -90,7 +90,8 @@ pub struct WindowArgs {
     #[arg(long, value_name = "PATH")]
     pub screenshot: Option<PathBuf>,
 
-    /// Sound volume from 0 to 100 [default: from the settings, 70]
+    /// Sound volume from 0 to 100; 0 silences the music too [default: from
+    /// the settings, 70]
     #[arg(long, value_name = "0-100", value_parser = clap::value_parser!(u8).range(0..=100))]
     pub volume: Option<u8>,
 

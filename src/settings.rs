@@ -39,8 +39,10 @@ pub struct Settings {
     /// In the file: "auto" or "0".."8" (a bare number is read too).
     #[serde(with = "delay_text")]
     pub input_delay: DelaySetting,
-    /// 0..=100.
+    /// Sound effects, 0..=100.
     pub volume: u8,
+    /// Music, 0..=100: apart from the sounds, so either can be turned off.
+    pub music_volume: u8,
     /// Show the network overlay (F1 toggles it during a match).
     pub net_overlay: bool,
     /// Room chat: show the other player's lines and open the prompt on
@@ -345,6 +347,8 @@ impl Default for Settings {
             name: String::new(),
             input_delay: DelaySetting::Auto,
             volume: 70,
+            // Under the sounds: the music accompanies, the sounds inform.
+            music_volume: 50,
             net_overlay: false,
             chat: true,
             reconnect_window: DEFAULT_RECONNECT_WINDOW,
@@ -414,6 +418,9 @@ impl Settings {
     pub fn validate(&self) -> Result<(), String> {
         if self.volume > 100 {
             return Err(format!("volume {} is above 100", self.volume));
+        }
+        if self.music_volume > 100 {
+            return Err(format!("music_volume {} is above 100", self.music_volume));
         }
         if !(100..=200).contains(&self.ui_scale) {
             return Err(format!(
@@ -486,6 +493,12 @@ impl Settings {
     pub fn step_volume(&mut self, step: i32, wrap: bool) {
         let now = usize::from(self.volume.min(100) / 10);
         self.volume = stepped(11, now, step, wrap) as u8 * 10;
+    }
+
+    /// Moves the music volume in steps of 10 %, like [`Settings::step_volume`].
+    pub fn step_music_volume(&mut self, step: i32, wrap: bool) {
+        let now = usize::from(self.music_volume.min(100) / 10);
+        self.music_volume = stepped(11, now, step, wrap) as u8 * 10;
     }
 
     /// The server to use, if one is set.
@@ -772,6 +785,7 @@ mod tests {
             server: "ws://192.168.1.20:3536".into(),
             input_delay: DelaySetting::Fixed(3),
             volume: 25,
+            music_volume: 0,
             net_overlay: true,
             chat: false,
             ..Settings::default()
@@ -781,6 +795,7 @@ mod tests {
         assert!(text.contains("input_delay = \"3\""), "{text}");
         assert!(text.contains("fire = \"Kp0\""), "{text}");
         assert!(text.contains("chat = false"), "{text}");
+        assert!(text.contains("music_volume = 0"), "{text}");
         let back = Settings::from_bytes(text.into_bytes()).unwrap();
         assert_eq!(back, s);
         assert_eq!(back.keymaps()[1].fire, KeyCode::Kp0);
@@ -825,6 +840,8 @@ mod tests {
         let s = Settings::from_bytes(text.into()).unwrap();
         assert_eq!(s.delay(), DelaySetting::Auto);
         assert_eq!(s.server(), Some("ws://10.0.0.2:3536"));
+        // No music volume in the file: the default one.
+        assert_eq!(s.music_volume, 50);
         // No bomb key in the file: the player's default one.
         assert_eq!(s.player_one.bomb, None);
         assert_eq!(
@@ -855,6 +872,7 @@ mod tests {
     fn a_broken_file_is_refused_in_one_line() {
         for text in [
             "volume = 300",
+            "music_volume = 101",
             "input_delay = \"fast\"",
             "input_delay = 9",
             "[player_one]\nup = \"Escape\"",
@@ -912,6 +930,21 @@ mod tests {
         s.step_volume(1, false);
         assert_eq!(s.volume, 10);
         assert!(s.validate().is_ok());
+    }
+
+    #[test]
+    fn music_volume_steps_apart_from_the_sounds() {
+        let mut s = Settings::default();
+        assert_eq!((s.volume, s.music_volume), (70, 50));
+        s.step_music_volume(1, false);
+        assert_eq!((s.volume, s.music_volume), (70, 60));
+        s.music_volume = 100;
+        s.step_music_volume(1, false);
+        assert_eq!(s.music_volume, 100);
+        s.step_music_volume(1, true);
+        assert_eq!(s.music_volume, 0);
+        s.step_music_volume(-1, false);
+        assert_eq!(s.music_volume, 0);
     }
 
     #[test]

@@ -107,6 +107,8 @@ pub fn menu(args: &MenuArgs) -> Result<Report, Failure> {
         move |mut ui| async move {
             ui.audio
                 .set_volume(window_args.volume.unwrap_or(settings.volume));
+            ui.audio
+                .set_music_volume(super::music_volume(window_args.volume, &settings));
             shell(&mut ui, settings, capture, for_matches, args.dev).await
         },
         |ended| match ended {
@@ -177,6 +179,7 @@ async fn shell(
                     crate::frontend::look::set((&edited).into());
                     settings = edited;
                     ui.audio.set_volume(settings.volume);
+                    ui.audio.set_music_volume(settings.music_volume);
                 }
             }
             Item::Synctest => {

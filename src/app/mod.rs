@@ -224,6 +224,16 @@ pub(super) fn local_sources(
     [player_one, player_two]
 }
 
+/// The music's volume: the settings', unless `--volume 0` asked for a
+/// silent window (the tests' windows, a recording without sound).
+pub(super) fn music_volume(volume_flag: Option<u8>, settings: &Settings) -> u8 {
+    if volume_flag == Some(0) {
+        0
+    } else {
+        settings.music_volume
+    }
+}
+
 /// How a match in a window is shown: overlay, screenshot, the result panel's texts.
 pub(super) fn match_options(
     args: &RunArgs,
@@ -339,12 +349,14 @@ fn play_as(
     }
     let options = match_options(args, &driver, &sources, &settings, "quit");
     let volume = args.window.volume.unwrap_or(settings.volume);
+    let music_volume = music_volume(args.window.volume, &settings);
     let title = format!("twinstar - {}", mode.name());
     let game = Match::new(driver, Pacing::RealTime, args.frames);
     windowed(
         &title,
         move |mut ui| async move {
             ui.audio.set_volume(volume);
+            ui.audio.set_music_volume(music_volume);
             window::play_match(&mut ui, game, sources, options).await
         },
         move |end| {

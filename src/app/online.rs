@@ -464,11 +464,13 @@ pub fn online(
     let title = start.title.clone();
     let run = run.clone();
     let volume = run.window.volume.unwrap_or(settings.volume);
+    let music_volume = super::music_volume(run.window.volume, &settings);
     let open = move |start: OnlineStart<BackgroundConnect<Connection>>| {
         super::windowed(
             &title,
             move |mut ui| async move {
                 ui.audio.set_volume(volume);
+                ui.audio.set_music_volume(music_volume);
                 online_in_window(&mut ui, start, &run, &settings, "quit").await
             },
             window_report,

@@ -160,10 +160,12 @@ pub fn watch(args: &WatchArgs) -> Result<Report, Failure> {
         return watch_headless(start);
     }
     let volume = args.window.volume.unwrap_or(settings.volume);
+    let music_volume = super::music_volume(args.window.volume, &settings);
     super::windowed(
         "twinstar - watch",
         move |mut ui| async move {
             ui.audio.set_volume(volume);
+            ui.audio.set_music_volume(music_volume);
             watch_in_window(&mut ui, start, &settings, "quit").await
         },
         window_report,

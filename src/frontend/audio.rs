@@ -13,14 +13,17 @@
 //! reported in one line, and the game plays on silently.
 
 use std::collections::HashMap;
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Once};
 use web_time::{Duration, Instant};
 
 use macroquad::audio::{PlaySoundParams, Sound, load_sound_from_bytes, play_sound, stop_sound};
-use macroquad::experimental::coroutines::{Coroutine, start_coroutine};
+use macroquad::experimental::coroutines::start_coroutine;
 
+pub use super::cues::Cue;
+use super::cues::{CUES, cue_for};
 use super::effects::{Changes, EventLedger};
+use super::music::{Music, Track};
 use crate::sim::Event;
 
 static AUDIO_FAILED: AtomicBool = AtomicBool::new(false);
@@ -42,67 +45,6 @@ pub fn install_panic_filter() {
     });
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Cue {
-    Shot,
-    Hit,
-    Death,
-    WaveStart,
-    GameOver,
-    MenuMove,
-    MenuSelect,
-}
-
-const CUES: [(Cue, &[u8]); 7] = [
-    (Cue::Shot, include_bytes!("../../assets/sounds/shot.wav")),
-    (Cue::Hit, include_bytes!("../../assets/sounds/hit.wav")),
-    (Cue::Death, include_bytes!("../../assets/sounds/death.wav")),
-    (
-        Cue::WaveStart,
-        include_bytes!("../../assets/sounds/wave_start.wav"),
-    ),
-    (
-        Cue::GameOver,
-        include_bytes!("../../assets/sounds/game_over.wav"),
-    ),
-    (
-        Cue::MenuMove,
-        include_bytes!("../../assets/sounds/menu_move.wav"),
-    ),
-    (
-        Cue::MenuSelect,
-        include_bytes!("../../assets/sounds/menu_select.wav"),
-    ),
-];
-
-/// The sound an event makes, if any.
-pub fn cue_for(event: &Event) -> Option<Cue> {
-    match event {
-        Event::PlayerShot { .. } => Some(Cue::Shot),
-        Event::EnemyHit { .. } | Event::ShieldBroken { .. } => Some(Cue::Hit),
-        Event::EnemyKilled { .. }
-        | Event::PlayerKilled { .. }
-        | Event::PlayerDowned { .. }
-        | Event::BombUsed { .. } => Some(Cue::Death),
-        Event::WaveStarted { .. } | Event::BossPhase { .. } | Event::BossDefeated { .. } => {
-            Some(Cue::WaveStart)
-        }
-        Event::PickupTaken { .. } | Event::PlayerRevived { .. } | Event::ComboStep { .. } => {
-            Some(Cue::MenuSelect)
-        }
-        Event::GameOver => Some(Cue::GameOver),
-        Event::EnemyShot { .. }
-        | Event::Windup { .. }
-        | Event::SpawnMarked { .. }
-        | Event::EnemySpawned { .. }
-        | Event::PickupDropped { .. }
-        | Event::ComboLost { .. }
-        | Event::WaveCleared { .. }
-        | Event::PlayerRespawned { .. }
-        | Event::Restarted => None,
-    }
-}
-
 /// Which frame's sounds to start and stop after one advance.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct SoundChanges {
@@ -110,36 +52,50 @@ pub struct SoundChanges {
     pub stop: Vec<(u32, Cue)>,
 }
 
-/// Each frame makes at most one sound per cue (two ships firing together is
-/// one zap). That sound starts when a frame's first event with the cue
-/// appears and stops when a rollback leaves the frame with none: an erased
-/// kill replaced by another kill in the same frame keeps the sound playing.
-pub fn sound_changes(changes: &Changes, ledger: &EventLedger) -> SoundChanges {
+/// Enemy shots come many a frame in a boss fight: their sound plays at
+/// most once per this many frames, so it stays a patter, not a buzz.
+pub const ENEMY_SHOT_FRAMES: u32 = 4;
+
+/// The frame a cue's sound belongs to: its own, or for enemy shots the
+/// first of its [`ENEMY_SHOT_FRAMES`]-frame slot. Slots are fixed, not
+/// counted from the last sound, so a rollback cannot shift them.
+fn sound_frame(frame: u32, cue: Cue) -> (u32, u32) {
+    if cue == Cue::EnemyShot {
+        (frame - frame % ENEMY_SHOT_FRAMES, ENEMY_SHOT_FRAMES)
+    } else {
+        (frame, 1)
+    }
+}
+
+/// Each frame (each slot, for enemy shots) makes at most one sound per cue
+/// (two ships firing together is one zap). That sound starts when the
+/// first event with the cue appears and stops when a rollback leaves the
+/// frame with none: an erased kill replaced by another kill in the same
+/// frame keeps the sound playing. `local` is [`cue_for`]'s.
+pub fn sound_changes(changes: &Changes, ledger: &EventLedger, local: [bool; 2]) -> SoundChanges {
     let mut out = SoundChanges::default();
     let mut seen: Vec<(u32, Cue)> = Vec::new();
     let touched = changes.fired.iter().chain(&changes.cancelled);
-    for (frame, cue) in touched.filter_map(|(f, e)| Some((*f, cue_for(e)?))) {
-        if seen.contains(&(frame, cue)) {
+    for (frame, cue) in touched.filter_map(|(f, e)| Some((*f, cue_for(e, local)?))) {
+        let (first, span) = sound_frame(frame, cue);
+        if seen.contains(&(first, cue)) {
             continue;
         }
-        seen.push((frame, cue));
-        let has_cue = |e: &Event| cue_for(e) == Some(cue);
-        let in_frame = |list: &[(u32, Event)]| {
+        seen.push((first, cue));
+        let has_cue = |e: &Event| cue_for(e, local) == Some(cue);
+        let in_slot = |list: &[(u32, Event)]| {
             list.iter()
-                .filter(|(f, e)| *f == frame && has_cue(e))
+                .filter(|(f, e)| sound_frame(*f, cue).0 == first && has_cue(e))
                 .count()
         };
-        let after = ledger
-            .events_at(frame)
-            .iter()
-            .filter(|e| has_cue(e))
-            .count();
-        let before =
-            (after + in_frame(&changes.cancelled)).saturating_sub(in_frame(&changes.fired));
+        let after: usize = (first..first + span)
+            .map(|f| ledger.events_at(f).iter().filter(|e| has_cue(e)).count())
+            .sum();
+        let before = (after + in_slot(&changes.cancelled)).saturating_sub(in_slot(&changes.fired));
         if before == 0 && after > 0 {
-            out.start.push((frame, cue));
+            out.start.push((first, cue));
         } else if before > 0 && after == 0 {
-            out.stop.push((frame, cue));
+            out.stop.push((first, cue));
         }
     }
     out
@@ -187,15 +143,20 @@ impl VoiceBook {
 /// Per cue, its [`VOICES`] copies (one for menu cues).
 type Loaded = Vec<(Cue, Vec<Sound>)>;
 
+/// The cues loaded so far. The load adds each cue as soon as its voices
+/// are ready: in the browser every voice decodes over at least a frame, and
+/// waiting for all ~140 kept the menu's ticks (loaded first) silent for
+/// seconds.
+type Shared = Arc<Mutex<Loaded>>;
+
 enum Sounds {
     NotStarted,
-    Loading(Coroutine<Loaded>),
-    Ready(Loaded),
+    Started(Shared),
 }
 
-/// Every cue's voices; a cue that does not load is left out, with a warning.
-async fn load_cues() -> Loaded {
-    let mut loaded = Vec::new();
+/// Every cue's voices, into `loaded` one cue at a time; a cue that does not
+/// load is left out, with a warning.
+async fn load_cues(loaded: Shared) {
     'cues: for (cue, bytes) in CUES {
         // Menu cues are never cancelled: one voice is enough.
         let count = if matches!(cue, Cue::MenuMove | Cue::MenuSelect) {
@@ -213,9 +174,11 @@ async fn load_cues() -> Loaded {
                 }
             }
         }
-        loaded.push((cue, voices));
+        loaded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((cue, voices));
     }
-    loaded
 }
 
 pub struct Audio {
@@ -224,6 +187,7 @@ pub struct Audio {
     book: VoiceBook,
     /// 0.0..=1.0
     volume: f32,
+    music: Music,
 }
 
 impl Audio {
@@ -233,15 +197,32 @@ impl Audio {
             sounds: Sounds::NotStarted,
             book: VoiceBook::default(),
             volume: f32::from(volume_percent.min(100)) / 100.0,
+            music: Music::new(0),
         }
+    }
+
+    pub fn set_music_volume(&mut self, volume_percent: u8) {
+        self.music.set_volume(volume_percent);
+    }
+
+    /// The music this screen plays from now on (it starts once rendered).
+    pub fn play_music(&mut self, track: Track) {
+        self.music.want(track);
+    }
+
+    /// The match music's intensity layer, 0.0..=1.0 (see
+    /// [`super::music::intensity_for`]).
+    pub fn set_intensity(&mut self, level: f32) {
+        self.music.set_intensity(level);
     }
 
     pub fn set_volume(&mut self, volume_percent: u8) {
         self.volume = f32::from(volume_percent.min(100)) / 100.0;
     }
 
-    /// Starts loading the sounds once the device is known to work, and
-    /// takes them when they are ready. Call every frame; it never waits.
+    /// Starts loading the sounds once the device is known to work (each
+    /// plays from when it is loaded), and drives the music. Call every
+    /// frame; it never waits.
     ///
     /// In the browser a sound decodes over several animation frames
     /// (macroquad's `load_sound_from_bytes` awaits `next_frame` until it
@@ -249,35 +230,31 @@ impl Audio {
     /// black and a match stalled. The load runs as a macroquad coroutine
     /// beside the caller's loop instead.
     pub fn update(&mut self) {
-        match &self.sounds {
-            Sounds::Ready(_) => {}
-            Sounds::Loading(loading) => {
-                if let Some(loaded) = loading.retrieve() {
-                    self.sounds = Sounds::Ready(loaded);
-                }
-            }
-            Sounds::NotStarted => {
-                if self.volume > 0.0
-                    && !AUDIO_FAILED.load(Ordering::SeqCst)
-                    && self.started.elapsed() >= DEVICE_GRACE
-                {
-                    self.sounds = Sounds::Loading(start_coroutine(load_cues()));
-                }
-            }
+        let device_ok =
+            !AUDIO_FAILED.load(Ordering::SeqCst) && self.started.elapsed() >= DEVICE_GRACE;
+        self.music.update(device_ok);
+        if matches!(self.sounds, Sounds::NotStarted) && self.volume > 0.0 && device_ok {
+            let loaded = Shared::default();
+            // It runs beside the caller's loop to its end; nothing waits for it.
+            let _ = start_coroutine(load_cues(loaded.clone()));
+            self.sounds = Sounds::Started(loaded);
         }
     }
 
-    fn voice(&self, cue: Cue, voice: usize) -> Option<&Sound> {
+    /// The voice, if loaded yet (a `Sound` is a shared handle: cheap to clone).
+    fn voice(&self, cue: Cue, voice: usize) -> Option<Sound> {
         if AUDIO_FAILED.load(Ordering::SeqCst) || self.volume == 0.0 {
             return None;
         }
-        let Sounds::Ready(sounds) = &self.sounds else {
+        let Sounds::Started(loaded) = &self.sounds else {
             return None;
         };
-        sounds
+        let loaded = loaded.lock().unwrap_or_else(|e| e.into_inner());
+        loaded
             .iter()
             .find(|(c, _)| *c == cue)
             .and_then(|(_, voices)| voices.get(voice))
+            .cloned()
     }
 
     /// Plays a cue outside the simulation (menus).
@@ -294,9 +271,13 @@ impl Audio {
     fn start(&self, cue: Cue, voice: usize) {
         if let Some(sound) = self.voice(cue, voice) {
             // Shots come several a second: keep them under the rest.
-            let level = if cue == Cue::Shot { 0.5 } else { 1.0 };
+            let level = if matches!(cue, Cue::Shot | Cue::EnemyShot) {
+                0.5
+            } else {
+                1.0
+            };
             play_sound(
-                sound,
+                &sound,
                 PlaySoundParams {
                     looped: false,
                     volume: self.volume * level,
@@ -311,7 +292,7 @@ impl Audio {
         if let Some(voice) = self.book.cancel(cue, frame)
             && let Some(sound) = self.voice(cue, voice)
         {
-            stop_sound(sound);
+            stop_sound(&sound);
         }
     }
 }
@@ -334,7 +315,8 @@ mod tests {
             ..FrameReport::default()
         };
         let changes = ledger.apply(&report);
-        sound_changes(&changes, ledger)
+        // Local co-op: both ships' losses are "own", one cue.
+        sound_changes(&changes, ledger, [true, true])
     }
 
     fn death(player: u8) -> Event {
@@ -354,14 +336,14 @@ mod tests {
             10,
             &[(10, shot(0)), (10, shot(1)), (10, death(1))],
         );
-        assert_eq!(first.start, vec![(10, Cue::Shot), (10, Cue::Death)]);
+        assert_eq!(first.start, vec![(10, Cue::Shot), (10, Cue::OwnDeath)]);
         assert!(first.stop.is_empty());
         // Re-simulated: player 1 was not hit after all and fired one shot fewer.
         let second = advance(&mut ledger, 9, 11, &[(10, shot(0)), (11, shot(0))]);
         assert_eq!(second.start, vec![(11, Cue::Shot)]);
         assert_eq!(
             second.stop,
-            vec![(10, Cue::Death)],
+            vec![(10, Cue::OwnDeath)],
             "the shot at 10 still happened"
         );
     }
@@ -375,30 +357,64 @@ mod tests {
     }
 
     #[test]
+    fn enemy_shots_sound_at_most_once_per_slot_of_frames() {
+        let mut ledger = EventLedger::new();
+        let fire = |id| Event::EnemyShot { id, kind: 1 };
+        let mut started = Vec::new();
+        // Twelve frames of fire, two shots a frame: three sounds.
+        for frame in 8..20 {
+            let shots = [(frame, fire(1)), (frame, fire(2))];
+            started.extend(advance(&mut ledger, frame, frame, &shots).start);
+        }
+        assert_eq!(
+            started,
+            vec![
+                (8, Cue::EnemyShot),
+                (12, Cue::EnemyShot),
+                (16, Cue::EnemyShot)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_erased_enemy_shot_stops_only_when_its_slot_has_none_left() {
+        let mut ledger = EventLedger::new();
+        let fire = Event::EnemyShot { id: 1, kind: 1 };
+        let first = advance(&mut ledger, 9, 9, &[(9, fire)]);
+        assert_eq!(first.start, vec![(8, Cue::EnemyShot)]);
+        // Re-simulated: the shot came a frame later, in the same slot.
+        let moved = advance(&mut ledger, 9, 10, &[(10, fire)]);
+        assert_eq!(moved, SoundChanges::default());
+        // Re-simulated again: no shot at all in the slot.
+        let gone = advance(&mut ledger, 9, 11, &[]);
+        assert_eq!(gone.stop, vec![(8, Cue::EnemyShot)]);
+    }
+
+    #[test]
     fn each_frame_gets_its_own_voice_and_only_that_one_is_stopped() {
         let mut book = VoiceBook::default();
-        let a = book.play(Cue::Death, 100);
-        let b = book.play(Cue::Death, 103);
+        let a = book.play(Cue::OwnDeath, 100);
+        let b = book.play(Cue::OwnDeath, 103);
         assert_ne!(a, b);
-        assert_eq!(book.cancel(Cue::Death, 103), Some(b));
+        assert_eq!(book.cancel(Cue::OwnDeath, 103), Some(b));
         // Already stopped; and the other frame's voice is untouched.
-        assert_eq!(book.cancel(Cue::Death, 103), None);
-        assert_eq!(book.cancel(Cue::Death, 100), Some(a));
+        assert_eq!(book.cancel(Cue::OwnDeath, 103), None);
+        assert_eq!(book.cancel(Cue::OwnDeath, 100), Some(a));
     }
 
     #[test]
     fn cues_are_independent_and_reused_voices_are_not_stopped() {
         let mut book = VoiceBook::default();
         book.play(Cue::Hit, 7);
-        assert_eq!(book.cancel(Cue::Death, 7), None, "no death played at 7");
-        let first = book.play(Cue::Death, 1);
+        assert_eq!(book.cancel(Cue::OwnDeath, 7), None, "no death played at 7");
+        let first = book.play(Cue::OwnDeath, 1);
         for f in 2..=VOICES as u32 {
-            book.play(Cue::Death, f);
+            book.play(Cue::OwnDeath, f);
         }
         // The next play wraps onto the first voice: frame 1 no longer owns it.
-        assert_eq!(book.play(Cue::Death, 50), first);
-        assert_eq!(book.cancel(Cue::Death, 1), None);
-        assert_eq!(book.cancel(Cue::Death, 50), Some(first));
+        assert_eq!(book.play(Cue::OwnDeath, 50), first);
+        assert_eq!(book.cancel(Cue::OwnDeath, 1), None);
+        assert_eq!(book.cancel(Cue::OwnDeath, 50), Some(first));
         assert!(book.cancel(Cue::Hit, 7).is_some());
     }
 }

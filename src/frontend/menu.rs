@@ -7,6 +7,7 @@ use macroquad::prelude::*;
 use super::assets::{Align, BitmapFont};
 use super::audio::Cue;
 use super::keys::{clicked, end_frame, enter_screen, pressed};
+use super::music::Track;
 use super::text::{edit_text, pick_chars, take_chars_after_enter, wrap};
 use super::window::{Screenshot, Ui, backdrop, save_screenshot};
 use crate::net::signaling::{PlayerName, check_server_url};
@@ -94,6 +95,9 @@ pub async fn choose(
     capture: Option<&Screenshot>,
 ) -> Picked {
     enter_screen();
+    // Every list is a menu screen: the menu's music (a match left its own
+    // playing until the player is back here).
+    ui.audio.play_music(Track::Menu);
     let mut drawn = 0u32;
     let layout = ListLayout::new(details.len(), items.len());
     loop {
@@ -122,6 +126,7 @@ pub async fn choose_live(
     capture: Option<&Screenshot>,
 ) -> Picked {
     enter_screen();
+    ui.audio.play_music(Track::Menu);
     let mut drawn = 0u32;
     let mut selected = 0;
     loop {
@@ -428,6 +433,7 @@ enum Row {
     Delay,
     Reconnect,
     Volume,
+    MusicVolume,
     Overlay,
     Chat,
     ColourBlind,
@@ -452,6 +458,7 @@ impl Row {
             Row::Delay,
             Row::Reconnect,
             Row::Volume,
+            Row::MusicVolume,
             Row::Overlay,
             Row::Chat,
             Row::ColourBlind,
@@ -483,6 +490,7 @@ impl Row {
                 secs => format!("wait for a lost player: {secs} s"),
             },
             Row::Volume => format!("volume: {}%", s.volume),
+            Row::MusicVolume => format!("music volume: {}%", s.music_volume),
             Row::Overlay => on_off("network overlay", s.net_overlay),
             Row::Chat => on_off("chat (Enter in a match)", s.chat),
             Row::ColourBlind => on_off("colour-blind palette and shapes", s.colour_blind),
@@ -535,13 +543,16 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
         match choose(ui, "SETTINGS", &details, &labels, selected, None).await {
             Picked::Back | Picked::Captured(_) => {
                 super::look::set(settings.into());
+                ui.audio.set_music_volume(settings.music_volume);
                 return None;
             }
             Picked::Adjust(i, step) => {
                 selected = i;
                 step_value_row(&mut s, rows[i], step, false);
-                // Seen at once: the scale and palette on this very screen.
+                // Seen at once: the scale and palette on this very screen;
+                // heard at once: the music playing behind it.
                 super::look::set((&s).into());
+                ui.audio.set_music_volume(s.music_volume);
             }
             Picked::Item(i) => {
                 selected = i;
@@ -549,6 +560,7 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                     Row::Save => return Some(s),
                     Row::Cancel => {
                         super::look::set(settings.into());
+                        ui.audio.set_music_volume(settings.music_volume);
                         return None;
                     }
                     Row::Server => {
@@ -570,6 +582,7 @@ pub async fn settings_screen(ui: &mut Ui, settings: &Settings) -> Option<Setting
                     row => {
                         step_value_row(&mut s, row, 1, true);
                         super::look::set((&s).into());
+                        ui.audio.set_music_volume(s.music_volume);
                     }
                 }
             }
@@ -615,6 +628,7 @@ fn step_value_row(s: &mut Settings, row: Row, step: i32, wrap: bool) {
         Row::Delay => s.step_delay(step, wrap),
         Row::Reconnect => s.step_reconnect_window(step, wrap),
         Row::Volume => s.step_volume(step, wrap),
+        Row::MusicVolume => s.step_music_volume(step, wrap),
         Row::Overlay => toggle(&mut s.net_overlay, step, wrap),
         Row::Chat => toggle(&mut s.chat, step, wrap),
         Row::ColourBlind => toggle(&mut s.colour_blind, step, wrap),
@@ -670,13 +684,14 @@ mod tests {
     #[test]
     fn settings_rows_name_every_binding_once() {
         let rows = Row::all();
-        // 11 values (server, name, delay, reconnect, volume, overlay, chat,
-        // colour-blind palette, interface scale, reduced motion, upload), the
+        // 12 values (server, name, delay, reconnect, volume, music volume,
+        // overlay, chat, colour-blind palette, interface scale, reduced
+        // motion, upload), the
         // keys, the dead zone, the pad buttons, who the first pad is,
         // save, back.
         assert_eq!(
             rows.len(),
-            11 + 2 * Action::ALL.len() + 1 + PadAction::ALL.len() + 1 + 2
+            12 + 2 * Action::ALL.len() + 1 + PadAction::ALL.len() + 1 + 2
         );
         let s = Settings::default();
         let labels: Vec<String> = rows.iter().map(|r| r.label(&s)).collect();

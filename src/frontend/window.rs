@@ -15,6 +15,7 @@ use macroquad::prelude::*;
 use super::InputSource;
 use super::assets::{Align, Sprites};
 use super::audio::{Audio, sound_changes};
+use super::music::{Track, intensity_for};
 // The input gate is its own leaf (keys.rs); screens name it through here.
 use super::chat_box::ChatBox;
 use super::controls_card;
@@ -267,7 +268,9 @@ impl MatchScreen {
             for (frame, event) in &changes.fired {
                 self.info.note(*frame, event);
             }
-            let sounds = sound_changes(&changes, &self.ledger);
+            // Whose ship is "own": the players whose start key is known here.
+            let local = self.info.start_keys.each_ref().map(Option::is_some);
+            let sounds = sound_changes(&changes, &self.ledger, local);
             for (frame, cue) in sounds.start {
                 ui.audio.play_event(cue, frame);
             }
@@ -458,6 +461,8 @@ impl MatchScreen {
                 super::keys::set_in_match(false);
                 edit_settings_in_match(ui).await;
                 super::keys::set_in_match(true);
+                // The settings list played the menu's music: the match's again.
+                ui.audio.play_music(Track::Play);
                 enter_screen();
             }
             Some(Choice::Leave) => {
@@ -508,6 +513,7 @@ async fn edit_settings_in_match(ui: &mut Ui) {
         super::pads::configure(&edited);
         super::look::set((&edited).into());
         ui.audio.set_volume(edited.volume);
+        ui.audio.set_music_volume(edited.music_volume);
     }
 }
 
@@ -593,10 +599,13 @@ pub async fn play_match(
     }
     tracing::info!("the match is on screen");
     super::keys::set_in_match(true);
+    // The match's music, kept through the result panel until a menu.
+    ui.audio.play_music(Track::Play);
     let _awake = KeepAwake::hold();
     let (mut draw, mut sim) = (FrameTimes::default(), FrameTimes::default());
     let mut frames_drawn = 0u32;
     loop {
+        ui.audio.set_intensity(intensity_for(game.driver().world()));
         ui.audio.update();
         // Esc closes the chat prompt first; only then does it open the menu.
         let esc_used = screen.chat.handle_keys(&mut game);

@@ -46,6 +46,46 @@ const SOUNDS: [(&str, u64); 7] = [
     ("sounds/menu_select.wav", 100),
 ];
 
+/// The event sounds stored small (8-bit, 11025 Hz: they are embedded in
+/// the page's wasm): path and longest allowed length in milliseconds.
+const SMALL_SOUNDS: [(&str, u64); 30] = [
+    ("sounds/partner_hit.wav", 400),
+    ("sounds/shield_break.wav", 400),
+    ("sounds/downed.wav", 900),
+    ("sounds/revived.wav", 700),
+    ("sounds/respawn.wav", 400),
+    ("sounds/kill_wanderer.wav", 300),
+    ("sounds/kill_shooter.wav", 300),
+    ("sounds/kill_charger.wav", 400),
+    ("sounds/kill_sniper.wav", 300),
+    ("sounds/kill_splitter.wav", 400),
+    ("sounds/kill_splitling.wav", 150),
+    ("sounds/kill_spinner.wav", 500),
+    ("sounds/boss_explodes.wav", 1200),
+    // Enemies fire many times a second: theirs is the shortest.
+    ("sounds/enemy_shot.wav", 100),
+    ("sounds/spawn.wav", 300),
+    ("sounds/windup_charge.wav", 600),
+    ("sounds/windup_laser.wav", 600),
+    ("sounds/windup_ring.wav", 600),
+    ("sounds/pickup_spread.wav", 400),
+    ("sounds/pickup_rapid.wav", 400),
+    ("sounds/pickup_pierce.wav", 400),
+    ("sounds/pickup_shield.wav", 400),
+    ("sounds/pickup_bomb.wav", 400),
+    ("sounds/pickup_life.wav", 500),
+    ("sounds/bomb.wav", 1000),
+    ("sounds/combo_step.wav", 150),
+    ("sounds/combo_lost.wav", 300),
+    ("sounds/boss_phase.wav", 900),
+    ("sounds/boss_defeated.wav", 1200),
+    ("sounds/wave_cleared.wav", 600),
+];
+
+/// What the small sounds may add to the wasm, all together: the page's
+/// download budget is tight.
+const SMALL_SOUNDS_MAX_BYTES: u64 = 120_000;
+
 const OTHER_FILES: [&str; 6] = [
     "sprites/background.png",
     "font/font.png",
@@ -104,6 +144,7 @@ fn every_required_file_exists() {
         .iter()
         .map(|s| s.0)
         .chain(SOUNDS.iter().map(|s| s.0))
+        .chain(SMALL_SOUNDS.iter().map(|s| s.0))
         .chain(WEB_ICONS.iter().map(|i| i.0))
         .chain(OTHER_FILES);
     let missing: Vec<&str> = all.filter(|rel| !asset_path(rel).is_file()).collect();
@@ -244,10 +285,14 @@ fn wav(rel: &str) -> Wav {
         channels: le_u16(fmt, 2),
         rate: le_u32(fmt, 4),
         bits: le_u16(fmt, 14),
-        samples: data
-            .chunks_exact(2)
-            .map(|s| i16::from_le_bytes([s[0], s[1]]))
-            .collect(),
+        // 8-bit WAV samples are unsigned around 128; widened to 16 bits.
+        samples: if le_u16(fmt, 14) == 8 {
+            data.iter().map(|s| (i16::from(*s) - 128) << 8).collect()
+        } else {
+            data.chunks_exact(2)
+                .map(|s| i16::from_le_bytes([s[0], s[1]]))
+                .collect()
+        },
     }
 }
 
@@ -275,6 +320,29 @@ fn sounds_are_short_mono_16_bit_pcm_and_do_not_clip() {
         );
         assert!(peak >= 32768 / 20, "{rel}: peak {peak}, nearly silent");
     }
+}
+
+#[test]
+fn small_sounds_are_short_mono_8_bit_pcm_within_their_byte_budget() {
+    let mut bytes = 0;
+    for (rel, max_ms) in SMALL_SOUNDS {
+        bytes += read(rel).len() as u64;
+        let w = wav(rel);
+        assert_eq!(w.format, 1, "{rel}: PCM");
+        assert_eq!(w.channels, 1, "{rel}: mono");
+        assert_eq!(w.rate, SAMPLE_RATE / 2, "{rel}: sample rate");
+        assert_eq!(w.bits, 8, "{rel}: bits per sample");
+        let n = w.samples.len() as u64;
+        let ms = n * 1000 / u64::from(w.rate);
+        assert!(n > 0 && ms <= max_ms, "{rel}: {ms} ms, limit {max_ms} ms");
+        let peak = w.samples.iter().map(|s| i32::from(*s).abs()).max().unwrap();
+        assert!(peak <= 32768 * 9 / 10, "{rel}: peak {peak} above 0.9");
+        assert!(peak >= 32768 / 10, "{rel}: peak {peak}, nearly silent");
+    }
+    assert!(
+        bytes <= SMALL_SOUNDS_MAX_BYTES,
+        "the small sounds take {bytes} bytes, budget {SMALL_SOUNDS_MAX_BYTES}"
+    );
 }
 
 /// The files are exactly what the script makes (which also covers what the
