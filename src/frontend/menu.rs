@@ -4,11 +4,12 @@
 
 use macroquad::prelude::*;
 
-use super::assets::{Align, BitmapFont};
+use super::assets::{Align, GLYPH_H, GLYPH_W};
 use super::audio::Cue;
 use super::keys::{clicked, end_frame, enter_screen, pressed};
 use super::music::Track;
 use super::text::{edit_text, pick_chars, take_chars_after_enter, wrap};
+use super::ui_layout::Text;
 use super::window::{Screenshot, Ui, backdrop, save_screenshot};
 use crate::net::signaling::{PlayerName, check_server_url};
 use crate::platform::text_field::TextField;
@@ -41,36 +42,109 @@ fn confirm() -> bool {
     pressed(KeyCode::Enter) || pressed(KeyCode::KpEnter) || pressed(KeyCode::Space)
 }
 
-/// Row rectangles of a list starting at `top`.
-fn row_rect(i: usize, top: f32, height: f32, width: f32) -> Rect {
-    Rect::new(
-        (screen_width() - width) / 2.0,
-        top + i as f32 * height,
-        width,
-        height,
-    )
-}
-
-/// Where a list screen puts its rows: fixed for the screen's life, except
-/// the scroll position, which follows the selection.
-struct ListLayout {
+/// Where a list screen puts its title, details, rows and hints on a
+/// `w`×`h` screen at interface scale `ui`: fixed for the screen's life,
+/// except the scroll position, which follows the selection. Plain data
+/// (tested at every scale on every screen in `ui_layout`'s tests).
+#[derive(Clone, Debug)]
+pub struct ListLayout {
+    w: f32,
+    ui: f32,
+    title_scale: f32,
+    /// Scale of the details and the hints (smaller on a short screen).
+    small: f32,
+    detail_y: f32,
+    detail_step: f32,
+    /// Details that fit above the rows (the first ones).
+    details_shown: usize,
     scale: f32,
     row_h: f32,
+    row_w: f32,
     /// Rows that fit; long lists scroll to keep the selection visible.
     visible: usize,
     /// Top of the first row (below the title and details).
     top: f32,
+    /// The hint lines' tops, the keys' above the pads'.
+    hint_y: [f32; 2],
 }
 
+/// A text scale's drawn line height at interface scale `ui`.
+fn line_at(scale: f32, ui: f32) -> f32 {
+    (scale * ui).round().max(1.0) * (GLYPH_H + 1.0)
+}
+
+/// Characters of scale `scale` that fit `width` pixels at `ui`.
+fn chars_in(width: f32, scale: f32, ui: f32) -> usize {
+    (width / (GLYPH_W * (scale * ui).round().max(1.0))) as usize
+}
+
+const KEYS_HINT: &str = "Up/Down or mouse: choose   Enter or click: pick   Esc: back";
+
 impl ListLayout {
-    fn new(details: usize, items: usize) -> ListLayout {
-        let scale = if items > 9 { 2.0 } else { 3.0 };
-        let row_h = BitmapFont::line_height(scale) + 12.0;
+    fn new(title: &str, details: usize, items: usize) -> ListLayout {
+        let ui = super::look::get().ui_scale;
+        ListLayout::for_screen(screen_width(), screen_height(), ui, details, items, title)
+    }
+
+    /// The layout of a list with `details` lines and `items` rows under
+    /// `title`: the title as large as fits (up to 8), two hint lines at
+    /// the bottom, and as many rows as fit between.
+    pub fn for_screen(
+        w: f32,
+        h: f32,
+        ui: f32,
+        details: usize,
+        items: usize,
+        title: &str,
+    ) -> ListLayout {
+        let title_w = |s: f32| title.chars().count() as f32 * GLYPH_W * (s * ui).round();
+        let title_scale = [8.0, 6.0, 5.0, 4.0, 3.0]
+            .into_iter()
+            .find(|&s| title_w(s) <= w - 16.0 && line_at(s, ui) <= h * 0.16)
+            .unwrap_or(2.0);
+        let title_y = (h * 0.05).min(50.0);
+        let small = if h < 500.0 { 1.0 } else { 2.0 };
+        let detail_step = line_at(small, ui) * 1.25;
+        let detail_y = title_y + line_at(title_scale, ui) + 12.0;
+        let hint_step = line_at(small, ui) * 1.3;
+        let hint_y = [h - 12.0 - hint_step, h - 12.0 - 2.0 * hint_step];
+        // Room for three rows at the least: details beyond it are left out.
+        let least_rows = 3.0 * (line_at(2.0, ui) + 12.0);
+        let details_shown = (0..=details)
+            .rev()
+            .find(|&n| detail_y + n as f32 * detail_step + 12.0 + least_rows <= hint_y[1] - 8.0)
+            .unwrap_or(0);
+        let top = detail_y + details_shown as f32 * detail_step + 12.0;
+        let room = hint_y[1] - 8.0 - top;
+        // Smaller rows, then tighter ones, before scrolling.
+        let first = if items > 9 { 2.0 } else { 3.0 };
+        let row_h = |(scale, pad): (f32, f32)| line_at(scale, ui) + pad;
+        let (scale, pad) = [
+            (3.0, 12.0),
+            (2.5, 12.0),
+            (2.0, 12.0),
+            (2.0, 6.0),
+            (1.5, 4.0),
+            (1.0, 4.0),
+        ]
+        .into_iter()
+        .filter(|&(s, _)| s <= first)
+        .find(|&size| room / row_h(size) >= items as f32)
+        .unwrap_or((1.5, 4.0));
         ListLayout {
+            w,
+            ui,
+            title_scale,
+            small,
+            detail_y,
+            detail_step,
+            details_shown,
             scale,
-            row_h,
-            visible: (((screen_height() - 300.0) / row_h) as usize).max(3),
-            top: 180.0 + details as f32 * 28.0,
+            row_h: row_h((scale, pad)),
+            row_w: 900.0_f32.min(w - 16.0),
+            visible: ((room / row_h((scale, pad))) as usize).max(1),
+            top,
+            hint_y,
         }
     }
 
@@ -80,7 +154,59 @@ impl ListLayout {
         let first = selected.saturating_sub(self.visible - 1);
         (first..items.min(first + self.visible))
             .enumerate()
-            .map(|(row, i)| (i, row_rect(row, self.top, self.row_h, 900.0)))
+            .map(|(row, i)| {
+                let y = self.top + row as f32 * self.row_h;
+                (
+                    i,
+                    Rect::new((self.w - self.row_w) / 2.0, y, self.row_w, self.row_h),
+                )
+            })
+    }
+
+    /// The list's texts, placed: title, details, the rows shown, the
+    /// hints (the pads' line when `pads` says which are connected).
+    pub fn texts(
+        &self,
+        title: &str,
+        details: &[String],
+        items: &[String],
+        selected: usize,
+        pads: Option<&str>,
+    ) -> Vec<Text> {
+        let cx = self.w / 2.0;
+        let text = |text: &str, y, scale: f32, color| Text {
+            text: super::text::fit(text, chars_in(self.w - 16.0, scale, self.ui)),
+            x: cx,
+            y,
+            scale,
+            align: Align::Center,
+            color,
+        };
+        let mut out = vec![text(
+            title,
+            (self.detail_y - 12.0 - line_at(self.title_scale, self.ui)).max(0.0),
+            self.title_scale,
+            WHITE,
+        )];
+        for (i, line) in details.iter().take(self.details_shown).enumerate() {
+            let y = self.detail_y + i as f32 * self.detail_step;
+            out.push(text(line, y, self.small, HINT));
+        }
+        if items.is_empty() {
+            out.push(text("(nothing here yet)", self.top + 20.0, 3.0, ITEM));
+        }
+        for (i, r) in self.rows(selected, items.len()) {
+            let color = if i == selected { SELECTED } else { ITEM };
+            let y = r.y + (r.h - line_at(self.scale, self.ui)) / 2.0;
+            let mut t = text(&items[i], y, self.scale, color);
+            t.text = super::text::fit(&items[i], chars_in(self.row_w, self.scale, self.ui));
+            out.push(t);
+        }
+        out.push(text(KEYS_HINT, self.hint_y[0], self.small, HINT));
+        if let Some(pads) = pads {
+            out.push(text(pads, self.hint_y[1], self.small, SELECTED));
+        }
+        out
     }
 }
 
@@ -99,7 +225,7 @@ pub async fn choose(
     // playing until the player is back here).
     ui.audio.play_music(Track::Menu);
     let mut drawn = 0u32;
-    let layout = ListLayout::new(details.len(), items.len());
+    let layout = ListLayout::new(title, details.len(), items.len());
     loop {
         ui.audio.update();
         if let Some(picked) = list_input(ui, items.len(), &mut selected, &layout) {
@@ -133,7 +259,7 @@ pub async fn choose_live(
         ui.audio.update();
         let (details, items) = read();
         selected = selected.min(items.len().saturating_sub(1));
-        let layout = ListLayout::new(details.len(), items.len());
+        let layout = ListLayout::new(title, details.len(), items.len());
         if let Some(picked) = list_input(ui, items.len(), &mut selected, &layout) {
             return picked;
         }
@@ -210,47 +336,34 @@ fn draw_list(
     layout: &ListLayout,
 ) {
     backdrop(ui);
-    let font = &ui.sprites.font;
-    let cx = screen_width() / 2.0;
-    font.draw_shadowed(title, cx, 50.0, 8.0, WHITE, Align::Center);
-    for (i, line) in details.iter().enumerate() {
-        font.draw(line, cx, 150.0 + i as f32 * 28.0, 2.0, HINT, Align::Center);
+    if let Some((_, r)) = layout
+        .rows(selected, items.len())
+        .find(|(i, _)| *i == selected)
+    {
+        draw_rectangle(r.x, r.y, r.w, r.h - 4.0, Color::new(0.2, 0.25, 0.5, 0.6));
     }
-    if items.is_empty() {
-        let y = layout.top + 20.0;
-        font.draw("(nothing here yet)", cx, y, 3.0, ITEM, Align::Center);
-    }
-    for (i, r) in layout.rows(selected, items.len()) {
-        if i == selected {
-            draw_rectangle(r.x, r.y, r.w, r.h - 4.0, Color::new(0.2, 0.25, 0.5, 0.6));
-        }
-        let color = if i == selected { SELECTED } else { ITEM };
-        font.draw(&items[i], cx, r.y + 6.0, layout.scale, color, Align::Center);
-    }
-    font.draw(
-        "Up/Down or mouse: choose   Enter or click: pick   Esc: back",
-        cx,
-        screen_height() - 40.0,
-        2.0,
-        HINT,
-        Align::Center,
-    );
     // Read live, so a pad plugged in while the menu is open shows at once.
     let pads = super::pads::connected();
-    if !pads.is_empty() {
-        let line = format!(
+    let pads = (!pads.is_empty()).then(|| {
+        format!(
             "gamepad{}: {}  -  d-pad/stick choose, A pick, B back",
             if pads.len() > 1 { "s" } else { "" },
             pads.join(", ")
-        );
-        font.draw(
-            &line,
-            cx,
-            screen_height() - 70.0,
-            2.0,
-            SELECTED,
-            Align::Center,
-        );
+        )
+    });
+    for (i, text) in layout
+        .texts(title, details, items, selected, pads.as_deref())
+        .iter()
+        .enumerate()
+    {
+        // The title is shadowed, the rest drawn plain.
+        if i == 0 {
+            text.draw(&ui.sprites.font);
+        } else {
+            ui.sprites.font.draw(
+                &text.text, text.x, text.y, text.scale, text.color, text.align,
+            );
+        }
     }
 }
 

@@ -312,6 +312,39 @@ mod tests {
     }
 
     #[test]
+    fn the_main_menu_and_a_long_list_fit_every_screen_at_every_scale() {
+        use crate::frontend::menu::ListLayout;
+        let details = [
+            "a co-op arena shooter with rollback netcode".to_string(),
+            "twinstar 0.1.0".to_string(),
+            "your best: solo 99999999 (wave 99), co-op 99999999 (wave 99), online 9999999 (wave 99)"
+                .to_string(),
+            "last run: online 99999999 points, wave 99".to_string(),
+        ];
+        let menu = crate::app::main_menu_labels(true);
+        let settings: Vec<String> = (0..40)
+            .map(|i| format!("a settings row {i}: a value"))
+            .collect();
+        let pads =
+            "gamepads: Xbox Wireless Controller, DualSense  -  d-pad/stick choose, A pick, B back";
+        for (w, h) in SCREENS {
+            for ui in SCALES {
+                for (title, details, items) in [
+                    ("TWINSTAR", &details[..], &menu[..]),
+                    ("SETTINGS", &details[..2], &settings[..]),
+                ] {
+                    let layout =
+                        ListLayout::for_screen(w, h, ui, details.len(), items.len(), title);
+                    for selected in [0, items.len() - 1] {
+                        let texts = layout.texts(title, details, items, selected, Some(pads));
+                        check(title, &rects(&texts, ui), w, h, ui);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_controls_card_fits_every_screen_at_every_scale() {
         use crate::frontend::controls_card::{Device, texts};
         use crate::input::{KeyMap, PadMap};
