@@ -26,6 +26,7 @@ pub mod scene;
 pub mod telegraphs;
 pub mod text;
 pub mod touch_controls;
+pub mod ui;
 pub mod ui_layout;
 pub mod window;
 use crate::input::{BotStyle, HumanBot, Input, KeyMap, ScriptBot};

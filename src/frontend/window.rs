@@ -1,21 +1,24 @@
-//! The macroquad window: the match loop (a fixed 60 Hz simulation under any
-//! display rate, drawn with interpolation), the online connection screen,
-//! and screenshots. Menus live in `menu`; the replay viewer in `replay_view`.
+//! The match loop in the window (a fixed 60 Hz simulation under any
+//! display rate, drawn with interpolation) with its pause menu, and the
+//! online connection screen. Opening the window, `Ui` and screenshots live
+//! in `ui`; menus in `menu`; the replay viewer in `replay_view`.
 //!
 //! Everything here returns what happened (`MatchEnd`, `ConnectOutcome`);
 //! `app` decides what comes next.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
 use std::task::Poll;
 use web_time::{Duration, Instant};
 
 use macroquad::prelude::*;
 
 use super::InputSource;
-use super::assets::{Align, Sprites};
-use super::audio::{Audio, sound_changes};
+use super::assets::Align;
+use super::audio::sound_changes;
 use super::music::{Track, intensity_for};
+pub use super::ui::{
+    Screenshot, Ui, WindowError, backdrop, display_available, open, save_screenshot,
+};
 // The input gate is its own leaf (keys.rs); screens name it through here.
 use super::chat_box::ChatBox;
 use super::controls_card;
@@ -37,98 +40,6 @@ use crate::sim::Input;
 const MAX_FRAMES_PER_DRAW: u32 = 8;
 /// Drawn frames left out of the drawing-time figures.
 const WARM_UP_DRAWS: u32 = 30;
-
-#[derive(Debug, thiserror::Error)]
-pub enum WindowError {
-    #[error("no display found (DISPLAY and WAYLAND_DISPLAY are unset); run with --headless")]
-    NoDisplay,
-}
-
-/// Whether a window could open at all (X11 or Wayland; a page always
-/// has its canvas).
-pub fn display_available() -> bool {
-    crate::platform::screen::display_available()
-}
-
-fn window_conf(title: &str) -> Conf {
-    Conf {
-        window_title: title.to_string(),
-        window_width: 1280,
-        window_height: 720,
-        high_dpi: true,
-        ..Default::default()
-    }
-}
-
-/// Opens the window, runs `body` in it and returns its result once the
-/// window loop ends (also when the player closes the window early: then
-/// `None`). In the browser the page's event loop runs the window after
-/// this returns, so it returns `None` at once: see `app::windowed`.
-pub fn open<T, F, Fut>(title: &str, body: F) -> Result<Option<T>, WindowError>
-where
-    T: 'static,
-    F: FnOnce(Ui) -> Fut + 'static,
-    Fut: std::future::Future<Output = T> + 'static,
-{
-    super::require_display()?;
-    super::audio::install_panic_filter();
-    let slot: Arc<Mutex<Option<T>>> = Arc::default();
-    let out = slot.clone();
-    macroquad::Window::from_config(window_conf(title), async move {
-        let ui = Ui::new();
-        let result = body(ui).await;
-        *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-    });
-    let taken = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-    Ok(taken)
-}
-
-/// What every screen draws with: textures, the font and the sounds.
-pub struct Ui {
-    pub sprites: Sprites,
-    pub audio: Audio,
-}
-
-impl Ui {
-    fn new() -> Ui {
-        // The player's palette, scale and motion, for every screen.
-        super::look::set((&crate::settings::Settings::load_or_default()).into());
-        Ui {
-            sprites: Sprites::load(),
-            audio: Audio::new(0),
-        }
-    }
-}
-
-/// A capture requested by `--screenshot PATH` after `frames` frames.
-#[derive(Clone, Debug)]
-pub struct Screenshot {
-    pub path: PathBuf,
-    pub after_frames: u32,
-}
-
-/// Saves what was drawn this frame (call before `next_frame`).
-pub fn save_screenshot(path: &Path) -> Result<(), String> {
-    let image = get_screen_data();
-    let (w, h) = (image.width as usize, image.height as usize);
-    // OpenGL rows run bottom-up.
-    let mut rows = Vec::with_capacity(w * h * 4);
-    for y in (0..h).rev() {
-        rows.extend_from_slice(&image.bytes[y * w * 4..(y + 1) * w * 4]);
-    }
-    let fail =
-        |e: &dyn std::fmt::Display| format!("cannot save screenshot {}: {e}", path.display());
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
-    }
-    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w as u32, h as u32);
-    encoder.set_color(png::ColorType::Rgba);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(|e| fail(&e))?;
-    writer.write_image_data(&rows).map_err(|e| fail(&e))?;
-    writer.finish().map_err(|e| fail(&e))
-}
 
 /// How a match is shown.
 #[derive(Clone, Debug, Default)]
@@ -811,23 +722,5 @@ fn draw_waiting<C: MaybeSend + 'static>(
         2.0,
         GRAY,
         Align::Center,
-    );
-}
-
-/// The color behind the menus' starfield.
-const BACKDROP: Color = Color::new(0.024, 0.03, 0.086, 1.0);
-
-/// The dimmed starfield behind every menu screen.
-pub fn backdrop(ui: &Ui) {
-    clear_background(BACKDROP);
-    draw_texture_ex(
-        &ui.sprites.background,
-        0.0,
-        0.0,
-        Color::new(1.0, 1.0, 1.0, 0.55),
-        DrawTextureParams {
-            dest_size: Some(vec2(screen_width(), screen_height())),
-            ..Default::default()
-        },
     );
 }
