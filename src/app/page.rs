@@ -131,13 +131,19 @@ fn connecting_before(stage: Stage, until: Stage) -> bool {
 /// [`conclude_in_page`] (now, or when its window closes).
 pub fn main() -> ExitCode {
     console_error_panic_hook::set_once();
-    tracing_subscriber::fmt()
-        .with_writer(|| ConsoleLine(Vec::new()))
-        .with_ansi(false)
-        // The default timer reads std's clock, which panics here.
-        .without_time()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("twinstar=info"))
-        .init();
+    {
+        use tracing_subscriber::{Layer, layer::SubscriberExt, util::SubscriberInitExt};
+        // A fixed filter: the page has no RUST_LOG to read.
+        let only_ours = tracing_subscriber::filter::Targets::new()
+            .with_target("twinstar", tracing::Level::INFO);
+        let console = tracing_subscriber::fmt::layer()
+            .with_writer(|| ConsoleLine(Vec::new()))
+            .with_ansi(false)
+            // The default timer reads std's clock, which panics here.
+            .without_time()
+            .with_filter(only_ours);
+        tracing_subscriber::registry().with(console).init();
+    }
     let location = crate::platform::browser::window().map(|w| w.location());
     let fragment = (location.as_ref())
         .and_then(|l| l.hash().ok())
