@@ -50,67 +50,29 @@
 //! the last seat cannot both get it. A reservation whose upgrade never
 //! completes expires after [`RESERVATION_TTL`].
 
-pub mod boards;
-pub mod cli;
-mod close;
-mod config_check;
-pub mod config_file;
-mod connection;
-pub mod directory;
-mod limits;
-pub mod logs;
-mod metrics;
-mod metrics_access;
-mod observed;
-mod probes;
-pub mod redis_boards;
-mod registry;
-mod replay_routes;
-mod replay_state;
-pub mod replay_store;
-pub mod replays;
-mod reply;
-mod reports;
-mod room_requests;
-mod serve_args;
-mod server;
-mod shared;
-pub mod tls;
-pub mod turn;
-mod web;
+mod config;
+mod http;
+mod ops;
+mod ranking;
+mod rooms;
 
-use axum::http::StatusCode;
+pub use config::{cli, config_file};
+pub use http::reply::refusal_status;
+pub use http::{tls, turn};
+pub use ops::logs;
+pub use ranking::{boards, redis_boards, replay_store, replays};
+pub use rooms::directory;
 
-pub use connection::DEFAULT_IDLE_TIMEOUT;
-pub use limits::DEFAULT_MAX_PER_ADDRESS;
-pub use metrics::{RoomCounts, sample};
-pub use metrics_access::{DEFAULT_METRICS_PORT, MIN_TOKEN_CHARS, MetricsAccess, MetricsToken};
-pub use registry::{HostedMatch, Registry, RelayError};
-pub use replay_routes::MAX_UPLOAD_BYTES;
-pub use replays::{ReplayVerifier, VerifiedReplay, VerifierPool};
-pub use server::{
+pub use http::server::{
     BoundServer, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, RoomState, ServeOptions,
     ServerError, bind, bind_with, serve,
 };
+pub use http::web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError, respond};
+pub use ops::metrics::{RoomCounts, sample};
+pub use ops::metrics_access::{DEFAULT_METRICS_PORT, MIN_TOKEN_CHARS, MetricsAccess, MetricsToken};
+pub use ranking::replay_routes::MAX_UPLOAD_BYTES;
+pub use ranking::replays::{ReplayVerifier, VerifiedReplay, VerifierPool};
+pub use rooms::connection::DEFAULT_IDLE_TIMEOUT;
+pub use rooms::limits::DEFAULT_MAX_PER_ADDRESS;
+pub use rooms::registry::{HostedMatch, Registry, RelayError};
 pub use twinstar_signaling_protocol::*;
-pub use web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError, respond};
-
-/// The HTTP status a refused client gets before its websocket upgrade.
-pub fn refusal_status(refusal: &Refusal) -> StatusCode {
-    match refusal {
-        Refusal::RoomFull(_) | Refusal::TooManySpectators(_) => StatusCode::CONFLICT,
-        Refusal::BadRoom(_)
-        | Refusal::BadSeat(_)
-        | Refusal::BadQuery(_)
-        | Refusal::PublicNeedsName => StatusCode::BAD_REQUEST,
-        Refusal::Kicked { .. } => StatusCode::FORBIDDEN,
-    }
-}
-
-/// The server's clock in Unix seconds (a listing's `created_s`, a
-/// report's time).
-pub(crate) fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}

@@ -9,13 +9,15 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 
 use web_time::Duration;
 
-use crate::config_file::Settings;
-use crate::logs::LogFormat;
-use crate::reports::ReportsFile;
-pub use crate::serve_args::{DEFAULT_METRICS_BIND, MetricsBind, ServeArgs, ServeError};
-use crate::tls::TlsFiles;
-use crate::turn::{IcePolicy, TurnSecret};
-use crate::{ServeOptions, ServerError, WebClient, browser_link};
+use crate::config::config_file::Settings;
+pub use crate::config::serve_args::{DEFAULT_METRICS_BIND, MetricsBind, ServeArgs, ServeError};
+use crate::http::server::{ServeOptions, ServerError};
+use crate::http::tls::TlsFiles;
+use crate::http::turn::{IcePolicy, TurnSecret};
+use crate::http::web::WebClient;
+use crate::ops::logs::LogFormat;
+use crate::ops::reports::ReportsFile;
+use twinstar_signaling_protocol::browser_link;
 
 /// The name the server's lines start with (`twinstar: ...` from the game
 /// too: operators' log filters match it).
@@ -32,17 +34,18 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
 /// twinstar's) in a pool of [`crate::replays::default_verifiers`] workers.
 pub fn serve_with(
     args: &ServeArgs,
-    verifier: Option<std::sync::Arc<dyn crate::ReplayVerifier>>,
+    verifier: Option<std::sync::Arc<dyn crate::ranking::replays::ReplayVerifier>>,
 ) -> Result<(), ServeError> {
-    let settings = crate::config_file::resolve(args)?;
+    let settings = crate::config::config_file::resolve(args)?;
     let log = settings.log_format;
     // The log format as the default of this thread and of the runtime's
     // (see `logs`: the game may have installed a global one already).
     let dispatch = log.dispatch();
     let _this_thread = tracing::dispatcher::set_default(&dispatch);
     let mut options = options(&settings)?;
-    options.replays =
-        verifier.map(|v| crate::VerifierPool::new(v, crate::replays::default_verifiers()));
+    options.replays = verifier.map(|v| {
+        crate::ranking::replays::VerifierPool::new(v, crate::ranking::replays::default_verifiers())
+    });
     let has_web = options.web.is_some();
     let ice = options.ice.describe();
     let token = options.metrics.token.is_some();
@@ -57,7 +60,7 @@ pub fn serve_with(
         .map_err(|e| ServeError::Runtime(format!("cannot start the network runtime: {e}")))?;
     let say = |text: &str| log.say(PROGRAM, "INFO", text);
     runtime.block_on(async {
-        let bound = match crate::bind_with(settings.bind, options.clone()) {
+        let bound = match crate::http::server::bind_with(settings.bind, options.clone()) {
             // Only the default's port: a second server on the machine runs
             // without metrics rather than not at all; an address the
             // operator chose is theirs to fix.
@@ -66,7 +69,7 @@ pub fn serve_with(
                     "no metrics listener: cannot bind {addr} ({error}); choose one with --metrics-bind ADDR:PORT, or --metrics-bind off"
                 ));
                 options.metrics.bind = None;
-                crate::bind_with(settings.bind, options)
+                crate::http::server::bind_with(settings.bind, options)
             }
             bound => bound,
         };
@@ -187,7 +190,7 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
         (Some(_), None) => return Err(bad("--tls-cert needs --tls-key".into())),
         (None, Some(_)) => return Err(bad("--tls-key needs --tls-cert".into())),
     };
-    let metrics = crate::MetricsAccess {
+    let metrics = crate::ops::metrics_access::MetricsAccess {
         bind: match args.metrics_bind {
             None => Some(DEFAULT_METRICS_BIND),
             Some(MetricsBind::At(at)) => Some(at),
@@ -203,7 +206,7 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
                         path.display()
                     ))
                 })?;
-                Some(crate::MetricsToken::new(&text).map_err(bad)?)
+                Some(crate::ops::metrics_access::MetricsToken::new(&text).map_err(bad)?)
             }
             None => None,
         },
@@ -212,7 +215,7 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
         replays: None,
         data: args.data.clone(),
         // The benchmarks' switch is never read from the command line.
-        replay_lifetime_slack: crate::replay_state::LIFETIME_SLACK,
+        replay_lifetime_slack: crate::ranking::replay_state::LIFETIME_SLACK,
         metrics,
         web,
         tls,
@@ -224,7 +227,7 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
         trust_forwarded: args.trust_forwarded,
         directory: match &args.directory {
             Some(url) => {
-                crate::directory::Directory::new(url).map_err(|e| bad(e.to_string()))?;
+                crate::rooms::directory::Directory::new(url).map_err(|e| bad(e.to_string()))?;
                 Some(url.clone())
             }
             None => None,
@@ -291,7 +294,7 @@ mod tests {
             turn_secret: Some("north".into()),
             ..ServeArgs::default()
         };
-        options(&crate::config_file::resolve(&args)?)
+        options(&crate::config::config_file::resolve(&args)?)
     }
 
     #[test]

@@ -42,27 +42,27 @@ use matchbox_signaling::common_logic::try_send;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use crate::close::CLOSE_RESTARTING;
-use crate::connection::{self, DEFAULT_IDLE_TIMEOUT};
-use crate::directory::{Directory, DirectoryError, merge};
-use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
-use crate::metrics::{Metrics, RefusalReason};
-use crate::metrics_access::{self, Listener, MetricsAccess};
-use crate::probes;
-use crate::replay_routes;
-use crate::reply::plain;
-use crate::reports::ReportsFile;
-use crate::room_requests;
-pub use crate::shared::RoomState;
-use crate::shared::Shared;
-use crate::tls::{self, Reloader, TlsError, TlsFiles};
-use crate::turn::IcePolicy;
-use crate::web::{self, WebClient};
-use crate::{
+use crate::http::reply::plain;
+pub use crate::http::shared::RoomState;
+use crate::http::shared::Shared;
+use crate::http::tls::{self, Reloader, TlsError, TlsFiles};
+use crate::http::turn::IcePolicy;
+use crate::http::web::{self, WebClient};
+use crate::ops::metrics::{Metrics, RefusalReason};
+use crate::ops::metrics_access::{self, Listener, MetricsAccess};
+use crate::ops::probes;
+use crate::ops::reports::ReportsFile;
+use crate::ranking::replay_routes;
+use crate::rooms::close::CLOSE_RESTARTING;
+use crate::rooms::connection::{self, DEFAULT_IDLE_TIMEOUT};
+use crate::rooms::directory::{Directory, DirectoryError, merge};
+use crate::rooms::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
+use crate::rooms::room_requests;
+use twinstar_signaling_protocol::ICE_PATH;
+use twinstar_signaling_protocol::{
     ClientQuery, MAX_ROOM_REQUEST_BYTES, MAX_SIGNAL_BYTES, QueryError, ROOMS_PATH, Refusal,
     RoomRequest, RoomsPage, RoomsQuery,
 };
-use twinstar_signaling_protocol::ICE_PATH;
 
 /// Default `--handshake-timeout`: the TLS handshake, and the HTTP request
 /// with its headers, must arrive within it.
@@ -98,7 +98,7 @@ pub struct ServeOptions {
     pub metrics: MetricsAccess,
     /// The verifiers that rank uploaded replays (`replays`); `None`:
     /// `POST /replays` answers 503.
-    pub replays: Option<crate::VerifierPool>,
+    pub replays: Option<crate::ranking::replays::VerifierPool>,
     /// Where ranked replays are kept (`--data DIR`: SQLite in DIR);
     /// `None`: in memory, until the server stops.
     pub data: Option<std::path::PathBuf>,
@@ -126,7 +126,7 @@ impl ServeOptions {
             metrics: MetricsAccess::default(),
             replays: None,
             data: None,
-            replay_lifetime_slack: crate::replay_state::LIFETIME_SLACK,
+            replay_lifetime_slack: crate::ranking::replay_state::LIFETIME_SLACK,
         }
     }
 }
@@ -215,9 +215,9 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
             }
             info!("ranked replays kept in the shared Redis (--directory)");
             Some(
-                crate::replay_state::Replays::shared(
+                crate::ranking::replay_state::Replays::shared(
                     pool,
-                    crate::redis_boards::RedisBoards::new(redis.clone()),
+                    crate::ranking::redis_boards::RedisBoards::new(redis.clone()),
                 )
                 .with_lifetime_slack(options.replay_lifetime_slack),
             )
@@ -225,18 +225,19 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         (Some(pool), None) => {
             let store = match &options.data {
                 Some(dir) => {
-                    let store = crate::replay_store::Store::open(dir).map_err(ServerError::Data)?;
+                    let store = crate::ranking::replay_store::Store::open(dir)
+                        .map_err(ServerError::Data)?;
                     info!(
                         "ranked replays kept in {} ({} so far)",
-                        dir.join(crate::replay_store::DATA_FILE).display(),
+                        dir.join(crate::ranking::replay_store::DATA_FILE).display(),
                         store.len()
                     );
                     store
                 }
-                None => crate::replay_store::Store::memory(),
+                None => crate::ranking::replay_store::Store::memory(),
             };
             Some(
-                crate::replay_state::Replays::new(pool, store)
+                crate::ranking::replay_state::Replays::new(pool, store)
                     .with_lifetime_slack(options.replay_lifetime_slack),
             )
         }
@@ -432,7 +433,7 @@ impl Drop for AbortOnDrop {
 /// Writes this node's public rooms to the shared directory every
 /// [`directory::REFRESH`].
 async fn publish_rooms(rooms: RoomState, directory: Arc<Directory>) {
-    let mut tick = tokio::time::interval(crate::directory::REFRESH);
+    let mut tick = tokio::time::interval(crate::rooms::directory::REFRESH);
     loop {
         tick.tick().await;
         let listed = rooms.lock().listings();
@@ -472,7 +473,7 @@ async fn drain(shared: &Shared, timeout: Duration) {
     for channel in waiting {
         let _ = try_send(
             &channel,
-            crate::close::close(
+            crate::rooms::close::close(
                 CLOSE_RESTARTING,
                 "the server is restarting; connect again in a moment",
             ),
@@ -613,7 +614,7 @@ async fn client(
             let refusal = Refusal::BadRoom(e);
             return refuse(
                 RefusalReason::BadRoom,
-                crate::refusal_status(&refusal),
+                crate::http::reply::refusal_status(&refusal),
                 refusal.to_string(),
             );
         }
@@ -634,7 +635,7 @@ async fn client(
             let refusal = Refusal::PublicNeedsName;
             return refuse(
                 RefusalReason::BadQuery,
-                crate::refusal_status(&refusal),
+                crate::http::reply::refusal_status(&refusal),
                 refusal.to_string(),
             );
         }
@@ -644,7 +645,11 @@ async fn client(
                 QueryError::Seat(e) => (RefusalReason::BadSeat, Refusal::BadSeat(e)),
                 e => (RefusalReason::BadQuery, Refusal::BadQuery(e)),
             };
-            return refuse(reason, crate::refusal_status(&refusal), refusal.to_string());
+            return refuse(
+                reason,
+                crate::http::reply::refusal_status(&refusal),
+                refusal.to_string(),
+            );
         }
     };
     let token = query.seat;
@@ -679,7 +684,11 @@ async fn client(
             Refusal::BadQuery(_) | Refusal::PublicNeedsName => RefusalReason::BadQuery,
             Refusal::Kicked { .. } => RefusalReason::Kicked,
         };
-        return refuse(reason, crate::refusal_status(&refusal), refusal.to_string());
+        return refuse(
+            reason,
+            crate::http::reply::refusal_status(&refusal),
+            refusal.to_string(),
+        );
     }
     let peer = PeerId(uuid::Uuid::new_v4());
     info!(origin = %peer_addr, peer = %peer, path = %uri.path(), "connected");

@@ -21,12 +21,12 @@ use matchbox_protocol::{JsonPeerEvent, PeerId, PeerRequest};
 use matchbox_signaling::ClientRequestError;
 use matchbox_signaling::common_logic::{SignalingChannel, parse_request, try_send};
 
-use crate::close::{CLOSE_GOING_AWAY, CLOSE_RESTARTING, close};
-use crate::limits::AddressGuard;
-use crate::metrics::RefusalReason;
-use crate::registry::QuickTicket;
-use crate::shared::Shared;
-use crate::{ClientQuery, MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest};
+use crate::http::shared::Shared;
+use crate::ops::metrics::RefusalReason;
+use crate::rooms::close::{CLOSE_GOING_AWAY, CLOSE_RESTARTING, close};
+use crate::rooms::limits::AddressGuard;
+use crate::rooms::registry::QuickTicket;
+use twinstar_signaling_protocol::{ClientQuery, MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest};
 
 /// Default idle limit: 25 s, under the 30 s by which a dead seat must be
 /// free again for the next pair, and over two keep-alives of matchbox
@@ -164,7 +164,7 @@ impl Client {
         };
         match request {
             PeerRequest::Signal { receiver, data } if self.seated => {
-                let answer = crate::registry::is_answer(&data);
+                let answer = crate::rooms::registry::is_answer(&data);
                 let mut rooms = shared.rooms.lock();
                 match rooms.relay(peer, receiver, data) {
                     Ok(()) if answer => {
@@ -239,7 +239,13 @@ fn seat(
         let n = rooms.members(&key);
         info!(room = %key, peer = %peer, "joined ({n}/{ROOM_CAPACITY})");
         if let (true, Some(name), Some(version)) = (query.public, &query.name, &query.version)
-            && rooms.publish(&key, peer, name.clone(), version.clone(), crate::unix_now())
+            && rooms.publish(
+                &key,
+                peer,
+                name.clone(),
+                version.clone(),
+                crate::rooms::clock::unix_now(),
+            )
         {
             info!(room = %key, host = %name, "listed in /rooms");
         }
@@ -261,7 +267,7 @@ async fn wait_closing(closing: &mut watch::Receiver<bool>) {
 async fn write_loop(
     mut sink: futures::stream::SplitSink<WebSocket, Message>,
     mut outbox: mpsc::UnboundedReceiver<Result<Message, axum::Error>>,
-    metrics: crate::metrics::Metrics,
+    metrics: crate::ops::metrics::Metrics,
 ) {
     while let Some(Ok(message)) = outbox.recv().await {
         if let Message::Text(text) = &message {

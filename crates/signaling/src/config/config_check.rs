@@ -15,11 +15,11 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 use twinstar_signaling_protocol::{Scheme, validate_url};
 
-use crate::logs::LogFormat;
-use crate::serve_args::{
+use crate::config::serve_args::{
     DRAIN_TIMEOUT_SECS, HANDSHAKE_TIMEOUT_SECS, IDLE_TIMEOUT_SECS, MAX_PER_ADDRESS, MetricsBind,
     REPORTS_MAX_BYTES, VERIFIERS, parse_metrics_bind,
 };
+use crate::ops::logs::LogFormat;
 
 /// The largest config file read: a few hundred bytes in practice.
 const MAX_FILE_BYTES: u64 = 64 * 1024;

@@ -23,8 +23,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry as MetricRegistry;
 
-use crate::ConnectPath;
-use crate::observed::{ConnectCounted, Observed};
+use crate::ops::observed::{ConnectCounted, Observed};
+use twinstar_signaling_protocol::ConnectPath;
 
 /// The version `twinstar_build_info` reports: the crate's.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -24,15 +24,15 @@ use serde_json::json;
 use tracing::info;
 use web_time::{Duration, Instant};
 
-use crate::RoomCode;
-use crate::boards::{Board, Entry, date_text, parse_cursor, utc_date, versioned};
-use crate::limits::client_ip;
-use crate::replay_state::{
+use crate::http::shared::Shared;
+use crate::ranking::boards::{Board, Entry, date_text, parse_cursor, utc_date, versioned};
+use crate::ranking::replay_state::{
     Replays, StoreError, UPLOADS_PER_ADDRESS, UPLOADS_PER_ROOM, take, unix_ms_now,
 };
-use crate::replays::{PoolError, VerifiedReplay, parse_claim};
-use crate::shared::Shared;
+use crate::ranking::replays::{PoolError, VerifiedReplay, parse_claim};
+use crate::rooms::limits::client_ip;
 use twinstar_signaling_protocol::Ranked;
+use twinstar_signaling_protocol::RoomCode;
 
 /// The largest upload taken (413 past it): about 27 hours of typical play
 /// (a 10-minute match is about 25 KB).
