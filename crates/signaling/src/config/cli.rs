@@ -16,6 +16,7 @@ use crate::http::tls::TlsFiles;
 use crate::http::turn::{IcePolicy, TurnSecret};
 use crate::http::web::WebClient;
 use crate::ops::logs::LogFormat;
+use crate::ops::metrics_access::{MetricsAccess, MetricsToken};
 use crate::ops::reports::ReportsFile;
 use twinstar_signaling_protocol::browser_link;
 
@@ -150,67 +151,18 @@ pub fn one_line_error(e: &clap::Error, program: &str) -> String {
     )
 }
 
-/// The server's options from the flags; every check before binding.
+/// The server's options from the flags; every check before binding, in
+/// the order that decides which problem is reported first (the reports
+/// file, created when it opens, last).
 fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
     let bad = ServeError::BadInput;
     let web = match &args.web {
         Some(dir) => Some(WebClient::load(dir).map_err(|e| bad(e.to_string()))?),
         None => WebClient::find_default(),
     };
-    let secret_text = match (&args.turn_secret, &args.turn_secret_file) {
-        (Some(secret), _) => Some(secret.clone()),
-        (None, Some(path)) => {
-            let bytes = twinstar_files::read_limited(path, 4096)
-                .map_err(|e| bad(format!("cannot read the TURN secret: {e}")))?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                bad(format!(
-                    "the TURN secret file {} is not text",
-                    path.display()
-                ))
-            })?;
-            Some(text.lines().next().unwrap_or_default().to_owned())
-        }
-        (None, None) => None,
-    };
-    let secret = match secret_text {
-        Some(text) => {
-            Some(TurnSecret::new(&text).ok_or_else(|| bad("the TURN secret is empty".into()))?)
-        }
-        None => None,
-    };
-    let ice = IcePolicy::new(args.stun.clone(), args.turn.clone(), secret, args.turn_ttl)
-        .map_err(|e| bad(e.to_string()))?;
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(TlsFiles {
-            cert: cert.clone(),
-            key: key.clone(),
-        }),
-        (None, None) => None,
-        // Checked here, not by clap: one may come from the config file.
-        (Some(_), None) => return Err(bad("--tls-cert needs --tls-key".into())),
-        (None, Some(_)) => return Err(bad("--tls-key needs --tls-cert".into())),
-    };
-    let metrics = crate::ops::metrics_access::MetricsAccess {
-        bind: match args.metrics_bind {
-            None => Some(DEFAULT_METRICS_BIND),
-            Some(MetricsBind::At(at)) => Some(at),
-            Some(MetricsBind::Off) => None,
-        },
-        token: match &args.metrics_token_file {
-            Some(path) => {
-                let bytes = twinstar_files::read_limited(path, 4096)
-                    .map_err(|e| bad(format!("cannot read the metrics token: {e}")))?;
-                let text = String::from_utf8(bytes).map_err(|_| {
-                    bad(format!(
-                        "the metrics token file {} is not text",
-                        path.display()
-                    ))
-                })?;
-                Some(crate::ops::metrics_access::MetricsToken::new(&text).map_err(bad)?)
-            }
-            None => None,
-        },
-    };
+    let ice = ice_policy(args)?;
+    let tls = tls_files(args)?;
+    let metrics = metrics_access(args)?;
     Ok(ServeOptions {
         replays: None,
         data: args.data.clone(),
@@ -244,6 +196,75 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
             None => None,
         },
     })
+}
+
+/// The STUN and TURN servers handed to clients, with the TURN secret from
+/// the flag or the first line of its file.
+fn ice_policy(args: &Settings) -> Result<IcePolicy, ServeError> {
+    let bad = ServeError::BadInput;
+    let secret_text = match (&args.turn_secret, &args.turn_secret_file) {
+        (Some(secret), _) => Some(secret.clone()),
+        (None, Some(path)) => Some(
+            read_secret(path, "TURN secret")?
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        ),
+        (None, None) => None,
+    };
+    let secret = match secret_text {
+        Some(text) => {
+            Some(TurnSecret::new(&text).ok_or_else(|| bad("the TURN secret is empty".into()))?)
+        }
+        None => None,
+    };
+    IcePolicy::new(args.stun.clone(), args.turn.clone(), secret, args.turn_ttl)
+        .map_err(|e| bad(e.to_string()))
+}
+
+/// The TLS pair, both files or neither.
+fn tls_files(args: &Settings) -> Result<Option<TlsFiles>, ServeError> {
+    let bad = ServeError::BadInput;
+    match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Ok(Some(TlsFiles {
+            cert: cert.clone(),
+            key: key.clone(),
+        })),
+        (None, None) => Ok(None),
+        // Checked here, not by clap: one may come from the config file.
+        (Some(_), None) => Err(bad("--tls-cert needs --tls-key".into())),
+        (None, Some(_)) => Err(bad("--tls-key needs --tls-cert".into())),
+    }
+}
+
+/// Where `/metrics` is served (by default on [`DEFAULT_METRICS_BIND`]) and
+/// the token it asks for, if any.
+fn metrics_access(args: &Settings) -> Result<MetricsAccess, ServeError> {
+    Ok(MetricsAccess {
+        bind: match args.metrics_bind {
+            None => Some(DEFAULT_METRICS_BIND),
+            Some(MetricsBind::At(at)) => Some(at),
+            Some(MetricsBind::Off) => None,
+        },
+        token: match &args.metrics_token_file {
+            Some(path) => Some(
+                MetricsToken::new(&read_secret(path, "metrics token")?)
+                    .map_err(ServeError::BadInput)?,
+            ),
+            None => None,
+        },
+    })
+}
+
+/// A secret's file (`what`: "TURN secret", "metrics token"), small and
+/// text, whole.
+fn read_secret(path: &std::path::Path, what: &str) -> Result<String, ServeError> {
+    let bad = ServeError::BadInput;
+    let bytes = twinstar_files::read_limited(path, 4096)
+        .map_err(|e| bad(format!("cannot read the {what}: {e}")))?;
+    String::from_utf8(bytes)
+        .map_err(|_| bad(format!("the {what} file {} is not text", path.display())))
 }
 
 /// Resolves at the first SIGTERM or Ctrl-C; a second one exits at once.
