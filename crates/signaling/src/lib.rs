@@ -7,14 +7,23 @@
 //! comes in through [`ReplayVerifier`]); what it shares with clients is in
 //! `twinstar_signaling_protocol`.
 //!
-//! - [`Registry`]: rooms, seats and relaying; pure bookkeeping, unit-tested;
-//! - `server`: the routes around it, binding and serving;
-//! - `connection`: one client's websocket, its limits and liveness;
-//! - `web`: the web client, served on plain HTTP `GET`s by the same server;
-//! - [`cli`]: the command line (`ServeArgs`), checked and run;
-//! - [`replays`]: ranked replays (`POST /replays`, `GET /replays/ID`,
-//!   `GET /leaderboard`) behind a [`ReplayVerifier`] a game provides;
-//!   [`boards`] ranks them.
+//! The source is one folder per service; this file only declares them and
+//! re-exports what other crates use:
+//!
+//! - `rooms/`: the [`Registry`] of rooms, seats and relaying (pure
+//!   bookkeeping, unit-tested), one client's websocket (`connection`), its
+//!   per-address limits, a room's own requests, the shared room
+//!   [`directory`];
+//! - `ranking/`: ranked replays ([`replays`]: `POST /replays`,
+//!   `GET /replays/ID`, `GET /leaderboard`) behind a [`ReplayVerifier`] a
+//!   game provides; [`boards`] ranks them, [`replay_store`] and
+//!   [`redis_boards`] keep them;
+//! - `config/`: the command line ([`cli`], `ServeArgs`) and the config
+//!   file ([`config_file`]), checked and run;
+//! - `ops/`: `/metrics`, the probes, the [`logs`] format, the reports file;
+//! - `http/`: the routes around the registry, binding and serving (over
+//!   [`tls`] too), the ICE servers ([`turn`]) and the web client, served on
+//!   plain HTTP `GET`s by the same server.
 //!
 //! Speaks matchbox's signaling protocol from our own axum routes ([`bind`],
 //! [`serve`]): matchbox's full-mesh topology lets any number of peers into a
