@@ -19,6 +19,8 @@
 //! client), answer anything but the upgrade, or serve TLS. Its protocol
 //! (`IdAssigned`, `NewPeer`, `Signal`, `PeerLeft`) is kept to the letter,
 //! so stock matchbox clients and the browser's are served as before.
+//!
+//! [`Registry`]: crate::rooms::registry::Registry
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -443,7 +445,7 @@ impl Drop for AbortOnDrop {
 }
 
 /// Writes this node's public rooms to the shared directory every
-/// [`directory::REFRESH`].
+/// [`directory::REFRESH`](crate::rooms::directory::REFRESH).
 async fn publish_rooms(rooms: RoomState, directory: Arc<Directory>) {
     let mut tick = tokio::time::interval(crate::rooms::directory::REFRESH);
     loop {

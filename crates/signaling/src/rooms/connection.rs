@@ -7,6 +7,8 @@
 //! network stack, so a tab in the background (whose timers are throttled to
 //! one a minute) keeps its seat; native matchbox clients answer pings too
 //! and also send a keep-alive every 10 s.
+//!
+//! [`Registry`]: crate::rooms::registry::Registry
 
 use std::ops::ControlFlow;
 
