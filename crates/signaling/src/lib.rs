@@ -7,14 +7,23 @@
 //! comes in through [`ReplayVerifier`]); what it shares with clients is in
 //! `twinstar_signaling_protocol`.
 //!
-//! - [`Registry`]: rooms, seats and relaying; pure bookkeeping, unit-tested;
-//! - `server`: the routes around it, binding and serving;
-//! - `connection`: one client's websocket, its limits and liveness;
-//! - `web`: the web client, served on plain HTTP `GET`s by the same server;
-//! - [`cli`]: the command line (`ServeArgs`), checked and run;
-//! - [`replays`]: ranked replays (`POST /replays`, `GET /replays/ID`,
-//!   `GET /leaderboard`) behind a [`ReplayVerifier`] a game provides;
-//!   [`boards`] ranks them.
+//! The source is one folder per service; this file only declares them and
+//! re-exports what other crates use:
+//!
+//! - `rooms/`: the [`Registry`] of rooms, seats and relaying (pure
+//!   bookkeeping, unit-tested), one client's websocket (`connection`), its
+//!   per-address limits, a room's own requests, the shared room
+//!   [`directory`];
+//! - `ranking/`: ranked replays ([`replays`]: `POST /replays`,
+//!   `GET /replays/ID`, `GET /leaderboard`) behind a [`ReplayVerifier`] a
+//!   game provides; [`boards`] ranks them, [`replay_store`] and
+//!   [`redis_boards`] keep them;
+//! - `config/`: the command line ([`cli`], `ServeArgs`) and the config
+//!   file ([`config_file`]), checked and run;
+//! - `ops/`: `/metrics`, the probes, the [`logs`] format, the reports file;
+//! - `http/`: the routes around the registry, binding and serving (over
+//!   [`tls`] too), the ICE servers ([`turn`]) and the web client, served on
+//!   plain HTTP `GET`s by the same server.
 //!
 //! Speaks matchbox's signaling protocol from our own axum routes ([`bind`],
 //! [`serve`]): matchbox's full-mesh topology lets any number of peers into a
@@ -50,67 +59,29 @@
 //! the last seat cannot both get it. A reservation whose upgrade never
 //! completes expires after [`RESERVATION_TTL`].
 
-pub mod boards;
-pub mod cli;
-mod close;
-mod config_check;
-pub mod config_file;
-mod connection;
-pub mod directory;
-mod limits;
-pub mod logs;
-mod metrics;
-mod metrics_access;
-mod observed;
-mod probes;
-pub mod redis_boards;
-mod registry;
-mod replay_routes;
-mod replay_state;
-pub mod replay_store;
-pub mod replays;
-mod reply;
-mod reports;
-mod room_requests;
-mod serve_args;
-mod server;
-mod shared;
-pub mod tls;
-pub mod turn;
-mod web;
+mod config;
+mod http;
+mod ops;
+mod ranking;
+mod rooms;
 
-use axum::http::StatusCode;
+pub use config::{cli, config_file};
+pub use http::reply::refusal_status;
+pub use http::{tls, turn};
+pub use ops::logs;
+pub use ranking::{boards, redis_boards, replay_store, replays};
+pub use rooms::directory;
 
-pub use connection::DEFAULT_IDLE_TIMEOUT;
-pub use limits::DEFAULT_MAX_PER_ADDRESS;
-pub use metrics::{RoomCounts, sample};
-pub use metrics_access::{DEFAULT_METRICS_PORT, MIN_TOKEN_CHARS, MetricsAccess, MetricsToken};
-pub use registry::{HostedMatch, Registry, RelayError};
-pub use replay_routes::MAX_UPLOAD_BYTES;
-pub use replays::{ReplayVerifier, VerifiedReplay, VerifierPool};
-pub use server::{
+pub use http::server::{
     BoundServer, DEFAULT_DRAIN_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, RoomState, ServeOptions,
     ServerError, bind, bind_with, serve,
 };
+pub use http::web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError, respond};
+pub use ops::metrics::{RoomCounts, sample};
+pub use ops::metrics_access::{DEFAULT_METRICS_PORT, MIN_TOKEN_CHARS, MetricsAccess, MetricsToken};
+pub use ranking::replay_routes::MAX_UPLOAD_BYTES;
+pub use ranking::replays::{ReplayVerifier, VerifiedReplay, VerifierPool};
+pub use rooms::connection::DEFAULT_IDLE_TIMEOUT;
+pub use rooms::limits::DEFAULT_MAX_PER_ADDRESS;
+pub use rooms::registry::{HostedMatch, Registry, RelayError};
 pub use twinstar_signaling_protocol::*;
-pub use web::{WEB_DIR_ENV, WEB_FILES, WebClient, WebError, respond};
-
-/// The HTTP status a refused client gets before its websocket upgrade.
-pub fn refusal_status(refusal: &Refusal) -> StatusCode {
-    match refusal {
-        Refusal::RoomFull(_) | Refusal::TooManySpectators(_) => StatusCode::CONFLICT,
-        Refusal::BadRoom(_)
-        | Refusal::BadSeat(_)
-        | Refusal::BadQuery(_)
-        | Refusal::PublicNeedsName => StatusCode::BAD_REQUEST,
-        Refusal::Kicked { .. } => StatusCode::FORBIDDEN,
-    }
-}
-
-/// The server's clock in Unix seconds (a listing's `created_s`, a
-/// report's time).
-pub(crate) fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}

@@ -20,8 +20,8 @@
 use web_time::Duration;
 
 use super::{ModerationError, Registry};
-use crate::observed::ConnectCounted;
-use crate::{ConnectReport, ROOM_CAPACITY, RoomCode};
+use crate::ops::observed::ConnectCounted;
+use twinstar_signaling_protocol::{ConnectReport, ROOM_CAPACITY, RoomCode};
 
 /// A room's reports since its last pairing.
 #[derive(Debug, Default)]
@@ -98,7 +98,7 @@ mod tests {
     use web_time::Instant;
 
     use super::*;
-    use crate::{ConnectPath, RoomRequest, SeatToken};
+    use twinstar_signaling_protocol::{ConnectPath, RoomRequest, SeatToken};
 
     type Outbox = mpsc::UnboundedReceiver<Result<axum::extract::ws::Message, axum::Error>>;
 

@@ -14,9 +14,9 @@
 
 use web_time::Instant;
 
-use crate::ROOM_CAPACITY;
+use twinstar_signaling_protocol::ROOM_CAPACITY;
 
-pub use crate::observed::Observed;
+pub use crate::ops::observed::Observed;
 
 /// At most this many events wait for the server to take them: it takes
 /// them after every call, so this only bounds a caller that never does

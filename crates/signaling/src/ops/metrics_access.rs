@@ -17,7 +17,7 @@ use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
-use crate::reply::plain;
+use crate::http::reply::plain;
 
 /// The port of the command line's default metrics listener: the public
 /// port's (3536) digits behind Prometheus' 9xxx exporter range.

@@ -12,8 +12,8 @@ use matchbox_signaling::common_logic::try_send;
 use web_time::{Duration, Instant};
 
 use super::Registry;
-use crate::close::{CLOSE_KICKED, close};
-use crate::{RoomCode, RoomRequest, SeatToken};
+use crate::rooms::close::{CLOSE_KICKED, close};
+use twinstar_signaling_protocol::{RoomCode, RoomRequest, SeatToken};
 
 /// How long a removed spectator may not watch its room again, from the
 /// address it watched from or with the seat token it watched with.
@@ -243,7 +243,7 @@ mod tests {
     use tokio::sync::mpsc;
 
     use super::*;
-    use crate::{PlayerName, RoomStatus, RoomsQuery, VersionTag};
+    use twinstar_signaling_protocol::{PlayerName, RoomStatus, RoomsQuery, VersionTag};
 
     type Outbox = mpsc::UnboundedReceiver<Result<axum::extract::ws::Message, axum::Error>>;
 
@@ -309,7 +309,7 @@ mod tests {
         }
     }
 
-    fn listing(registry: &Registry) -> crate::RoomListing {
+    fn listing(registry: &Registry) -> twinstar_signaling_protocol::RoomListing {
         let page = registry.rooms(&RoomsQuery::default());
         assert_eq!(page.rooms.len(), 1);
         page.rooms[0].clone()

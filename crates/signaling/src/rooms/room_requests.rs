@@ -15,12 +15,12 @@ use std::net::SocketAddr;
 use tracing::{info, warn};
 use web_time::Instant;
 
-use crate::limits::client_ip;
-use crate::registry::{ModerationError, Reporter};
-use crate::reply::plain;
-use crate::reports::ReportEntry;
-use crate::shared::Shared;
-use crate::{
+use crate::http::reply::plain;
+use crate::http::shared::Shared;
+use crate::ops::reports::ReportEntry;
+use crate::rooms::limits::client_ip;
+use crate::rooms::registry::{ModerationError, Reporter};
+use twinstar_signaling_protocol::{
     ConnectReport, HostStats, KickRequest, ReportRequest, RoomAction, RoomCode, RoomRequestError,
     decode_room_request,
 };
@@ -119,7 +119,7 @@ async fn report(shared: &Shared, code: &RoomCode, body: &[u8]) -> Result<(), Ref
         .may_report(code, report.seat, Instant::now())
         .map_err(Refused::Registry)?;
     let entry = ReportEntry {
-        time_s: crate::unix_now(),
+        time_s: crate::rooms::clock::unix_now(),
         room: code.to_string(),
         reporter: match reporter {
             Reporter::Player(n) => format!("player {n}"),

@@ -30,11 +30,11 @@ use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
 use time::Date;
 
-use crate::boards::{
+use crate::ranking::boards::{
     AlreadyRanked, BOARD_PAGE, Board, Cursor, Entry, Page, Ranks, bucket, buckets, cursor, holds,
     key, line, sort_text,
 };
-use crate::directory::Directory;
+use crate::rooms::directory::Directory;
 
 /// The prefix of every key.
 pub const PREFIX: &str = "twinstar:boards:";
@@ -289,7 +289,7 @@ impl RedisBoards {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::boards::tests::day;
+    use crate::ranking::boards::tests::day;
 
     #[test]
     fn day_and_week_buckets_live_until_a_day_after_their_last_day() {
@@ -323,8 +323,9 @@ mod tests {
 
     #[test]
     fn members_sort_in_board_order_and_name_their_entry() {
-        let entry =
-            |seq, score, frames| crate::boards::tests::entry(seq, score, frames, day(28), false);
+        let entry = |seq, score, frames| {
+            crate::ranking::boards::tests::entry(seq, score, frames, day(28), false)
+        };
         let (a, b, c) = (entry(3, 900, 600), entry(1, 500, 300), entry(2, 500, 600));
         let mut members = [member(&c), member(&b), member(&a)];
         members.sort();

@@ -17,7 +17,7 @@ use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
 use tracing::{info, warn};
 
-use crate::RoomListing;
+use twinstar_signaling_protocol::RoomListing;
 
 /// How often a node writes its list.
 pub const REFRESH: Duration = Duration::from_secs(1);
@@ -196,7 +196,7 @@ pub fn merge(own: Vec<RoomListing>, shared: Vec<RoomListing>) -> Vec<RoomListing
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{PlayerName, RoomStatus, VersionTag};
+    use twinstar_signaling_protocol::{PlayerName, RoomStatus, VersionTag};
 
     fn room(code: &str, host: &str, state: RoomStatus) -> RoomListing {
         RoomListing {

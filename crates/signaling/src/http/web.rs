@@ -14,7 +14,9 @@
 //!
 //! Websocket upgrades (on `/` and `/ROOM`) pass through to matchbox, as
 //! before. Players open `http://HOST:PORT/#K7Q-2XM` (see
-//! [`super::browser_link`]); the fragment never reaches the server.
+//! [`browser_link`]); the fragment never reaches the server.
+//!
+//! [`browser_link`]: twinstar_signaling_protocol::browser_link
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -18,10 +18,10 @@ use matchbox_protocol::{JsonPeerEvent, PeerId};
 use matchbox_signaling::common_logic::{SignalingChannel, try_send};
 use tracing::warn;
 
-use crate::SeatToken;
-use crate::close::{CLOSE_REPLACED, close};
-use crate::metrics::RoomCounts;
+use crate::ops::metrics::RoomCounts;
+use crate::rooms::close::{CLOSE_REPLACED, close};
 use moderation::Figures;
+use twinstar_signaling_protocol::SeatToken;
 
 mod connect_reports;
 mod hosted;
@@ -33,7 +33,7 @@ pub use moderation::{ModerationError, Reporter};
 use timing::{MAX_WAITING_EVENTS, RoomTimes};
 pub use timing::{Observed, is_answer};
 
-use crate::{
+use twinstar_signaling_protocol::{
     MAX_SIGNAL_BYTES, MAX_SPECTATORS, PlayerName, RELAY_BUDGET_BYTES, RESERVATION_TTL,
     ROOM_CAPACITY, Refusal, RoomCode, RoomListing, RoomRequest, RoomStatus, RoomsPage, RoomsQuery,
     VersionTag,
@@ -861,9 +861,9 @@ mod tests {
     use web_time::Duration;
 
     use super::*;
-    use crate::RoomCode;
     use axum::http::StatusCode;
     use tokio::sync::mpsc;
+    use twinstar_signaling_protocol::RoomCode;
 
     type Inbox = mpsc::UnboundedReceiver<Result<Message, axum::Error>>;
 
@@ -976,7 +976,7 @@ mod tests {
         loop {
             let page = reg.rooms(&query);
             pages += 1;
-            assert!(page.rooms.len() <= crate::ROOMS_PAGE);
+            assert!(page.rooms.len() <= twinstar_signaling_protocol::ROOMS_PAGE);
             seen.extend(page.rooms.iter().map(|r| r.created_s));
             match page.next {
                 Some(next) => {
@@ -1012,7 +1012,10 @@ mod tests {
         assert_eq!(reg.admit(&room, t), Ok(()));
         let refusal = reg.admit(&room, t).unwrap_err();
         assert_eq!(refusal.to_string(), "room K7Q-2XM is full");
-        assert_eq!(crate::refusal_status(&refusal), StatusCode::CONFLICT);
+        assert_eq!(
+            crate::http::reply::refusal_status(&refusal),
+            StatusCode::CONFLICT
+        );
 
         let (a_tx, mut a_rx) = channel();
         let (b_tx, mut b_rx) = channel();
@@ -1276,7 +1279,10 @@ mod tests {
         }
         let refusal = reg.admit(&watching, t).unwrap_err();
         assert_eq!(refusal.to_string(), "room ABC-DEF already has 8 spectators");
-        assert_eq!(crate::refusal_status(&refusal), StatusCode::CONFLICT);
+        assert_eq!(
+            crate::http::reply::refusal_status(&refusal),
+            StatusCode::CONFLICT
+        );
         // Players still get in, and the first hears of all eight.
         let mut a_rx = seat(&mut reg, "ABCDEF", 1, t);
         let _b_rx = seat(&mut reg, "ABCDEF", 2, t);

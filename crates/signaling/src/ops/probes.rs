@@ -17,8 +17,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use crate::reply::plain;
-use crate::shared::Shared;
+use crate::http::reply::plain;
+use crate::http::shared::Shared;
 
 pub(crate) async fn livez() -> Response {
     plain(StatusCode::OK, "ok\n")

@@ -7,6 +7,8 @@
 //! network stack, so a tab in the background (whose timers are throttled to
 //! one a minute) keeps its seat; native matchbox clients answer pings too
 //! and also send a keep-alive every 10 s.
+//!
+//! [`Registry`]: crate::rooms::registry::Registry
 
 use std::ops::ControlFlow;
 
@@ -21,12 +23,12 @@ use matchbox_protocol::{JsonPeerEvent, PeerId, PeerRequest};
 use matchbox_signaling::ClientRequestError;
 use matchbox_signaling::common_logic::{SignalingChannel, parse_request, try_send};
 
-use crate::close::{CLOSE_GOING_AWAY, CLOSE_RESTARTING, close};
-use crate::limits::AddressGuard;
-use crate::metrics::RefusalReason;
-use crate::registry::QuickTicket;
-use crate::shared::Shared;
-use crate::{ClientQuery, MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest};
+use crate::http::shared::Shared;
+use crate::ops::metrics::RefusalReason;
+use crate::rooms::close::{CLOSE_GOING_AWAY, CLOSE_RESTARTING, close};
+use crate::rooms::limits::AddressGuard;
+use crate::rooms::registry::QuickTicket;
+use twinstar_signaling_protocol::{ClientQuery, MAX_SPECTATORS, ROOM_CAPACITY, RoomRequest};
 
 /// Default idle limit: 25 s, under the 30 s by which a dead seat must be
 /// free again for the next pair, and over two keep-alives of matchbox
@@ -62,55 +64,13 @@ pub async fn run(
         shared.rooms.lock().set_address(peer, address.ip());
     }
 
-    let idle = shared.idle_timeout;
-    let mut closing = shared.closing.clone();
-    let mut pings = interval(ping_interval(idle));
-    pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    let mut last_heard = TokioInstant::now();
     let mut client = Client {
         peer,
         seated,
         unreadable: 0,
         refused: 0,
     };
-    let mut writer_done = false;
-    loop {
-        let message = tokio::select! {
-            next = timeout_at(last_heard + idle, receiver.next()) => match next {
-                Ok(Some(message)) => message,
-                Ok(None) => break,
-                Err(_) => {
-                    info!(peer = %peer, "silent for {} s: closing", idle.as_secs());
-                    metrics.refused(RefusalReason::Silent);
-                    let _ = try_send(&sender, close(CLOSE_GOING_AWAY, "no answer to pings"));
-                    break;
-                }
-            },
-            _ = pings.tick() => {
-                let _ = try_send(&sender, Message::Ping(Default::default()));
-                continue;
-            }
-            _ = wait_closing(&mut closing) => {
-                let _ = try_send(&sender, close(CLOSE_RESTARTING, "the server is shutting down"));
-                break;
-            }
-            // The writer sent a close frame (a draining server's word to a
-            // waiting player) or could not write: this client is done,
-            // whether or not it answers the close.
-            _ = &mut writer => {
-                writer_done = true;
-                break;
-            }
-        };
-        // Anything at all, a pong included, proves the client is there.
-        last_heard = TokioInstant::now();
-        if let Ok(Message::Text(text)) = &message {
-            metrics.received(text.len());
-        }
-        if client.handle(&shared, message).is_break() {
-            break;
-        }
-    }
+    let writer_done = relay(&mut receiver, &mut writer, &sender, &shared, &mut client).await;
 
     client.report();
     if let Some(key) = shared.rooms.lock().leave_at(peer, Instant::now()) {
@@ -123,6 +83,60 @@ pub async fn run(
         let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
     }
     metrics.client_disconnected();
+}
+
+/// Relays one seated (or refused) client's messages until it leaves, goes
+/// silent, or the server closes: pings it meanwhile, and hears anything at
+/// all, a pong included, as a sign of life. True when the writer ended
+/// first (a close frame sent or a write failed), so there is no writer left
+/// to wait for.
+async fn relay(
+    receiver: &mut futures::stream::SplitStream<WebSocket>,
+    writer: &mut tokio::task::JoinHandle<()>,
+    sender: &SignalingChannel,
+    shared: &Shared,
+    client: &mut Client,
+) -> bool {
+    let idle = shared.idle_timeout;
+    let mut closing = shared.closing.clone();
+    let mut pings = interval(ping_interval(idle));
+    pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut last_heard = TokioInstant::now();
+    let (metrics, peer) = (&shared.metrics, client.peer);
+    loop {
+        let message = tokio::select! {
+            next = timeout_at(last_heard + idle, receiver.next()) => match next {
+                Ok(Some(message)) => message,
+                Ok(None) => return false,
+                Err(_) => {
+                    info!(peer = %peer, "silent for {} s: closing", idle.as_secs());
+                    metrics.refused(RefusalReason::Silent);
+                    let _ = try_send(sender, close(CLOSE_GOING_AWAY, "no answer to pings"));
+                    return false;
+                }
+            },
+            _ = pings.tick() => {
+                let _ = try_send(sender, Message::Ping(Default::default()));
+                continue;
+            }
+            _ = wait_closing(&mut closing) => {
+                let _ = try_send(sender, close(CLOSE_RESTARTING, "the server is shutting down"));
+                return false;
+            }
+            // The writer sent a close frame (a draining server's word to a
+            // waiting player) or could not write: this client is done,
+            // whether or not it answers the close.
+            _ = &mut *writer => return true,
+        };
+        // Anything at all, a pong included, proves the client is there.
+        last_heard = TokioInstant::now();
+        if let Ok(Message::Text(text)) = &message {
+            metrics.received(text.len());
+        }
+        if client.handle(shared, message).is_break() {
+            return false;
+        }
+    }
 }
 
 /// What the connection knows of its client between messages. A confused
@@ -164,7 +178,7 @@ impl Client {
         };
         match request {
             PeerRequest::Signal { receiver, data } if self.seated => {
-                let answer = crate::registry::is_answer(&data);
+                let answer = crate::rooms::registry::is_answer(&data);
                 let mut rooms = shared.rooms.lock();
                 match rooms.relay(peer, receiver, data) {
                     Ok(()) if answer => {
@@ -239,7 +253,13 @@ fn seat(
         let n = rooms.members(&key);
         info!(room = %key, peer = %peer, "joined ({n}/{ROOM_CAPACITY})");
         if let (true, Some(name), Some(version)) = (query.public, &query.name, &query.version)
-            && rooms.publish(&key, peer, name.clone(), version.clone(), crate::unix_now())
+            && rooms.publish(
+                &key,
+                peer,
+                name.clone(),
+                version.clone(),
+                crate::rooms::clock::unix_now(),
+            )
         {
             info!(room = %key, host = %name, "listed in /rooms");
         }
@@ -261,7 +281,7 @@ async fn wait_closing(closing: &mut watch::Receiver<bool>) {
 async fn write_loop(
     mut sink: futures::stream::SplitSink<WebSocket, Message>,
     mut outbox: mpsc::UnboundedReceiver<Result<Message, axum::Error>>,
-    metrics: crate::metrics::Metrics,
+    metrics: crate::ops::metrics::Metrics,
 ) {
     while let Some(Ok(message)) = outbox.recv().await {
         if let Message::Text(text) = &message {

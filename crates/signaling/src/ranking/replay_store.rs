@@ -9,7 +9,7 @@ use std::path::Path;
 use rusqlite::{Connection, params};
 use time::Date;
 
-use crate::boards::{AlreadyRanked, Board, Boards, Entry, Page, Ranks};
+use crate::ranking::boards::{AlreadyRanked, Board, Boards, Entry, Page, Ranks};
 
 /// The database's file in `--data DIR`.
 pub const DATA_FILE: &str = "replays.sqlite";
@@ -161,7 +161,7 @@ impl Store {
         board: Board,
         preset: &str,
         today: Date,
-        after: Option<crate::boards::Cursor>,
+        after: Option<crate::ranking::boards::Cursor>,
     ) -> Page {
         self.boards.page(board, preset, today, after)
     }

@@ -10,10 +10,10 @@ use web_time::{Duration, Instant};
 
 use time::Date;
 
-use crate::boards::{AlreadyRanked, Board, Cursor, Entry, Page, Ranks};
-use crate::redis_boards::RedisBoards;
-use crate::replay_store::Store;
-use crate::replays::VerifierPool;
+use crate::ranking::boards::{AlreadyRanked, Board, Cursor, Entry, Page, Ranks};
+use crate::ranking::redis_boards::RedisBoards;
+use crate::ranking::replay_store::Store;
+use crate::ranking::replays::VerifierPool;
 
 /// Uploads one address may make a minute.
 pub const UPLOADS_PER_ADDRESS: usize = 10;

@@ -3,7 +3,7 @@
 
 use web_time::Duration;
 
-use crate::ConnectPath;
+use twinstar_signaling_protocol::ConnectPath;
 
 /// Something the metrics count or time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,11 +15,11 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 use twinstar_signaling_protocol::{Scheme, validate_url};
 
-use crate::logs::LogFormat;
-use crate::serve_args::{
+use crate::config::serve_args::{
     DRAIN_TIMEOUT_SECS, HANDSHAKE_TIMEOUT_SECS, IDLE_TIMEOUT_SECS, MAX_PER_ADDRESS, MetricsBind,
     REPORTS_MAX_BYTES, VERIFIERS, parse_metrics_bind,
 };
+use crate::ops::logs::LogFormat;
 
 /// The largest config file read: a few hundred bytes in practice.
 const MAX_FILE_BYTES: u64 = 64 * 1024;
@@ -176,6 +176,25 @@ pub(crate) fn check_text(text: &str, dir: &Path) -> Result<Checked, Vec<Problem>
             _ => {}
         }
     }
+    problems.extend(both_given(secret_lines, store_lines));
+    if !problems.is_empty() {
+        problems.sort_by_key(|p| p.line);
+        return Err(problems);
+    }
+    Ok(Checked {
+        settings: file,
+        count,
+    })
+}
+
+/// The pairs of keys that say one thing twice: the TURN secret and its
+/// file, `data` and `directory` (both keep ranked replays). Each pair holds
+/// the lines of its two keys; the problem is on the second's.
+fn both_given(
+    secret_lines: (Option<usize>, Option<usize>),
+    store_lines: (Option<usize>, Option<usize>),
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
     if let (Some(_), Some(line)) = secret_lines {
         problems.push(Problem {
             line: Some(line),
@@ -194,14 +213,7 @@ pub(crate) fn check_text(text: &str, dir: &Path) -> Result<Checked, Vec<Problem>
                 .into(),
         });
     }
-    if !problems.is_empty() {
-        problems.sort_by_key(|p| p.line);
-        return Err(problems);
-    }
-    Ok(Checked {
-        settings: file,
-        count,
-    })
+    problems
 }
 
 /// An unknown key's problem, with the known key it most likely meant.
@@ -248,47 +260,16 @@ fn set(
     let one = |e: String| vec![e];
     let path = |value: &DeValue| string(value).map(|p| dir.join(p)).map_err(one);
     match key {
-        "bind" => {
-            let text = string(value).map_err(one)?;
-            let addr = text.parse().map_err(|_| {
-                one(format!(
-                    "'{text}' is not ADDR:PORT (expected e.g. \"0.0.0.0:3536\")"
-                ))
-            })?;
-            file.bind = Some(addr);
-        }
+        "bind" => file.bind = Some(socket_addr(value).map_err(one)?),
         "web" => file.web = Some(path(value)?),
-        "log-format" => {
-            file.log_format = Some(match string(value).map_err(one)?.as_str() {
-                "text" => LogFormat::Text,
-                "json" => LogFormat::Json,
-                other => return Err(one(format!("'{other}' is not \"text\" or \"json\""))),
-            })
-        }
+        "log-format" => file.log_format = Some(log_format(value).map_err(one)?),
         "tls-cert" => file.tls_cert = Some(path(value)?),
         "tls-key" => file.tls_key = Some(path(value)?),
         "stun" => file.stun = Some(urls(value, Scheme::Stun)?),
         "turn" => file.turn = Some(urls(value, Scheme::Turn)?),
-        "turn-secret" => {
-            let secret = string(value).map_err(one)?;
-            if secret.trim().is_empty() {
-                return Err(one("empty (expected the secret coturn checks)".into()));
-            }
-            file.turn_secret = Some(secret);
-        }
+        "turn-secret" => file.turn_secret = Some(turn_secret(value).map_err(one)?),
         "turn-secret-file" => file.turn_secret_file = Some(path(value)?),
-        "turn-ttl" => {
-            let text = string(value).map_err(one)?;
-            let ttl = humantime::parse_duration(&text).map_err(|e| {
-                one(format!(
-                    "'{text}': {e} (expected a duration, e.g. \"6h\" or \"90m\")"
-                ))
-            })?;
-            if !(Duration::from_secs(60)..=Duration::from_secs(7 * 86400)).contains(&ttl) {
-                return Err(one(format!("'{text}' is not between 60 s and 7 days")));
-            }
-            file.turn_ttl = Some(ttl);
-        }
+        "turn-ttl" => file.turn_ttl = Some(turn_ttl(value).map_err(one)?),
         "idle-timeout" => file.idle_timeout = Some(number(value, IDLE_TIMEOUT_SECS).map_err(one)?),
         "handshake-timeout" => {
             file.handshake_timeout = Some(number(value, HANDSHAKE_TIMEOUT_SECS).map_err(one)?)
@@ -296,23 +277,8 @@ fn set(
         "max-per-address" => {
             file.max_per_address = Some(number(value, MAX_PER_ADDRESS).map_err(one)?)
         }
-        "trust-forwarded" => {
-            file.trust_forwarded = Some(value.as_bool().ok_or_else(|| {
-                one(format!(
-                    "expected true or false, found {}",
-                    value.type_str()
-                ))
-            })?)
-        }
-        "directory" => {
-            let url = string(value).map_err(one)?;
-            if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
-                return Err(one(format!(
-                    "'{url}' is not a Redis URL (expected redis://HOST:PORT)"
-                )));
-            }
-            file.directory = Some(url);
-        }
+        "trust-forwarded" => file.trust_forwarded = Some(boolean(value).map_err(one)?),
+        "directory" => file.directory = Some(redis_url(value).map_err(one)?),
         "reports" => file.reports = Some(path(value)?),
         "reports-max-bytes" => {
             file.reports_max_bytes = Some(number(value, REPORTS_MAX_BYTES).map_err(one)?)
@@ -330,6 +296,63 @@ fn set(
         _ => unreachable!("KEYS and set() name the same keys"),
     }
     Ok(())
+}
+
+// The values of the keys that take more than a string, a path or a number,
+// one parser each so that `set` stays a table of keys.
+
+/// `bind`: ADDR:PORT.
+fn socket_addr(value: &DeValue) -> Result<SocketAddr, String> {
+    let text = string(value)?;
+    text.parse()
+        .map_err(|_| format!("'{text}' is not ADDR:PORT (expected e.g. \"0.0.0.0:3536\")"))
+}
+
+/// `log-format`: "text" or "json".
+fn log_format(value: &DeValue) -> Result<LogFormat, String> {
+    match string(value)?.as_str() {
+        "text" => Ok(LogFormat::Text),
+        "json" => Ok(LogFormat::Json),
+        other => Err(format!("'{other}' is not \"text\" or \"json\"")),
+    }
+}
+
+/// `turn-secret`: any text but blank.
+fn turn_secret(value: &DeValue) -> Result<String, String> {
+    let secret = string(value)?;
+    if secret.trim().is_empty() {
+        return Err("empty (expected the secret coturn checks)".into());
+    }
+    Ok(secret)
+}
+
+/// `turn-ttl`: a duration from a minute to a week.
+fn turn_ttl(value: &DeValue) -> Result<Duration, String> {
+    let text = string(value)?;
+    let ttl = humantime::parse_duration(&text)
+        .map_err(|e| format!("'{text}': {e} (expected a duration, e.g. \"6h\" or \"90m\")"))?;
+    if !(Duration::from_secs(60)..=Duration::from_secs(7 * 86400)).contains(&ttl) {
+        return Err(format!("'{text}' is not between 60 s and 7 days"));
+    }
+    Ok(ttl)
+}
+
+/// `trust-forwarded`: true or false.
+fn boolean(value: &DeValue) -> Result<bool, String> {
+    value
+        .as_bool()
+        .ok_or_else(|| format!("expected true or false, found {}", value.type_str()))
+}
+
+/// `directory`: a Redis URL.
+fn redis_url(value: &DeValue) -> Result<String, String> {
+    let url = string(value)?;
+    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+        return Err(format!(
+            "'{url}' is not a Redis URL (expected redis://HOST:PORT)"
+        ));
+    }
+    Ok(url)
 }
 
 fn string(value: &DeValue) -> Result<String, String> {

@@ -23,8 +23,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry as MetricRegistry;
 
-use crate::ConnectPath;
-use crate::observed::{ConnectCounted, Observed};
+use crate::ops::observed::{ConnectCounted, Observed};
+use twinstar_signaling_protocol::ConnectPath;
 
 /// The version `twinstar_build_info` reports: the crate's.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -223,8 +223,18 @@ fn start_at_zero(inner: &Inner) {
     }
 }
 
-/// Names every series (the exposition lists them in this order).
+/// Names every series (the exposition lists them in this order: the
+/// build, how long connecting takes, what is connected now, then the
+/// counts since start).
 fn register(registry: &mut MetricRegistry, inner: &Inner) {
+    register_build(registry);
+    register_timings(registry, inner);
+    register_gauges(registry, inner);
+    register_counters(registry, inner);
+}
+
+/// `build_info`: which version and commit is running.
+fn register_build(registry: &mut MetricRegistry) {
     let build: Family<BuildLabel, Gauge> = Family::default();
     build
         .get_or_create(&BuildLabel {
@@ -237,6 +247,10 @@ fn register(registry: &mut MetricRegistry, inner: &Inner) {
         "1, labelled with the server's version and the commit it was built from",
         build,
     );
+}
+
+/// How long pairing and connecting take, and by which path matches connect.
+fn register_timings(registry: &mut MetricRegistry, inner: &Inner) {
     registry.register(
         "time_to_pair_seconds",
         "How long a room's first player waited alone until the second arrived (by code or quick match)",
@@ -257,6 +271,10 @@ fn register(registry: &mut MetricRegistry, inner: &Inner) {
         "Matches by the path their players reported: direct (host, srflx, prflx) or relay (TURN)",
         inner.matches_by_path.clone(),
     );
+}
+
+/// What the server holds now: clients, rooms, spectators, its state.
+fn register_gauges(registry: &mut MetricRegistry, inner: &Inner) {
     registry.register(
         "clients",
         "Websockets connected now (players and spectators)",
@@ -287,6 +305,10 @@ fn register(registry: &mut MetricRegistry, inner: &Inner) {
         "1 while the server drains before exiting (no new clients)",
         inner.draining.clone(),
     );
+}
+
+/// What happened since start: matches, seats, refusals, traffic, requests.
+fn register_counters(registry: &mut MetricRegistry, inner: &Inner) {
     registry.register(
         "matches_started",
         "Rooms whose second player arrived",

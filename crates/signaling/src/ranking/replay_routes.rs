@@ -24,15 +24,16 @@ use serde_json::json;
 use tracing::info;
 use web_time::{Duration, Instant};
 
-use crate::RoomCode;
-use crate::boards::{Board, Entry, date_text, parse_cursor, utc_date, versioned};
-use crate::limits::client_ip;
-use crate::replay_state::{
+use crate::http::shared::Shared;
+use crate::ranking::boards::{Board, Entry, date_text, parse_cursor, utc_date, versioned};
+use crate::ranking::replay_state::{
     Replays, StoreError, UPLOADS_PER_ADDRESS, UPLOADS_PER_ROOM, take, unix_ms_now,
 };
-use crate::replays::{PoolError, VerifiedReplay, parse_claim};
-use crate::shared::Shared;
+use crate::ranking::replays::{PoolError, VerifiedReplay, parse_claim};
+use crate::rooms::limits::client_ip;
+use crate::rooms::registry::HostedMatch;
 use twinstar_signaling_protocol::Ranked;
+use twinstar_signaling_protocol::RoomCode;
 
 /// The largest upload taken (413 past it): about 27 hours of typical play
 /// (a 10-minute match is about 25 KB).
@@ -113,12 +114,56 @@ pub(crate) async fn upload(
 async fn rank(
     shared: &Shared,
     replays: &Replays,
-    (score, wave): (Option<u64>, Option<u32>),
+    claim: (Option<u64>, Option<u32>),
     verified: &VerifiedReplay,
     bytes: Bytes,
     now: Instant,
 ) -> Result<serde_json::Value, (StatusCode, String)> {
-    let bad = |why: String| (StatusCode::BAD_REQUEST, why);
+    check_claim(claim, verified)?;
+    let hosted = hosted_match(shared, replays, verified, now)?;
+    let rate_ok = {
+        let mut rates = replays.rates.lock().unwrap_or_else(|e| e.into_inner());
+        take(&mut rates.rooms, hosted.room.clone(), UPLOADS_PER_ROOM, now)
+    };
+    if !rate_ok {
+        return Err((
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("more than {UPLOADS_PER_ROOM} uploads a minute for this room"),
+        ));
+    }
+    // The match's two first seats: random ids, unique across restarts.
+    let mut seats: Vec<String> = hosted.peers.iter().take(2).map(|p| p.to_string()).collect();
+    seats.sort();
+    let match_key = format!("{}/{}", hosted.room, seats.join("+"));
+    let entry = entry_of(replays, verified, &hosted);
+    let (id, date) = (entry.id.clone(), entry.date);
+    let today = utc_date(unix_ms_now());
+    let ranks = (replays.add(&match_key, entry, bytes.to_vec(), today).await)
+        .map_err(store_failure)?
+        .map_err(|_| {
+            (
+                StatusCode::CONFLICT,
+                "that match is ranked already (one upload per match)".to_owned(),
+            )
+        })?;
+    info!(id = %id, score = verified.score, wave = verified.wave, date = %date_text(date), "replay ranked");
+    let ranked = Ranked {
+        id,
+        board: verified.preset.clone(),
+        ranks,
+        score: verified.score,
+        wave: verified.wave,
+    };
+    Ok(serde_json::to_value(ranked).expect("a Ranked is JSON"))
+}
+
+/// The upload's claimed score and wave, if it gave them, must be what the
+/// replay re-simulates to: a client that disagrees with the server is
+/// told so rather than ranked with a figure it did not show its player.
+fn check_claim(
+    (score, wave): (Option<u64>, Option<u32>),
+    verified: &VerifiedReplay,
+) -> Result<(), (StatusCode, String)> {
     if let Some(claimed) = score.filter(|s| *s != verified.score) {
         return Err(bad(format!(
             "score mismatch: the upload claims {claimed}, the replay re-simulates to {}",
@@ -131,6 +176,18 @@ async fn rank(
             verified.wave
         )));
     }
+    Ok(())
+}
+
+/// The match this server hosted that the replay is of (its room and
+/// peers), and no longer than that room was open: only a match played
+/// here is ranked, so a replay cannot be made up offline.
+fn hosted_match(
+    shared: &Shared,
+    replays: &Replays,
+    verified: &VerifiedReplay,
+    now: Instant,
+) -> Result<HostedMatch, (StatusCode, String)> {
     let room = match &verified.room {
         Some(text) => Some(
             RoomCode::parse(text)
@@ -155,28 +212,24 @@ async fn rank(
             lifetime.as_secs()
         )));
     }
-    let rate_ok = {
-        let mut rates = replays.rates.lock().unwrap_or_else(|e| e.into_inner());
-        take(&mut rates.rooms, hosted.room.clone(), UPLOADS_PER_ROOM, now)
-    };
-    if !rate_ok {
-        return Err((
-            StatusCode::TOO_MANY_REQUESTS,
-            format!("more than {UPLOADS_PER_ROOM} uploads a minute for this room"),
-        ));
-    }
-    // The match's two first seats: random ids, unique across restarts.
-    let mut seats: Vec<String> = hosted.peers.iter().take(2).map(|p| p.to_string()).collect();
-    seats.sort();
-    let match_key = format!("{}/{}", hosted.room, seats.join("+"));
+    Ok(hosted)
+}
+
+/// A 400 and its reason.
+fn bad(why: String) -> (StatusCode, String) {
+    (StatusCode::BAD_REQUEST, why)
+}
+
+/// The board entry for a ranked replay, under a new id: dated by the day
+/// its room opened (UTC), and a daily run when it played that day's seed
+/// on the default preset.
+fn entry_of(replays: &Replays, verified: &VerifiedReplay, hosted: &HostedMatch) -> Entry {
     let date = utc_date(replays.unix_ms(hosted.opened));
-    let today = utc_date(unix_ms_now());
     let verifier = replays.pool.verifier();
     let daily = verified.preset == verifier.default_preset()
         && verified.seed == verifier.daily_seed(date.year(), u8::from(date.month()), date.day());
-    let id = new_id();
-    let entry = Entry {
-        id: id.clone(),
+    Entry {
+        id: new_id(),
         // Numbered by the store, in upload order.
         seq: 0,
         names: verified.names.clone(),
@@ -187,24 +240,7 @@ async fn rank(
         preset: versioned(&verified.preset, verifier.rules_version()),
         date,
         daily,
-    };
-    let ranks = (replays.add(&match_key, entry, bytes.to_vec(), today).await)
-        .map_err(store_failure)?
-        .map_err(|_| {
-            (
-                StatusCode::CONFLICT,
-                "that match is ranked already (one upload per match)".to_owned(),
-            )
-        })?;
-    info!(id = %id, score = verified.score, wave = verified.wave, date = %date_text(date), "replay ranked");
-    let ranked = Ranked {
-        id,
-        board: verified.preset.clone(),
-        ranks,
-        score: verified.score,
-        wave: verified.wave,
-    };
-    Ok(serde_json::to_value(ranked).expect("a Ranked is JSON"))
+    }
 }
 
 /// A store's failure as a reply's status and reason: Redis not answering

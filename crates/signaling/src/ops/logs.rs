@@ -113,7 +113,7 @@ mod tests {
         let dispatch = LogFormat::Json.dispatch_to(move || writer.clone(), false);
         tracing::dispatcher::with_default(&dispatch, || {
             // The default filter passes the server's own targets.
-            tracing::info!(target: "twinstar_signaling::connection", room = "K7Q2XM", peer = "p1", "joined (1/2)");
+            tracing::info!(target: "twinstar_signaling::rooms::connection", room = "K7Q2XM", peer = "p1", "joined (1/2)");
         });
         let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
         assert_eq!(text.lines().count(), 1, "{text}");

@@ -19,6 +19,8 @@
 //! client), answer anything but the upgrade, or serve TLS. Its protocol
 //! (`IdAssigned`, `NewPeer`, `Signal`, `PeerLeft`) is kept to the letter,
 //! so stock matchbox clients and the browser's are served as before.
+//!
+//! [`Registry`]: crate::rooms::registry::Registry
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -42,27 +44,31 @@ use matchbox_signaling::common_logic::try_send;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use crate::close::CLOSE_RESTARTING;
-use crate::connection::{self, DEFAULT_IDLE_TIMEOUT};
-use crate::directory::{Directory, DirectoryError, merge};
-use crate::limits::{AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
-use crate::metrics::{Metrics, RefusalReason};
-use crate::metrics_access::{self, Listener, MetricsAccess};
-use crate::probes;
-use crate::replay_routes;
-use crate::reply::plain;
-use crate::reports::ReportsFile;
-use crate::room_requests;
-pub use crate::shared::RoomState;
-use crate::shared::Shared;
-use crate::tls::{self, Reloader, TlsError, TlsFiles};
-use crate::turn::IcePolicy;
-use crate::web::{self, WebClient};
-use crate::{
+use crate::http::reply::{plain, refusal_status};
+pub use crate::http::shared::RoomState;
+use crate::http::shared::Shared;
+use crate::http::tls::{self, Reloader, TlsError, TlsFiles};
+use crate::http::turn::IcePolicy;
+use crate::http::web::{self, WebClient};
+use crate::ops::metrics::{Metrics, RefusalReason};
+use crate::ops::metrics_access::{self, Listener, MetricsAccess};
+use crate::ops::probes;
+use crate::ops::reports::ReportsFile;
+use crate::ranking::redis_boards::RedisBoards;
+use crate::ranking::replay_routes;
+use crate::ranking::replay_state::Replays;
+use crate::ranking::replay_store::{self, Store};
+use crate::ranking::replays::VerifierPool;
+use crate::rooms::close::CLOSE_RESTARTING;
+use crate::rooms::connection::{self, DEFAULT_IDLE_TIMEOUT};
+use crate::rooms::directory::{Directory, DirectoryError, merge};
+use crate::rooms::limits::{AddressGuard, AddressLimits, DEFAULT_MAX_PER_ADDRESS, client_ip};
+use crate::rooms::room_requests;
+use twinstar_signaling_protocol::ICE_PATH;
+use twinstar_signaling_protocol::{
     ClientQuery, MAX_ROOM_REQUEST_BYTES, MAX_SIGNAL_BYTES, QueryError, ROOMS_PATH, Refusal,
     RoomRequest, RoomsPage, RoomsQuery,
 };
-use twinstar_signaling_protocol::ICE_PATH;
 
 /// Default `--handshake-timeout`: the TLS handshake, and the HTTP request
 /// with its headers, must arrive within it.
@@ -98,7 +104,7 @@ pub struct ServeOptions {
     pub metrics: MetricsAccess,
     /// The verifiers that rank uploaded replays (`replays`); `None`:
     /// `POST /replays` answers 503.
-    pub replays: Option<crate::VerifierPool>,
+    pub replays: Option<VerifierPool>,
     /// Where ranked replays are kept (`--data DIR`: SQLite in DIR);
     /// `None`: in memory, until the server stops.
     pub data: Option<std::path::PathBuf>,
@@ -126,7 +132,7 @@ impl ServeOptions {
             metrics: MetricsAccess::default(),
             replays: None,
             data: None,
-            replay_lifetime_slack: crate::replay_state::LIFETIME_SLACK,
+            replay_lifetime_slack: crate::ranking::replay_state::LIFETIME_SLACK,
         }
     }
 }
@@ -192,56 +198,16 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
     // The metrics listener first: its port is the one most likely taken
     // (a second server on the machine with the default), and nothing else
     // is bound yet when it is.
-    let metrics_listener = match options.metrics.bind {
-        Some(at) => {
-            let bound = listen(at).and_then(|l| Ok((l.local_addr()?, l)));
-            let (local, l) = bound.map_err(|error| ServerError::MetricsBind { addr: at, error })?;
-            Some((l, local))
-        }
-        None => None,
-    };
+    let metrics_listener = options.metrics.bind.map(listen_metrics).transpose()?;
     let listener = listen(addr).map_err(ServerError::Bind)?;
     let addr = listener.local_addr().map_err(ServerError::Bind)?;
     let (closing, closing_rx) = watch::channel(false);
-    let replays = match (options.replays, &directory) {
-        // Several nodes: the boards and bytes in their shared Redis.
-        (Some(pool), Some(redis)) => {
-            if let Some(dir) = &options.data {
-                return Err(ServerError::Data(format!(
-                    "--data {} and --directory both keep ranked replays: with --directory \
-                     they are in Redis, so leave --data out",
-                    dir.display()
-                )));
-            }
-            info!("ranked replays kept in the shared Redis (--directory)");
-            Some(
-                crate::replay_state::Replays::shared(
-                    pool,
-                    crate::redis_boards::RedisBoards::new(redis.clone()),
-                )
-                .with_lifetime_slack(options.replay_lifetime_slack),
-            )
-        }
-        (Some(pool), None) => {
-            let store = match &options.data {
-                Some(dir) => {
-                    let store = crate::replay_store::Store::open(dir).map_err(ServerError::Data)?;
-                    info!(
-                        "ranked replays kept in {} ({} so far)",
-                        dir.join(crate::replay_store::DATA_FILE).display(),
-                        store.len()
-                    );
-                    store
-                }
-                None => crate::replay_store::Store::memory(),
-            };
-            Some(
-                crate::replay_state::Replays::new(pool, store)
-                    .with_lifetime_slack(options.replay_lifetime_slack),
-            )
-        }
-        (None, _) => None,
-    };
+    let replays = ranked_replays(
+        options.replays,
+        directory.as_ref(),
+        options.data.as_deref(),
+        options.replay_lifetime_slack,
+    )?;
     let shared = Shared {
         rooms: RoomState::default(),
         metrics: Metrics::default(),
@@ -266,6 +232,55 @@ pub fn bind_with(addr: SocketAddr, options: ServeOptions) -> Result<BoundServer,
         tls,
         handshake_timeout: options.handshake_timeout,
         drain_timeout: options.drain_timeout,
+    })
+}
+
+/// The metrics listener (`--metrics-bind`) and the address it got.
+fn listen_metrics(at: SocketAddr) -> Result<(std::net::TcpListener, SocketAddr), ServerError> {
+    let bound = listen(at).and_then(|l| Ok((l.local_addr()?, l)));
+    let (local, l) = bound.map_err(|error| ServerError::MetricsBind { addr: at, error })?;
+    Ok((l, local))
+}
+
+/// Where ranked replays are kept when the server ranks them (`pool`): in
+/// the shared Redis with `--directory`, else in `--data`'s SQLite or in
+/// memory. Both `--data` and `--directory` is an error: two homes for one
+/// board.
+fn ranked_replays(
+    pool: Option<VerifierPool>,
+    directory: Option<&Arc<Directory>>,
+    data: Option<&std::path::Path>,
+    slack: Duration,
+) -> Result<Option<Replays>, ServerError> {
+    Ok(match (pool, directory) {
+        // Several nodes: the boards and bytes in their shared Redis.
+        (Some(pool), Some(redis)) => {
+            if let Some(dir) = data {
+                return Err(ServerError::Data(format!(
+                    "--data {} and --directory both keep ranked replays: with --directory \
+                     they are in Redis, so leave --data out",
+                    dir.display()
+                )));
+            }
+            info!("ranked replays kept in the shared Redis (--directory)");
+            Some(Replays::shared(pool, RedisBoards::new(redis.clone())).with_lifetime_slack(slack))
+        }
+        (Some(pool), None) => {
+            let store = match data {
+                Some(dir) => {
+                    let store = Store::open(dir).map_err(ServerError::Data)?;
+                    info!(
+                        "ranked replays kept in {} ({} so far)",
+                        dir.join(replay_store::DATA_FILE).display(),
+                        store.len()
+                    );
+                    store
+                }
+                None => Store::memory(),
+            };
+            Some(Replays::new(pool, store).with_lifetime_slack(slack))
+        }
+        (None, _) => None,
     })
 }
 
@@ -430,9 +445,9 @@ impl Drop for AbortOnDrop {
 }
 
 /// Writes this node's public rooms to the shared directory every
-/// [`directory::REFRESH`].
+/// [`directory::REFRESH`](crate::rooms::directory::REFRESH).
 async fn publish_rooms(rooms: RoomState, directory: Arc<Directory>) {
-    let mut tick = tokio::time::interval(crate::directory::REFRESH);
+    let mut tick = tokio::time::interval(crate::rooms::directory::REFRESH);
     loop {
         tick.tick().await;
         let listed = rooms.lock().listings();
@@ -472,7 +487,7 @@ async fn drain(shared: &Shared, timeout: Duration) {
     for channel in waiting {
         let _ = try_send(
             &channel,
-            crate::close::close(
+            crate::rooms::close::close(
                 CLOSE_RESTARTING,
                 "the server is restarting; connect again in a moment",
             ),
@@ -601,64 +616,91 @@ async fn client(
         return web::respond(shared.web.as_ref(), &method, uri.path(), &headers)
             .unwrap_or_else(|| plain(StatusCode::METHOD_NOT_ALLOWED, "GET only\n"));
     };
-    let refuse = |reason: RefusalReason, status: StatusCode, why: String| {
-        shared.metrics.refused(reason);
-        info!(origin = %peer_addr, path = %uri.path(), "refused: {why}");
-        plain(status, why)
-    };
-    let path = uri.path().trim_start_matches('/');
-    let request = match RoomRequest::from_path((!path.is_empty()).then_some(path)) {
-        Ok(request) => request,
-        Err(e) => {
-            let refusal = Refusal::BadRoom(e);
-            return refuse(
-                RefusalReason::BadRoom,
-                crate::refusal_status(&refusal),
-                refusal.to_string(),
-            );
+    let (request, query, guard) = match admit(&shared, peer_addr, &uri, &headers) {
+        Ok(admitted) => admitted,
+        Err(refused) => {
+            shared.metrics.refused(refused.reason);
+            info!(origin = %peer_addr, path = %uri.path(), "refused: {}", refused.why);
+            return plain(refused.status, refused.why);
         }
     };
+    let peer = PeerId(uuid::Uuid::new_v4());
+    info!(origin = %peer_addr, peer = %peer, path = %uri.path(), "connected");
+    upgrade
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .write_buffer_size(0)
+        .max_message_size(MAX_MESSAGE_BYTES)
+        .max_frame_size(MAX_MESSAGE_BYTES)
+        .on_upgrade(move |socket| connection::run(socket, (request, query), peer, shared, guard))
+}
+
+/// Why a client is turned away before its upgrade: the reason `/metrics`
+/// counts, the status and the one line of text it gets.
+struct Refused {
+    reason: RefusalReason,
+    status: StatusCode,
+    why: String,
+}
+
+impl From<Refusal> for Refused {
+    fn from(refusal: Refusal) -> Self {
+        Refused {
+            reason: refusal_reason(&refusal),
+            status: refusal_status(&refusal),
+            why: refusal.to_string(),
+        }
+    }
+}
+
+/// The reason `/metrics` counts a protocol refusal under.
+fn refusal_reason(refusal: &Refusal) -> RefusalReason {
+    match refusal {
+        Refusal::RoomFull(_) => RefusalReason::RoomFull,
+        Refusal::TooManySpectators(_) => RefusalReason::TooManySpectators,
+        Refusal::BadRoom(_) => RefusalReason::BadRoom,
+        Refusal::BadSeat(_) => RefusalReason::BadSeat,
+        Refusal::BadQuery(_) | Refusal::PublicNeedsName => RefusalReason::BadQuery,
+        Refusal::Kicked { .. } => RefusalReason::Kicked,
+    }
+}
+
+/// Every check a websocket client passes before its upgrade, in the order
+/// that decides which refusal it hears first: its path, the server
+/// draining, its query, its address' limit, then a seat (reserved here, under
+/// the registry's lock, so two clients cannot both take the last one).
+fn admit(
+    shared: &Shared,
+    peer_addr: SocketAddr,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<(RoomRequest, ClientQuery, AddressGuard), Refused> {
+    let path = uri.path().trim_start_matches('/');
+    let request =
+        RoomRequest::from_path((!path.is_empty()).then_some(path)).map_err(Refusal::BadRoom)?;
     // Draining: no new room, but a live room's own (a player rejoining its
     // match after a crash, a spectator) still gets in, or the match it
     // belongs to would end with this node. The proxy keeps routing them
     // here (deploy/haproxy.cfg: the node is NOLB, its rooms stuck to it).
     if shared.draining.load(Ordering::SeqCst) && !shared.rooms.lock().is_live(&request) {
-        return refuse(
-            RefusalReason::Draining,
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server is restarting; connect again in a moment".into(),
-        );
+        return Err(Refused {
+            reason: RefusalReason::Draining,
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            why: "the server is restarting; connect again in a moment".into(),
+        });
     }
-    let query = match ClientQuery::parse(uri.query()) {
-        Ok(query) if query.public && (query.name.is_none() || query.version.is_none()) => {
-            let refusal = Refusal::PublicNeedsName;
-            return refuse(
-                RefusalReason::BadQuery,
-                crate::refusal_status(&refusal),
-                refusal.to_string(),
-            );
-        }
-        Ok(query) => query,
-        Err(e) => {
-            let (reason, refusal) = match e {
-                QueryError::Seat(e) => (RefusalReason::BadSeat, Refusal::BadSeat(e)),
-                e => (RefusalReason::BadQuery, Refusal::BadQuery(e)),
-            };
-            return refuse(reason, crate::refusal_status(&refusal), refusal.to_string());
-        }
-    };
-    let token = query.seat;
-    let ip = client_ip(peer_addr.ip(), &headers, shared.trust_forwarded);
+    let query = client_query(uri.query())?;
+    let ip = client_ip(peer_addr.ip(), headers, shared.trust_forwarded);
     let Some(guard) = shared.limits.acquire(ip) else {
-        return refuse(
-            RefusalReason::TooManyFromAddress,
-            StatusCode::TOO_MANY_REQUESTS,
-            format!(
+        return Err(Refused {
+            reason: RefusalReason::TooManyFromAddress,
+            status: StatusCode::TOO_MANY_REQUESTS,
+            why: format!(
                 "too many connections from {ip} (at most {} at once)",
                 shared.limits.max()
             ),
-        );
+        });
     };
+    let token = query.seat;
     let admitted = {
         let mut rooms = shared.rooms.lock();
         let now = Instant::now();
@@ -670,25 +712,21 @@ async fn client(
             _ => rooms.admit_with(&request, token, now),
         }
     };
-    if let Err(refusal) = admitted {
-        let reason = match refusal {
-            Refusal::RoomFull(_) => RefusalReason::RoomFull,
-            Refusal::TooManySpectators(_) => RefusalReason::TooManySpectators,
-            Refusal::BadRoom(_) => RefusalReason::BadRoom,
-            Refusal::BadSeat(_) => RefusalReason::BadSeat,
-            Refusal::BadQuery(_) | Refusal::PublicNeedsName => RefusalReason::BadQuery,
-            Refusal::Kicked { .. } => RefusalReason::Kicked,
-        };
-        return refuse(reason, crate::refusal_status(&refusal), refusal.to_string());
+    admitted?;
+    Ok((request, query, guard))
+}
+
+/// A client's query (`?seat=`, `?public&name=&version=`), or why it is
+/// refused: a public room must say whose it is and which version.
+fn client_query(query: Option<&str>) -> Result<ClientQuery, Refusal> {
+    match ClientQuery::parse(query) {
+        Ok(query) if query.public && (query.name.is_none() || query.version.is_none()) => {
+            Err(Refusal::PublicNeedsName)
+        }
+        Ok(query) => Ok(query),
+        Err(QueryError::Seat(e)) => Err(Refusal::BadSeat(e)),
+        Err(e) => Err(Refusal::BadQuery(e)),
     }
-    let peer = PeerId(uuid::Uuid::new_v4());
-    info!(origin = %peer_addr, peer = %peer, path = %uri.path(), "connected");
-    upgrade
-        .read_buffer_size(READ_BUFFER_BYTES)
-        .write_buffer_size(0)
-        .max_message_size(MAX_MESSAGE_BYTES)
-        .max_frame_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |socket| connection::run(socket, (request, query), peer, shared, guard))
 }
 
 /// Binds and serves until `shutdown` resolves.

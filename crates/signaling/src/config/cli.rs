@@ -9,13 +9,16 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 
 use web_time::Duration;
 
-use crate::config_file::Settings;
-use crate::logs::LogFormat;
-use crate::reports::ReportsFile;
-pub use crate::serve_args::{DEFAULT_METRICS_BIND, MetricsBind, ServeArgs, ServeError};
-use crate::tls::TlsFiles;
-use crate::turn::{IcePolicy, TurnSecret};
-use crate::{ServeOptions, ServerError, WebClient, browser_link};
+use crate::config::config_file::Settings;
+pub use crate::config::serve_args::{DEFAULT_METRICS_BIND, MetricsBind, ServeArgs, ServeError};
+use crate::http::server::{ServeOptions, ServerError};
+use crate::http::tls::TlsFiles;
+use crate::http::turn::{IcePolicy, TurnSecret};
+use crate::http::web::WebClient;
+use crate::ops::logs::LogFormat;
+use crate::ops::metrics_access::{MetricsAccess, MetricsToken};
+use crate::ops::reports::ReportsFile;
+use twinstar_signaling_protocol::browser_link;
 
 /// The name the server's lines start with (`twinstar: ...` from the game
 /// too: operators' log filters match it).
@@ -32,17 +35,18 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
 /// twinstar's) in a pool of [`crate::replays::default_verifiers`] workers.
 pub fn serve_with(
     args: &ServeArgs,
-    verifier: Option<std::sync::Arc<dyn crate::ReplayVerifier>>,
+    verifier: Option<std::sync::Arc<dyn crate::ranking::replays::ReplayVerifier>>,
 ) -> Result<(), ServeError> {
-    let settings = crate::config_file::resolve(args)?;
+    let settings = crate::config::config_file::resolve(args)?;
     let log = settings.log_format;
     // The log format as the default of this thread and of the runtime's
     // (see `logs`: the game may have installed a global one already).
     let dispatch = log.dispatch();
     let _this_thread = tracing::dispatcher::set_default(&dispatch);
     let mut options = options(&settings)?;
-    options.replays =
-        verifier.map(|v| crate::VerifierPool::new(v, crate::replays::default_verifiers()));
+    options.replays = verifier.map(|v| {
+        crate::ranking::replays::VerifierPool::new(v, crate::ranking::replays::default_verifiers())
+    });
     let has_web = options.web.is_some();
     let ice = options.ice.describe();
     let token = options.metrics.token.is_some();
@@ -57,7 +61,7 @@ pub fn serve_with(
         .map_err(|e| ServeError::Runtime(format!("cannot start the network runtime: {e}")))?;
     let say = |text: &str| log.say(PROGRAM, "INFO", text);
     runtime.block_on(async {
-        let bound = match crate::bind_with(settings.bind, options.clone()) {
+        let bound = match crate::http::server::bind_with(settings.bind, options.clone()) {
             // Only the default's port: a second server on the machine runs
             // without metrics rather than not at all; an address the
             // operator chose is theirs to fix.
@@ -66,7 +70,7 @@ pub fn serve_with(
                     "no metrics listener: cannot bind {addr} ({error}); choose one with --metrics-bind ADDR:PORT, or --metrics-bind off"
                 ));
                 options.metrics.bind = None;
-                crate::bind_with(settings.bind, options)
+                crate::http::server::bind_with(settings.bind, options)
             }
             bound => bound,
         };
@@ -147,72 +151,23 @@ pub fn one_line_error(e: &clap::Error, program: &str) -> String {
     )
 }
 
-/// The server's options from the flags; every check before binding.
+/// The server's options from the flags; every check before binding, in
+/// the order that decides which problem is reported first (the reports
+/// file, created when it opens, last).
 fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
     let bad = ServeError::BadInput;
     let web = match &args.web {
         Some(dir) => Some(WebClient::load(dir).map_err(|e| bad(e.to_string()))?),
         None => WebClient::find_default(),
     };
-    let secret_text = match (&args.turn_secret, &args.turn_secret_file) {
-        (Some(secret), _) => Some(secret.clone()),
-        (None, Some(path)) => {
-            let bytes = twinstar_files::read_limited(path, 4096)
-                .map_err(|e| bad(format!("cannot read the TURN secret: {e}")))?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                bad(format!(
-                    "the TURN secret file {} is not text",
-                    path.display()
-                ))
-            })?;
-            Some(text.lines().next().unwrap_or_default().to_owned())
-        }
-        (None, None) => None,
-    };
-    let secret = match secret_text {
-        Some(text) => {
-            Some(TurnSecret::new(&text).ok_or_else(|| bad("the TURN secret is empty".into()))?)
-        }
-        None => None,
-    };
-    let ice = IcePolicy::new(args.stun.clone(), args.turn.clone(), secret, args.turn_ttl)
-        .map_err(|e| bad(e.to_string()))?;
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(TlsFiles {
-            cert: cert.clone(),
-            key: key.clone(),
-        }),
-        (None, None) => None,
-        // Checked here, not by clap: one may come from the config file.
-        (Some(_), None) => return Err(bad("--tls-cert needs --tls-key".into())),
-        (None, Some(_)) => return Err(bad("--tls-key needs --tls-cert".into())),
-    };
-    let metrics = crate::MetricsAccess {
-        bind: match args.metrics_bind {
-            None => Some(DEFAULT_METRICS_BIND),
-            Some(MetricsBind::At(at)) => Some(at),
-            Some(MetricsBind::Off) => None,
-        },
-        token: match &args.metrics_token_file {
-            Some(path) => {
-                let bytes = twinstar_files::read_limited(path, 4096)
-                    .map_err(|e| bad(format!("cannot read the metrics token: {e}")))?;
-                let text = String::from_utf8(bytes).map_err(|_| {
-                    bad(format!(
-                        "the metrics token file {} is not text",
-                        path.display()
-                    ))
-                })?;
-                Some(crate::MetricsToken::new(&text).map_err(bad)?)
-            }
-            None => None,
-        },
-    };
+    let ice = ice_policy(args)?;
+    let tls = tls_files(args)?;
+    let metrics = metrics_access(args)?;
     Ok(ServeOptions {
         replays: None,
         data: args.data.clone(),
         // The benchmarks' switch is never read from the command line.
-        replay_lifetime_slack: crate::replay_state::LIFETIME_SLACK,
+        replay_lifetime_slack: crate::ranking::replay_state::LIFETIME_SLACK,
         metrics,
         web,
         tls,
@@ -224,7 +179,7 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
         trust_forwarded: args.trust_forwarded,
         directory: match &args.directory {
             Some(url) => {
-                crate::directory::Directory::new(url).map_err(|e| bad(e.to_string()))?;
+                crate::rooms::directory::Directory::new(url).map_err(|e| bad(e.to_string()))?;
                 Some(url.clone())
             }
             None => None,
@@ -241,6 +196,75 @@ fn options(args: &Settings) -> Result<ServeOptions, ServeError> {
             None => None,
         },
     })
+}
+
+/// The STUN and TURN servers handed to clients, with the TURN secret from
+/// the flag or the first line of its file.
+fn ice_policy(args: &Settings) -> Result<IcePolicy, ServeError> {
+    let bad = ServeError::BadInput;
+    let secret_text = match (&args.turn_secret, &args.turn_secret_file) {
+        (Some(secret), _) => Some(secret.clone()),
+        (None, Some(path)) => Some(
+            read_secret(path, "TURN secret")?
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        ),
+        (None, None) => None,
+    };
+    let secret = match secret_text {
+        Some(text) => {
+            Some(TurnSecret::new(&text).ok_or_else(|| bad("the TURN secret is empty".into()))?)
+        }
+        None => None,
+    };
+    IcePolicy::new(args.stun.clone(), args.turn.clone(), secret, args.turn_ttl)
+        .map_err(|e| bad(e.to_string()))
+}
+
+/// The TLS pair, both files or neither.
+fn tls_files(args: &Settings) -> Result<Option<TlsFiles>, ServeError> {
+    let bad = ServeError::BadInput;
+    match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Ok(Some(TlsFiles {
+            cert: cert.clone(),
+            key: key.clone(),
+        })),
+        (None, None) => Ok(None),
+        // Checked here, not by clap: one may come from the config file.
+        (Some(_), None) => Err(bad("--tls-cert needs --tls-key".into())),
+        (None, Some(_)) => Err(bad("--tls-key needs --tls-cert".into())),
+    }
+}
+
+/// Where `/metrics` is served (by default on [`DEFAULT_METRICS_BIND`]) and
+/// the token it asks for, if any.
+fn metrics_access(args: &Settings) -> Result<MetricsAccess, ServeError> {
+    Ok(MetricsAccess {
+        bind: match args.metrics_bind {
+            None => Some(DEFAULT_METRICS_BIND),
+            Some(MetricsBind::At(at)) => Some(at),
+            Some(MetricsBind::Off) => None,
+        },
+        token: match &args.metrics_token_file {
+            Some(path) => Some(
+                MetricsToken::new(&read_secret(path, "metrics token")?)
+                    .map_err(ServeError::BadInput)?,
+            ),
+            None => None,
+        },
+    })
+}
+
+/// A secret's file (`what`: "TURN secret", "metrics token"), small and
+/// text, whole.
+fn read_secret(path: &std::path::Path, what: &str) -> Result<String, ServeError> {
+    let bad = ServeError::BadInput;
+    let bytes = twinstar_files::read_limited(path, 4096)
+        .map_err(|e| bad(format!("cannot read the {what}: {e}")))?;
+    String::from_utf8(bytes)
+        .map_err(|_| bad(format!("the {what} file {} is not text", path.display())))
 }
 
 /// Resolves at the first SIGTERM or Ctrl-C; a second one exits at once.
@@ -291,7 +315,7 @@ mod tests {
             turn_secret: Some("north".into()),
             ..ServeArgs::default()
         };
-        options(&crate::config_file::resolve(&args)?)
+        options(&crate::config::config_file::resolve(&args)?)
     }
 
     #[test]

@@ -9,14 +9,14 @@ use web_time::Duration;
 
 use tokio::sync::watch;
 
-use crate::RoomCode;
-use crate::directory::Directory;
-use crate::limits::AddressLimits;
-use crate::metrics::{Metrics, RoomCounts};
-use crate::registry::Registry;
-use crate::reports::ReportsFile;
-use crate::turn::IcePolicy;
-use crate::web::WebClient;
+use crate::http::turn::IcePolicy;
+use crate::http::web::WebClient;
+use crate::ops::metrics::{Metrics, RoomCounts};
+use crate::ops::reports::ReportsFile;
+use crate::rooms::directory::Directory;
+use crate::rooms::limits::AddressLimits;
+use crate::rooms::registry::Registry;
+use twinstar_signaling_protocol::RoomCode;
 
 /// The shared registry, locked briefly by every connection task.
 #[derive(Clone, Debug, Default)]
@@ -61,5 +61,5 @@ pub(crate) struct Shared {
     /// Where players' reports go (`--reports`), if anywhere.
     pub reports: Option<ReportsFile>,
     /// The ranked replays, when the server has a verifier.
-    pub replays: Option<crate::replay_state::Replays>,
+    pub replays: Option<crate::ranking::replay_state::Replays>,
 }

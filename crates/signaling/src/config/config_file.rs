@@ -21,11 +21,11 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::config_check::{FileSettings, check_file};
-pub use crate::config_check::{KEYS, Problem};
-use crate::logs::LogFormat;
-use crate::serve_args::{MetricsBind, ServeArgs, ServeError};
-use crate::web::WEB_DIR_ENV;
+use crate::config::config_check::{FileSettings, check_file};
+pub use crate::config::config_check::{KEYS, Problem};
+use crate::config::serve_args::{MetricsBind, ServeArgs, ServeError};
+use crate::http::web::WEB_DIR_ENV;
+use crate::ops::logs::LogFormat;
 
 /// The options as the server runs with them: the command line (and the
 /// environment) over the file over the defaults.
@@ -175,16 +175,16 @@ fn merge(
         turn_ttl: args
             .turn_ttl
             .or(file.turn_ttl)
-            .unwrap_or(crate::turn::DEFAULT_TURN_TTL),
+            .unwrap_or(crate::http::turn::DEFAULT_TURN_TTL),
         idle_timeout: (args.idle_timeout)
             .or(file.idle_timeout)
-            .unwrap_or(crate::DEFAULT_IDLE_TIMEOUT.as_secs()),
+            .unwrap_or(crate::rooms::connection::DEFAULT_IDLE_TIMEOUT.as_secs()),
         handshake_timeout: (args.handshake_timeout)
             .or(file.handshake_timeout)
-            .unwrap_or(crate::DEFAULT_HANDSHAKE_TIMEOUT.as_secs()),
+            .unwrap_or(crate::http::server::DEFAULT_HANDSHAKE_TIMEOUT.as_secs()),
         max_per_address: (args.max_per_address)
             .or(file.max_per_address)
-            .unwrap_or(crate::DEFAULT_MAX_PER_ADDRESS as u64),
+            .unwrap_or(crate::rooms::limits::DEFAULT_MAX_PER_ADDRESS as u64),
         trust_forwarded: (args.trust_forwarded)
             .or(file.trust_forwarded)
             .unwrap_or(false),
@@ -192,12 +192,12 @@ fn merge(
         reports: args.reports.clone().or(file.reports),
         reports_max_bytes: (args.reports_max_bytes)
             .or(file.reports_max_bytes)
-            .unwrap_or(crate::reports::DEFAULT_REPORTS_MAX_BYTES),
+            .unwrap_or(crate::ops::reports::DEFAULT_REPORTS_MAX_BYTES),
         data: args.data.clone().or(file.data),
         verifiers: args.verifiers.or(file.verifiers),
         drain_timeout: (args.drain_timeout)
             .or(file.drain_timeout)
-            .unwrap_or(crate::DEFAULT_DRAIN_TIMEOUT.as_secs()),
+            .unwrap_or(crate::http::server::DEFAULT_DRAIN_TIMEOUT.as_secs()),
         metrics_bind: args.metrics_bind.or(file.metrics_bind),
         metrics_token_file: args.metrics_token_file.clone().or(file.metrics_token_file),
     }
@@ -206,7 +206,7 @@ fn merge(
 /// Default `--bind`: every address, the game's port.
 pub const DEFAULT_BIND: SocketAddr = SocketAddr::new(
     std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
-    crate::DEFAULT_PORT,
+    twinstar_signaling_protocol::DEFAULT_PORT,
 );
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::logs::LogFormat;
+use crate::ops::logs::LogFormat;
 
 /// The server's options. Each may also be set by an environment variable
 /// (`TWINSTAR_` and the flag's name, `--idle-timeout` →
@@ -234,8 +234,10 @@ pub enum MetricsBind {
 
 /// The metrics listener when nothing is said: loopback, so only this
 /// machine (a Prometheus or an agent beside the server) reads it.
-pub const DEFAULT_METRICS_BIND: SocketAddr =
-    SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), crate::DEFAULT_METRICS_PORT);
+pub const DEFAULT_METRICS_BIND: SocketAddr = SocketAddr::new(
+    IpAddr::V4(Ipv4Addr::LOCALHOST),
+    crate::ops::metrics_access::DEFAULT_METRICS_PORT,
+);
 
 pub(crate) fn parse_metrics_bind(text: &str) -> Result<MetricsBind, String> {
     if text.eq_ignore_ascii_case("off") {
