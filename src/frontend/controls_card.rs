@@ -6,8 +6,8 @@
 
 use macroquad::prelude::*;
 
-use super::assets::{Align, BitmapFont, GLYPH_H, GLYPH_W};
-use super::ui_layout::Text;
+use super::assets::{Align, BitmapFont};
+use super::ui_layout::{Text, chars_in, line_height};
 use crate::input::KeyMap;
 use crate::input::pad::{PadButton, PadMap};
 use crate::settings::key_name;
@@ -100,8 +100,7 @@ pub fn texts(
         + players.len() as f32 * 0.5
         + RULES.len() as f32
         + 1.5;
-    let drawn = |scale: f32| (scale * ui).round().max(1.0);
-    let step = |scale: f32| drawn(scale) * (GLYPH_H + 1.0) * 1.3;
+    let step = |scale: f32| line_height(scale, ui) * 1.3;
     let scale = [2.0, 1.5, 1.0, 0.5]
         .into_iter()
         .find(|&s| rows * step(s) + 24.0 <= h - 8.0 && (w >= 700.0 || s <= 1.0))
@@ -109,7 +108,7 @@ pub fn texts(
     let line = step(scale);
     let card_h = rows * line + 24.0;
     let (x, top) = ((w - card_w) / 2.0, ((h - card_h) / 2.0).max(4.0));
-    let chars = ((card_w - 32.0) / (GLYPH_W * drawn(scale))) as usize;
+    let chars = chars_in(card_w - 32.0, scale, ui);
     let cx = w / 2.0;
     let text = |text: String, x, y, align, color| Text {
         text: super::text::fit(&text, chars),

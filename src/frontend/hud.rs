@@ -3,7 +3,7 @@
 
 use macroquad::prelude::*;
 
-use super::assets::{Align, BitmapFont, GLYPH_H, GLYPH_W, Sprites};
+use super::assets::{Align, BitmapFont, Sprites};
 use super::effects::EventLedger;
 use super::scene::Layout;
 use super::ui_layout::{self, HudFigures, Text};
@@ -233,8 +233,7 @@ pub fn result_lines(world: &World, info: &MatchInfo, chat: &[String]) -> Vec<Pan
 /// width). Scales shrink on a narrow screen; nothing leaves the panel.
 pub fn result_texts(lines: &[PanelLine], w: f32, h: f32, ui: f32) -> (Rect, Vec<Text>) {
     let panel_w = (w - 16.0).min(760.0 * ui.min(1.5));
-    let drawn = |scale: f32| (scale * ui).round().max(1.0);
-    let step = |scale: f32| drawn(scale) * (GLYPH_H + 1.0) * 1.3;
+    let step = |scale: f32| ui_layout::line_height(scale, ui) * 1.3;
     let height = |lines: &[PanelLine], shrink: f32| -> f32 {
         lines
             .iter()
@@ -264,7 +263,7 @@ pub fn result_texts(lines: &[PanelLine], w: f32, h: f32, ui: f32) -> (Rect, Vec<
     let mut y = 16.0;
     for (text, scale, color) in &lines[..kept] {
         let scale = (scale * shrink).max(0.5);
-        let chars = ((panel_w - 24.0) / (GLYPH_W * drawn(scale))).max(4.0) as usize;
+        let chars = ui_layout::chars_in(panel_w - 24.0, scale, ui).max(4);
         texts.push(Text {
             text: super::text::fit(text, chars),
             x: w / 2.0,

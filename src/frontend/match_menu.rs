@@ -7,9 +7,9 @@
 
 use macroquad::prelude::*;
 
-use super::assets::{Align, BitmapFont, GLYPH_H, GLYPH_W};
+use super::assets::{Align, BitmapFont};
 use super::keys::{clicked, pad_pressed, pressed};
-use super::ui_layout::Text;
+use super::ui_layout::{Text, char_width, chars_in, line_height};
 
 /// Which menu: decided by whether the match can pause.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,14 +158,9 @@ pub fn moves(menu: &MatchMenu) -> Vec<Move> {
 const ROW_SCALE: f32 = 3.0;
 const PANEL_MAX_W: f32 = 560.0;
 
-/// A text scale's drawn line height at interface scale `ui`.
-fn line(scale: f32, ui: f32) -> f32 {
-    (scale * ui).round().max(1.0) * (GLYPH_H + 1.0)
-}
-
 /// The title's scale: smaller when it would not fit the panel.
 fn title_scale(menu: &MatchMenu, panel_w: f32, ui: f32) -> f32 {
-    let width = |scale: f32| menu.title().len() as f32 * GLYPH_W * (scale * ui).round();
+    let width = |scale: f32| menu.title().len() as f32 * char_width(scale, ui);
     [5.0, 4.0, 3.0, 2.0]
         .into_iter()
         .find(|&s| width(s) <= panel_w - 24.0)
@@ -176,7 +171,7 @@ fn title_scale(menu: &MatchMenu, panel_w: f32, ui: f32) -> f32 {
 /// `w`×`h` screen at interface scale `ui`.
 fn placed(menu: &MatchMenu, w: f32, h: f32, ui: f32) -> (Rect, Vec<Rect>, Vec<Text>) {
     let width = PANEL_MAX_W.min(w * 0.92).max(PANEL_MAX_W.min(w - 16.0));
-    let chars = ((width - 24.0) / (GLYPH_W * (2.0 * ui).round())) as usize;
+    let chars = chars_in(width - 24.0, 2.0, ui);
     let n = menu.items().len() as f32 + 0.4;
     // The largest title and rows that fit the screen's height.
     let sizes = [
@@ -188,8 +183,8 @@ fn placed(menu: &MatchMenu, w: f32, h: f32, ui: f32) -> (Rect, Vec<Rect>, Vec<Te
     ];
     let measure = |(title, row_scale): (f32, f32)| {
         let title = title.min(title_scale(menu, width, ui));
-        let row = line(row_scale, ui) * 1.6;
-        let head = 14.0 + line(title, ui) + 8.0 + line(2.0, ui) + 14.0;
+        let row = line_height(row_scale, ui) * 1.6;
+        let head = 14.0 + line_height(title, ui) + 8.0 + line_height(2.0, ui) + 14.0;
         (title, row_scale, row, head, head + row * n)
     };
     let (title, row_scale, row, head, height) = sizes
@@ -216,7 +211,7 @@ fn placed(menu: &MatchMenu, w: f32, h: f32, ui: f32) -> (Rect, Vec<Rect>, Vec<Te
         text(menu.title().into(), panel.y + 14.0, title, WHITE),
         text(
             super::text::fit(menu.detail(), chars),
-            panel.y + 14.0 + line(title, ui) + 8.0,
+            panel.y + 14.0 + line_height(title, ui) + 8.0,
             2.0,
             LIGHTGRAY,
         ),
@@ -230,7 +225,7 @@ fn placed(menu: &MatchMenu, w: f32, h: f32, ui: f32) -> (Rect, Vec<Rect>, Vec<Te
             row,
         );
         let color = if i == menu.selected() { YELLOW } else { WHITE };
-        let y = r.y + (r.h - line(row_scale, ui)) / 2.0;
+        let y = r.y + (r.h - line_height(row_scale, ui)) / 2.0;
         texts.push(text((*label).into(), y, row_scale, color));
         rows.push(r);
     }

@@ -4,13 +4,13 @@
 
 use macroquad::prelude::*;
 
-use super::assets::{Align, GLYPH_H, GLYPH_W};
+use super::assets::Align;
 use super::audio::Cue;
 use super::keys::{clicked, end_frame, enter_screen, pressed};
 use super::music::Track;
 use super::text::{edit_text, pick_chars, take_chars_after_enter, wrap};
 use super::ui::{Screenshot, Ui, backdrop, save_screenshot};
-use super::ui_layout::Text;
+use super::ui_layout::{Text, char_width, chars_in, line_height};
 use crate::net::signaling::{PlayerName, check_server_url};
 use crate::platform::text_field::TextField;
 use crate::settings::{Action, BINDABLE_KEYS, PadAction, Settings, key_name};
@@ -68,16 +68,6 @@ pub struct ListLayout {
     hint_y: [f32; 2],
 }
 
-/// A text scale's drawn line height at interface scale `ui`.
-fn line_at(scale: f32, ui: f32) -> f32 {
-    (scale * ui).round().max(1.0) * (GLYPH_H + 1.0)
-}
-
-/// Characters of scale `scale` that fit `width` pixels at `ui`.
-fn chars_in(width: f32, scale: f32, ui: f32) -> usize {
-    (width / (GLYPH_W * (scale * ui).round().max(1.0))) as usize
-}
-
 const KEYS_HINT: &str = "Up/Down or mouse: choose   Enter or click: pick   Esc: back";
 
 impl ListLayout {
@@ -97,19 +87,19 @@ impl ListLayout {
         items: usize,
         title: &str,
     ) -> ListLayout {
-        let title_w = |s: f32| title.chars().count() as f32 * GLYPH_W * (s * ui).round();
+        let title_w = |s: f32| title.chars().count() as f32 * char_width(s, ui);
         let title_scale = [8.0, 6.0, 5.0, 4.0, 3.0]
             .into_iter()
-            .find(|&s| title_w(s) <= w - 16.0 && line_at(s, ui) <= h * 0.16)
+            .find(|&s| title_w(s) <= w - 16.0 && line_height(s, ui) <= h * 0.16)
             .unwrap_or(2.0);
         let title_y = (h * 0.05).min(50.0);
         let small = if h < 500.0 { 1.0 } else { 2.0 };
-        let detail_step = line_at(small, ui) * 1.25;
-        let detail_y = title_y + line_at(title_scale, ui) + 12.0;
-        let hint_step = line_at(small, ui) * 1.3;
+        let detail_step = line_height(small, ui) * 1.25;
+        let detail_y = title_y + line_height(title_scale, ui) + 12.0;
+        let hint_step = line_height(small, ui) * 1.3;
         let hint_y = [h - 12.0 - hint_step, h - 12.0 - 2.0 * hint_step];
         // Room for three rows at the least: details beyond it are left out.
-        let least_rows = 3.0 * (line_at(2.0, ui) + 12.0);
+        let least_rows = 3.0 * (line_height(2.0, ui) + 12.0);
         let details_shown = (0..=details)
             .rev()
             .find(|&n| detail_y + n as f32 * detail_step + 12.0 + least_rows <= hint_y[1] - 8.0)
@@ -118,7 +108,7 @@ impl ListLayout {
         let room = hint_y[1] - 8.0 - top;
         // Smaller rows, then tighter ones, before scrolling.
         let first = if items > 9 { 2.0 } else { 3.0 };
-        let row_h = |(scale, pad): (f32, f32)| line_at(scale, ui) + pad;
+        let row_h = |(scale, pad): (f32, f32)| line_height(scale, ui) + pad;
         let (scale, pad) = [
             (3.0, 12.0),
             (2.5, 12.0),
@@ -184,7 +174,7 @@ impl ListLayout {
         };
         let mut out = vec![text(
             title,
-            (self.detail_y - 12.0 - line_at(self.title_scale, self.ui)).max(0.0),
+            (self.detail_y - 12.0 - line_height(self.title_scale, self.ui)).max(0.0),
             self.title_scale,
             WHITE,
         )];
@@ -197,7 +187,7 @@ impl ListLayout {
         }
         for (i, r) in self.rows(selected, items.len()) {
             let color = if i == selected { SELECTED } else { ITEM };
-            let y = r.y + (r.h - line_at(self.scale, self.ui)) / 2.0;
+            let y = r.y + (r.h - line_height(self.scale, self.ui)) / 2.0;
             let mut t = text(&items[i], y, self.scale, color);
             t.text = super::text::fit(&items[i], chars_in(self.row_w, self.scale, self.ui));
             out.push(t);

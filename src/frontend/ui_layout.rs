@@ -9,6 +9,27 @@ use macroquad::prelude::*;
 use super::assets::{Align, BitmapFont, GLYPH_H, GLYPH_W};
 use super::layout::Layout;
 
+/// The font's pixel scale for text scale `scale` at interface scale `ui`:
+/// whole pixels, at least one, as [`BitmapFont::draw`] rounds it.
+pub fn drawn(scale: f32, ui: f32) -> f32 {
+    (scale * ui).round().max(1.0)
+}
+
+/// A line's drawn height (a glyph and the pixel under it).
+pub fn line_height(scale: f32, ui: f32) -> f32 {
+    drawn(scale, ui) * (GLYPH_H + 1.0)
+}
+
+/// One character's drawn width.
+pub fn char_width(scale: f32, ui: f32) -> f32 {
+    drawn(scale, ui) * GLYPH_W
+}
+
+/// Characters of scale `scale` that fit `width` pixels at `ui`.
+pub fn chars_in(width: f32, scale: f32, ui: f32) -> usize {
+    (width / char_width(scale, ui)) as usize
+}
+
 /// One line of text as the font will draw it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Text {
@@ -23,11 +44,22 @@ pub struct Text {
 }
 
 impl Text {
+    pub fn new(text: String, x: f32, y: f32, scale: f32, align: Align, color: Color) -> Text {
+        Text {
+            text,
+            x,
+            y,
+            scale,
+            align,
+            color,
+        }
+    }
+
     /// The rectangle the font covers at interface scale `ui` (its scale
     /// rounded to whole pixels, as [`BitmapFont::draw`] does, shadow
     /// included).
     pub fn rect(&self, ui: f32) -> Rect {
-        let s = (self.scale * ui).round().max(1.0);
+        let s = drawn(self.scale, ui);
         let w = self.text.chars().count() as f32 * GLYPH_W * s;
         let x = match self.align {
             Align::Left => self.x,
@@ -77,19 +109,10 @@ pub fn hud(f: &HudFigures, arena: &Layout, ui: f32) -> (Vec<Text>, [Vec2; 2]) {
     let center = arena.origin.x + size.x / 2.0;
     // Lines stack by their drawn height (the interface scale included), so
     // they never run into each other at 150 % or 200 %.
-    let line = |scale: f32| ((scale * ui).round().max(1.0)) * (GLYPH_H + 1.0) + 1.0;
+    let line = |scale: f32| line_height(scale, ui) + 1.0;
     let (big, small) = (line(3.0 * k), line(2.0 * k));
-    let char_w = |scale: f32| GLYPH_W * (scale * ui).round().max(1.0);
-    // The centre column (wave, team, combo) is as wide as its widest line;
-    // each side keeps to what is left of its half.
-    let centre = [
-        format!("WAVE {}", f.wave).len() as f32 * char_w(3.0 * k),
-        format!("TEAM {}", f.team).len() as f32 * char_w(2.0 * k),
-        f.combo.as_ref().map_or(0, String::len) as f32 * char_w(2.0 * k),
-    ]
-    .into_iter()
-    .fold(0.0, f32::max);
-    let side_w = size.x / 2.0 - centre / 2.0 - 14.0 * k - 8.0;
+    let char_w = |scale: f32| char_width(scale, ui);
+    let side_w = side_width(f, size.x, k, ui);
     let fits = |text: &str, scale: f32| text.len() as f32 * char_w(scale) <= side_w;
     let name = |i: usize| {
         let room = (side_w / char_w(3.0 * k)) as usize;
@@ -109,14 +132,7 @@ pub fn hud(f: &HudFigures, arena: &Layout, ui: f32) -> (Vec<Text>, [Vec2; 2]) {
         super::text::fit(text, chars.max(4))
     };
     let colour = super::look::player_color;
-    let text = |text: String, x, y, scale, align, color| Text {
-        text,
-        x,
-        y,
-        scale,
-        align,
-        color,
-    };
+    let text = Text::new;
     let lives_y = top + big;
     let kit_y = lives_y + LIVES_ROW + 3.0;
     let mut out = vec![
@@ -182,6 +198,21 @@ pub fn menu_button(w: f32, h: f32, side: f32, arena: &Layout) -> Rect {
     } else {
         Rect::new(w - bw - 8.0, 8.0, bw, bh)
     }
+}
+
+/// The width each side column of the HUD may take: half the arena, less
+/// half the centre column (wave, team, combo), which is as wide as its
+/// widest line, and a margin.
+fn side_width(f: &HudFigures, arena_w: f32, k: f32, ui: f32) -> f32 {
+    let width = |text: &str, scale: f32| text.len() as f32 * char_width(scale, ui);
+    let centre = [
+        width(&format!("WAVE {}", f.wave), 3.0 * k),
+        width(&format!("TEAM {}", f.team), 2.0 * k),
+        width(f.combo.as_deref().unwrap_or_default(), 2.0 * k),
+    ]
+    .into_iter()
+    .fold(0.0, f32::max);
+    arena_w / 2.0 - centre / 2.0 - 14.0 * k - 8.0
 }
 
 /// Whether two rectangles share any area (touching edges do not).

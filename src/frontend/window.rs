@@ -127,6 +127,43 @@ fn leave_button(side: f32) -> Rect {
 const PAD_NOTICE_SECONDS: u64 = 5;
 
 impl MatchScreen {
+    /// The screen of a match starting now, with the controls card up on
+    /// the first match on this device when someone plays at its keyboard.
+    fn new(game: &Match, sources: &[InputSource; 2], options: &MatchOptions) -> MatchScreen {
+        let mut info = options.info.clone();
+        info.started_frame = game.driver().world().frame;
+        info.names = game.driver().player_names();
+        let keys = [0, 1].map(|i| match &sources[i] {
+            InputSource::Keys(map) => Some(*map),
+            InputSource::Bot(_) | InputSource::Human(_) => None,
+        });
+        let first_card = options.first_match && keys.iter().any(Option::is_some);
+        if first_card {
+            tracing::info!("the controls card is shown (the first match on this device)");
+        }
+        MatchScreen {
+            ledger: EventLedger::new(),
+            motion: Motion::default(),
+            graph: NetGraph::new(options.check_distance),
+            info,
+            overlay: options.overlay,
+            chat: ChatBox::new(options.chat),
+            pad_notice: None,
+            touch: TouchControls::default(),
+            mouse: Default::default(),
+            menu: None,
+            card: if first_card {
+                Card::FirstMatch
+            } else {
+                Card::Hidden
+            },
+            pad_map: options.pad,
+            keys,
+            records_as: options.records_as,
+            recorded: None,
+        }
+    }
+
     /// Runs the frames due now (at most `MAX_FRAMES_PER_DRAW`) with inputs
     /// from `sources`; effects and sounds follow each frame's report.
     fn run_due_frames(
@@ -476,38 +513,7 @@ pub async fn play_match(
     options: MatchOptions,
 ) -> MatchEnd {
     enter_screen();
-    let mut info = options.info.clone();
-    info.started_frame = game.driver().world().frame;
-    info.names = game.driver().player_names();
-    let keys = [0, 1].map(|i| match &sources[i] {
-        InputSource::Keys(map) => Some(*map),
-        InputSource::Bot(_) | InputSource::Human(_) => None,
-    });
-    let first_card = options.first_match && keys.iter().any(Option::is_some);
-    let mut screen = MatchScreen {
-        ledger: EventLedger::new(),
-        motion: Motion::default(),
-        graph: NetGraph::new(options.check_distance),
-        info,
-        overlay: options.overlay,
-        chat: ChatBox::new(options.chat),
-        pad_notice: None,
-        touch: TouchControls::default(),
-        mouse: Default::default(),
-        menu: None,
-        card: if first_card {
-            Card::FirstMatch
-        } else {
-            Card::Hidden
-        },
-        pad_map: options.pad,
-        keys,
-        records_as: options.records_as,
-        recorded: None,
-    };
-    if first_card {
-        tracing::info!("the controls card is shown (the first match on this device)");
-    }
+    let mut screen = MatchScreen::new(&game, &sources, &options);
     tracing::info!("the match is on screen");
     super::keys::set_in_match(true);
     // The match's music, kept through the result panel until a menu.

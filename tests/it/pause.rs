@@ -11,16 +11,9 @@ use std::time::{Duration, Instant};
 
 use common::{Display, Twinstar, scratch};
 
-/// The frame in the first stderr line starting with `prefix` ("paused at
-/// frame 123").
+/// The frame after `prefix` in `stderr`, which must say it.
 fn frame_after(stderr: &str, prefix: &str) -> u32 {
-    let at = stderr
-        .find(prefix)
-        .unwrap_or_else(|| panic!("no '{prefix}' in:\n{stderr}"));
-    stderr[at + prefix.len()..]
-        .split(|c: char| !c.is_ascii_digit())
-        .next()
-        .and_then(|n| n.parse().ok())
+    common::frame_after(stderr, prefix)
         .unwrap_or_else(|| panic!("no frame after '{prefix}' in:\n{stderr}"))
 }
 

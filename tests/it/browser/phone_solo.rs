@@ -7,18 +7,8 @@
 use super::{serial, web_server};
 use crate::common;
 
-use common::LIMIT;
 use common::browser::{self, page_url};
-
-/// The frame after `prefix` in the page's console ("paused at frame 123").
-fn frame_after(out: &str, prefix: &str) -> Option<u32> {
-    let at = out.find(prefix)? + prefix.len();
-    out[at..]
-        .split(|c: char| !c.is_ascii_digit())
-        .next()?
-        .parse()
-        .ok()
-}
+use common::{LIMIT, frame_after};
 
 #[test]
 fn a_phone_alone_plays_solo_and_pauses_and_resumes_by_touch() {

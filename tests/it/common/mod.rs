@@ -151,6 +151,17 @@ fn last_line(stdout: &str) -> Result<&str, String> {
         .ok_or_else(|| "no --json output: stdout is empty".to_string())
 }
 
+/// The number after the first `prefix` in `text` ("paused at frame 123"
+/// in a log gives 123).
+pub fn frame_after(text: &str, prefix: &str) -> Option<u32> {
+    let at = text.find(prefix)? + prefix.len();
+    text[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
 pub fn tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines.len().saturating_sub(n);
