@@ -5,6 +5,12 @@
 #   index.html  twinstar.js  twinstar_bg.wasm  mq_js_bundle.js
 #   manifest.webmanifest  sw.js  (+ NAME.gz of each of these)
 #   icon-192.png  icon-512.png  icon-maskable-512.png  apple-touch-icon.png
+#   sounds-NAME.wav (+ .gz)  sprites-background.png
+#
+# The last two are the game's assets the page fetches after its first
+# frame instead of holding them in its wasm (platform/browser/assets.rs):
+# assets/sounds/NAME.wav and assets/sprites/background.png, flattened to one
+# folder (the release archive and the .deb copy the folder as it is).
 #
 # The last six make it an installable app that opens offline (web/sw.js
 # says how): sw.js gets the client's version written into it, the game's
@@ -31,7 +37,7 @@
 # $WASM_BINDGEN and $WASM_OPT may name binaries to use instead (the version
 # is still checked).
 #
-# Steps: cargo build --profile web --target wasm32-unknown-unknown; wasm-bindgen
+# Steps: cargo build --profile web-client --target wasm32-unknown-unknown; wasm-bindgen
 # --target web; scripts/lib/patch-glue.mjs (the glue, for macroquad's loader);
 # wasm-opt -Oz; macroquad's js/mq_js_bundle.js from the cargo registry;
 # web/index.html, web/manifest.webmanifest, assets/web/*.png; web/sw.js with
@@ -43,7 +49,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$PWD
 
 TRIPLE=wasm32-unknown-unknown
-PROFILE=web
+PROFILE=web-client
 BINARYEN_VERSION=132
 FILES=(index.html twinstar.js twinstar_bg.wasm mq_js_bundle.js manifest.webmanifest
     icon-192.png icon-512.png icon-maskable-512.png apple-touch-icon.png sw.js)
@@ -149,10 +155,10 @@ bundle=$macroquad_dir/js/mq_js_bundle.js
 # --- build -----------------------------------------------------------------
 
 # Cargo.toml defines the profile; if it does not (yet), the same settings.
-if ! grep -q '^\[profile\.web\]' Cargo.toml; then
-    say "no [profile.web] in Cargo.toml: using release with opt-level s, fat LTO, 1 codegen unit"
-    export CARGO_PROFILE_WEB_INHERITS=release CARGO_PROFILE_WEB_OPT_LEVEL=s \
-        CARGO_PROFILE_WEB_LTO=fat CARGO_PROFILE_WEB_CODEGEN_UNITS=1
+if ! grep -q '^\[profile\.web-client\]' Cargo.toml; then
+    say "no [profile.web-client] in Cargo.toml: using release with opt-level s, fat LTO, 1 codegen unit"
+    export CARGO_PROFILE_WEB_CLIENT_INHERITS=release CARGO_PROFILE_WEB_CLIENT_OPT_LEVEL=s \
+        CARGO_PROFILE_WEB_CLIENT_LTO=fat CARGO_PROFILE_WEB_CLIENT_CODEGEN_UNITS=1
 fi
 say "cargo build --profile $PROFILE --target $TRIPLE --locked"
 cargo build --profile "$PROFILE" --target "$TRIPLE" --locked -p twinstar --bin twinstar \
@@ -183,17 +189,27 @@ cp web/manifest.webmanifest "$stage/manifest.webmanifest" || die "cannot copy we
 for icon in "${ICONS[@]}"; do
     cp "assets/web/$icon" "$stage/$icon" || die "cannot copy assets/web/$icon (python3 scripts/gen-assets.py makes it)"
 done
+fetched=()
+for asset in assets/sounds/*.wav assets/sprites/background.png; do
+    [[ -f $asset ]] || die "$asset is missing (python3 scripts/gen-assets.py makes it)"
+    name=${asset#assets/}
+    name=${name//\//-}
+    cp "$asset" "$stage/$name" || die "cannot copy $asset"
+    fetched+=("$name")
+done
 
 # The service worker's version: the game's, and a hash of every other file
 # of the client (in FILES order), so a change to any of them is a new sw.js.
 game_version=$(meta 'm.packages.find(p => p.name === "twinstar").version') \
     || die "cannot read twinstar's version from cargo metadata"
-content_hash=$(for file in "${FILES[@]}"; do
+content_hash=$(for file in "${FILES[@]}" "${fetched[@]}"; do
     [[ $file == sw.js ]] || sha256sum "$stage/$file" | cut -d' ' -f1
 done | sha256sum | cut -c1-12) || die "cannot hash the client's files"
 client_version=$game_version-$content_hash
 grep -q '@TWINSTAR_VERSION@' web/sw.js || die "web/sw.js has no @TWINSTAR_VERSION@ to write the version into"
-sed "s/@TWINSTAR_VERSION@/$client_version/" web/sw.js > "$stage/sw.js" || die "cannot write sw.js"
+grep -q '@TWINSTAR_ASSETS@' web/sw.js || die "web/sw.js has no @TWINSTAR_ASSETS@ to list the assets in"
+sed -e "s/@TWINSTAR_VERSION@/$client_version/" -e "s/@TWINSTAR_ASSETS@/${fetched[*]}/" web/sw.js > "$stage/sw.js" \
+    || die "cannot write sw.js"
 
 sizes=()
 for file in "${FILES[@]}"; do
@@ -206,6 +222,19 @@ for file in "${FILES[@]}"; do
     sizes+=("$file $(kib "$(stat -c %s "$stage/$file")") ($(kib "$(stat -c %s "$stage/$file.gz")") gzipped)")
 done
 
+# The assets: sounds gzipped (the server sends NAME.gz to who accepts it),
+# the PNG as it is; one line for them all.
+fetched_bytes=0 fetched_gz=0
+for name in "${fetched[@]}"; do
+    if [[ $name == *.wav ]]; then
+        gzip -9 -k -n -f "$stage/$name" || die "gzip $name failed"
+        fetched_gz=$((fetched_gz + $(stat -c %s "$stage/$name.gz")))
+    else
+        fetched_gz=$((fetched_gz + $(stat -c %s "$stage/$name")))
+    fi
+    fetched_bytes=$((fetched_bytes + $(stat -c %s "$stage/$name")))
+done
+sizes+=("${#fetched[@]} assets fetched after the first frame $(kib "$fetched_bytes") ($(kib "$fetched_gz") as sent)")
 rm -rf "$out"
 mv "$stage" "$out"
 summary=$(printf '%s, ' "${sizes[@]}")

@@ -211,6 +211,9 @@ linted() {
 # wasm-bindgen-cli compiling beside the client instead of before it gained
 # nothing (394 s).
 timed build-web linted web bash scripts/build-web.sh
+# The page's first download within its budget (issue 60): the wasm and its
+# scripts gzipped, at most 1.0 MB; brotli reported beside it.
+timed web-size python3 scripts/check-web-size.py "$target_dir/web"
 (cd tests/web && npm ci --no-audit --no-fund --silent)
 timed build-tests linted tests cargo test --locked --all-targets --no-run
 # The documentation of every library crate under crates/, warning-free

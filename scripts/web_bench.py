@@ -2,6 +2,7 @@
 """The web client's figures, measured in headless Chromium on loopback.
 
     python3 scripts/web_bench.py [--runs 3] [--frames 600] [--join-only]
+    python3 scripts/web_bench.py --throttled-only [--cpu-throttle 4] [--frames 600]
 
 Prints one JSON line:
   download_kib / wasm_kib        what a browser downloads, gzipped (the
@@ -29,6 +30,15 @@ Prints one JSON line:
 
 --join-only measures only the browser joins (connect_ms_browser_join, its
 breakdown, their frames and desyncs): what bench.sh reports.
+
+--throttled-only measures the page on a phone-class CPU: Chromium's CPU
+slowed --cpu-throttle times (DevTools' Emulation.setCPUThrottlingRate; a
+mid-range phone runs wasm about 4x slower than this machine), a synctest
+at the stress preset and a local bot match at the default preset, each
+--frames frames: throttled_{synctest_stress,local_default}, with the
+simulation's time per frame (p50, p99: advance, rollback or synctest
+re-simulation, saves, checksums) and the drawing's (mean, p99). Target
+(issue 60): simulation p99 <= 8 ms at the default preset, at 4x.
 
 Needs the web client (bash scripts/build-web.sh), the driver (npm ci in
 tests/web), Chromium, and target/release/twinstar (built when missing, or
@@ -89,6 +99,28 @@ def fps(out):
     return float(m[-1]) if m else None
 
 
+def throttled(server, rate, frames):
+    """The page's simulation and drawing times with the CPU slowed `rate`
+    times: a stress synctest and a default local bot match."""
+    out = {"cpu_throttle": rate}
+    for name, web_args in [
+        ("synctest_stress", ["synctest", "--preset", "stress", "--seed", "3"]),
+        ("local_default", ["local", "--bots", "--preset", "default", "--seed", "3"]),
+    ]:
+        web_args = [*web_args, "--frames", str(frames), "--json", "--no-record"]
+        # A 4x slower page draws a few frames a second in software GL: time enough.
+        result, text = page(server.page + fragment(web_args), "--cpu-throttle", str(rate),
+                            timeout=60 + frames // 2)
+        if not result or result["exit"] != 0:
+            fail(f"throttled {name} failed: {result}\n{text[-1500:]}")
+        s = result["summary"]
+        out[f"throttled_{name}"] = {
+            "sim_ms_p50": s.get("sim_ms_p50"), "sim_ms_p99": s.get("sim_ms_p99"),
+            "draw_ms_mean": s.get("draw_ms_mean"), "draw_ms_p99": s.get("draw_ms_p99"),
+            "fps": fps(text)}
+    return out
+
+
 def native(server, role, room, frames):
     args = [BIN, role, *(["--room", room] if role == "host" else [room]),
             "--server", server.url, "--stun", "none", "--headless", "--bot",
@@ -138,6 +170,9 @@ def main():
     parser.add_argument("--frames", type=int, default=600)
     parser.add_argument("--join-only", action="store_true",
                         help="only the browser joining a native host")
+    parser.add_argument("--throttled-only", action="store_true",
+                        help="only the page with its CPU slowed (--cpu-throttle)")
+    parser.add_argument("--cpu-throttle", type=float, default=4.0)
     args = parser.parse_args()
     for f in FILES:
         if not os.path.exists(os.path.join(WEB, f + ".gz")):
@@ -148,6 +183,10 @@ def main():
     out = {"download_kib": round(sum(sizes.values()) / 1024, 1),
            "wasm_kib": round(sizes["twinstar_bg.wasm"] / 1024, 1)}
     with Server(["--web", WEB]) as server:
+        if args.throttled_only:
+            out.update(throttled(server, args.cpu_throttle, args.frames))
+            print(json.dumps(out))
+            return
         if args.join_only:
             joins, frames, desyncs, breakdowns = [], 0, 0, []
             for i in range(args.runs):

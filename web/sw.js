@@ -4,7 +4,7 @@
 // client is served.
 //
 // Versioning: scripts/build-web.sh writes the game's version and a hash of
-// every other file of the client into VERSION below (e.g.
+// every other file of the client (its assets too) into VERSION below (e.g.
 // "0.1.0-3f2a9c1d7e4b"). A rebuilt client is a new sw.js, byte for byte;
 // the browser checks sw.js on every visit (the server sends it with
 // `Cache-Control: no-cache` and the page registers it with
@@ -32,6 +32,9 @@ const SHELL = [
   "icon-512.png",
   "icon-maskable-512.png",
   "apple-touch-icon.png",
+  // The game's assets the page fetches after its first frame (sounds, the
+  // starfield), as scripts/build-web.sh lists them.
+  ..."@TWINSTAR_ASSETS@".split(" ").filter((name) => name && !name.startsWith("@")),
 ];
 
 const scope = new URL(self.registration.scope);

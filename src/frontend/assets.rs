@@ -1,7 +1,15 @@
 //! Sprites and the bitmap font, built into the binary (so it runs from any
-//! directory) and uploaded as textures once per window. Sounds: `audio`.
+//! directory) and uploaded as textures once per window; the starfield
+//! behind them is a platform asset (`platform::assets`: fetched by the
+//! page after its first frame). Sounds: `audio`.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+use macroquad::experimental::coroutines::{Coroutine, start_coroutine};
 use macroquad::prelude::*;
+
+use crate::platform::assets::{Asset, asset};
 
 use crate::sim::EnemyKind;
 
@@ -17,7 +25,7 @@ pub struct Sprites {
     pub bullet_player: Texture2D,
     pub bullet_enemy: Texture2D,
     pub explosion: Texture2D,
-    pub background: Texture2D,
+    pub background: Starfield,
     pub font: BitmapFont,
 }
 
@@ -42,7 +50,7 @@ impl Sprites {
             bullet_player: texture(include_bytes!("../../assets/sprites/bullet_player.png")),
             bullet_enemy: texture(include_bytes!("../../assets/sprites/bullet_enemy.png")),
             explosion: texture(include_bytes!("../../assets/sprites/explosion.png")),
-            background: texture(include_bytes!("../../assets/sprites/background.png")),
+            background: Starfield::load(),
             font: BitmapFont::load(),
         }
     }
@@ -63,6 +71,91 @@ impl Sprites {
             EnemyKind::Warden => (&self.charger, Color::new(1.0, 0.6, 0.4, 1.0), 2.6),
             EnemyKind::Hydra => (&self.shooter, Color::new(0.8, 0.5, 1.0, 1.0), 2.6),
         }
+    }
+}
+
+/// An asset's bytes or why they did not come.
+pub type Loaded = Result<Cow<'static, [u8]>, String>;
+
+/// A platform asset on its way: at hand natively, fetched by a macroquad
+/// coroutine in the page. Started together, the page's fetches overlap
+/// (one after the other, 38 of them would take 38 round trips).
+pub enum Arriving {
+    Here(Cow<'static, [u8]>),
+    Fetching(Coroutine<Loaded>),
+    Taken,
+}
+
+impl Arriving {
+    pub fn start(file: Asset) -> Arriving {
+        match file.at_hand() {
+            Some(bytes) => Arriving::Here(Cow::Borrowed(bytes)),
+            None => Arriving::Fetching(start_coroutine(async move { file.load().await })),
+        }
+    }
+
+    /// The bytes once they are here, once (`None` while on their way and
+    /// after they were taken).
+    pub fn take(&mut self) -> Option<Loaded> {
+        if let Arriving::Fetching(fetch) = self {
+            if !fetch.is_done() {
+                return None;
+            }
+            let loaded = fetch
+                .retrieve()
+                .unwrap_or_else(|| Err("the fetch was stopped".to_string()));
+            *self = Arriving::Taken;
+            return Some(loaded);
+        }
+        match std::mem::replace(self, Arriving::Taken) {
+            Arriving::Here(bytes) => Some(Ok(bytes)),
+            _ => None,
+        }
+    }
+
+    /// The bytes, waiting a frame at a time (in a coroutine).
+    pub async fn wait(mut self) -> Loaded {
+        loop {
+            if let Some(loaded) = self.take() {
+                return loaded;
+            }
+            next_frame().await;
+        }
+    }
+}
+
+/// The starfield behind the game and the menus: at hand natively; in the
+/// page it arrives a few frames after the first, which draws the clear
+/// colour beneath it instead.
+pub struct Starfield {
+    texture: RefCell<Option<Texture2D>>,
+    arriving: RefCell<Arriving>,
+}
+
+impl Starfield {
+    fn load() -> Starfield {
+        let file = asset!("sprites/background.png");
+        Starfield {
+            texture: RefCell::new(file.at_hand().map(texture)),
+            arriving: RefCell::new(match file.at_hand() {
+                Some(_) => Arriving::Taken,
+                None => Arriving::start(file),
+            }),
+        }
+    }
+
+    /// The texture, once it is here.
+    pub fn texture(&self) -> Option<Texture2D> {
+        let arrived = self.arriving.borrow_mut().take();
+        match arrived {
+            Some(Ok(bytes)) => {
+                tracing::info!("starfield: fetched, {} B", bytes.len());
+                self.texture.replace(Some(texture(&bytes)));
+            }
+            Some(Err(e)) => tracing::warn!("no starfield: {e}"),
+            None => {}
+        }
+        self.texture.borrow().clone()
     }
 }
 

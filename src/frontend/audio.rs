@@ -20,6 +20,7 @@ use web_time::{Duration, Instant};
 use macroquad::audio::{PlaySoundParams, Sound, load_sound_from_bytes, play_sound, stop_sound};
 use macroquad::experimental::coroutines::start_coroutine;
 
+use super::assets::Arriving;
 pub use super::cues::Cue;
 use super::cues::{CUES, cue_for};
 use super::effects::{Changes, EventLedger};
@@ -154,31 +155,51 @@ enum Sounds {
     Started(Shared),
 }
 
-/// Every cue's voices, into `loaded` one cue at a time; a cue that does not
-/// load is left out, with a warning.
+/// Every cue's voices, into `loaded` one cue at a time, in [`CUES`]
+/// order (their files all asked for at once, in the page); a cue that does
+/// not load is left out, with a warning. Says when the last is in.
 async fn load_cues(loaded: Shared) {
-    'cues: for (cue, bytes) in CUES {
-        // Menu cues are never cancelled: one voice is enough.
-        let count = if matches!(cue, Cue::MenuMove | Cue::MenuSelect) {
-            1
-        } else {
-            VOICES
-        };
-        let mut voices = Vec::with_capacity(count);
-        for _ in 0..count {
-            match load_sound_from_bytes(bytes).await {
-                Ok(sound) => voices.push(sound),
-                Err(e) => {
-                    tracing::warn!("sound {cue:?} did not load: {e}");
-                    continue 'cues;
+    let started = Instant::now();
+    let arriving: Vec<(Cue, Arriving)> = CUES
+        .iter()
+        .map(|(cue, file)| (*cue, Arriving::start(*file)))
+        .collect();
+    let mut count = 0;
+    for (cue, file) in arriving {
+        match file.wait().await {
+            Ok(bytes) => match load_voices(cue, &bytes).await {
+                Ok(voices) => {
+                    count += 1;
+                    loaded
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((cue, voices));
                 }
-            }
+                Err(e) => tracing::warn!("sound {cue:?} did not load: {e}"),
+            },
+            Err(e) => tracing::warn!("sound {cue:?} did not load: {e}"),
         }
-        loaded
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((cue, voices));
     }
+    tracing::info!(
+        "sounds: {count} of {} loaded in {} ms",
+        CUES.len(),
+        started.elapsed().as_millis()
+    );
+}
+
+/// A cue's voices: [`VOICES`] copies of its sound (one for a menu cue,
+/// never cancelled).
+async fn load_voices(cue: Cue, bytes: &[u8]) -> Result<Vec<Sound>, macroquad::Error> {
+    let count = if matches!(cue, Cue::MenuMove | Cue::MenuSelect) {
+        1
+    } else {
+        VOICES
+    };
+    let mut voices = Vec::with_capacity(count);
+    for _ in 0..count {
+        voices.push(load_sound_from_bytes(bytes).await?);
+    }
+    Ok(voices)
 }
 
 pub struct Audio {

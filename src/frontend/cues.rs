@@ -2,6 +2,7 @@
 //! player hears what happened without looking: their own ship's loss from
 //! their partner's, each enemy kind's death, each pickup.
 
+use crate::platform::assets::{Asset, asset};
 use crate::sim::{EnemyKind, Event, PickupKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -49,52 +50,47 @@ pub enum Cue {
     MenuSelect,
 }
 
-macro_rules! sound {
-    ($file:literal) => {
-        include_bytes!(concat!("../../assets/sounds/", $file, ".wav"))
-    };
-}
-
-/// Every cue's sound file (`scripts/gen-assets.py` makes them), in the
-/// order they load: the menu's first, then the commonest in a match.
-pub const CUES: [(Cue, &[u8]); 37] = [
-    (Cue::MenuMove, sound!("menu_move")),
-    (Cue::MenuSelect, sound!("menu_select")),
-    (Cue::Shot, sound!("shot")),
-    (Cue::Hit, sound!("hit")),
-    (Cue::ShieldBreak, sound!("shield_break")),
-    (Cue::OwnDeath, sound!("death")),
-    (Cue::PartnerDeath, sound!("partner_hit")),
-    (Cue::Downed, sound!("downed")),
-    (Cue::Revived, sound!("revived")),
-    (Cue::Respawn, sound!("respawn")),
-    (Cue::KillWanderer, sound!("kill_wanderer")),
-    (Cue::KillShooter, sound!("kill_shooter")),
-    (Cue::KillCharger, sound!("kill_charger")),
-    (Cue::KillSniper, sound!("kill_sniper")),
-    (Cue::KillSplitter, sound!("kill_splitter")),
-    (Cue::KillSplitling, sound!("kill_splitling")),
-    (Cue::KillSpinner, sound!("kill_spinner")),
-    (Cue::BossExplodes, sound!("boss_explodes")),
-    (Cue::EnemyShot, sound!("enemy_shot")),
-    (Cue::Spawn, sound!("spawn")),
-    (Cue::WindupCharge, sound!("windup_charge")),
-    (Cue::WindupLaser, sound!("windup_laser")),
-    (Cue::WindupRing, sound!("windup_ring")),
-    (Cue::PickupSpread, sound!("pickup_spread")),
-    (Cue::PickupRapid, sound!("pickup_rapid")),
-    (Cue::PickupPierce, sound!("pickup_pierce")),
-    (Cue::PickupShield, sound!("pickup_shield")),
-    (Cue::PickupBomb, sound!("pickup_bomb")),
-    (Cue::PickupLife, sound!("pickup_life")),
-    (Cue::Bomb, sound!("bomb")),
-    (Cue::ComboStep, sound!("combo_step")),
-    (Cue::ComboLost, sound!("combo_lost")),
-    (Cue::BossPhase, sound!("boss_phase")),
-    (Cue::BossDefeated, sound!("boss_defeated")),
-    (Cue::WaveStart, sound!("wave_start")),
-    (Cue::WaveCleared, sound!("wave_cleared")),
-    (Cue::GameOver, sound!("game_over")),
+/// Every cue's sound file (`scripts/gen-assets.py` makes them; built in
+/// natively, fetched by the page after its first frame), in the order
+/// they load: the menu's first, then the commonest in a match.
+pub const CUES: [(Cue, Asset); 37] = [
+    (Cue::MenuMove, asset!("sounds/menu_move.wav")),
+    (Cue::MenuSelect, asset!("sounds/menu_select.wav")),
+    (Cue::Shot, asset!("sounds/shot.wav")),
+    (Cue::Hit, asset!("sounds/hit.wav")),
+    (Cue::ShieldBreak, asset!("sounds/shield_break.wav")),
+    (Cue::OwnDeath, asset!("sounds/death.wav")),
+    (Cue::PartnerDeath, asset!("sounds/partner_hit.wav")),
+    (Cue::Downed, asset!("sounds/downed.wav")),
+    (Cue::Revived, asset!("sounds/revived.wav")),
+    (Cue::Respawn, asset!("sounds/respawn.wav")),
+    (Cue::KillWanderer, asset!("sounds/kill_wanderer.wav")),
+    (Cue::KillShooter, asset!("sounds/kill_shooter.wav")),
+    (Cue::KillCharger, asset!("sounds/kill_charger.wav")),
+    (Cue::KillSniper, asset!("sounds/kill_sniper.wav")),
+    (Cue::KillSplitter, asset!("sounds/kill_splitter.wav")),
+    (Cue::KillSplitling, asset!("sounds/kill_splitling.wav")),
+    (Cue::KillSpinner, asset!("sounds/kill_spinner.wav")),
+    (Cue::BossExplodes, asset!("sounds/boss_explodes.wav")),
+    (Cue::EnemyShot, asset!("sounds/enemy_shot.wav")),
+    (Cue::Spawn, asset!("sounds/spawn.wav")),
+    (Cue::WindupCharge, asset!("sounds/windup_charge.wav")),
+    (Cue::WindupLaser, asset!("sounds/windup_laser.wav")),
+    (Cue::WindupRing, asset!("sounds/windup_ring.wav")),
+    (Cue::PickupSpread, asset!("sounds/pickup_spread.wav")),
+    (Cue::PickupRapid, asset!("sounds/pickup_rapid.wav")),
+    (Cue::PickupPierce, asset!("sounds/pickup_pierce.wav")),
+    (Cue::PickupShield, asset!("sounds/pickup_shield.wav")),
+    (Cue::PickupBomb, asset!("sounds/pickup_bomb.wav")),
+    (Cue::PickupLife, asset!("sounds/pickup_life.wav")),
+    (Cue::Bomb, asset!("sounds/bomb.wav")),
+    (Cue::ComboStep, asset!("sounds/combo_step.wav")),
+    (Cue::ComboLost, asset!("sounds/combo_lost.wav")),
+    (Cue::BossPhase, asset!("sounds/boss_phase.wav")),
+    (Cue::BossDefeated, asset!("sounds/boss_defeated.wav")),
+    (Cue::WaveStart, asset!("sounds/wave_start.wav")),
+    (Cue::WaveCleared, asset!("sounds/wave_cleared.wav")),
+    (Cue::GameOver, asset!("sounds/game_over.wav")),
 ];
 
 /// The sound an event makes, if any. `local[p]` is whether player `p` is
@@ -320,11 +316,12 @@ mod tests {
 
     #[test]
     fn every_cue_has_one_sound_file_and_every_file_is_a_wav() {
-        for (i, (cue, bytes)) in CUES.iter().enumerate() {
+        for (i, (cue, file)) in CUES.iter().enumerate() {
             assert!(
                 !CUES[i + 1..].iter().any(|(c, _)| c == cue),
                 "{cue:?} listed twice"
             );
+            let bytes = file.at_hand().expect("native builds hold every sound");
             assert_eq!(&bytes[0..4], b"RIFF", "{cue:?}");
             assert_eq!(&bytes[8..12], b"WAVE", "{cue:?}");
         }

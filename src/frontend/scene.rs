@@ -100,16 +100,18 @@ pub fn draw_world(
     let mut layout = Layout::fit(side);
     layout.origin += shake(ledger, world, &layout);
     let size = layout.size();
-    draw_texture_ex(
-        &sprites.background,
-        layout.origin.x,
-        layout.origin.y,
-        WHITE,
-        DrawTextureParams {
-            dest_size: Some(size),
-            ..Default::default()
-        },
-    );
+    if let Some(starfield) = sprites.background.texture() {
+        draw_texture_ex(
+            &starfield,
+            layout.origin.x,
+            layout.origin.y,
+            WHITE,
+            DrawTextureParams {
+                dest_size: Some(size),
+                ..Default::default()
+            },
+        );
+    }
     // Enemies and bullets are drawn back along their velocity by the part
     // of a frame not yet elapsed.
     let back = 1.0 - alpha.clamp(0.0, 1.0);

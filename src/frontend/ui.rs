@@ -108,14 +108,16 @@ const BACKDROP: Color = Color::new(0.024, 0.03, 0.086, 1.0);
 /// The dimmed starfield behind every menu screen.
 pub fn backdrop(ui: &Ui) {
     clear_background(BACKDROP);
-    draw_texture_ex(
-        &ui.sprites.background,
-        0.0,
-        0.0,
-        Color::new(1.0, 1.0, 1.0, 0.55),
-        DrawTextureParams {
-            dest_size: Some(vec2(screen_width(), screen_height())),
-            ..Default::default()
-        },
-    );
+    if let Some(starfield) = ui.sprites.background.texture() {
+        draw_texture_ex(
+            &starfield,
+            0.0,
+            0.0,
+            Color::new(1.0, 1.0, 1.0, 0.55),
+            DrawTextureParams {
+                dest_size: Some(vec2(screen_width(), screen_height())),
+                ..Default::default()
+            },
+        );
+    }
 }

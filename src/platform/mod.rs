@@ -5,6 +5,8 @@
 //! ... without knowing which it got; so the game above names `wasm32` in
 //! few places, and `app`, `settings` and `web` need not call each other.
 //!
+//! - [`assets`]: the game's larger assets (sounds, the starfield): built
+//!   into the native binary, fetched by the page after its first frame.
 //! - [`boards`]: ranked replays: one downloaded by its link (natively;
 //!   the page fetches it before its command runs).
 //! - [`downloads`]: the player's own files in and out of the page (file
@@ -56,7 +58,7 @@ pub mod browser;
 #[cfg(target_arch = "wasm32")]
 use browser as imp;
 
-pub use imp::{boards, downloads, lan, net, records, rooms, screen, server, text_field};
+pub use imp::{assets, boards, downloads, lan, net, records, rooms, screen, server, text_field};
 
 // What a LAN browse finds: one type on both sides (`lan` re-exports it).
 mod lan_service;

@@ -911,6 +911,8 @@ fn a_page_hidden_and_later_frozen_comes_back_to_its_match() {
 /// Issue 49: the page as an installable app that opens offline, and the
 /// screen kept on during a match.
 mod installable;
+// Issue 60: sounds and the starfield fetched after the first frame.
+mod fetched_assets;
 // A phone alone: solo by touch, paused and resumed by touch.
 mod phone_solo;
 

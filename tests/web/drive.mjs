@@ -8,6 +8,13 @@
 //        [--gamepad JSON] [--touch JSON] [--phone [--dpr N] [--safe-area T,R,B,L]]
 //        [--screenshot-at MS]
 //        [--stamp-console] [--stop "hide@MS+LEN,pause@MS+LEN" [--stop-on REGEX]]
+//        [--cpu-throttle RATE]
+//
+// --cpu-throttle RATE: the page's CPU slowed RATE times (1 to 20) through
+// the DevTools protocol (Emulation.setCPUThrottlingRate) from before the
+// page loads: a phone-class CPU is about 4x slower than this machine's
+// (issue 60). Chromium throttles the page's main thread, where the wasm,
+// its drawing calls and the network's handlers run.
 //
 // --stamp-console: also write every console line to stderr after the time
 // it arrived (ISO 8601 UTC, as the native game's log lines begin), so that
@@ -180,6 +187,7 @@ try {
       "screenshot-at": { type: "string" },
       stop: { type: "string", default: "" },
       "stop-on": { type: "string" },
+      "cpu-throttle": { type: "string", default: "1" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -204,6 +212,10 @@ const size = /^(\d+)x(\d+)$/.exec(args.values.size);
 if (!size) usage(`bad --size '${args.values.size}': WxH`);
 const dpr = Number(args.values.dpr);
 if (!(dpr >= 1 && dpr <= 4)) usage(`bad --dpr '${args.values.dpr}': a device pixel ratio from 1 to 4`);
+const cpuThrottle = Number(args.values["cpu-throttle"]);
+if (!(cpuThrottle >= 1 && cpuThrottle <= 20)) {
+  usage(`bad --cpu-throttle '${args.values["cpu-throttle"]}': a slow-down from 1 to 20`);
+}
 let safeArea = null;
 if (args.values["safe-area"] !== undefined) {
   const insets = args.values["safe-area"].split(",").map(Number);
@@ -554,6 +566,11 @@ try {
   if (safeArea) {
     const session = await context.newCDPSession(page);
     await session.send("Emulation.setSafeAreaInsetsOverride", { insets: safeArea });
+  }
+  if (cpuThrottle !== 1) {
+    const session = await context.newCDPSession(page);
+    await session.send("Emulation.setCPUThrottlingRate", { rate: cpuThrottle });
+    line(`cpu-throttle: ${cpuThrottle}x`);
   }
   await page.addInitScript(instrument);
   if (gamepad) await page.addInitScript(scriptedPad, gamepad);

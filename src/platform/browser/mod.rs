@@ -7,6 +7,7 @@
 
 use wasm_bindgen::JsCast;
 
+pub mod assets;
 pub mod boards;
 pub mod downloads;
 pub mod lan;

@@ -3,6 +3,7 @@
 //! (or starts). The browser's side is `platform/browser/`, with the same
 //! modules and signatures; `platform/mod.rs` picks one.
 
+pub mod assets;
 pub mod boards;
 pub mod console;
 pub mod downloads;

@@ -5,12 +5,14 @@
 //! module `twinstar_bg.wasm` and macroquad's loader `mq_js_bundle.js`, and
 //! what makes it an installable app that opens offline: the web app
 //! manifest `manifest.webmanifest`, its icons and the service worker
-//! `sw.js`; each but the icons with a gzipped `NAME.gz` beside it. The server reads exactly those files
+//! `sw.js`; each but the icons with a gzipped `NAME.gz` beside it; and the
+//! game's assets the page fetches after its first frame (sounds, the
+//! starfield: [`is_asset_name`]). The server reads exactly those files
 //! into memory when it starts ([`WebClient::load`]) and answers a `GET`
 //! that is no websocket upgrade from them ([`respond`]): `/` is
 //! `index.html`, `/NAME` one of the others, anything else 404. The set of
-//! names is fixed, so no request can reach another file; a rebuild is
-//! served after a restart.
+//! names is fixed when it starts, so no request can reach another file; a
+//! rebuild is served after a restart.
 //!
 //! Websocket upgrades (on `/` and `/ROOM`) pass through to matchbox, as
 //! before. Players open `http://HOST:PORT/#K7Q-2XM` (see
@@ -61,8 +63,31 @@ const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 pub const NOT_BUILT: &str = "the web client is not built here: run bash scripts/build-web.sh\n";
 
 const NOT_FOUND: &str = "not found: the web client is /, /twinstar.js, /twinstar_bg.wasm, /mq_js_bundle.js, \
-     /manifest.webmanifest, /sw.js and the icons /icon-192.png, /icon-512.png, \
-     /icon-maskable-512.png and /apple-touch-icon.png\n";
+     /manifest.webmanifest, /sw.js, the icons /icon-192.png, /icon-512.png, \
+     /icon-maskable-512.png and /apple-touch-icon.png, and the game's assets (/sounds-NAME.wav, \
+     /sprites-NAME.png)\n";
+
+/// Whether `name` is one of the game's assets a web client may hold: the
+/// file `assets/KIND/NAME.EXT` of the repository, flattened by
+/// `scripts/build-web.sh` to `KIND-NAME.EXT`: a sound (`sounds-*.wav`) or
+/// a sprite (`sprites-*.png`), in lower-case letters, digits and `_`.
+pub fn is_asset_name(name: &str) -> bool {
+    asset_content_type(name).is_some()
+}
+
+fn asset_content_type(name: &str) -> Option<&'static str> {
+    let (kind, rest) = name.split_once('-')?;
+    let (stem, ext) = rest.rsplit_once('.')?;
+    let plain = !stem.is_empty()
+        && stem
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    match (kind, ext) {
+        ("sounds", "wav") if plain => Some("audio/wav"),
+        ("sprites", "png") if plain => Some("image/png"),
+        _ => None,
+    }
+}
 
 /// Why a directory could not be served.
 #[derive(Debug, thiserror::Error)]
@@ -76,7 +101,7 @@ pub enum WebError {
 /// One file, as sent.
 #[derive(Debug)]
 struct WebFile {
-    name: &'static str,
+    name: String,
     content_type: &'static str,
     body: Bytes,
     /// The `NAME.gz` beside it, if there was one.
@@ -108,16 +133,7 @@ impl WebClient {
             }
         };
         let mut files = Vec::new();
-        for (name, content_type) in WEB_FILES {
-            let Some(body) = read(name)? else {
-                if name == "index.html" {
-                    return Err(WebError::NotBuilt {
-                        dir: dir.to_path_buf(),
-                    });
-                }
-                warn!("web client in {}: {name} is missing", dir.display());
-                continue;
-            };
+        let mut add = |name: String, content_type: &'static str, body: Bytes| {
             let gzip = read(&format!("{name}.gz"))?;
             let hash = xxhash_rust::xxh3::xxh3_128(&body);
             let etag = HeaderValue::from_str(&format!("\"{:032x}\"", hash))
@@ -129,6 +145,24 @@ impl WebClient {
                 gzip,
                 etag,
             });
+            Ok::<_, WebError>(())
+        };
+        for (name, content_type) in WEB_FILES {
+            let Some(body) = read(name)? else {
+                if name == "index.html" {
+                    return Err(WebError::NotBuilt {
+                        dir: dir.to_path_buf(),
+                    });
+                }
+                warn!("web client in {}: {name} is missing", dir.display());
+                continue;
+            };
+            add(name.to_string(), content_type, body)?;
+        }
+        for name in asset_names(dir) {
+            if let (Some(content_type), Some(body)) = (asset_content_type(&name), read(&name)?) {
+                add(name, content_type, body)?;
+            }
         }
         Ok(WebClient(Arc::new(Loaded {
             dir: dir.to_path_buf(),
@@ -188,6 +222,19 @@ impl WebClient {
         };
         self.0.files.iter().find(|f| f.name == name)
     }
+}
+
+/// The names of the game's assets in `dir` ([`is_asset_name`]), sorted;
+/// none when it cannot be listed.
+fn asset_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| is_asset_name(name))
+        .collect();
+    names.sort();
+    names
 }
 
 /// Where a web client sits relative to the executable, in the order
@@ -365,9 +412,48 @@ mod tests {
                 ("sw.js", b"self;"),
                 ("icon-192.png", b"\x89PNG"),
                 ("secret.txt", b"not served"),
+                ("sounds-bomb.wav", b"RIFF....WAVE"),
+                ("sounds-bomb.wav.gz", b"GZ-OF-WAV"),
+                ("sprites-background.png", b"\x89PNG-STARS"),
+                ("sounds-Bomb.wav", b"not an asset name"),
+                ("sounds-.wav", b"not an asset name"),
+                ("music-theme.ogg", b"not an asset kind"),
             ],
         );
         WebClient::load(&dir).unwrap()
+    }
+
+    #[tokio::test]
+    async fn serves_the_games_assets_and_no_other_name_beside_them() {
+        let web = client();
+        let r = get(
+            Some(&web),
+            "/sounds-bomb.wav",
+            &[("accept-encoding", "gzip")],
+        );
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(header(&r, "content-type"), Some("audio/wav"));
+        assert_eq!(header(&r, "content-encoding"), Some("gzip"));
+        assert_eq!(body(r).await, b"GZ-OF-WAV");
+        let r = get(Some(&web), "/sprites-background.png", &[]);
+        assert_eq!(header(&r, "content-type"), Some("image/png"));
+        assert_eq!(body(r).await, b"\x89PNG-STARS");
+        for path in [
+            "/sounds-Bomb.wav",
+            "/sounds-.wav",
+            "/music-theme.ogg",
+            "/sounds-bomb.wav.gz",
+            "/secret.txt",
+        ] {
+            assert_eq!(
+                get(Some(&web), path, &[]).status(),
+                StatusCode::NOT_FOUND,
+                "{path}"
+            );
+        }
+        assert!(is_asset_name("sounds-kill_wanderer.wav"));
+        assert!(!is_asset_name("sounds-../x.wav"));
+        assert!(!is_asset_name("sprites-bg.wav"));
     }
 
     #[tokio::test]
