@@ -287,6 +287,28 @@ def run_browser_join(args):
         return None, str(e)[:300]
 
 
+def run_page_throttled(args):
+    """The page on a phone-class CPU (Chromium's CPU slowed 4x): the
+    simulation's and the drawing's time per display frame in a stress
+    synctest, a default local match and an online match against a native
+    host over a 100 ms, 2 %-loss simulated link (scripts/web_bench.py
+    --throttled-only); None with the reason where it cannot run."""
+    frames = 600 if args.quick else 12000
+    argv = [sys.executable, os.path.join(ROOT, "scripts", "web_bench.py"), "--throttled-only",
+            "--cpu-throttle", "4", "--frames", str(frames)]
+    env = {"TWINSTAR_BIN": args.bin}
+    record("the page at 4x CPU throttling (web_bench.py)", ["python3", rel(argv[1]), *argv[2:]], env)
+    log(f"page at 4x CPU throttling: {frames} frames each")
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, **env}, timeout=600 + frames // 5)
+        if proc.returncode != 0:
+            return None, (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]
+        return json.loads(proc.stdout.strip().splitlines()[-1]), None
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as e:
+        return None, str(e)[:300]
+
+
 def run_reference(args, server):
     """One clean match on loopback: payload per direction and peak memory."""
     frames = 300 if args.quick else 1800
@@ -834,6 +856,14 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
     else:
         w(f"| browser joining a native host ≤ 1.0 s median | not measured: "
           f"{connect['browser_join_error']} | |")
+    p4 = connect.get("page_4x")
+    if p4:
+        on4 = p4["throttled_online_default"]
+        w(f"| page at 4× CPU throttling: simulation p99 ≤ 8 ms (default preset, online, "
+          f"100 ms RTT, 2 % loss) | {on4['sim_ms_p99']} ms | {verdict(on4['sim_ms_p99'] <= 8)} |")
+    else:
+        w(f"| page at 4× CPU throttling: simulation p99 ≤ 8 ms | not measured: "
+          f"{connect.get('page_4x_error')} | |")
     worst_dir = max(ref["host_to_join_bytes_per_s"], ref["join_to_host_bytes_per_s"])
     w(f"| payload ≤ 2 KB/s per direction | {connect['payload_bytes_per_s']:.0f} B/s median, "
       f"{worst_dir:.0f} B/s worst direction | {verdict(max(connect['payload_bytes_per_s'], worst_dir) <= 2000)} |")
@@ -915,6 +945,21 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
           f"first frames: a joining page opens its window once connected), first frame "
           f"{b['first_frame']:.0f}; {bj['crossplay_frames']} frames, "
           f"{bj['crossplay_desyncs']} desyncs.")
+    if p4:
+        parts = []
+        for key, what in [("throttled_online_default", "online, default preset, 100 ms RTT, 2 % loss"),
+                          ("throttled_local_default", "local, default preset"),
+                          ("throttled_synctest_stress", "synctest, stress preset")]:
+            f4 = p4[key]
+            extra = ""
+            if "wave" in f4:
+                extra = (f", reached wave {f4['wave']}, {f4.get('bosses_defeated', 0)} bosses "
+                         f"defeated, {f4.get('rollback_frames', 0)} frames rolled back")
+            parts.append(f"{what}: simulation p50 {f4['sim_ms_p50']} / p99 {f4['sim_ms_p99']} ms, "
+                         f"drawing mean {f4['draw_ms_mean']} / p99 {f4['draw_ms_p99']} ms, "
+                         f"{f4['fps']} frames drawn per second{extra}")
+        w(f"- The page with Chromium's CPU slowed 4× (`scripts/web_bench.py --throttled-only`; "
+          f"software GL, so drawing is slow everywhere here): " + "; ".join(parts) + ".")
     w(f"- GGRS payload (bytes our socket hands to the data channel, without "
       f"SCTP/DTLS/UDP overhead): median {connect['payload_bytes_per_s']:.0f} B/s per direction; "
       f"in a {ref['frames']}-frame match host → join {ref['host_to_join_bytes_per_s']:.0f} B/s "
@@ -1204,6 +1249,7 @@ def main():
     verify = run_verify(args)
     connect = run_connect(args)
     connect["browser_join"], connect["browser_join_error"] = run_browser_join(args)
+    connect["page_4x"], connect["page_4x_error"] = run_page_throttled(args)
     server = Server(args.bin)
     try:
         ref = run_reference(args, server)
@@ -1219,6 +1265,8 @@ def main():
         "connect_ms_median": connect["connect_ms_median"],
         "connect_breakdown_ms": connect["breakdown_ms_median"],
         "connect_ms_browser_join": (connect["browser_join"] or {}).get("connect_ms_browser_join"),
+        "page_4x_online_sim_ms_p99": ((connect["page_4x"] or {}).get("throttled_online_default")
+                                      or {}).get("sim_ms_p99"),
         "payload_bytes_per_s": connect["payload_bytes_per_s"],
         "verify_speed_x_realtime": round(verify["default"]["x_realtime"], 1),
         "auto_delay_pareto_cells": sum(1 for r in grid["rows"] if r["on_front"]),

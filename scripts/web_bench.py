@@ -118,18 +118,49 @@ def throttled(server, rate, frames):
             "sim_ms_p50": s.get("sim_ms_p50"), "sim_ms_p99": s.get("sim_ms_p99"),
             "draw_ms_mean": s.get("draw_ms_mean"), "draw_ms_p99": s.get("draw_ms_p99"),
             "fps": fps(text)}
+    out["throttled_online_default"] = throttled_online(server, rate, frames)
     return out
 
 
-def native(server, role, room, frames):
+# The online match's link, each way: 50 ms (a 100 ms round trip) and 2 %
+# of packets lost, so that rollbacks happen.
+BAD_LINK = ["--sim-latency", "50", "--sim-loss", "2"]
+
+
+def throttled_online(server, rate, frames):
+    """The throttled page joining a native host over a bad simulated link,
+    both played by the human-like bot (it reaches the bosses): the page's
+    simulation (rollbacks included) and drawing times, its rollbacks and
+    how far the match got."""
+    room = "WT4-K9Q"
+    bots = ["--bot-style", "human", *BAD_LINK]
+    peer = native(server, "host", room, frames, bots)
+    time.sleep(0.3)
+    web_args = ["join", room, "--bots", *bots, "--frames", str(frames), "--json",
+                "--stun", "none", "--no-record"]
+    limit = 90 + frames // 10
+    result, text = page(server.page + fragment(web_args), "--cpu-throttle", str(rate),
+                        timeout=limit)
+    theirs = finish_native(peer, "native host", timeout=limit + 60)
+    if not result or result["exit"] != 0:
+        fail(f"the throttled browser join failed: {result}\n{text[-1500:]}")
+    s = result["summary"]
+    if s.get("checksum") != theirs.get("checksum"):
+        fail(f"throttled browser and native ended apart: {s.get('checksum')} vs {theirs.get('checksum')}")
+    keep = ["sim_ms_p50", "sim_ms_p99", "draw_ms_mean", "draw_ms_p99", "frames", "rollbacks",
+            "rollback_frames", "max_rollback", "wave", "bosses_defeated", "desyncs"]
+    return {**{k: s.get(k) for k in keep if k in s}, "fps": fps(text)}
+
+
+def native(server, role, room, frames, extra=()):
     args = [BIN, role, *(["--room", room] if role == "host" else [room]),
             "--server", server.url, "--stun", "none", "--headless", "--bot",
-            "--frames", str(frames), "--json", "--no-record", "--timeout", "60"]
+            "--frames", str(frames), "--json", "--no-record", "--timeout", "60", *extra]
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def finish_native(proc, what):
-    out, err = proc.communicate(timeout=180)
+def finish_native(proc, what, timeout=180):
+    out, err = proc.communicate(timeout=timeout)
     if proc.returncode != 0:
         fail(f"{what} exited {proc.returncode}: {err.strip()[-800:]}")
     return json.loads(out.strip().splitlines()[-1])
