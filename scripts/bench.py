@@ -847,6 +847,10 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
     w(f"| connect ≤ 500 ms median (loopback, {connect['connects']} connects) | "
       f"{connect['connect_ms_median']:.0f} ms | "
       f"{verdict(connect['connect_ms_median'] <= 500)} |")
+    if "connect_ms_join_median" in connect:
+        w(f"| native join ≤ 100 ms median (loopback, {len(connect['connect_ms_join_all'])} joins) | "
+          f"{connect['connect_ms_join_median']:.0f} ms | "
+          f"{verdict(connect['connect_ms_join_median'] <= 100)} |")
     bj = connect["browser_join"]
     if bj:
         w(f"| browser joining a native host ≤ 1.0 s median (headless Chromium, "
@@ -931,6 +935,12 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
       f"peer {b['peer']:.0f} (the host's includes waiting ~0.1 s for the joiner to start), "
       f"handshake {b['handshake']:.0f}, GGRS sync {b['sync']:.0f}, first frame "
       f"{b['first_frame']:.0f}.")
+    jb = connect.get("join_breakdown_ms_median")
+    if jb:
+        w(f"  The joiner alone: median {connect['connect_ms_join_median']:.0f} ms (each: "
+          f"{', '.join(str(v) for v in connect['connect_ms_join_all'])}); signaling "
+          f"{jb['signaling']:.0f}, peer {jb['peer']:.0f}, handshake {jb['handshake']:.0f}, "
+          f"GGRS sync {jb['sync']:.0f}, first frame {jb['first_frame']:.0f}.")
     split = connect.get("joiner_peer_split_ms")
     if split:
         w(f"  One joiner's peer step from webrtc-rs's log: signaling and ICE {split['ice']} ms, "
@@ -1264,6 +1274,7 @@ def main():
         "save_checksum_vs_copy_hash": round(max(p["ratio"] for p in sim["presets"].values()), 2),
         "connect_ms_median": connect["connect_ms_median"],
         "connect_breakdown_ms": connect["breakdown_ms_median"],
+        "connect_ms_join_median": connect.get("connect_ms_join_median"),
         "connect_ms_browser_join": (connect["browser_join"] or {}).get("connect_ms_browser_join"),
         "page_4x_online_sim_ms_p99": ((connect["page_4x"] or {}).get("throttled_online_default")
                                       or {}).get("sim_ms_p99"),

@@ -262,10 +262,16 @@ def peer_split(server, frames):
 def cmd_connect(args):
     connect, payload_up, payload_down, packets = [], [], [], []
     steps = {step: [] for step in STEPS}
+    # The joiner's own: from its room code to its first frame (the host's
+    # also holds the wait for the joiner's process to start).
+    joins, join_steps = [], {step: [] for step in STEPS}
     with Server() as server:
         for _ in range(args.runs):
             host, join = match(server, args.frames)
             connect += [host["connect_ms"], join["connect_ms"]]
+            joins.append(join["connect_ms"])
+            for step in STEPS:
+                join_steps[step].append(join["connect_breakdown_ms"][step])
             for side in (host, join):
                 for step in STEPS:
                     steps[step].append(side["connect_breakdown_ms"][step])
@@ -280,6 +286,10 @@ def cmd_connect(args):
         "connect_ms_max": max(connect),
         # Each step's median over both peers' connects.
         "breakdown_ms_median": {step: statistics.median(v) for step, v in steps.items()},
+        # The joiners alone (issue 60's figure: <= 100 ms over 10 joins).
+        "connect_ms_join_median": statistics.median(joins),
+        "connect_ms_join_all": joins,
+        "join_breakdown_ms_median": {step: statistics.median(v) for step, v in join_steps.items()},
         # The joiner's `peer` step of one more match, from webrtc-rs's log:
         # signaling and ICE from the start, DTLS, the data channels opening.
         "joiner_peer_split_ms": split,
