@@ -1,6 +1,7 @@
 //! The main menu: one window from which a player hosts, joins, plays
-//! locally, runs synctest, watches replays and edits settings. Every flow
-//! comes back here; errors are shown in words, with the way back.
+//! locally, runs synctest, sees their records, watches replays and edits
+//! settings. Every flow comes back here; errors are shown in words, with
+//! the way back.
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +31,7 @@ enum Item {
     Online,
     Daily,
     Leaderboard,
+    Records,
     Replays,
     HowToPlay,
     Settings,
@@ -45,6 +47,7 @@ impl Item {
             Item::Online => "Online",
             Item::Daily => "Daily challenge",
             Item::Leaderboard => "Leaderboard",
+            Item::Records => "Records",
             Item::Replays => "Replays",
             Item::HowToPlay => "How to play",
             Item::Settings => "Settings",
@@ -63,6 +66,7 @@ fn items(dev: bool) -> Vec<Item> {
         Online,
         Daily,
         Leaderboard,
+        Records,
         Replays,
         HowToPlay,
         Settings,
@@ -165,6 +169,11 @@ async fn shell(
             Item::Leaderboard => {
                 let server = rooms_server(&settings);
                 super::leaderboard::leaderboard_screen(ui, &server).await
+            }
+            Item::Records => {
+                tracing::info!("records");
+                let records = crate::records::load();
+                crate::frontend::records_screen::show(ui, &records, None).await;
             }
             Item::Replays => replays(ui).await,
             Item::HowToPlay => {

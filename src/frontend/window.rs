@@ -327,6 +327,7 @@ impl MatchScreen {
             team_score: world.shared_score(),
             wave: world.team.best_wave.max(world.spawner.wave),
             seconds: ended.saturating_sub(self.info.started_frame) / crate::sim::FPS,
+            ended_unix: crate::records::now_unix(),
         };
         let mut records = crate::records::load();
         self.info.best = records.best(mode, preset).map(|b| (b.team_score, b.wave));
