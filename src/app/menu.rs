@@ -18,7 +18,7 @@ use crate::net::handshake::Role;
 use crate::net::room_code::RoomCode;
 use crate::platform::downloads;
 use crate::replay::DEFAULT_DIR as REPLAY_DIR;
-use crate::session::{Match, Mode, Pacing, UploadReport};
+use crate::session::{Match, Mode, Pacing};
 use crate::settings::Settings;
 use crate::sim::FPS;
 
@@ -508,15 +508,10 @@ async fn after_match(ui: &mut Ui, end: MatchEnd) -> Option<u32> {
                 summary.shared_score,
                 summary.replay
             );
-            // Where the replay sent to be ranked ranked, and its link.
-            match &end.upload {
-                Some(report @ UploadReport::Ranked { .. }) => {
-                    message(ui, "RANKED", &report.lines(), None).await;
-                }
-                Some(report) => {
-                    message(ui, "NOT RANKED", &report.lines(), None).await;
-                }
-                None => {}
+            // Where the replay sent to be ranked ranked, and its link,
+            // were on the result panel (`upload::Uploader::upload_in_window`).
+            if let Some(report) = &end.upload {
+                tracing::info!("upload: {}", report.lines().join("; "));
             }
             Some(summary.wave)
         }

@@ -375,6 +375,7 @@ pub(super) fn finish_window(end: MatchEnd) -> Result<Summary, Failure> {
         sim,
         screenshot_error,
         upload,
+        info: _,
     } = end;
     let mut result = finish(finished);
     if let Ok(summary) = &mut result {

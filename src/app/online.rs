@@ -429,7 +429,7 @@ pub(super) async fn online_in_window(
             let game = Match::new(driver, Pacing::RealTime, frames);
             let mut end = window::play_match(ui, game, sources, match_options).await;
             if let Some(uploader) = uploader {
-                end.upload = uploader.upload_in_window(ui, &end.finished).await;
+                end.upload = uploader.upload_in_window(ui, &end).await;
             }
             OnlineEnd::Played(Box::new(end))
         }

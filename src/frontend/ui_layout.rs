@@ -330,6 +330,11 @@ mod tests {
         for (w, h) in SCREENS {
             for ui in SCALES {
                 let (panel, texts) = crate::frontend::hud::result_texts(&lines, w, h, ui);
+                // The board's place is never what is left out for room.
+                assert!(
+                    texts.iter().any(|t| t.text.starts_with("board: #")),
+                    "at {w}x{h}, {ui}x the board's line is left out"
+                );
                 let placed = rects(&texts, ui);
                 check("the result panel", &placed, w, h, ui);
                 for (text, r) in &placed {

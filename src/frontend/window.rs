@@ -76,6 +76,8 @@ pub struct MatchEnd {
     /// Where the replay sent to be ranked ranked, or why not (set by the
     /// caller, which sends it after the match).
     pub upload: Option<UploadReport>,
+    /// The result panel's figures as the match left them (names, bests).
+    pub info: MatchInfo,
 }
 
 /// What the window keeps across the frames of a match: the effects ledger,
@@ -561,6 +563,7 @@ pub async fn play_match(
                 sim,
                 screenshot_error: shot.and_then(Result::err),
                 upload: None,
+                info: screen.info.clone(),
             };
         }
         end_frame().await;
@@ -569,6 +572,46 @@ pub async fn play_match(
             draw.add(drawing.elapsed());
         }
         frames_drawn += 1;
+    }
+}
+
+/// A left match's result panel over its last frame while its replay is
+/// ranked: "board: sending..." until `poll` gives the server's answer,
+/// then where it ranked (or why not) until Enter, Esc or a click. Esc
+/// before the answer stops waiting (`None`).
+pub async fn ranking_panel(
+    ui: &mut Ui,
+    finished: &Finished,
+    info: &MatchInfo,
+    mut poll: impl FnMut() -> Option<UploadReport>,
+) -> Option<UploadReport> {
+    enter_screen();
+    let world = finished.driver.world();
+    let (motion, ledger) = (Motion::default(), EventLedger::new());
+    let mut info = MatchInfo {
+        board: hud::Board::Sending,
+        left: true,
+        ..info.clone()
+    };
+    let mut answer = None;
+    loop {
+        ui.audio.update();
+        if answer.is_none()
+            && let Some(report) = poll()
+        {
+            tracing::info!("the result panel shows the board: {:?}", report.lines());
+            info.board = hud::Board::Answered(report.clone());
+            answer = Some(report);
+        }
+        let leave = pressed(KeyCode::Escape)
+            || (answer.is_some() && (pressed(KeyCode::Enter) || clicked(MouseButton::Left)));
+        if leave {
+            return answer;
+        }
+        let layout = scene::draw_world(&ui.sprites, world, &motion, &ledger, 1.0, 0.0);
+        hud::draw_hud(&ui.sprites, world, &layout, &ledger, &info.names);
+        hud::draw_result(&ui.sprites.font, world, &info, &[]);
+        end_frame().await;
     }
 }
 
