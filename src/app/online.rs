@@ -91,6 +91,11 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
     net.chat.check().map_err(Failure::BadInput)?;
     SimConfig::from_preset_name(&run.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
+    if run.start_wave.is_some() {
+        return Err(Failure::BadInput(
+            "--start-wave is for local matches: online matches play a preset".into(),
+        ));
+    }
     let daily = daily_challenge(role, net, run)?;
     if let Some(server) = &net.server {
         check_server_url(server).map_err(|e| Failure::BadInput(e.to_string()))?;

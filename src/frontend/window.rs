@@ -61,6 +61,10 @@ pub struct MatchOptions {
     /// Game overs go into this device's records as this way of playing
     /// ("solo", "co-op", "online"); none for synctest and watching.
     pub records_as: Option<&'static str>,
+    /// `--until-game-over`: no rematch; the first game over stops the
+    /// clock with the result panel up (and ends the match when a
+    /// screenshot was asked for, which then shows that panel).
+    pub until_game_over: bool,
 }
 
 /// A match played in a window: how it ended and what drawing cost.
@@ -103,6 +107,19 @@ struct MatchScreen {
     records_as: Option<&'static str>,
     /// The game over last put in the records (its frame).
     recorded: Option<u32>,
+    /// Stop at the first game over: pause there, or leave (`Leave`).
+    at_game_over: AtGameOver,
+}
+
+/// What the first game over does (`--until-game-over`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AtGameOver {
+    /// Nothing: both players may start again.
+    Rematch,
+    /// The clock stops; the result panel stays up until Esc.
+    Pause,
+    /// The match ends there (a screenshot shows the result panel).
+    Leave,
 }
 
 /// Whether and why the controls card is on screen.
@@ -163,6 +180,11 @@ impl MatchScreen {
             keys,
             records_as: options.records_as,
             recorded: None,
+            at_game_over: match (options.until_game_over, &options.screenshot) {
+                (false, _) => AtGameOver::Rematch,
+                (true, None) => AtGameOver::Pause,
+                (true, Some(_)) => AtGameOver::Leave,
+            },
         }
     }
 
@@ -183,6 +205,7 @@ impl MatchScreen {
         self.touch.update(game.driver().world().is_game_over());
         let touch = if typing { Input(0) } else { self.touch.input() };
         for _ in 0..MAX_FRAMES_PER_DRAW {
+            self.stop_at_game_over(game);
             if game.next(now) != Next::Frame {
                 return;
             }
@@ -227,6 +250,21 @@ impl MatchScreen {
             for (frame, cue) in sounds.stop {
                 ui.audio.cancel_event(cue, frame);
             }
+        }
+    }
+
+    /// `--until-game-over`: at the game over, before any later frame
+    /// (the players' start would begin a new game), stop the clock or end
+    /// the match.
+    fn stop_at_game_over(&self, game: &mut Match) {
+        if self.at_game_over == AtGameOver::Rematch
+            || game.is_paused()
+            || !game.driver().world().is_game_over()
+        {
+            return;
+        }
+        if self.at_game_over == AtGameOver::Leave || !game.pause() {
+            game.leave("game over");
         }
     }
 
