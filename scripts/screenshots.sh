@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of the real binary in a real (virtual) window: the main menu,
 # the host screen with its room code, a local match mid-wave (and the same
-# with the colour-blind palette, a 150 % interface, reduced motion), the network
+# with the colour-blind palette, a 150 % interface, reduced motion), a solo
+# match's boss fight, the result panel at a game over, the network
 # overlay (synctest, and an online match over a simulated 80 ms link: the
 # felt latency) and the replay viewer.
 #
@@ -54,8 +55,10 @@ if [ -z "${TWINSTAR_BIN:-}" ]; then
     TWINSTAR_BIN="${CARGO_TARGET_DIR:-target}/debug/twinstar"
 fi
 bin="$TWINSTAR_BIN"
-# Default settings, whatever this machine's player saved.
+# Default settings and no records, whatever this machine's player saved
+# (and nothing kept in theirs).
 export TWINSTAR_CONFIG="$work/settings.toml"
+export TWINSTAR_DATA_DIR="$work/data"
 run() { timeout 120 "$bin" "$@" >"$work/last.log" 2>&1 || { cat "$work/last.log" >&2; exit 1; }; }
 # Matches and the menu are silent here; the replay viewer plays no sound.
 play() { run "$@" --volume 0; }
@@ -97,6 +100,28 @@ mkdir -p "$replays"
 TWINSTAR_CONFIG="$work/look.toml" play local --bots --bot-style human --seed 5 --frames 2900 \
     --record "$replays/local-colour-blind.tsr" --screenshot "$out/local-colour-blind.png"
 echo "$out/local-colour-blind.png"
+
+# A solo match's boss fight (issue 58): the human-like pair started at
+# wave 5, the first boss's (--start-wave), 720 frames in (12 s): the Warden
+# firing, its health bar and phase. Its replay goes beside the colour-blind
+# one: tests/it/screenshots.rs checks a boss is alive at that frame.
+play solo --bots --bot-style human --start-wave 5 --seed 5 --frames 720 \
+    --record "$replays/boss.tsr" --screenshot "$out/boss.png"
+echo "$out/boss.png"
+
+# The result panel at a solo game over: a pair started at wave 44
+# (seed 7) falls in 22 s; --until-game-over takes the picture at the game
+# over instead of letting the bots start again. Played in $work, so the
+# panel names a replay path as a player's would (replays/...).
+bin_abs="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
+out_abs="$(cd "$out" && pwd)"
+(cd "$work" && timeout 120 "$bin_abs" solo --bots --bot-style human --start-wave 44 \
+    --seed 7 --until-game-over --frames 6000 --volume 0 \
+    --screenshot "$out_abs/result.png" >"$work/last.log" 2>&1) \
+    || { cat "$work/last.log" >&2; exit 1; }
+grep -q "game over: team score" "$work/last.log" \
+    || { echo "screenshots.sh: result.png shows no game over (raise --frames)" >&2; exit 1; }
+echo "$out/result.png"
 
 play synctest --seed 5 --frames 600 --no-record --screenshot "$out/overlay.png"
 echo "$out/overlay.png"

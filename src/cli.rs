@@ -189,11 +189,19 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Headless local and synctest runs: stop at the first game over
-    /// (instead of both bots restarting); the summary is that game's.
-    /// `--frames` still caps the run.
+    /// Local, solo and synctest runs: stop at the first game over
+    /// (instead of both bots restarting); the summary is that game's. In
+    /// a window the result panel stays up until Esc (or `--screenshot`
+    /// takes it). `--frames` still caps the run.
     #[arg(long)]
     pub until_game_over: bool,
+
+    /// Local, solo and synctest runs: start at wave N (1 to 1000) instead
+    /// of the first, e.g. 5 for the first boss. For testing and
+    /// screenshots: the rules are then no preset's ("custom" in the
+    /// records); online matches refuse it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub start_wave: Option<u16>,
 
     /// Write the replay here instead of replays/<date>-<mode>-seed<S>.tsr.
     #[arg(long, value_name = "PATH", conflicts_with = "no_record")]
@@ -221,6 +229,7 @@ impl RunArgs {
             bot_style: BotStyle::Script,
             json: false,
             until_game_over: false,
+            start_wave: None,
             record: None,
             no_record: false,
             window,

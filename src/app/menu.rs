@@ -1,6 +1,7 @@
 //! The main menu: one window from which a player hosts, joins, plays
-//! locally, runs synctest, watches replays and edits settings. Every flow
-//! comes back here; errors are shown in words, with the way back.
+//! locally, runs synctest, sees their records, watches replays and edits
+//! settings. Every flow comes back here; errors are shown in words, with
+//! the way back.
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +18,7 @@ use crate::net::handshake::Role;
 use crate::net::room_code::RoomCode;
 use crate::platform::downloads;
 use crate::replay::DEFAULT_DIR as REPLAY_DIR;
-use crate::session::{Match, Mode, Pacing, UploadReport};
+use crate::session::{Match, Mode, Pacing};
 use crate::settings::Settings;
 use crate::sim::FPS;
 
@@ -30,6 +31,7 @@ enum Item {
     Online,
     Daily,
     Leaderboard,
+    Records,
     Replays,
     HowToPlay,
     Settings,
@@ -45,6 +47,7 @@ impl Item {
             Item::Online => "Online",
             Item::Daily => "Daily challenge",
             Item::Leaderboard => "Leaderboard",
+            Item::Records => "Records",
             Item::Replays => "Replays",
             Item::HowToPlay => "How to play",
             Item::Settings => "Settings",
@@ -63,6 +66,7 @@ fn items(dev: bool) -> Vec<Item> {
         Online,
         Daily,
         Leaderboard,
+        Records,
         Replays,
         HowToPlay,
         Settings,
@@ -165,6 +169,11 @@ async fn shell(
             Item::Leaderboard => {
                 let server = rooms_server(&settings);
                 super::leaderboard::leaderboard_screen(ui, &server).await
+            }
+            Item::Records => {
+                tracing::info!("records");
+                let records = crate::records::load();
+                crate::frontend::records_screen::show(ui, &records, None).await;
             }
             Item::Replays => replays(ui).await,
             Item::HowToPlay => {
@@ -499,15 +508,10 @@ async fn after_match(ui: &mut Ui, end: MatchEnd) -> Option<u32> {
                 summary.shared_score,
                 summary.replay
             );
-            // Where the replay sent to be ranked ranked, and its link.
-            match &end.upload {
-                Some(report @ UploadReport::Ranked { .. }) => {
-                    message(ui, "RANKED", &report.lines(), None).await;
-                }
-                Some(report) => {
-                    message(ui, "NOT RANKED", &report.lines(), None).await;
-                }
-                None => {}
+            // Where the replay sent to be ranked ranked, and its link,
+            // were on the result panel (`upload::Uploader::upload_in_window`).
+            if let Some(report) = &end.upload {
+                tracing::info!("upload: {}", report.lines().join("; "));
             }
             Some(summary.wave)
         }

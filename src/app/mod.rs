@@ -184,8 +184,11 @@ pub(super) fn prepare_local(
     mode: Mode,
     inject_desync_from: Option<Frame>,
 ) -> Result<Driver, Failure> {
-    let config =
+    let mut config =
         SimConfig::from_preset_name(&args.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
+    if let Some(wave) = args.start_wave {
+        config.start_wave = wave;
+    }
     let seed = args.seed.unwrap_or_else(random_seed);
     let options = DriverOptions {
         seed,
@@ -270,6 +273,9 @@ pub(super) fn match_options(
             (Mode::Online { .. }, _) => Some("online"),
             _ => None,
         },
+        // Local modes only: online, a game over is both players' to end.
+        until_game_over: args.until_game_over
+            && !matches!(driver.options().mode, Mode::Online { .. }),
     }
 }
 
@@ -375,6 +381,7 @@ pub(super) fn finish_window(end: MatchEnd) -> Result<Summary, Failure> {
         sim,
         screenshot_error,
         upload,
+        info: _,
     } = end;
     let mut result = finish(finished);
     if let Ok(summary) = &mut result {

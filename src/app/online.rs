@@ -91,6 +91,11 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
     net.chat.check().map_err(Failure::BadInput)?;
     SimConfig::from_preset_name(&run.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
+    if run.start_wave.is_some() {
+        return Err(Failure::BadInput(
+            "--start-wave is for local matches: online matches play a preset".into(),
+        ));
+    }
     let daily = daily_challenge(role, net, run)?;
     if let Some(server) = &net.server {
         check_server_url(server).map_err(|e| Failure::BadInput(e.to_string()))?;
@@ -429,7 +434,7 @@ pub(super) async fn online_in_window(
             let game = Match::new(driver, Pacing::RealTime, frames);
             let mut end = window::play_match(ui, game, sources, match_options).await;
             if let Some(uploader) = uploader {
-                end.upload = uploader.upload_in_window(ui, &end.finished).await;
+                end.upload = uploader.upload_in_window(ui, &end).await;
             }
             OnlineEnd::Played(Box::new(end))
         }

@@ -9,11 +9,10 @@ use std::path::Path;
 
 use web_time::{Duration, Instant};
 
-use crate::frontend::menu::message_while;
-use crate::frontend::window::Ui;
+use crate::frontend::window::{MatchEnd, Ui, ranking_panel};
 use crate::net::room_code::RoomCode;
 use crate::net::signaling::{MAX_UPLOAD_BYTES, Ranked, ReplayUpload, ScoreClaim, replay_link};
-use crate::session::{Finished, Outcome, Summary, UploadReport};
+use crate::session::{Outcome, Summary, UploadReport};
 
 /// How long a command without a window waits for the server's answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(20);
@@ -101,31 +100,40 @@ impl Uploader {
         summary.upload = Some(self.report(answer));
     }
 
-    /// Sends the replay of a match that ended well, showing that it is on
-    /// its way until the server answers (Esc stops waiting).
+    /// Sends the replay of a match that ended well, with the match's
+    /// result panel up: it says the replay is on its way, then where the
+    /// match ranked (or why not) once the server answers, until the
+    /// player goes on (Esc before the answer stops waiting).
     pub(super) async fn upload_in_window(
         &self,
         ui: &mut Ui,
-        finished: &Finished,
+        end: &MatchEnd,
     ) -> Option<UploadReport> {
+        let finished = &end.finished;
         if matches!(finished.outcome, Outcome::Failed(_)) {
             return None;
         }
         let summary = Summary::of_driver(&finished.driver);
         let mut upload = match self.start(&summary) {
-            Ok(upload) => upload,
-            Err(why) => return Some(self.report(Err(why))),
+            Ok(upload) => Some(upload),
+            Err(why) => {
+                // Said on the panel at once: nothing to wait for.
+                let report = self.report(Err(why));
+                ranking_panel(ui, finished, &end.info, || Some(report.clone())).await;
+                return Some(report);
+            }
         };
-        let lines = [
-            "sending the replay to the server,".to_string(),
-            "which plays the match again before it ranks it".to_string(),
-        ];
-        let answer = message_while(ui, "RANKING THE MATCH", &lines, || upload.poll()).await;
-        Some(self.report(
-            answer.unwrap_or_else(|| {
-                Err("not waited for (Esc): the server may still rank it".into())
-            }),
-        ))
+        let answered = ranking_panel(ui, finished, &end.info, || {
+            let answer = upload.as_mut()?.poll()?;
+            upload = None;
+            Some(self.report(answer))
+        })
+        .await;
+        Some(answered.unwrap_or_else(|| {
+            self.report(Err(
+                "not waited for (Esc): the server may still rank it".into()
+            ))
+        }))
     }
 }
 

@@ -7,6 +7,7 @@ use super::assets::{Align, BitmapFont, Sprites};
 use super::effects::EventLedger;
 use super::scene::Layout;
 use super::ui_layout::{self, HudFigures, Text};
+use crate::session::UploadReport;
 use crate::sim::FPS;
 use crate::sim::{Event, World};
 
@@ -36,6 +37,49 @@ pub struct MatchInfo {
     pub best: Option<(u32, u32)>,
     /// What the last game over beat.
     pub new_best: crate::records::NewBest,
+    /// Where the match's replay stands on the server's boards.
+    pub board: Board,
+    /// The match is over and left (the panel shown while its replay is
+    /// ranked): no rematch to offer.
+    pub left: bool,
+}
+
+/// The server's boards, as far as the result panel knows (an online
+/// match's replay is sent to be ranked once the match is left).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Board {
+    /// Not sent (a local match, uploads off, not this side's to send).
+    #[default]
+    NotSent,
+    /// Sent; the server is playing it again before it ranks it.
+    Sending,
+    /// The server's answer: ranked (where, and its link), or why not.
+    Answered(UploadReport),
+}
+
+/// The result panel's lines about the boards: where the match ranked
+/// ("board: #3 in today's challenge, #12 this week, #41 all time") and the link that
+/// plays it, that it is on its way, or why it was not ranked ("today's
+/// challenge" only when the match was the daily challenge).
+pub fn board_lines(board: &Board) -> Vec<String> {
+    match board {
+        Board::NotSent => Vec::new(),
+        Board::Sending => vec!["board: sending the replay to be ranked...".into()],
+        Board::Answered(UploadReport::Refused(why)) => vec![format!("board: not ranked: {why}")],
+        Board::Answered(UploadReport::Ranked { ranked, link }) => {
+            let r = &ranked.ranks;
+            let mut places: Vec<String> = r
+                .daily
+                .map(|n| format!("#{n} in today's challenge"))
+                .into_iter()
+                .collect();
+            places.push(format!("#{} this week", r.week));
+            places.push(format!("#{} all time", r.all));
+            let mut out = vec![format!("board: {}", places.join(", "))];
+            out.extend(link.as_ref().map(|l| format!("watch it: {l}")));
+            out
+        }
+    }
 }
 
 impl MatchInfo {
@@ -167,8 +211,14 @@ pub fn result_lines(world: &World, info: &MatchInfo, chat: &[String]) -> Vec<Pan
     let gold = Color::new(1.0, 0.95, 0.6, 1.0);
     let team = &world.team;
     let ended = info.ended_frame.unwrap_or(world.frame);
+    // A match left before its game over (an online one sent to be ranked).
+    let title = if world.is_game_over() {
+        "GAME OVER"
+    } else {
+        "MATCH OVER"
+    };
     let mut out: Vec<PanelLine> = vec![
-        ("GAME OVER".into(), 6.0, Color::new(1.0, 0.4, 0.4, 1.0)),
+        (title.into(), 6.0, Color::new(1.0, 0.4, 0.4, 1.0)),
         (format!("TEAM SCORE {}", world.shared_score()), 3.0, WHITE),
     ];
     if info.new_best.score || info.new_best.wave {
@@ -181,6 +231,12 @@ pub fn result_lines(world: &World, info: &MatchInfo, chat: &[String]) -> Vec<Pan
             gray,
         ));
     }
+    let board = Color::new(0.55, 0.95, 1.0, 1.0);
+    out.extend(
+        board_lines(&info.board)
+            .into_iter()
+            .map(|l| (l, 2.0, board)),
+    );
     out.push((
         format!(
             "wave {}  bosses {}  max combo {}  {}",
@@ -199,6 +255,28 @@ pub fn result_lines(world: &World, info: &MatchInfo, chat: &[String]) -> Vec<Pan
         );
         out.push((line, 2.0, player_color(i)));
     }
+    if info.left {
+        out.push((format!("Enter or Esc: {}", info.escape_does), 2.0, gray));
+    } else {
+        rematch_lines(info, &mut out);
+        out.push((format!("Esc: {}", info.escape_does), 2.0, gray));
+    }
+    let replay = info.replay.as_deref().map_or_else(
+        || "replay: not recorded".to_string(),
+        |r| format!("replay: {r}"),
+    );
+    out.push((replay, 2.0, Color::new(0.7, 0.75, 0.9, 1.0)));
+    let chat = &chat[chat.len().saturating_sub(3)..];
+    out.extend(
+        chat.iter()
+            .map(|line| (line.clone(), 2.0, Color::new(0.85, 0.88, 1.0, 1.0))),
+    );
+    out
+}
+
+/// The rematch's lines: how, and who holds start.
+fn rematch_lines(info: &MatchInfo, out: &mut Vec<PanelLine>) {
+    let gold = Color::new(1.0, 0.95, 0.6, 1.0);
     out.push((
         "rematch: both players hold start together".into(),
         2.0,
@@ -214,18 +292,6 @@ pub fn result_lines(world: &World, info: &MatchInfo, chat: &[String]) -> Vec<Pan
         let status = rematch_status(player, info.start_keys[player].as_deref(), holding);
         out.push((status, 2.0, color));
     }
-    out.push((format!("Esc: {}", info.escape_does), 2.0, gray));
-    let replay = info.replay.as_deref().map_or_else(
-        || "replay: not recorded".to_string(),
-        |r| format!("replay: {r}"),
-    );
-    out.push((replay, 2.0, Color::new(0.7, 0.75, 0.9, 1.0)));
-    let chat = &chat[chat.len().saturating_sub(3)..];
-    out.extend(
-        chat.iter()
-            .map(|line| (line.clone(), 2.0, Color::new(0.85, 0.88, 1.0, 1.0))),
-    );
-    out
 }
 
 /// The result panel on a `w`×`h` screen at interface scale `ui`: its
@@ -304,10 +370,31 @@ pub fn sample_result_lines(replay: &str) -> Vec<PanelLine> {
             wave: true,
         },
         start_keys: [Some("1".into()), Some("2".into())],
+        board: Board::Answered(sample_ranked(Some(9_999))),
         ..MatchInfo::default()
     };
     let chat = vec!["P2: a chat line as long as the prompt lets anyone type in".to_string(); 3];
     result_lines(&world, &info, &chat)
+}
+
+/// An answer that ranked the match, with the widest figures.
+#[cfg(test)]
+pub fn sample_ranked(daily: Option<usize>) -> UploadReport {
+    use crate::net::signaling::{Ranked, Ranks};
+    UploadReport::Ranked {
+        ranked: Ranked {
+            id: "0123456789abcdef0123456789abcdef".into(),
+            board: "default".into(),
+            ranks: Ranks {
+                daily,
+                week: 99_999,
+                all: 999_999,
+            },
+            score: 99_999_999,
+            wave: 99,
+        },
+        link: Some("https://twinstar.example.org/#replay=0123456789abcdef0123456789abcdef".into()),
+    }
 }
 
 /// The game-over panel (see [`result_lines`]).
@@ -338,6 +425,55 @@ pub fn combo_text(world: &World) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_panel_says_where_the_match_ranked_once_the_answer_arrives() {
+        let world = World::new(1, crate::sim::SimConfig::DEFAULT);
+        let texts = |board: Board, left: bool| -> Vec<String> {
+            let info = MatchInfo {
+                board,
+                left,
+                escape_does: "back to the menu",
+                ..MatchInfo::default()
+            };
+            result_lines(&world, &info, &[])
+                .into_iter()
+                .map(|l| l.0)
+                .collect()
+        };
+        // A local match: no board, a rematch offered.
+        let local = texts(Board::NotSent, false);
+        assert!(!local.iter().any(|l| l.starts_with("board")), "{local:?}");
+        assert!(local.iter().any(|l| l.starts_with("rematch")), "{local:?}");
+        // On its way, then ranked: today's place first, and the link.
+        let sending = texts(Board::Sending, true);
+        assert!(sending.contains(&"board: sending the replay to be ranked...".into()));
+        assert!(
+            !sending.iter().any(|l| l.starts_with("rematch")),
+            "{sending:?}"
+        );
+        assert!(sending.contains(&"Enter or Esc: back to the menu".into()));
+        let mut report = sample_ranked(Some(3));
+        if let UploadReport::Ranked { ranked, .. } = &mut report {
+            ranked.ranks.week = 12;
+            ranked.ranks.all = 41;
+        }
+        let ranked = texts(Board::Answered(report), true);
+        let at = ranked
+            .iter()
+            .position(|l| l == "board: #3 in today's challenge, #12 this week, #41 all time")
+            .unwrap_or_else(|| panic!("{ranked:?}"));
+        assert!(
+            ranked[at + 1].starts_with("watch it: https://"),
+            "{ranked:?}"
+        );
+        // Not the daily challenge: the week's and all time's only.
+        let lines = board_lines(&Board::Answered(sample_ranked(None)));
+        assert_eq!(lines[0], "board: #99999 this week, #999999 all time");
+        // Refused: why, in its words.
+        let refused = Board::Answered(UploadReport::Refused("ranked already".into()));
+        assert_eq!(board_lines(&refused), ["board: not ranked: ranked already"]);
+    }
 
     #[test]
     fn rematch_status_names_the_key_and_who_is_ready() {

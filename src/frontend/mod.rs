@@ -21,6 +21,7 @@ pub mod music;
 pub mod overlay;
 pub mod pads;
 pub mod particles;
+pub mod records_screen;
 pub mod replay_view;
 pub mod scene;
 pub mod telegraphs;

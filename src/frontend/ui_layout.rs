@@ -330,6 +330,11 @@ mod tests {
         for (w, h) in SCREENS {
             for ui in SCALES {
                 let (panel, texts) = crate::frontend::hud::result_texts(&lines, w, h, ui);
+                // The board's place is never what is left out for room.
+                assert!(
+                    texts.iter().any(|t| t.text.starts_with("board: #")),
+                    "at {w}x{h}, {ui}x the board's line is left out"
+                );
                 let placed = rects(&texts, ui);
                 check("the result panel", &placed, w, h, ui);
                 for (text, r) in &placed {
@@ -370,6 +375,47 @@ mod tests {
                         let texts = layout.texts(title, details, items, selected, Some(pads));
                         check(title, &rects(&texts, ui), w, h, ui);
                     }
+                }
+            }
+        }
+    }
+
+    /// Records with the most lines and the widest figures: every way of
+    /// playing on every preset, ten long runs of long ago.
+    fn fullest_records() -> crate::records::Records {
+        use crate::records::{LAST_RUNS, Records, Run};
+        let mut records = Records::default();
+        for preset in ["default", "stress", "custom"] {
+            for mode in ["solo", "co-op", "online"] {
+                let run = |score| Run {
+                    mode: mode.into(),
+                    preset: preset.into(),
+                    team_score: score,
+                    wave: 999,
+                    seconds: 59_999,
+                    ended_unix: Some(0),
+                };
+                records.add(run(1));
+                records.add(run(99_999_999));
+            }
+        }
+        assert_eq!(records.bests.len(), 9);
+        assert_eq!(records.runs.len(), LAST_RUNS);
+        records
+    }
+
+    #[test]
+    fn the_records_screen_fits_every_screen_at_every_scale_and_shows_every_run() {
+        use crate::frontend::records_screen::texts;
+        let full = fullest_records().lines(Some(99 * 86_400));
+        let empty = crate::records::Records::default().lines(None);
+        for (w, h) in SCREENS {
+            for ui in SCALES {
+                for lines in [&full, &empty] {
+                    let placed = texts(lines, w, h, ui);
+                    check("the records screen", &rects(&placed, ui), w, h, ui);
+                    // The title, every line, the hint: nothing left out.
+                    assert_eq!(placed.len(), lines.len() + 2, "at {w}x{h}, {ui}x");
                 }
             }
         }

@@ -61,6 +61,10 @@ pub struct MatchOptions {
     /// Game overs go into this device's records as this way of playing
     /// ("solo", "co-op", "online"); none for synctest and watching.
     pub records_as: Option<&'static str>,
+    /// `--until-game-over`: no rematch; the first game over stops the
+    /// clock with the result panel up (and ends the match when a
+    /// screenshot was asked for, which then shows that panel).
+    pub until_game_over: bool,
 }
 
 /// A match played in a window: how it ended and what drawing cost.
@@ -76,6 +80,8 @@ pub struct MatchEnd {
     /// Where the replay sent to be ranked ranked, or why not (set by the
     /// caller, which sends it after the match).
     pub upload: Option<UploadReport>,
+    /// The result panel's figures as the match left them (names, bests).
+    pub info: MatchInfo,
 }
 
 /// What the window keeps across the frames of a match: the effects ledger,
@@ -101,6 +107,19 @@ struct MatchScreen {
     records_as: Option<&'static str>,
     /// The game over last put in the records (its frame).
     recorded: Option<u32>,
+    /// Stop at the first game over: pause there, or leave (`Leave`).
+    at_game_over: AtGameOver,
+}
+
+/// What the first game over does (`--until-game-over`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AtGameOver {
+    /// Nothing: both players may start again.
+    Rematch,
+    /// The clock stops; the result panel stays up until Esc.
+    Pause,
+    /// The match ends there (a screenshot shows the result panel).
+    Leave,
 }
 
 /// Whether and why the controls card is on screen.
@@ -161,6 +180,11 @@ impl MatchScreen {
             keys,
             records_as: options.records_as,
             recorded: None,
+            at_game_over: match (options.until_game_over, &options.screenshot) {
+                (false, _) => AtGameOver::Rematch,
+                (true, None) => AtGameOver::Pause,
+                (true, Some(_)) => AtGameOver::Leave,
+            },
         }
     }
 
@@ -181,6 +205,7 @@ impl MatchScreen {
         self.touch.update(game.driver().world().is_game_over());
         let touch = if typing { Input(0) } else { self.touch.input() };
         for _ in 0..MAX_FRAMES_PER_DRAW {
+            self.stop_at_game_over(game);
             if game.next(now) != Next::Frame {
                 return;
             }
@@ -225,6 +250,21 @@ impl MatchScreen {
             for (frame, cue) in sounds.stop {
                 ui.audio.cancel_event(cue, frame);
             }
+        }
+    }
+
+    /// `--until-game-over`: at the game over, before any later frame
+    /// (the players' start would begin a new game), stop the clock or end
+    /// the match.
+    fn stop_at_game_over(&self, game: &mut Match) {
+        if self.at_game_over == AtGameOver::Rematch
+            || game.is_paused()
+            || !game.driver().world().is_game_over()
+        {
+            return;
+        }
+        if self.at_game_over == AtGameOver::Leave || !game.pause() {
+            game.leave("game over");
         }
     }
 
@@ -327,6 +367,7 @@ impl MatchScreen {
             team_score: world.shared_score(),
             wave: world.team.best_wave.max(world.spawner.wave),
             seconds: ended.saturating_sub(self.info.started_frame) / crate::sim::FPS,
+            ended_unix: crate::records::now_unix(),
         };
         let mut records = crate::records::load();
         self.info.best = records.best(mode, preset).map(|b| (b.team_score, b.wave));
@@ -560,6 +601,7 @@ pub async fn play_match(
                 sim,
                 screenshot_error: shot.and_then(Result::err),
                 upload: None,
+                info: screen.info.clone(),
             };
         }
         end_frame().await;
@@ -568,6 +610,46 @@ pub async fn play_match(
             draw.add(drawing.elapsed());
         }
         frames_drawn += 1;
+    }
+}
+
+/// A left match's result panel over its last frame while its replay is
+/// ranked: "board: sending..." until `poll` gives the server's answer,
+/// then where it ranked (or why not) until Enter, Esc or a click. Esc
+/// before the answer stops waiting (`None`).
+pub async fn ranking_panel(
+    ui: &mut Ui,
+    finished: &Finished,
+    info: &MatchInfo,
+    mut poll: impl FnMut() -> Option<UploadReport>,
+) -> Option<UploadReport> {
+    enter_screen();
+    let world = finished.driver.world();
+    let (motion, ledger) = (Motion::default(), EventLedger::new());
+    let mut info = MatchInfo {
+        board: hud::Board::Sending,
+        left: true,
+        ..info.clone()
+    };
+    let mut answer = None;
+    loop {
+        ui.audio.update();
+        if answer.is_none()
+            && let Some(report) = poll()
+        {
+            tracing::info!("the result panel shows the board: {:?}", report.lines());
+            info.board = hud::Board::Answered(report.clone());
+            answer = Some(report);
+        }
+        let leave = pressed(KeyCode::Escape)
+            || (answer.is_some() && (pressed(KeyCode::Enter) || clicked(MouseButton::Left)));
+        if leave {
+            return answer;
+        }
+        let layout = scene::draw_world(&ui.sprites, world, &motion, &ledger, 1.0, 0.0);
+        hud::draw_hud(&ui.sprites, world, &layout, &ledger, &info.names);
+        hud::draw_result(&ui.sprites.font, world, &info, &[]);
+        end_frame().await;
     }
 }
 

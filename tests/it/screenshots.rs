@@ -1,5 +1,6 @@
 //! The real binary in a real (virtual) window: `scripts/screenshots.sh`
-//! captures six screens; each must show something, and no two the same.
+//! captures eight screens; each must show something, and no two the same;
+//! the boss fight's match has a boss alive at the frame it shows.
 //! Needs Xvfb (scripts/test.sh installs it as root) or a display.
 
 use crate::common;
@@ -11,7 +12,12 @@ use std::process::Command;
 
 use twinstar::sim::{ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, OWNER_ENEMY, Vec2 as SimVec2, World};
 
-const SCREENS: [&str; 6] = ["menu", "host", "local", "overlay", "online", "replay"];
+const SCREENS: [&str; 8] = [
+    "menu", "host", "local", "boss", "result", "overlay", "online", "replay",
+];
+
+/// The frame of the boss fight's picture (`--frames` of boss.png in the script).
+const BOSS_FRAME: u32 = 720;
 
 /// Fraction of pixels that differ noticeably between two pictures.
 fn difference(a: &Picture, b: &Picture) -> f64 {
@@ -67,6 +73,13 @@ fn every_screen_is_drawn_and_each_is_different() {
         .expect("the colour-blind match's replay");
     let world = twinstar::replay::simulate_to(&replay, 2900).expect("its world at frame 2900");
     colour_blind_pairs_stay_apart(&load(&out.join("local-colour-blind.png")), &world);
+    let replay = twinstar::replay::read(&out.join("boss.tsr")).expect("the boss fight's replay");
+    let world = twinstar::replay::simulate_to(&replay, BOSS_FRAME).expect("its world");
+    assert!(
+        world.boss().is_some() && !world.is_game_over(),
+        "no boss fight at frame {BOSS_FRAME} of boss.png's match (wave {}): pick another frame in scripts/screenshots.sh",
+        world.spawner.wave
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 
