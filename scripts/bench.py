@@ -963,7 +963,8 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
             f4 = p4[key]
             extra = ""
             if "wave" in f4:
-                extra = (f", reached wave {f4['wave']}, {f4.get('bosses_defeated', 0)} bosses "
+                extra = (f", at wave {f4['wave']} at the end ({f4.get('restarts', 0)} restarts "
+                         f"after a game over), {f4.get('bosses_defeated', 0)} bosses "
                          f"defeated, {f4.get('rollback_frames', 0)} frames rolled back")
             parts.append(f"{what}: simulation p50 {f4['sim_ms_p50']} / p99 {f4['sim_ms_p99']} ms, "
                          f"drawing mean {f4['draw_ms_mean']} / p99 {f4['draw_ms_p99']} ms, "

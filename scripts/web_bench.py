@@ -148,7 +148,7 @@ def throttled_online(server, rate, frames):
     if s.get("checksum") != theirs.get("checksum"):
         fail(f"throttled browser and native ended apart: {s.get('checksum')} vs {theirs.get('checksum')}")
     keep = ["sim_ms_p50", "sim_ms_p99", "draw_ms_mean", "draw_ms_p99", "frames", "rollbacks",
-            "rollback_frames", "max_rollback", "wave", "bosses_defeated", "desyncs"]
+            "rollback_frames", "max_rollback", "wave", "restarts", "bosses_defeated", "desyncs"]
     return {**{k: s.get(k) for k in keep if k in s}, "fps": fps(text)}
 
 
