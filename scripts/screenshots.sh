@@ -4,7 +4,7 @@
 # with the colour-blind palette, a 150 % interface, reduced motion), a solo
 # match's boss fight, the result panel at a game over, the network
 # overlay (synctest, and an online match over a simulated 80 ms link: the
-# felt latency) and the replay viewer.
+# felt latency), a match held by a network cut, and the replay viewer.
 #
 #   scripts/screenshots.sh [OUTDIR]     (default: docs/screenshots)
 #
@@ -138,3 +138,28 @@ echo "$out/online.png"
 
 run replay "$work/match.tsr" --frames 1200 --screenshot "$out/replay.png"
 echo "$out/replay.png"
+
+# A match held by a network cut: both peers lose every packet for 12 s,
+# 3 s into the match, and the window says so while it waits. No frame
+# count can take that picture (frames stop during the cut), so the display
+# itself is grabbed 6 s after the peers synchronized (ffmpeg's x11grab; the
+# window sits at the display's corner on our Xvfb).
+command -v ffmpeg >/dev/null || debian_install screenshots.sh ffmpeg >&2
+"$bin" host --room C5T-7WQ --server "ws://127.0.0.1:$port" --stun none --headless --bot \
+    --frames 900 --no-record --sim-outage 3:12 >/dev/null 2>&1 &
+pids+=($!)
+timeout 120 "$bin" join C5T-7WQ --server "ws://127.0.0.1:$port" --stun none --bot --frames 900 \
+    --no-record --sim-outage 3:12 --volume 0 >"$work/cut.log" 2>&1 &
+joiner=$!
+pids+=($joiner)
+for _ in $(seq 300); do
+    grep -q "synchronized with the peer" "$work/cut.log" && break
+    kill -0 "$joiner" 2>/dev/null || { cat "$work/cut.log" >&2; exit 1; }
+    sleep 0.1
+done
+grep -q "synchronized with the peer" "$work/cut.log" \
+    || { echo "screenshots.sh: the cut match never started" >&2; cat "$work/cut.log" >&2; exit 1; }
+sleep 6
+ffmpeg -loglevel error -y -f x11grab -video_size 1280x720 -i "$DISPLAY" -frames:v 1 "$out/interrupted.png"
+kill "$joiner" 2>/dev/null || true
+echo "$out/interrupted.png"

@@ -1,5 +1,5 @@
 //! The real binary in a real (virtual) window: `scripts/screenshots.sh`
-//! captures eight screens; each must show something, and no two the same;
+//! captures nine screens; each must show something, and no two the same;
 //! the boss fight's match has a boss alive at the frame it shows.
 //! Needs Xvfb (scripts/test.sh installs it as root) or a display.
 
@@ -12,8 +12,16 @@ use std::process::Command;
 
 use twinstar::sim::{ARENA_HEIGHT, ARENA_WIDTH, EnemyKind, OWNER_ENEMY, Vec2 as SimVec2, World};
 
-const SCREENS: [&str; 8] = [
-    "menu", "host", "local", "boss", "result", "overlay", "online", "replay",
+const SCREENS: [&str; 9] = [
+    "menu",
+    "host",
+    "local",
+    "boss",
+    "result",
+    "overlay",
+    "online",
+    "replay",
+    "interrupted",
 ];
 
 /// The frame of the boss fight's picture (`--frames` of boss.png in the script).
