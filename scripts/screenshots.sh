@@ -12,6 +12,12 @@
 # software OpenGL when missing and running as root). TWINSTAR_BIN picks the
 # binary (default: a debug build made here); TWINSTAR_SHOTS_REPLAYS=DIR keeps
 # the colour-blind match's replay there. Prints one line per file.
+#
+# The page's three (the touch controls on a phone, upright and sideways,
+# and the menu with a gamepad) come last, from scripts/web-screenshots.sh,
+# when the web client is built (bash scripts/build-web.sh) and
+# TWINSTAR_SHOTS_WEB is not `off`; otherwise a line says they were not
+# taken.
 set -euo pipefail
 # Multicast never leaves the machine from a script (DESIGN.md, decision 9):
 # no LAN announcements or browsing by the games it runs.
@@ -163,3 +169,13 @@ sleep 6
 ffmpeg -loglevel error -y -f x11grab -video_size 1280x720 -i "$DISPLAY" -frames:v 1 "$out/interrupted.png"
 kill "$joiner" 2>/dev/null || true
 echo "$out/interrupted.png"
+
+# The page's pictures (headless Chromium), when there is a page to take.
+web_dir="${CARGO_TARGET_DIR:-target}/web"
+if [ "${TWINSTAR_SHOTS_WEB:-on}" = off ]; then
+    echo "screenshots.sh: the page's pictures not taken (TWINSTAR_SHOTS_WEB=off)" >&2
+elif [ ! -f "$web_dir/twinstar_bg.wasm" ]; then
+    echo "screenshots.sh: the page's pictures not taken: no web client in $web_dir (bash scripts/build-web.sh)" >&2
+else
+    TWINSTAR_BIN="$bin" bash scripts/web-screenshots.sh "$out"
+fi
