@@ -376,6 +376,7 @@ impl Chat {
         self
     }
 
+    /// This side's name in the room's chat.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -385,6 +386,7 @@ impl Chat {
         &self.partner
     }
 
+    /// How many lines were sent, received and refused so far.
     pub fn counters(&self) -> ChatCounters {
         self.counters
     }
@@ -1148,5 +1150,22 @@ mod tests {
         chat.notice(6, "S1 was removed");
         assert_eq!(chat.take_new().pop().unwrap().text, "S1 was removed");
         assert_eq!(chat.last_lines(), ["S1: spam"]);
+    }
+}
+
+impl ChatLine {
+    /// Longest line, in characters (not bytes) after trimming.
+    pub const MAX_CHARS: usize = MAX_CHARS;
+    /// Lines a frontend keeps (the newest), and the most a spectator
+    /// arriving late is sent of the chat so far.
+    pub const HISTORY: usize = HISTORY;
+    /// Lines a sender may send at once, then one a second.
+    pub const BURST: u32 = BURST;
+
+    /// Checks a line before it is sent: trimmed of surrounding
+    /// whitespace, not empty, at most [`ChatLine::MAX_CHARS`] characters,
+    /// printable. Returns the trimmed line.
+    pub fn validate(text: &str) -> Result<&str, ChatError> {
+        validate(text)
     }
 }
