@@ -46,5 +46,6 @@ pub use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
 pub use crate::net::handshake::Role;
 pub use crate::net::ice::{IceServers, TurnServer};
 pub use crate::net::link_sim::{LinkConfig, Outage};
+pub use crate::net::signaling::JoinError;
 pub use crate::net::watch::{SpectatorSeat, WatchConnection, WatchOptions};
 pub use crate::tasks::{MaybeSend, NetRuntime};

@@ -44,7 +44,7 @@ pub mod rejoin {
 /// The chat's machine and the slack it allows a peer's lines (the
 /// limits a game needs are on [`ChatLine`](crate::session::ChatLine)).
 pub mod chat {
-    pub use crate::session::chat::{Chat, Command, NETWORK_SLACK};
+    pub use crate::session::chat::{Action, Chat, Command, NETWORK_SLACK};
 }
 
 /// The signaling client's insides: its websocket errors in words, its
