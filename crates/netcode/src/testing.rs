@@ -25,7 +25,7 @@ pub mod protocol {
 
 /// The handshake's machine: latency probes, the input delay, the agreement.
 pub mod handshake {
-    pub use crate::net::handshake::{Agreement, Handshake, PROBES};
+    pub use crate::net::handshake::{Agreement, Handshake};
 }
 
 /// GGRS's socket over any packet channel, an in-memory pair of channels,

@@ -185,7 +185,7 @@ pub fn encode(msg: &Message) -> Option<Vec<u8>> {
 /// Decodes one datagram; `None` for anything that is not exactly one
 /// well-formed GGRS message (trailing bytes included: a real packet never
 /// has any, so they mean corruption), or one GGRS itself would not survive
-/// (see [`wire::check`]).
+/// (see `wire::check`).
 pub fn decode(bytes: &[u8]) -> Option<Message> {
     decode_inspected(bytes).map(|(msg, _)| msg)
 }

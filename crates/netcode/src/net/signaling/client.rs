@@ -9,7 +9,7 @@ use super::RoomCode;
 /// one connection attempt (matchbox's default of three, 3 s apart, would
 /// delay a "room is full" by 6 s; our refusals are final) and the given ICE
 /// servers (pass `no_ice_servers` on loopback and LAN tests). Natively
-/// the websocket is ours ([`super::native_client`]): `wss://` checked
+/// the websocket is ours (`native_client`): `wss://` checked
 /// against the system's roots and `SSL_CERT_FILE`, and the server's reason
 /// kept when it closes.
 pub fn client_builder(url: &str, ice: RtcIceServerConfig) -> WebRtcSocketBuilder {
