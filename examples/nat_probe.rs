@@ -29,9 +29,10 @@ use matchbox_socket::{
 };
 use serde_json::json;
 use tokio::time::sleep;
-use twinstar::net::RoomCode;
-use twinstar::net::signaling::{classify_socket_error, client_builder, room_url};
+use twinstar_netcode::RoomCode;
+use twinstar_netcode::testing::signaling::{classify_socket_error, client_builder};
 use twinstar_signaling::bind;
+use twinstar_signaling_protocol::room_url;
 
 #[derive(Parser)]
 #[command(about = "Signaling server and WebRTC peer probe for the NAT testbed")]
@@ -180,12 +181,12 @@ async fn peer(args: PeerArgs) -> (serde_json::Value, i32) {
     let url = room_url(&args.server, Some(&room));
     let mut urls = args.stun.clone();
     urls.extend(args.turn.iter().cloned());
-    // The game's ICE pacing (twinstar_netcode::net::ice), these servers.
+    // The game's ICE pacing (twinstar_netcode::testing::signaling::to_matchbox), these servers.
     let ice = RtcIceServerConfig {
         urls,
         username: args.turn_user.clone(),
         credential: args.turn_pass.clone(),
-        ..twinstar_netcode::net::ice::to_matchbox(&Default::default())
+        ..twinstar_netcode::testing::signaling::to_matchbox(&Default::default())
     };
     eprintln!(
         "nat_probe peer: {url}, ice urls {:?}, user {:?}",

@@ -54,7 +54,7 @@ use matchbox_protocol::{JsonPeerEvent, JsonPeerRequest, PeerId};
 use serde_json::json;
 use tokio::sync::{oneshot, watch};
 use tokio_tungstenite::tungstenite::Message;
-use twinstar::net::RoomCode;
+use twinstar_netcode::RoomCode;
 use twinstar_signaling_protocol::{ROOMS_PAGE, RoomStatus, RoomsPage};
 
 /// `twinstar serve` on a free loopback port, killed when dropped.

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::input::BotStyle;
-use crate::net::delay::DelaySetting;
-use crate::net::link_sim::Outage;
-use crate::net::signaling::PlayerName;
-use crate::session::CHECK_DISTANCES;
 use crate::sim::PRESET_NAMES;
+use twinstar_netcode::connect::DelaySetting;
+use twinstar_netcode::connect::Outage;
+use twinstar_netcode::session::{CHECK_DISTANCES, ChatLine};
+use twinstar_netcode::signaling::PlayerName;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -378,7 +378,7 @@ impl ChatArgs {
     /// More `--say` lines than the chat's burst would be refused by its
     /// own rate limit: say so before connecting.
     pub fn check(&self) -> Result<(), String> {
-        let most = crate::session::chat::BURST as usize;
+        let most = ChatLine::BURST as usize;
         if self.say.len() > most {
             return Err(format!(
                 "at most {most} --say lines (the chat's rate limit lets no more through at once)"
@@ -553,9 +553,9 @@ fn parse_say_at(s: &str) -> Result<(u32, String), String> {
     Ok((frame, parse_say(text)?))
 }
 
-/// A `--say` line: the chat's own rules (`session::chat::validate`), trimmed.
+/// A `--say` line: the chat's own rules (`ChatLine::validate`), trimmed.
 fn parse_say(s: &str) -> Result<String, String> {
-    crate::session::chat::validate(s)
+    ChatLine::validate(s)
         .map(str::to_string)
         .map_err(|e| e.to_string())
 }

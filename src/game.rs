@@ -1,19 +1,32 @@
 //! Twinstar as the netcode knows it: the `Game` impl lives in the
 //! simulation's crate (`twinstar-sim`, beside the rules, so a server that
-//! re-simulates uploads uses the same one); re-exported here.
+//! re-simulates uploads uses the same one); re-exported here, with the
+//! netcode's generic connection types for twinstar's input and two players.
 
 pub use crate::sim::{GAME, Twinstar};
+
+use crate::sim::{Input, PLAYERS};
+use twinstar_netcode::connect;
+
+/// A player's connection to the other player, for a twinstar match.
+pub type Connection = connect::Connection<Input, PLAYERS>;
+/// A player's attempt to meet the other player.
+pub type PlayerConnector = connect::Connector<connect::PlayerSeat<Input, PLAYERS>>;
+/// A spectator's connection to a streaming player.
+pub type WatchConnection = connect::WatchConnection<Input, PLAYERS>;
+/// A spectator's attempt to reach a match.
+pub type SpectatorConnector = connect::Connector<connect::SpectatorSeat<Input, PLAYERS>>;
 
 #[cfg(test)]
 mod desync_tests {
     //! Twinstar's desync evidence: its world's bytes and field names
     //! through the netcode's reports.
     use super::*;
-    use crate::net::protocol::MAX_MESSAGE_BYTES;
     use crate::sim::Input;
     use crate::sim::{PLAYERS, SimConfig, World};
     use serde_json::Value;
     use twinstar_netcode::session::desync::explain;
+    use twinstar_netcode::testing::protocol::{MAX_MESSAGE_BYTES, Message, encode};
 
     type Evidence = twinstar_netcode::session::desync::Evidence<Twinstar, PLAYERS>;
 
@@ -39,9 +52,7 @@ mod desync_tests {
             "{} bytes",
             message.world.len()
         );
-        let encoded = crate::net::protocol::encode(&crate::net::protocol::Message::DesyncState(
-            message.clone(),
-        ));
+        let encoded = encode(&Message::DesyncState(message.clone()));
         assert!(encoded.len() <= MAX_MESSAGE_BYTES);
         let back = Evidence::from_message(message).unwrap();
         assert_eq!((back.world, back.inputs), (ours.world, ours.inputs));

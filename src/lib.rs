@@ -7,7 +7,6 @@ pub mod cli;
 pub mod frontend;
 pub mod game;
 pub mod input;
-pub mod net;
 pub mod platform;
 pub mod records;
 pub mod replay;

@@ -10,9 +10,9 @@ use macroquad::input::KeyCode;
 use serde::{Deserialize, Serialize};
 
 use crate::input::{KeyMap, PadButton, PadMap};
-use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
-use crate::net::signaling::{PlayerName, check_server_url};
 use crate::platform::records;
+use twinstar_netcode::connect::{DelaySetting, MAX_INPUT_DELAY};
+use twinstar_netcode::signaling::{PlayerName, check_server_url};
 
 /// Largest settings file read: a few hundred bytes in practice.
 const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
@@ -428,7 +428,7 @@ impl Settings {
                 self.ui_scale
             ));
         }
-        let most = crate::net::signaling::MAX_LEVEL;
+        let most = twinstar_netcode::signaling::MAX_LEVEL;
         if self.best_wave > most {
             return Err(format!("best_wave {} is above {most}", self.best_wave));
         }
@@ -602,7 +602,7 @@ mod delay_text {
     use serde::de::{self, Visitor};
     use serde::{Deserializer, Serializer};
 
-    use crate::net::delay::DelaySetting;
+    use twinstar_netcode::connect::DelaySetting;
 
     pub fn serialize<S: Serializer>(delay: &DelaySetting, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(delay)

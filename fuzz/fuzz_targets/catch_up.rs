@@ -8,9 +8,12 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::CatchUpReceiver;
-use twinstar::net::handshake::Message;
-use twinstar::net::rejoin::{encode_catch_up, encode_frames};
+use twinstar::sim::{Input, PLAYERS};
+use twinstar_netcode::testing::protocol::Message;
+use twinstar_netcode::testing::rejoin::{encode_catch_up, encode_frames};
+
+/// A catch-up receiver of twinstar's inputs.
+type CatchUpReceiver = twinstar_netcode::testing::rejoin::CatchUpReceiver<Input, PLAYERS>;
 
 fuzz_target!(|data: &[u8]| {
     let _ = run(&mut Unstructured::new(data));

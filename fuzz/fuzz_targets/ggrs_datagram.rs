@@ -7,8 +7,7 @@
 
 use ggrs::NonBlockingSocket;
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::GgrsSocket;
-use twinstar::net::socket::{decode, encode, memory_pair};
+use twinstar_netcode::testing::socket::{GgrsSocket, decode, encode, memory_pair};
 
 fuzz_target!(|data: &[u8]| {
     let (a, b) = memory_pair();

@@ -16,8 +16,9 @@ use arbitrary::{Arbitrary, Unstructured};
 use ggrs::{DesyncDetection, GgrsRequest, P2PSession, PlayerType, SessionBuilder, SessionState};
 use libfuzzer_sys::fuzz_target;
 use matchbox_socket::Packet;
-use twinstar::net::GgrsSocket;
-use twinstar::net::socket::{ChannelClosed, MemoryChannel, PacketChannel, memory_pair};
+use twinstar_netcode::testing::socket::{
+    ChannelClosed, GgrsSocket, MemoryChannel, PacketChannel, memory_pair,
+};
 use twinstar::sim::Input;
 
 struct Config;

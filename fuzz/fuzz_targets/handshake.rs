@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::handshake::{Handshake, Message};
+use twinstar_netcode::testing::handshake::Handshake;
+use twinstar_netcode::testing::protocol::Message;
 
 fuzz_target!(|data: &[u8]| {
     let _ = run(&mut Unstructured::new(data));
@@ -17,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
 
 fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let ours = twinstar_fuzz::hello(u)?;
-    let mut handshake = Handshake::new(&twinstar::net::GAME, ours, twinstar_fuzz::delay(u)?);
+    let mut handshake = Handshake::new(&twinstar::game::GAME, ours, twinstar_fuzz::delay(u)?);
     let mut now = Instant::now();
     for _ in 0..u.int_in_range(0..=64)? {
         now += Duration::from_millis(u.int_in_range(0..=1500)?);

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::ice::IceOffer;
+use twinstar_netcode::signaling::IceOffer;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(body) = std::str::from_utf8(data) else {
@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         .expect("a written offer reads back");
     assert_eq!(again, offer);
     if let Ok(servers) = offer.into_servers() {
-        let config = twinstar::net::ice::to_matchbox(&servers);
+        let config = twinstar_netcode::testing::signaling::to_matchbox(&servers);
         assert_eq!(
             config.urls.is_empty(),
             servers.stun.is_empty() && servers.turn.is_none()

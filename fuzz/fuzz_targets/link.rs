@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::room_code::RoomCode;
+use twinstar_netcode::RoomCode;
 use twinstar::web::link::args_from_fragment;
 
 fuzz_target!(|data: &[u8]| {

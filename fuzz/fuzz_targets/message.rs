@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::handshake::Message;
+use twinstar_netcode::testing::protocol::Message;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(message) = Message::decode(data) else {

@@ -5,7 +5,7 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::handshake::Message;
+use twinstar_netcode::testing::protocol::Message;
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     // netcode's most players, make a Hello malformed.
     let bad_claim = match &message {
         Message::Hello(hello) => {
-            hello.rejoin.len() > twinstar::net::MAX_PLAYERS
+            hello.rejoin.len() > twinstar_netcode::testing::MAX_PLAYERS
                 || (hello.rejoin.iter())
                     .chain(&hello.resume)
                     .any(|claim| !(1..=2).contains(&claim.player))

@@ -7,7 +7,8 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use twinstar::replay::{self, EventKind};
+use twinstar::replay;
+use twinstar_netcode::replay::{CHECKSUM_INTERVAL, EventKind};
 use twinstar_fuzz::{config, frames, scratch_file, text};
 
 fuzz_target!(|data: &[u8]| {
@@ -50,7 +51,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                 let checksum: u128 = u.arbitrary()?;
                 let before = writer.frames();
                 writer.frame(inputs, || checksum).expect("write");
-                if (before + 1) % replay::CHECKSUM_INTERVAL == 0 {
+                if (before + 1) % CHECKSUM_INTERVAL == 0 {
                     checksums.push((before + 1, checksum));
                 }
                 written.push(inputs);
@@ -62,14 +63,14 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let reason = text(u)?;
     let path = if finish {
         let path = writer.finish(last, &reason).expect("finish");
-        if written.len() as u32 % replay::CHECKSUM_INTERVAL != 0 {
+        if written.len() as u32 % CHECKSUM_INTERVAL != 0 {
             checksums.push((written.len() as u32, last));
         }
         path
     } else {
         // Frames since the last whole chunk are not on disk yet.
         let on_disk =
-            written.len() / replay::CHECKSUM_INTERVAL as usize * replay::CHECKSUM_INTERVAL as usize;
+            written.len() / CHECKSUM_INTERVAL as usize * CHECKSUM_INTERVAL as usize;
         written.truncate(on_disk);
         checksums.retain(|&(frame, _)| frame as usize <= on_disk);
         let path = writer.path().to_path_buf();

@@ -9,10 +9,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::signaling::{
+use twinstar_netcode::testing::chat::{Action, Chat, Command};
+use twinstar_signaling_protocol::{
     Checked, HostStats, KickRequest, ReportRequest, RoomAction, decode_room_request,
 };
-use twinstar::session::chat::{Action, Chat, Command};
 
 fn round_trip<T>(body: &[u8])
 where

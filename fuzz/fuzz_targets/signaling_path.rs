@@ -10,7 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use twinstar::net::signaling::{
+use twinstar_signaling_protocol::{
     ClientQuery, RoomRequest, RoomsQuery, SEAT_PARAM, SeatToken, WATCH_PREFIX,
 };
 

@@ -16,7 +16,7 @@ use libfuzzer_sys::fuzz_target;
 use matchbox_protocol::{JsonPeerEvent, PeerId, PeerRequest};
 use matchbox_signaling::common_logic::parse_request;
 use tokio::sync::mpsc;
-use twinstar::net::signaling::{MAX_SIGNAL_BYTES, MAX_SPECTATORS, RoomRequest, SeatToken};
+use twinstar_signaling_protocol::{MAX_SIGNAL_BYTES, MAX_SPECTATORS, RoomRequest, SeatToken};
 use twinstar_signaling::Registry;
 
 type Inbox = mpsc::UnboundedReceiver<Result<Message, axum::Error>>;

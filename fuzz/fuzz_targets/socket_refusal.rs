@@ -12,8 +12,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use matchbox_socket::{Error, SignalingError};
-use twinstar::net::RoomCode;
-use twinstar::net::signaling::{JoinError, classify_socket_error};
+use twinstar_netcode::RoomCode;
+use twinstar_netcode::connect::JoinError;
+use twinstar_netcode::testing::signaling::classify_socket_error;
 
 /// What `native_client` appends to a close reason it reports.
 const CLOSED_MARK: &str = " (closed by the server)";

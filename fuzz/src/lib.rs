@@ -5,9 +5,8 @@
 use std::path::PathBuf;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use twinstar::net::delay::DelaySetting;
-use twinstar::net::handshake::{Claim, Hello, Message, Role, Watch};
-use twinstar::net::protocol::DesyncState;
+use twinstar_netcode::connect::{DelaySetting, Role};
+use twinstar_netcode::testing::protocol::{Claim, DesyncState, Hello, Message, Watch};
 use twinstar::sim::{Input, PLAYERS, SimConfig};
 
 /// Any string, sometimes one the decoders expect (a preset name, a hex
@@ -46,7 +45,7 @@ pub fn claim(u: &mut Unstructured) -> Result<Claim> {
 
 pub fn hello(u: &mut Unstructured) -> Result<Hello> {
     let current = Hello::new(
-        &twinstar::net::GAME,
+        &twinstar::game::GAME,
         role(u)?,
         0,
         "default",
@@ -124,7 +123,7 @@ pub fn message(u: &mut Unstructured) -> Result<Message> {
         },
         10 => Message::Chat { text: text(u)? },
         11 => {
-            let mut watch = Watch::this_build(&twinstar::net::GAME);
+            let mut watch = Watch::this_build(&twinstar::game::GAME);
             if u.arbitrary()? {
                 watch.protocol = u.arbitrary()?;
                 watch.game = text(u)?;

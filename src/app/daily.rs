@@ -4,8 +4,8 @@
 //! it only with another player who wants the same seed. The server ranks
 //! such a match on its daily board (the day it paired the match).
 
-use crate::net::signaling::VersionTag;
 use crate::sim::PRESET_NAMES;
+use twinstar_netcode::signaling::VersionTag;
 
 /// The preset every daily challenge plays.
 pub(super) const PRESET: &str = PRESET_NAMES[0];

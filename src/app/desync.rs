@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::game::Twinstar;
 use crate::session::Summary;
-use crate::session::desync::{Forensics, explain};
 use crate::sim::PLAYERS;
+use twinstar_netcode::session::desync::{Forensics, explain};
 
 /// How many differing fields the summary and the result panel name (the
 /// file has them all).

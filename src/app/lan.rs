@@ -12,9 +12,9 @@
 
 use web_time::Duration;
 
-use crate::net::room_code::RoomCode;
-use crate::net::signaling::PlayerName;
 use crate::platform::lan::{Browse, LanService};
+use twinstar_netcode::RoomCode;
+use twinstar_netcode::signaling::PlayerName;
 
 /// How long `join --lan` looks before giving up.
 pub const JOIN_LOOKS_FOR: Duration = Duration::from_secs(5);
@@ -74,7 +74,7 @@ impl LanGame {
 
 /// This build's version as announcements carry it.
 pub fn version() -> String {
-    crate::net::protocol::version_tag(&crate::net::GAME)
+    twinstar_netcode::signaling::version_tag(&crate::game::GAME)
         .as_str()
         .to_owned()
 }

@@ -9,8 +9,8 @@
 use crate::frontend::menu::{Picked, choose_live, message, message_while};
 use crate::frontend::replay_view;
 use crate::frontend::window::Ui;
-use crate::net::signaling::{Board, BoardLine, BoardPage, REPLAYS_PATH};
 use crate::platform::boards::{BoardsFeed, ReplayDownload};
+use twinstar_netcode::signaling::{Board, BoardLine, BoardPage, REPLAYS_PATH};
 
 /// What a row of the screen does when picked.
 #[derive(Clone, Debug, PartialEq, Eq)]

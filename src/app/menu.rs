@@ -14,13 +14,14 @@ use crate::cli::{ChatArgs, MenuArgs, NetArgs, RunArgs, WatchArgs, WindowArgs};
 use crate::frontend::menu::{Picked, choose, message, settings_screen, text_prompt};
 use crate::frontend::replay_view;
 use crate::frontend::window::{self, MatchEnd, Screenshot, Ui};
-use crate::net::handshake::Role;
-use crate::net::room_code::RoomCode;
 use crate::platform::downloads;
 use crate::replay::DEFAULT_DIR as REPLAY_DIR;
-use crate::session::{Match, Mode, Pacing};
+use crate::session::Match;
 use crate::settings::Settings;
 use crate::sim::FPS;
+use twinstar_netcode::RoomCode;
+use twinstar_netcode::connect::Role;
+use twinstar_netcode::session::{Mode, Pacing};
 
 /// The main menu: playing first, the online ways grouped, developer tools
 /// only with `--dev`.
@@ -292,7 +293,12 @@ fn rooms_server(settings: &Settings) -> String {
         .ok()
         .flatten()
         .or_else(crate::platform::net::default_server)
-        .unwrap_or_else(|| format!("ws://127.0.0.1:{}", crate::net::signaling::DEFAULT_PORT))
+        .unwrap_or_else(|| {
+            format!(
+                "ws://127.0.0.1:{}",
+                twinstar_netcode::signaling::DEFAULT_PORT
+            )
+        })
 }
 
 async fn save_settings(ui: &mut Ui, settings: &Settings) {

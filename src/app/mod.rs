@@ -37,10 +37,11 @@ use crate::frontend::{InputSource, headless};
 use crate::input::{BotStyle, KeyMap};
 use crate::platform::server;
 
-use crate::session::{Driver, DriverOptions, Finished, Match, Mode, Outcome, Pacing, Summary};
+use crate::session::{Driver, DriverOptions, Finished, Match, Summary};
 use crate::settings::{Settings, key_name};
 use crate::sim::Frame;
 use crate::sim::SimConfig;
+use twinstar_netcode::session::{Mode, Outcome, Pacing};
 
 /// Frames a headless run plays when `--frames` is not given (one minute).
 const DEFAULT_HEADLESS_FRAMES: u32 = 3600;
@@ -151,14 +152,14 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
         Command::Local(args) => play(&args, Mode::Local, None),
         Command::Solo(args) => play_solo(&args),
         Command::Host(args) => online::online(
-            crate::net::handshake::Role::Host,
+            twinstar_netcode::connect::Role::Host,
             args.room.as_deref(),
             &args.net,
             &args.run,
             false,
         ),
         Command::Join(args) => online::online(
-            crate::net::handshake::Role::Join,
+            twinstar_netcode::connect::Role::Join,
             args.code.as_deref(),
             &args.net,
             &args.run,
@@ -453,7 +454,7 @@ pub(super) fn record_path(args: &RunArgs, mode: &str, seed: u64) -> Option<PathB
 
 /// A connect that ended without a connection, as a failure: bad input
 /// when the player can fix it.
-fn connect_failure(e: crate::net::connect::ConnectError) -> Failure {
+fn connect_failure(e: twinstar_netcode::connect::ConnectError) -> Failure {
     if e.is_bad_input() {
         Failure::BadInput(e.to_string())
     } else if crate::platform::net::offline() {

@@ -9,7 +9,7 @@ use web_time::Duration;
 
 use super::{Failure, Report, conclusion, connect_failure};
 use crate::frontend::window;
-use crate::net::connect::{BackgroundConnect, Connector, Seat, StageLog};
+use twinstar_netcode::connect::{BackgroundConnect, Connector, Seat, StageLog};
 
 /// The game's `main`: the command line's command run, its status returned.
 pub fn main() -> std::process::ExitCode {

@@ -14,27 +14,29 @@ use crate::frontend::InputSource;
 use crate::frontend::window::{
     self, ConnectOutcome, MatchEnd, MatchOptions, Screenshot, Share, Ui, Waiting,
 };
+use crate::game::{Connection, PlayerConnector};
 use crate::input::KeyMap;
-use crate::net::connect::{BackgroundConnect, ConnectError, ConnectOptions, Connector};
-use crate::net::delay::DelaySetting;
-use crate::net::handshake::Role;
-use crate::net::ice::IceServers;
-use crate::net::link_sim::LinkConfig;
-use crate::net::room_code::RoomCode;
-use crate::net::signaling::{SeatToken, VersionTag, browser_link, check_server_url};
-use crate::net::{Connection, PlayerConnector};
 use crate::platform::NoLocalServer;
 use crate::platform::lan::Announcement;
 use crate::platform::net as platform;
 use crate::platform::records::Store;
-use crate::platform::tasks::{MaybeSend, NetRuntime};
+use twinstar_netcode::RoomCode;
+use twinstar_netcode::connect::DelaySetting;
+use twinstar_netcode::connect::IceServers;
+use twinstar_netcode::connect::LinkConfig;
+use twinstar_netcode::connect::Role;
+use twinstar_netcode::connect::{BackgroundConnect, ConnectError, ConnectOptions, Connector};
+use twinstar_netcode::connect::{MaybeSend, NetRuntime};
+use twinstar_netcode::signaling::{SeatToken, VersionTag, browser_link, check_server_url};
 use twinstar_netcode::tickets;
 
-use crate::session::{Driver, OnlineOptions};
-use crate::session::{Match, Pacing};
+use crate::session::Driver;
+use crate::session::Match;
 use crate::settings::Settings;
 use crate::sim::Frame;
 use crate::sim::SimConfig;
+use twinstar_netcode::session::OnlineOptions;
+use twinstar_netcode::session::Pacing;
 
 /// Frames a headless online match plays when `--frames` is not given.
 const DEFAULT_ONLINE_FRAMES: u32 = 3600;
@@ -337,7 +339,7 @@ fn announce(plan: &Plan, server: &str, server_given: bool, share_link: Option<&s
 /// without ending it, a power loss); else the seat is a fresh one.
 fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting) -> ConnectOptions {
     let mut options = ConnectOptions {
-        game: crate::net::GAME,
+        game: crate::game::GAME,
         server: server.to_string(),
         role: plan.role,
         ice: super::servers::ice_servers(server, plan.ice, &net.stun, net.turn.as_deref()),
@@ -598,7 +600,8 @@ fn start_match(
     run: &RunArgs,
     keys: KeyMap,
 ) -> Result<(Driver, [InputSource; 2], Option<tickets::Held>), Failure> {
-    let agreement = connection.agreement().clone();
+    let seed = connection.seed();
+    let local = connection.local_player();
     let player = connection.local_player() + 1;
     if let (Some(code), Some(frames)) = (connection.room(), connection.catching_up()) {
         eprintln!(
@@ -609,13 +612,12 @@ fn start_match(
     let mut driver = Driver::online(connection, options.clone())
         .map_err(|e| Failure::Runtime(e.to_string(), None))?;
     let mode = driver.options().mode.name();
-    if let Some(path) = record_path(run, mode, agreement.seed) {
+    if let Some(path) = record_path(run, mode, seed) {
         driver
             .record_to_file(&path)
             .map_err(|e| Failure::BadInput(format!("cannot record to {}: {e}", path.display())))?;
     }
-    let local = agreement.local_handle;
-    let bot = |player| InputSource::bot(run.bot_style, agreement.seed, player);
+    let bot = |player| InputSource::bot(run.bot_style, seed, player);
     let mut sources = [bot(0), bot(1)];
     if !run.headless && !run.bot && !run.bots {
         sources[local] = InputSource::Keys(keys);

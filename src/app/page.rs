@@ -13,10 +13,10 @@ use web_time::Duration;
 use super::{Failure, Report, conclusion};
 use crate::cli::{Cli, Command};
 use crate::frontend::window;
-use crate::net::connect::{BackgroundConnect, Connector, Seat, Stage};
 use crate::platform::browser::log;
 use crate::web::link::args_from_fragment;
 use crate::web::replay_link::{self, ReplayLink};
+use twinstar_netcode::connect::{BackgroundConnect, Connector, Seat, Stage};
 
 /// How long the browser connects before it opens the window anyway (see
 /// [`open_when_connecting`]): a host, who waits for someone to come, only

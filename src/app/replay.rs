@@ -11,9 +11,10 @@ use crate::frontend::replay_view;
 use crate::frontend::window::Screenshot;
 use crate::game::Twinstar;
 use crate::replay::{self, FieldDiff, Replay, first_divergence, simulate_to, world_diff};
-use crate::session::{MatchSummary, Summary};
+use crate::session::Summary;
 use crate::sim::{PLAYERS, hex_checksum};
 use crate::web::replay_link;
+use twinstar_netcode::session::MatchSummary;
 
 fn load(path: &Path) -> Result<Replay, Failure> {
     let replay =

@@ -6,8 +6,8 @@
 
 use crate::frontend::menu::{Picked, choose_live};
 use crate::frontend::window::Ui;
-use crate::net::signaling::{RoomStatus, RoomsPage};
 use crate::platform::rooms::RoomsFeed;
+use twinstar_netcode::signaling::{RoomStatus, RoomsPage};
 
 /// What the player picked on the Rooms screen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +63,7 @@ fn rows(
 
 /// Shows the Rooms screen until the player picks something or goes back.
 pub(super) async fn rooms_screen(ui: &mut Ui, server: &str) -> RoomPick {
-    let version = crate::net::protocol::version_tag(&crate::net::GAME);
+    let version = twinstar_netcode::signaling::version_tag(&crate::game::GAME);
     let mut feed = RoomsFeed::start(server, version);
     let mut latest: Option<Result<RoomsPage, String>> = None;
     let mut shown = Vec::new();
@@ -101,7 +101,7 @@ pub(super) async fn rooms_screen(ui: &mut Ui, server: &str) -> RoomPick {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::signaling::{PlayerName, RoomListing, VersionTag};
+    use twinstar_netcode::signaling::{PlayerName, RoomListing, VersionTag};
 
     fn room(code: &str, host: &str, state: RoomStatus, wave: Option<u32>) -> RoomListing {
         RoomListing {

@@ -11,9 +11,9 @@
 //! client), else public STUN.
 
 use super::Failure;
-use crate::net::ice::IceServers;
-use crate::net::signaling::check_server_url;
 use crate::platform::net as platform;
+use twinstar_netcode::connect::IceServers;
+use twinstar_netcode::signaling::check_server_url;
 
 /// The server this binary was built for, checked (a build with a typo
 /// fails at first use, with the variable named); none in the browser,

@@ -10,9 +10,12 @@ use std::path::Path;
 use web_time::{Duration, Instant};
 
 use crate::frontend::window::{MatchEnd, Ui, ranking_panel};
-use crate::net::room_code::RoomCode;
-use crate::net::signaling::{MAX_UPLOAD_BYTES, Ranked, ReplayUpload, ScoreClaim, replay_link};
-use crate::session::{Outcome, Summary, UploadReport};
+use crate::session::{Summary, UploadReport};
+use twinstar_netcode::RoomCode;
+use twinstar_netcode::session::Outcome;
+use twinstar_netcode::signaling::{
+    MAX_UPLOAD_BYTES, Ranked, ReplayUpload, ScoreClaim, replay_link,
+};
 
 /// How long a command without a window waits for the server's answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(20);

@@ -10,15 +10,16 @@ use crate::cli::{RunArgs, WatchArgs};
 use crate::frontend::InputSource;
 use crate::frontend::hud::MatchInfo;
 use crate::frontend::window::{self, MatchOptions, Ui, Waiting};
-use crate::net::connect::{BackgroundConnect, Connector};
-use crate::net::ice::IceServers;
-use crate::net::room_code::RoomCode;
-use crate::net::signaling::check_server_url;
-use crate::net::watch::WatchOptions;
-use crate::net::{SpectatorConnector, WatchConnection};
+use crate::game::{SpectatorConnector, WatchConnection};
+use twinstar_netcode::RoomCode;
+use twinstar_netcode::connect::IceServers;
+use twinstar_netcode::connect::WatchOptions;
+use twinstar_netcode::connect::{BackgroundConnect, Connector};
+use twinstar_netcode::signaling::check_server_url;
 
-use crate::session::{Driver, Match, Pacing, SpectatorOptions};
+use crate::session::{Driver, Match};
 use crate::settings::Settings;
+use twinstar_netcode::session::{Pacing, SpectatorOptions};
 
 /// A spectator's connection on its way, how its match is recorded, and
 /// its part in the chat.
@@ -56,13 +57,13 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
     eprintln!("twinstar: watching room {room} on {server}");
     let ice = super::servers::ice_servers(&server, ice, &args.stun, args.turn.as_deref());
     let options = WatchOptions {
-        game: crate::net::GAME,
+        game: crate::game::GAME,
         server,
         room,
         ice,
         timeout: Duration::from_secs(args.timeout),
         protocol_skew: args.debug_protocol_skew,
-        seat: crate::net::signaling::SeatToken::random(),
+        seat: twinstar_netcode::signaling::SeatToken::random(),
         name: args.name.clone(),
     };
     Ok(WatchStart {

@@ -38,7 +38,7 @@ const DEVICE_GRACE: Duration = Duration::from_millis(300);
 /// warning line; every other panic keeps the default report.
 pub fn install_panic_filter() {
     FILTER.call_once(|| {
-        crate::platform::panics::route_panics_from("quad-snd", |_| {
+        twinstar_netcode::route_panics_from("quad-snd", |_| {
             if !AUDIO_FAILED.swap(true, Ordering::SeqCst) {
                 eprintln!("twinstar: no usable sound device; playing without sound");
             }

@@ -16,10 +16,10 @@ use super::keys::{pad_button, pad_pressed, pressed};
 use super::scene::Layout;
 use super::text::{edit_text, pick_chars, take_chars_after_enter};
 use crate::input::PadButton;
-use crate::replay::{EventKind, ReplayEvent};
-use crate::session::chat::{HISTORY, MAX_CHARS};
-use crate::session::{ChatLine, Match};
+use crate::session::Match;
 use crate::sim::{FPS, Frame};
+use twinstar_netcode::replay::{EventKind, ReplayEvent};
+use twinstar_netcode::session::ChatLine;
 
 /// How long a line stays under the HUD, its last second fading.
 pub const SHOWN_FRAMES: u32 = 6 * FPS;
@@ -72,7 +72,7 @@ impl ChatBox {
             // A pad opens it with Y (A fires in a match).
             let open = enter || pad_button(PadButton::Y);
             if open && self.shown && game.can_chat() {
-                self.typing = Some(take_chars_after_enter(MAX_CHARS));
+                self.typing = Some(take_chars_after_enter(ChatLine::MAX_CHARS));
                 self.refused = None;
             }
             return false;
@@ -81,7 +81,7 @@ impl ChatBox {
             self.typing = None;
             return true;
         }
-        if edit_text(text, MAX_CHARS) || pick_chars(text, MAX_CHARS) {
+        if edit_text(text, ChatLine::MAX_CHARS) || pick_chars(text, ChatLine::MAX_CHARS) {
             self.refused = None;
         }
         // While typing, A sends (the pad plays no part in the match then).
@@ -108,7 +108,7 @@ impl ChatBox {
 
     fn add(&mut self, lines: impl IntoIterator<Item = ChatLine>) {
         for line in lines {
-            if self.lines.len() == HISTORY {
+            if self.lines.len() == ChatLine::HISTORY {
                 self.lines.pop_front();
             }
             self.lines.push_back(line);
@@ -168,8 +168,9 @@ impl ChatBox {
             Some(why) => (why.clone(), REFUSED_COLOR),
             None => (
                 format!(
-                    "Enter send  Esc cancel  {}/{MAX_CHARS}",
-                    text.chars().count()
+                    "Enter send  Esc cancel  {}/{}",
+                    text.chars().count(),
+                    ChatLine::MAX_CHARS
                 ),
                 HINT_COLOR,
             ),

@@ -5,8 +5,9 @@
 use web_time::{Duration, Instant};
 
 use super::InputSource;
-use crate::session::{Finished, Match, Next};
+use crate::session::{Finished, Match};
 use crate::sim::Input;
+use twinstar_netcode::session::Next;
 
 /// Plays `game` to its end.
 pub fn run(game: Match, sources: &mut [InputSource; 2]) -> Finished {

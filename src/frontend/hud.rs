@@ -380,7 +380,7 @@ pub fn sample_result_lines(replay: &str) -> Vec<PanelLine> {
 /// An answer that ranked the match, with the widest figures.
 #[cfg(test)]
 pub fn sample_ranked(daily: Option<usize>) -> UploadReport {
-    use crate::net::signaling::{Ranked, Ranks};
+    use twinstar_netcode::signaling::{Ranked, Ranks};
     UploadReport::Ranked {
         ranked: Ranked {
             id: "0123456789abcdef0123456789abcdef".into(),

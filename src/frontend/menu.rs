@@ -11,9 +11,9 @@ use super::music::Track;
 use super::text::{edit_text, pick_chars, take_chars_after_enter, wrap};
 use super::ui::{Screenshot, Ui, backdrop, save_screenshot};
 use super::ui_layout::{Text, char_width, chars_in, line_height};
-use crate::net::signaling::{PlayerName, check_server_url};
 use crate::platform::text_field::TextField;
 use crate::settings::{Action, BINDABLE_KEYS, PadAction, Settings, key_name};
+use twinstar_netcode::signaling::{PlayerName, check_server_url};
 
 const ITEM: Color = Color::new(0.75, 0.8, 0.95, 1.0);
 const SELECTED: Color = Color::new(1.0, 0.9, 0.4, 1.0);

@@ -115,8 +115,9 @@ pub fn keyboard_players(sources: &[InputSource; 2]) -> usize {
 mod tests {
     use super::*;
     use crate::input::{PadButton, PadMap, PadState};
-    use crate::session::{Driver, DriverOptions, Match, Mode, Next, Pacing};
+    use crate::session::{Driver, DriverOptions, Match};
     use crate::sim::SimConfig;
+    use twinstar_netcode::session::{Mode, Next, Pacing};
     use web_time::Instant;
 
     /// The whole input path adds no frame: a pad state read while frame N

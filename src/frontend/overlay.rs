@@ -16,7 +16,8 @@ use web_time::{Duration, Instant};
 use macroquad::prelude::*;
 
 use super::assets::{Align, BitmapFont};
-use crate::session::{FeltLatency, FrameReport, MAX_PREDICTION, NetStatus, OnlineState};
+use crate::session::FrameReport;
+use twinstar_netcode::session::{FeltLatency, MAX_PREDICTION, NetStatus, OnlineState};
 
 const GRAPH_FRAMES: usize = 240;
 

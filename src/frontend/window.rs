@@ -30,10 +30,11 @@ use super::match_menu::{self, Choice, MatchMenu, MenuKind};
 use super::overlay::{NetGraph, draw_alerts};
 use super::scene::{self, Motion};
 use super::touch_controls::TouchControls;
-use crate::net::connect::{BackgroundConnect, ConnectError, Stage};
-use crate::platform::tasks::MaybeSend;
-use crate::session::{Finished, Match, Next, UploadReport, WatchControl, WatchStatus};
+use crate::session::{Finished, Match, UploadReport};
 use crate::sim::Input;
+use twinstar_netcode::connect::MaybeSend;
+use twinstar_netcode::connect::{BackgroundConnect, ConnectError, Stage};
+use twinstar_netcode::session::{Next, WatchControl, WatchStatus};
 
 /// Most frames simulated per drawn frame, so a stall (window drag,
 /// debugger) does not turn into a burst (the pacer also drops old debt).
@@ -777,8 +778,7 @@ fn draw_waiting<C: MaybeSend + 'static>(
         }
         (Stage::Measuring, _) => format!(
             "connected; measuring latency ({}/{})",
-            status.probes,
-            status.probes_wanted.max(crate::net::handshake::PROBES)
+            status.probes, status.probes_wanted
         ),
         (stage, _) => stage.to_string(),
     };

@@ -38,13 +38,11 @@
 //! The same on both, from crates below the game:
 //! - [`files`]: files the user names (replays, settings), read with
 //!   bounds; in the browser an in-memory store for the page's lifetime.
-//! - [`panics`]: a dependency's panics on its own threads (matchbox's
-//!   message loop, the audio thread) routed to one line of ours.
-//! - [`tasks`]: where background work runs — matchbox's message loop and
-//!   the connector's polling — natively on tokio and threads, in the
-//!   browser as tasks on the page's event loop.
-//! - [`visibility`]: the page going to the background (a handler that
-//!   cannot wait for the next frame); nothing natively.
+//!
+//! From the netcode's API, not re-exported here: where its background work
+//! runs (`twinstar_netcode::connect::NetRuntime`, `MaybeSend`) and how a
+//! dependency's panics on its own threads are routed
+//! (`twinstar_netcode::route_panics_from`, which the audio thread uses too).
 //!
 //! Nothing here depends on the game's other modules; clocks are
 //! `web_time` everywhere.
@@ -65,12 +63,6 @@ mod lan_service;
 
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;
-// The netcode's: it routes matchbox's panics; the audio thread's go the same way.
-pub use twinstar_netcode::panics;
-// The netcode's: matchbox's loop and the connector run there.
-pub use twinstar_netcode::tasks;
-// The netcode's: the session arms what runs when the page is hidden.
-pub use twinstar_netcode::visibility;
 
 /// Why [`net::local_server`] has none.
 #[derive(Debug)]

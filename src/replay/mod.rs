@@ -7,16 +7,13 @@ mod diff;
 
 pub use crate::sim::{FieldDiff, world_diff};
 pub use diff::{Divergence, first_divergence};
-pub use twinstar_netcode::replay::{
-    CHECKSUM_INTERVAL, Cut, EndRecord, EventKind, FORMAT_VERSION, Header, MAGIC, MAX_FILE_BYTES,
-    MAX_RECORD_BYTES, ReplayError, ReplayEvent,
-};
 
 use std::path::Path;
 
 use crate::game::Twinstar;
 use crate::sim::{Frame, Input, PLAYERS, SimConfig, World};
 use twinstar_netcode::replay as netcode;
+use twinstar_netcode::replay::{Header, ReplayError};
 
 /// A twinstar replay, read.
 pub type Replay = netcode::Replay<Input, PLAYERS>;
@@ -24,8 +21,6 @@ pub type Replay = netcode::Replay<Input, PLAYERS>;
 pub type Writer = netcode::Writer<Input, PLAYERS>;
 /// A replay re-simulated.
 pub type Verification = netcode::Verification<Box<World>>;
-/// One chunk of a replay's inputs.
-pub type Chunk = netcode::Chunk<Input, PLAYERS>;
 
 /// Where recordings go unless `--record` says otherwise, relative to the
 /// working directory; the menu's replay list looks here too.

@@ -1,16 +1,12 @@
 //! Twinstar's matches: the netcode's session layer
 //! (`twinstar_netcode::session`: the driver, the match lifecycle, the
 //! online match, spectators, chat) for twinstar's game, and twinstar's
-//! `--json` summary ([`Summary`]).
+//! `--json` summary ([`Summary`]). Only the types with twinstar filled in
+//! are here; the rest is named from `twinstar_netcode::session`.
 
 mod summary;
 
 pub use summary::{Summary, UploadReport};
-pub use twinstar_netcode::session::{
-    CHECK_DISTANCES, ChatError, ChatLine, FeltLatency, GgrsConfig, MAX_PREDICTION, MatchSummary,
-    Mode, NetStatus, Next, OnlineOptions, OnlineState, Outcome, Pacer, Pacing, SessionError,
-    SpectatorOptions, WatchControl, WatchStatus, chat, desync,
-};
 
 use crate::game::Twinstar;
 use crate::sim::{PLAYERS, SimConfig};

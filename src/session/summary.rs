@@ -6,8 +6,8 @@
 use std::ops::{Deref, DerefMut};
 
 use serde::{Deserialize, Serialize};
-use twinstar_netcode::net::signaling::Ranked;
 use twinstar_netcode::session::MatchSummary;
+use twinstar_netcode::signaling::Ranked;
 
 use crate::sim::World;
 

@@ -10,7 +10,7 @@
 //!   (`app/page.rs`) takes its whole address as `replay`'s link
 //!   (`web::replay_link`), before this module is asked.
 
-use crate::net::room_code::RoomCode;
+use twinstar_netcode::RoomCode;
 
 /// Why a link's fragment names no command.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]

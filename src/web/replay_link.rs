@@ -8,7 +8,7 @@
 //! downloads from that folder). Plain Rust, the same natively and in the
 //! page.
 
-use twinstar_netcode::net::signaling::REPLAYS_PATH;
+use twinstar_netcode::signaling::REPLAYS_PATH;
 
 /// The fragment that names a replay to play: `#replay=ID`.
 pub const FRAGMENT_KEY: &str = "replay=";

@@ -15,7 +15,9 @@ use common::{
     spectator, started_match, verify_replay,
 };
 use twinstar::input::Input;
-use twinstar::session::chat::{BURST, NETWORK_SLACK};
+use twinstar_netcode::testing::chat::NETWORK_SLACK;
+
+const BURST: u32 = twinstar_netcode::session::ChatLine::BURST;
 
 const LIMIT: Duration = Duration::from_secs(60);
 const FRAMES: u32 = 600;

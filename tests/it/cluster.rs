@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use common::ws::{connect, introductions};
 use common::{LIMIT, Server, Twinstar, peer_args, scratch};
-use twinstar::net::signaling::{RoomAction, RoomCode, SeatToken};
+use twinstar_netcode::RoomCode;
+use twinstar_signaling_protocol::{RoomAction, SeatToken};
 
 /// A node as docs/deploy.md runs it behind the proxy; every test client
 /// comes from 127.0.0.1, so the per-address cap is lifted.
@@ -428,7 +429,7 @@ fn listed(node: &Server) -> Vec<String> {
         let Some((200, body)) = common::http_get(node.addr, &path) else {
             return codes;
         };
-        let page: twinstar::net::signaling::RoomsPage =
+        let page: twinstar_netcode::signaling::RoomsPage =
             serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
         codes.extend(page.rooms.into_iter().map(|r| r.code.replace('-', "")));
         match page.next {

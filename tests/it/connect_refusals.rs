@@ -168,7 +168,7 @@ fn the_host_says_when_a_player_came_without_a_path_and_waits_for_the_next() {
     let server = format!("ws://{}", bound.local_addr());
     let rooms = bound.state();
     runtime.spawn(bound.serve(std::future::pending()));
-    let code = twinstar::net::RoomCode::parse(ROOM).unwrap();
+    let code = twinstar_netcode::RoomCode::parse(ROOM).unwrap();
 
     let dir = scratch("came_without_a_path");
     let started = Instant::now();

@@ -4,8 +4,9 @@
 //! checksum over one of them pins those rules too.
 
 use twinstar::input::{HumanBot, ScriptBot};
-use twinstar::session::{CHECK_DISTANCES, Driver, DriverOptions, Mode, SessionError};
+use twinstar::session::{Driver, DriverOptions};
 use twinstar::sim::{EnemyKind, SimConfig, World};
+use twinstar_netcode::session::{CHECK_DISTANCES, Mode, SessionError};
 
 /// Checksum of the default preset after 10,000 frames of seed-1 bots.
 /// A rule change moves it: update it on purpose, and bump SIM_VERSION.

@@ -4,8 +4,9 @@
 
 use twinstar::frontend::effects::EventLedger;
 use twinstar::input::ScriptBot;
-use twinstar::session::{Driver, DriverOptions, Mode};
+use twinstar::session::{Driver, DriverOptions};
 use twinstar::sim::{Event, SimConfig, World};
+use twinstar_netcode::session::Mode;
 
 const FRAMES: u32 = 1500;
 const SEED: u64 = 21;

@@ -11,20 +11,24 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use twinstar::net::CatchUpReceiver;
-use twinstar::net::RoomCode;
-use twinstar::net::delay::{DelaySetting, MAX_INPUT_DELAY};
-use twinstar::net::handshake::{
-    Agreement, Claim, Handshake, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role,
+use twinstar::replay;
+use twinstar_netcode::RoomCode;
+use twinstar_netcode::connect::{DelaySetting, MAX_INPUT_DELAY, Role};
+use twinstar_netcode::replay::EventKind;
+use twinstar_netcode::testing::chat::{Chat, Command};
+use twinstar_netcode::testing::handshake::{Agreement, Handshake};
+use twinstar_netcode::testing::protocol::{
+    Claim, HandshakeError, Hello, Message, PROTOCOL_VERSION,
 };
-use twinstar::net::rejoin::{Ticket, encode_catch_up};
-use twinstar::net::signaling::{
+use twinstar_netcode::testing::rejoin::{Ticket, encode_catch_up};
+use twinstar_netcode::testing::socket;
+use twinstar_signaling_protocol::{
     ClientQuery, HostStats, KickRequest, ReportRequest, RoomAction, RoomRequest, RoomsQuery,
     SeatToken, decode_room_request,
 };
-use twinstar::net::socket;
-use twinstar::replay::{self, EventKind};
-use twinstar::session::chat::{Chat, Command};
+
+/// A catch-up receiver of twinstar's inputs.
+type CatchUpReceiver = twinstar_netcode::testing::rejoin::CatchUpReceiver<Input, PLAYERS>;
 use twinstar::settings::Settings;
 use twinstar::sim::{Input, PLAYERS, SIM_VERSION, SimConfig, World};
 use twinstar::web::link::args_from_fragment;
@@ -72,13 +76,13 @@ fn text(bytes: &[u8]) -> &str {
 /// version bumps.
 fn run_handshake(transcript: &str) -> Option<Result<Agreement, HandshakeError>> {
     let ours = Hello::new(
-        &twinstar::net::GAME,
+        &twinstar::game::GAME,
         Role::Host,
         7,
         "default",
         DelaySetting::Auto,
     );
-    let mut handshake = Handshake::new(&twinstar::net::GAME, ours, DelaySetting::Auto);
+    let mut handshake = Handshake::new(&twinstar::game::GAME, ours, DelaySetting::Auto);
     let mut now = Instant::now();
     let transcript = transcript
         .replace("{PROTOCOL}", &PROTOCOL_VERSION.to_string())
@@ -175,7 +179,10 @@ fn explain_refusal(input: &[u8]) -> Option<String> {
             String::from_utf8_lossy(body)
         )))
     };
-    Some(twinstar::net::signaling::classify_socket_error(&error, room.as_ref()).to_string())
+    Some(
+        twinstar_netcode::testing::signaling::classify_socket_error(&error, room.as_ref())
+            .to_string(),
+    )
 }
 
 /// A proxy's error page in front of the server (nginx's 502, CRLF lines)
@@ -215,7 +222,7 @@ fn a_claim_of_player_0_or_3_is_malformed() {
                 player: c["player"].as_u64().expect("a player") as u8,
             };
             let mut ours = Hello::new(
-                &twinstar::net::GAME,
+                &twinstar::game::GAME,
                 Role::Join,
                 5,
                 "default",
@@ -400,7 +407,7 @@ fn seeds_are_accepted() {
         explain_refusal(&bytes).unwrap_or_else(|| panic!("{name}: not a status"));
     }
     for (name, bytes) in files("seeds", "ice_offer") {
-        let offer = twinstar::net::ice::IceOffer::parse(text(&bytes))
+        let offer = twinstar_netcode::signaling::IceOffer::parse(text(&bytes))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         offer
             .into_servers()
@@ -508,14 +515,14 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         recorded_replay("stress", 9, 121, false),
     ));
     let mut hello = Hello::new(
-        &twinstar::net::GAME,
+        &twinstar::game::GAME,
         Role::Join,
         11,
         "default",
         DelaySetting::Auto,
     );
     hello.nonce = 42;
-    hello.rejoin = vec![twinstar::net::handshake::Claim {
+    hello.rejoin = vec![Claim {
         match_id: 5,
         player: 2,
     }];
@@ -550,8 +557,8 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         Message::Chat {
             text: "hi \u{e9}".into(),
         },
-        Message::Watch(twinstar::net::handshake::Watch::this_build(
-            &twinstar::net::GAME,
+        Message::Watch(twinstar_netcode::testing::protocol::Watch::this_build(
+            &twinstar::game::GAME,
         )),
         Message::WatchRefused {
             reason: "version".into(),
@@ -569,7 +576,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
             text: "gg".into(),
         },
         Message::Away,
-        Message::DesyncState(twinstar::net::protocol::DesyncState {
+        Message::DesyncState(twinstar_netcode::testing::protocol::DesyncState {
             frame: 130,
             checksum: 0xfeed,
             world: vec![120, 156, 3, 0, 0, 0, 0, 1],

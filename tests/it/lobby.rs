@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::common::{self, LIMIT, Server, Twinstar, peer_args, scratch};
-use twinstar::net::signaling::{RoomStatus, RoomsPage};
+use twinstar_netcode::signaling::{RoomStatus, RoomsPage};
 
 fn rooms(server: &Server) -> RoomsPage {
     let (status, body) = common::http_get(server.addr, "/rooms")

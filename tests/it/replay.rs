@@ -7,8 +7,9 @@ use std::path::Path;
 use common::{LIMIT, Twinstar, run, scratch, verify_replay};
 use proptest::prelude::*;
 use twinstar::input::ScriptBot;
-use twinstar::replay::{self, Cut, Divergence, ReplayError, first_divergence, world_diff};
+use twinstar::replay::{self, Divergence, first_divergence, world_diff};
 use twinstar::sim::{Input, SimConfig, World};
+use twinstar_netcode::replay::{Cut, ReplayError};
 
 /// Records `frames` frames of bots (optionally changing one input) straight
 /// through the library writer.

@@ -1,7 +1,8 @@
 
 // ---- Running it: everything below is the netcode's. ----
 
-use twinstar_netcode::connect::{ConnectOptions, Connector, NetRuntime, PlayerSeat, Role, RoomCode, block_on};
+use twinstar_netcode::RoomCode;
+use twinstar_netcode::connect::{ConnectOptions, Connector, NetRuntime, PlayerSeat, Role, block_on};
 use twinstar_netcode::session::{Driver, DriverOptions, Match, Mode, Next, OnlineOptions, Pacing};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

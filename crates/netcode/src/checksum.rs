@@ -2,4 +2,4 @@
 //! 32 lowercase hex digits, in summaries, replays' dumps and control
 //! messages. The replay format's (`twinstar-replay-format`), re-exported.
 
-pub use twinstar_replay_format::checksum::{BadChecksum, hex_checksum, parse_hex_checksum};
+pub use twinstar_replay_format::checksum::{hex_checksum, parse_hex_checksum};

@@ -40,13 +40,12 @@ pub fn ice_servers_of(server: &str) -> Result<Option<IceServers>, String> {
 }
 pub use crate::net::connect::{
     BackgroundConnect, ConnectError, ConnectOptions, Connection, Connector, FailedAttempt,
-    PlayerSeat, Stage, Status,
+    PlayerSeat, Seat, Stage, StageLog, Status,
 };
-pub use crate::net::delay::DelaySetting;
+pub use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
 pub use crate::net::handshake::Role;
 pub use crate::net::ice::{IceServers, TurnServer};
 pub use crate::net::link_sim::{LinkConfig, Outage};
-pub use crate::net::signaling::PlayerName;
+pub use crate::net::signaling::JoinError;
 pub use crate::net::watch::{SpectatorSeat, WatchConnection, WatchOptions};
-pub use crate::net::{RoomCode, RoomCodeError};
-pub use crate::tasks::NetRuntime;
+pub use crate::tasks::{MaybeSend, NetRuntime};

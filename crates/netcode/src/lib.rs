@@ -12,22 +12,26 @@
 //! What a game uses:
 //!
 //! - the crate root: the [`Game`] trait and what it names ([`GameInfo`],
-//!   [`GameInput`], [`Frame`], [`FieldDiff`]), and a checksum's text form
-//!   ([`hex_checksum`]);
+//!   [`GameInput`], [`Frame`], [`FieldDiff`]), a checksum's text form
+//!   ([`hex_checksum`]), a room's code ([`RoomCode`]), and
+//!   [`route_panics_from`] for a game's own threads;
 //! - [`connect`]: from a room code to a connection, for a player or a
 //!   spectator, polled so a window can draw progress;
 //! - [`session`]: a match of a [`Game`] under GGRS: synctest, local play,
 //!   online against a peer (pause, reconnect, rejoin, chat), watching; the
-//!   match lifecycle and its summary;
+//!   match lifecycle and its summary; the evidence of a desync;
 //! - [`replay`]: input logs of any game that re-simulate bit for bit;
+//! - [`signaling`]: what a client asks the signaling server outside a
+//!   match: the public rooms, the ICE servers, ranked replays and boards;
 //! - [`tickets`]: where a player's rejoin tickets are kept between runs.
 //!
 //! The parts inside (the handshake and room machines, the control
-//! protocol, the GGRS socket, the link simulator, catch-ups, the background
-//! tasks) are public only with the `internals` feature, which twinstar's own
-//! frontends, tests and fuzz targets use; they have no semver promise.
-//! `public-api.txt` beside this crate's manifest lists the API, and the
-//! test command checks it.
+//! protocol, the GGRS socket, the link simulator's insides, catch-ups, the
+//! background tasks) are private. What tests, fuzz targets and debug flags
+//! need of them is in one module, [`testing`], which has no semver promise.
+//! There is one API: twinstar's own frontends use only what is listed in
+//! `public-api.txt` beside this crate's manifest, which the test command
+//! checks.
 //!
 //! # A whole game on the netcode
 //!
@@ -41,77 +45,34 @@
 //! game writes none of it.
 //!
 
-#![cfg_attr(not(feature = "internals"), deny(missing_docs))]
+#![deny(missing_docs)]
 #![doc = concat!("```\n", include_str!("../doc/pong.rs"), include_str!("../doc/pong_main.rs"), "```")]
 
-/// `pub use` with the `internals` feature, `pub(crate) use` without: the
-/// inner items a public module also offers twinstar's frontends.
-macro_rules! inner_use {
-    ($($tree:tt)*) => {
-        #[cfg(feature = "internals")]
-        pub use $($tree)*;
-        #[cfg(not(feature = "internals"))]
-        #[allow(unused_imports)]
-        pub(crate) use $($tree)*;
-    };
-}
-
-// The crate's inner modules: public with the `internals` feature, private
-// (to the crate) without it. Twinstar's own frontends, tests and fuzz
-// targets reach into them; a game needs only what the crate root,
-// [`connect`], [`session`], [`replay`] and [`tickets`] export, and nothing
-// inside has a semver promise. Without the feature some of their items
-// serve only those frontends, hence `dead_code` allowed there (with the
-// feature every such item is public, which no lint checks either). Each is
-// declared twice, not by a macro: rustfmt does not format a module that a
-// macro declares.
-#[cfg(feature = "internals")]
-pub mod checksum;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
+// The crate's inner modules: what a game needs of them is exported by the
+// public modules below; what only tests, fuzz targets and debug flags
+// need, by [`testing`].
 mod checksum;
-#[cfg(feature = "internals")]
-pub mod game;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
 mod game;
-#[cfg(feature = "internals")]
-pub mod input_runs;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
 mod input_runs;
-#[cfg(feature = "internals")]
-pub mod net;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod net;
-#[cfg(feature = "internals")]
-pub mod panics;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod panics;
-#[cfg(feature = "internals")]
-pub mod tasks;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod tasks;
-#[cfg(feature = "internals")]
-pub mod visibility;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod visibility;
-
 mod names;
+mod net;
+mod panics;
+mod tasks;
+mod visibility;
 
 pub mod connect;
 pub mod replay;
 pub mod session;
+pub mod signaling;
+pub mod testing;
 pub mod tickets;
 
 pub use checksum::hex_checksum;
-inner_use!(checksum::{BadChecksum, parse_hex_checksum});
 pub use game::{FieldDiff, Game};
-inner_use!(game::MAX_PLAYERS);
+pub use panics::route_panics_from;
+// A room's code: what a player reads aloud, what [`connect`] meets by and
+// what [`signaling`]'s room lists show.
+pub use twinstar_signaling_protocol::{RoomCode, RoomCodeError};
 
 // The game's contract and a frame's number are the replay format's (a
 // replay re-simulates by them, and a server re-simulates without the

@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use pong::{Pong, bot};
+use twinstar_netcode::RoomCode;
 use twinstar_netcode::connect::{
     ConnectOptions, Connector, IceServers, LinkConfig, NetRuntime, Outage, PlayerSeat, Role,
-    RoomCode, SpectatorSeat, WatchOptions, block_on, ice_servers_of,
+    SpectatorSeat, WatchOptions, block_on, ice_servers_of,
 };
 use twinstar_netcode::replay;
 use twinstar_netcode::session::{

@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use twinstar_netcode::net::signaling::{Board, BoardPage, MAX_UPLOAD_BYTES, Refused};
+use twinstar_netcode::signaling::{Board, BoardPage, MAX_UPLOAD_BYTES, Refused};
 
 use super::{publish, read_text};
 use crate::platform::DownloadFailed;

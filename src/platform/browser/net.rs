@@ -2,8 +2,8 @@
 //! asked its own server when it loaded, and another server is not the
 //! page's to ask.
 
-use twinstar_netcode::net::ice::IceOffer;
-use twinstar_netcode::tasks::NetRuntime;
+use twinstar_netcode::connect::NetRuntime;
+use twinstar_netcode::signaling::IceOffer;
 
 use super::{page_ice_text, page_server};
 use crate::platform::NoLocalServer;

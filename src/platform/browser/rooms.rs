@@ -2,7 +2,7 @@
 //! `GET /rooms` while the feed says it is wanted (web/index.html), since a
 //! page's thread cannot block on a request.
 
-use twinstar_netcode::net::signaling::{RoomsPage, VersionTag};
+use twinstar_netcode::signaling::{RoomsPage, VersionTag};
 
 use super::{publish, read_text};
 

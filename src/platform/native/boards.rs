@@ -5,15 +5,15 @@
 
 use std::sync::mpsc::{Receiver, Sender, channel};
 
-use twinstar_netcode::net::signaling::native_boards::{self, ReplayFetchError};
-use twinstar_netcode::net::signaling::{Board, BoardPage};
+use twinstar_netcode::signaling::{self, ReplayFetchError};
+use twinstar_netcode::signaling::{Board, BoardPage};
 
 use crate::platform::DownloadFailed;
 
 /// The replay at `url` (`http(s)://SERVER/replays/ID`), at most the
 /// largest upload a server takes.
 pub fn download_replay(url: &str) -> Result<Vec<u8>, DownloadFailed> {
-    native_boards::fetch_replay(url).map_err(|e| DownloadFailed {
+    signaling::fetch_replay(url).map_err(|e| DownloadFailed {
         unreachable: matches!(e, ReplayFetchError::Unreachable { .. }),
         why: e.to_string(),
     })
@@ -43,7 +43,7 @@ impl BoardsFeed {
     pub fn ask(&mut self, board: Board) {
         let (server, sender) = (self.server.clone(), self.sender.clone());
         std::thread::spawn(move || {
-            let answer = native_boards::fetch_board(&server, board, None);
+            let answer = signaling::fetch_board(&server, board, None);
             // The screen may be gone: nobody to tell.
             let _ = sender.send((board, answer));
         });

@@ -3,9 +3,9 @@
 
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 
-use twinstar_netcode::net::ice::IceOffer;
-use twinstar_netcode::net::signaling::{DEFAULT_PORT, native_client};
-use twinstar_netcode::tasks::NetRuntime;
+use twinstar_netcode::connect::NetRuntime;
+use twinstar_netcode::signaling::IceOffer;
+use twinstar_netcode::signaling::{self, DEFAULT_PORT};
 use twinstar_signaling::WebClient;
 use twinstar_signaling::cli::lan_address;
 use web_time::Duration;
@@ -26,13 +26,13 @@ pub fn default_server() -> Option<String> {
 
 /// What `server` offers at `GET /ice`, asked now.
 pub fn ice_offer(server: &str) -> Result<Option<IceOffer>, String> {
-    native_client::fetch_ice_offer(server)
+    signaling::fetch_ice_offer(server)
 }
 
 /// The round trip to `server` in ms: the fastest of a few `GET /healthz`
 /// on one connection.
 pub fn round_trip_ms(server: &str) -> Option<u32> {
-    native_client::round_trip_ms(server)
+    signaling::round_trip_ms(server)
 }
 
 /// `server` as another machine reaches it: a server on this machine's

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
-use twinstar_netcode::net::signaling::{RoomsPage, VersionTag, native_client};
+use twinstar_netcode::signaling::{RoomsPage, VersionTag, fetch_rooms};
 
 /// How often the list is asked for again (the page's script uses the
 /// same 2 s).
@@ -25,7 +25,7 @@ impl RoomsFeed {
         let (server, stopped) = (server.to_owned(), stop.clone());
         std::thread::spawn(move || {
             while !stopped.load(Ordering::Relaxed) {
-                let answer = native_client::fetch_rooms(&server, &version);
+                let answer = fetch_rooms(&server, &version);
                 if tx.send(answer).is_err() {
                     return;
                 }

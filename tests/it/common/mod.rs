@@ -179,7 +179,7 @@ pub fn chat_events(path: &Path) -> Vec<(u32, String)> {
     replay
         .events
         .into_iter()
-        .filter(|e| e.kind == twinstar::replay::EventKind::Chat)
+        .filter(|e| e.kind == twinstar_netcode::replay::EventKind::Chat)
         .map(|e| (e.frame, e.detail))
         .collect()
 }

@@ -74,7 +74,7 @@ fn fields() -> &'static [&'static str] {
     static FIELDS: OnceLock<Vec<&'static str>> = OnceLock::new();
     FIELDS.get_or_init(|| {
         let mut names = None;
-        let _ = twinstar::session::MatchSummary::deserialize(FieldNames(&mut names));
+        let _ = twinstar_netcode::session::MatchSummary::deserialize(FieldNames(&mut names));
         let netcode = names.expect("MatchSummary deserializes as a struct");
         let game = twinstar::session::Summary::GAME_FIELDS;
         netcode.iter().chain(&game).copied().collect()

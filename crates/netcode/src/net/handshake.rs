@@ -25,9 +25,7 @@ use super::signaling::PlayerName;
 use crate::{Frame, GameInfo};
 
 // The messages are the protocol's; the handshake is one of their users.
-pub use super::protocol::message::{
-    Claim, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role, Watch,
-};
+pub use super::protocol::message::{Claim, HandshakeError, Hello, Message, Role, Watch};
 
 /// Round trips measured before the match.
 ///
@@ -67,14 +65,17 @@ const PROBE_RESEND: Duration = Duration::from_millis(1000);
 pub struct Agreement {
     /// 0 = player 1 (the host), 1 = player 2.
     pub local_handle: usize,
+    /// The match's seed (the host's offer).
     pub seed: u64,
     /// The leader's rule preset, one of the game's (the game resolves it).
     pub preset: String,
     /// Mean of both peers' median RTTs, and the larger jitter.
     pub rtt_ms: f64,
+    /// The larger of both peers' jitters, in ms.
     pub jitter_ms: f64,
     /// Frames of input delay for the local player (policy or override).
     pub input_delay: u32,
+    /// The other peer's game version, as its `Hello` said.
     pub peer_version: String,
     /// Names this match for rejoining: the same on both sides, different
     /// for every match (mixed from both peers' random nonces).
@@ -89,6 +90,7 @@ pub struct Agreement {
     pub names: [Option<PlayerName>; 2],
 }
 
+/// The handshake's machine: hellos, latency probes, the delay decision and the agreement. Fed the other peer's messages, it says what to send; no I/O of its own.
 pub struct Handshake {
     game: GameInfo,
     ours: Hello,

@@ -6,9 +6,7 @@
 
 use matchbox_socket::RtcIceServerConfig;
 use std::time::Duration;
-pub use twinstar_signaling_protocol::{
-    DEFAULT_STUN, ICE_PATH, IceError, IceOffer, IceServers, MAX_ICE_OFFER_BYTES, TurnServer,
-};
+pub use twinstar_signaling_protocol::{IceOffer, IceServers, TurnServer};
 
 /// The pause between ICE connectivity checks while connecting, natively.
 ///

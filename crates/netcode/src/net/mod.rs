@@ -16,9 +16,5 @@ pub mod signaling;
 pub mod socket;
 pub mod watch;
 
-pub use link_sim::LinkConfig;
-pub use link_sim::{LinkConfigError, LinkStats};
-pub use socket::SocketStats;
-pub use socket::{GgrsSocket, PacketChannel};
+pub use twinstar_signaling_protocol::RoomCode;
 pub use twinstar_signaling_protocol::room_code;
-pub use twinstar_signaling_protocol::{RoomCode, RoomCodeError};

@@ -22,9 +22,13 @@ pub(crate) use super::protocol::chunk::CHUNK_FRAMES;
 /// local storage): match `match_id`, player `player`, on `server`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ticket {
+    /// The signaling server the match was played through.
     pub server: String,
+    /// The match, as its agreement named it.
     pub match_id: u64,
+    /// The player's number in it, 1 or 2.
     pub player: u8,
+    /// The game's version that played it (another build cannot rejoin).
     pub version: String,
     /// Unix seconds.
     pub saved_at: u64,

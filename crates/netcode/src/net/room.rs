@@ -153,6 +153,7 @@ impl<P: Copy + Ord + Hash + Debug> Room<P> {
         }
     }
 
+    #[cfg(test)]
     pub fn phase(&self) -> Phase {
         self.phase
     }

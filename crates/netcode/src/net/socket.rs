@@ -115,6 +115,7 @@ impl StatsHandle {
 /// The transport under a [`GgrsSocket`]: a matchbox data channel in the game,
 /// an in-memory pair in tests.
 pub trait PacketChannel {
+    /// How the channel names the other end.
     type Addr: Clone + PartialEq + Eq + Hash;
 
     /// Queues one datagram; `Err` when the transport is gone for good.
@@ -126,6 +127,7 @@ pub trait PacketChannel {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("the channel is closed")]
+/// The channel is gone for good.
 pub struct ChannelClosed;
 
 impl PacketChannel for WebRtcChannel {
@@ -183,7 +185,7 @@ pub fn encode(msg: &Message) -> Option<Vec<u8>> {
 /// Decodes one datagram; `None` for anything that is not exactly one
 /// well-formed GGRS message (trailing bytes included: a real packet never
 /// has any, so they mean corruption), or one GGRS itself would not survive
-/// (see [`wire::check`]).
+/// (see `wire::check`).
 pub fn decode(bytes: &[u8]) -> Option<Message> {
     decode_inspected(bytes).map(|(msg, _)| msg)
 }
@@ -284,6 +286,7 @@ pub mod wire {
 
     /// Whether GGRS can take this encoded message (already known to
     /// decode as one) without a panic or an unbounded allocation.
+    #[cfg(test)]
     pub fn check(bytes: &[u8]) -> bool {
         inspect(bytes).is_some()
     }
@@ -442,6 +445,7 @@ impl<C: PacketChannel> GgrsSocket<C> {
         socket
     }
 
+    /// Bytes and datagrams sent and received so far.
     pub fn stats(&self) -> SocketStats {
         self.stats.snapshot()
     }

@@ -119,9 +119,6 @@ impl<I, const N: usize> WatchConnection<I, N> {
     }
 }
 
-/// A spectator's connector.
-pub type SpectatorConnector<I, const N: usize> = super::connect::Connector<SpectatorSeat<I, N>>;
-
 /// A spectator's seat: the room's first player, asked with `Watch` until
 /// it answers (`Room::watching`).
 pub struct SpectatorSeat<I, const N: usize> {
@@ -133,6 +130,8 @@ pub struct SpectatorSeat<I, const N: usize> {
     last_watch: Option<Instant>,
     inputs: std::marker::PhantomData<[I; N]>,
 }
+
+impl<I: GameInput, const N: usize> super::connect::sealed::Sealed for SpectatorSeat<I, N> {}
 
 impl<I: GameInput, const N: usize> Seat for SpectatorSeat<I, N> {
     type Options = WatchOptions;

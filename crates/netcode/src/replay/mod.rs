@@ -10,10 +10,6 @@
 //! bounded by the file and record size limits. `verify` re-simulates.
 
 pub use twinstar_replay_format::replay::{
-    Header, Replay, ReplayError, Verification, read, read_bytes, simulate_to, verify,
+    CHECKSUM_INTERVAL, Cut, EventKind, Header, Replay, ReplayError, ReplayEvent, Verification,
+    Writer, read, read_bytes, simulate_to, verify,
 };
-
-inner_use!(twinstar_replay_format::replay::{
-    CHECKSUM_INTERVAL, Chunk, Cut, EndRecord, EventKind, FORMAT_VERSION, MAGIC, MAX_FILE_BYTES,
-    MAX_RECORD_BYTES, ReplayEvent, Writer,
-});

@@ -114,8 +114,6 @@ pub(super) trait Backend<G: Game<N>, const N: usize> {
     }
 
     /// After a desync: both sides' evidence, as far as it came.
-    // Reached through `Driver::desync_forensics`, an `internals` method.
-    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     fn desync_forensics(&self) -> Option<&Forensics<G, N>> {
         None
     }

@@ -191,6 +191,23 @@ pub fn printable(c: char) -> bool {
     !c.is_control() && !invisible(c) && (c == ' ' || !c.is_whitespace())
 }
 
+impl ChatLine {
+    /// Longest line, in characters (not bytes) after trimming.
+    pub const MAX_CHARS: usize = MAX_CHARS;
+    /// Lines a frontend keeps (the newest), and the most a spectator
+    /// arriving late is sent of the chat so far.
+    pub const HISTORY: usize = HISTORY;
+    /// Lines a sender may send at once, then one a second.
+    pub const BURST: u32 = BURST;
+
+    /// Checks a line before it is sent: trimmed of surrounding
+    /// whitespace, not empty, at most [`ChatLine::MAX_CHARS`] characters,
+    /// printable. Returns the trimmed line.
+    pub fn validate(text: &str) -> Result<&str, ChatError> {
+        validate(text)
+    }
+}
+
 /// Checks a line, ours or the peer's: trimmed of surrounding whitespace,
 /// not empty, at most [`MAX_CHARS`] characters, printable. Returns the
 /// trimmed line.
@@ -293,7 +310,12 @@ pub enum Action {
     Kick(String),
     /// `/report NAME REASON`: the room's last lines go to the server's
     /// operator with the reason.
-    Report { name: String, reason: String },
+    Report {
+        /// Whom the line is about.
+        name: String,
+        /// Why, in the reporter's words.
+        reason: String,
+    },
 }
 
 /// Who answers a command: the line shown to the one who typed it only.
@@ -376,6 +398,7 @@ impl Chat {
         self
     }
 
+    /// This side's name in the room's chat.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -385,6 +408,7 @@ impl Chat {
         &self.partner
     }
 
+    /// How many lines were sent, received and refused so far.
     pub fn counters(&self) -> ChatCounters {
         self.counters
     }

@@ -21,13 +21,16 @@ const MAX_STATE_BYTES: usize = 1 << 20;
 
 /// One side's evidence.
 pub struct Evidence<G: Game<N>, const N: usize> {
+    /// The frame the evidence is of (the desync's).
     pub frame: Frame,
+    /// That side's checksum at `frame`.
     pub checksum: u128,
     /// The world at `frame`, if that side kept a copy (`None`: it did not,
     /// or the copy it sent did not decode).
     pub world: Option<G::State>,
     /// Inputs of frames `inputs_from..inputs_from + inputs.len()`.
     pub inputs_from: Frame,
+    /// Both players' confirmed inputs, one array per frame.
     pub inputs: Vec<[G::Input; N]>,
 }
 
@@ -142,7 +145,9 @@ impl<G: Game<N>, const N: usize> Evidence<G, N> {
 /// Both sides' evidence as the match ended: ours once we found or heard of
 /// the desync, theirs once it arrived.
 pub struct Forensics<G: Game<N>, const N: usize> {
+    /// Our evidence, once we found or heard of the desync.
     pub ours: Option<Evidence<G, N>>,
+    /// The other side's, once it arrived.
     pub theirs: Option<Evidence<G, N>>,
     /// The room's code, for the report's name (`None`: quick match).
     pub room: Option<String>,
@@ -176,9 +181,11 @@ impl<G: Game<N>, const N: usize> Forensics<G, N> {
 /// the file.
 #[derive(Clone, Debug)]
 pub struct Report {
+    /// The frame of the desync.
     pub frame: Frame,
     /// Every differing field's path (`players[0].score`), in world order.
     pub fields: Vec<String>,
+    /// The whole report, as the desync file holds it.
     pub json: Value,
 }
 

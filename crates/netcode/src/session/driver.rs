@@ -230,7 +230,6 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
     }
 
     /// After a desync online: both sides' evidence, as far as it came.
-    #[cfg(feature = "internals")]
     pub fn desync_forensics(&self) -> Option<&super::desync::Forensics<G, N>> {
         self.backend.desync_forensics()
     }

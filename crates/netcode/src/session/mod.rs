@@ -5,36 +5,24 @@
 //! returns what happened. A [`Match`] wraps a driver with the lifecycle
 //! every frontend shares: pacing, the end of the match and its verdict.
 //! The online match's decisions are a machine without I/O (`online::machine`,
-//! with the `internals` feature).
+//! private). After a desync online, [`desync`] holds both sides' evidence
+//! and explains it.
 
 mod backend;
+pub(crate) mod chat;
+pub mod desync;
 mod driver;
 mod error;
 mod felt;
 mod frame_log;
 mod lifecycle;
+pub(crate) mod online;
 mod pacer;
 mod report;
 mod server_desk;
 mod simulation;
 mod spectator;
 mod summary;
-// Public with the `internals` feature (see the crate root).
-#[cfg(feature = "internals")]
-pub mod chat;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod chat;
-#[cfg(feature = "internals")]
-pub mod desync;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod desync;
-#[cfg(feature = "internals")]
-pub mod online;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod online;
 
 pub use chat::{ChatError, ChatLine};
 pub use driver::{Driver, DriverOptions, Mode};
@@ -45,8 +33,7 @@ pub use report::FrameReport;
 pub use spectator::{SpectatorOptions, WatchControl, WatchStatus};
 pub use summary::MatchSummary;
 
-inner_use!(felt::FeltLatency);
-inner_use!(pacer::Pacer);
-inner_use!(report::GgrsConfig);
-inner_use!(summary::ConnectBreakdown);
-inner_use!(driver::{CHECK_DISTANCES, MAX_PREDICTION});
+pub use driver::{CHECK_DISTANCES, MAX_PREDICTION};
+pub use felt::FeltLatency;
+pub(crate) use pacer::Pacer;
+pub(crate) use summary::ConnectBreakdown;

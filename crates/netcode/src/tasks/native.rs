@@ -22,9 +22,9 @@ impl NetRuntime {
         Ok(NetRuntime { tokio })
     }
 
-    /// The tokio runtime (the in-process signaling server runs on it
-    /// too). With `internals` only: no tokio type in the API.
-    #[cfg(feature = "internals")]
+    /// The tokio runtime beneath (natively): a game may run services of
+    /// its own beside the connection's, as twinstar runs its LAN host's
+    /// signaling server. The one tokio type in the API, on purpose.
     pub fn tokio(&self) -> &tokio::runtime::Runtime {
         &self.tokio
     }

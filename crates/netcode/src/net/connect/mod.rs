@@ -391,10 +391,9 @@ impl<I, const N: usize> Connection<I, N> {
         self.history.as_ref().map(|history| history.frames)
     }
 
-    /// What the peers agreed: seats, delay, seed, rules, match id.
-    #[cfg(feature = "internals")]
-    pub fn agreement(&self) -> &Agreement {
-        &self.agreement
+    /// The match's seed, as the peers agreed it (the host's offer).
+    pub fn seed(&self) -> u64 {
+        self.agreement.seed
     }
 }
 
@@ -418,11 +417,17 @@ pub struct ConnectTimes {
 /// a spectator's (`net::watch::SpectatorSeat`: `Watch` until
 /// `Streaming`). The [`Connector`] around a seat owns the room's socket
 /// until the connection takes it; the seat decides everything else.
-pub trait Seat: Sized {
+///
+/// A game names it as a bound (`fn f<S: Seat>(c: Connector<S>) ->
+/// S::Connection`); only this crate's two seats implement it (sealed).
+pub trait Seat: Sized + sealed::Sealed {
+    /// What the seat is given: [`ConnectOptions`] or `WatchOptions`.
     type Options;
+    /// What the seat yields: a [`Connection`] or a `WatchConnection`.
     type Connection;
     /// The room URL the seat connects to.
     fn url(options: &Self::Options) -> String;
+    /// The STUN and TURN servers the seat's socket uses.
     fn ice(options: &Self::Options) -> &IceServers;
     /// The seat, with the socket's two channels (taken at the start).
     fn new(
@@ -438,8 +443,16 @@ pub trait Seat: Sized {
     ) -> Result<Option<Self::Connection>, ConnectError>;
     /// What a waiting screen shows.
     fn status(&self) -> Status;
+    /// The signaling server the seat meets at.
     fn server(&self) -> &str;
+    /// The room the seat asks for (`None`: quick match).
     fn room(&self) -> Option<&RoomCode>;
+}
+
+/// Keeps [`Seat`] to this crate's seats.
+pub(crate) mod sealed {
+    /// Implemented by `PlayerSeat` and `SpectatorSeat` only.
+    pub trait Sealed {}
 }
 
 /// Where an attempt is, for a waiting screen or a log line.
@@ -449,7 +462,8 @@ pub struct Status {
     pub stage: Stage,
     /// Latency probes done (a player's handshake)...
     pub probes: u32,
-    /// ...of this many (more once the first leave the delay in doubt).
+    /// ...of this many (more once the first leave the delay in doubt; a
+    /// spectator's, none).
     pub probes_wanted: u32,
     /// A player came and went without a path (a player's seat).
     pub failed_attempt: Option<FailedAttempt>,

@@ -75,6 +75,8 @@ enum WaitFor {
 /// The latency probe must finish this soon after the peer connected.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
+impl<I: GameInput, const N: usize> super::sealed::Sealed for PlayerSeat<I, N> {}
+
 impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
     type Options = ConnectOptions;
     type Connection = Connection<I, N>;
@@ -138,7 +140,9 @@ impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
         Status {
             stage: self.stage,
             probes,
-            probes_wanted,
+            // Never fewer than the handshake's short probe, even before
+            // it has begun (a window shows "0/5", not "0/0").
+            probes_wanted: probes_wanted.max(crate::net::handshake::PROBES),
             failed_attempt: self.failed_attempt.clone(),
         }
     }

@@ -56,16 +56,21 @@ impl Role {
 /// What a peer tells the other before anything else.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hello {
+    /// The control protocol's version ([`PROTOCOL_VERSION`]).
     pub protocol: u32,
     /// The game's name: builds of two games never play each other.
     pub game: String,
+    /// The game's version (its build).
     pub game_version: String,
+    /// The simulation's version: only builds with the same one play together.
     pub sim_version: u32,
+    /// Host or joiner.
     pub role: Role,
     /// Breaks the tie when both peers have the same role (quick match).
     pub nonce: u64,
     /// The seed and preset this peer would use as player 1.
     pub seed: u64,
+    /// The rule preset's name, one of the game's.
     pub preset: String,
     /// `auto` or a number of frames: informational, each side applies its own.
     pub input_delay: String,
@@ -93,7 +98,9 @@ pub struct Hello {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "ClaimFields")]
 pub struct Claim {
+    /// The match, as its agreement named it.
     pub match_id: u64,
+    /// The player's number, 1 or 2.
     pub player: u8,
 }
 
@@ -130,6 +137,7 @@ impl Claim {
 }
 
 impl Hello {
+    /// The `Hello` this build of `game` sends as `role`, offering `seed` and `preset`.
     pub fn new(game: &GameInfo, role: Role, seed: u64, preset: &str, delay: DelaySetting) -> Self {
         Hello {
             protocol: PROTOCOL_VERSION,
@@ -171,7 +179,7 @@ mod claims {
     use serde::de::{Deserializer, Error, SeqAccess, Visitor};
 
     use super::Claim;
-    use crate::MAX_PLAYERS as PLAYERS;
+    use crate::game::MAX_PLAYERS as PLAYERS;
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Claim>, D::Error> {
         d.deserialize_seq(Claims)
@@ -206,34 +214,48 @@ mod claims {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Message {
+    /// The first message: who this peer is and what it offers.
     Hello(Hello),
+    /// A latency probe.
     Ping {
+        /// The probe's number.
         seq: u32,
     },
+    /// The answer to a `Ping`.
     Pong {
+        /// The number of the probe answered.
         seq: u32,
     },
+    /// What the sender measured of the link.
     Measured {
+        /// The median round trip, in microseconds.
         rtt_us: u64,
+        /// The round trip's jitter, in microseconds.
         jitter_us: u64,
     },
     /// End of a `--frames N` match: the confirmed checksum at frame N.
     Done {
+        /// The last frame of the match.
         frame: Frame,
         #[serde(with = "hex_checksum_field")]
+        /// The confirmed checksum there.
         checksum: u128,
     },
     /// The player left on purpose (Esc, window closed).
     Bye {
+        /// Why, in words.
         reason: String,
     },
     /// The sender detected a desync: its checksum and ours at `frame`, so
     /// both players see the same report even if one end noticed first.
     Desync {
+        /// The frame whose checksums differ.
         frame: Frame,
         #[serde(with = "hex_checksum_field")]
+        /// The sender's checksum there.
         sender: u128,
         #[serde(with = "hex_checksum_field")]
+        /// The receiver's checksum there, as the sender heard it.
         receiver: u128,
     },
     /// The answer to a `Hello` from anyone but the partner: this peer is
@@ -245,18 +267,22 @@ pub enum Message {
     /// replay chunks (`net::rejoin::encode_catch_up`).
     CatchUp {
         #[serde(with = "serde_bytes")]
+        /// Replay chunks of confirmed frames.
         chunks: Vec<u8>,
     },
     /// The catch-up is complete: `frame` frames, the world's checksum after
     /// them. Both peers start a new GGRS session from there.
     CaughtUp {
+        /// Frames caught up on.
         frame: Frame,
         #[serde(with = "hex_checksum_field")]
+        /// The world's checksum after them.
         checksum: u128,
     },
     /// A room chat line (`session::chat`). Never part of the simulation;
     /// the receiver checks it (length, printable, rate) before keeping it.
     Chat {
+        /// The line.
         text: String,
     },
     /// A spectator asks the player it reached to stream the match to it,
@@ -267,6 +293,7 @@ pub enum Message {
     Watch(Watch),
     /// The answer to a `Watch` this player cannot serve (another version).
     WatchRefused {
+        /// Why, in words.
         reason: String,
     },
     /// The answer to a `Watch`, before the match's frames: what a spectator
@@ -275,10 +302,15 @@ pub enum Message {
     /// room's chat (the one it asked for, made unique, or `S1`, `S2`, ...),
     /// and the players' (player 1's first).
     Streaming {
+        /// The match's seed.
         seed: u64,
+        /// The match's rule preset.
         preset: String,
+        /// Frames the match has so far.
         frame: Frame,
+        /// The spectator's name in the room's chat.
         name: String,
+        /// The players' names, player 1's first.
         players: Vec<String>,
     },
     /// A chat line passed on by the streaming player: a spectator's to the
@@ -287,8 +319,11 @@ pub enum Message {
     /// confirmed frame when it recorded the line: where the line stands in
     /// its replay, and so in every spectator's. Checked like `Chat`.
     Relayed {
+        /// Who wrote the line.
         from: String,
+        /// The streaming player's confirmed frame when it recorded the line.
         frame: Frame,
+        /// The line.
         text: String,
     },
     /// The sender's game stops running for a while (its page went to the
@@ -308,13 +343,18 @@ pub enum Message {
 /// (one byte per player per frame, player 1's first).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DesyncState {
+    /// The desync's frame.
     pub frame: Frame,
     #[serde(with = "hex_checksum_field")]
+    /// The player's checksum at `frame`.
     pub checksum: u128,
     #[serde(with = "serde_bytes")]
+    /// Its world at `frame`, deflated (empty: it kept no copy).
     pub world: Vec<u8>,
+    /// The first frame of `inputs`.
     pub inputs_from: Frame,
     #[serde(with = "serde_bytes")]
+    /// Confirmed inputs, one byte per player per frame.
     pub inputs: Vec<u8>,
 }
 
@@ -322,11 +362,16 @@ pub struct DesyncState {
 /// players need), and the display name it would like (empty for none).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Watch {
+    /// The control protocol's version.
     pub protocol: u32,
+    /// The game's name.
     pub game: String,
+    /// The simulation's version.
     pub sim_version: u32,
+    /// The game's version.
     pub game_version: String,
     #[serde(default)]
+    /// The name the spectator would like (empty: none).
     pub name: String,
 }
 
@@ -367,7 +412,8 @@ impl Watch {
 mod hex_checksum_field {
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
-    use crate::{hex_checksum, parse_hex_checksum};
+    use crate::checksum::parse_hex_checksum;
+    use crate::hex_checksum;
 
     pub fn serialize<S: Serializer>(checksum: &u128, s: S) -> Result<S::Ok, S::Error> {
         if s.is_human_readable() {
@@ -404,18 +450,31 @@ impl Message {
 }
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+/// Why a handshake failed.
 pub enum HandshakeError {
     #[error(
         "version mismatch: this is {ours}, the other player runs {theirs}; both need the same version"
     )]
-    VersionMismatch { ours: String, theirs: String },
+    /// The peers run builds that cannot play together.
+    VersionMismatch {
+        /// This build's versions.
+        ours: String,
+        /// The other peer's.
+        theirs: String,
+    },
     #[error(
         "the other player sent a {bytes}-byte message that is not a twinstar handshake (another program or an incompatible version?)"
     )]
-    Malformed { bytes: usize },
+    /// A message that is not a handshake's.
+    Malformed {
+        /// Its length.
+        bytes: usize,
+    },
     #[error("the host plays preset '{0}', which this build does not know")]
+    /// The host's rule preset is not one this build knows.
     UnknownPreset(String),
     #[error("both peers drew the same tie-break number; try again")]
+    /// Both peers drew the same tie-break number.
     Tie,
     /// The peer answered our `Hello` with `Busy`; `net::connect` names the
     /// room.
@@ -425,12 +484,19 @@ pub enum HandshakeError {
     #[error(
         "the match in this room is paused, waiting for player {waiting_for} to rejoin; only that player can join it now"
     )]
-    Paused { waiting_for: u8 },
+    Paused {
+        /// The player the match waits for, 1 or 2.
+        waiting_for: u8,
+    },
     /// A rejoin ticket of another match (or of the player who is still there).
     #[error(
         "the match in this room is not the one you left (it waits for player {waiting_for} of another match to rejoin)"
     )]
-    NotThisMatch { waiting_for: u8 },
+    NotThisMatch {
+        /// The player the match waits for, 1 or 2.
+        waiting_for: u8,
+    },
     #[error("both peers hold a paused match, but not the two seats of the same one")]
+    /// Both peers hold a paused match, but not the two seats of one.
     BothResuming,
 }

@@ -21,7 +21,7 @@ pub mod message;
 pub mod phase;
 
 pub use message::{
-    Claim, DesyncState, HandshakeError, Hello, Message, PROTOCOL_VERSION, Role, Watch, version_tag,
+    Claim, DesyncState, HandshakeError, Hello, Message, PROTOCOL_VERSION, Watch, version_tag,
 };
 
 /// The envelope's first byte: not `{`, so an older peer's JSON is told
@@ -81,6 +81,7 @@ fn older_peer(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use super::message::Role;
     use super::*;
     use crate::net::delay::DelaySetting;
     use crate::test_game::GAME;
@@ -255,7 +256,7 @@ pub(crate) mod tests {
     #[test]
     fn a_hello_with_more_claims_than_player_slots_is_malformed() {
         let mut many = hello();
-        many.rejoin = vec![many.rejoin[0]; crate::MAX_PLAYERS + 1];
+        many.rejoin = vec![many.rejoin[0]; crate::game::MAX_PLAYERS + 1];
         let bytes = encode(&Message::Hello(many));
         assert!(matches!(
             decode(&bytes),

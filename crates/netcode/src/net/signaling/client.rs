@@ -9,7 +9,7 @@ use super::RoomCode;
 /// one connection attempt (matchbox's default of three, 3 s apart, would
 /// delay a "room is full" by 6 s; our refusals are final) and the given ICE
 /// servers (pass `no_ice_servers` on loopback and LAN tests). Natively
-/// the websocket is ours ([`super::native_client`]): `wss://` checked
+/// the websocket is ours (`native_client`): `wss://` checked
 /// against the system's roots and `SSL_CERT_FILE`, and the server's reason
 /// kept when it closes.
 pub fn client_builder(url: &str, ice: RtcIceServerConfig) -> WebRtcSocketBuilder {
@@ -35,8 +35,15 @@ pub enum JoinError {
     /// Exit 2: a spectator of a room that has all the spectators it takes.
     #[error("room {0} already has {n} spectators", n = super::MAX_SPECTATORS)]
     TooManySpectators(String),
+    /// The server refused the room for another reason.
     #[error("the signaling server refused the room ({status}): {reason}")]
-    Refused { status: u16, reason: String },
+    Refused {
+        /// The HTTP status of the refusal.
+        status: u16,
+        /// The server's words.
+        reason: String,
+    },
+    /// No signaling server answered at the address.
     #[error("could not reach the signaling server: {0}")]
     Unreachable(String),
     /// Exit 2: a wss:// server whose certificate this machine does not trust.
@@ -44,6 +51,7 @@ pub enum JoinError {
         "the signaling server's TLS certificate is not trusted here ({0}); if a private CA signed it, set SSL_CERT_FILE to that CA's PEM file"
     )]
     Untrusted(String),
+    /// The connection to the signaling server broke.
     #[error("lost the signaling server: {0}")]
     Disconnected(String),
     /// The server closed the connection and said why (it is restarting).

@@ -34,18 +34,6 @@ pub use client::{JoinError, classify_socket_error, client_builder};
 pub use replay_upload::ReplayUpload;
 pub use room_requests::Answer;
 pub(crate) use room_requests::RoomRequests;
-pub use twinstar_signaling_protocol::{
-    BOARD_PAGE, Board, BoardLine, BoardPage, LEADERBOARD_PATH, MAX_UPLOAD_BYTES, REPLAYS_PATH,
-    Ranked, Ranks, Refused, ScoreClaim, replay_link,
-};
-pub use twinstar_signaling_protocol::{
-    Checked, ConnectPath, ConnectReport, HostStats, KickRequest, ReportRequest, RoomAction,
-    RoomRequestError, decode_room_request,
-};
-pub use twinstar_signaling_protocol::{
-    ClientQuery, DEFAULT_PORT, MAX_LEVEL, MAX_SIGNAL_BYTES, MAX_SPECTATORS, NameError, PlayerName,
-    QUICK_PATH, QueryError, RELAY_BUDGET_BYTES, RESERVATION_TTL, ROOM_CAPACITY, ROOMS_PATH,
-    Refusal, RoomCode, RoomCodeError, RoomListing, RoomRequest, RoomStatus, RoomsPage, RoomsQuery,
-    SEAT_PARAM, SeatToken, SeatTokenError, ServerUrlError, VersionTag, WATCH_PREFIX, browser_link,
-    check_server_url, room_url, watch_url,
-};
+// What both sides of the wire agree on, for the modules above; the
+// public `crate::signaling` re-exports what a game needs of it.
+pub(crate) use twinstar_signaling_protocol::*;

@@ -22,25 +22,46 @@ const MAX_BOARD_BYTES: u64 = 256 * 1024;
 pub enum ReplayFetchError {
     /// The server did not answer (or the connection broke).
     #[error("{url}: the server did not answer ({why})")]
-    Unreachable { url: String, why: String },
+    Unreachable {
+        /// The replay's link.
+        url: String,
+        /// The error, in words.
+        why: String,
+    },
     /// An `https://` server whose certificate this machine does not trust.
     #[error(
         "{url}: the server's TLS certificate is not trusted here ({why}); if a private CA signed it, set SSL_CERT_FILE to that CA's PEM file"
     )]
-    Untrusted { url: String, why: String },
+    Untrusted {
+        /// The replay's link.
+        url: String,
+        /// The TLS error, in words.
+        why: String,
+    },
     /// The server has no replay by that id (404), in its words.
     #[error("{url}: no such replay on the server ({reason})")]
-    NotFound { url: String, reason: String },
+    NotFound {
+        /// The replay's link.
+        url: String,
+        /// The server's words.
+        reason: String,
+    },
     /// Any other refusal.
     #[error("{url}: HTTP {status} ({reason})")]
     Refused {
+        /// The replay's link.
         url: String,
+        /// The HTTP status.
         status: u16,
+        /// The server's words.
         reason: String,
     },
     /// Longer than [`MAX_UPLOAD_BYTES`]: no server of ours keeps such a one.
     #[error("{url}: larger than {MAX_UPLOAD_BYTES} bytes, the most a replay may be")]
-    TooLarge { url: String },
+    TooLarge {
+        /// The replay's link.
+        url: String,
+    },
 }
 
 /// Downloads a replay's bytes from `url` (`http://` or `https://`, the

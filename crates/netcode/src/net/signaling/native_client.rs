@@ -29,7 +29,8 @@ use tracing::{debug, warn};
 use web_time::Duration;
 
 use super::{JoinError, ROOMS_PATH, RoomCode, RoomsPage, VersionTag};
-use crate::net::ice::{ICE_PATH, IceOffer, MAX_ICE_OFFER_BYTES};
+use crate::net::ice::IceOffer;
+use twinstar_signaling_protocol::{ICE_PATH, MAX_ICE_OFFER_BYTES};
 
 /// How long `GET /ice` may take before the client goes on without it.
 const ICE_FETCH_TIMEOUT: Duration = Duration::from_secs(4);

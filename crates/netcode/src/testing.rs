@@ -1,0 +1,55 @@
+//! Hooks for tests, fuzz targets and debug flags: the crate's insides that
+//! a game's match never needs but its tests do (the control protocol's
+//! encoding, the handshake machine, the GGRS socket over an in-memory
+//! channel, catch-up encoding, the chat's flood limits, the signaling
+//! client's error classification).
+//!
+//! **No semver promise**: anything here may change or go in any release.
+//! A game's binary uses none of it; twinstar's own tests and fuzz targets
+//! (`tests/`, `fuzz/`) and its diagnostic examples do. The debug flags a
+//! game may offer its users to make the link worse on purpose are not
+//! here: [`LinkConfig`](crate::connect::LinkConfig) is part of
+//! [`ConnectOptions`](crate::connect::ConnectOptions).
+
+/// The most players a match may have (the const parameter `N`'s bound).
+pub use crate::game::MAX_PLAYERS;
+
+/// The control channel's messages (handshake, pause, chat, catch-up,
+/// desync evidence) and their envelope.
+pub mod protocol {
+    pub use crate::net::protocol::{
+        Claim, DesyncState, HandshakeError, Hello, MAX_MESSAGE_BYTES, Message, PROTOCOL_VERSION,
+        Watch, decode, encode,
+    };
+}
+
+/// The handshake's machine: latency probes, the input delay, the agreement.
+pub mod handshake {
+    pub use crate::net::handshake::{Agreement, Handshake};
+}
+
+/// GGRS's socket over any packet channel, an in-memory pair of channels,
+/// and GGRS's datagrams as bytes.
+pub mod socket {
+    pub use crate::net::socket::{
+        ChannelClosed, GgrsSocket, MemoryChannel, PacketChannel, decode, encode, memory_pair,
+    };
+}
+
+/// Rejoin tickets and the catch-up a rejoining player receives.
+pub mod rejoin {
+    pub use crate::net::rejoin::{CatchUpReceiver, Ticket, encode_catch_up, encode_frames};
+}
+
+/// The chat's machine and the slack it allows a peer's lines (the
+/// limits a game needs are on [`ChatLine`](crate::session::ChatLine)).
+pub mod chat {
+    pub use crate::session::chat::{Action, Chat, Command, NETWORK_SLACK};
+}
+
+/// The signaling client's insides: its websocket errors in words, its
+/// socket builder, ICE servers as matchbox takes them.
+pub mod signaling {
+    pub use crate::net::ice::to_matchbox;
+    pub use crate::net::signaling::{classify_socket_error, client_builder};
+}
