@@ -134,6 +134,42 @@ pub struct ReplayArgs {
     /// Save the viewer showing frame --frames N (default 0) as a PNG, and exit.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["headless", "dump"])]
     pub screenshot: Option<PathBuf>,
+
+    /// Render the replay to a video file, .mp4 (H.264 + AAC) or .webm (VP9 +
+    /// Opus), at 60 frames a second, with the game's sound effects and
+    /// music; draws in a window (one is opened) and needs ffmpeg on PATH.
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["headless", "dump", "screenshot", "verify", "frames"])]
+    pub video: Option<PathBuf>,
+
+    /// With --video: the clip starts after frame F (60 a second) [default: 0].
+    #[arg(long, value_name = "F")]
+    pub from: Option<u32>,
+
+    /// With --video: the clip ends with frame F [default: the replay's last].
+    #[arg(long, value_name = "F")]
+    pub to: Option<u32>,
+
+    /// With --video: the picture's size in pixels, even numbers [default: 1280x720].
+    #[arg(long, value_name = "WxH", value_parser = parse_video_size)]
+    pub video_size: Option<(u32, u32)>,
+}
+
+/// `--video-size WxH`: even numbers (H.264 and VP9 halve the colour planes),
+/// from 64x64 to 3840x2160.
+fn parse_video_size(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("'{text}' is not a size like 1280x720");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
+    if !(64..=3840).contains(&w) || !(64..=2160).contains(&h) {
+        return Err(format!("{w}x{h} is out of range (64x64 to 3840x2160)"));
+    }
+    if w % 2 != 0 || h % 2 != 0 {
+        return Err(format!("{w}x{h}: width and height must be even"));
+    }
+    Ok((w, h))
 }
 
 #[derive(Debug, Args)]

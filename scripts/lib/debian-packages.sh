@@ -18,8 +18,8 @@ DEBIAN_RUN=(libgl1 libx11-6 libxi6 libxcursor1)
 # libxtst6 to type into them (tests/it/common/keys.py), Chromium for the
 # browser tests, openssl and curl for the TLS tests, HAProxy and nginx for
 # the proxy tests, Redis for the room directory shared by nodes, gzip for the web client's files (brotli to report their size in it too: scripts/check-web-size.py), debootstrap for the
-# fresh-machine check (scripts/check-system-deps.sh --fresh-root).
-DEBIAN_TEST=(xvfb libgl1-mesa-dri libxtst6 python3 chromium gzip brotli openssl curl haproxy nginx redis-server debootstrap)
+# fresh-machine check (scripts/check-system-deps.sh --fresh-root), ffmpeg for the replay video test.
+DEBIAN_TEST=(xvfb libgl1-mesa-dri libxtst6 python3 chromium gzip brotli openssl curl haproxy nginx redis-server debootstrap ffmpeg)
 
 # Cross-building the downloads (scripts/release.sh): mingw-w64 links the
 # Windows build; the aarch64 one needs its C compiler and the arm64 builds

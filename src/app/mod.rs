@@ -25,6 +25,7 @@ mod replay;
 mod rooms;
 mod servers;
 mod upload;
+mod video;
 mod watch;
 
 use std::path::PathBuf;

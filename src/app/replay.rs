@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::{Failure, Report};
+use super::{Failure, Report, video};
 use crate::cli::{ReplayArgs, ReplayDiffArgs};
 use crate::frontend::replay_view;
 use crate::frontend::window::Screenshot;
@@ -61,8 +61,19 @@ fn check_flags(args: &ReplayArgs) -> Result<(), Failure> {
     if args.verify && !args.headless {
         return refuse("--verify needs --headless (the window plays a replay without checking it)");
     }
-    if args.json && !args.headless && !args.dump {
-        return refuse("--json needs --headless (the window prints no summary)");
+    if args.json && !args.headless && !args.dump && args.video.is_none() {
+        return refuse("--json needs --headless or --video (the window prints no summary)");
+    }
+    if args.video.is_none() {
+        for (given, flag) in [
+            (args.from.is_some(), "--from"),
+            (args.to.is_some(), "--to"),
+            (args.video_size.is_some(), "--video-size"),
+        ] {
+            if given {
+                return refuse(&format!("{flag} is for a video; add --video OUT.mp4"));
+            }
+        }
     }
     if args.frames.is_some() && args.screenshot.is_none() {
         return refuse("--frames N picks the frame for --screenshot; add --screenshot PATH");
@@ -72,6 +83,14 @@ fn check_flags(args: &ReplayArgs) -> Result<(), Failure> {
 
 pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
     check_flags(args)?;
+    if let Some(out) = &args.video {
+        // Every one-line refusal before a window opens.
+        let format = video::precheck(out)?;
+        let (replay, name) = load_source(&args.file)?;
+        let clip = video::clip_of(args.from, args.to, replay.frames())?;
+        crate::frontend::require_display()?;
+        return video::export(args, out, format, clip, replay, &name);
+    }
     if !args.headless && !args.dump {
         crate::frontend::require_display()?;
     }

@@ -29,6 +29,14 @@ use crate::sim::Event;
 
 static AUDIO_FAILED: AtomicBool = AtomicBool::new(false);
 static FILTER: Once = Once::new();
+/// Whether this process plays sound itself (a video's export does not: it
+/// mixes its sound track offline, so a missing device is not news).
+static DEVICE_WANTED: AtomicBool = AtomicBool::new(true);
+
+/// This process plays no sound: a missing device goes unmentioned.
+pub fn no_device_needed() {
+    DEVICE_WANTED.store(false, Ordering::SeqCst);
+}
 
 /// How long the audio thread gets to open the device before sounds are
 /// loaded (loading into a dead audio thread prints noise on stdout).
@@ -39,7 +47,7 @@ const DEVICE_GRACE: Duration = Duration::from_millis(300);
 pub fn install_panic_filter() {
     FILTER.call_once(|| {
         twinstar_netcode::route_panics_from("quad-snd", |_| {
-            if !AUDIO_FAILED.swap(true, Ordering::SeqCst) {
+            if !AUDIO_FAILED.swap(true, Ordering::SeqCst) && DEVICE_WANTED.load(Ordering::SeqCst) {
                 eprintln!("twinstar: no usable sound device; playing without sound");
             }
         })
@@ -100,6 +108,16 @@ pub fn sound_changes(changes: &Changes, ledger: &EventLedger, local: [bool; 2]) 
         }
     }
     out
+}
+
+/// A cue's level under the sound volume (a video's mix uses it too).
+pub fn cue_level(cue: Cue) -> f32 {
+    // Shots come several a second: keep them under the rest.
+    if matches!(cue, Cue::Shot | Cue::EnemyShot) {
+        0.5
+    } else {
+        1.0
+    }
 }
 
 /// Voices per cue: more than the same cue can start during one rollback
@@ -291,17 +309,11 @@ impl Audio {
 
     fn start(&self, cue: Cue, voice: usize) {
         if let Some(sound) = self.voice(cue, voice) {
-            // Shots come several a second: keep them under the rest.
-            let level = if matches!(cue, Cue::Shot | Cue::EnemyShot) {
-                0.5
-            } else {
-                1.0
-            };
             play_sound(
                 &sound,
                 PlaySoundParams {
                     looped: false,
-                    volume: self.volume * level,
+                    volume: self.volume * cue_level(cue),
                 },
             );
         }

@@ -42,11 +42,42 @@ where
     F: FnOnce(Ui) -> Fut + 'static,
     Fut: std::future::Future<Output = T> + 'static,
 {
+    open_with(window_conf(title), body)
+}
+
+/// [`open`] with a window of exactly `width` x `height` pixels that does
+/// not wait for the display's refresh (a video's frames: as fast as they
+/// are drawn, one pixel per pixel even on a high-DPI screen).
+pub fn open_sized<T, F, Fut>(
+    title: &str,
+    (width, height): (u32, u32),
+    body: F,
+) -> Result<Option<T>, WindowError>
+where
+    T: 'static,
+    F: FnOnce(Ui) -> Fut + 'static,
+    Fut: std::future::Future<Output = T> + 'static,
+{
+    let mut conf = window_conf(title);
+    conf.window_width = width as i32;
+    conf.window_height = height as i32;
+    conf.high_dpi = false;
+    conf.window_resizable = false;
+    conf.platform.swap_interval = Some(0);
+    open_with(conf, body)
+}
+
+fn open_with<T, F, Fut>(conf: Conf, body: F) -> Result<Option<T>, WindowError>
+where
+    T: 'static,
+    F: FnOnce(Ui) -> Fut + 'static,
+    Fut: std::future::Future<Output = T> + 'static,
+{
     super::require_display()?;
     super::audio::install_panic_filter();
     let slot: Arc<Mutex<Option<T>>> = Arc::default();
     let out = slot.clone();
-    macroquad::Window::from_config(window_conf(title), async move {
+    macroquad::Window::from_config(conf, async move {
         let ui = Ui::new();
         let result = body(ui).await;
         *out.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
@@ -79,8 +110,9 @@ pub struct Screenshot {
     pub after_frames: u32,
 }
 
-/// Saves what was drawn this frame (call before `next_frame`).
-pub fn save_screenshot(path: &Path) -> Result<(), String> {
+/// What was drawn this frame (call before `next_frame`): its width, its
+/// height and its RGBA pixels, the top row first.
+pub fn screen_pixels() -> (u32, u32, Vec<u8>) {
     let image = get_screen_data();
     let (w, h) = (image.width as usize, image.height as usize);
     // OpenGL rows run bottom-up.
@@ -88,6 +120,13 @@ pub fn save_screenshot(path: &Path) -> Result<(), String> {
     for y in (0..h).rev() {
         rows.extend_from_slice(&image.bytes[y * w * 4..(y + 1) * w * 4]);
     }
+    (w as u32, h as u32, rows)
+}
+
+/// Saves what was drawn this frame (call before `next_frame`).
+pub fn save_screenshot(path: &Path) -> Result<(), String> {
+    let (w, h, rows) = screen_pixels();
+    let (w, h) = (w as usize, h as usize);
     let fail =
         |e: &dyn std::fmt::Display| format!("cannot save screenshot {}: {e}", path.display());
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -11,6 +11,8 @@
 //!   the page fetches it before its command runs).
 //! - [`downloads`]: the player's own files in and out of the page (file
 //!   picker, downloads); nothing to do natively, where files are on disk.
+//! - [`encoder`]: a replay's frames and sound to a video file: ffmpeg as
+//!   a child process natively; in the page a refusal in words.
 //! - [`lan`]: LAN games by multicast DNS: a host's announcement, a
 //!   browse (natively; nothing in the page, which has no multicast).
 //! - [`net`]: what a client asks its signaling server outside a match
@@ -56,7 +58,9 @@ pub mod browser;
 #[cfg(target_arch = "wasm32")]
 use browser as imp;
 
-pub use imp::{assets, boards, downloads, lan, net, records, rooms, screen, server, text_field};
+pub use imp::{
+    assets, boards, downloads, encoder, lan, net, records, rooms, screen, server, text_field,
+};
 
 // What a LAN browse finds: one type on both sides (`lan` re-exports it).
 mod lan_service;

@@ -37,6 +37,7 @@ mod readme_images;
 mod rejoin;
 mod replay;
 mod replay_links;
+mod replay_video;
 mod rng_isolation;
 mod rollback_property;
 mod screenshots;

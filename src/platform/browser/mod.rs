@@ -10,6 +10,7 @@ use wasm_bindgen::JsCast;
 pub mod assets;
 pub mod boards;
 pub mod downloads;
+pub mod encoder;
 pub mod lan;
 pub mod net;
 pub mod records;

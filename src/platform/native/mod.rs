@@ -7,6 +7,7 @@ pub mod assets;
 pub mod boards;
 pub mod console;
 pub mod downloads;
+pub mod encoder;
 pub mod lan;
 pub mod net;
 pub mod records;

@@ -1,0 +1,77 @@
+//! A video encoder in the page: none. A page cannot run ffmpeg, so
+//! `replay --video` says so; the native side pipes frames to ffmpeg.
+
+use std::path::Path;
+
+/// The container, from the output's extension (as natively).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Mp4,
+    Webm,
+}
+
+impl Format {
+    pub fn of(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "mp4" => Some(Format::Mp4),
+            "webm" => Some(Format::Webm),
+            _ => None,
+        }
+    }
+
+    pub fn codecs(self) -> &'static str {
+        match self {
+            Format::Mp4 => "h264+aac",
+            Format::Webm => "vp9+opus",
+        }
+    }
+}
+
+/// Why an encoder did not start or finish (as natively).
+#[derive(Debug)]
+pub enum EncoderError {
+    Unavailable(String),
+    Failed(String),
+}
+
+/// What an encoder is asked to make (as natively).
+pub struct EncoderSpec<'a> {
+    pub output: &'a Path,
+    pub format: Format,
+    pub size: (u32, u32),
+    pub fps: u32,
+    pub sound: Option<Vec<u8>>,
+}
+
+/// Refuses: a page has no ffmpeg.
+pub fn check() -> Result<(), EncoderError> {
+    Encoder::start(&EncoderSpec {
+        output: Path::new(""),
+        format: Format::Mp4,
+        size: (0, 0),
+        fps: 0,
+        sound: None,
+    })
+    .map(|_| ())
+}
+
+/// Never made in the page.
+pub struct Encoder(());
+
+impl Encoder {
+    /// Refuses: a page has no ffmpeg.
+    pub fn start(_: &EncoderSpec) -> Result<Encoder, EncoderError> {
+        Err(EncoderError::Unavailable(
+            "--video needs ffmpeg, which a browser cannot run: run `twinstar replay FILE --video OUT.mp4` on a computer".into(),
+        ))
+    }
+
+    pub fn write_frame(&mut self, _: &[u8]) -> Result<(), EncoderError> {
+        Err(EncoderError::Failed("no encoder in a page".into()))
+    }
+
+    pub fn finish(self) -> Result<u64, EncoderError> {
+        Err(EncoderError::Failed("no encoder in a page".into()))
+    }
+}
