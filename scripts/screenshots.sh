@@ -166,7 +166,7 @@ done
 grep -q "synchronized with the peer" "$work/cut.log" \
     || { echo "screenshots.sh: the cut match never started" >&2; cat "$work/cut.log" >&2; exit 1; }
 sleep 6
-ffmpeg -loglevel error -y -f x11grab -video_size 1280x720 -i "$DISPLAY" -frames:v 1 "$out/interrupted.png"
+ffmpeg -loglevel error -y -f x11grab -video_size 1280x720 -i "$DISPLAY" -frames:v 1 -pix_fmt rgba "$out/interrupted.png"
 kill "$joiner" 2>/dev/null || true
 echo "$out/interrupted.png"
 

@@ -436,7 +436,7 @@ pub(super) async fn online_in_window(
             let game = Match::new(driver, Pacing::RealTime, frames);
             let mut end = window::play_match(ui, game, sources, match_options).await;
             if let Some(uploader) = uploader {
-                end.upload = uploader.upload_in_window(ui, &end).await;
+                end.upload = uploader.upload_in_window(ui, &end, frames.is_none()).await;
             }
             OnlineEnd::Played(Box::new(end))
         }

@@ -85,11 +85,11 @@ pub fn replay(args: &ReplayArgs) -> Result<Report, Failure> {
     check_flags(args)?;
     if let Some(out) = &args.video {
         // Every one-line refusal before a window opens.
-        let format = video::precheck(out)?;
+        let ready = video::precheck(out)?;
         let (replay, name) = load_source(&args.file)?;
         let clip = video::clip_of(args.from, args.to, replay.frames())?;
         crate::frontend::require_display()?;
-        return video::export(args, out, format, clip, replay, &name);
+        return video::export(args, out, ready, clip, replay, &name);
     }
     if !args.headless && !args.dump {
         crate::frontend::require_display()?;

@@ -106,11 +106,13 @@ impl Uploader {
     /// Sends the replay of a match that ended well, with the match's
     /// result panel up: it says the replay is on its way, then where the
     /// match ranked (or why not) once the server answers, until the
-    /// player goes on (Esc before the answer stops waiting).
+    /// player goes on (Esc before the answer stops waiting); a run of a set
+    /// length (`hold` false: `--frames`) goes on by itself once answered.
     pub(super) async fn upload_in_window(
         &self,
         ui: &mut Ui,
         end: &MatchEnd,
+        hold: bool,
     ) -> Option<UploadReport> {
         let finished = &end.finished;
         if matches!(finished.outcome, Outcome::Failed(_)) {
@@ -122,15 +124,21 @@ impl Uploader {
             Err(why) => {
                 // Said on the panel at once: nothing to wait for.
                 let report = self.report(Err(why));
-                ranking_panel(ui, finished, &end.info, || Some(report.clone())).await;
+                ranking_panel(ui, finished, &end.info, || Some(report.clone()), hold).await;
                 return Some(report);
             }
         };
-        let answered = ranking_panel(ui, finished, &end.info, || {
-            let answer = upload.as_mut()?.poll()?;
-            upload = None;
-            Some(self.report(answer))
-        })
+        let answered = ranking_panel(
+            ui,
+            finished,
+            &end.info,
+            || {
+                let answer = upload.as_mut()?.poll()?;
+                upload = None;
+                Some(self.report(answer))
+            },
+            hold,
+        )
         .await;
         Some(answered.unwrap_or_else(|| {
             self.report(Err(

@@ -16,7 +16,7 @@ use super::{Failure, Report};
 use crate::cli::ReplayArgs;
 use crate::frontend::replay_video::{self, Clip};
 use crate::frontend::soundtrack;
-use crate::platform::encoder::{self, Encoder, EncoderError, EncoderSpec, Format};
+use crate::platform::encoder::{self, Encoder, EncoderError, EncoderSpec, Format, Ready};
 use crate::replay::Replay;
 use crate::sim::{FPS, hex_checksum};
 
@@ -42,10 +42,10 @@ pub fn format_of(out: &Path) -> Result<Format, Failure> {
 
 /// What can be checked before the replay is read: the output's name and
 /// ffmpeg's presence.
-pub fn precheck(out: &Path) -> Result<Format, Failure> {
+pub fn precheck(out: &Path) -> Result<(Format, Ready), Failure> {
     let format = format_of(out)?;
-    encoder::check().map_err(encoder_failure)?;
-    Ok(format)
+    let ready = encoder::check().map_err(encoder_failure)?;
+    Ok((format, ready))
 }
 
 /// The clip `--from`/`--to` ask for in a replay of `frames` frames.
@@ -70,7 +70,7 @@ pub fn clip_of(from: Option<u32>, to: Option<u32>, frames: u32) -> Result<Clip, 
 pub fn export(
     args: &ReplayArgs,
     out: &Path,
-    format: Format,
+    (format, _ready): (Format, Ready),
     clip: Clip,
     replay: Replay,
     name: &str,

@@ -623,6 +623,7 @@ pub async fn ranking_panel(
     finished: &Finished,
     info: &MatchInfo,
     mut poll: impl FnMut() -> Option<UploadReport>,
+    hold: bool,
 ) -> Option<UploadReport> {
     enter_screen();
     let world = finished.driver.world();
@@ -651,6 +652,11 @@ pub async fn ranking_panel(
         hud::draw_hud(&ui.sprites, world, &layout, &ledger, &info.names);
         hud::draw_result(&ui.sprites.font, world, &info, &[]);
         end_frame().await;
+        // A run of a set length (--frames) ends once the answer is drawn:
+        // nobody is there to go on.
+        if answer.is_some() && !hold {
+            return answer;
+        }
     }
 }
 

@@ -45,7 +45,7 @@ pub struct EncoderSpec<'a> {
 }
 
 /// Refuses: a page has no ffmpeg.
-pub fn check() -> Result<(), EncoderError> {
+pub fn check() -> Result<Ready, EncoderError> {
     Encoder::start(&EncoderSpec {
         output: Path::new(""),
         format: Format::Mp4,
@@ -53,11 +53,16 @@ pub fn check() -> Result<(), EncoderError> {
         fps: 0,
         sound: None,
     })
-    .map(|_| ())
+    .map(|encoder| match encoder.0 {})
 }
 
-/// Never made in the page.
-pub struct Encoder(());
+/// Proof that [`check`] found an encoder: in a page there is none, and no
+/// value of this type, so the compiler leaves the export it guards (the
+/// frame loop, the sound mixer) out of the page's wasm.
+pub enum Ready {}
+
+/// Never made in the page (it holds a [`Ready`], of which there is none).
+pub struct Encoder(Ready);
 
 impl Encoder {
     /// Refuses: a page has no ffmpeg.

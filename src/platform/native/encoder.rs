@@ -111,9 +111,13 @@ pub struct Encoder {
 }
 
 /// ffmpeg present, or why not.
-pub fn check() -> Result<(), EncoderError> {
-    find_ffmpeg().map(|_| ()).ok_or_else(missing)
+pub fn check() -> Result<Ready, EncoderError> {
+    find_ffmpeg().map(|_| Ready(())).ok_or_else(missing)
 }
+
+/// Proof that [`check`] found an encoder: what the export asks for
+/// before it renders anything.
+pub struct Ready(());
 
 fn missing() -> EncoderError {
     EncoderError::Unavailable("--video needs ffmpeg (Debian: apt-get install ffmpeg)".into())
