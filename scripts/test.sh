@@ -397,7 +397,9 @@ if [ "$(id -u)" = 0 ]; then
     # Every platform computes the same bits (issue 33): the Windows build
     # under Wine and the aarch64 build under qemu against the native
     # build above, the golden synctest, an aarch64-vs-x86_64 match, the Windows
-    # window (about a minute once built, in the background above).
+    # window, and the Windows build (its test-only quinn-udp, issue 60)
+    # hosting and joining x86_64 (about 1.5 minutes once built, in the
+    # background above).
     collect cross-builds
     CARGO_TARGET_DIR="$target_dir/cross" check cross-check 1800 \
         bash scripts/cross-check.sh --quick --profile cross-check --native "$TWINSTAR_BIN"
