@@ -405,19 +405,27 @@ fn the_menu_opens_and_draws() {
     let dir = scratch("menu");
     let server = web_server();
     let shot = dir.join("menu.png");
+    // The picture once the starfield has arrived: the page fetches it
+    // after its first frame (issue 60), and the menu drawn before it is
+    // text on a plain backdrop.
     let page = browser::open(
         &page_url(&server, ""),
         &[
             "--timeout",
             "60",
             "--until",
-            "main menu",
+            "starfield: fetched",
             "--screenshot",
             &shot.to_string_lossy(),
         ],
     )
     .finish(LIMIT);
     assert_eq!(page.code(), Some(0), "{}", common::tail(&page.stdout, 30));
+    assert!(
+        page.stdout.contains("main menu: Play"),
+        "{}",
+        common::tail(&page.stdout, 30)
+    );
     // The same bar as the native screenshots (tests/it/screenshots.rs).
     let (colours, spread) = richness(&load(&shot));
     assert!(
