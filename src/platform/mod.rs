@@ -64,6 +64,8 @@ pub use imp::{
 
 // What a LAN browse finds: one type on both sides (`lan` re-exports it).
 mod lan_service;
+// What a video export asks of an encoder: one set of types for both sides.
+mod video_export;
 
 // Its own crate: the signaling server reads the web client through it too.
 pub use twinstar_files as files;

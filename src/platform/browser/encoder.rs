@@ -3,46 +3,7 @@
 
 use std::path::Path;
 
-/// The container, from the output's extension (as natively).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Mp4,
-    Webm,
-}
-
-impl Format {
-    pub fn of(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "mp4" => Some(Format::Mp4),
-            "webm" => Some(Format::Webm),
-            _ => None,
-        }
-    }
-
-    pub fn codecs(self) -> &'static str {
-        match self {
-            Format::Mp4 => "h264+aac",
-            Format::Webm => "vp9+opus",
-        }
-    }
-}
-
-/// Why an encoder did not start or finish (as natively).
-#[derive(Debug)]
-pub enum EncoderError {
-    Unavailable(String),
-    Failed(String),
-}
-
-/// What an encoder is asked to make (as natively).
-pub struct EncoderSpec<'a> {
-    pub output: &'a Path,
-    pub format: Format,
-    pub size: (u32, u32),
-    pub fps: u32,
-    pub sound: Option<Vec<u8>>,
-}
+pub use super::super::video_export::{EncoderError, EncoderSpec, Format};
 
 /// Refuses: a page has no ffmpeg.
 pub fn check() -> Result<Ready, EncoderError> {

@@ -8,33 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::thread::JoinHandle;
 
-/// The container, from the output's extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// H.264 (libx264) + AAC.
-    Mp4,
-    /// VP9 (libvpx-vp9) + Opus.
-    Webm,
-}
+pub use super::super::video_export::{EncoderError, EncoderSpec, Format};
 
 impl Format {
-    /// The format a file name asks for, by its extension.
-    pub fn of(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "mp4" => Some(Format::Mp4),
-            "webm" => Some(Format::Webm),
-            _ => None,
-        }
-    }
-
-    pub fn codecs(self) -> &'static str {
-        match self {
-            Format::Mp4 => "h264+aac",
-            Format::Webm => "vp9+opus",
-        }
-    }
-
     /// ffmpeg's output options: fast presets (a replay's picture is mostly
     /// flat colours; quality is set by CRF, not by a bitrate).
     fn output_args(self, sound: bool) -> Vec<&'static str> {
@@ -76,26 +52,6 @@ impl Format {
         }
         args
     }
-}
-
-/// Why an encoder did not start or finish.
-#[derive(Debug)]
-pub enum EncoderError {
-    /// This machine cannot encode (no ffmpeg; a page): the user's to fix.
-    Unavailable(String),
-    /// ffmpeg failed or stopped.
-    Failed(String),
-}
-
-/// What an encoder is asked to make.
-pub struct EncoderSpec<'a> {
-    pub output: &'a Path,
-    pub format: Format,
-    pub size: (u32, u32),
-    pub fps: u32,
-    /// A WAV file's bytes to mux as the sound track, as long as the
-    /// frames (kept in a temporary file while ffmpeg runs).
-    pub sound: Option<Vec<u8>>,
 }
 
 /// A running ffmpeg reading frames.
