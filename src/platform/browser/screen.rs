@@ -15,6 +15,13 @@ pub fn publish_touch_layout(json: &str) {
     super::publish("twinstarTouchLayout", json);
 }
 
+/// Whether a frame that draws nothing keeps the last picture on screen:
+/// yes on a WebGL canvas, which the browser presents only once something
+/// was drawn into it. Where software GL draws a frame in tens of ms (a
+/// phone, headless Chromium), a screen that changes a few times a second
+/// then leaves the page's one thread free for the network between them.
+pub const UNDRAWN_FRAME_KEEPS_PICTURE: bool = true;
+
 /// Whether a window can open: a page always has its canvas.
 pub fn display_available() -> bool {
     true
