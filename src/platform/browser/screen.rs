@@ -44,3 +44,25 @@ pub fn keep_awake(awake: bool) {
         let _ = function.call1(&wasm_bindgen::JsValue::NULL, &awake.into());
     }
 }
+
+/// Starts recording the canvas as a video to be offered as the download
+/// `file` (`Some`), or stops the recording and offers it (`None`): calls
+/// `window.twinstarRecordCanvas(file)`, which web/index.html defines over
+/// MediaRecorder (WebM; the picture only). False where the page cannot
+/// (no MediaRecorder, no WebM, an older index.html) or nothing was recorded.
+pub fn record_canvas(file: Option<&str>) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(window) = super::window() else {
+        return false;
+    };
+    let Ok(function) = js_sys::Reflect::get(&window, &"twinstarRecordCanvas".into()) else {
+        return false;
+    };
+    let Some(function) = function.dyn_ref::<js_sys::Function>() else {
+        return false;
+    };
+    let file = file.map_or(wasm_bindgen::JsValue::NULL, Into::into);
+    function
+        .call1(&wasm_bindgen::JsValue::NULL, &file)
+        .is_ok_and(|done| done.is_truthy())
+}

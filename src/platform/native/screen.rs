@@ -21,3 +21,10 @@ pub const UNDRAWN_FRAME_KEEPS_PICTURE: bool = false;
 
 /// Nothing natively: the page's wake lock has no desktop counterpart here.
 pub fn keep_awake(_awake: bool) {}
+
+/// Nothing natively, where `twinstar replay FILE --video OUT.mp4` renders
+/// a replay to a file (with its sound): the page's canvas recorder has no
+/// desktop counterpart.
+pub fn record_canvas(_file: Option<&str>) -> bool {
+    false
+}
