@@ -23,9 +23,9 @@ use crate::platform::records::Store;
 use twinstar_netcode::RoomCode;
 use twinstar_netcode::connect::DelaySetting;
 use twinstar_netcode::connect::IceServers;
-use twinstar_netcode::connect::{LinkConfig, LinkTrace};
 use twinstar_netcode::connect::Role;
 use twinstar_netcode::connect::{BackgroundConnect, ConnectError, ConnectOptions, Connector};
+use twinstar_netcode::connect::{LinkConfig, LinkTrace};
 use twinstar_netcode::connect::{MaybeSend, NetRuntime};
 use twinstar_netcode::signaling::{SeatToken, VersionTag, browser_link, check_server_url};
 use twinstar_netcode::tickets;
@@ -94,9 +94,8 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
     if let Some(path) = &net.record_link {
         // Refused now rather than after the match it was to record.
-        std::fs::File::create(path).map_err(|e| {
-            Failure::BadInput(format!("--record-link {}: {e}", path.display()))
-        })?;
+        std::fs::File::create(path)
+            .map_err(|e| Failure::BadInput(format!("--record-link {}: {e}", path.display())))?;
     }
     net.chat.check().map_err(Failure::BadInput)?;
     SimConfig::from_preset_name(&run.preset).map_err(|e| Failure::BadInput(e.to_string()))?;

@@ -474,7 +474,10 @@ mod tests {
             }
         };
         let mut sides = [side(Role::Host, 1), side(Role::Join, 2)];
-        let mut links = [LinkSim::new(link.clone(), seed), LinkSim::new(link.clone(), seed ^ 0x5EED)];
+        let mut links = [
+            LinkSim::new(link.clone(), seed),
+            LinkSim::new(link.clone(), seed ^ 0x5EED),
+        ];
         let mut now = Instant::now();
         for _ in 0..10_000 {
             if let (Some(Ok(a)), Some(Ok(_))) = (sides[0].outcome(), sides[1].outcome()) {

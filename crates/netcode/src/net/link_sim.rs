@@ -65,8 +65,8 @@ impl LinkConfig {
     /// other.
     pub(crate) fn for_new_connection(&self, first: Instant, now: Instant) -> LinkConfig {
         let mut link = self.clone();
-        link.trace = (self.trace.as_ref())
-            .map(|t| t.starting_later(now.saturating_duration_since(first)));
+        link.trace =
+            (self.trace.as_ref()).map(|t| t.starting_later(now.saturating_duration_since(first)));
         link.outage = self.outage.and_then(|o| {
             let ends = first + o.after + o.length;
             let starts = first + o.after;
@@ -759,9 +759,15 @@ mod tests {
         let first: Vec<_> = fates.iter().filter(|(id, _)| *id < 100).collect();
         assert_eq!(first.len(), 100);
         assert!(first.iter().all(|(_, d)| *d == 20), "{first:?}");
-        let second: Vec<_> = fates.iter().filter(|(id, _)| (100..200).contains(id)).collect();
+        let second: Vec<_> = fates
+            .iter()
+            .filter(|(id, _)| (100..200).contains(id))
+            .collect();
         assert!((55..=85).contains(&second.len()), "{} of 100", second.len());
-        assert!(second.iter().all(|(_, d)| (90..=110).contains(d)), "{second:?}");
+        assert!(
+            second.iter().all(|(_, d)| (90..=110).contains(d)),
+            "{second:?}"
+        );
         assert!(second.iter().any(|(_, d)| *d > 95), "jitter applied");
         // 2.0-2.1 s: the last sample, a cut; then the trace loops to 0 s.
         assert!(

@@ -137,7 +137,9 @@ impl LinkTrace {
             .ok_or_else(|| {
                 err(
                     1,
-                    format!("not a link trace: the first line must be '{MAGIC}{LINK_TRACE_VERSION}'"),
+                    format!(
+                        "not a link trace: the first line must be '{MAGIC}{LINK_TRACE_VERSION}'"
+                    ),
                 )
             })?;
         if version != LINK_TRACE_VERSION {
@@ -162,7 +164,10 @@ impl LinkTrace {
                     .ok_or_else(|| err(n, "expected '# key: value'".into()))?;
                 let key = key.trim();
                 if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                    return Err(err(n, format!("a key of letters, digits and _, got '{key}'")));
+                    return Err(err(
+                        n,
+                        format!("a key of letters, digits and _, got '{key}'"),
+                    ));
                 }
                 if meta.len() == MAX_META {
                     return Err(err(n, format!("more than {MAX_META} '# key: value' lines")));
@@ -182,7 +187,10 @@ impl LinkTrace {
             }
             let sample = parse_sample(line).map_err(|what| err(n, what))?;
             if samples.last().is_some_and(|last| sample.t_ms <= last.t_ms) {
-                return Err(err(n, "t_ms must increase from one sample to the next".into()));
+                return Err(err(
+                    n,
+                    "t_ms must increase from one sample to the next".into(),
+                ));
             }
             samples.push(sample);
         }
@@ -293,11 +301,16 @@ fn check_sample(s: &LinkSample) -> Result<(), String> {
     ];
     for (name, value, max) in fields {
         if !value.is_finite() || !(0.0..=max).contains(&value) {
-            return Err(format!("{name} must be a number from 0 to {max}, got {value}"));
+            return Err(format!(
+                "{name} must be a number from 0 to {max}, got {value}"
+            ));
         }
     }
     if s.t_ms > 36_000_000 {
-        return Err(format!("t_ms must be at most 36000000 (ten hours), got {}", s.t_ms));
+        return Err(format!(
+            "t_ms must be at most 36000000 (ten hours), got {}",
+            s.t_ms
+        ));
     }
     Ok(())
 }
@@ -368,7 +381,11 @@ impl LinkRecorder {
             start: None,
             samples: Vec::new(),
             now: Gathering::default(),
-            rtt_ms: if rtt_ms.is_finite() { rtt_ms.clamp(0.0, MAX_MS) } else { 0.0 },
+            rtt_ms: if rtt_ms.is_finite() {
+                rtt_ms.clamp(0.0, MAX_MS)
+            } else {
+                0.0
+            },
             loss_base: (0, 0),
             loss_now: (0, 0),
             last_input: None,
@@ -514,7 +531,10 @@ mod tests {
         assert_eq!(at(200), (10.0, 0.0, 0.0), "loops");
         let later = trace.starting_later(Duration::from_millis(150));
         assert_eq!(later.one_way_at(Duration::ZERO), (20.0, 20.0, 50.0));
-        assert_eq!(trace.delay_only().one_way_at(Duration::from_millis(100)).2, 0.0);
+        assert_eq!(
+            trace.delay_only().one_way_at(Duration::from_millis(100)).2,
+            0.0
+        );
     }
 
     #[test]
@@ -527,19 +547,49 @@ mod tests {
             ("twinstar link trace v2\n", 1),
             ("twinstar link trace vX\n", 1),
             ("twinstar link trace v1\n", 1),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n", 2),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n",
+                2,
+            ),
             ("twinstar link trace v1\n# no colon\n", 2),
             ("twinstar link trace v1\n# bad key!: 1\n", 2),
             ("twinstar link trace v1\n0,20,1,0\n", 2),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,20,1\n", 3),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,20,1,0,5\n", 3),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n-1,20,1,0\n", 3),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0.5,20,1,0\n", 3),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,NaN,1,0\n", 3),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,inf,1,0\n", 3),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,20,-1,0\n", 3),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,20,1,101\n", 3),
-            ("twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,1e9,1,0\n", 3),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,20,1\n",
+                3,
+            ),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,20,1,0,5\n",
+                3,
+            ),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n-1,20,1,0\n",
+                3,
+            ),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0.5,20,1,0\n",
+                3,
+            ),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,NaN,1,0\n",
+                3,
+            ),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,inf,1,0\n",
+                3,
+            ),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,20,-1,0\n",
+                3,
+            ),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,20,1,101\n",
+                3,
+            ),
+            (
+                "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,1e9,1,0\n",
+                3,
+            ),
             (
                 "twinstar link trace v1\nt_ms,rtt_ms,jitter_ms,loss_pct\n0,20,1,0\n0,20,1,0\n",
                 4,
