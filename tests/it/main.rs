@@ -26,6 +26,7 @@ mod fuzz_regressions;
 mod internet;
 mod interruptions;
 mod leaderboard;
+mod link_trace;
 mod lobby;
 mod match_metrics;
 mod nginx;

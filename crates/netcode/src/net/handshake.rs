@@ -477,7 +477,10 @@ mod tests {
             }
         };
         let mut sides = [side(Role::Host, 1), side(Role::Join, 2)];
-        let mut links = [LinkSim::new(link, seed), LinkSim::new(link, seed ^ 0x5EED)];
+        let mut links = [
+            LinkSim::new(link.clone(), seed),
+            LinkSim::new(link.clone(), seed ^ 0x5EED),
+        ];
         let mut now = Instant::now();
         for _ in 0..10_000 {
             if let (Some(Ok(a)), Some(Ok(_))) = (sides[0].outcome(), sides[1].outcome()) {
@@ -515,7 +518,7 @@ mod tests {
                         jitter_ms: jitter,
                         ..LinkConfig::default()
                     };
-                    let short = run_over(link, seed, PROBES);
+                    let short = run_over(link.clone(), seed, PROBES);
                     let full = run_over(link, seed, 16);
                     if jitter == 0.0 {
                         // Within 10 %, or a millisecond (the clock's step)
@@ -566,16 +569,16 @@ mod tests {
                 latency_ms: rtt / 2.0,
                 ..LinkConfig::default()
             };
-            let (_, probes) = run_over_as(steady, 1, None);
+            let (_, probes) = run_over_as(steady.clone(), 1, None);
             assert_eq!(probes, [PROBES; 2], "steady rtt {rtt}");
             let jittery = LinkConfig {
                 jitter_ms: 20.0,
-                ..steady
+                ..steady.clone()
             };
             for seed in 1..=10 {
-                let reference = run_over(jittery, seed, 64);
-                let five = run_over(jittery, seed, PROBES);
-                let (adaptive, probes) = run_over_as(jittery, seed, None);
+                let reference = run_over(jittery.clone(), seed, 64);
+                let five = run_over(jittery.clone(), seed, PROBES);
+                let (adaptive, probes) = run_over_as(jittery.clone(), seed, None);
                 for n in probes {
                     assert!(n == PROBES || n == MAX_PROBES, "{n} probes");
                 }

@@ -158,6 +158,11 @@ impl LossMeter {
         })
     }
 
+    /// Frames settled and lost over everything counted.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.total.settled, self.total.lost)
+    }
+
     /// The figures over everything counted (a match's summary), once 2 s
     /// have settled.
     pub fn total(&self) -> Option<LossStats> {
