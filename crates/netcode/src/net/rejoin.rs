@@ -142,7 +142,7 @@ pub fn encode_frames<I: Pod + PartialEq, const N: usize>(
 }
 
 /// Why a batch of catch-up messages was refused.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CatchUpReadError {
     #[error(transparent)]
     Message(#[from] HandshakeError),

@@ -26,11 +26,11 @@ mod summary;
 
 pub use chat::{ChatError, ChatLine};
 pub use driver::{Driver, DriverOptions, Mode};
-pub use error::SessionError;
+pub use error::{GgrsFailure, PeerGone, ProtocolError, SessionError};
 pub use lifecycle::{Finished, Match, Next, Outcome, Pacing};
 pub use online::{NetStatus, OnlineOptions, OnlineState};
-pub use report::FrameReport;
-pub use spectator::{SpectatorOptions, WatchControl, WatchStatus};
+pub use report::{FrameReport, FrameState};
+pub use spectator::{SpectatorOptions, WatchControl, WatchState, WatchStatus};
 pub use summary::MatchSummary;
 
 pub use driver::{CHECK_DISTANCES, MAX_PREDICTION};
