@@ -31,9 +31,8 @@ pub use lifecycle::{Finished, Match, Next, Outcome, Pacing};
 pub use online::{NetStatus, OnlineOptions, OnlineState};
 pub use report::{FrameReport, FrameState};
 pub use spectator::{SpectatorOptions, WatchControl, WatchState, WatchStatus};
-pub use summary::MatchSummary;
+pub use summary::{ConnectBreakdown, MatchSummary};
 
 pub use driver::{CHECK_DISTANCES, MAX_PREDICTION};
 pub use felt::FeltLatency;
 pub(crate) use pacer::Pacer;
-pub(crate) use summary::ConnectBreakdown;

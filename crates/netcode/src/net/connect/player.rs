@@ -94,13 +94,7 @@ impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
         control: Option<WebRtcChannel>,
         ggrs: Option<WebRtcChannel>,
     ) -> Self {
-        let mut hello = Hello::new(
-            &options.game,
-            options.role,
-            options.seed,
-            &options.preset,
-            options.delay,
-        );
+        let mut hello = Hello::new(&options.game, options.role, options.seed, &options.preset);
         hello.protocol += options.protocol_skew;
         hello.rejoin = options.rejoin.clone();
         hello.confirmed = options.confirmed;

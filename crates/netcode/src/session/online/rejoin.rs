@@ -82,7 +82,6 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             self.redial.role,
             self.agreement.seed,
             &self.agreement.preset,
-            self.tuning.setting,
         );
         hello.resume = Some(Claim {
             match_id: self.agreement.match_id,
