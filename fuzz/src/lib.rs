@@ -49,7 +49,6 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
         role(u)?,
         0,
         "default",
-        DelaySetting::Auto,
     );
     let rejoin_len = u.int_in_range(0..=9)?;
     let mut rejoin = Vec::new();
@@ -77,7 +76,6 @@ pub fn hello(u: &mut Unstructured) -> Result<Hello> {
         nonce: u.int_in_range(0..=3)?,
         seed: u.arbitrary()?,
         preset: text(u)?,
-        input_delay: text(u)?,
         rejoin,
         resume: if u.arbitrary()? {
             Some(claim(u)?)

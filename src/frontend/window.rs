@@ -34,7 +34,7 @@ use crate::session::{Finished, Match, UploadReport};
 use crate::sim::Input;
 use twinstar_netcode::connect::MaybeSend;
 use twinstar_netcode::connect::{BackgroundConnect, ConnectError, Stage};
-use twinstar_netcode::session::{Next, WatchControl, WatchStatus};
+use twinstar_netcode::session::{Next, WatchControl, WatchState, WatchStatus};
 
 /// Most frames simulated per drawn frame, so a stall (window drag,
 /// debugger) does not turn into a burst (the pacer also drops old debt).
@@ -510,16 +510,17 @@ async fn edit_settings_in_match(ui: &mut Ui) {
 /// A spectator's line at the bottom: the room and how far behind live.
 fn draw_watching(ui: &Ui, watching: &WatchStatus) {
     let (room, behind) = (&watching.room, watching.behind_s);
-    let text = if watching.paused {
-        format!(
+    let text = match watching.state {
+        WatchState::Paused => format!(
             "watching {room} - paused, {behind:.1} s behind live (Space resumes, End jumps to live)"
-        )
-    } else if watching.ended {
-        format!("watching {room} - the match has ended (Esc leaves)")
-    } else if !watching.live {
-        format!("watching {room} - {behind:.1} s behind live (End jumps to live, Space pauses)")
-    } else {
-        format!("watching {room} - {behind:.1} s behind live (Space pauses, Esc leaves)")
+        ),
+        WatchState::Ended => format!("watching {room} - the match has ended (Esc leaves)"),
+        WatchState::Behind => {
+            format!("watching {room} - {behind:.1} s behind live (End jumps to live, Space pauses)")
+        }
+        WatchState::Live => {
+            format!("watching {room} - {behind:.1} s behind live (Space pauses, Esc leaves)")
+        }
     };
     let (cx, y) = (screen_width() / 2.0, screen_height() - 30.0);
     ui.sprites

@@ -13,13 +13,11 @@ use std::time::{Duration, Instant};
 
 use twinstar::replay;
 use twinstar_netcode::RoomCode;
-use twinstar_netcode::connect::{DelaySetting, MAX_INPUT_DELAY, Role};
+use twinstar_netcode::connect::{DelaySetting, HandshakeError, MAX_INPUT_DELAY, Role};
 use twinstar_netcode::replay::EventKind;
 use twinstar_netcode::testing::chat::{Chat, Command};
 use twinstar_netcode::testing::handshake::{Agreement, Handshake};
-use twinstar_netcode::testing::protocol::{
-    Claim, HandshakeError, Hello, Message, PROTOCOL_VERSION,
-};
+use twinstar_netcode::testing::protocol::{Claim, Hello, Message, PROTOCOL_VERSION};
 use twinstar_netcode::testing::rejoin::{Ticket, encode_catch_up};
 use twinstar_netcode::testing::socket;
 use twinstar_signaling_protocol::{
@@ -75,13 +73,7 @@ fn text(bytes: &[u8]) -> &str {
 /// and `{SIM}` stand for this build's versions, so a transcript outlives
 /// version bumps.
 fn run_handshake(transcript: &str) -> Option<Result<Agreement, HandshakeError>> {
-    let ours = Hello::new(
-        &twinstar::game::GAME,
-        Role::Host,
-        7,
-        "default",
-        DelaySetting::Auto,
-    );
+    let ours = Hello::new(&twinstar::game::GAME, Role::Host, 7, "default");
     let mut handshake = Handshake::new(&twinstar::game::GAME, ours, DelaySetting::Auto);
     let mut now = Instant::now();
     let transcript = transcript
@@ -221,13 +213,7 @@ fn a_claim_of_player_0_or_3_is_malformed() {
                 match_id: c["match_id"].as_u64().expect("a match"),
                 player: c["player"].as_u64().expect("a player") as u8,
             };
-            let mut ours = Hello::new(
-                &twinstar::game::GAME,
-                Role::Join,
-                5,
-                "default",
-                DelaySetting::Auto,
-            );
+            let mut ours = Hello::new(&twinstar::game::GAME, Role::Join, 5, "default");
             ours.rejoin = (hello["rejoin"].as_array().expect("claims").iter())
                 .map(claim)
                 .collect();
@@ -514,13 +500,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         "stress-121-cut.tsr".into(),
         recorded_replay("stress", 9, 121, false),
     ));
-    let mut hello = Hello::new(
-        &twinstar::game::GAME,
-        Role::Join,
-        11,
-        "default",
-        DelaySetting::Auto,
-    );
+    let mut hello = Hello::new(&twinstar::game::GAME, Role::Join, 11, "default");
     hello.nonce = 42;
     hello.rejoin = vec![Claim {
         match_id: 5,

@@ -45,10 +45,19 @@ pub use crate::net::connect::{
 pub use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
 pub use crate::net::handshake::Role;
 pub use crate::net::ice::{IceServers, TurnServer};
-pub use crate::net::link_sim::{LinkConfig, Outage};
+pub use crate::net::link_sim::{LinkConfig, LinkConfigError, Outage};
 pub use crate::net::link_trace::{
     LINK_TRACE_VERSION, LinkSample, LinkTrace, LinkTraceError, SAMPLE_MS as LINK_TRACE_SAMPLE_MS,
 };
+/// Why a handshake failed ([`ConnectError::Handshake`]), and why a control
+/// message did not decode.
+pub use crate::net::protocol::HandshakeError;
+/// Why a rejoin's catch-up (the match so far) was refused
+/// ([`ConnectError::CatchUp`]), and why a batch of its messages was.
+pub use crate::net::rejoin::{CatchUpError, CatchUpReadError};
 pub use crate::net::signaling::JoinError;
 pub use crate::net::watch::{SpectatorSeat, WatchConnection, WatchOptions};
 pub use crate::tasks::{MaybeSend, NetRuntime};
+/// ICE servers as one of [`IceServers::entry`]'s entries, and why servers
+/// given (flags, a server's offer) do not check.
+pub use twinstar_signaling_protocol::{IceEntry, IceError};

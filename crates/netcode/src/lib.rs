@@ -3,6 +3,47 @@
 //! handshake that picks the input delay, reconnects, rejoins, spectators and
 //! chat, natively and in the browser.
 //!
+//! A game is a [`Game`]: its state, its input, a step and a checksum. Here
+//! is a whole one (two players add their input to a counter) played to its
+//! end in a synctest, the session mode that rolls every frame back and
+//! re-simulates it, as an online match does when a prediction was wrong
+//! (an online match needs a signaling server: see Pong below):
+//!
+//! ```
+//! use twinstar_netcode::session::{Driver, DriverOptions, Match, Mode, Next, Outcome, Pacing};
+//! use twinstar_netcode::{Game, GameInfo};
+//!
+//! struct Counter; // The state: (frame, sum of every input so far).
+//! impl Game<2> for Counter {
+//!     type Input = u8;
+//!     type Config = u8; // No rules to pick: one preset.
+//!     type State = (u32, u64);
+//!     type Event = ();
+//!     const INFO: GameInfo =
+//!         GameInfo { name: "counter", version: "1", sim_version: 1, fps: 60, presets: &["default"] };
+//!     fn preset(name: &str) -> Option<u8> { (name == "default").then_some(0) }
+//!     fn preset_name(_: &u8) -> Option<&'static str> { Some("default") }
+//!     fn start(seed: u64, _: &u8) -> (u32, u64) { (0, seed) }
+//!     fn step(s: &mut (u32, u64), inputs: [u8; 2], _: &mut Vec<()>) {
+//!         *s = (s.0 + 1, s.1 + u64::from(inputs[0]) + u64::from(inputs[1]));
+//!     }
+//!     fn frame(s: &(u32, u64)) -> u32 { s.0 }
+//!     fn checksum(s: &(u32, u64)) -> u128 { u128::from(s.0) << 64 | u128::from(s.1) }
+//! }
+//!
+//! let mode = Mode::SyncTest { check_distance: 2 };
+//! let options = DriverOptions { seed: 0, config: 0, mode, inject_desync_from: None };
+//! let mut game = Match::new(Driver::<Counter, 2>::new(options)?, Pacing::Unpaced, Some(120));
+//! while game.next(std::time::Instant::now()) != Next::Over {
+//!     game.advance([1, 2]); // Player 1 adds 1 a frame, player 2 adds 2.
+//! }
+//! let finished = game.finish();
+//! assert!(matches!(finished.outcome, Outcome::Completed));
+//! let (frame, sum) = *finished.driver.world();
+//! assert_eq!((frame, sum), (120, 3 * 120));
+//! # Ok::<(), twinstar_netcode::session::SessionError>(())
+//! ```
+//!
 //! The crate knows no game. A game names itself with a [`GameInfo`] (its
 //! name and version, its simulation's version, its frame rate and the rule
 //! presets a host may pick), checked at the handshake so two

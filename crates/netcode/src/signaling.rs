@@ -24,3 +24,9 @@ pub use twinstar_signaling_protocol::{
     REPLAYS_PATH, Ranked, Ranks, Refused, RoomListing, RoomStatus, RoomsPage, ScoreClaim,
     SeatToken, VersionTag, browser_link, check_server_url, replay_link,
 };
+/// Why a player's name, a seat token, a server's URL or a version tag
+/// does not parse.
+pub use twinstar_signaling_protocol::{NameError, SeatTokenError, ServerUrlError, VersionError};
+/// What a room list asks for ([`RoomsPage::of`]), and why a query does
+/// not parse.
+pub use twinstar_signaling_protocol::{RoomsQuery, RoomsQueryError};

@@ -18,8 +18,8 @@ pub use crate::game::MAX_PLAYERS;
 /// desync evidence) and their envelope.
 pub mod protocol {
     pub use crate::net::protocol::{
-        Claim, DesyncState, HandshakeError, Hello, MAX_MESSAGE_BYTES, Message, PROTOCOL_VERSION,
-        Watch, decode, encode,
+        Claim, DesyncState, Hello, MAX_MESSAGE_BYTES, Message, PROTOCOL_VERSION, Watch, decode,
+        encode,
     };
 }
 
@@ -31,20 +31,26 @@ pub mod handshake {
 /// GGRS's socket over any packet channel, an in-memory pair of channels,
 /// and GGRS's datagrams as bytes.
 pub mod socket {
+    /// What the link simulator did to the packets it carried.
+    pub use crate::net::link_sim::LinkStats;
     pub use crate::net::socket::{
-        ChannelClosed, GgrsSocket, MemoryChannel, PacketChannel, decode, encode, memory_pair,
+        ChannelClosed, GgrsSocket, MemoryChannel, PacketChannel, SocketStats, decode, encode,
+        memory_pair,
     };
 }
 
 /// Rejoin tickets and the catch-up a rejoining player receives.
 pub mod rejoin {
-    pub use crate::net::rejoin::{CatchUpReceiver, Ticket, encode_catch_up, encode_frames};
+    pub use crate::net::protocol::chunk::Chunk;
+    pub use crate::net::rejoin::{
+        CatchUpReceiver, History, Ticket, encode_catch_up, encode_frames,
+    };
 }
 
 /// The chat's machine and the slack it allows a peer's lines (the
 /// limits a game needs are on [`ChatLine`](crate::session::ChatLine)).
 pub mod chat {
-    pub use crate::session::chat::{Action, Chat, Command, NETWORK_SLACK};
+    pub use crate::session::chat::{Action, Chat, ChatCounters, Command, NETWORK_SLACK};
 }
 
 /// The signaling client's insides: its websocket errors in words, its

@@ -400,7 +400,7 @@ mod tests {
     use crate::test_game::GAME;
 
     fn hello(role: Role, seed: u64) -> Hello {
-        Hello::new(&GAME, role, seed, "default", DelaySetting::Auto)
+        Hello::new(&GAME, role, seed, "default")
     }
 
     type Outcomes = (

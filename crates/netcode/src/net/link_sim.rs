@@ -103,12 +103,25 @@ impl std::str::FromStr for Outage {
     }
 }
 
+/// Why a [`LinkConfig`] does not check ([`LinkConfig::validate`]).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum LinkConfigError {
+    /// A setting below zero, or not a number.
     #[error("{name} must be a finite number >= 0, got {value}")]
-    Negative { name: &'static str, value: f64 },
+    Negative {
+        /// The setting's name.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// A percentage over 100.
     #[error("{name} is a percentage and must be at most 100, got {value}")]
-    OverHundred { name: &'static str, value: f64 },
+    OverHundred {
+        /// The setting's name.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+    },
 }
 
 impl LinkConfig {

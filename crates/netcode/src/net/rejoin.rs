@@ -59,16 +59,32 @@ const CHUNKS_PER_MESSAGE: usize = 60;
 /// The longest match a rejoiner accepts: four hours (1.7 MB of inputs).
 pub(crate) const MAX_CATCH_UP_FRAMES: usize = 4 * 60 * 60 * 60;
 
+/// Why a catch-up (the frames of a match so far, sent to a rejoining
+/// player or a spectator) was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CatchUpError {
+    /// A chunk that does not decode: the byte it failed at, and why.
     #[error("catch-up chunk at byte {0}: {1}")]
     BadChunk(usize, &'static str),
+    /// A chunk that does not start where the previous one ended.
     #[error("catch-up chunk starts at frame {got}, expected {expected}")]
-    OutOfOrder { expected: Frame, got: Frame },
+    OutOfOrder {
+        /// The frame after the previous chunk.
+        expected: Frame,
+        /// The chunk's first frame.
+        got: Frame,
+    },
+    /// More frames than a rejoiner accepts (four hours).
     #[error("the match to catch up on is longer than {MAX_CATCH_UP_FRAMES} frames")]
     TooLong,
+    /// The sender's end does not match the frames that arrived.
     #[error("the catch-up ended at frame {sent}, but {received} frames arrived")]
-    Incomplete { sent: Frame, received: Frame },
+    Incomplete {
+        /// The frame count its end names.
+        sent: Frame,
+        /// The frames received.
+        received: Frame,
+    },
 }
 
 /// The confirmed frames `0..inputs.len()` as catch-up messages, ending with
@@ -142,10 +158,12 @@ pub fn encode_frames<I: Pod + PartialEq, const N: usize>(
 }
 
 /// Why a batch of catch-up messages was refused.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CatchUpReadError {
+    /// A message that does not decode.
     #[error(transparent)]
     Message(#[from] HandshakeError),
+    /// Frames that cannot be caught up on.
     #[error(transparent)]
     CatchUp(#[from] CatchUpError),
 }
@@ -173,9 +191,13 @@ impl<I, const N: usize> Default for CatchUpReceiver<I, N> {
 
 /// The match so far, decoded: every chunk with its checksum.
 pub struct History<I, const N: usize> {
+    /// The chunks, in order.
     pub chunks: Vec<Chunk<I, N>>,
+    /// Frames in all.
     pub frames: Frame,
+    /// The world's checksum after the last frame.
     pub checksum: u128,
+    /// Payload bytes received, for the summary.
     pub bytes: usize,
 }
 

@@ -337,7 +337,7 @@ fn take(
 }
 
 fn hello(role: Role) -> Hello {
-    Hello::new(&GAME, role, 7, "default", DelaySetting::Auto)
+    Hello::new(&GAME, role, 7, "default")
 }
 
 const HOST: u32 = 1;

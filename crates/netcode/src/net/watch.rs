@@ -215,7 +215,7 @@ impl<I: GameInput, const N: usize> Seat for SpectatorSeat<I, N> {
         }
         if waited > self.options.timeout {
             return Err(ConnectError::NothingToWatch {
-                room: self.options.room.to_string(),
+                room: self.options.room.clone(),
                 secs: self.options.timeout.as_secs(),
             });
         }

@@ -9,7 +9,9 @@
 //! `Replay` or a one-line `ReplayError`, never a panic, and memory stays
 //! bounded by the file and record size limits. `verify` re-simulates.
 
+/// Why a replay's file could not be read ([`ReplayError::File`]).
+pub use twinstar_files::ReadError;
 pub use twinstar_replay_format::replay::{
-    CHECKSUM_INTERVAL, Cut, EventKind, Header, Replay, ReplayError, ReplayEvent, Verification,
-    Writer, read, read_bytes, simulate_to, verify,
+    CHECKSUM_INTERVAL, Cut, EndRecord, EventKind, Header, Replay, ReplayError, ReplayEvent,
+    Verification, Writer, read, read_bytes, simulate_to, verify,
 };

@@ -9,7 +9,7 @@ use super::online::OnlineBackend;
 use super::report::FrameReport;
 use super::simulation::Simulation;
 use super::spectator::{SpectatorBackend, SpectatorOptions};
-use super::{MatchSummary, NetStatus, OnlineOptions, SessionError, WatchStatus};
+use super::{MatchSummary, NetStatus, OnlineOptions, ProtocolError, SessionError, WatchStatus};
 use crate::Game;
 use crate::net::connect::Connection;
 use crate::net::handshake::Role;
@@ -330,7 +330,8 @@ impl<G: Game<2>> Driver<G, 2> {
 /// The rules of a preset the peers agreed on (the handshake and the
 /// spectator's connector accept only the game's presets).
 fn agreed_rules<G: Game<N>, const N: usize>(preset: &str) -> Result<G::Config, SessionError> {
-    G::preset(preset).ok_or_else(|| SessionError::Protocol(format!("unknown preset {preset}")))
+    G::preset(preset)
+        .ok_or_else(|| SessionError::Protocol(ProtocolError::UnknownPreset(preset.to_owned())))
 }
 
 /// GGRS's default prediction window; synctest check distances must be below it.

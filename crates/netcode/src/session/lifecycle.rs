@@ -18,8 +18,8 @@ use web_time::{Duration, Instant};
 use crate::{Frame, Game};
 
 use super::driver::Driver;
-use super::report::FrameReport;
-use super::{ChatError, ChatLine, Pacer, SessionError};
+use super::report::{FrameReport, FrameState};
+use super::{ChatError, ChatLine, Pacer, PeerGone, SessionError};
 
 /// How long a peer that confirmed its last frame keeps the match going so
 /// the other can confirm too and send its checksum.
@@ -152,14 +152,18 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
     /// Runs the due frame with this frame's local inputs. A failure ends
     /// the match: the next [`Match::next`] says `Over`.
     pub fn advance(&mut self, inputs: [G::Input; N]) -> FrameReport<G, N> {
+        let over = || FrameReport {
+            state: FrameState::Over,
+            ..FrameReport::default()
+        };
         if self.outcome.is_some() {
-            return FrameReport::default();
+            return over();
         }
         let report = self.driver.advance(inputs).unwrap_or_else(|e| {
             self.outcome = Some(Outcome::Failed(e));
-            FrameReport::default()
+            over()
         });
-        if report.waiting
+        if report.state == FrameState::Waiting
             && let Some(pacer) = &mut self.pacer
         {
             // Not synchronized yet: no frame ran, so none is owed a
@@ -323,10 +327,9 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
         if backend.peer_gone() && !done {
             let since = *self.peer_gone_since.get_or_insert(now);
             if now.duration_since(since) > END_WAIT {
-                return Some(Outcome::Failed(SessionError::PeerLost(format!(
-                    "left after its last frame, before our frame {} was confirmed",
-                    frame + 1
-                ))));
+                let frame = frame + 1;
+                let why = PeerGone::LeftBeforeConfirmed { frame };
+                return Some(Outcome::Failed(SessionError::PeerLost(why)));
             }
         }
         if !done {
@@ -380,7 +383,7 @@ mod tests {
     use crate::session::backend::{Backend, LocalBackend};
     use crate::session::frame_log::FrameLog;
     use crate::session::simulation::Simulation;
-    use crate::session::{DriverOptions, Mode};
+    use crate::session::{DriverOptions, Mode, ProtocolError};
     use crate::test_game::TestGame;
 
     type Driver = super::Driver<TestGame, 2>;
@@ -501,7 +504,8 @@ mod tests {
             _log: &mut FrameLog<Input, PLAYERS>,
         ) -> Result<(), SessionError> {
             if self.peer.borrow().broken {
-                return Err(SessionError::Protocol("control message: truncated".into()));
+                let differ = ProtocolError::InputsDiffer { frame: 7 };
+                return Err(SessionError::Protocol(differ));
             }
             Ok(())
         }
@@ -621,7 +625,10 @@ mod tests {
         }
         assert_eq!(
             peer.borrow().goodbyes,
-            vec!["it could not follow our messages: control message: truncated".to_string()]
+            vec![
+                "it could not follow our messages: the other player's confirmed inputs of frame 7 differ from ours"
+                    .to_string()
+            ]
         );
         assert!(matches!(
             game.finish().outcome,

@@ -26,14 +26,13 @@ mod summary;
 
 pub use chat::{ChatError, ChatLine};
 pub use driver::{Driver, DriverOptions, Mode};
-pub use error::SessionError;
+pub use error::{GgrsFailure, PeerGone, ProtocolError, SessionError};
 pub use lifecycle::{Finished, Match, Next, Outcome, Pacing};
 pub use online::{NetStatus, OnlineOptions, OnlineState};
-pub use report::FrameReport;
-pub use spectator::{SpectatorOptions, WatchControl, WatchStatus};
-pub use summary::MatchSummary;
+pub use report::{FrameReport, FrameState};
+pub use spectator::{SpectatorOptions, WatchControl, WatchState, WatchStatus};
+pub use summary::{ConnectBreakdown, MatchSummary};
 
 pub use driver::{CHECK_DISTANCES, MAX_PREDICTION};
 pub use felt::FeltLatency;
 pub(crate) use pacer::Pacer;
-pub(crate) use summary::ConnectBreakdown;

@@ -47,7 +47,7 @@ use super::backend::Backend;
 use super::chat::{ChatError, ChatLine};
 use super::desync::{Evidence, Forensics};
 use super::frame_log::FrameLog;
-use super::report::{FrameReport, GgrsConfig};
+use super::report::{FrameReport, FrameState, GgrsConfig};
 use super::simulation::Simulation;
 use super::summary::rounded;
 use super::{FeltLatency, MatchSummary, SessionError};
@@ -290,12 +290,12 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
     ) -> Result<FrameReport<G, N>, SessionError> {
         let mut report = FrameReport::default();
         if self.machine.paused().is_some() {
-            report.waiting = true;
+            report.state = FrameState::Waiting;
             return Ok(report);
         }
         if !self.ggrs.running() {
             self.ggrs.session.poll_remote_clients();
-            report.waiting = true;
+            report.state = FrameState::Waiting;
             return Ok(report);
         }
         let local_input = inputs[self.local];
@@ -307,11 +307,11 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
             Ok(requests) => requests,
             Err(GgrsError::PredictionThreshold) => {
                 self.tally.stalled_frames += 1;
-                report.stalled = true;
+                report.state = FrameState::Stalled;
                 return Ok(report);
             }
             Err(GgrsError::NotSynchronized) => {
-                report.waiting = true;
+                report.state = FrameState::Waiting;
                 return Ok(report);
             }
             Err(e) => return Err(SessionError::ggrs(e)),

@@ -39,10 +39,31 @@ pub struct FrameReport<G: Game<N>, const N: usize> {
     /// The inputs the newest simulated frame was stepped with (online, the
     /// other player's is GGRS's prediction until it is confirmed).
     pub inputs: Option<[G::Input; N]>,
-    /// Online: GGRS refused to run further ahead of the peer (a stall).
-    pub stalled: bool,
-    /// Online: the session is still synchronizing with the peer.
-    pub waiting: bool,
+    /// Whether the due frame ran, and if not, why.
+    pub state: FrameState,
+}
+
+/// What became of the frame an `advance` was asked to run: one of these,
+/// never two (a backend that cannot run the frame returns at once, with
+/// nothing simulated).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FrameState {
+    /// The frame ran: the report's counts, events and inputs say what was
+    /// simulated (a watched match may step two frames to catch up).
+    #[default]
+    Ran,
+    /// Online: GGRS refused to run further ahead of the peer (a stall):
+    /// nothing was simulated; the frame is counted in the summary's
+    /// `stalled_frames`.
+    Stalled,
+    /// Nothing to run yet: online, the session is still synchronizing with
+    /// the peer or the match is paused; watching, the stream is paused or
+    /// its next frame has not arrived.
+    Waiting,
+    /// The match is over (it ended, or failed in this advance): nothing
+    /// was simulated, and [`Match::next`](crate::session::Match::next) says
+    /// `Over`.
+    Over,
 }
 
 impl<G: Game<N>, const N: usize> Default for FrameReport<G, N> {
@@ -53,8 +74,7 @@ impl<G: Game<N>, const N: usize> Default for FrameReport<G, N> {
             events: Vec::new(),
             simulated: None,
             inputs: None,
-            stalled: false,
-            waiting: false,
+            state: FrameState::Ran,
         }
     }
 }
@@ -67,8 +87,7 @@ impl<G: Game<N>, const N: usize> std::fmt::Debug for FrameReport<G, N> {
             .field("events", &self.events)
             .field("simulated", &self.simulated)
             .field("inputs", &self.inputs)
-            .field("stalled", &self.stalled)
-            .field("waiting", &self.waiting)
+            .field("state", &self.state)
             .finish()
     }
 }

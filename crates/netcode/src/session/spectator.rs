@@ -34,10 +34,10 @@ use super::backend::Backend;
 use super::chat::{Action, Chat, ChatError, ChatLine, Command, player_name, same_name, valid_name};
 use super::desync::{Evidence, Forensics};
 use super::frame_log::FrameLog;
-use super::report::FrameReport;
+use super::report::{FrameReport, FrameState};
 use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
-use super::{MatchSummary, SessionError};
+use super::{MatchSummary, PeerGone, ProtocolError, SessionError};
 use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::net::protocol::chunk::Chunk;
@@ -62,15 +62,27 @@ const CATCH_UP_ABOVE: usize = 24;
 #[derive(Clone, Debug)]
 pub struct WatchStatus {
     /// The room being watched.
-    pub room: String,
+    pub room: RoomCode,
     /// Frames received but not shown yet, in seconds.
     pub behind_s: f64,
-    /// The match ended (Done or Bye arrived): the rest plays out.
-    pub ended: bool,
+    /// Where the viewer is in the stream.
+    pub state: WatchState,
+}
+
+/// Where the viewer of a watched match is: one of these at a time (a pause
+/// is said before the end, the end before being behind).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchState {
+    /// Following live: a backlog over half a second is fast-forwarded.
+    Live,
+    /// Playing on from where a pause left it, behind live
+    /// ([`WatchControl::JumpToLive`] catches up).
+    Behind,
     /// The viewer paused the stream.
-    pub paused: bool,
-    /// Following live (not held back by a pause since).
-    pub live: bool,
+    Paused,
+    /// The match ended (its end or the player's goodbye arrived): the rest
+    /// plays out.
+    Ended,
 }
 
 /// A spectator's own part in the room: what it says.
@@ -169,9 +181,7 @@ impl<G: Game<N>, const N: usize> SpectatorBackend<G, N> {
         } = connection;
         let players = checked_players(&players);
         if !valid_name(&name) {
-            return Err(SessionError::Protocol(format!(
-                "the player named us {name:?}, which is not a chat name"
-            )));
+            return Err(SessionError::Protocol(ProtocolError::BadName(name)));
         }
         // Our partner is the streaming player; we hear it relayed, by name.
         let chat = Chat::new(name, String::new())
@@ -230,7 +240,7 @@ impl<G: Game<N>, const N: usize> SpectatorBackend<G, N> {
             Spectating::CatchUp { chunks } => {
                 self.receiver
                     .add(&chunks)
-                    .map_err(|e| SessionError::Protocol(format!("match stream: {e}")))?;
+                    .map_err(|e| SessionError::Protocol(ProtocolError::Stream(e.into())))?;
                 self.take_chunks();
             }
             Spectating::Done { frame, checksum } => {
@@ -256,7 +266,11 @@ impl<G: Game<N>, const N: usize> SpectatorBackend<G, N> {
                     self.unrecorded.push_back(line);
                 }
             }
-            Spectating::WatchRefused { reason } => return Err(SessionError::Protocol(reason)),
+            Spectating::WatchRefused { reason } => {
+                return Err(SessionError::Protocol(ProtocolError::WatchRefused {
+                    reason,
+                }));
+            }
             Spectating::DesyncState(state) => match Evidence::from_message(state) {
                 Ok(theirs) if self.desync.theirs.is_none() => self.desync.theirs = Some(theirs),
                 Ok(_) => {}
@@ -401,7 +415,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for SpectatorBackend<G, N> {
             self.control.send(&Message::Chat { text });
         }
         if self.paused {
-            report.waiting = true;
+            report.state = FrameState::Waiting;
             return Ok(report);
         }
         let backlog = self.backlog();
@@ -448,9 +462,12 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for SpectatorBackend<G, N> {
         } else {
             1
         };
-        for _ in 0..steps {
+        for step in 0..steps {
             if !self.step_one(sim, log, Some(&mut report))? {
-                report.waiting = true;
+                // A second (catch-up) step without a frame: the due one ran.
+                if step == 0 {
+                    report.state = FrameState::Waiting;
+                }
                 break;
             }
         }
@@ -466,7 +483,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for SpectatorBackend<G, N> {
         log.keep_history();
         for received in self.control.receive() {
             let message =
-                received.map_err(|e| SessionError::Protocol(format!("match stream: {e}")))?;
+                received.map_err(|e| SessionError::Protocol(ProtocolError::Stream(e.into())))?;
             // A `Hello` meant for a partner (a player that took us for
             // one, until it heard our `Watch`) is not ours.
             if let Heard::Expected(message) = message.heard_as::<Spectating>() {
@@ -482,9 +499,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for SpectatorBackend<G, N> {
         }
         let changes = self.socket.try_update_peers().unwrap_or_default();
         if changes.contains(&(self.peer, PeerState::Disconnected)) {
-            return Err(SessionError::PeerLost(
-                "streaming the match to us closed the connection".into(),
-            ));
+            return Err(SessionError::PeerLost(PeerGone::StreamClosed));
         }
         Ok(())
     }
@@ -537,11 +552,17 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for SpectatorBackend<G, N> {
 
     fn watch_status(&self) -> Option<WatchStatus> {
         Some(WatchStatus {
-            room: self.room.to_string(),
+            room: self.room.clone(),
             behind_s: self.backlog() as f64 / f64::from(G::INFO.fps),
-            ended: self.end().is_some(),
-            paused: self.paused,
-            live: self.live,
+            state: if self.paused {
+                WatchState::Paused
+            } else if self.end().is_some() {
+                WatchState::Ended
+            } else if self.live {
+                WatchState::Live
+            } else {
+                WatchState::Behind
+            },
         })
     }
 

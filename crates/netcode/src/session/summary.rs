@@ -28,7 +28,7 @@ pub struct ConnectBreakdown {
 impl ConnectBreakdown {
     /// The steps between `times` (the connector's), GGRS's `synced` and
     /// the `first_frame`; a step not seen takes no time.
-    pub fn of(
+    pub(crate) fn of(
         times: &crate::net::connect::ConnectTimes,
         synced: Option<web_time::Instant>,
         first_frame: web_time::Instant,

@@ -95,8 +95,8 @@ impl StageLog {
 /// other player cancelled early: from here the two look the same).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FailedAttempt {
-    /// "room K7Q-2XM", or "the quick-match queue".
-    pub room: String,
+    /// The room's code; `None` in a quick match.
+    pub room: Option<RoomCode>,
     /// Players who came and went without a connection, so far.
     pub count: u32,
     /// When the last one left, counted from the start of the attempt.
@@ -108,7 +108,7 @@ impl fmt::Display for FailedAttempt {
         write!(
             f,
             "a player reached {} but no direct network path could be opened (behind strict NATs, pass a relay with --turn); still waiting",
-            self.room
+            place(self.room.as_ref())
         )
     }
 }
@@ -246,32 +246,35 @@ pub enum ConnectError {
         secs: u64,
     },
     #[error(
-        "no connection to another player in {room} after {secs} s: nobody joined, or there is no direct network path between you (behind strict NATs, pass a relay with --turn)"
+        "no connection to another player in {} after {secs} s: nobody joined, or there is no direct network path between you (behind strict NATs, pass a relay with --turn)",
+        place(room.as_ref())
     )]
     /// Nobody reachable joined the room in time.
     NoPeer {
-        /// The room code.
-        room: String,
+        /// The room's code; `None` in a quick match.
+        room: Option<RoomCode>,
         /// Seconds waited.
         secs: u64,
     },
     #[error(
-        "nobody in {room} after {secs} s: the match you left there is no longer waiting for you (its reconnect window ended, or the other player left)"
+        "nobody in {} after {secs} s: the match you left there is no longer waiting for you (its reconnect window ended, or the other player left)",
+        place(room.as_ref())
     )]
     /// The match this player tried to rejoin is no longer waiting.
     NothingToRejoin {
-        /// The room code.
-        room: String,
+        /// The room's code; `None` in a quick match.
+        room: Option<RoomCode>,
         /// Seconds waited.
         secs: u64,
     },
     #[error(
-        "a match is already running in {room}; ask the host for a new room code, or wait until that match ends"
+        "a match is already running in {}; ask the host for a new room code, or wait until that match ends",
+        place(room.as_ref())
     )]
     /// The room already holds a running match.
     MatchRunning {
-        /// The room code.
-        room: String,
+        /// The room's code; `None` in a quick match.
+        room: Option<RoomCode>,
     },
     /// The other player went silent during the handshake.
     #[error("the other player stopped answering during the latency probe")]
@@ -285,8 +288,8 @@ pub enum ConnectError {
     /// No players to watch in the room in time.
     #[error("no match to watch in room {room} after {secs} s: both players must be in the room")]
     NothingToWatch {
-        /// The room code.
-        room: String,
+        /// The room's code.
+        room: RoomCode,
         /// Seconds waited.
         secs: u64,
     },
@@ -302,6 +305,14 @@ pub enum ConnectError {
     /// [`Connector`]'s owner cancelled the attempt.
     #[error("cancelled before the match started")]
     Cancelled,
+}
+
+/// "room K7Q-2XM" or "the quick-match queue", for messages.
+fn place(room: Option<&RoomCode>) -> String {
+    match room {
+        Some(code) => format!("room {code}"),
+        None => "the quick-match queue".to_string(),
+    }
 }
 
 impl From<CatchUpReadError> for ConnectError {

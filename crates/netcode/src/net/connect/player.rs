@@ -94,13 +94,7 @@ impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
         control: Option<WebRtcChannel>,
         ggrs: Option<WebRtcChannel>,
     ) -> Self {
-        let mut hello = Hello::new(
-            &options.game,
-            options.role,
-            options.seed,
-            &options.preset,
-            options.delay,
-        );
+        let mut hello = Hello::new(&options.game, options.role, options.seed, &options.preset);
         hello.protocol += options.protocol_skew;
         hello.rejoin = options.rejoin.clone();
         hello.confirmed = options.confirmed;
@@ -188,19 +182,11 @@ impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
 }
 
 impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
-    /// "room K7Q-2XM" or "the quick-match queue", for messages.
-    fn room_name(&self) -> String {
-        match &self.options.room {
-            Some(code) => format!("room {code}"),
-            None => "the quick-match queue".to_string(),
-        }
-    }
-
     /// A failed handshake as the user should read it.
     fn handshake_failed(&self, e: HandshakeError) -> ConnectError {
         match e {
             HandshakeError::MatchRunning => ConnectError::MatchRunning {
-                room: self.room_name(),
+                room: self.options.room.clone(),
             },
             e => e.into(),
         }
@@ -208,7 +194,7 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
 
     fn note_failed_attempt(&mut self, peer: PeerId, started: Instant) {
         let attempt = FailedAttempt {
-            room: self.room_name(),
+            room: self.options.room.clone(),
             count: self.failed_attempt.as_ref().map_or(0, |a| a.count) + 1,
             after: started.elapsed(),
         };
@@ -276,7 +262,7 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
 
     fn check_timeouts(&self, started: Instant, now: Instant) -> Result<(), ConnectError> {
         let waited = now.duration_since(started);
-        let room = self.room_name();
+        let room = self.options.room.clone();
         match self.stage {
             Stage::Signaling if waited > SIGNALING_TIMEOUT => Err(ConnectError::SignalingTimeout {
                 server: self.options.server.clone(),

@@ -27,7 +27,9 @@ const HAS_CHECKSUM: u8 = 0x80;
 /// inputs `I`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk<I, const N: usize> {
+    /// Its first frame.
     pub start: Frame,
+    /// Each frame's inputs, one per player.
     pub frames: Vec<[I; N]>,
     /// The world's checksum after the last frame, when the sender sent it.
     pub checksum: Option<u128>,

@@ -8,7 +8,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::net::delay::DelaySetting;
 use crate::{Frame, GameInfo};
 
 /// Bumped whenever the handshake, the control messages, their encoding or
@@ -20,8 +19,10 @@ use crate::{Frame, GameInfo};
 /// 6: `Hello::confirmed`, and a resumed match's catch-up both ways; 7:
 /// players' and spectators' display names in `Hello`, `Watch` and
 /// `Streaming`; 8: `Away`; 9: `DesyncState`; 10: the game's name in
-/// `Hello` and `Watch`, as the netcode became a library).
-pub const PROTOCOL_VERSION: u32 = 10;
+/// `Hello` and `Watch`, as the netcode became a library; 11: no input
+/// delay in `Hello`, which no peer read: the delay is the handshake's
+/// agreement).
+pub const PROTOCOL_VERSION: u32 = 11;
 /// What this build plays, as the signaling server's room list and quick
 /// match compare it: the protocol and simulation versions (`6.3`), which
 /// are what must match for two builds to play together.
@@ -72,8 +73,6 @@ pub struct Hello {
     pub seed: u64,
     /// The rule preset's name, one of the game's.
     pub preset: String,
-    /// `auto` or a number of frames: informational, each side applies its own.
-    pub input_delay: String,
     /// Matches this peer played in this room and may rejoin (from its
     /// rejoin tickets, at most one per player slot: more do not decode).
     #[serde(default, deserialize_with = "claims::deserialize")]
@@ -138,7 +137,7 @@ impl Claim {
 
 impl Hello {
     /// The `Hello` this build of `game` sends as `role`, offering `seed` and `preset`.
-    pub fn new(game: &GameInfo, role: Role, seed: u64, preset: &str, delay: DelaySetting) -> Self {
+    pub fn new(game: &GameInfo, role: Role, seed: u64, preset: &str) -> Self {
         Hello {
             protocol: PROTOCOL_VERSION,
             game: game.name.to_string(),
@@ -148,7 +147,6 @@ impl Hello {
             nonce: rand::random(),
             seed,
             preset: preset.to_string(),
-            input_delay: delay.to_string(),
             rejoin: Vec::new(),
             resume: None,
             confirmed: 0,

@@ -83,11 +83,10 @@ fn older_peer(bytes: &[u8]) -> String {
 pub(crate) mod tests {
     use super::message::Role;
     use super::*;
-    use crate::net::delay::DelaySetting;
     use crate::test_game::GAME;
 
     fn hello() -> Hello {
-        let mut hello = Hello::new(&GAME, Role::Host, 3, "default", DelaySetting::Auto);
+        let mut hello = Hello::new(&GAME, Role::Host, 3, "default");
         hello.rejoin = vec![Claim {
             match_id: 9,
             player: 2,

@@ -26,6 +26,7 @@ use crate::net::protocol::DesyncState;
 use crate::net::protocol::phase::{Heard, Playing};
 use crate::net::rejoin::{CatchUpReceiver, History};
 use crate::net::room;
+use crate::session::{PeerGone, ProtocolError};
 use crate::{Frame, GameInput};
 
 /// With no reconnect window: no packet for this long, the peer is lost.
@@ -247,13 +248,13 @@ impl<I, const N: usize> Debug for Frames<I, N> {
 /// Why the match ends (the shell's `SessionError`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stop {
-    PeerLost(String),
+    PeerLost(PeerGone),
     Desync {
         frame: Frame,
         ours: u128,
         theirs: u128,
     },
-    Protocol(String),
+    Protocol(ProtocolError),
 }
 
 /// Where the match stands.
@@ -456,8 +457,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
             }
             Event::Disconnected => {
                 if !self.peer_left() {
-                    let seconds = self.settings.disconnect_timeout().as_secs_f64();
-                    let why = format!("stopped responding (no packets for {seconds} s)");
+                    let why = PeerGone::StoppedResponding(self.settings.disconnect_timeout());
                     self.stop(Stop::PeerLost(why), &mut out);
                 }
             }
@@ -513,14 +513,14 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
             });
             out.push(Output::CatchUp(Frames(history)));
         }
-        let window = self.settings.reconnect_window.as_secs();
+        let window = self.settings.reconnect_window;
         match &mut self.stage {
             Stage::Keeping(keeping) => {
                 if now >= keeping.deadline && self.reached_end {
                     return self.end_alone();
                 }
                 if now >= keeping.deadline {
-                    let why = format!("lost the connection and did not rejoin within {window} s");
+                    let why = PeerGone::DidNotRejoin(window);
                     return self.stop(Stop::PeerLost(why), out);
                 }
                 // A fresh socket tried during a cut may hang in TCP's
@@ -539,8 +539,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
                     return self.end_alone();
                 }
                 if now >= knocking.deadline {
-                    let why =
-                        format!("lost the connection and could not reconnect within {window} s");
+                    let why = PeerGone::CouldNotReconnect(window);
                     return self.stop(Stop::PeerLost(why), out);
                 }
                 // An attempt begun before our own stall timed out on the
@@ -797,8 +796,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
         let unfinished = self.unfinished() && self.settings.can_pause();
         if unfinished || !self.peer_left() {
             if !self.settings.can_pause() {
-                let why = "closed the connection".to_string();
-                return self.stop(Stop::PeerLost(why), out);
+                return self.stop(Stop::PeerLost(PeerGone::Closed), out);
             }
             self.keep(now, out);
         }
@@ -870,7 +868,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
         // checksum of 0, say) would report a false desync.
         let message = match message {
             Ok(message) => message,
-            Err(e) => return self.stop(Stop::Protocol(format!("control message: {e}")), out),
+            Err(e) => return self.stop(Stop::Protocol(ProtocolError::Control(e)), out),
         };
         // Another phase's message: the handshake's last `Pong`s.
         let Heard::Expected(message) = message.heard_as::<Playing>() else {
@@ -883,7 +881,8 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
                     reason: reason.clone(),
                 });
                 if !self.peer_left() {
-                    self.stop(Stop::PeerLost(format!("left the match ({reason})")), out);
+                    let why = PeerGone::Left { reason };
+                    self.stop(Stop::PeerLost(why), out);
                 }
             }
             Playing::Desync {
@@ -934,8 +933,7 @@ impl<P: Copy + Eq + Debug, I: GameInput, const N: usize> Machine<P, I, N> {
             Ok(Some(read)) => read,
             Ok(None) => return,
             Err(e) => {
-                let why = format!("catch-up from the rejoiner: {e}");
-                return self.stop(Stop::Protocol(why), out);
+                return self.stop(Stop::Protocol(ProtocolError::CatchUp(e)), out);
             }
         };
         let Some((peer, agreement)) = keeping.agreed.take() else {

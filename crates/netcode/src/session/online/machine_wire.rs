@@ -319,7 +319,7 @@ impl Wire {
                 Output::Stop(stop) => {
                     // A failure the peer cannot know of is told (`lifecycle`).
                     if let Stop::Protocol(why) = &stop {
-                        let bye = s.machine.handle(now, Event::Goodbye(why.clone()));
+                        let bye = s.machine.handle(now, Event::Goodbye(why.to_string()));
                         self.perform(side, bye);
                     }
                     self.finish(side, Verdict::Failed(stop));
@@ -469,7 +469,8 @@ impl Wire {
         if s.machine.peer_gone() && !done {
             let since = *s.peer_gone_since.get_or_insert(now);
             if now.duration_since(since) > END_WAIT {
-                let why = Stop::PeerLost("left after its last frame".into());
+                let frame = s.confirmed + 1;
+                let why = Stop::PeerLost(PeerGone::LeftBeforeConfirmed { frame });
                 return self.finish(side, Verdict::Failed(why));
             }
         }

@@ -38,9 +38,9 @@ use crate::net::rejoin::History;
 use crate::net::room_code::RoomCode;
 use crate::net::socket::SharedChannel;
 use crate::replay::EventKind;
-use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
+use crate::session::{PeerGone, SessionError};
 use crate::tasks::NetRuntime;
 
 /// What a knock's connection brings besides its sockets: the peer, the
@@ -104,8 +104,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         options.confirmed = log.confirmed();
         options.link = self.noise.for_new_connection(Instant::now());
         options.timeout = timeout;
-        let runtime = NetRuntime::new()
-            .map_err(|e| SessionError::PeerLost(format!("cannot reconnect: {e}")))?;
+        let runtime =
+            NetRuntime::new().map_err(|e| SessionError::PeerLost(PeerGone::NoRuntime(e.kind())))?;
         tracing::info!("reconnect attempt {attempt}");
         self.redial.attempt = Some((attempt, Connector::start(runtime, options)));
         Ok(())

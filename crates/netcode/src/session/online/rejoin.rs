@@ -33,9 +33,9 @@ use crate::net::rejoin::encode_catch_up_after;
 use crate::net::room::Room;
 use crate::net::socket::SharedChannel;
 use crate::replay::EventKind;
-use crate::session::SessionError;
 use crate::session::frame_log::FrameLog;
 use crate::session::simulation::Simulation;
+use crate::session::{PeerGone, ProtocolError, SessionError};
 use crate::tasks::NetRuntime;
 use crate::{Frame, hex_checksum};
 
@@ -82,7 +82,6 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             self.redial.role,
             self.agreement.seed,
             &self.agreement.preset,
-            self.tuning.setting,
         );
         hello.resume = Some(Claim {
             match_id: self.agreement.match_id,
@@ -100,15 +99,13 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// wait there. Spectators were on the old one.
     pub(super) fn reopen_room(&mut self, log: &FrameLog<G::Input, N>) -> Result<(), SessionError> {
         let now = Instant::now();
-        let runtime = NetRuntime::new()
-            .map_err(|e| SessionError::PeerLost(format!("cannot reconnect: {e}")))?;
+        let runtime =
+            NetRuntime::new().map_err(|e| SessionError::PeerLost(PeerGone::NoRuntime(e.kind())))?;
         let mut options = self.redial.options.clone();
         options.link = self.noise.for_new_connection(now);
         let (socket, message_loop, control, ggrs) = open_room_socket(&runtime, &options);
         let (Some(control), Some(ggrs)) = (control, ggrs) else {
-            return Err(SessionError::PeerLost(
-                "cannot reconnect: no channels".into(),
-            ));
+            return Err(SessionError::PeerLost(PeerGone::NoChannels));
         };
         let hello = self.paused_hello(log);
         let delay = self.tuning.setting;
@@ -195,7 +192,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let ours: Vec<[G::Input; N]> = log.history().map(|h| h.inputs.clone()).unwrap_or_default();
         if G::frame(sim.world()) != known {
             let rules = G::preset(&self.agreement.preset).ok_or_else(|| {
-                SessionError::Protocol(format!("unknown preset {}", self.agreement.preset))
+                let preset = self.agreement.preset.clone();
+                SessionError::Protocol(ProtocolError::UnknownPreset(preset))
             })?;
             sim.restart_from(resimulate::<G, N>(self.agreement.seed, rules, &ours));
         }
@@ -203,9 +201,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             for (frame, inputs) in (chunk.start..).zip(&chunk.frames) {
                 if frame < known {
                     if ours.get(frame as usize) != Some(inputs) {
-                        return Err(SessionError::Protocol(format!(
-                            "the other player's confirmed inputs of frame {frame} differ from ours"
-                        )));
+                        let differ = ProtocolError::InputsDiffer { frame };
+                        return Err(SessionError::Protocol(differ));
                     }
                     continue;
                 }
