@@ -158,6 +158,12 @@ impl LossMeter {
         })
     }
 
+    /// Messages settled and lost over everything counted so far (the
+    /// telemetry's per-second loss is the difference of two of these).
+    pub fn counted(&self) -> (u64, u64) {
+        (self.total.settled, self.total.lost)
+    }
+
     /// The figures over everything counted (a match's summary), once 2 s
     /// have settled.
     pub fn total(&self) -> Option<LossStats> {

@@ -110,6 +110,11 @@ impl StatsHandle {
     pub fn total_loss(&self) -> Option<LossStats> {
         self.0.meter().total()
     }
+
+    /// Input messages from the other peer settled and lost so far.
+    pub fn loss_counted(&self) -> (u64, u64) {
+        self.0.meter().counted()
+    }
 }
 
 /// The transport under a [`GgrsSocket`]: a matchbox data channel in the game,
