@@ -52,9 +52,8 @@ pub fn inspect(args: &InspectArgs) -> Result<Report, Failure> {
     let report = json_report(&peers, divergent.as_ref());
     if let Some(out) = &args.html {
         let html = html_report(&peers, divergent.as_ref(), &report);
-        std::fs::write(out, html).map_err(|e| {
-            Failure::BadInput(format!("cannot write {}: {e}", out.display()))
-        })?;
+        std::fs::write(out, html)
+            .map_err(|e| Failure::BadInput(format!("cannot write {}: {e}", out.display())))?;
         if !args.json {
             eprintln!("twinstar: wrote {}", out.display());
         }
@@ -102,10 +101,7 @@ fn divergence(a: &Peer, b: &Peer) -> Result<Option<Divergent>, Failure> {
             reproduces: [true, true],
         }));
     }
-    let desync_at = [a, b]
-        .iter()
-        .flat_map(|p| desync_frames(&p.replay))
-        .min();
+    let desync_at = [a, b].iter().flat_map(|p| desync_frames(&p.replay)).min();
     let frame = desync_at.map_or(divergence.frame(), |f| f.min(divergence.frame()));
     let (_, mut fields) = first_state_difference(&a.replay, &b.replay, frame)?;
     let mut fields_from = "resimulation";
@@ -227,9 +223,8 @@ fn peer_json(peer: &Peer) -> Value {
     let mut depths: Vec<f64> = t.frames.iter().map(|s| f64::from(s.rollback)).collect();
     depths.sort_by(f64::total_cmp);
     let total: u64 = t.frames.iter().map(|s| u64::from(s.rollback)).sum();
-    let ahead = (!t.frames.is_empty()).then(|| {
-        t.frames.iter().map(|s| f64::from(s.ahead)).sum::<f64>() / t.frames.len() as f64
-    });
+    let ahead = (!t.frames.is_empty())
+        .then(|| t.frames.iter().map(|s| f64::from(s.ahead)).sum::<f64>() / t.frames.len() as f64);
     let mut rtts: Vec<f64> = t
         .seconds
         .iter()
@@ -241,8 +236,8 @@ fn peer_json(peer: &Peer) -> Value {
         .iter()
         .filter_map(|s| s.loss_permille.map(f64::from))
         .collect();
-    let loss_pct =
-        (!losses.is_empty()).then(|| round(losses.iter().sum::<f64>() / losses.len() as f64 / 10.0, 2));
+    let loss_pct = (!losses.is_empty())
+        .then(|| round(losses.iter().sum::<f64>() / losses.len() as f64 / 10.0, 2));
     let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
     let minutes = f64::from(replay.frames().max(1)) / f64::from(t.fps.max(1)) / 60.0;
     let path_kind = t.seconds.iter().rev().find_map(|s| s.path);
@@ -296,19 +291,30 @@ fn print_human(report: &Value) {
     println!("{} frames", report["frames"]);
     for (i, p) in report["peers"].as_array().into_iter().flatten().enumerate() {
         let name = ["A", "B"].get(i).copied().unwrap_or("?");
-        println!("{name}: {} ({})", p["file"].as_str().unwrap_or(""), p["mode"]);
+        let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+        println!("{name}: {} ({})", text(&p["file"]), text(&p["mode"]));
         if p["telemetry"].is_null() {
-            println!("   no telemetry beside it ({} events in the replay)", p["replay_events"]);
+            println!(
+                "   no telemetry beside it ({} events in the replay)",
+                p["replay_events"]
+            );
             continue;
         }
         println!(
             "   rollback {} frames (max {}, p99 {}), {} frames ahead on average, {} stalls",
-            p["rollback"]["frames"], p["rollback"]["max"], p["rollback"]["p99"],
-            p["frames_ahead_mean"], p["stalls"]
+            p["rollback"]["frames"],
+            p["rollback"]["max"],
+            p["rollback"]["p99"],
+            p["frames_ahead_mean"],
+            p["stalls"]
         );
         println!(
             "   rtt {} ms median, {} ms p99; loss {} %; path {}; {} events",
-            p["rtt_ms"]["median"], p["rtt_ms"]["p99"], p["loss_pct"], p["path"], p["events"]
+            p["rtt_ms"]["median"],
+            p["rtt_ms"]["p99"],
+            p["loss_pct"],
+            text(&p["path"]),
+            p["events"]
         );
     }
     if report.get("first_divergent_frame").is_none() {
@@ -319,7 +325,12 @@ fn print_human(report: &Value) {
         Some(frame) => {
             println!("first divergent frame: {frame}");
             for f in report["fields"].as_array().into_iter().flatten().take(10) {
-                println!("   {}: {} vs {}", f["path"].as_str().unwrap_or(""), f["a"], f["b"]);
+                println!(
+                    "   {}: {} vs {}",
+                    f["path"].as_str().unwrap_or(""),
+                    f["a"],
+                    f["b"]
+                );
             }
         }
     }
@@ -369,11 +380,21 @@ fn line(svg: &mut String, y: f64, h: f64, frames: u32, points: &[(u32, f64)], co
         return;
     }
     let lo = points.iter().map(|p| p.1).fold(f64::MAX, f64::min).min(0.0);
-    let hi = points.iter().map(|p| p.1).fold(f64::MIN, f64::max).max(lo + 1.0);
+    let hi = points
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::MIN, f64::max)
+        .max(lo + 1.0);
     let mut d = String::new();
     for (i, &(f, v)) in points.iter().enumerate() {
         let py = y + h - h * (v - lo) / (hi - lo);
-        let _ = write!(d, "{}{:.1} {:.1}", if i == 0 { "M" } else { "L" }, x_of(f, frames), py);
+        let _ = write!(
+            d,
+            "{}{:.1} {:.1}",
+            if i == 0 { "M" } else { "L" },
+            x_of(f, frames),
+            py
+        );
     }
     let _ = write!(
         svg,
@@ -415,7 +436,12 @@ fn html_report(peers: &[Peer], divergent: Option<&Divergent>, report: &Value) ->
     let mut svg = String::new();
     let mut y = 20.0;
     let label = |svg: &mut String, y: f64, text: &str| {
-        let _ = write!(svg, r#"<text x="4" y="{:.1}" class="l">{}</text>"#, y + 14.0, esc(text));
+        let _ = write!(
+            svg,
+            r#"<text x="4" y="{:.1}" class="l">{}</text>"#,
+            y + 14.0,
+            esc(text)
+        );
     };
     // The time axis: a tick a second.
     let fps = peers
@@ -436,7 +462,17 @@ fn html_report(peers: &[Peer], divergent: Option<&Divergent>, report: &Value) ->
     }
     for (i, peer) in peers.iter().enumerate() {
         let name = ["A", "B"][i.min(1)];
-        label(&mut svg, y, &format!("{name}: {}", peer.file.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default()));
+        label(
+            &mut svg,
+            y,
+            &format!(
+                "{name}: {}",
+                peer.file
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_default()
+            ),
+        );
         y += row * 0.6;
         for player in 0..2 {
             label(&mut svg, y, &format!("  P{} inputs", player + 1));
@@ -448,19 +484,48 @@ fn html_report(peers: &[Peer], divergent: Option<&Divergent>, report: &Value) ->
                 t.frames.iter().map(|s| (s.frame, g(s))).collect::<Vec<_>>()
             };
             label(&mut svg, y, "  rollback");
-            bars(&mut svg, y + 2.0, row - 6.0, frames, &per_frame(|s| f64::from(s.rollback)), "#c0392b");
+            bars(
+                &mut svg,
+                y + 2.0,
+                row - 6.0,
+                frames,
+                &per_frame(|s| f64::from(s.rollback)),
+                "#c0392b",
+            );
             y += row;
             label(&mut svg, y, "  frames ahead");
-            line(&mut svg, y + 2.0, row - 6.0, frames, &per_frame(|s| f64::from(s.ahead)), "#2c3e50");
+            line(
+                &mut svg,
+                y + 2.0,
+                row - 6.0,
+                frames,
+                &per_frame(|s| f64::from(s.ahead)),
+                "#2c3e50",
+            );
             y += row;
             label(&mut svg, y, "  stalls");
-            bars(&mut svg, y + 2.0, row - 6.0, frames, &per_frame(|s| f64::from(s.stalls + s.waits)), "#8e44ad");
+            bars(
+                &mut svg,
+                y + 2.0,
+                row - 6.0,
+                frames,
+                &per_frame(|s| f64::from(s.stalls + s.waits)),
+                "#8e44ad",
+            );
             y += row;
-            let rtt: Vec<_> = t.seconds.iter().filter_map(|s| Some((s.frame, f64::from(s.rtt_ms?)))).collect();
+            let rtt: Vec<_> = t
+                .seconds
+                .iter()
+                .filter_map(|s| Some((s.frame, f64::from(s.rtt_ms?))))
+                .collect();
             label(&mut svg, y, "  rtt ms");
             line(&mut svg, y + 2.0, row - 6.0, frames, &rtt, "#2980b9");
             y += row;
-            let loss: Vec<_> = t.seconds.iter().filter_map(|s| Some((s.frame, f64::from(s.loss_permille?) / 10.0))).collect();
+            let loss: Vec<_> = t
+                .seconds
+                .iter()
+                .filter_map(|s| Some((s.frame, f64::from(s.loss_permille?) / 10.0)))
+                .collect();
             label(&mut svg, y, "  loss %");
             bars(&mut svg, y + 2.0, row - 6.0, frames, &loss, "#d35400");
             y += row;
@@ -488,9 +553,18 @@ fn html_report(peers: &[Peer], divergent: Option<&Divergent>, report: &Value) ->
         let x = x_of(d.frame, frames);
         let _ = write!(
             svg,
-            r#"<line x1="{x:.1}" x2="{x:.1}" y1="14" y2="{y:.1}" stroke="red" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="red" class="l">first divergence: frame {}</text>"#,
-            x + 3.0,
+            r#"<line x1="{x:.1}" x2="{x:.1}" y1="14" y2="{y:.1}" stroke="red" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="red" class="l" text-anchor="{}">first divergence: frame {}</text>"#,
+            if x > LEFT + WIDTH * 0.7 {
+                x - 3.0
+            } else {
+                x + 3.0
+            },
             y + 12.0,
+            if x > LEFT + WIDTH * 0.7 {
+                "end"
+            } else {
+                "start"
+            },
             d.frame
         );
         y += 20.0;

@@ -74,7 +74,11 @@ fn an_injected_desync_is_found_in_both_recordings_with_their_telemetry() {
         "{report}"
     );
     // The host's own run did not follow its inputs; the joiner's did.
-    assert_eq!(report["reproduces"], serde_json::json!([false, true]), "{report}");
+    assert_eq!(
+        report["reproduces"],
+        serde_json::json!([false, true]),
+        "{report}"
+    );
     for peer in report["peers"].as_array().unwrap() {
         assert!(peer["telemetry"]["bytes"].as_u64().unwrap() > 0, "{peer}");
         let rtt = peer["rtt_ms"]["median"].as_f64().unwrap_or(0.0);
@@ -83,8 +87,14 @@ fn an_injected_desync_is_found_in_both_recordings_with_their_telemetry() {
         let rollback = &peer["rollback"];
         assert!(rollback["frames"].as_u64().unwrap() > 0, "{peer}");
         assert!(rollback["max"].as_u64().unwrap() <= 8, "{peer}");
-        assert!(rollback["p99"].as_u64() <= rollback["max"].as_u64(), "{peer}");
-        assert!(peer["frames_ahead_mean"].as_f64().unwrap().abs() < 8.0, "{peer}");
+        assert!(
+            rollback["p99"].as_u64() <= rollback["max"].as_u64(),
+            "{peer}"
+        );
+        assert!(
+            peer["frames_ahead_mean"].as_f64().unwrap().abs() < 8.0,
+            "{peer}"
+        );
         assert!(peer["event_kinds"]["desync"].as_u64() >= Some(1), "{peer}");
     }
     // The HTML report: one file, an SVG timeline, nothing fetched.
@@ -127,15 +137,39 @@ fn a_replay_without_telemetry_inspects_and_a_bad_sidecar_is_one_line() {
     let dir = scratch("old");
     let recorded = run(
         &dir,
-        &["local", "--headless", "--frames", "120", "--seed", "7", "--record", "old.tsr"],
+        &[
+            "local",
+            "--headless",
+            "--frames",
+            "120",
+            "--seed",
+            "7",
+            "--record",
+            "old.tsr",
+        ],
         LIMIT,
     );
     assert_eq!(recorded.code(), Some(0), "{}", recorded.stderr);
-    assert!(!dir.join("old.tsn").exists(), "a local match writes no telemetry");
+    assert!(
+        !dir.join("old.tsn").exists(),
+        "a local match writes no telemetry"
+    );
     let report = inspect(&dir, &["old.tsr", "old.tsr"]);
     assert_eq!(report["peers"][0]["telemetry"], Value::Null, "{report}");
     assert_eq!(report["first_divergent_frame"], Value::Null, "{report}");
     assert_eq!(report["frames"], 120);
+    // Replays committed by earlier builds: one of this simulation version
+    // inspects (no sidecar: no telemetry figures); one of another is
+    // refused in one line, as `replay` refuses it.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let committed = repo.join("fuzz/seeds/replay_bytes/default-150-finished.tsr");
+    let report = inspect(&dir, &[committed.to_str().unwrap()]);
+    assert_eq!(report["frames"], 150, "{report}");
+    assert_eq!(report["peers"][0]["telemetry"], Value::Null, "{report}");
+    let old_sim = repo.join("tests/fixtures/replays/sim-v1-default-150.tsr");
+    let done = run(&dir, &["inspect", old_sim.to_str().unwrap()], LIMIT);
+    assert_eq!(done.code(), Some(2), "{}", done.stderr);
+    assert_eq!(done.stderr.lines().count(), 1, "{}", done.stderr);
     // A sidecar that is none: exit 2, one line naming it, no panic.
     std::fs::copy(dir.join("old.tsr"), dir.join("bad.tsr")).unwrap();
     for junk in [&b"not telemetry"[..], b"TSNET\0\x01\0\xff\xff\0\0garbage"] {

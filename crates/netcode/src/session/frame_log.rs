@@ -4,8 +4,8 @@
 //! reach the replay, each exactly once, in order.
 
 use super::SessionError;
-use crate::net::rejoin::CHUNK_FRAMES;
 use super::telemetry::Recorder;
+use crate::net::rejoin::CHUNK_FRAMES;
 use crate::replay::telemetry::sidecar_path;
 use crate::replay::{EventKind, Writer};
 use crate::{Frame, GameInput};

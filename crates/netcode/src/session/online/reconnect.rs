@@ -196,7 +196,14 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         tracing::info!("{detail}");
         let confirmed = log.confirmed();
         if let Some(t) = log.telemetry() {
-            t.event(confirmed, "reconnect", &format!("attempt {attempts}, {} ms without packets", silent.as_millis()));
+            t.event(
+                confirmed,
+                "reconnect",
+                &format!(
+                    "attempt {attempts}, {} ms without packets",
+                    silent.as_millis()
+                ),
+            );
         }
         log.event(EventKind::Resumed, &detail);
         Ok(())
