@@ -325,11 +325,12 @@ fn print_human(report: &Value) {
         Some(frame) => {
             println!("first divergent frame: {frame}");
             for f in report["fields"].as_array().into_iter().flatten().take(10) {
+                let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
                 println!(
                     "   {}: {} vs {}",
-                    f["path"].as_str().unwrap_or(""),
-                    f["a"],
-                    f["b"]
+                    text(&f["path"]),
+                    text(&f["a"]),
+                    text(&f["b"])
                 );
             }
         }

@@ -27,15 +27,15 @@ use std::path::{Path, PathBuf};
 use crate::Frame;
 
 /// The file's first bytes.
-pub const MAGIC: [u8; 6] = *b"TSNET\0";
+const MAGIC: [u8; 6] = *b"TSNET\0";
 /// The format version this build writes and reads.
-pub const VERSION: u16 = 1;
+const VERSION: u16 = 1;
 /// The most a sidecar file may hold (a day of play is ~3 MB).
-pub const MAX_FILE_BYTES: u64 = 8 << 20;
+const MAX_FILE_BYTES: u64 = 8 << 20;
 /// The most its body may inflate to.
 const MAX_BODY_BYTES: usize = 64 << 20;
 /// A sidecar's extension.
-pub const EXTENSION: &str = "tsn";
+const EXTENSION: &str = "tsn";
 /// Longest event detail kept, in bytes.
 const MAX_DETAIL: usize = 240;
 
@@ -134,7 +134,7 @@ pub fn sidecar_path(replay: &Path) -> PathBuf {
     }
 }
 
-/// Reads a sidecar file (at most [`MAX_FILE_BYTES`]).
+/// Reads a sidecar file (at most 8 MiB).
 pub fn read(path: &Path) -> Result<Telemetry, TelemetryError> {
     let bytes = twinstar_files::read_limited(path, MAX_FILE_BYTES)?;
     decode(&bytes)
@@ -251,15 +251,18 @@ pub fn decode(bytes: &[u8]) -> Result<Telemetry, TelemetryError> {
     };
     let big = |v: i64| u64::try_from(v).map_err(|_| corrupt("a byte count"));
     let mut seconds = Vec::with_capacity(n);
-    for i in 0..n {
+    let mut columns = columns.map(Vec::into_iter);
+    for _ in 0..n {
+        let [frame, rtt, jitter, loss, sent, received, path] =
+            columns.each_mut().map(|c| c.next().unwrap_or(0));
         seconds.push(SecondSample {
-            frame: small(columns[0][i])?,
-            rtt_ms: opt(columns[1][i])?,
-            jitter_ms: opt(columns[2][i])?,
-            loss_permille: opt(columns[3][i])?,
-            bytes_sent: big(columns[4][i])?,
-            bytes_received: big(columns[5][i])?,
-            path: match columns[6][i] {
+            frame: small(frame)?,
+            rtt_ms: opt(rtt)?,
+            jitter_ms: opt(jitter)?,
+            loss_permille: opt(loss)?,
+            bytes_sent: big(sent)?,
+            bytes_received: big(received)?,
+            path: match path {
                 0 => None,
                 c => Some(
                     *PATHS
