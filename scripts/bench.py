@@ -279,7 +279,7 @@ def run_browser_join(args):
     log(f"browser join: {runs} matches")
     try:
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, **env}, timeout=600)
+                              env={**os.environ, **env}, timeout=900)
         if proc.returncode != 0:
             return None, (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]
         return json.loads(proc.stdout.strip().splitlines()[-1]), None
@@ -857,6 +857,16 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
           f"{len(bj['connect_ms_browser_join_all'])} joins) | "
           f"{bj['connect_ms_browser_join']:.0f} ms | "
           f"{verdict(bj['connect_ms_browser_join'] <= 1000)} |")
+        ml = bj["page_load"]
+        w(f"| page load to menu ≤ 1.0 s cold (headless Chromium, loopback, "
+          f"{len(ml['cold']['all'])} loads) | {ml['cold']['median_ms']:.0f} ms | "
+          f"{verdict(ml['cold']['median_ms'] <= 1000)} |")
+        w(f"| page load to menu ≤ 300 ms warm (the service worker's copy) | "
+          f"{ml['warm']['median_ms']:.0f} ms (again: {ml['warm-again']['median_ms']:.0f} ms) | "
+          f"{verdict(ml['warm']['median_ms'] <= 300)} |")
+        w(f"| page open at its menu, code to first frame ≤ 500 ms median "
+          f"({len(bj['page_menu_join_ms_all'])} joins) | {bj['page_menu_join_ms']:.0f} ms | "
+          f"{verdict(bj['page_menu_join_ms'] <= 500)} |")
     else:
         w(f"| browser joining a native host ≤ 1.0 s median | not measured: "
           f"{connect['browser_join_error']} | |")
@@ -955,6 +965,19 @@ def write_report(args, sim, verify, connect, ref, grid, human, spectators, plots
           f"first frames: a joining page opens its window once connected), first frame "
           f"{b['first_frame']:.0f}; {bj['crossplay_frames']} frames, "
           f"{bj['crossplay_desyncs']} desyncs.")
+        mb = bj["page_menu_join_breakdown_ms"]
+        w(f"- The page open at its menu joining a native host (Online, Join, the code "
+          f"typed, Enter): median **{bj['page_menu_join_ms']:.0f} ms** (each: "
+          f"{', '.join(str(v) for v in bj['page_menu_join_ms_all'])}); signaling "
+          f"{mb['signaling']:.0f}, peer {mb['peer']:.0f}, handshake {mb['handshake']:.0f}, "
+          f"GGRS sync {mb['sync']:.0f}, first frame {mb['first_frame']:.0f}.")
+        for kind in ["cold", "warm", "warm-again"]:
+            load = bj["page_load"][kind]
+            st = load["steps_ms"]
+            w(f"- Page load to menu, {kind} (`tests/web/load_times.mjs`): median "
+              f"**{load['median_ms']:.0f} ms** (each: {', '.join(str(v) for v in load['all'])}); "
+              f"page {st['page']}, wasm {st['wasm']}, compile after the last byte "
+              f"{st['compile']}, start to the menu's first frame {st['start']}.")
     if p4:
         parts = []
         for key, what in [("throttled_online_default", "online, default preset, 100 ms RTT, 2 % loss"),
@@ -1277,6 +1300,9 @@ def main():
         "connect_breakdown_ms": connect["breakdown_ms_median"],
         "connect_ms_join_median": connect.get("connect_ms_join_median"),
         "connect_ms_browser_join": (connect["browser_join"] or {}).get("connect_ms_browser_join"),
+        "page_menu_join_ms": (connect["browser_join"] or {}).get("page_menu_join_ms"),
+        "page_load_ms": {kind: v["median_ms"] for kind, v in
+                         ((connect["browser_join"] or {}).get("page_load") or {}).items()},
         "page_4x_online_sim_ms_p99": ((connect["page_4x"] or {}).get("throttled_online_default")
                                       or {}).get("sim_ms_p99"),
         "payload_bytes_per_s": connect["payload_bytes_per_s"],

@@ -29,7 +29,20 @@ Prints one JSON line:
                                  (every frame re-simulated; target p99 <= 8)
 
 --join-only measures only the browser joins (connect_ms_browser_join, its
-breakdown, their frames and desyncs): what bench.sh reports.
+breakdown, their frames and desyncs) and issue 60's two page figures: what
+bench.sh reports:
+  page_load                      navigation start to the menu on screen,
+                                 --load-runs times cold (a new profile),
+                                 warm (the service worker's copy) and
+                                 warm-again (Chromium's cached compiled wasm
+                                 too): median, each, and the steps' medians
+                                 (page, wasm, compile, start: see
+                                 tests/web/load_times.mjs)
+  page_menu_join_ms              with the page open at its menu, Online,
+                                 Join, the code typed, Enter: to the first
+                                 match frame, median of --menu-joins joins
+                                 (each a fresh page), with
+                                 page_menu_join_breakdown_ms
 
 --throttled-only measures the page on a phone-class CPU: Chromium's CPU
 slowed --cpu-throttle times (DevTools' Emulation.setCPUThrottlingRate; a
@@ -152,6 +165,50 @@ def throttled_online(server, rate, frames):
     return {**{k: s.get(k) for k in keep if k in s}, "fps": fps(text)}
 
 
+# `connected in 412 ms: signaling 6, peer 230, handshake 120, sync 40,
+# first frame 16 (ms)`: the netcode's line at a match's first frame.
+CONNECTED = re.compile(r"connected in (\d+) ms: (.*) \(ms\)")
+
+
+# Room codes' characters (signaling-protocol's room_code.rs ALPHABET).
+ROOM_CHARS = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+
+
+def menu_join(server, room):
+    """The page already open at its menu joins a native host's room the way
+    a player does (Online, Join, the code typed, Enter): room code to first
+    frame, and its steps, from the page's `connected in` line."""
+    peer = native(server, "host", room, 300, ["--reconnect-window", "0"])
+    keys = ("on:main menu,ArrowDown@300,ArrowDown@600,Enter@900,"
+            f"on:online menu,ArrowDown@300,Enter@600,fill:#twinstar-text={room}@1000,Enter@1400")
+    try:
+        _, text = page(server.page, "--keys", keys, "--until", "connected in", timeout=60)
+    finally:
+        # Its partner left on purpose once it had joined: how it ends is not measured.
+        peer.kill()
+        peer.wait()
+    m = CONNECTED.search(text)
+    if not m:
+        fail(f"the page did not join {room} from its menu:\n{text[-1500:]}")
+    steps = {name.replace(" ", "_"): int(ms)
+             for name, ms in (step.rsplit(" ", 1) for step in m.group(2).split(", "))}
+    return int(m.group(1)), steps
+
+
+def page_load(server, runs):
+    """Page load to menu, cold and from the service worker's copy
+    (tests/web/load_times.mjs): its summary."""
+    script = os.path.join(ROOT, "tests", "web", "load_times.mjs")
+    proc = subprocess.run(["node", script, server.page, "--runs", str(runs)], capture_output=True,
+                          text=True, timeout=120 + 30 * runs, cwd=ROOT)
+    if proc.returncode != 0:
+        fail(f"load_times.mjs exited {proc.returncode}: {proc.stderr.strip()[-800:]}")
+    line = next((l for l in proc.stdout.splitlines() if l.startswith("load-times: ")), None)
+    if line is None:
+        fail(f"load_times.mjs printed no summary:\n{proc.stdout[-1500:]}")
+    return json.loads(line[len("load-times: "):])
+
+
 def native(server, role, room, frames, extra=()):
     args = [BIN, role, *(["--room", room] if role == "host" else [room]),
             "--server", server.url, "--stun", "none", "--headless", "--bot",
@@ -204,6 +261,10 @@ def main():
     parser.add_argument("--throttled-only", action="store_true",
                         help="only the page with its CPU slowed (--cpu-throttle)")
     parser.add_argument("--cpu-throttle", type=float, default=4.0)
+    parser.add_argument("--load-runs", type=int, default=10,
+                        help="--join-only: page loads (each cold, then twice warm)")
+    parser.add_argument("--menu-joins", type=int, default=10,
+                        help="--join-only: joins from the page's menu")
     args = parser.parse_args()
     for f in FILES:
         if not os.path.exists(os.path.join(WEB, f + ".gz")):
@@ -219,6 +280,16 @@ def main():
             print(json.dumps(out))
             return
         if args.join_only:
+            # Issue 60's two figures of the page: (a) load to menu, cold
+            # and from the service worker's copy; (b) with the page open at
+            # its menu, the code typed to the first frame.
+            out["page_load"] = page_load(server, args.load_runs)
+            menu = [menu_join(server, f"MJ{ROOM_CHARS[i % len(ROOM_CHARS)]}-K7Q")
+                    for i in range(args.menu_joins)]
+            out["page_menu_join_ms"] = statistics.median(ms for ms, _ in menu)
+            out["page_menu_join_ms_all"] = [ms for ms, _ in menu]
+            out["page_menu_join_breakdown_ms"] = {
+                step: statistics.median(b[step] for _, b in menu) for step in menu[0][1]}
             joins, frames, desyncs, breakdowns = [], 0, 0, []
             for i in range(args.runs):
                 web, nat = crossplay(server, args.frames, "join", f"WB{i + 2}-J2X")

@@ -543,6 +543,20 @@ pub struct NetArgs {
     #[arg(long, value_name = "AT:LEN")]
     pub sim_outage: Option<Outage>,
 
+    /// Simulated link from a trace (a --record-link file): delay, jitter
+    /// and loss change every 100 ms as they were recorded, looping; the
+    /// dice are seeded by the match's seed (docs/link-traces.md)
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "sim_latency", "sim_jitter", "sim_loss", "sim_loss_burst", "sim_dup", "sim_outage",
+    ])]
+    pub link_trace: Option<PathBuf>,
+
+    /// Write the link as this peer saw it (round trip, jitter, loss every
+    /// 100 ms, and the match's rollback figures) to FILE when the match
+    /// ends: for --link-trace, or to attach to a bug report
+    #[arg(long, value_name = "FILE")]
+    pub record_link: Option<PathBuf>,
+
     /// When the other player's packets stop, try this many seconds to get
     /// them back (after 2 s of silence both sides reconnect through the
     /// server) before ending the match (0: end after 2 s, as a lost peer)

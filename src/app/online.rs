@@ -23,9 +23,9 @@ use crate::platform::records::Store;
 use twinstar_netcode::RoomCode;
 use twinstar_netcode::connect::DelaySetting;
 use twinstar_netcode::connect::IceServers;
-use twinstar_netcode::connect::LinkConfig;
 use twinstar_netcode::connect::Role;
 use twinstar_netcode::connect::{BackgroundConnect, ConnectError, ConnectOptions, Connector};
+use twinstar_netcode::connect::{LinkConfig, LinkTrace};
 use twinstar_netcode::connect::{MaybeSend, NetRuntime};
 use twinstar_netcode::signaling::{SeatToken, VersionTag, browser_link, check_server_url};
 use twinstar_netcode::tickets;
@@ -88,9 +88,15 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         loss_burst: net.sim_loss_burst,
         dup_pct: net.sim_dup,
         outage: net.sim_outage,
+        trace: net.link_trace.as_deref().map(read_link_trace).transpose()?,
     };
     link.validate()
         .map_err(|e| Failure::BadInput(format!("simulated link: {e}")))?;
+    if let Some(path) = &net.record_link {
+        // Refused now rather than after the match it was to record.
+        std::fs::File::create(path)
+            .map_err(|e| Failure::BadInput(format!("--record-link {}: {e}", path.display())))?;
+    }
     net.chat.check().map_err(Failure::BadInput)?;
     SimConfig::from_preset_name(&run.preset).map_err(|e| Failure::BadInput(e.to_string()))?;
     if run.start_wave.is_some() {
@@ -116,6 +122,97 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         timeout: Duration::from_secs(net.timeout.unwrap_or(default_timeout)),
         challenge: daily.filter(|_| role == Role::Quick).map(Day::challenge),
     })
+}
+
+/// Largest `--link-trace` file read: ten hours of samples is ~8 MB.
+const MAX_LINK_TRACE_BYTES: u64 = 16 << 20;
+
+/// `--link-trace FILE`, read and checked (exit 2 with one line if not).
+fn read_link_trace(path: &std::path::Path) -> Result<LinkTrace, Failure> {
+    let bad = |why: String| Failure::BadInput(format!("--link-trace {}: {why}", path.display()));
+    let file = std::fs::File::open(path).map_err(|e| bad(e.to_string()))?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_LINK_TRACE_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| bad(e.to_string()))?;
+    if bytes.len() as u64 > MAX_LINK_TRACE_BYTES {
+        return Err(bad(format!(
+            "larger than {} MB: not a link trace",
+            MAX_LINK_TRACE_BYTES >> 20
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| bad("not UTF-8 text".into()))?;
+    LinkTrace::parse(&text).map_err(|e| bad(e.to_string()))
+}
+
+/// `--record-link FILE`: the link this peer saw, with the match's figures
+/// in its header (what a replay of the trace is compared with).
+fn write_link_trace(path: &std::path::Path, driver: &Driver, net: &NetArgs) {
+    let Some(mut trace) = driver.link_trace() else {
+        eprintln!(
+            "twinstar: --record-link {}: nothing to record (the match never ran)",
+            path.display()
+        );
+        return;
+    };
+    let summary = driver.match_summary();
+    trace.set_meta("recorded_by", summary.mode.clone());
+    trace.set_meta("twinstar", env!("CARGO_PKG_VERSION"));
+    if let Some(sim) = sim_flags(net) {
+        trace.set_meta("sim_flags", sim);
+    }
+    trace.set_meta("seed", summary.seed.to_string());
+    if let Some(delay) = net.input_delay {
+        trace.set_meta("input_delay_flag", delay.to_string());
+    }
+    trace.set_meta("frames", summary.frames.to_string());
+    trace.set_meta("rollback_frames", summary.rollback_frames.to_string());
+    let per_frame = summary.rollback_frames as f64 / f64::from(summary.frames.max(1));
+    trace.set_meta("rollback_per_frame", format!("{per_frame:.3}"));
+    if let Some(stalled) = summary.stalled_frames {
+        trace.set_meta("stalled_frames", stalled.to_string());
+    }
+    if let Some(delay) = summary.mean_input_delay {
+        trace.set_meta("mean_input_delay", format!("{delay:.2}"));
+    }
+    if let Some(loss) = summary.loss_pct {
+        trace.set_meta("loss_pct", format!("{loss:.2}"));
+    }
+    match std::fs::write(path, trace.to_text()) {
+        Ok(()) => eprintln!(
+            "twinstar: link recorded to {} ({} samples of {} ms)",
+            path.display(),
+            trace.samples().len(),
+            twinstar_netcode::connect::LINK_TRACE_SAMPLE_MS
+        ),
+        Err(e) => eprintln!("twinstar: --record-link {}: {e}", path.display()),
+    }
+}
+
+/// The `--sim-*` flags this peer was given, as a command line's words.
+fn sim_flags(net: &NetArgs) -> Option<String> {
+    let mut words = Vec::new();
+    for (flag, value, default) in [
+        ("--sim-latency", net.sim_latency, 0.0),
+        ("--sim-jitter", net.sim_jitter, 0.0),
+        ("--sim-loss", net.sim_loss, 0.0),
+        ("--sim-loss-burst", net.sim_loss_burst, 1.0),
+        ("--sim-dup", net.sim_dup, 0.0),
+    ] {
+        if value != default {
+            words.push(format!("{flag} {value}"));
+        }
+    }
+    if let Some(o) = net.sim_outage {
+        words.push(format!(
+            "--sim-outage {}:{}",
+            o.after.as_secs_f64(),
+            o.length.as_secs_f64()
+        ));
+    }
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// `--daily`: today's challenge, for a host or a quick match (in someone
@@ -188,6 +285,8 @@ pub(super) struct OnlineStart<C = PlayerConnector> {
     /// The server the replay is sent to be ranked at, when uploading is on
     /// (whether this side sends is decided once the seats are known).
     pub upload_to: Option<String>,
+    /// `--record-link`: where the link's trace goes, and the flags it names.
+    pub record_link: Option<(std::path::PathBuf, NetArgs)>,
 }
 
 impl OnlineStart {
@@ -204,6 +303,7 @@ impl OnlineStart {
             chat: self.chat,
             lan: self.lan,
             upload_to: self.upload_to,
+            record_link: self.record_link,
         }
     }
 }
@@ -266,6 +366,7 @@ pub(super) fn start_online(
         reconnect_window: Duration::from_secs(reconnect_window.into()),
         say: net.chat.lines(),
         chat_flood_per_second: net.chat.debug_chat_flood,
+        record_link: net.record_link.is_some(),
     };
     Ok(OnlineStart {
         share: Share {
@@ -280,6 +381,7 @@ pub(super) fn start_online(
         title: format!("twinstar - {}", role.name()),
         lan,
         upload_to,
+        record_link: net.record_link.clone().map(|path| (path, net.clone())),
     })
 }
 
@@ -402,6 +504,7 @@ pub(super) async fn online_in_window(
         chat,
         lan,
         upload_to,
+        record_link,
         ..
     } = start;
     let capture = run.window.screenshot.clone().map(|path| Screenshot {
@@ -435,6 +538,9 @@ pub(super) async fn online_in_window(
             };
             let game = Match::new(driver, Pacing::RealTime, frames);
             let mut end = window::play_match(ui, game, sources, match_options).await;
+            if let Some((path, net)) = &record_link {
+                write_link_trace(path, &end.finished.driver, net);
+            }
             if let Some(uploader) = uploader {
                 end.upload = uploader.upload_in_window(ui, &end, frames.is_none()).await;
             }
@@ -570,6 +676,9 @@ fn online_headless(start: OnlineStart, run: &RunArgs) -> Result<Report, Failure>
         start_match(connection, &start.options, run, KeyMap::PLAYER_ONE)?;
     let game = Match::new(driver, Pacing::RealTime, start.frames);
     let finished = crate::frontend::headless::run(game, &mut sources);
+    if let Some((path, net)) = &start.record_link {
+        write_link_trace(path, &finished.driver, net);
+    }
     let mut summary = super::finish(finished)?;
     if let Some(uploader) = uploader {
         uploader.upload_blocking(&mut summary);

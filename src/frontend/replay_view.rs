@@ -111,9 +111,24 @@ pub async fn view(
     let mut ledger = EventLedger::new();
     let mut motion = Motion::default();
     let _awake = KeepAwake::hold();
+    // The page's Save as video: the video's file name while recording.
+    let mut recording: Option<String> = None;
+    tracing::info!("replay viewer: {name}, {} frames", timeline.len());
     loop {
         if pressed(KeyCode::Escape) {
+            stop_recording(&mut recording);
             return None;
+        }
+        if pressed(KeyCode::V) {
+            if recording.is_some() {
+                stop_recording(&mut recording);
+            } else if let Some(file) = start_recording(name) {
+                // From the start, at normal speed, to the end.
+                world = timeline.seek(0);
+                ledger.clear();
+                (paused, speed, pending) = (false, 1.0, 0.0);
+                recording = Some(file);
+            }
         }
         if pressed(KeyCode::Space) {
             paused = !paused;
@@ -159,6 +174,7 @@ pub async fn view(
         }
         if world.frame >= timeline.len() {
             pending = 0.0;
+            stop_recording(&mut recording);
         }
         let alpha = if paused {
             1.0
@@ -168,12 +184,62 @@ pub async fn view(
         let layout = draw_world(&ui.sprites, &world, &motion, &ledger, alpha, 0.0);
         hud::draw_hud(&ui.sprites, &world, &layout, &ledger, &names);
         chat.draw(&ui.sprites.font, &layout, world.frame, &names);
-        draw_bar(ui, &timeline, &world, paused, speed, name);
+        // A video shows the match, not the viewer's controls.
+        if recording.is_none() {
+            draw_bar(ui, &timeline, &world, paused, speed, name);
+        }
         if let Some(shot) = capture {
             return Some(save_screenshot(&shot.path));
         }
         end_frame().await;
     }
+}
+
+/// Starts the page's recording of the replay from its start: the video's
+/// file name, or `None` (said in the log) where it cannot record (natively
+/// `twinstar replay FILE --video OUT.mp4` makes one, with the sound).
+fn start_recording(name: &str) -> Option<String> {
+    let file = video_file_name(name);
+    if crate::platform::screen::record_canvas(Some(&file)) {
+        tracing::info!("video: recording {file} from frame 0");
+        Some(file)
+    } else if crate::platform::downloads::IN_PAGE {
+        tracing::warn!("video: this browser cannot record the page (no MediaRecorder with WebM)");
+        None
+    } else {
+        tracing::warn!("video: run `twinstar replay FILE --video OUT.mp4` to save one");
+        None
+    }
+}
+
+/// Stops a recording, if one runs: the page offers the video as a download.
+fn stop_recording(recording: &mut Option<String>) {
+    if let Some(file) = recording.take() {
+        crate::platform::screen::record_canvas(None);
+        tracing::info!("video: stopped {file}");
+    }
+}
+
+/// `twinstar-replay-NAME.webm`, from the replay's name (a path or a link)
+/// with only the characters a file name keeps everywhere.
+fn video_file_name(name: &str) -> String {
+    let stem = name
+        .rsplit(['/', '\\', '='])
+        .next()
+        .unwrap_or(name)
+        .trim_end_matches(".tsr");
+    let safe: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    format!("twinstar-replay-{safe}.webm")
 }
 
 fn draw_bar(ui: &Ui, timeline: &Timeline, world: &World, paused: bool, speed: f32, name: &str) {
@@ -229,12 +295,35 @@ fn draw_bar(ui: &Ui, timeline: &Timeline, world: &World, paused: bool, speed: f3
         color,
         Align::Right,
     );
+    let keys = if crate::platform::downloads::IN_PAGE {
+        "Space pause  . step  Up/Down speed  Left/Right 5 s  Home/End  V video  Esc back"
+    } else {
+        "Space pause  . step  Up/Down speed  Left/Right 5 s  Home/End  Esc back"
+    };
     font.draw(
-        "Space pause  . step  Up/Down speed  Left/Right 5 s  Home/End  Esc back",
+        keys,
         screen_width() / 2.0,
         top + 56.0,
         2.0,
         Color::new(0.6, 0.65, 0.8, 1.0),
         Align::Center,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::video_file_name;
+
+    #[test]
+    fn a_videos_name_comes_from_the_replays_without_path_or_odd_characters() {
+        assert_eq!(
+            video_file_name("replays/K7Q-2XM 1.tsr"),
+            "twinstar-replay-K7Q-2XM_1.webm"
+        );
+        assert_eq!(
+            video_file_name("https://example.org/#replay=ab12"),
+            "twinstar-replay-ab12.webm"
+        );
+        assert_eq!(video_file_name(r"C:\m\x.tsr"), "twinstar-replay-x.webm");
+    }
 }

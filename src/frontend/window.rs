@@ -546,6 +546,11 @@ impl Drop for KeepAwake {
     }
 }
 
+/// How long a match that has not begun may show its first picture
+/// without redrawing it (see `play_match`): a synchronization takes a
+/// few hundred ms; a longer wait has alerts to show, and they are drawn.
+const SYNC_WITHOUT_REDRAW: Duration = Duration::from_secs(1);
+
 /// Plays until Esc, the planned last frame, or a failure; the match's
 /// lifecycle (its end, the checksum exchange, the verdict) is the session's.
 pub async fn play_match(
@@ -563,6 +568,7 @@ pub async fn play_match(
     let _awake = KeepAwake::hold();
     let (mut draw, mut sim) = (FrameTimes::default(), FrameTimes::default());
     let mut frames_drawn = 0u32;
+    let on_screen = Instant::now();
     loop {
         ui.audio.set_intensity(intensity_for(game.driver().world()));
         ui.audio.update();
@@ -592,7 +598,17 @@ pub async fn play_match(
         screen.chat.collect(&mut game);
         screen.keep_record(&game);
         let drawing = Instant::now();
-        screen.draw(ui, &game);
+        // Until the peers have synchronized (GGRS's round trips, polled
+        // once a frame), the page shows the match's first picture and
+        // draws no other: each redraw of it would hold the next round
+        // trip for a frame of software GL.
+        let syncing = crate::platform::screen::UNDRAWN_FRAME_KEEPS_PICTURE
+            && frames_drawn > 0
+            && game.driver().world().frame == 0
+            && on_screen.elapsed() < SYNC_WITHOUT_REDRAW;
+        if !syncing {
+            screen.draw(ui, &game);
+        }
         if game.is_over() {
             super::keys::set_in_match(false);
             let shot = options.screenshot.as_deref().map(save_screenshot);
@@ -700,6 +716,12 @@ pub async fn connect_screen<C: MaybeSend + 'static>(
     enter_screen();
     let mut drawn = 0u32;
     let mut said_offline = false;
+    // What the last drawn frame showed: where an undrawn frame keeps its
+    // picture (the page), the screen is drawn again only when it changes,
+    // so the connection's messages do not wait behind redrawing the same
+    // picture (a menu join in headless Chromium: 1.7 s, 16 latency probes
+    // read 94 ms on loopback).
+    let mut shown: Option<String> = None;
     loop {
         if pressed(KeyCode::Escape) {
             return ConnectOutcome::Cancelled;
@@ -717,7 +739,23 @@ pub async fn connect_screen<C: MaybeSend + 'static>(
                 Err(e) => ConnectOutcome::Failed(e),
             };
         }
-        draw_waiting(ui, &connecting, &waiting, offline);
+        // The probes' count is left out: each probe would redraw the
+        // screen and delay the next probe's answer by a frame; it shows
+        // with the dots' next step.
+        let status = connecting.status();
+        let showing = format!(
+            "{:?} {:?} {offline} {} {}x{}",
+            status.stage,
+            status.failed_attempt,
+            dots_tick(),
+            screen_width(),
+            screen_height()
+        );
+        if !crate::platform::screen::UNDRAWN_FRAME_KEEPS_PICTURE || shown.as_ref() != Some(&showing)
+        {
+            draw_waiting(ui, &connecting, &waiting, offline);
+            shown = Some(showing);
+        }
         drawn += 1;
         if let Some(shot) = &screenshot
             && drawn >= shot.after_frames
@@ -726,6 +764,12 @@ pub async fn connect_screen<C: MaybeSend + 'static>(
         }
         end_frame().await;
     }
+}
+
+/// How many of the waiting screen's three dots show now (they cycle three
+/// times a second).
+fn dots_tick() -> usize {
+    (get_time() * 3.0) as usize % 4
 }
 
 /// What the waiting screen says while the device has no network.
@@ -777,7 +821,7 @@ fn draw_waiting<C: MaybeSend + 'static>(
         let text = format!("or opens {link} in a browser");
         font.draw(&text, cx, 370.0, 2.0, GRAY, Align::Center);
     }
-    let tick = (get_time() * 3.0) as usize % dots.len();
+    let tick = dots_tick();
     let what = match (status.stage, hosting) {
         (Stage::Connecting, true) => {
             "waiting for the other player to join - tell them the code".to_string()

@@ -926,3 +926,5 @@ mod phone_solo;
 
 /// Issue 48: a ranked replay's link (`#replay=ID`) plays in the page.
 mod replay_link;
+/// Issue 61: the page's replay viewer saves the replay as a video.
+mod replay_video;

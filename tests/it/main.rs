@@ -27,6 +27,7 @@ mod inspect;
 mod internet;
 mod interruptions;
 mod leaderboard;
+mod link_trace;
 mod lobby;
 mod match_metrics;
 mod nginx;

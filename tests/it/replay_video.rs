@@ -34,7 +34,7 @@ fn record(dir: &Path, frames: &str) -> String {
 }
 
 /// `tool ARGS`'s stdout; fails with its stderr.
-fn tool(dir: &Path, tool: &str, args: &[&str]) -> Vec<u8> {
+pub fn tool(dir: &Path, tool: &str, args: &[&str]) -> Vec<u8> {
     let out = Command::new(tool)
         .current_dir(dir)
         .args(args)
@@ -49,7 +49,7 @@ fn tool(dir: &Path, tool: &str, args: &[&str]) -> Vec<u8> {
 }
 
 /// Frame `n` of `video` as raw RGB bytes.
-fn frame(dir: &Path, video: &str, n: u32) -> Vec<u8> {
+pub fn frame(dir: &Path, video: &str, n: u32) -> Vec<u8> {
     let select = format!("select=eq(n\\,{n})");
     tool(
         dir,

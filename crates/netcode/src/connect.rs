@@ -16,7 +16,7 @@
 //! `GET /ice`, which [`ice_servers_of`] asks for (natively).
 //!
 //! [`LinkConfig`] makes the link worse on purpose (delay, jitter, loss, an
-//! [`Outage`]) to test a game on a bad network; [`NetRuntime`] is where the
+//! [`Outage`], or a recorded [`LinkTrace`]) to test a game on a bad network; [`NetRuntime`] is where the
 //! connection's background work runs (threads natively, the page's event
 //! loop in the browser).
 
@@ -46,6 +46,9 @@ pub use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
 pub use crate::net::handshake::Role;
 pub use crate::net::ice::{IceServers, TurnServer};
 pub use crate::net::link_sim::{LinkConfig, Outage};
+pub use crate::net::link_trace::{
+    LINK_TRACE_VERSION, LinkSample, LinkTrace, LinkTraceError, SAMPLE_MS as LINK_TRACE_SAMPLE_MS,
+};
 pub use crate::net::signaling::JoinError;
 pub use crate::net::watch::{SpectatorSeat, WatchConnection, WatchOptions};
 pub use crate::tasks::{MaybeSend, NetRuntime};

@@ -13,7 +13,8 @@ use macroquad::audio::{
     PlaySoundParams, Sound, load_sound_from_bytes, play_sound, set_sound_volume, stop_sound,
 };
 use macroquad::experimental::coroutines::{Coroutine, start_coroutine};
-use web_time::Instant;
+use macroquad::window::next_frame;
+use web_time::{Duration, Instant};
 
 use crate::sim::World;
 
@@ -75,8 +76,11 @@ enum State {
 async fn load(track: Track) -> Option<Loaded> {
     let started = Instant::now();
     let (main, layer) = track.scores();
-    let main = synth::wav_bytes(&synth::render(&main));
-    let layer = layer.map(|s| synth::wav_bytes(&synth::render(&s)));
+    let main = synth::wav_bytes(&render_between_frames(&main).await);
+    let layer = match layer {
+        Some(score) => Some(synth::wav_bytes(&render_between_frames(&score).await)),
+        None => None,
+    };
     tracing::info!(
         "music {track:?} rendered in {} ms",
         started.elapsed().as_millis()
@@ -94,6 +98,27 @@ async fn load(track: Track) -> Option<Loaded> {
     };
     Some(Loaded { main, layer })
 }
+
+/// Renders `score` a slice of [`RENDER_SLICE`] at a time, one slice per
+/// frame (a loading track is a coroutine beside the screen's loop): no
+/// frame, and in the page no network message, waits behind a whole track.
+async fn render_between_frames(score: &synth::Score) -> Vec<i16> {
+    let mut rendering = synth::Rendering::new(score);
+    loop {
+        let slice = Instant::now();
+        while slice.elapsed() < RENDER_SLICE {
+            if rendering.run(RENDER_NOTES) {
+                return rendering.finish();
+            }
+        }
+        next_frame().await;
+    }
+}
+
+/// Rendering time per frame (a sixth of a 60 Hz frame)...
+const RENDER_SLICE: Duration = Duration::from_millis(3);
+/// ...checked every this many notes (a note is microseconds to a ms).
+const RENDER_NOTES: usize = 4;
 
 pub struct Music {
     wanted: Option<Track>,

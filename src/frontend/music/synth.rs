@@ -3,8 +3,9 @@
 //! file would be megabytes in the page's wasm, its score is a few hundred
 //! notes.
 //!
-//! Chip instruments only (pulse, triangle, noise), so a minute renders in
-//! milliseconds even in the browser's single thread.
+//! Chip instruments only (pulse, triangle, noise): a track renders in
+//! 60-110 ms here, spread over frames by [`Rendering`] where one thread
+//! also draws and answers the network.
 
 /// Samples per second: what the sound files use, enough for chip sounds.
 pub const RATE: u32 = 22050;
@@ -67,22 +68,57 @@ const EDGE: usize = 44;
 /// Notes are cut at the track's end with the usual fade, so the last sample
 /// is silence like the first and the loop joins without a click.
 pub fn render(score: &Score) -> Vec<i16> {
-    let len = score.samples();
-    let mut mix = vec![0.0f32; len];
-    for note in &score.notes {
-        let start = note.step as usize * score.step_samples as usize;
-        if start >= len {
-            continue;
+    let mut rendering = Rendering::new(score);
+    while !rendering.run(usize::MAX) {}
+    rendering.finish()
+}
+
+/// A score rendered a few notes at a time: a whole track is 60-110 ms of
+/// one thread here and four times that on a phone, and where that thread
+/// also draws the frames and answers the network (the page), one long
+/// render is a hitch and a connection's round trips waiting behind it.
+/// The same samples as [`render`].
+pub struct Rendering<'a> {
+    score: &'a Score,
+    mix: Vec<f32>,
+    next: usize,
+}
+
+impl<'a> Rendering<'a> {
+    pub fn new(score: &'a Score) -> Self {
+        Rendering {
+            score,
+            mix: vec![0.0; score.samples()],
+            next: 0,
         }
-        let held = note.steps as usize * score.step_samples as usize;
-        let end = (start + held.max(1)).min(len);
-        add_note(&mut mix[start..end], note);
     }
-    let top = mix.iter().fold(0.0f32, |m, s| m.max(s.abs()));
-    let gain = if top > 0.0 { PEAK / top } else { 0.0 };
-    mix.iter()
-        .map(|s| (s * gain * 32767.0).round() as i16)
-        .collect()
+
+    /// Adds up to `notes` more notes; true once all are in.
+    pub fn run(&mut self, notes: usize) -> bool {
+        let (score, len) = (self.score, self.mix.len());
+        let end = self.next.saturating_add(notes).min(score.notes.len());
+        for note in &score.notes[self.next..end] {
+            let start = note.step as usize * score.step_samples as usize;
+            if start >= len {
+                continue;
+            }
+            let held = note.steps as usize * score.step_samples as usize;
+            let stop = (start + held.max(1)).min(len);
+            add_note(&mut self.mix[start..stop], note);
+        }
+        self.next = end;
+        self.next == score.notes.len()
+    }
+
+    /// The samples, normalised to the track's peak.
+    pub fn finish(self) -> Vec<i16> {
+        let top = self.mix.iter().fold(0.0f32, |m, s| m.max(s.abs()));
+        let gain = if top > 0.0 { PEAK / top } else { 0.0 };
+        self.mix
+            .iter()
+            .map(|s| (s * gain * 32767.0).round() as i16)
+            .collect()
+    }
 }
 
 fn add_note(out: &mut [f32], note: &Note) {
@@ -244,6 +280,23 @@ mod tests {
             let peak = samples.iter().map(|s| s.unsigned_abs()).max().unwrap();
             assert!(peak > 10_000, "{instrument:?}: peak {peak}");
         }
+    }
+
+    #[test]
+    fn a_track_rendered_a_few_notes_at_a_time_is_the_same_track() {
+        let score = super::super::score::play_layer();
+        assert!(
+            score.notes.len() > 10,
+            "a score of a few notes proves little"
+        );
+        let whole = render(&score);
+        let mut rendering = Rendering::new(&score);
+        let mut runs = 1;
+        while !rendering.run(3) {
+            runs += 1;
+        }
+        assert_eq!(runs, score.notes.len().div_ceil(3));
+        assert!(rendering.finish() == whole, "the spread render differs");
     }
 
     #[test]

@@ -15,6 +15,13 @@ pub fn publish_touch_layout(json: &str) {
     super::publish("twinstarTouchLayout", json);
 }
 
+/// Whether a frame that draws nothing keeps the last picture on screen:
+/// yes on a WebGL canvas, which the browser presents only once something
+/// was drawn into it. Where software GL draws a frame in tens of ms (a
+/// phone, headless Chromium), a screen that changes a few times a second
+/// then leaves the page's one thread free for the network between them.
+pub const UNDRAWN_FRAME_KEEPS_PICTURE: bool = true;
+
 /// Whether a window can open: a page always has its canvas.
 pub fn display_available() -> bool {
     true
@@ -36,4 +43,26 @@ pub fn keep_awake(awake: bool) {
     if let Some(function) = function.dyn_ref::<js_sys::Function>() {
         let _ = function.call1(&wasm_bindgen::JsValue::NULL, &awake.into());
     }
+}
+
+/// Starts recording the canvas as a video to be offered as the download
+/// `file` (`Some`), or stops the recording and offers it (`None`): calls
+/// `window.twinstarRecordCanvas(file)`, which web/index.html defines over
+/// MediaRecorder (WebM; the picture only). False where the page cannot
+/// (no MediaRecorder, no WebM, an older index.html) or nothing was recorded.
+pub fn record_canvas(file: Option<&str>) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(window) = super::window() else {
+        return false;
+    };
+    let Ok(function) = js_sys::Reflect::get(&window, &"twinstarRecordCanvas".into()) else {
+        return false;
+    };
+    let Some(function) = function.dyn_ref::<js_sys::Function>() else {
+        return false;
+    };
+    let file = file.map_or(wasm_bindgen::JsValue::NULL, Into::into);
+    function
+        .call1(&wasm_bindgen::JsValue::NULL, &file)
+        .is_ok_and(|done| done.is_truthy())
 }

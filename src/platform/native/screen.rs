@@ -15,5 +15,16 @@ pub fn display_available() -> bool {
     std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
 }
 
+/// Whether a frame that draws nothing keeps the last picture on screen:
+/// not in a desktop window, whose double buffer would show an older one.
+pub const UNDRAWN_FRAME_KEEPS_PICTURE: bool = false;
+
 /// Nothing natively: the page's wake lock has no desktop counterpart here.
 pub fn keep_awake(_awake: bool) {}
+
+/// Nothing natively, where `twinstar replay FILE --video OUT.mp4` renders
+/// a replay to a file (with its sound): the page's canvas recorder has no
+/// desktop counterpart.
+pub fn record_canvas(_file: Option<&str>) -> bool {
+    false
+}

@@ -68,6 +68,7 @@ impl ControlChannel {
             loss_pct: 0.0,
             dup_pct: 0.0,
             outage: None,
+            trace: link.trace.as_ref().map(|t| t.delay_only()),
             ..link
         };
         ControlChannel {

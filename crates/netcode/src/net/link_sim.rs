@@ -16,14 +16,19 @@
 //!   jitter exceeds their spacing, which is the reordering a real path shows;
 //! - duplicated with probability `dup_pct`: the copy draws its own delay;
 //! - during an `outage` (a cut of the path for a while, counted from the
-//!   first packet), every packet is lost.
+//!   first packet), every packet is lost;
+//! - following a `trace` ([`super::link_trace`]), the delay, jitter and loss
+//!   change with time, counted from the first packet: each packet meets the
+//!   sample in force when it is sent.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use web_time::{Duration, Instant};
 
+use super::link_trace::LinkTrace;
+
 /// How bad the simulated link is. One direction of a path.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LinkConfig {
     /// Fixed one-way delay in milliseconds.
     pub latency_ms: f64,
@@ -38,6 +43,10 @@ pub struct LinkConfig {
     pub dup_pct: f64,
     /// A cut of the path: nothing gets through for a while.
     pub outage: Option<Outage>,
+    /// Conditions that change with time (`--link-trace`): each packet's
+    /// delay, jitter and loss are the trace's sample in force when it is
+    /// sent, in place of the fixed ones above.
+    pub trace: Option<LinkTrace>,
 }
 
 /// The path is cut `after` the first packet, for `length`.
@@ -54,8 +63,11 @@ impl LinkConfig {
     /// packets started at `first`: a simulated cut is one of the machine's
     /// network, so it cuts whatever connection is made during it, and no
     /// other.
-    pub(crate) fn for_new_connection(mut self, first: Instant, now: Instant) -> LinkConfig {
-        self.outage = self.outage.and_then(|o| {
+    pub(crate) fn for_new_connection(&self, first: Instant, now: Instant) -> LinkConfig {
+        let mut link = self.clone();
+        link.trace =
+            (self.trace.as_ref()).map(|t| t.starting_later(now.saturating_duration_since(first)));
+        link.outage = self.outage.and_then(|o| {
             let ends = first + o.after + o.length;
             let starts = first + o.after;
             (ends > now).then(|| Outage {
@@ -63,7 +75,7 @@ impl LinkConfig {
                 length: ends - now.max(starts),
             })
         });
-        self
+        link
     }
 }
 
@@ -128,6 +140,7 @@ impl LinkConfig {
             && self.loss_pct <= 0.0
             && self.dup_pct <= 0.0
             && self.outage.is_none()
+            && self.trace.is_none()
     }
 }
 
@@ -230,6 +243,7 @@ impl<P: Clone> LinkSim<P> {
             loss_burst: clamp(config.loss_burst, 1_000_000.0),
             dup_pct: clamp(config.dup_pct, 100.0),
             outage: config.outage,
+            trace: config.trace,
         };
         LinkSim {
             config,
@@ -271,6 +285,12 @@ impl<P: Clone> LinkSim<P> {
             let since = now.saturating_duration_since(first);
             since >= o.after && since < o.after + o.length
         });
+        if let Some(trace) = &self.config.trace {
+            let (latency, jitter, loss) = trace.one_way_at(now.saturating_duration_since(first));
+            self.config.latency_ms = latency;
+            self.config.jitter_ms = jitter;
+            self.config.loss_pct = loss;
+        }
         if cut || self.roll_loss() {
             self.stats.lost += 1;
             return;
@@ -423,6 +443,7 @@ mod tests {
             loss_burst: 0.0,
             dup_pct: 10.0,
             outage: None,
+            trace: None,
         };
         let mut link = LinkSim::new(cfg, 3);
         let t0 = Instant::now();
@@ -569,9 +590,10 @@ mod tests {
             loss_burst: 0.0,
             dup_pct: 30.0,
             outage: None,
+            trace: None,
         };
         let run = |seed| {
-            let mut link = LinkSim::new(cfg, seed);
+            let mut link = LinkSim::new(cfg.clone(), seed);
             let t0 = Instant::now();
             send_many(&mut link, t0, 500);
             let out: Vec<u32> = link
@@ -594,11 +616,12 @@ mod tests {
             loss_burst: 0.0,
             dup_pct: 0.0,
             outage: None,
+            trace: None,
         };
         assert_eq!(ok.validate(), Ok(()));
         let bad_loss = LinkConfig {
             loss_pct: 101.0,
-            ..ok
+            ..ok.clone()
         };
         assert!(matches!(
             bad_loss.validate(),
@@ -606,17 +629,17 @@ mod tests {
         ));
         let nan = LinkConfig {
             jitter_ms: f64::NAN,
-            ..ok
+            ..ok.clone()
         };
         assert!(nan.validate().is_err());
         let neg = LinkConfig {
             latency_ms: -1.0,
-            ..ok
+            ..ok.clone()
         };
         assert!(neg.validate().is_err());
         let inf = LinkConfig {
             latency_ms: f64::INFINITY,
-            ..ok
+            ..ok.clone()
         };
         assert!(inf.validate().is_err());
 
@@ -628,6 +651,7 @@ mod tests {
             loss_burst: 0.0,
             dup_pct: 1e9,
             outage: None,
+            trace: None,
         };
         let mut link = LinkSim::new(wild, 1);
         let t = Instant::now();
@@ -688,5 +712,80 @@ mod tests {
         let expected: Vec<u64> = (0..20).filter(|n| !(10..15).contains(n)).collect();
         assert_eq!(got, expected);
         assert_eq!(link.stats().lost, 5);
+    }
+
+    #[test]
+    fn a_trace_drives_delay_and_loss_over_time_and_the_same_seed_gives_the_same_fate() {
+        use crate::net::link_trace::{LinkSample, LinkTrace};
+        let sample = |t_ms, rtt_ms, jitter_ms, loss_pct| LinkSample {
+            t_ms,
+            rtt_ms,
+            jitter_ms,
+            loss_pct,
+        };
+        let trace = LinkTrace::new(vec![
+            sample(0, 40.0, 0.0, 0.0),
+            sample(1000, 200.0, 20.0, 30.0),
+            sample(2000, 60.0, 0.0, 100.0),
+        ])
+        .unwrap();
+        let cfg = LinkConfig {
+            trace: Some(trace),
+            ..LinkConfig::default()
+        };
+        assert!(!cfg.is_passthrough());
+        let t0 = Instant::now();
+        // One packet every 10 ms for 3 s; each delivery's (id, delay in ms).
+        let run = |seed| {
+            let mut link = LinkSim::new(cfg.clone(), seed);
+            for i in 0..300u32 {
+                let at = t0 + ms(u64::from(i) * 10);
+                link.push(at, (at, i));
+            }
+            let mut fates = Vec::new();
+            for step in 0..4000u64 {
+                let now = t0 + ms(step);
+                for (sent, id) in link.pop_ready(now) {
+                    fates.push((id, (now - sent).as_millis() as u64));
+                }
+            }
+            fates
+        };
+        let fates = run(7);
+        assert_eq!(fates, run(7), "the same trace and seed: the same fate");
+        assert_ne!(fates, run(8));
+        // 0-1 s: 20 ms one way, nothing lost; 1-2 s: 90 ms + up to 20 ms
+        // of jitter, 30 % lost.
+        let first: Vec<_> = fates.iter().filter(|(id, _)| *id < 100).collect();
+        assert_eq!(first.len(), 100);
+        assert!(first.iter().all(|(_, d)| *d == 20), "{first:?}");
+        let second: Vec<_> = fates
+            .iter()
+            .filter(|(id, _)| (100..200).contains(id))
+            .collect();
+        assert!((55..=85).contains(&second.len()), "{} of 100", second.len());
+        assert!(
+            second.iter().all(|(_, d)| (90..=110).contains(d)),
+            "{second:?}"
+        );
+        assert!(second.iter().any(|(_, d)| *d > 95), "jitter applied");
+        // 2.0-2.1 s: the last sample, a cut; then the trace loops to 0 s.
+        assert!(
+            fates.iter().all(|(id, _)| !(200..210).contains(id)),
+            "the cut loses all"
+        );
+        let looped: Vec<_> = fates.iter().filter(|(id, _)| *id >= 210).collect();
+        assert_eq!(looped.len(), 90, "looped to the first sample");
+        assert!(looped.iter().all(|(_, d)| *d == 20), "{looped:?}");
+        // A connection made 1.5 s into the match meets the trace there.
+        let later = cfg.for_new_connection(t0, t0 + ms(1500));
+        let mut link = LinkSim::new(later, 1);
+        let t1 = t0 + ms(1500);
+        for i in 0..20u32 {
+            link.push(t1, i);
+        }
+        assert!(link.pop_ready(t1 + ms(89)).is_empty());
+        let got = link.pop_ready(t1 + ms(110)).len();
+        assert!((5..20).contains(&got), "{got}");
     }
 }

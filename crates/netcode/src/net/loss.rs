@@ -158,9 +158,8 @@ impl LossMeter {
         })
     }
 
-    /// Messages settled and lost over everything counted so far (the
-    /// telemetry's per-second loss is the difference of two of these).
-    pub fn counted(&self) -> (u64, u64) {
+    /// Frames settled and lost over everything counted.
+    pub fn counts(&self) -> (u64, u64) {
         (self.total.settled, self.total.lost)
     }
 

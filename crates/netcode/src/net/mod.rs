@@ -8,6 +8,7 @@ pub mod delay;
 pub mod handshake;
 pub mod ice;
 pub mod link_sim;
+pub mod link_trace;
 pub mod loss;
 pub mod protocol;
 pub mod rejoin;

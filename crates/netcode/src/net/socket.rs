@@ -20,6 +20,7 @@ use ggrs::{Message, NonBlockingSocket};
 use matchbox_socket::{Packet, PeerId, WebRtcChannel};
 
 use super::link_sim::{LinkConfig, LinkSim, LinkStats};
+use super::link_trace::{LinkRecorder, LinkTrace};
 use super::loss::{LossMeter, LossStats};
 
 /// Largest datagram we try to decode. GGRS packets are a few dozen bytes; the
@@ -60,11 +61,27 @@ struct Counters {
     acks_coalesced: AtomicU64,
     /// Loss on the path from the other peer, from its input messages.
     loss: std::sync::Mutex<LossMeter>,
+    /// `--record-link`: the link's conditions as heard, sample by sample.
+    recorder: std::sync::Mutex<Option<LinkRecorder>>,
 }
 
 impl Counters {
     fn heard_input(&self, frame: i32) {
         self.meter().heard(frame);
+    }
+
+    fn recorder(&self) -> std::sync::MutexGuard<'_, Option<LinkRecorder>> {
+        self.recorder.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A datagram that decoded, and its last input frame if it had one.
+    fn heard(&self, now: Instant, input_frame: Option<i32>) {
+        if let Some(recorder) = self.recorder().as_mut() {
+            recorder.packet(now);
+            if let Some(frame) = input_frame {
+                recorder.input(now, frame);
+            }
+        }
     }
 
     fn meter(&self) -> std::sync::MutexGuard<'_, LossMeter> {
@@ -113,7 +130,38 @@ impl StatsHandle {
 
     /// Input messages from the other peer settled and lost so far.
     pub fn loss_counted(&self) -> (u64, u64) {
-        self.0.meter().counted()
+        self.0.meter().counts()
+    }
+
+    /// Starts recording the link's conditions (`--record-link`) at `now`,
+    /// for a sender at `fps`, the round trip `rtt_ms` until GGRS measures
+    /// one. A rejoin's new socket counting into these stats goes on with
+    /// the same recording.
+    pub fn record_link(&self, now: Instant, fps: u32, rtt_ms: f64) {
+        let mut recorder = self.0.recorder();
+        if recorder.is_none() {
+            let mut new = LinkRecorder::new(fps, rtt_ms);
+            new.start(now);
+            *recorder = Some(new);
+        }
+    }
+
+    /// Whether the link is being recorded.
+    pub fn recording_link(&self) -> bool {
+        self.0.recorder().is_some()
+    }
+
+    /// The session's latest round trip, for the recording (if any).
+    pub fn record_measured(&self, now: Instant, rtt_ms: Option<f64>) {
+        let loss = self.0.meter().counts();
+        if let Some(recorder) = self.0.recorder().as_mut() {
+            recorder.measured(now, rtt_ms, loss);
+        }
+    }
+
+    /// The recording so far, if one was started and has a sample.
+    pub fn link_trace(&self, now: Instant) -> Option<LinkTrace> {
+        self.0.recorder().as_mut()?.trace(now)
     }
 }
 
@@ -541,6 +589,7 @@ impl<C: PacketChannel> NonBlockingSocket<C::Addr> for GgrsSocket<C> {
                     if let Some(frame) = seen.last_input_frame {
                         self.stats.heard_input(frame);
                     }
+                    self.stats.heard(Instant::now(), seen.last_input_frame);
                     messages.push((from, msg));
                 }
                 None => {

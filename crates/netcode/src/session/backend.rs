@@ -54,6 +54,11 @@ pub(super) trait Backend<G: Game<N>, const N: usize> {
         None
     }
 
+    /// Online with `record_link`: the link's conditions so far.
+    fn link_trace(&self) -> Option<crate::net::link_trace::LinkTrace> {
+        None
+    }
+
     /// Watching a match: the room and how far behind the players.
     fn watch_status(&self) -> Option<WatchStatus> {
         None

@@ -149,6 +149,13 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
         self.backend.net_status()
     }
 
+    /// Online with [`OnlineOptions::record_link`](super::OnlineOptions):
+    /// the link's conditions this peer saw so far, 100 ms a sample
+    /// (`None` offline, or before the first sample).
+    pub fn link_trace(&self) -> Option<crate::connect::LinkTrace> {
+        self.backend.link_trace()
+    }
+
     /// Watching: the room and how far behind live.
     pub fn watch_status(&self) -> Option<WatchStatus> {
         self.backend.watch_status()

@@ -155,10 +155,20 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
         if self.outcome.is_some() {
             return FrameReport::default();
         }
-        self.driver.advance(inputs).unwrap_or_else(|e| {
+        let report = self.driver.advance(inputs).unwrap_or_else(|e| {
             self.outcome = Some(Outcome::Failed(e));
             FrameReport::default()
-        })
+        });
+        if report.waiting
+            && let Some(pacer) = &mut self.pacer
+        {
+            // Not synchronized yet: no frame ran, so none is owed a
+            // period. The first runs within a poll of the synchronization,
+            // not at the next 60 Hz slot (half a frame, ~7 ms, of every
+            // connect).
+            pacer.restart(Instant::now() + NET_POLL_PERIOD);
+        }
+        report
     }
 
     /// Whether the match is over and closed: the last [`Match::next`] said

@@ -95,6 +95,9 @@ pub struct OnlineOptions {
     /// Debug aid for tests: chat messages per second sent to the peer,
     /// mostly junk (`session::chat::flood_message`).
     pub chat_flood_per_second: u32,
+    /// `--record-link`: record the link's conditions as this peer sees
+    /// them, for [`Driver::link_trace`](super::Driver::link_trace).
+    pub record_link: bool,
 }
 
 /// What a frontend shows of an online match: where it is with the other
@@ -215,7 +218,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         } = connection;
         let garbage = (options.garbage_per_second > 0).then(|| ggrs_channel.sender_clone());
         let ggrs_channel = SharedChannel::new(ggrs_channel);
-        let ggrs_socket = GgrsSocket::with_link(ggrs_channel.clone(), link, link_seed);
+        let ggrs_socket = GgrsSocket::with_link(ggrs_channel.clone(), link.clone(), link_seed);
         let settings = Settings {
             local: agreement.local_handle,
             reconnect_window: options.reconnect_window,
@@ -225,6 +228,9 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let base = history.as_ref().map_or(0, |h| h.frames);
         let timeout = settings.disconnect_timeout();
         let ggrs = GgrsSession::start(&agreement, peer, ggrs_channel, ggrs_socket, base, timeout)?;
+        if options.record_link {
+            (ggrs.stats).record_link(Instant::now(), G::INFO.fps, agreement.rtt_ms);
+        }
         let rejoining = history.is_some();
         let audience =
             Audience::for_match(&G::INFO, &agreement, &options, &connect_options, rejoining);
@@ -252,6 +258,18 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             audience,
             wire: Wire::new(runtime, socket, message_loop, control),
         })
+    }
+
+    /// `--record-link`: GGRS's latest ping and the loss meter's counts,
+    /// for the recording (a no-op without one).
+    fn record_link_figures(&self) {
+        if !self.ggrs.stats.recording_link() {
+            return;
+        }
+        let ping = (self.ggrs.session.network_stats(self.remote()))
+            .ok()
+            .map(|s| s.ping as f64);
+        self.ggrs.stats.record_measured(Instant::now(), ping);
     }
 
     /// The partner's desync evidence: kept for our report, unless it
@@ -330,6 +348,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
             (self.audience.desk).report_connect(self.timing.connect_ms(), self.path.kind);
         }
         log.confirm_through(self.ggrs.confirmed_through(), sim.newest_frame())?;
+        self.record_link_figures();
         if report.new_frames > 0 {
             self.retune(G::frame(sim.world()), log);
         }
@@ -393,6 +412,10 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
 
     fn take_skip_frames(&mut self) -> u32 {
         std::mem::take(&mut self.ggrs.skip_frames)
+    }
+
+    fn link_trace(&self) -> Option<crate::net::link_trace::LinkTrace> {
+        self.ggrs.stats.link_trace(Instant::now())
     }
 
     fn net_status(&self) -> Option<NetStatus> {

@@ -53,6 +53,24 @@ impl ConnectBreakdown {
     }
 }
 
+/// `signaling 6, peer 74, handshake 33, sync 12, first frame 6 (ms)`.
+impl std::fmt::Display for ConnectBreakdown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ConnectBreakdown {
+            signaling,
+            peer,
+            handshake,
+            sync,
+            first_frame,
+        } = self;
+        write!(
+            f,
+            "signaling {signaling}, peer {peer}, handshake {handshake}, \
+             sync {sync}, first frame {first_frame} (ms)"
+        )
+    }
+}
+
 /// What any game's match reports. Deserialize is for readers of the line
 /// (the tests parse every summary into these types, so a renamed or
 /// retyped field fails them instead of comparing null with null); unknown

@@ -563,7 +563,12 @@ pub(crate) fn player_control(
     room: Room<PeerId>,
     options: &ConnectOptions,
 ) -> ControlChannel {
-    ControlChannel::new(channel, room, options.link, options.link_seed ^ 0x0C01_7201)
+    ControlChannel::new(
+        channel,
+        room,
+        options.link.clone(),
+        options.link_seed ^ 0x0C01_7201,
+    )
 }
 
 /// A player's room URL, with its seat token and, for a room, what the

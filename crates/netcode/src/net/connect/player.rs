@@ -391,7 +391,7 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
             room: self.options.room.clone(),
             server: self.options.server.clone(),
             role: self.options.role,
-            link: self.options.link,
+            link: self.options.link.clone(),
             link_seed: self.options.link_seed,
             history: self.history.take(),
             options: self.options.clone(),

@@ -30,9 +30,17 @@ impl ConnectTiming {
         self.synced_at.get_or_insert_with(Instant::now);
     }
 
-    /// A frame advanced (only the first counts).
+    /// A frame advanced (only the first counts). The first says how long
+    /// connecting took, step by step: the one line a page or a log shows
+    /// of it when no summary is printed (a match started from the menu).
     pub(super) fn advanced(&mut self) {
-        self.first_frame_at.get_or_insert_with(Instant::now);
+        if self.first_frame_at.is_none() {
+            let now = Instant::now();
+            self.first_frame_at = Some(now);
+            let breakdown = ConnectBreakdown::of(&self.times, self.synced_at, now);
+            let ms = now.duration_since(self.times.started).as_millis();
+            tracing::info!("connected in {ms} ms: {breakdown}");
+        }
     }
 
     /// The first frame has advanced: the match is under way.
