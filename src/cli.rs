@@ -60,6 +60,10 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Find the first frame where two replays diverge.
     ReplayDiff(ReplayDiffArgs),
+    /// One or two peers' recordings of one online match (replays and their
+    /// telemetry sidecars): rollbacks, frames ahead, RTT, loss, events and
+    /// where the two first differ, as text, JSON or an HTML report.
+    Inspect(InspectArgs),
 }
 
 /// The menu takes no `--frames`: its screenshot is of the menu itself.
@@ -185,6 +189,22 @@ pub struct ReplayDiffArgs {
     /// Print the result as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// A replay (its telemetry, `NAME.tsn` beside it, is read when present).
+    pub a: PathBuf,
+    /// The other peer's replay of the same match.
+    pub b: Option<PathBuf>,
+
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write a self-contained HTML report (an SVG timeline) to OUT.
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, Args)]
@@ -677,6 +697,7 @@ impl Cli {
             Command::Serve(_) => false,
             Command::Replay(a) => a.json,
             Command::ReplayDiff(a) => a.json,
+            Command::Inspect(a) => a.json,
         }
     }
 }

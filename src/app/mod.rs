@@ -3,6 +3,7 @@
 
 mod daily;
 mod desync;
+mod inspect;
 mod join;
 mod lan;
 mod leaderboard;
@@ -177,6 +178,7 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
         }
         Command::Replay(args) => replay::replay(&args),
         Command::ReplayDiff(args) => replay::diff(&args),
+        Command::Inspect(args) => inspect::inspect(&args),
     }
 }
 

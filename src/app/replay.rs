@@ -16,7 +16,7 @@ use crate::sim::{PLAYERS, hex_checksum};
 use crate::web::replay_link;
 use twinstar_netcode::session::MatchSummary;
 
-fn load(path: &Path) -> Result<Replay, Failure> {
+pub(super) fn load(path: &Path) -> Result<Replay, Failure> {
     let replay =
         replay::read(path).map_err(|e| Failure::BadInput(format!("{}: {e}", path.display())))?;
     warn_if_cut(&replay, &path.display().to_string());
@@ -229,7 +229,7 @@ pub fn diff(args: &ReplayDiffArgs) -> Result<Report, Failure> {
 
 /// The first frame at or after `from` where the two re-simulated worlds
 /// differ, with the differing fields (empty if they never do).
-fn first_state_difference(
+pub(super) fn first_state_difference(
     a: &Replay,
     b: &Replay,
     from: u32,

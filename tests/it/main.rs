@@ -23,6 +23,7 @@ mod effects;
 mod faults;
 mod files;
 mod fuzz_regressions;
+mod inspect;
 mod internet;
 mod interruptions;
 mod leaderboard;

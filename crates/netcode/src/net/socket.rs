@@ -128,6 +128,11 @@ impl StatsHandle {
         self.0.meter().total()
     }
 
+    /// Input messages from the other peer settled and lost so far.
+    pub fn loss_counted(&self) -> (u64, u64) {
+        self.0.meter().counts()
+    }
+
     /// Starts recording the link's conditions (`--record-link`) at `now`,
     /// for a sender at `fps`, the round trip `rtt_ms` until GGRS measures
     /// one. A rejoin's new socket counting into these stats goes on with

@@ -15,3 +15,5 @@ pub use twinstar_replay_format::replay::{
     CHECKSUM_INTERVAL, Cut, EndRecord, EventKind, Header, Replay, ReplayError, ReplayEvent,
     Verification, Writer, read, read_bytes, simulate_to, verify,
 };
+
+pub mod telemetry;

@@ -190,6 +190,10 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
     pub fn record_to_file(&mut self, path: &std::path::Path) -> std::io::Result<()> {
         let writer = Writer::create(path, &G::INFO, &self.replay_header())?;
         self.record_to(writer);
+        // Online, the network's telemetry beside it (`replay::telemetry`).
+        if self.backend.has_peer() {
+            self.log.record_telemetry(G::INFO.fps);
+        }
         Ok(())
     }
 
@@ -261,6 +265,8 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
                 Mode::Local | Mode::Online(_) | Mode::Watch => None,
             },
             replay: self.log.replay_path().map(str::to_string),
+            telemetry: self.log.telemetry_file().map(|(p, _)| p.to_string()),
+            telemetry_bytes: self.log.telemetry_file().map(|(_, n)| n),
             ..MatchSummary::default()
         };
         self.backend.fill_summary(&mut summary);

@@ -4,7 +4,9 @@
 //! reach the replay, each exactly once, in order.
 
 use super::SessionError;
+use super::telemetry::Recorder;
 use crate::net::rejoin::CHUNK_FRAMES;
+use crate::replay::telemetry::sidecar_path;
 use crate::replay::{EventKind, Writer};
 use crate::{Frame, GameInput};
 
@@ -37,6 +39,11 @@ pub(super) struct FrameLog<I, const N: usize> {
     /// Online: every confirmed frame's inputs and the checksum after every
     /// `CHUNK_FRAMES` of them, to catch up a player who rejoins.
     history: Option<ConfirmedInputs<I, N>>,
+    /// Online and recording: the network's telemetry, written beside the
+    /// replay when it finishes (`replay::telemetry`).
+    telemetry: Option<Recorder>,
+    /// The finished telemetry's path and size, for the summary.
+    telemetry_file: Option<(String, u64)>,
 }
 
 /// The whole confirmed match, about 2 bytes a frame (72 KB for 10 minutes).
@@ -65,6 +72,8 @@ impl<I: GameInput, const N: usize> FrameLog<I, N> {
             recorder: None,
             replay_path: None,
             history: None,
+            telemetry: None,
+            telemetry_file: None,
         }
     }
 
@@ -203,6 +212,10 @@ impl<I: GameInput, const N: usize> FrameLog<I, N> {
 
     /// Adds a match event (interruption, delay change, desync) to the replay.
     pub(super) fn event(&mut self, kind: EventKind, detail: &str) {
+        let confirmed = self.confirmed;
+        if let Some(telemetry) = &mut self.telemetry {
+            telemetry.replay_event(confirmed, &kind, detail);
+        }
         if let Some(writer) = &mut self.recorder
             && let Err(e) = writer.event(kind, detail)
         {
@@ -213,6 +226,22 @@ impl<I: GameInput, const N: usize> FrameLog<I, N> {
 
     pub(super) fn record_to(&mut self, writer: Writer<I, N>) {
         self.recorder = Some(writer);
+    }
+
+    /// Keeps the network's telemetry too, for a sidecar beside the replay
+    /// (an online match that records).
+    pub(super) fn record_telemetry(&mut self, fps: u32) {
+        self.telemetry = Some(Recorder::new(fps));
+    }
+
+    /// The telemetry being kept, if any.
+    pub(super) fn telemetry(&mut self) -> Option<&mut Recorder> {
+        self.telemetry.as_mut()
+    }
+
+    /// The telemetry sidecar written and its size in bytes.
+    pub(super) fn telemetry_file(&self) -> Option<(&str, u64)> {
+        self.telemetry_file.as_ref().map(|(p, n)| (p.as_str(), *n))
     }
 
     pub(super) fn recording_path(&self) -> Option<std::path::PathBuf> {
@@ -228,9 +257,23 @@ impl<I: GameInput, const N: usize> FrameLog<I, N> {
     pub(super) fn finish(&mut self, last: u128, reason: &str) {
         if let Some(writer) = self.recorder.take() {
             let path = writer.path().display().to_string();
+            let sidecar = sidecar_path(writer.path());
             match writer.finish(last, reason) {
                 Ok(_) => self.replay_path = Some(path),
                 Err(e) => tracing::warn!("could not finish the replay {path}: {e}"),
+            }
+            if let Some(telemetry) = self.telemetry.take() {
+                let bytes = telemetry.telemetry().encode();
+                let written = twinstar_files::create(&sidecar).and_then(|mut out| {
+                    use std::io::Write;
+                    out.write_all(&bytes)?;
+                    out.sync()
+                });
+                let name = sidecar.display().to_string();
+                match written {
+                    Ok(()) => self.telemetry_file = Some((name, bytes.len() as u64)),
+                    Err(e) => tracing::warn!("could not write the telemetry {name}: {e}"),
+                }
             }
         }
     }

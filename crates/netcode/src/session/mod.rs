@@ -23,6 +23,7 @@ mod server_desk;
 mod simulation;
 mod spectator;
 mod summary;
+mod telemetry;
 
 pub use chat::{ChatError, ChatLine};
 pub use driver::{Driver, DriverOptions, Mode};

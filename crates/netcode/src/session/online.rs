@@ -50,6 +50,7 @@ use super::frame_log::FrameLog;
 use super::report::{FrameReport, FrameState, GgrsConfig};
 use super::simulation::Simulation;
 use super::summary::rounded;
+use super::telemetry::LinkReading;
 use super::{FeltLatency, MatchSummary, SessionError};
 use crate::net::connect::Connection;
 use crate::net::delay::DelaySetting;
@@ -291,11 +292,17 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
         let mut report = FrameReport::default();
         if self.machine.paused().is_some() {
             report.state = FrameState::Waiting;
+            if let Some(t) = log.telemetry() {
+                t.waited();
+            }
             return Ok(report);
         }
         if !self.ggrs.running() {
             self.ggrs.session.poll_remote_clients();
             report.state = FrameState::Waiting;
+            if let Some(t) = log.telemetry() {
+                t.waited();
+            }
             return Ok(report);
         }
         let local_input = inputs[self.local];
@@ -308,10 +315,17 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
             Err(GgrsError::PredictionThreshold) => {
                 self.tally.stalled_frames += 1;
                 report.state = FrameState::Stalled;
+                let (confirmed, ahead) = (log.confirmed(), self.ggrs.session.frames_ahead());
+                if let Some(t) = log.telemetry() {
+                    t.stalled(confirmed, ahead);
+                }
                 return Ok(report);
             }
             Err(GgrsError::NotSynchronized) => {
                 report.state = FrameState::Waiting;
+                if let Some(t) = log.telemetry() {
+                    t.waited();
+                }
                 return Ok(report);
             }
             Err(e) => return Err(SessionError::ggrs(e)),
@@ -325,6 +339,7 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
             let delay = self.tuning.input_delay;
             self.tally
                 .frame(report.new_frames, report.resimulated, delay);
+            self.note_telemetry(&report, G::frame(sim.world()), log);
         }
         (self.noise).send_garbage(self.ggrs.peer, G::INFO.fps);
         if self.timing.begun() {
@@ -352,7 +367,14 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
         let result = self.poll_stage(sim, log);
         match &result {
             Ok(()) if self.machine.paused().is_none() => {
+                let served = self.audience.spectators.served;
                 self.serve_spectators(log, false);
+                let joined = self.audience.spectators.served.saturating_sub(served);
+                let confirmed = log.confirmed();
+                if let (true, Some(t)) = (joined > 0, log.telemetry()) {
+                    let total = served + joined;
+                    t.event(confirmed, "spectator", &format!("{total} watching so far"));
+                }
                 // Once the match runs, so that the other player, which
                 // hears spectators' lines relayed, is past its handshake.
                 if self.timing.begun() {
@@ -547,6 +569,39 @@ fn online_state(
 }
 
 impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
+    /// The telemetry of an advance that ran frames up to `newest`, and at
+    /// each second's last frame the link's figures.
+    fn note_telemetry(
+        &mut self,
+        report: &FrameReport<G, N>,
+        newest: Frame,
+        log: &mut FrameLog<G::Input, N>,
+    ) {
+        let ahead = self.ggrs.session.frames_ahead();
+        let fps = G::INFO.fps.max(1);
+        let second_ended = newest / fps > newest.saturating_sub(report.new_frames) / fps;
+        let link = second_ended.then(|| {
+            let stats = self.ggrs.stats.get();
+            let ping = (self.ggrs.session.network_stats(self.remote()))
+                .ok()
+                .map(|s| s.ping as f64);
+            LinkReading {
+                ping_ms: ping,
+                bytes_sent: stats.bytes_sent,
+                bytes_received: stats.bytes_received,
+                loss_counted: self.ggrs.stats.loss_counted(),
+                path: self.path.kind,
+            }
+        });
+        let Some(t) = log.telemetry() else {
+            return;
+        };
+        t.frame(newest, report.resimulated, ahead);
+        if let Some(link) = link {
+            t.second(newest, link);
+        }
+    }
+
     fn summarize(&self, summary: &mut MatchSummary) {
         let stats = self.ggrs.stats.get();
         summary.input_delay = self.tuning.input_delay;

@@ -105,6 +105,13 @@ pub struct MatchSummary {
     pub connection: String,
     /// The replay file written, if any.
     pub replay: Option<String>,
+    /// Online: the telemetry sidecar written beside the replay
+    /// (`replay::telemetry`), and its size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<String>,
+    /// See `telemetry`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub telemetry_bytes: Option<u64>,
     /// The match's seed.
     pub seed: u64,
     /// The rule preset played.

@@ -194,6 +194,17 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             agreement.input_delay
         );
         tracing::info!("{detail}");
+        let confirmed = log.confirmed();
+        if let Some(t) = log.telemetry() {
+            t.event(
+                confirmed,
+                "reconnect",
+                &format!(
+                    "attempt {attempts}, {} ms without packets",
+                    silent.as_millis()
+                ),
+            );
+        }
         log.event(EventKind::Resumed, &detail);
         Ok(())
     }

@@ -160,6 +160,10 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let how = if agreement.peer_confirmed > 0 {
             self.tally.reconnects += 1;
             self.path.log_next = true;
+            let confirmed = log.confirmed();
+            if let Some(t) = log.telemetry() {
+                t.event(confirmed, "reconnect", "the peer's game kept its frames");
+            }
             format!("reconnected (path before: {path_before})")
         } else {
             "rejoined".to_string()
