@@ -3,6 +3,9 @@
 
 mod daily;
 mod desync;
+// Natively only (`imp::inspect`): a page reads no peer's files and the
+// report's code would cost its first download ~KB it has no room for.
+#[cfg(not(target_arch = "wasm32"))]
 mod inspect;
 mod join;
 mod lan;
@@ -13,8 +16,8 @@ mod online;
 // Natively or in the page, chosen here once: the process's `main`, what
 // blocks natively (the window's loop, a headless connect) and what the
 // page does instead (its result on the console). Both offer `main`,
-// `windowed`, `connect_blocking` and `open_when_connecting` with one
-// signature.
+// `windowed`, `connect_blocking`, `open_when_connecting` and `inspect`
+// with one signature.
 #[cfg_attr(not(target_arch = "wasm32"), path = "native.rs")]
 #[cfg_attr(target_arch = "wasm32", path = "page.rs")]
 mod imp;
@@ -178,7 +181,7 @@ pub fn run(cli: Cli) -> Result<Report, Failure> {
         }
         Command::Replay(args) => replay::replay(&args),
         Command::ReplayDiff(args) => replay::diff(&args),
-        Command::Inspect(args) => inspect::inspect(&args),
+        Command::Inspect(args) => imp::inspect(&args),
     }
 }
 

@@ -7,6 +7,8 @@ use std::task::Poll;
 
 use web_time::Duration;
 
+/// `twinstar inspect`: natively only (see `app/mod.rs`).
+pub(super) use super::inspect::inspect;
 use super::{Failure, Report, conclusion, connect_failure};
 use crate::frontend::window;
 use twinstar_netcode::connect::{BackgroundConnect, Connector, Seat, StageLog};

@@ -68,6 +68,14 @@ where
     Ok(Report::Running)
 }
 
+/// `inspect` runs on a computer: the page has no peers' files to read,
+/// and the report's code is left out of its download.
+pub(super) fn inspect(_args: &crate::cli::InspectArgs) -> Result<Report, Failure> {
+    Err(Failure::BadInput(
+        "inspect runs on a computer: `twinstar inspect A.tsr B.tsr --html report.html`".into(),
+    ))
+}
+
 /// The browser cannot block: its event loop delivers the network. So
 /// `what` (online play, watching) needs its window.
 pub(super) fn connect_blocking<S: Seat>(
