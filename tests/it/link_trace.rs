@@ -6,7 +6,6 @@
 
 use crate::common;
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -30,28 +29,9 @@ const FRAMES: &str = "900";
 const FACTOR: f64 = 2.0;
 const SLACK: f64 = 0.01;
 
-/// A signaling server on a free loopback port, serving until dropped.
-struct Server {
-    url: String,
-    _runtime: tokio::runtime::Runtime,
-}
-
-fn server() -> Server {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let bound = {
-        let _guard = runtime.enter();
-        twinstar_signaling::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap()
-    };
-    let url = format!("ws://{}", bound.local_addr());
-    runtime.spawn(bound.serve(std::future::pending()));
-    Server {
-        url,
-        _runtime: runtime,
-    }
+/// A signaling server in this process, serving until dropped.
+fn server() -> common::InProcessServer {
+    common::InProcessServer::start()
 }
 
 fn fixture(rel: &str) -> PathBuf {

@@ -3,34 +3,14 @@
 
 use crate::common;
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::{Finished, Twinstar, host_then_join, peer_args, scratch, verify_replay};
 
-/// A signaling server on a free loopback port, serving until dropped.
-struct Server {
-    url: String,
-    _runtime: tokio::runtime::Runtime,
-}
-
-fn server() -> Server {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let bound = {
-        let _guard = runtime.enter();
-        twinstar_signaling::bind(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap()
-    };
-    let url = format!("ws://{}", bound.local_addr());
-    runtime.spawn(bound.serve(std::future::pending()));
-    Server {
-        url,
-        _runtime: runtime,
-    }
+/// A signaling server in this process, serving until dropped.
+fn server() -> common::InProcessServer {
+    common::InProcessServer::start()
 }
 
 const LIMIT: Duration = Duration::from_secs(60);

@@ -12,6 +12,7 @@
 pub mod browser;
 mod certs;
 mod display;
+mod in_process;
 pub mod picture;
 mod process;
 mod server;
@@ -26,6 +27,8 @@ use std::time::Duration;
 #[allow(unused_imports)]
 pub use certs::certificate;
 pub use display::Display;
+#[allow(unused_imports)]
+pub use in_process::InProcessServer;
 #[allow(unused_imports)]
 pub use process::{Finished, Twinstar};
 #[allow(unused_imports)]
