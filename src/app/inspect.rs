@@ -431,25 +431,18 @@ fn inputs_row(svg: &mut String, y: f64, h: f64, frames: u32, replay: &Replay, pl
     flush(svg, last, x_of(replay.frames(), frames));
 }
 
-fn html_report(peers: &[Peer], divergent: Option<&Divergent>, report: &Value) -> String {
-    let frames = peers.iter().map(|p| p.replay.frames()).max().unwrap_or(1);
-    let row = 34.0;
-    let mut svg = String::new();
-    let mut y = 20.0;
-    let label = |svg: &mut String, y: f64, text: &str| {
-        let _ = write!(
-            svg,
-            r#"<text x="4" y="{:.1}" class="l">{}</text>"#,
-            y + 14.0,
-            esc(text)
-        );
-    };
-    // The time axis: a tick a second.
-    let fps = peers
-        .iter()
-        .find_map(|p| p.telemetry.as_ref().map(|(_, t)| t.fps))
-        .unwrap_or(60)
-        .max(1);
+/// A row's label at the left.
+fn label(svg: &mut String, y: f64, text: &str) {
+    let _ = write!(
+        svg,
+        r#"<text x="4" y="{:.1}" class="l">{}</text>"#,
+        y + 14.0,
+        esc(text)
+    );
+}
+
+/// The time axis: a tick a second (fewer on a long match).
+fn time_axis(svg: &mut String, frames: u32, fps: u32) {
     let step = (frames / fps / 20).max(1) * fps;
     let mut f = 0;
     while f <= frames {
@@ -461,115 +454,86 @@ fn html_report(peers: &[Peer], divergent: Option<&Divergent>, report: &Value) ->
         );
         f += step;
     }
-    for (i, peer) in peers.iter().enumerate() {
-        let name = ["A", "B"][i.min(1)];
-        label(
-            &mut svg,
-            y,
-            &format!(
-                "{name}: {}",
-                peer.file
-                    .file_name()
-                    .map(|n| n.to_string_lossy().to_string())
-                    .unwrap_or_default()
-            ),
-        );
-        y += row * 0.6;
-        for player in 0..2 {
-            label(&mut svg, y, &format!("  P{} inputs", player + 1));
-            inputs_row(&mut svg, y + 4.0, row - 12.0, frames, &peer.replay, player);
-            y += row;
-        }
-        if let Some((_, t)) = &peer.telemetry {
-            let per_frame = |g: fn(&twinstar_netcode::replay::telemetry::FrameSample) -> f64| {
-                t.frames.iter().map(|s| (s.frame, g(s))).collect::<Vec<_>>()
-            };
-            label(&mut svg, y, "  rollback");
-            bars(
-                &mut svg,
-                y + 2.0,
-                row - 6.0,
-                frames,
-                &per_frame(|s| f64::from(s.rollback)),
-                "#c0392b",
-            );
-            y += row;
-            label(&mut svg, y, "  frames ahead");
-            line(
-                &mut svg,
-                y + 2.0,
-                row - 6.0,
-                frames,
-                &per_frame(|s| f64::from(s.ahead)),
-                "#2c3e50",
-            );
-            y += row;
-            label(&mut svg, y, "  stalls");
-            bars(
-                &mut svg,
-                y + 2.0,
-                row - 6.0,
-                frames,
-                &per_frame(|s| f64::from(s.stalls + s.waits)),
-                "#8e44ad",
-            );
-            y += row;
-            let rtt: Vec<_> = t
-                .seconds
-                .iter()
-                .filter_map(|s| Some((s.frame, f64::from(s.rtt_ms?))))
-                .collect();
-            label(&mut svg, y, "  rtt ms");
-            line(&mut svg, y + 2.0, row - 6.0, frames, &rtt, "#2980b9");
-            y += row;
-            let loss: Vec<_> = t
-                .seconds
-                .iter()
-                .filter_map(|s| Some((s.frame, f64::from(s.loss_permille?) / 10.0)))
-                .collect();
-            label(&mut svg, y, "  loss %");
-            bars(&mut svg, y + 2.0, row - 6.0, frames, &loss, "#d35400");
-            y += row;
-            label(&mut svg, y, "  events");
-            for e in &t.events {
-                let x = x_of(e.frame, frames);
-                let _ = write!(
-                    svg,
-                    r#"<g><title>frame {}: {} {}</title><circle cx="{x:.1}" cy="{:.1}" r="5" class="e {}"/></g>"#,
-                    e.frame,
-                    esc(&e.kind),
-                    esc(&e.detail),
-                    y + 12.0,
-                    esc(&e.kind)
-                );
-            }
-            y += row;
-        } else {
-            label(&mut svg, y, "  (no telemetry)");
-            y += row;
-        }
-        y += 8.0;
+}
+
+/// How a row draws its points (`bars` or `line`).
+type Draw = fn(&mut String, f64, f64, u32, &[(u32, f64)], &str);
+/// A row's points: (frame, value).
+type Points = Vec<(u32, f64)>;
+
+/// One peer's telemetry rows from `y`: rollback, frames ahead, stalls,
+/// RTT, loss and events; returns the `y` below them.
+fn telemetry_rows(svg: &mut String, mut y: f64, frames: u32, t: &Telemetry) -> f64 {
+    let per_frame = |g: fn(&telemetry::FrameSample) -> f64| {
+        t.frames.iter().map(|s| (s.frame, g(s))).collect::<Vec<_>>()
+    };
+    let rtt: Vec<_> = (t.seconds.iter())
+        .filter_map(|s| Some((s.frame, f64::from(s.rtt_ms?))))
+        .collect();
+    let loss: Vec<_> = (t.seconds.iter())
+        .filter_map(|s| Some((s.frame, f64::from(s.loss_permille?) / 10.0)))
+        .collect();
+    let rows: [(&str, Draw, Points, &str); 5] = [
+        (
+            "  rollback",
+            bars,
+            per_frame(|s| f64::from(s.rollback)),
+            "#c0392b",
+        ),
+        (
+            "  frames ahead",
+            line,
+            per_frame(|s| f64::from(s.ahead)),
+            "#2c3e50",
+        ),
+        (
+            "  stalls",
+            bars,
+            per_frame(|s| f64::from(s.stalls + s.waits)),
+            "#8e44ad",
+        ),
+        ("  rtt ms", line, rtt, "#2980b9"),
+        ("  loss %", bars, loss, "#d35400"),
+    ];
+    for (name, draw, points, colour) in rows {
+        label(svg, y, name);
+        draw(svg, y + 2.0, ROW - 6.0, frames, &points, colour);
+        y += ROW;
     }
-    if let Some(d) = divergent {
-        let x = x_of(d.frame, frames);
+    label(svg, y, "  events");
+    for e in &t.events {
+        let x = x_of(e.frame, frames);
         let _ = write!(
             svg,
-            r#"<line x1="{x:.1}" x2="{x:.1}" y1="14" y2="{y:.1}" stroke="red" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="red" class="l" text-anchor="{}">first divergence: frame {}</text>"#,
-            if x > LEFT + WIDTH * 0.7 {
-                x - 3.0
-            } else {
-                x + 3.0
-            },
+            r#"<g><title>frame {}: {} {}</title><circle cx="{x:.1}" cy="{:.1}" r="5" class="e {}"/></g>"#,
+            e.frame,
+            esc(&e.kind),
+            esc(&e.detail),
             y + 12.0,
-            if x > LEFT + WIDTH * 0.7 {
-                "end"
-            } else {
-                "start"
-            },
-            d.frame
+            esc(&e.kind)
         );
-        y += 20.0;
     }
+    y + ROW
+}
+
+/// The first divergence's red line down to `y`, labelled inside the chart.
+fn divergence_marker(svg: &mut String, frame: u32, frames: u32, y: f64) {
+    let x = x_of(frame, frames);
+    let (text_x, anchor) = if x > LEFT + WIDTH * 0.7 {
+        (x - 3.0, "end")
+    } else {
+        (x + 3.0, "start")
+    };
+    let _ = write!(
+        svg,
+        r#"<line x1="{x:.1}" x2="{x:.1}" y1="14" y2="{y:.1}" stroke="red" stroke-width="2"/><text x="{text_x:.1}" y="{:.1}" fill="red" class="l" text-anchor="{anchor}">first divergence: frame {frame}</text>"#,
+        y + 12.0,
+    );
+}
+
+/// The divergence in words and its fields' table, or that two
+/// recordings agree.
+fn fields_html(divergent: Option<&Divergent>, peers: usize) -> String {
     let mut fields = String::new();
     if let Some(d) = divergent {
         let _ = write!(
@@ -591,9 +555,49 @@ fn html_report(peers: &[Peer], divergent: Option<&Divergent>, report: &Value) ->
             );
         }
         fields.push_str("</table>");
-    } else if peers.len() == 2 {
+    } else if peers == 2 {
         fields.push_str("<h2>The recordings are identical</h2>");
     }
+    fields
+}
+
+/// Height of one timeline row, in SVG pixels.
+const ROW: f64 = 34.0;
+
+fn html_report(peers: &[Peer], divergent: Option<&Divergent>, report: &Value) -> String {
+    let frames = peers.iter().map(|p| p.replay.frames()).max().unwrap_or(1);
+    let mut svg = String::new();
+    let mut y = 20.0;
+    let fps = peers
+        .iter()
+        .find_map(|p| p.telemetry.as_ref().map(|(_, t)| t.fps))
+        .unwrap_or(60)
+        .max(1);
+    time_axis(&mut svg, frames, fps);
+    for (i, peer) in peers.iter().enumerate() {
+        let name = ["A", "B"][i.min(1)];
+        let file = peer.file.file_name().unwrap_or_default().to_string_lossy();
+        label(&mut svg, y, &format!("{name}: {file}"));
+        y += ROW * 0.6;
+        for player in 0..2 {
+            label(&mut svg, y, &format!("  P{} inputs", player + 1));
+            inputs_row(&mut svg, y + 4.0, ROW - 12.0, frames, &peer.replay, player);
+            y += ROW;
+        }
+        match &peer.telemetry {
+            Some((_, t)) => y = telemetry_rows(&mut svg, y, frames, t),
+            None => {
+                label(&mut svg, y, "  (no telemetry)");
+                y += ROW;
+            }
+        }
+        y += 8.0;
+    }
+    if let Some(d) = divergent {
+        divergence_marker(&mut svg, d.frame, frames, y);
+        y += 20.0;
+    }
+    let fields = fields_html(divergent, peers.len());
     let summary = serde_json::to_string_pretty(report).unwrap_or_default();
     format!(
         r#"<!doctype html>
