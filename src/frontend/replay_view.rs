@@ -139,18 +139,7 @@ pub async fn view(
         if pressed(KeyCode::Down) {
             speed = (speed / 2.0).max(0.25);
         }
-        let seek_to = if pressed(KeyCode::Right) {
-            Some(world.frame.saturating_add(SEEK_STEP))
-        } else if pressed(KeyCode::Left) {
-            Some(world.frame.saturating_sub(SEEK_STEP))
-        } else if pressed(KeyCode::Home) {
-            Some(0)
-        } else if pressed(KeyCode::End) {
-            Some(timeline.len())
-        } else {
-            None
-        };
-        if let Some(frame) = seek_to {
+        if let Some(frame) = seek_key(world.frame, timeline.len()) {
             world = timeline.seek(frame);
             // Effects belong to the timeline left behind.
             ledger.clear();
@@ -192,6 +181,22 @@ pub async fn view(
             return Some(save_screenshot(&shot.path));
         }
         end_frame().await;
+    }
+}
+
+/// The frame a seek key asks for from `frame`: Right and Left 5 s on and
+/// back, Home the start, End the end (`len`).
+fn seek_key(frame: u32, len: u32) -> Option<u32> {
+    if pressed(KeyCode::Right) {
+        Some(frame.saturating_add(SEEK_STEP))
+    } else if pressed(KeyCode::Left) {
+        Some(frame.saturating_sub(SEEK_STEP))
+    } else if pressed(KeyCode::Home) {
+        Some(0)
+    } else if pressed(KeyCode::End) {
+        Some(len)
+    } else {
+        None
     }
 }
 
