@@ -197,6 +197,25 @@ impl Telemetry {
 
 /// A sidecar's bytes, checked.
 pub fn decode(bytes: &[u8]) -> Result<Telemetry, TelemetryError> {
+    let body = inflated_body(bytes)?;
+    let mut r = Cursor { bytes: &body };
+    let fps = u32::try_from(r.get()?).map_err(|_| TelemetryError::Corrupt("fps"))?;
+    let frames = read_frames(&mut r)?;
+    let seconds = read_seconds(&mut r)?;
+    let events = read_events(&mut r)?;
+    if !r.bytes.is_empty() {
+        return Err(TelemetryError::Corrupt("bytes after its last event"));
+    }
+    Ok(Telemetry {
+        fps,
+        frames,
+        seconds,
+        events,
+    })
+}
+
+/// The body after the header, inflated, at most its stated length.
+fn inflated_body(bytes: &[u8]) -> Result<Vec<u8>, TelemetryError> {
     if bytes.len() < 12 || bytes[..6] != MAGIC {
         return Err(TelemetryError::NotTelemetry);
     }
@@ -213,9 +232,12 @@ pub fn decode(bytes: &[u8]) -> Result<Telemetry, TelemetryError> {
     if body.len() != length {
         return Err(TelemetryError::Corrupt("its body has the wrong length"));
     }
-    let mut r = Cursor { bytes: &body };
+    Ok(body)
+}
+
+/// The per-frame samples: run-length coded columns, frames as deltas.
+fn read_frames(r: &mut Cursor<'_>) -> Result<Vec<FrameSample>, TelemetryError> {
     let corrupt = TelemetryError::Corrupt;
-    let fps = u32::try_from(r.get()?).map_err(|_| corrupt("fps"))?;
     let n = r.count()?;
     let deltas = r.runs(n)?;
     let rollback = r.runs(n)?;
@@ -234,6 +256,12 @@ pub fn decode(bytes: &[u8]) -> Result<Telemetry, TelemetryError> {
             waits: u16::try_from(waits[i]).map_err(|_| corrupt("waits"))?,
         });
     }
+    Ok(frames)
+}
+
+/// The per-second samples: seven delta-coded columns.
+fn read_seconds(r: &mut Cursor<'_>) -> Result<Vec<SecondSample>, TelemetryError> {
+    let corrupt = TelemetryError::Corrupt;
     let n = r.count()?;
     let mut columns = [(); 7].map(|_| Vec::with_capacity(n));
     for column in &mut columns {
@@ -272,6 +300,12 @@ pub fn decode(bytes: &[u8]) -> Result<Telemetry, TelemetryError> {
             },
         });
     }
+    Ok(seconds)
+}
+
+/// The events: frames as deltas, then their kind and words.
+fn read_events(r: &mut Cursor<'_>) -> Result<Vec<NetEvent>, TelemetryError> {
+    let corrupt = TelemetryError::Corrupt;
     let n = r.count()?;
     let mut events = Vec::with_capacity(n);
     let mut frame = 0i64;
@@ -285,15 +319,7 @@ pub fn decode(bytes: &[u8]) -> Result<Telemetry, TelemetryError> {
             detail: r.text()?,
         });
     }
-    if !r.bytes.is_empty() {
-        return Err(corrupt("bytes after its last event"));
-    }
-    Ok(Telemetry {
-        fps,
-        frames,
-        seconds,
-        events,
-    })
+    Ok(events)
 }
 
 fn path_code(path: Option<&str>) -> i64 {
