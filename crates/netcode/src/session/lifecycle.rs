@@ -164,12 +164,14 @@ impl<G: Game<N>, const N: usize> Match<G, N> {
             over()
         });
         if report.state == FrameState::Waiting
+            && G::frame(self.driver.world()) == 0
             && let Some(pacer) = &mut self.pacer
         {
-            // Not synchronized yet: no frame ran, so none is owed a
-            // period. The first runs within a poll of the synchronization,
-            // not at the next 60 Hz slot (half a frame, ~7 ms, of every
-            // connect).
+            // Not begun (still synchronizing): no frame ran, so none is
+            // owed a period. The first runs within a poll of the
+            // synchronization, not at the next 60 Hz slot (half a frame,
+            // ~7 ms, of every connect). A wait later in the match (a
+            // pause, a spectator's stream) keeps the 60 Hz pace.
             pacer.restart(Instant::now() + NET_POLL_PERIOD);
         }
         report
