@@ -42,7 +42,7 @@ use crate::frontend::{InputSource, headless};
 use crate::input::{BotStyle, KeyMap};
 use crate::platform::server;
 
-use crate::session::{Driver, DriverOptions, Finished, Match, Summary};
+use crate::session::{Driver, Finished, Match, Summary};
 use crate::settings::{Settings, key_name};
 use crate::sim::Frame;
 use crate::sim::SimConfig;
@@ -197,13 +197,18 @@ pub(super) fn prepare_local(
         config.start_wave = wave;
     }
     let seed = args.seed.unwrap_or_else(random_seed);
-    let options = DriverOptions {
-        seed,
-        config,
-        mode,
-        inject_desync_from,
+    let driver = match mode {
+        Mode::SyncTest { check_distance } => Driver::synctest(seed, config, check_distance),
+        Mode::Local => Driver::local(seed, config),
+        Mode::Online(_) | Mode::Watch => {
+            let what = format!("{} is not a match on this machine", mode.name());
+            return Err(Failure::Runtime(what, None));
+        }
     };
-    let mut driver = Driver::new(options).map_err(|e| Failure::Runtime(e.to_string(), None))?;
+    let mut driver = driver.map_err(|e| Failure::Runtime(e.to_string(), None))?;
+    if let Some(from) = inject_desync_from {
+        driver = driver.inject_desync_from(from);
+    }
     if let Some(path) = record_path(args, mode.name(), seed) {
         driver
             .record_to_file(&path)

@@ -117,9 +117,9 @@ pub fn keyboard_players(sources: &[InputSource; 2]) -> usize {
 mod tests {
     use super::*;
     use crate::input::{PadButton, PadMap, PadState};
-    use crate::session::{Driver, DriverOptions, Match};
+    use crate::session::{Driver, Match};
     use crate::sim::SimConfig;
-    use twinstar_netcode::session::{Mode, Next, Pacing};
+    use twinstar_netcode::session::{Next, Pacing};
     use web_time::Instant;
 
     /// The whole input path adds no frame: a pad state read while frame N
@@ -127,13 +127,8 @@ mod tests {
     /// step returns (the same holds for touch, which feeds the same slot).
     #[test]
     fn a_pad_read_in_a_frame_is_that_frames_input() {
-        let driver = Driver::new(DriverOptions {
-            seed: 9,
-            config: SimConfig::preset("default").expect("default preset"),
-            mode: Mode::Local,
-            inject_desync_from: None,
-        })
-        .expect("a local session");
+        let config = SimConfig::preset("default").expect("default preset");
+        let driver = Driver::local(9, config).expect("a local session");
         let mut game = Match::new(driver, Pacing::Unpaced, Some(60));
         let mut sources = [
             InputSource::Keys(KeyMap::PLAYER_ONE),

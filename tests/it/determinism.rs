@@ -4,9 +4,9 @@
 //! checksum over one of them pins those rules too.
 
 use twinstar::input::{HumanBot, ScriptBot};
-use twinstar::session::{Driver, DriverOptions};
+use twinstar::session::Driver;
 use twinstar::sim::{EnemyKind, SimConfig, World};
-use twinstar_netcode::session::{CHECK_DISTANCES, Mode, SessionError};
+use twinstar_netcode::session::{CHECK_DISTANCES, SessionError};
 
 /// Checksum of the default preset after 10,000 frames of seed-1 bots.
 /// A rule change moves it: update it on purpose, and bump SIM_VERSION.
@@ -71,13 +71,11 @@ fn synctest(
     check_distance: usize,
     inject: Option<u32>,
 ) -> (Driver, Option<SessionError>) {
-    let options = DriverOptions {
-        seed,
-        config: SimConfig::DEFAULT,
-        mode: Mode::SyncTest { check_distance },
-        inject_desync_from: inject,
-    };
-    let mut driver = Driver::new(options).expect("valid session");
+    let mut driver =
+        Driver::synctest(seed, SimConfig::DEFAULT, check_distance).expect("valid session");
+    if let Some(from) = inject {
+        driver = driver.inject_desync_from(from);
+    }
     let mut bots = [ScriptBot::new(seed, 0), ScriptBot::new(seed, 1)];
     while driver.world().frame < frames {
         if let Err(e) = driver.advance([bots[0].next_input(), bots[1].next_input()]) {
@@ -152,13 +150,7 @@ fn synctest_catches_injected_nondeterminism_at_its_frame() {
 
 #[test]
 fn local_mode_never_rolls_back_and_matches_plain_stepping() {
-    let options = DriverOptions {
-        seed: 5,
-        config: SimConfig::DEFAULT,
-        mode: Mode::Local,
-        inject_desync_from: None,
-    };
-    let mut driver = Driver::new(options).unwrap();
+    let mut driver = Driver::local(5, SimConfig::DEFAULT).unwrap();
     let mut bots = [ScriptBot::new(5, 0), ScriptBot::new(5, 1)];
     for _ in 0..1_000 {
         driver
@@ -206,13 +198,7 @@ fn human_bots_reach_wave_5_within_10_minutes_in_most_seeds() {
 #[test]
 fn synctest_of_human_bots_matches_plain_stepping() {
     let (seed, frames) = (1, 1_500);
-    let options = DriverOptions {
-        seed,
-        config: SimConfig::DEFAULT,
-        mode: Mode::SyncTest { check_distance: 7 },
-        inject_desync_from: None,
-    };
-    let mut driver = Driver::new(options).expect("valid session");
+    let mut driver = Driver::synctest(seed, SimConfig::DEFAULT, 7).expect("valid session");
     let mut bots = [HumanBot::new(seed, 0), HumanBot::new(seed, 1)];
     while driver.world().frame < frames {
         let world = driver.world();
@@ -235,13 +221,7 @@ fn synctest_of_human_bots_matches_plain_stepping() {
 fn synctest_holds_on_several_seeds_of_both_presets() {
     for (config, frames) in [(SimConfig::DEFAULT, 12_000), (SimConfig::STRESS, 600)] {
         for seed in [2, 3, 4] {
-            let options = DriverOptions {
-                seed,
-                config,
-                mode: Mode::SyncTest { check_distance: 7 },
-                inject_desync_from: None,
-            };
-            let mut driver = Driver::new(options).expect("valid session");
+            let mut driver = Driver::synctest(seed, config, 7).expect("valid session");
             let mut bots = [HumanBot::new(seed, 0), HumanBot::new(seed, 1)];
             while driver.world().frame < frames {
                 let world = driver.world();

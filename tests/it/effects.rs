@@ -4,9 +4,8 @@
 
 use twinstar::frontend::effects::EventLedger;
 use twinstar::input::ScriptBot;
-use twinstar::session::{Driver, DriverOptions};
+use twinstar::session::Driver;
 use twinstar::sim::{Event, SimConfig, World};
-use twinstar_netcode::session::Mode;
 
 const FRAMES: u32 = 1500;
 const SEED: u64 = 21;
@@ -35,13 +34,7 @@ fn synctest_rollbacks_fire_each_event_once() {
         expected.len()
     );
 
-    let mut driver = Driver::new(DriverOptions {
-        seed: SEED,
-        config: SimConfig::DEFAULT,
-        mode: Mode::SyncTest { check_distance: 7 },
-        inject_desync_from: None,
-    })
-    .unwrap();
+    let mut driver = Driver::synctest(SEED, SimConfig::DEFAULT, 7).unwrap();
     let mut ledger = EventLedger::new();
     let mut fired = Vec::new();
     let mut cancelled = Vec::new();

@@ -3,19 +3,14 @@
 
 use twinstar_netcode::RoomCode;
 use twinstar_netcode::connect::{ConnectOptions, Connector, NetRuntime, PlayerSeat, Role, block_on};
-use twinstar_netcode::session::{Driver, DriverOptions, Match, Mode, Next, OnlineOptions, Pacing};
+use twinstar_netcode::session::{Driver, Match, Next, OnlineOptions, Pacing};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A synctest: every frame rolled back two frames and re-simulated, each
     // checksum compared with the first simulation's.
     let rules = Pong::preset("default").ok_or("no preset")?;
-    let options = DriverOptions {
-        seed: 7,
-        config: rules,
-        mode: Mode::SyncTest { check_distance: 2 },
-        inject_desync_from: None,
-    };
-    let mut game = Match::new(Driver::<Pong, 2>::new(options)?, Pacing::Unpaced, Some(600));
+    let driver = Driver::<Pong, 2>::synctest(7, rules, 2)?;
+    let mut game = Match::new(driver, Pacing::Unpaced, Some(600));
     loop {
         match game.next(std::time::Instant::now()) {
             Next::Frame => {

@@ -10,7 +10,7 @@
 //! (an online match needs a signaling server: see Pong below):
 //!
 //! ```
-//! use twinstar_netcode::session::{Driver, DriverOptions, Match, Mode, Next, Outcome, Pacing};
+//! use twinstar_netcode::session::{Driver, Match, Next, Outcome, Pacing};
 //! use twinstar_netcode::{Game, GameInfo};
 //!
 //! struct Counter; // The state: (frame, sum of every input so far).
@@ -31,9 +31,8 @@
 //!     fn checksum(s: &(u32, u64)) -> u128 { u128::from(s.0) << 64 | u128::from(s.1) }
 //! }
 //!
-//! let mode = Mode::SyncTest { check_distance: 2 };
-//! let options = DriverOptions { seed: 0, config: 0, mode, inject_desync_from: None };
-//! let mut game = Match::new(Driver::<Counter, 2>::new(options)?, Pacing::Unpaced, Some(120));
+//! let driver = Driver::<Counter, 2>::synctest(0, 0, 2)?; // Seed 0, rules 0, roll back 2 frames.
+//! let mut game = Match::new(driver, Pacing::Unpaced, Some(120));
 //! while game.next(std::time::Instant::now()) != Next::Over {
 //!     game.advance([1, 2]); // Player 1 adds 1 a frame, player 2 adds 2.
 //! }

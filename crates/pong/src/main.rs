@@ -15,8 +15,8 @@ use twinstar_netcode::connect::{
 };
 use twinstar_netcode::replay;
 use twinstar_netcode::session::{
-    Driver, DriverOptions, Finished, Match, MatchSummary, Mode, Next, OnlineOptions, Outcome,
-    Pacing, SpectatorOptions,
+    Driver, Finished, Match, MatchSummary, Mode, Next, OnlineOptions, Outcome, Pacing,
+    SpectatorOptions,
 };
 use twinstar_netcode::tickets::{DirRecords, Records};
 use twinstar_netcode::{Game, hex_checksum};
@@ -172,13 +172,13 @@ type Report = (Summary, bool);
 
 fn local(run: RunArgs, mode: Mode) -> Result<Report, Failure> {
     let rules = Pong::preset("default").ok_or_else(|| Failure::Run("no default preset".into()))?;
-    let mut driver = Driver::<Pong, 2>::new(DriverOptions {
-        seed: run.seed,
-        config: rules,
-        mode,
-        inject_desync_from: None,
-    })
-    .map_err(|e| Failure::Run(e.to_string()))?;
+    let driver = match mode {
+        Mode::SyncTest { check_distance } => {
+            Driver::<Pong, 2>::synctest(run.seed, rules, check_distance)
+        }
+        _ => Driver::local(run.seed, rules),
+    };
+    let mut driver = driver.map_err(|e| Failure::Run(e.to_string()))?;
     record(&mut driver, &run)?;
     let game = Match::new(driver, Pacing::Unpaced, Some(run.frames.unwrap_or(3_600)));
     finish(play(game, Seat::Both, &run)?, run.json)

@@ -8,7 +8,7 @@
 
 use web_time::{Duration, Instant};
 
-use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
+use matchbox_socket::{PeerId, PeerState, WebRtcChannel};
 
 use super::connect::{ConnectError, RoomLink, SIGNALING_TIMEOUT, Seat, Stage, Status};
 use super::control::ControlChannel;
@@ -20,7 +20,7 @@ use super::rejoin::CatchUpReceiver;
 use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::{ClientQuery, PlayerName, SeatToken, watch_url};
-use crate::tasks::{LoopHandle, NetRuntime};
+use super::transport::Transport;
 use crate::{Frame, GameInfo, GameInput};
 
 /// How often `Watch` is repeated until the player answers: a message sent
@@ -71,10 +71,6 @@ impl WatchOptions {
 /// A spectator connected to the player who streams the match (of `N`
 /// players whose inputs are `I`).
 pub struct WatchConnection<I, const N: usize> {
-    /// Runs the WebRTC message loop; must outlive the socket.
-    pub(crate) runtime: NetRuntime,
-    pub(crate) socket: WebRtcSocket,
-    pub(crate) message_loop: LoopHandle,
     /// The GGRS channel: unused by a spectator, kept open because the
     /// player's side of the connection has it.
     pub(crate) ggrs_channel: WebRtcChannel,
@@ -100,6 +96,8 @@ pub struct WatchConnection<I, const N: usize> {
     pub(crate) room: RoomCode,
     pub(crate) server: String,
     pub(crate) seat: SeatToken,
+    // Last: dropped after the channels above.
+    pub(crate) transport: Transport,
 }
 
 impl<I, const N: usize> WatchConnection<I, N> {
@@ -131,13 +129,8 @@ pub struct SpectatorSeat<I, const N: usize> {
     inputs: std::marker::PhantomData<[I; N]>,
 }
 
-impl<I: GameInput, const N: usize> super::connect::sealed::Sealed for SpectatorSeat<I, N> {}
-
-impl<I: GameInput, const N: usize> Seat for SpectatorSeat<I, N> {
-    type Options = WatchOptions;
-    type Connection = WatchConnection<I, N>;
-
-    fn url(options: &WatchOptions) -> String {
+impl<I: GameInput, const N: usize> super::connect::sealed::Sealed for SpectatorSeat<I, N> {
+    fn url(options: &<Self as Seat>::Options) -> String {
         let query = ClientQuery {
             seat: Some(options.seat),
             ..ClientQuery::default()
@@ -149,12 +142,12 @@ impl<I: GameInput, const N: usize> Seat for SpectatorSeat<I, N> {
         }
     }
 
-    fn ice(options: &WatchOptions) -> &IceServers {
+    fn ice(options: &<Self as Seat>::Options) -> &IceServers {
         &options.ice
     }
 
     fn new(
-        options: WatchOptions,
+        options: <Self as Seat>::Options,
         control: Option<WebRtcChannel>,
         ggrs: Option<WebRtcChannel>,
     ) -> Self {
@@ -168,28 +161,13 @@ impl<I: GameInput, const N: usize> Seat for SpectatorSeat<I, N> {
         }
     }
 
-    fn server(&self) -> &str {
-        &self.options.server
-    }
-
-    fn room(&self) -> Option<&RoomCode> {
-        Some(&self.options.room)
-    }
-
-    fn status(&self) -> Status {
-        Status {
-            stage: self.stage,
-            probes: 0,
-            probes_wanted: 0,
-            failed_attempt: None,
-        }
-    }
-
+    // Sealed: only the crate's Connector calls it (see `sealed`).
+    #[allow(private_interfaces)]
     fn step(
         &mut self,
         link: &mut RoomLink,
         now: Instant,
-    ) -> Result<Option<WatchConnection<I, N>>, ConnectError> {
+    ) -> Result<Option<<Self as Seat>::Connection>, ConnectError> {
         let (changes, has_id) = link.poll(Some(&self.options.room))?;
         let mut peer_left = false;
         for (peer, state) in changes {
@@ -249,6 +227,28 @@ impl<I: GameInput, const N: usize> Seat for SpectatorSeat<I, N> {
     }
 }
 
+impl<I: GameInput, const N: usize> Seat for SpectatorSeat<I, N> {
+    type Options = WatchOptions;
+    type Connection = WatchConnection<I, N>;
+
+    fn server(&self) -> &str {
+        &self.options.server
+    }
+
+    fn room(&self) -> Option<&RoomCode> {
+        Some(&self.options.room)
+    }
+
+    fn status(&self) -> Status {
+        Status {
+            stage: self.stage,
+            probes: 0,
+            probes_wanted: 0,
+            failed_attempt: None,
+        }
+    }
+}
+
 impl<I: GameInput, const N: usize> SpectatorSeat<I, N> {
     fn take_peer(&mut self, peer: PeerId, started: Instant) -> Result<(), ConnectError> {
         let (control, ggrs) = self.channels.take().ok_or(ConnectError::LoopGone)?;
@@ -268,11 +268,8 @@ impl<I: GameInput, const N: usize> SpectatorSeat<I, N> {
         early: Vec<Spectating>,
     ) -> Result<WatchConnection<I, N>, ConnectError> {
         let (_, control, ggrs_channel) = self.peer.take().ok_or(ConnectError::LoopGone)?;
-        let (runtime, socket, message_loop) = link.take()?;
+        let transport = link.take()?;
         Ok(WatchConnection {
-            runtime,
-            socket,
-            message_loop,
             ggrs_channel,
             control,
             peer,
@@ -287,6 +284,7 @@ impl<I: GameInput, const N: usize> SpectatorSeat<I, N> {
             server: self.options.server.clone(),
             seat: self.options.seat,
             players,
+            transport,
         })
     }
 }

@@ -45,7 +45,9 @@ impl Mode {
     }
 }
 
-/// How a match starts; `C` is the game's config (its rules).
+/// How a match was started ([`Driver::options`]); `C` is the game's config
+/// (its rules). Each mode has its constructor: [`Driver::synctest`],
+/// [`Driver::local`], [`Driver::online`], [`Driver::watch`].
 #[derive(Clone, Debug)]
 pub struct DriverOptions<C> {
     /// The seed the game starts from.
@@ -54,9 +56,8 @@ pub struct DriverOptions<C> {
     pub config: C,
     /// What the match runs under.
     pub mode: Mode,
-    /// Debug aid: from this frame on, each simulation of a frame perturbs the
-    /// world differently, as a non-deterministic bug would. Synctest must
-    /// catch it; tests prove that it does.
+    /// Debug aid ([`Driver::inject_desync_from`]): from this frame on, each
+    /// simulation of a frame perturbs the world differently.
     pub inject_desync_from: Option<Frame>,
 }
 
@@ -80,16 +81,50 @@ struct Venue {
 }
 
 impl<G: Game<N>, const N: usize> Driver<G, N> {
-    /// A synctest or local match.
-    pub fn new(options: DriverOptions<G::Config>) -> Result<Self, SessionError> {
-        let check_distance = match options.mode {
-            Mode::SyncTest { check_distance } => {
-                debug_assert!(CHECK_DISTANCES.contains(&check_distance));
-                check_distance
-            }
-            Mode::Local | Mode::Online(_) | Mode::Watch => 0,
-        };
+    /// A synctest: every frame is rolled back `check_distance` frames (one
+    /// of 2 to 7) and re-simulated, each checksum compared with the first
+    /// simulation's. An out-of-range distance is an error.
+    pub fn synctest(
+        seed: u64,
+        config: G::Config,
+        check_distance: usize,
+    ) -> Result<Self, SessionError> {
+        if !CHECK_DISTANCES.contains(&check_distance) {
+            let info = format!("check distance {check_distance} is not one of {CHECK_DISTANCES:?}");
+            return Err(SessionError::ggrs(ggrs::GgrsError::InvalidRequest { info }));
+        }
+        let mode = Mode::SyncTest { check_distance };
+        Self::offline(seed, config, mode, check_distance)
+    }
+
+    /// A local match: every player on this machine, no rollback.
+    pub fn local(seed: u64, config: G::Config) -> Result<Self, SessionError> {
+        Self::offline(seed, config, Mode::Local, 0)
+    }
+
+    /// Debug aid: from frame `from` on, each simulation of a frame
+    /// perturbs the world differently, as a non-deterministic bug would
+    /// (synctest must catch it; tests prove that it does). For a match
+    /// not begun yet; online, [`OnlineOptions::inject_desync_from`] sets it.
+    pub fn inject_desync_from(mut self, from: Frame) -> Self {
+        self.options.inject_desync_from = Some(from);
+        self.sim.inject_desync_from(from);
+        self
+    }
+
+    fn offline(
+        seed: u64,
+        config: G::Config,
+        mode: Mode,
+        check_distance: usize,
+    ) -> Result<Self, SessionError> {
         let backend = LocalBackend::<G, N>::new(check_distance)?;
+        let options = DriverOptions {
+            seed,
+            config,
+            mode,
+            inject_desync_from: None,
+        };
         Ok(Self::with_backend(Box::new(backend), options))
     }
 
@@ -292,7 +327,12 @@ impl<G: Game<2>> Driver<G, 2> {
         // Both seats' peer ids, in seat order, so that a server that
         // ranks the replay checks both sat in a match it paired.
         let other = connection.peer.to_string();
-        let peers = match connection.socket.id().map(|own| own.to_string()) {
+        let peers = match connection
+            .transport
+            .socket_mut()
+            .id()
+            .map(|own| own.to_string())
+        {
             Some(own) if connection.agreement.local_handle == 0 => vec![own, other],
             Some(own) => vec![other, own],
             None => vec![other],

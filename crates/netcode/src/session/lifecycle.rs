@@ -398,13 +398,16 @@ mod tests {
     type Twinstar = TestGame;
 
     fn driver(mode: Mode, inject_desync_from: Option<Frame>) -> Driver {
-        Driver::new(DriverOptions {
-            seed: 9,
-            config: TestGame::preset("default").expect("default preset"),
-            mode,
-            inject_desync_from,
-        })
-        .expect("a local session")
+        let config = TestGame::preset("default").expect("default preset");
+        let driver = match mode {
+            Mode::SyncTest { check_distance } => Driver::synctest(9, config, check_distance),
+            _ => Driver::local(9, config),
+        };
+        let driver = driver.expect("a local session");
+        match inject_desync_from {
+            Some(from) => driver.inject_desync_from(from),
+            None => driver,
+        }
     }
 
     /// Plays `game` with two scripted players the way every frontend does.

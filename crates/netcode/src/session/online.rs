@@ -200,9 +200,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         options: OnlineOptions,
     ) -> Result<Self, SessionError> {
         let Connection::<G::Input, N> {
-            runtime,
-            socket,
-            message_loop,
+            transport,
             ggrs_channel,
             control,
             peer,
@@ -256,7 +254,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             tally,
             desync: Forensics::default(),
             audience,
-            wire: Wire::new(runtime, socket, message_loop, control),
+            wire: Wire { control, transport },
         })
     }
 

@@ -62,6 +62,11 @@ impl<G: Game<N>, const N: usize> Simulation<G, N> {
         }
     }
 
+    /// Debug aid: perturb every simulation of a frame from `from` on.
+    pub(super) fn inject_desync_from(&mut self, from: Frame) {
+        self.inject_desync_from = Some(from);
+    }
+
     /// The world at `frame` if a copy of it is kept: a checked frame's last
     /// save, or the world itself when it stands there.
     pub(super) fn world_at(&self, frame: Frame) -> Option<&G::State> {

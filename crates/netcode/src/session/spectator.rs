@@ -28,7 +28,7 @@
 use std::collections::VecDeque;
 use web_time::Instant;
 
-use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
+use matchbox_socket::{PeerId, PeerState, WebRtcChannel};
 
 use super::backend::Backend;
 use super::chat::{Action, Chat, ChatError, ChatLine, Command, player_name, same_name, valid_name};
@@ -44,9 +44,9 @@ use crate::net::protocol::chunk::Chunk;
 use crate::net::protocol::phase::{Heard, Spectating};
 use crate::net::rejoin::CatchUpReceiver;
 use crate::net::room_code::RoomCode;
+use crate::net::transport::Transport;
 use crate::net::watch::WatchConnection;
 use crate::replay::EventKind;
-use crate::tasks::{LoopHandle, NetRuntime};
 use crate::{Frame, Game, hex_checksum};
 
 /// Frames received but not shown beyond this many (half a second) are
@@ -105,7 +105,6 @@ pub enum WatchControl {
 }
 
 pub(super) struct SpectatorBackend<G: Game<N>, const N: usize> {
-    socket: WebRtcSocket,
     control: ControlChannel,
     peer: PeerId,
     room: RoomCode,
@@ -152,8 +151,7 @@ pub(super) struct SpectatorBackend<G: Game<N>, const N: usize> {
     unrecorded: VecDeque<ChatLine>,
     // Last: dropped after everything that runs on it.
     _ggrs_channel: WebRtcChannel,
-    _message_loop: LoopHandle,
-    _runtime: NetRuntime,
+    transport: Transport,
 }
 
 impl<G: Game<N>, const N: usize> SpectatorBackend<G, N> {
@@ -162,9 +160,7 @@ impl<G: Game<N>, const N: usize> SpectatorBackend<G, N> {
         options: SpectatorOptions,
     ) -> Result<Self, SessionError> {
         let WatchConnection::<G::Input, N> {
-            runtime,
-            socket,
-            message_loop,
+            transport,
             ggrs_channel,
             control,
             peer,
@@ -189,7 +185,6 @@ impl<G: Game<N>, const N: usize> SpectatorBackend<G, N> {
             .with_flood(options.chat_flood_per_second, G::INFO.fps);
         let desk = ServerDesk::for_spectator(&server, room.clone(), seat);
         let mut backend = SpectatorBackend {
-            socket,
             control,
             peer,
             room,
@@ -214,8 +209,7 @@ impl<G: Game<N>, const N: usize> SpectatorBackend<G, N> {
             players,
             unrecorded: VecDeque::new(),
             _ggrs_channel: ggrs_channel,
-            _message_loop: message_loop,
-            _runtime: runtime,
+            transport,
         };
         backend.take_chunks();
         for message in early {
@@ -497,7 +491,11 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for SpectatorBackend<G, N> {
             log.set_limit(Some(end));
             return Ok(());
         }
-        let changes = self.socket.try_update_peers().unwrap_or_default();
+        let changes = self
+            .transport
+            .socket_mut()
+            .try_update_peers()
+            .unwrap_or_default();
         if changes.contains(&(self.peer, PeerState::Disconnected)) {
             return Err(SessionError::PeerLost(PeerGone::StreamClosed));
         }

@@ -22,11 +22,9 @@ use super::link_sim::LinkConfig;
 use super::rejoin::{CatchUpError, CatchUpReadError, History};
 use super::room::Room;
 use super::room_code::RoomCode;
-use super::signaling::{
-    ClientQuery, JoinError, PlayerName, SeatToken, VersionTag, classify_socket_error,
-    client_builder, room_url,
-};
-use crate::tasks::{LoopEnd, LoopHandle, MaybeSend, NetRuntime, poll_in_background};
+use super::signaling::{ClientQuery, JoinError, PlayerName, SeatToken, VersionTag, room_url};
+use super::transport::{Channels, Transport};
+use crate::tasks::{MaybeSend, NetRuntime, poll_in_background};
 use crate::{Frame, GameInfo};
 pub use player::PlayerSeat;
 
@@ -360,10 +358,6 @@ pub(crate) fn connection_kind(remote: CandidateType) -> &'static str {
 /// A connected, agreed peer: everything the P2P session needs (a game of
 /// `N` players whose inputs are `I`).
 pub struct Connection<I, const N: usize> {
-    /// Runs the WebRTC message loop; must outlive the socket.
-    pub(crate) runtime: NetRuntime,
-    pub(crate) socket: WebRtcSocket,
-    pub(crate) message_loop: LoopHandle,
     pub(crate) ggrs_channel: WebRtcChannel,
     pub(crate) control: ControlChannel,
     pub(crate) peer: PeerId,
@@ -381,6 +375,8 @@ pub struct Connection<I, const N: usize> {
     pub(crate) history: Option<History<I, N>>,
     /// What this connection was made with (a reconnect reuses it).
     pub(crate) options: ConnectOptions,
+    // Last: dropped after the channels above.
+    pub(crate) transport: Transport,
 }
 
 impl<I, const N: usize> Connection<I, N> {
@@ -436,22 +432,6 @@ pub trait Seat: Sized + sealed::Sealed {
     type Options;
     /// What the seat yields: a [`Connection`] or a `WatchConnection`.
     type Connection;
-    /// The room URL the seat connects to.
-    fn url(options: &Self::Options) -> String;
-    /// The STUN and TURN servers the seat's socket uses.
-    fn ice(options: &Self::Options) -> &IceServers;
-    /// The seat, with the socket's two channels (taken at the start).
-    fn new(
-        options: Self::Options,
-        control: Option<WebRtcChannel>,
-        ggrs: Option<WebRtcChannel>,
-    ) -> Self;
-    /// One poll; the connection once there is one.
-    fn step(
-        &mut self,
-        link: &mut RoomLink,
-        now: Instant,
-    ) -> Result<Option<Self::Connection>, ConnectError>;
     /// What a waiting screen shows.
     fn status(&self) -> Status;
     /// The signaling server the seat meets at.
@@ -460,10 +440,44 @@ pub trait Seat: Sized + sealed::Sealed {
     fn room(&self) -> Option<&RoomCode>;
 }
 
-/// Keeps [`Seat`] to this crate's seats.
+/// Keeps [`Seat`] to this crate's seats, and holds what only a
+/// [`Connector`] calls: how a seat opens its room and steps.
 pub(crate) mod sealed {
+    use matchbox_socket::WebRtcChannel;
+    use web_time::Instant;
+
+    use super::{ConnectError, IceServers, RoomLink, Seat};
+
     /// Implemented by `PlayerSeat` and `SpectatorSeat` only.
-    pub trait Sealed {}
+    // A sealed trait's methods are unreachable from outside the crate, so
+    // the crate's own types in them are not part of the public interface.
+    #[allow(private_interfaces)]
+    pub trait Sealed {
+        /// The room URL the seat connects to.
+        fn url(options: &<Self as Seat>::Options) -> String
+        where
+            Self: Seat;
+        /// The STUN and TURN servers the seat's socket uses.
+        fn ice(options: &<Self as Seat>::Options) -> &IceServers
+        where
+            Self: Seat;
+        /// The seat, with the socket's two channels (taken at the start).
+        fn new(
+            options: <Self as Seat>::Options,
+            control: Option<WebRtcChannel>,
+            ggrs: Option<WebRtcChannel>,
+        ) -> Self
+        where
+            Self: Seat;
+        /// One poll; the connection once there is one.
+        fn step(
+            &mut self,
+            link: &mut RoomLink,
+            now: Instant,
+        ) -> Result<Option<<Self as Seat>::Connection>, ConnectError>
+        where
+            Self: Seat;
+    }
 }
 
 /// Where an attempt is, for a waiting screen or a log line.
@@ -480,36 +494,32 @@ pub struct Status {
     pub failed_attempt: Option<FailedAttempt>,
 }
 
-/// The room's socket while a seat is asked for: it moves into the
+/// The room's transport while a seat is asked for: it moves into the
 /// connection at the end.
-pub struct RoomLink {
-    runtime: Option<NetRuntime>,
-    socket: Option<WebRtcSocket>,
-    message_loop: Option<LoopHandle>,
+pub(crate) struct RoomLink {
+    transport: Option<Transport>,
     /// When the attempt started (the summary's `connect_ms` counts from here).
-    pub started: Instant,
+    pub(crate) started: Instant,
 }
 
 impl RoomLink {
     /// The peers' changes and whether the server has given us an id; or,
     /// once the socket's message loop has ended, why.
-    pub fn poll(
+    pub(crate) fn poll(
         &mut self,
         room: Option<&RoomCode>,
     ) -> Result<(Vec<(PeerId, PeerState)>, bool), ConnectError> {
-        poll_socket(self.socket.as_mut(), &mut self.message_loop, room)
+        let transport = self.transport.as_mut().ok_or(ConnectError::LoopGone)?;
+        transport.poll(room)
     }
 
     pub(crate) fn socket_mut(&mut self) -> Option<&mut WebRtcSocket> {
-        self.socket.as_mut()
+        self.transport.as_mut().map(Transport::socket_mut)
     }
 
-    /// The runtime, the socket and its message loop, for the connection.
-    pub fn take(&mut self) -> Result<(NetRuntime, WebRtcSocket, LoopHandle), ConnectError> {
-        let runtime = self.runtime.take().ok_or(ConnectError::LoopGone)?;
-        let socket = self.socket.take().ok_or(ConnectError::LoopGone)?;
-        let message_loop = self.message_loop.take().ok_or(ConnectError::LoopGone)?;
-        Ok((runtime, socket, message_loop))
+    /// The transport, for the connection.
+    pub(crate) fn take(&mut self) -> Result<Transport, ConnectError> {
+        self.transport.take().ok_or(ConnectError::LoopGone)
     }
 }
 
@@ -528,16 +538,13 @@ impl<S: Seat> Connector<S> {
     /// Opens the signaling connection on `runtime` (which the connection
     /// keeps). Does not block.
     pub fn start(runtime: NetRuntime, options: S::Options) -> Self {
-        let (socket, message_loop, control, ggrs) =
-            open_socket(&runtime, &S::url(&options), S::ice(&options));
+        let (transport, channels) = Transport::open(runtime, &S::url(&options), S::ice(&options));
         Connector {
             link: RoomLink {
-                runtime: Some(runtime),
-                socket: Some(socket),
-                message_loop: Some(message_loop),
+                transport: Some(transport),
                 started: Instant::now(),
             },
-            seat: S::new(options, control, ggrs),
+            seat: S::new(options, channels.control, channels.ggrs),
         }
     }
 
@@ -614,75 +621,13 @@ pub(crate) fn seat_url(options: &ConnectOptions) -> String {
     }
 }
 
-/// A player's socket in its room (with its seat token), its message loop
-/// started on `runtime`, and its two channels: control, GGRS.
+/// A player's transport in its room (with its seat token), its message
+/// loop started on `runtime`, and its two channels.
 pub(crate) fn open_room_socket(
-    runtime: &NetRuntime,
+    runtime: NetRuntime,
     options: &ConnectOptions,
-) -> (
-    WebRtcSocket,
-    LoopHandle,
-    Option<WebRtcChannel>,
-    Option<WebRtcChannel>,
-) {
-    open_socket(runtime, &seat_url(options), &options.ice)
-}
-
-/// A socket to `url` with the two channels every room peer has (matchbox
-/// reports a peer connected only once every channel is open on both
-/// sides), its message loop started on `runtime`.
-fn open_socket(
-    runtime: &NetRuntime,
-    url: &str,
-    ice: &IceServers,
-) -> (
-    WebRtcSocket,
-    LoopHandle,
-    Option<WebRtcChannel>,
-    Option<WebRtcChannel>,
-) {
-    let (mut socket, message_loop) = client_builder(url, super::ice::to_matchbox(ice))
-        .add_reliable_channel()
-        .add_unreliable_channel()
-        .build();
-    let message_loop = runtime.spawn_message_loop(message_loop);
-    // Both channels exist from the start; taking them cannot fail.
-    let control = socket.take_channel(CONTROL_CHANNEL).ok();
-    let ggrs = socket.take_channel(GGRS_CHANNEL).ok();
-    (socket, message_loop, control, ggrs)
-}
-
-/// One poll of a room's socket (a player's or a spectator's): the peers'
-/// changes and whether the server has given us an id; or, once the
-/// socket's message loop has ended, why.
-fn poll_socket(
-    socket: Option<&mut WebRtcSocket>,
-    message_loop: &mut Option<LoopHandle>,
-    room: Option<&RoomCode>,
-) -> Result<(Vec<(PeerId, PeerState)>, bool), ConnectError> {
-    if message_loop.as_ref().is_some_and(|h| h.is_finished()) {
-        return Err(loop_error(message_loop, room));
-    }
-    let socket = socket.ok_or(ConnectError::LoopGone)?;
-    match socket.try_update_peers() {
-        Ok(changes) => Ok((changes, socket.id().is_some())),
-        Err(_) => Err(loop_error(message_loop, room)),
-    }
-}
-
-/// Why the message loop ended (it only ends on errors or a close).
-fn loop_error(message_loop: &mut Option<LoopHandle>, room: Option<&RoomCode>) -> ConnectError {
-    let Some(mut handle) = message_loop.take() else {
-        return ConnectError::LoopGone;
-    };
-    match handle.take_end(Duration::from_secs(1)) {
-        Some(LoopEnd::Returned(Err(e))) => classify_socket_error(&e, room).into(),
-        Some(LoopEnd::Returned(Ok(()))) => {
-            JoinError::Disconnected("the server closed the connection".into()).into()
-        }
-        Some(LoopEnd::Panicked(why)) => ConnectError::WebRtcFailed(why),
-        None => ConnectError::LoopGone,
-    }
+) -> (Transport, Channels) {
+    Transport::open(runtime, &seat_url(options), &options.ice)
 }
 
 /// A [`Connector`] polled every millisecond in the background (a thread, or

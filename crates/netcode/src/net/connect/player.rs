@@ -75,22 +75,17 @@ enum WaitFor {
 /// The latency probe must finish this soon after the peer connected.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-impl<I: GameInput, const N: usize> super::sealed::Sealed for PlayerSeat<I, N> {}
-
-impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
-    type Options = ConnectOptions;
-    type Connection = Connection<I, N>;
-
-    fn url(options: &ConnectOptions) -> String {
+impl<I: GameInput, const N: usize> super::sealed::Sealed for PlayerSeat<I, N> {
+    fn url(options: &<Self as Seat>::Options) -> String {
         seat_url(options)
     }
 
-    fn ice(options: &ConnectOptions) -> &IceServers {
+    fn ice(options: &<Self as Seat>::Options) -> &IceServers {
         &options.ice
     }
 
     fn new(
-        options: ConnectOptions,
+        options: <Self as Seat>::Options,
         control: Option<WebRtcChannel>,
         ggrs: Option<WebRtcChannel>,
     ) -> Self {
@@ -121,33 +116,15 @@ impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
         }
     }
 
-    fn server(&self) -> &str {
-        &self.options.server
-    }
-
-    fn room(&self) -> Option<&RoomCode> {
-        self.options.room.as_ref()
-    }
-
-    fn status(&self) -> Status {
-        let (probes, probes_wanted) = self.control.as_ref().map_or((0, 0), |c| c.room().probes());
-        Status {
-            stage: self.stage,
-            probes,
-            // Never fewer than the handshake's short probe, even before
-            // it has begun (a window shows "0/5", not "0/0").
-            probes_wanted: probes_wanted.max(crate::net::handshake::PROBES),
-            failed_attempt: self.failed_attempt.clone(),
-        }
-    }
-
     /// One poll: the room hears what arrived and who came and went, then
     /// the seat acts on what it decided.
+    // Sealed: only the crate's Connector calls it (see `sealed`).
+    #[allow(private_interfaces)]
     fn step(
         &mut self,
         link: &mut RoomLink,
         now: Instant,
-    ) -> Result<Option<Connection<I, N>>, ConnectError> {
+    ) -> Result<Option<<Self as Seat>::Connection>, ConnectError> {
         if self.leaving.is_some() {
             return self.keep_leaving(link, now).map(|_| None);
         }
@@ -177,6 +154,31 @@ impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
             self.finish(link).map(Some)
         } else {
             Ok(None)
+        }
+    }
+}
+
+impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
+    type Options = ConnectOptions;
+    type Connection = Connection<I, N>;
+
+    fn server(&self) -> &str {
+        &self.options.server
+    }
+
+    fn room(&self) -> Option<&RoomCode> {
+        self.options.room.as_ref()
+    }
+
+    fn status(&self) -> Status {
+        let (probes, probes_wanted) = self.control.as_ref().map_or((0, 0), |c| c.room().probes());
+        Status {
+            stage: self.stage,
+            probes,
+            // Never fewer than the handshake's short probe, even before
+            // it has begun (a window shows "0/5", not "0/0").
+            probes_wanted: probes_wanted.max(crate::net::handshake::PROBES),
+            failed_attempt: self.failed_attempt.clone(),
         }
     }
 }
@@ -350,7 +352,7 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
         let (peer, agreement) = self.agreed.take().ok_or(ConnectError::LoopGone)?;
         let control = self.control.take().ok_or(ConnectError::LoopGone)?;
         let ggrs_channel = self.ggrs.take().ok_or(ConnectError::LoopGone)?;
-        let (runtime, socket, message_loop) = link.take()?;
+        let transport = link.take()?;
         tracing::info!(
             "agreed: player {}, seed {}, preset {}, rtt {:.1} ms, jitter {:.1} ms, input delay {}",
             agreement.local_handle + 1,
@@ -361,9 +363,6 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
             agreement.input_delay
         );
         Ok(Connection {
-            runtime,
-            socket,
-            message_loop,
             ggrs_channel,
             control,
             peer,
@@ -381,6 +380,7 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
             link_seed: self.options.link_seed,
             history: self.history.take(),
             options: self.options.clone(),
+            transport,
         })
     }
 }

@@ -66,7 +66,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let seen = Seen {
             confirmed: log.confirmed(),
             spectators: !self.audience.spectators.is_empty(),
-            signaling_unanswered: REPLACE_UNANSWERED && self.wire.socket.id().is_none(),
+            signaling_unanswered: REPLACE_UNANSWERED
+                && self.wire.transport.socket_mut().id().is_none(),
             // A simulated cut (`--sim-outage`) is the whole network's.
             network_cut: cut.filter(|o| o.after.is_zero()).map(|o| o.length),
             away_since: crate::visibility::take_hidden_since(),
@@ -103,7 +104,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         for event in self.room_events() {
             self.feed(Event::Room(event), sim, log)?;
         }
-        (self.path).note(&self.wire.socket, self.ggrs.peer, log);
+        (self.path).note(self.wire.transport.socket(), self.ggrs.peer, log);
         Ok(())
     }
 
@@ -182,7 +183,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// room decided since the last call.
     pub(super) fn room_events(&mut self) -> Vec<Output<PeerId>> {
         // Err: the signaling connection closed; the data channels may live on.
-        let changes = match self.wire.socket.try_update_peers() {
+        let changes = match self.wire.transport.socket_mut().try_update_peers() {
             Ok(changes) => changes,
             Err(_) => {
                 self.machine.handle(Instant::now(), Event::SignalingLost);

@@ -151,9 +151,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     /// must outlive the socket's channels).
     pub(super) fn adopt(&mut self, connection: Connection<G::Input, N>) -> Adopted<G::Input, N> {
         let Connection::<G::Input, N> {
-            runtime,
-            socket,
-            message_loop,
+            transport,
             ggrs_channel,
             control,
             peer,
@@ -162,7 +160,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             ..
         } = connection;
         self.ggrs.channel = SharedChannel::new(ggrs_channel);
-        self.wire = Wire::new(runtime, socket, message_loop, control);
+        self.wire = Wire { control, transport };
         (peer, agreement, history)
     }
 

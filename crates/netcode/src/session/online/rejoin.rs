@@ -103,8 +103,8 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             NetRuntime::new().map_err(|e| SessionError::PeerLost(PeerGone::NoRuntime(e.kind())))?;
         let mut options = self.redial.options.clone();
         options.link = self.noise.for_new_connection(now);
-        let (socket, message_loop, control, ggrs) = open_room_socket(&runtime, &options);
-        let (Some(control), Some(ggrs)) = (control, ggrs) else {
+        let (transport, channels) = open_room_socket(runtime, &options);
+        let (Some(control), Some(ggrs)) = (channels.control, channels.ggrs) else {
             return Err(SessionError::PeerLost(PeerGone::NoChannels));
         };
         let hello = self.paused_hello(log);
@@ -116,7 +116,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         );
         control.pause(hello, delay);
         self.ggrs.channel = SharedChannel::new(ggrs);
-        self.wire = Wire::new(runtime, socket, message_loop, control);
+        self.wire = Wire { control, transport };
         self.audience.spectators = Default::default();
         tracing::info!(
             "reopened our signaling connection (lost, unanswered, or cut with the rest)"
