@@ -242,6 +242,9 @@ else
     echo "test.sh: cargo-nextest is not installed: cargo test runs the tests two at a time (cargo install cargo-nextest --locked for the quicker run)" >&2
     timed cargo-test with_lints cargo test --locked
 fi
+# ARCHITECTURE.md's figures (cfg sites, the netcode's public names)
+# against the code (issue 59).
+timed architecture-figures python3 scripts/check-architecture.py
 if [ "$(id -u)" = 0 ]; then
     start_background_jobs
 fi
