@@ -454,7 +454,7 @@ async fn play_online_with(
         Ok(s) => s,
         Err(f) => return show_failure(ui, "CANNOT CONNECT", &f).await,
     };
-    match online_in_window(ui, start.in_background(), run, settings, "back to the menu").await {
+    match online_in_window(ui, start, run, settings, "back to the menu").await {
         OnlineEnd::Played(end) => {
             if let Some(wave) = after_match(ui, *end).await
                 && wave > settings.best_wave

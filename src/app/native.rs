@@ -11,7 +11,7 @@ use web_time::Duration;
 pub(super) use super::inspect::inspect;
 use super::{Failure, Report, conclusion, connect_failure};
 use crate::frontend::window;
-use twinstar_netcode::connect::{BackgroundConnect, Connector, Seat, StageLog};
+use twinstar_netcode::connect::{Connector, Seat};
 
 /// The game's `main`: the command line's command run, its status returned.
 pub fn main() -> std::process::ExitCode {
@@ -106,17 +106,16 @@ where
     then(window::open(title, body)?)
 }
 
-/// Polls any connector until it ends, logging each new stage. (`what` is
-/// the page's: it names what cannot block there.)
+/// Waits for any connector's outcome, telling the player of each player
+/// who came without a path meanwhile (the connector logs its stages).
+/// (`what` is the page's: it names what cannot block there.)
 pub(super) fn connect_blocking<S: Seat>(
-    mut connector: Connector<S>,
+    connector: Connector<S>,
     _what: &str,
 ) -> Result<S::Connection, Failure> {
-    let mut stages = StageLog::default();
     let mut attempts_told = 0;
     loop {
         let status = connector.status();
-        stages.note(status.stage);
         // The host keeps waiting; the player should know someone tried.
         if let Some(attempt) = status.failed_attempt
             && attempt.count != attempts_told
@@ -133,10 +132,10 @@ pub(super) fn connect_blocking<S: Seat>(
 
 /// Opens the window of a match still connecting: natively at once (the
 /// connection runs on its own threads while the window opens).
-pub(super) fn open_when_connecting<T, C>(
+pub(super) fn open_when_connecting<T, S: Seat>(
     start: T,
     _hosting: bool,
-    _connector: fn(&T) -> &BackgroundConnect<C>,
+    _connector: fn(&T) -> &Connector<S>,
     open: impl FnOnce(T) -> Result<Report, Failure> + 'static,
 ) -> Result<Report, Failure> {
     open(start)

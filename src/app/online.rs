@@ -23,11 +23,11 @@ use crate::platform::records::Store;
 use twinstar_netcode::RoomCode;
 use twinstar_netcode::connect::DelaySetting;
 use twinstar_netcode::connect::IceServers;
+use twinstar_netcode::connect::NetRuntime;
 use twinstar_netcode::connect::Role;
-use twinstar_netcode::connect::{BackgroundConnect, ConnectError, ConnectOptions, Connector};
+use twinstar_netcode::connect::{ConnectError, ConnectOptions, Connector, Lobby, Seat};
 use twinstar_netcode::connect::{LinkConfig, LinkTrace};
-use twinstar_netcode::connect::{MaybeSend, NetRuntime};
-use twinstar_netcode::signaling::{SeatToken, VersionTag, browser_link, check_server_url};
+use twinstar_netcode::signaling::{VersionTag, browser_link, check_server_url};
 use twinstar_netcode::tickets;
 
 use crate::session::Driver;
@@ -74,13 +74,12 @@ fn plan(role: Role, code: Option<&str>, net: &NetArgs, run: &RunArgs) -> Result<
         (_, Some(code)) => (Some(parse(code)?), Role::Join),
         (_, None) => (None, Role::Quick),
     };
-    let ice = IceServers::from_flags(
+    let ice = super::servers::ice_from_flags(
         &net.stun,
         net.turn.as_deref(),
         net.turn_user.as_deref(),
         net.turn_pass.as_deref(),
-    )
-    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    )?;
     let link = LinkConfig {
         latency_ms: net.sim_latency,
         jitter_ms: net.sim_jitter,
@@ -265,11 +264,10 @@ fn signaling_server(
     })
 }
 
-/// A connection on its way and how the match will run once it is made:
-/// `C` is the connector, polled by its caller (headless) or in the
-/// background ([`OnlineStart::in_background`], for a window).
-pub(super) struct OnlineStart<C = PlayerConnector> {
-    pub connector: C,
+/// A connection on its way (its connector runs in the background) and
+/// how the match will run once it is made.
+pub(super) struct OnlineStart {
+    pub connector: PlayerConnector,
     pub options: OnlineOptions,
     /// The match ends once this frame is confirmed on both sides.
     pub frames: Option<Frame>,
@@ -287,25 +285,6 @@ pub(super) struct OnlineStart<C = PlayerConnector> {
     pub upload_to: Option<String>,
     /// `--record-link`: where the link's trace goes, and the flags it names.
     pub record_link: Option<(std::path::PathBuf, NetArgs)>,
-}
-
-impl OnlineStart {
-    /// The same start with its connector polled in the background from
-    /// now on (every millisecond: see [`BackgroundConnect`]).
-    pub(super) fn in_background(self) -> OnlineStart<BackgroundConnect<Connection>> {
-        OnlineStart {
-            connector: BackgroundConnect::spawn(self.connector),
-            options: self.options,
-            frames: self.frames,
-            hosting: self.hosting,
-            title: self.title,
-            share: self.share,
-            chat: self.chat,
-            lan: self.lan,
-            upload_to: self.upload_to,
-            record_link: self.record_link,
-        }
-    }
 }
 
 /// Checks everything, picks (or starts) the signaling server and starts
@@ -440,28 +419,21 @@ fn announce(plan: &Plan, server: &str, server_given: bool, share_link: Option<&s
 /// tickets there give the claims and the seat token (a match it left
 /// without ending it, a power loss); else the seat is a fresh one.
 fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting) -> ConnectOptions {
-    let mut options = ConnectOptions {
-        game: crate::game::GAME,
-        server: server.to_string(),
-        role: plan.role,
-        ice: super::servers::ice_servers(server, plan.ice, &net.stun, net.turn.as_deref()),
-        timeout: plan.timeout,
-        seed: plan.seed,
-        preset: plan.preset,
-        delay,
-        link: plan.link,
-        link_seed: plan.seed ^ u64::from(plan.role as u8),
-        protocol_skew: net.debug_protocol_skew,
-        rejoin: Vec::new(),
-        confirmed: 0,
-        seat: plan.room.is_some().then(SeatToken::random),
-        room: plan.room,
+    let mut options =
+        ConnectOptions::new(crate::game::GAME, server, plan.room, plan.role, plan.seed);
+    options.offer.preset = plan.preset;
+    options.offer.delay = delay;
+    options.lobby = Lobby {
         name: net.name.clone(),
         public: net.public,
         level: net.level,
         rtt_ms: quick_round_trip(plan.role, server),
         challenge: plan.challenge,
     };
+    options.ice = super::servers::ice_servers(server, plan.ice, &net.stun, net.turn.as_deref());
+    options.timeout = plan.timeout;
+    options.link.config = plan.link;
+    twinstar_netcode::testing::skew_protocol(&mut options, net.debug_protocol_skew);
     options.rejoin_from(&Store);
     options
 }
@@ -490,7 +462,7 @@ pub(super) enum OnlineEnd {
 /// The connection screen, then the match, inside an open window.
 pub(super) async fn online_in_window(
     ui: &mut Ui,
-    start: OnlineStart<BackgroundConnect<Connection>>,
+    start: OnlineStart,
     run: &RunArgs,
     settings: &Settings,
     escape_does: &'static str,
@@ -573,12 +545,11 @@ pub fn online(
         return online_headless(start, run);
     }
     // Connecting goes on from here while the window opens.
-    let start = start.in_background();
     let title = start.title.clone();
     let run = run.clone();
     let volume = run.window.volume.unwrap_or(settings.volume);
     let music_volume = super::music_volume(run.window.volume, &settings);
-    let open = move |start: OnlineStart<BackgroundConnect<Connection>>| {
+    let open = move |start: OnlineStart| {
         super::windowed(
             &title,
             move |mut ui| async move {
@@ -597,12 +568,12 @@ pub fn online(
 
 /// The waiting screen for any connector; the connection, or how the
 /// window's flow ends instead (the same arms for players and spectators).
-pub(super) async fn wait_in_window<C: MaybeSend + 'static>(
+pub(super) async fn wait_in_window<S: Seat>(
     ui: &mut Ui,
-    connecting: BackgroundConnect<C>,
+    connecting: Connector<S>,
     waiting: Waiting<'_>,
     capture: Option<Screenshot>,
-) -> Result<C, OnlineEnd> {
+) -> Result<S::Connection, OnlineEnd> {
     match window::connect_screen(ui, connecting, waiting, capture).await {
         ConnectOutcome::Connected(c) => Ok(*c),
         ConnectOutcome::Cancelled => Err(OnlineEnd::Cancelled),

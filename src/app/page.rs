@@ -16,7 +16,7 @@ use crate::frontend::window;
 use crate::platform::browser::log;
 use crate::web::link::args_from_fragment;
 use crate::web::replay_link::{self, ReplayLink};
-use twinstar_netcode::connect::{BackgroundConnect, Connector, Seat, Stage};
+use twinstar_netcode::connect::{Connector, Seat, Stage};
 
 /// How long the browser connects before it opens the window anyway (see
 /// [`open_when_connecting`]): a host, who waits for someone to come, only
@@ -95,10 +95,10 @@ pub(super) fn connect_blocking<S: Seat>(
 /// behind them, so a joining page took 1.2-1.4 s. The window opens once
 /// the connection is made instead (a host's: once it is in the room; see
 /// the limits above), and the match starts at its first frame.
-pub(super) fn open_when_connecting<T: 'static, C: 'static>(
+pub(super) fn open_when_connecting<T: 'static, S: Seat + 'static>(
     start: T,
     hosting: bool,
-    connector: fn(&T) -> &BackgroundConnect<C>,
+    connector: fn(&T) -> &Connector<S>,
     open: impl FnOnce(T) -> Result<Report, Failure> + 'static,
 ) -> Result<Report, Failure> {
     wasm_bindgen_futures::spawn_local(async move {

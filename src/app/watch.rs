@@ -12,9 +12,8 @@ use crate::frontend::hud::MatchInfo;
 use crate::frontend::window::{self, MatchOptions, Ui, Waiting};
 use crate::game::{SpectatorConnector, WatchConnection};
 use twinstar_netcode::RoomCode;
-use twinstar_netcode::connect::IceServers;
+use twinstar_netcode::connect::Connector;
 use twinstar_netcode::connect::WatchOptions;
-use twinstar_netcode::connect::{BackgroundConnect, Connector};
 use twinstar_netcode::signaling::check_server_url;
 
 use crate::session::{Driver, Match};
@@ -36,13 +35,12 @@ pub(super) struct WatchStart {
 pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<WatchStart, Failure> {
     let room = RoomCode::parse(&args.code)
         .map_err(|e| Failure::BadInput(format!("invalid room code '{}': {e}", args.code)))?;
-    let ice = IceServers::from_flags(
+    let ice = super::servers::ice_from_flags(
         &args.stun,
         args.turn.as_deref(),
         args.turn_user.as_deref(),
         args.turn_pass.as_deref(),
-    )
-    .map_err(|e| Failure::BadInput(e.to_string()))?;
+    )?;
     let server = match (args.server.as_deref(), settings.server()) {
         (Some(url), _) | (None, Some(url)) => {
             check_server_url(url).map_err(|e| Failure::BadInput(e.to_string()))?
@@ -56,16 +54,11 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
     }
     eprintln!("twinstar: watching room {room} on {server}");
     let ice = super::servers::ice_servers(&server, ice, &args.stun, args.turn.as_deref());
-    let options = WatchOptions {
-        game: crate::game::GAME,
-        server,
-        room,
-        ice,
-        timeout: Duration::from_secs(args.timeout),
-        protocol_skew: args.debug_protocol_skew,
-        seat: twinstar_netcode::signaling::SeatToken::random(),
-        name: args.name.clone(),
-    };
+    let mut options = WatchOptions::new(crate::game::GAME, &server, room);
+    options.ice = ice;
+    options.timeout = Duration::from_secs(args.timeout);
+    options.name = args.name.clone();
+    twinstar_netcode::testing::skew_protocol(&mut options, args.debug_protocol_skew);
     Ok(WatchStart {
         connector: Connector::start(runtime()?, options),
         run,
@@ -125,8 +118,7 @@ pub(super) async fn watch_in_window(
         title: "WATCHING A MATCH",
         share: None,
     };
-    let connecting = BackgroundConnect::spawn(connector);
-    let connection = match wait_in_window(ui, connecting, waiting, None).await {
+    let connection = match wait_in_window(ui, connector, waiting, None).await {
         Ok(connection) => connection,
         Err(end) => return end,
     };

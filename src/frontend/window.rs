@@ -32,8 +32,7 @@ use super::scene::{self, Motion};
 use super::touch_controls::TouchControls;
 use crate::session::{Finished, Match, UploadReport};
 use crate::sim::Input;
-use twinstar_netcode::connect::MaybeSend;
-use twinstar_netcode::connect::{BackgroundConnect, ConnectError, Stage};
+use twinstar_netcode::connect::{ConnectError, Connector, Seat, Stage};
 use twinstar_netcode::session::{Next, WatchControl, WatchState, WatchStatus};
 
 /// Most frames simulated per drawn frame, so a stall (window drag,
@@ -707,13 +706,13 @@ pub struct Waiting<'a> {
 
 /// The waiting screen of every connection (host, join, quick match,
 /// watch): the room code, the server, the stage, the latency probes; Esc
-/// cancels. The connector runs in the background (`BackgroundConnect`).
-pub async fn connect_screen<C: MaybeSend + 'static>(
+/// cancels. The connector runs in the background on its own.
+pub async fn connect_screen<S: Seat>(
     ui: &mut Ui,
-    connecting: BackgroundConnect<C>,
+    connecting: Connector<S>,
     waiting: Waiting<'_>,
     screenshot: Option<Screenshot>,
-) -> ConnectOutcome<C> {
+) -> ConnectOutcome<S::Connection> {
     enter_screen();
     let mut drawn = 0u32;
     let mut said_offline = false;
@@ -780,12 +779,7 @@ const OFFLINE: &str =
 /// The waiting screen: the room code, the server (to share, on the host),
 /// the stage in words and, on the host, a failed attempt by a player with
 /// no path; `offline`, that the device has no network.
-fn draw_waiting<C: MaybeSend + 'static>(
-    ui: &Ui,
-    connecting: &BackgroundConnect<C>,
-    waiting: &Waiting<'_>,
-    offline: bool,
-) {
+fn draw_waiting<S: Seat>(ui: &Ui, connecting: &Connector<S>, waiting: &Waiting<'_>, offline: bool) {
     let dots = ["", ".", "..", "..."];
     let status = connecting.status();
     let hosting = waiting.share.is_some();

@@ -2,7 +2,7 @@
 // ---- Running it: everything below is the netcode's. ----
 
 use twinstar_netcode::RoomCode;
-use twinstar_netcode::connect::{ConnectOptions, Connector, NetRuntime, PlayerSeat, Role, block_on};
+use twinstar_netcode::connect::{ConnectOptions, Connector, NetRuntime, PlayerSeat, Role};
 use twinstar_netcode::session::{Driver, Match, Next, OnlineOptions, Pacing};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -30,7 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let room = RoomCode::generate();
         let options = ConnectOptions::new(Pong::INFO, "ws://127.0.0.1:3536", Some(room), Role::Host, 7);
         let connector = Connector::<PlayerSeat<u8, 2>>::start(NetRuntime::new()?, options);
-        let connection = block_on(connector)?;
+        let connection = connector.wait()?;
         let driver = Driver::<Pong, 2>::online(connection, OnlineOptions::default())?;
         let _game = Match::new(driver, Pacing::RealTime, Some(3_600));
     }

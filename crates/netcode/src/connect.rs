@@ -4,9 +4,11 @@
 //! A [`Connector`] does one attempt for a seat: a player's
 //! ([`PlayerSeat`], given [`ConnectOptions`]: the room, the server, the seed
 //! the host offers, rejoin tickets) or a spectator's ([`SpectatorSeat`],
-//! given [`WatchOptions`]). It is polled, never blocking, and reports its
-//! [`Status`], so a window can draw progress; [`block_on`] polls it to the
-//! end for a headless run, [`BackgroundConnect`] on a background task.
+//! given [`WatchOptions`]). It runs on its own in the background from
+//! [`Connector::start`] (every millisecond, so latency probes are answered
+//! on time whatever its owner does); a window asks it for its [`Status`]
+//! and [`Connector::poll`]s for the outcome once a frame, a headless run
+//! [`Connector::wait`]s for it.
 //! What it yields, a [`Connection`] or a [`WatchConnection`], goes whole to
 //! [`Driver::online`](crate::session::Driver::online) or
 //! [`Driver::watch`](crate::session::Driver::watch).
@@ -19,10 +21,6 @@
 //! [`Outage`], or a recorded [`LinkTrace`]) to test a game on a bad network; [`NetRuntime`] is where the
 //! connection's background work runs (threads natively, the page's event
 //! loop in the browser).
-
-/// Natively only: the browser cannot block its page.
-#[cfg(not(target_arch = "wasm32"))]
-pub use crate::net::connect::block_on;
 
 /// The STUN and TURN servers the signaling server at `server` (`ws://` or
 /// `wss://`) offers its players, with a TURN credential minted for this
@@ -39,8 +37,8 @@ pub fn ice_servers_of(server: &str) -> Result<Option<IceServers>, String> {
     }
 }
 pub use crate::net::connect::{
-    BackgroundConnect, ConnectError, ConnectOptions, Connection, Connector, FailedAttempt,
-    PlayerSeat, Seat, Stage, StageLog, Status,
+    ConnectError, ConnectOptions, Connection, Connector, FailedAttempt, Lobby, Meeting, Offer,
+    PlayerConnector, PlayerSeat, Rejoin, Seat, SimulatedLink, Stage, StageLog, Status,
 };
 pub use crate::net::delay::{DelaySetting, MAX_INPUT_DELAY};
 pub use crate::net::handshake::Role;

@@ -1,15 +1,43 @@
 //! Hooks for tests, fuzz targets and debug flags: the crate's insides that
-//! a game's match never needs but its tests do (the control protocol's
+//! a game's match never needs but its tests do (a connection that claims
+//! another protocol version, the control protocol's
 //! encoding, the handshake machine, the GGRS socket over an in-memory
 //! channel, catch-up encoding, the chat's flood limits, the signaling
 //! client's error classification).
 //!
 //! **No semver promise**: anything here may change or go in any release.
-//! A game's binary uses none of it; twinstar's own tests and fuzz targets
-//! (`tests/`, `fuzz/`) and its diagnostic examples do. The debug flags a
+//! A game's match needs none of it; twinstar's own tests and fuzz targets
+//! (`tests/`, `fuzz/`), its diagnostic examples and one hidden debug flag
+//! its tests drive (`--debug-protocol-skew`) do. The debug flags a
 //! game may offer its users to make the link worse on purpose are not
 //! here: [`LinkConfig`](crate::connect::LinkConfig) is part of
 //! [`ConnectOptions`](crate::connect::ConnectOptions).
+
+/// A connection (a player's [`ConnectOptions`](crate::connect::ConnectOptions)
+/// or a spectator's [`WatchOptions`](crate::connect::WatchOptions)) that
+/// claims a protocol version `by` above its own: what a build of another
+/// version sends, for tests of the refusal both sides give.
+pub fn skew_protocol(options: &mut impl ProtocolSkew, by: u32) {
+    *options.skew() = by;
+}
+
+/// The options [`skew_protocol`] takes.
+pub trait ProtocolSkew {
+    /// The skew's field.
+    fn skew(&mut self) -> &mut u32;
+}
+
+impl ProtocolSkew for crate::net::connect::ConnectOptions {
+    fn skew(&mut self) -> &mut u32 {
+        &mut self.protocol_skew
+    }
+}
+
+impl ProtocolSkew for crate::net::watch::WatchOptions {
+    fn skew(&mut self) -> &mut u32 {
+        &mut self.protocol_skew
+    }
+}
 
 /// The most players a match may have (the const parameter `N`'s bound).
 pub use crate::game::MAX_PLAYERS;

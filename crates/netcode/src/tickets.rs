@@ -130,10 +130,11 @@ impl ConnectOptions {
     /// and the seat token of a single ticket instead of a fresh one. What
     /// a game calls before connecting; quick match has nothing to rejoin.
     pub fn rejoin_from(&mut self, store: &dyn Records) {
-        if let Some(room) = &self.room {
-            let rejoin = rejoin(store, room, &self.server);
-            self.rejoin = rejoin.claims;
-            self.seat = rejoin.seat.or(self.seat.take());
+        let meeting = &mut self.meeting;
+        if let Some(room) = &meeting.room {
+            let rejoin = rejoin(store, room, &meeting.server);
+            self.rejoin.claims = rejoin.claims;
+            meeting.seat = rejoin.seat.or(meeting.seat.take());
         }
     }
 }
@@ -143,7 +144,7 @@ impl<I, const N: usize> Connection<I, N> {
     /// returned value lives (`None` without a room: nothing to rejoin).
     /// What a game calls once connected, and keeps until the match ends.
     pub fn hold_ticket(&self, store: Arc<dyn Records>) -> Option<Held> {
-        let room = self.room.as_ref()?;
+        let room = self.room()?;
         let claim = Claim {
             match_id: self.agreement.match_id,
             player: self.agreement.local_handle as u8 + 1,
@@ -153,9 +154,9 @@ impl<I, const N: usize> Connection<I, N> {
             store,
             &game,
             room,
-            &self.server,
+            &self.options.meeting.server,
             claim,
-            self.options.seat,
+            self.options.meeting.seat,
         ))
     }
 }

@@ -11,7 +11,7 @@ use pong::{Pong, bot};
 use twinstar_netcode::RoomCode;
 use twinstar_netcode::connect::{
     ConnectOptions, Connector, IceServers, LinkConfig, NetRuntime, Outage, PlayerSeat, Role,
-    SpectatorSeat, WatchOptions, block_on, ice_servers_of,
+    SpectatorSeat, WatchOptions, ice_servers_of,
 };
 use twinstar_netcode::replay;
 use twinstar_netcode::session::{
@@ -196,15 +196,16 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
     let (server, seed) = (net.server.as_str(), net.run.seed);
     let mut options = ConnectOptions::new(Pong::INFO, server, Some(room.clone()), role, seed);
     options.ice = ice_servers(server);
-    options.link = LinkConfig {
+    options.link.config = LinkConfig {
         outage: net.sim_outage,
         ..LinkConfig::default()
     };
     // A ticket left by a game of ours that crashed: rejoin its match.
     options.rejoin_from(&*store);
     let runtime = NetRuntime::new().map_err(|e| Failure::Run(e.to_string()))?;
-    let connection =
-        block_on(Connector::<PlayerSeat<u8, 2>>::start(runtime, options)).map_err(|e| {
+    let connection = Connector::<PlayerSeat<u8, 2>>::start(runtime, options)
+        .wait()
+        .map_err(|e| {
             if e.is_bad_input() {
                 Failure::Input(e.to_string())
             } else {
@@ -232,7 +233,8 @@ fn watch(args: WatchArgs) -> Result<Report, Failure> {
     let mut options = WatchOptions::new(Pong::INFO, &args.server, args.room);
     options.ice = ice_servers(&args.server);
     let runtime = NetRuntime::new().map_err(|e| Failure::Run(e.to_string()))?;
-    let connection = block_on(Connector::<SpectatorSeat<u8, 2>>::start(runtime, options))
+    let connection = Connector::<SpectatorSeat<u8, 2>>::start(runtime, options)
+        .wait()
         .map_err(|e| Failure::Run(e.to_string()))?;
     let seed = connection.seed();
     let mut driver = Driver::<Pong, 2>::watch(connection, SpectatorOptions::default())

@@ -1,5 +1,5 @@
-//! ICE servers from the command line (`--stun`, `--turn`) or from the
-//! signaling server (`GET /ice`, an [`IceOffer`]), checked before any
+//! ICE servers a game names ([`IceServers::new`], e.g. from its command
+//! line) or the signaling server offers (`GET /ice`, an [`IceOffer`]), checked before any
 //! connection: the WebRTC stack `unwrap`s URLs it cannot parse deep in its
 //! offer code, so a typo would otherwise be a panic, not an error.
 
@@ -66,16 +66,6 @@ impl IceOffer {
     /// Checks every URL as the flags are checked; TURN URLs need the
     /// credential.
     pub fn into_servers(self) -> Result<IceServers, IceError> {
-        for url in &self.stun {
-            if validate_url(url)? != Scheme::Stun {
-                return Err(IceError::TurnAsStun(url.clone()));
-            }
-        }
-        for url in &self.turn {
-            if validate_url(url)? != Scheme::Turn {
-                return Err(IceError::StunAsTurn(url.clone()));
-            }
-        }
         let turn = match (self.turn.is_empty(), self.username, self.credential) {
             (true, _, _) => None,
             (false, Some(user), Some(pass)) => Some(TurnServer {
@@ -85,10 +75,7 @@ impl IceOffer {
             }),
             (false, _, _) => return Err(IceError::MissingCredentials),
         };
-        Ok(IceServers {
-            stun: self.stun,
-            turn,
-        })
+        IceServers::new(self.stun, turn)
     }
 }
 
@@ -149,48 +136,29 @@ pub enum IceError {
 }
 
 impl IceServers {
-    /// From the flags: `stun` empty means the defaults, `["none"]` means no
-    /// STUN at all (host candidates only: LAN and loopback).
-    pub fn from_flags(
-        stun: &[String],
-        turn: Option<&str>,
-        user: Option<&str>,
-        pass: Option<&str>,
-    ) -> Result<Self, IceError> {
-        let stun: Vec<String> = if stun.is_empty() {
-            DEFAULT_STUN.iter().map(|s| s.to_string()).collect()
-        } else if stun.iter().all(|s| s.eq_ignore_ascii_case("none")) {
-            Vec::new()
-        } else {
-            stun.to_vec()
-        };
+    /// STUN servers and at most one TURN relay, every URL checked (a
+    /// TURN URL among the STUN ones is refused, and the reverse).
+    pub fn new(stun: Vec<String>, turn: Option<TurnServer>) -> Result<Self, IceError> {
         for url in &stun {
-            match validate_url(url)? {
-                Scheme::Stun => {}
-                Scheme::Turn => return Err(IceError::TurnAsStun(url.clone())),
+            if validate_url(url)? != Scheme::Stun {
+                return Err(IceError::TurnAsStun(url.clone()));
             }
         }
-        let turn = match (turn, user, pass) {
-            (None, _, _) => None,
-            (Some(url), Some(user), Some(pass)) => {
-                if validate_url(url)? == Scheme::Stun {
-                    return Err(IceError::StunAsTurn(url.to_string()));
-                }
-                Some(TurnServer {
-                    urls: vec![url.to_string()],
-                    user: user.to_string(),
-                    pass: pass.to_string(),
-                })
+        for url in turn.iter().flat_map(|t| &t.urls) {
+            if validate_url(url)? != Scheme::Turn {
+                return Err(IceError::StunAsTurn(url.clone()));
             }
-            (Some(_), _, _) => return Err(IceError::MissingCredentials),
-        };
+        }
         Ok(IceServers { stun, turn })
     }
 
-    /// True when the player named ICE servers itself (`--stun`/`--turn`):
-    /// those win over what the signaling server offers.
-    pub fn flags_given(stun: &[String], turn: Option<&str>) -> bool {
-        !stun.is_empty() || turn.is_some()
+    /// The public STUN servers of [`DEFAULT_STUN`]: what a peer behind a
+    /// home NAT needs to learn its public address, when nobody names others.
+    pub fn public_stun() -> Self {
+        IceServers {
+            stun: DEFAULT_STUN.iter().map(|s| s.to_string()).collect(),
+            turn: None,
+        }
     }
 
     /// No servers: host candidates only.
@@ -299,17 +267,21 @@ mod tests {
         v.iter().map(|x| x.to_string()).collect()
     }
 
+    fn turn(url: &str) -> Option<TurnServer> {
+        Some(TurnServer {
+            urls: s(&[url]),
+            user: "u".into(),
+            pass: "p".into(),
+        })
+    }
+
     #[test]
-    fn defaults_none_and_explicit() {
-        let d = IceServers::from_flags(&[], None, None, None).unwrap();
-        assert_eq!(d.stun, s(&DEFAULT_STUN));
-        let none = IceServers::from_flags(&s(&["none"]), None, None, None).unwrap();
-        assert!(none.stun.is_empty() && none.entry().urls.is_empty());
-        let t = IceServers::from_flags(
-            &s(&["stun:198.51.100.1:3478"]),
-            Some("turn:198.51.100.1:3478?transport=udp"),
-            Some("u"),
-            Some("p"),
+    fn public_stun_and_explicit_servers() {
+        assert_eq!(IceServers::public_stun().stun, s(&DEFAULT_STUN));
+        assert!(IceServers::none().entry().urls.is_empty());
+        let t = IceServers::new(
+            s(&["stun:198.51.100.1:3478"]),
+            turn("turn:198.51.100.1:3478?transport=udp"),
         )
         .unwrap();
         let m = t.entry();
@@ -375,7 +347,7 @@ mod tests {
             "stun:host?transport=udp",
             "turn:host?foo=bar",
         ] {
-            let r = IceServers::from_flags(&s(&[url]), None, None, None);
+            let r = IceServers::new(s(&[url]), None);
             assert!(
                 matches!(
                     r,
@@ -384,17 +356,13 @@ mod tests {
                 "{url}: {r:?}"
             );
         }
-        assert!(IceServers::from_flags(&s(&["stun:[::1]:3478"]), None, None, None).is_ok());
-        assert_eq!(
-            IceServers::from_flags(&[], Some("turn:h:3478"), Some("u"), None),
-            Err(IceError::MissingCredentials)
-        );
+        assert!(IceServers::new(s(&["stun:[::1]:3478"]), None).is_ok());
         assert!(matches!(
-            IceServers::from_flags(&[], Some("stun:h:3478"), Some("u"), Some("p")),
+            IceServers::new(Vec::new(), turn("stun:h:3478")),
             Err(IceError::StunAsTurn(_))
         ));
         assert!(matches!(
-            IceServers::from_flags(&s(&["turn:h"]), None, None, None),
+            IceServers::new(s(&["turn:h"]), None),
             Err(IceError::TurnAsStun(_))
         ));
     }

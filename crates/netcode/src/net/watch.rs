@@ -41,8 +41,9 @@ pub struct WatchOptions {
     pub ice: IceServers,
     /// Give up when no player streams to us by then.
     pub timeout: Duration,
-    /// Debug aid for tests: claim another protocol version.
-    pub protocol_skew: u32,
+    /// Debug aid for tests ([`crate::testing::skew_protocol`]): claim
+    /// another protocol version.
+    pub(crate) protocol_skew: u32,
     /// The name the spectator asks to be called in the room's chat.
     pub name: Option<PlayerName>,
     /// The spectator's seat token (its room URL's `seat`): it proves the

@@ -321,7 +321,7 @@ impl<G: Game<2>> Driver<G, 2> {
         let driver_options = DriverOptions {
             seed: connection.agreement.seed,
             config: agreed_rules::<G, 2>(&connection.agreement.preset)?,
-            mode: Mode::Online(connection.role),
+            mode: Mode::Online(connection.options.meeting.role),
             inject_desync_from: options.inject_desync_from,
         };
         // Both seats' peer ids, in seat order, so that a server that
@@ -338,7 +338,7 @@ impl<G: Game<2>> Driver<G, 2> {
             None => vec![other],
         };
         let venue = Venue {
-            room: connection.room.as_ref().map(ToString::to_string),
+            room: connection.room().map(ToString::to_string),
             peers,
             input_delay: connection.agreement.input_delay,
         };

@@ -52,7 +52,7 @@ use super::simulation::Simulation;
 use super::summary::rounded;
 use super::telemetry::LinkReading;
 use super::{FeltLatency, MatchSummary, SessionError};
-use crate::net::connect::Connection;
+use crate::net::connect::{Connection, SimulatedLink};
 use crate::net::delay::DelaySetting;
 use crate::net::handshake::{Agreement, Message};
 use crate::net::socket::{GgrsSocket, SharedChannel};
@@ -206,21 +206,21 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             peer,
             agreement,
             times,
-            link,
-            link_seed,
-            room,
-            role,
             history,
             options: connect_options,
             ..
         } = connection;
         let garbage = (options.garbage_per_second > 0).then(|| ggrs_channel.sender_clone());
         let ggrs_channel = SharedChannel::new(ggrs_channel);
+        let SimulatedLink {
+            config: link,
+            seed: link_seed,
+        } = connect_options.link.clone();
         let ggrs_socket = GgrsSocket::with_link(ggrs_channel.clone(), link.clone(), link_seed);
         let settings = Settings {
             local: agreement.local_handle,
             reconnect_window: options.reconnect_window,
-            rejoinable: room.is_some(),
+            rejoinable: connect_options.meeting.room.is_some(),
             match_id: agreement.match_id,
         };
         let base = history.as_ref().map_or(0, |h| h.frames);
@@ -249,7 +249,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             path: Path::default(),
             stops: OwnStops::default(),
             noise: Noise::new(link, link_seed, garbage, options.garbage_per_second),
-            redial: Redial::new(connect_options, room, role),
+            redial: Redial::new(connect_options),
             machine: machine::Machine::new(settings, rejoined),
             tally,
             desync: Forensics::default(),
@@ -510,7 +510,13 @@ impl<G: Game<N>, const N: usize> Backend<G, N> for OnlineBackend<G, N> {
         // own world there.
         self.tell_spectators(log, &state);
         self.desync.ours = Some(evidence);
-        self.desync.room = self.redial.room.as_ref().map(|code| code.to_string());
+        self.desync.room = self
+            .redial
+            .options
+            .meeting
+            .room
+            .as_ref()
+            .map(|code| code.to_string());
         self.desync.local = self.local;
         log.event(
             EventKind::Desync,

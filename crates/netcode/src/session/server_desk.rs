@@ -38,11 +38,13 @@ impl ServerDesk {
     /// A player's desk, from what it connected with; `rejoined`: its
     /// connection resumed a match in progress.
     pub(super) fn for_player(options: &ConnectOptions, rejoined: bool) -> ServerDesk {
-        let requests = (options.room.clone())
-            .zip(options.seat)
-            .map(|(code, seat)| RoomRequests::new(&options.server, code, seat));
+        let requests = (options.meeting.room.clone())
+            .zip(options.meeting.seat)
+            .map(|(code, seat)| RoomRequests::new(&options.meeting.server, code, seat));
         ServerDesk {
-            lists_figures: options.public && options.role == Role::Host && requests.is_some(),
+            lists_figures: options.lobby.public
+                && options.meeting.role == Role::Host
+                && requests.is_some(),
             connect_report_due: requests.is_some() && !rejoined,
             requests,
             figures_sent: None,

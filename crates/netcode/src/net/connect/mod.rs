@@ -6,13 +6,14 @@
 //! progress while a headless run just polls in a loop; control stays with
 //! the caller.
 
+mod attempt;
+mod connector;
 mod player;
 
 use std::fmt;
-use std::task::Poll;
 use web_time::{Duration, Instant};
 
-use matchbox_socket::{CandidateType, PeerId, PeerState, WebRtcChannel, WebRtcSocket};
+use matchbox_socket::{CandidateType, PeerId, WebRtcChannel};
 
 use super::control::ControlChannel;
 use super::delay::DelaySetting;
@@ -24,8 +25,10 @@ use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::{ClientQuery, JoinError, PlayerName, SeatToken, VersionTag, room_url};
 use super::transport::{Channels, Transport};
-use crate::tasks::{MaybeSend, NetRuntime, poll_in_background};
+use crate::tasks::NetRuntime;
 use crate::{Frame, GameInfo};
+pub(crate) use attempt::RoomLink;
+pub use connector::{Connector, PlayerConnector};
 pub use player::PlayerSeat;
 
 /// Channel 0 carries the handshake and control messages, reliably and in order.
@@ -111,49 +114,67 @@ impl fmt::Display for FailedAttempt {
     }
 }
 
-/// What a player's connection attempt asks for ([`ConnectOptions::new`] fills the usual defaults).
+/// What a player's connection attempt asks for ([`ConnectOptions::new`]
+/// fills the usual defaults), in groups: where to meet, what this side
+/// offers, how the lobby shows it, a rejoin, the network's settings.
 #[derive(Clone, Debug)]
 pub struct ConnectOptions {
     /// The game played: checked at the handshake.
     pub game: GameInfo,
+    /// Where the players meet: the server, the room, the role, the seat.
+    pub meeting: Meeting,
+    /// What this side offers for the match (the host's offer is played).
+    pub offer: Offer,
+    /// How the server's room list and quick match see this player.
+    pub lobby: Lobby,
+    /// A match this player left in the room and may rejoin.
+    pub rejoin: Rejoin,
+    /// STUN and TURN servers for ICE: none by default (host candidates:
+    /// enough on a LAN or loopback; twinstar fills in the server's `GET /ice`).
+    pub ice: IceServers,
+    /// Give up when no match is agreed by then.
+    pub timeout: Duration,
+    /// A simulated bad link on this peer's sends (pass-through by default).
+    pub link: SimulatedLink,
+    /// Debug aid for tests ([`crate::testing::skew_protocol`]): claim
+    /// another protocol version.
+    pub(crate) protocol_skew: u32,
+}
+
+/// Where the players meet.
+#[derive(Clone, Debug)]
+pub struct Meeting {
     /// `ws://host:port`, without a room path.
     pub server: String,
     /// `None`: quick match.
     pub room: Option<RoomCode>,
     /// Host, join or quick match: decides who is player 1.
     pub role: Role,
-    /// STUN and TURN servers for ICE: none by default (host candidates:
-    /// enough on a LAN or loopback; twinstar fills in the server's `GET /ice`).
-    pub ice: IceServers,
-    /// Give up when no match is agreed by then.
-    pub timeout: Duration,
-    /// The seed this side offers: the match plays player 1's.
-    pub seed: u64,
-    /// The rule preset offered, one of [`GameInfo::presets`](crate::GameInfo::presets).
-    pub preset: String,
-    /// How the input delay is chosen: measured (the default), fixed, or by table.
-    pub delay: DelaySetting,
-    /// Simulated bad link on this peer's sends (pass-through by default).
-    pub link: LinkConfig,
-    /// Seeds the simulated link's randomness (loss, jitter), so a bad link replays.
-    pub link_seed: u64,
-    /// Debug aid for tests: claim another protocol version.
-    pub protocol_skew: u32,
-    /// Matches this player left in this room and may rejoin (its tickets).
-    pub rejoin: Vec<Claim>,
-    /// With `rejoin`: the frames of that match this player confirmed (a
-    /// live player reconnecting; 0 after a crash).
-    pub confirmed: Frame,
     /// This player's seat token (`signaling::seat`): a reconnect presents
     /// the same one and takes its seat back from the stale connection.
     pub seat: Option<SeatToken>,
+}
+
+/// What this side offers for the match: the host's offer is played.
+#[derive(Clone, Debug)]
+pub struct Offer {
+    /// The seed.
+    pub seed: u64,
+    /// The rule preset, one of [`GameInfo::presets`](crate::GameInfo::presets).
+    pub preset: String,
+    /// How the input delay is chosen: measured (the default), fixed, or by table.
+    pub delay: DelaySetting,
+}
+
+/// How the server's room list and quick match see this player.
+#[derive(Clone, Debug, Default)]
+pub struct Lobby {
     /// The player's display name, for the server's room list.
     pub name: Option<PlayerName>,
     /// A host's room is listed in the server's `GET /rooms` (with `name`).
     pub public: bool,
-    /// Quick match: the best wave this player reached online, and its
-    /// measured round trip to the server; the server prefers partners
-    /// close in both.
+    /// Quick match: the best wave this player reached online; the server
+    /// prefers partners close in it and in `rtt_ms`.
     pub level: Option<u32>,
     /// Quick match: this player's round trip to the server, in milliseconds.
     pub rtt_ms: Option<u32>,
@@ -161,6 +182,26 @@ pub struct ConnectOptions {
     /// (twinstar's daily challenge is `daily-YYYY-MM-DD`: both players then
     /// offer that day's seed).
     pub challenge: Option<VersionTag>,
+}
+
+/// A match this player left in the room and may rejoin
+/// ([`ConnectOptions::rejoin_from`] fills it from the machine's tickets).
+#[derive(Clone, Debug, Default)]
+pub struct Rejoin {
+    /// The matches' claims (match id, seat).
+    pub claims: Vec<Claim>,
+    /// The frames of that match this player confirmed (a live player
+    /// reconnecting; 0 after a crash).
+    pub confirmed: Frame,
+}
+
+/// A simulated bad link on this peer's sends, seeded so that it replays.
+#[derive(Clone, Debug, Default)]
+pub struct SimulatedLink {
+    /// Latency, jitter, loss, outages, or a recorded trace.
+    pub config: LinkConfig,
+    /// Seeds the simulation's randomness (loss, jitter).
+    pub seed: u64,
 }
 
 impl ConnectOptions {
@@ -182,46 +223,29 @@ impl ConnectOptions {
             Role::Host => Duration::from_secs(600),
             Role::Join | Role::Quick => Duration::from_secs(20),
         };
+        let preset = game.presets.first().copied().unwrap_or("default");
         ConnectOptions {
             game,
-            server: server.to_string(),
-            seat: room.is_some().then(SeatToken::random),
-            room,
-            role,
+            meeting: Meeting {
+                server: server.to_string(),
+                seat: room.is_some().then(SeatToken::random),
+                room,
+                role,
+            },
+            offer: Offer {
+                seed,
+                preset: preset.to_string(),
+                delay: DelaySetting::Auto,
+            },
+            lobby: Lobby::default(),
+            rejoin: Rejoin::default(),
             ice: IceServers::default(),
             timeout,
-            seed,
-            preset: game
-                .presets
-                .first()
-                .copied()
-                .unwrap_or("default")
-                .to_string(),
-            delay: DelaySetting::Auto,
-            link: LinkConfig::default(),
-            link_seed: seed ^ role as u64,
+            link: SimulatedLink {
+                config: LinkConfig::default(),
+                seed: seed ^ role as u64,
+            },
             protocol_skew: 0,
-            rejoin: Vec::new(),
-            confirmed: 0,
-            name: None,
-            public: false,
-            level: None,
-            rtt_ms: None,
-            challenge: None,
-        }
-    }
-}
-
-/// Polls `connector` on this thread until it ends (every 2 ms, so the
-/// handshake's probes are answered on time): a headless program's way to
-/// connect. A window polls [`Connector::poll`] once a frame instead, or
-/// uses [`BackgroundConnect`].
-#[cfg(not(target_arch = "wasm32"))]
-pub fn block_on<S: Seat>(mut connector: Connector<S>) -> Result<S::Connection, ConnectError> {
-    loop {
-        match connector.poll() {
-            Poll::Ready(result) => return result,
-            Poll::Pending => std::thread::sleep(Duration::from_millis(2)),
         }
     }
 }
@@ -365,12 +389,6 @@ pub struct Connection<I, const N: usize> {
     /// When each step of connecting ended (the summary's `connect_ms`
     /// counts from `times.started` to the first frame).
     pub(crate) times: ConnectTimes,
-    pub(crate) room: Option<RoomCode>,
-    /// The signaling server's URL (`ws://host:port`).
-    pub(crate) server: String,
-    pub(crate) role: Role,
-    pub(crate) link: LinkConfig,
-    pub(crate) link_seed: u64,
     /// Rejoining a paused match: the match so far, from the other player.
     pub(crate) history: Option<History<I, N>>,
     /// What this connection was made with (a reconnect reuses it).
@@ -388,7 +406,7 @@ impl<I, const N: usize> Connection<I, N> {
 
     /// The room the match was agreed in (`None` on a direct connection).
     pub fn room(&self) -> Option<&RoomCode> {
-        self.room.as_ref()
+        self.options.meeting.room.as_ref()
     }
 
     /// Rejoining a paused match: how many of its frames this connection
@@ -494,86 +512,6 @@ pub struct Status {
     pub failed_attempt: Option<FailedAttempt>,
 }
 
-/// The room's transport while a seat is asked for: it moves into the
-/// connection at the end.
-pub(crate) struct RoomLink {
-    transport: Option<Transport>,
-    /// When the attempt started (the summary's `connect_ms` counts from here).
-    pub(crate) started: Instant,
-}
-
-impl RoomLink {
-    /// The peers' changes and whether the server has given us an id; or,
-    /// once the socket's message loop has ended, why.
-    pub(crate) fn poll(
-        &mut self,
-        room: Option<&RoomCode>,
-    ) -> Result<(Vec<(PeerId, PeerState)>, bool), ConnectError> {
-        let transport = self.transport.as_mut().ok_or(ConnectError::LoopGone)?;
-        transport.poll(room)
-    }
-
-    pub(crate) fn socket_mut(&mut self) -> Option<&mut WebRtcSocket> {
-        self.transport.as_mut().map(Transport::socket_mut)
-    }
-
-    /// The transport, for the connection.
-    pub(crate) fn take(&mut self) -> Result<Transport, ConnectError> {
-        self.transport.take().ok_or(ConnectError::LoopGone)
-    }
-}
-
-/// A player's connector.
-pub type PlayerConnector<I, const N: usize> = Connector<PlayerSeat<I, N>>;
-
-/// From a room code to a connection, for players and spectators alike:
-/// what seat it asks for is `S` and its options. Polled, never blocking;
-/// the caller keeps control.
-pub struct Connector<S> {
-    link: RoomLink,
-    seat: S,
-}
-
-impl<S: Seat> Connector<S> {
-    /// Opens the signaling connection on `runtime` (which the connection
-    /// keeps). Does not block.
-    pub fn start(runtime: NetRuntime, options: S::Options) -> Self {
-        let (transport, channels) = Transport::open(runtime, &S::url(&options), S::ice(&options));
-        Connector {
-            link: RoomLink {
-                transport: Some(transport),
-                started: Instant::now(),
-            },
-            seat: S::new(options, channels.control, channels.ggrs),
-        }
-    }
-
-    /// Makes progress; `Ready` once, with the connection or the reason
-    /// there is none.
-    pub fn poll(&mut self) -> Poll<Result<S::Connection, ConnectError>> {
-        match self.seat.step(&mut self.link, Instant::now()) {
-            Ok(Some(connection)) => Poll::Ready(Ok(connection)),
-            Ok(None) => Poll::Pending,
-            Err(e) => Poll::Ready(Err(e)),
-        }
-    }
-
-    /// Where the attempt is, for a progress line.
-    pub fn status(&self) -> Status {
-        self.seat.status()
-    }
-
-    /// The signaling server's URL.
-    pub fn server(&self) -> &str {
-        self.seat.server()
-    }
-
-    /// The room, once known (a quick match learns it from the server).
-    pub fn room(&self) -> Option<&RoomCode> {
-        self.seat.room()
-    }
-}
-
 /// A player's control channel over `channel`, driven by `room`, through
 /// the simulated link if `options` set one.
 pub(crate) fn player_control(
@@ -584,8 +522,8 @@ pub(crate) fn player_control(
     ControlChannel::new(
         channel,
         room,
-        options.link.clone(),
-        options.link_seed ^ 0x0C01_7201,
+        options.link.config.clone(),
+        options.link.seed ^ 0x0C01_7201,
     )
 }
 
@@ -594,23 +532,21 @@ pub(crate) fn player_control(
 /// for a quick match the version, so the server pairs only builds that
 /// can play together.
 pub(crate) fn seat_url(options: &ConnectOptions) -> String {
-    let url = room_url(&options.server, options.room.as_ref());
-    let query = if options.room.is_none() {
+    let url = room_url(&options.meeting.server, options.meeting.room.as_ref());
+    let query = if options.meeting.room.is_none() {
         ClientQuery {
             version: Some(super::protocol::version_tag(&options.game)),
-            level: options.level,
-            rtt_ms: options.rtt_ms,
-            challenge: options.challenge.clone(),
+            level: options.lobby.level,
+            rtt_ms: options.lobby.rtt_ms,
+            challenge: options.lobby.challenge.clone(),
             ..ClientQuery::default()
         }
     } else {
         ClientQuery {
-            seat: options.seat,
-            public: options.public && options.name.is_some(),
-            name: options.name.clone(),
-            version: options
-                .name
-                .as_ref()
+            seat: options.meeting.seat,
+            public: options.lobby.public && options.lobby.name.is_some(),
+            name: options.lobby.name.clone(),
+            version: (options.lobby.name.as_ref())
                 .map(|_| super::protocol::version_tag(&options.game)),
             ..ClientQuery::default()
         }
@@ -630,111 +566,6 @@ pub(crate) fn open_room_socket(
     Transport::open(runtime, &seat_url(options), &options.ice)
 }
 
-/// A [`Connector`] polled every millisecond in the background (a thread, or
-/// a timer task in the browser: see `poll_in_background`), for frontends
-/// that poll slower than that (a window polls once per drawn frame, and the
-/// first frames of a new window can take a long time): a pong answered late
-/// would inflate the measured latency and so the input delay.
-pub struct BackgroundConnect<C> {
-    status: std::sync::Arc<std::sync::Mutex<Status>>,
-    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    /// The outcome is in `result` (and not taken yet, or taken).
-    ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    result: std::sync::mpsc::Receiver<Result<C, ConnectError>>,
-    room: Option<RoomCode>,
-    server: String,
-}
-
-impl<C: MaybeSend + 'static> BackgroundConnect<C> {
-    /// Runs `connector` on a background task; [`BackgroundConnect::poll`] collects the result.
-    pub fn spawn<S>(mut connector: Connector<S>) -> Self
-    where
-        S: Seat<Connection = C> + MaybeSend + 'static,
-    {
-        use std::sync::atomic::Ordering;
-        let status = std::sync::Arc::new(std::sync::Mutex::new(connector.status()));
-        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (tx, result) = std::sync::mpsc::channel();
-        let room = connector.room().cloned();
-        let server = connector.server().to_string();
-        let (shared, stop, done) = (status.clone(), cancel.clone(), ended.clone());
-        let mut stages = StageLog::default();
-        poll_in_background(Duration::from_millis(1), move || {
-            if stop.load(Ordering::Relaxed) {
-                return true;
-            }
-            let polled = connector.poll();
-            let now = connector.status();
-            stages.note(now.stage);
-            if let Ok(mut s) = shared.lock() {
-                *s = now;
-            }
-            match polled {
-                Poll::Ready(result) => {
-                    let _ = tx.send(result);
-                    done.store(true, Ordering::Relaxed);
-                    true
-                }
-                Poll::Pending => false,
-            }
-        });
-        BackgroundConnect {
-            status,
-            cancel,
-            ended,
-            result,
-            room,
-            server,
-        }
-    }
-
-    /// Whether the outcome is there (for [`BackgroundConnect::poll`]).
-    pub fn ended(&self) -> bool {
-        self.ended.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// The signaling server's URL.
-    pub fn server(&self) -> &str {
-        &self.server
-    }
-
-    /// The stage, the latency probes done so far, and the last player who
-    /// reached the room without a connection opening (the connector is
-    /// still waiting for another; see [`FailedAttempt`]).
-    pub fn status(&self) -> Status {
-        self.status.lock().map(|s| s.clone()).unwrap_or(Status {
-            stage: Stage::Signaling,
-            probes: 0,
-            probes_wanted: 0,
-            failed_attempt: None,
-        })
-    }
-
-    /// The room, once known.
-    pub fn room(&self) -> Option<&RoomCode> {
-        self.room.as_ref()
-    }
-
-    /// The outcome, once there is one.
-    pub fn poll(&self) -> Poll<Result<C, ConnectError>> {
-        match self.result.try_recv() {
-            Ok(result) => Poll::Ready(result),
-            Err(std::sync::mpsc::TryRecvError::Empty) => Poll::Pending,
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                Poll::Ready(Err(ConnectError::LoopGone))
-            }
-        }
-    }
-}
-
-impl<C> Drop for BackgroundConnect<C> {
-    fn drop(&mut self) {
-        self.cancel
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -742,28 +573,13 @@ mod tests {
     use crate::test_game::GAME;
 
     fn options(room: Option<&str>, seat: Option<SeatToken>) -> ConnectOptions {
-        ConnectOptions {
-            game: GAME,
-            server: "wss://play.example.org/".into(),
-            room: room.map(|r| RoomCode::parse(r).unwrap()),
-            role: Role::Join,
-            ice: IceServers::none(),
-            timeout: Duration::from_secs(1),
-            seed: 1,
-            preset: "default".into(),
-            delay: DelaySetting::Auto,
-            link: LinkConfig::default(),
-            link_seed: 0,
-            protocol_skew: 0,
-            rejoin: Vec::new(),
-            confirmed: 0,
-            seat,
-            name: None,
-            public: false,
-            level: Some(7),
-            rtt_ms: Some(23),
-            challenge: Some(VersionTag::parse("daily-2026-11-28").unwrap()),
-        }
+        let room = room.map(|r| RoomCode::parse(r).unwrap());
+        let mut options = ConnectOptions::new(GAME, "wss://play.example.org/", room, Role::Join, 1);
+        options.meeting.seat = seat;
+        options.lobby.level = Some(7);
+        options.lobby.rtt_ms = Some(23);
+        options.lobby.challenge = Some(VersionTag::parse("daily-2026-11-28").unwrap());
+        options
     }
 
     /// A player's seat token rides on its room's URL (so a reconnect takes
@@ -807,18 +623,18 @@ mod tests {
     #[test]
     fn a_public_host_names_itself_and_its_version_in_the_room_url() {
         let mut public = options(Some("K7Q-2XM"), None);
-        public.name = Some(PlayerName::parse("Ana María").unwrap());
-        public.public = true;
+        public.lobby.name = Some(PlayerName::parse("Ana María").unwrap());
+        public.lobby.public = true;
         let url = seat_url(&public);
         let query = url.split_once('?').map(|(_, q)| q);
         let parsed = ClientQuery::parse(query).unwrap();
         assert!(parsed.public, "{url}");
-        assert_eq!(parsed.name, public.name);
+        assert_eq!(parsed.name, public.lobby.name);
         assert_eq!(
             parsed.version,
             Some(crate::net::protocol::version_tag(&GAME))
         );
-        public.public = false;
+        public.lobby.public = false;
         let named = ClientQuery::parse(seat_url(&public).split_once('?').map(|(_, q)| q)).unwrap();
         assert!(!named.public);
     }

@@ -89,15 +89,20 @@ impl<I: GameInput, const N: usize> super::sealed::Sealed for PlayerSeat<I, N> {
         control: Option<WebRtcChannel>,
         ggrs: Option<WebRtcChannel>,
     ) -> Self {
-        let mut hello = Hello::new(&options.game, options.role, options.seed, &options.preset);
+        let mut hello = Hello::new(
+            &options.game,
+            options.meeting.role,
+            options.offer.seed,
+            &options.offer.preset,
+        );
         hello.protocol += options.protocol_skew;
-        hello.rejoin = options.rejoin.clone();
-        hello.confirmed = options.confirmed;
-        hello.name = (options.name.as_ref()).map_or_else(String::new, |n| n.to_string());
+        hello.rejoin = options.rejoin.claims.clone();
+        hello.confirmed = options.rejoin.confirmed;
+        hello.name = (options.lobby.name.as_ref()).map_or_else(String::new, |n| n.to_string());
         let control = control.map(|channel| {
             player_control(
                 channel,
-                Room::seeking(&options.game, hello, options.delay),
+                Room::seeking(&options.game, hello, options.offer.delay),
                 &options,
             )
         });
@@ -110,7 +115,7 @@ impl<I: GameInput, const N: usize> super::sealed::Sealed for PlayerSeat<I, N> {
             failed_attempt: None,
             leaving: None,
             agreed: None,
-            catch_up: CatchUpReceiver::after(options.confirmed),
+            catch_up: CatchUpReceiver::after(options.rejoin.confirmed),
             options,
             history: None,
         }
@@ -128,7 +133,7 @@ impl<I: GameInput, const N: usize> super::sealed::Sealed for PlayerSeat<I, N> {
         if self.leaving.is_some() {
             return self.keep_leaving(link, now).map(|_| None);
         }
-        let (changes, has_id) = link.poll(self.options.room.as_ref())?;
+        let (changes, has_id) = link.poll(self.options.meeting.room.as_ref())?;
         let control = self.control.as_mut().ok_or(ConnectError::LoopGone)?;
         // Messages first: a peer that refused us (version mismatch) leaves
         // right after its Hello, which must be read before it is gone.
@@ -163,11 +168,11 @@ impl<I: GameInput, const N: usize> Seat for PlayerSeat<I, N> {
     type Connection = Connection<I, N>;
 
     fn server(&self) -> &str {
-        &self.options.server
+        &self.options.meeting.server
     }
 
     fn room(&self) -> Option<&RoomCode> {
-        self.options.room.as_ref()
+        self.options.meeting.room.as_ref()
     }
 
     fn status(&self) -> Status {
@@ -188,7 +193,7 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
     fn handshake_failed(&self, e: HandshakeError) -> ConnectError {
         match e {
             HandshakeError::MatchRunning => ConnectError::MatchRunning {
-                room: self.options.room.clone(),
+                room: self.options.meeting.room.clone(),
             },
             e => e.into(),
         }
@@ -196,7 +201,7 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
 
     fn note_failed_attempt(&mut self, peer: PeerId, started: Instant) {
         let attempt = FailedAttempt {
-            room: self.options.room.clone(),
+            room: self.options.meeting.room.clone(),
             count: self.failed_attempt.as_ref().map_or(0, |a| a.count) + 1,
             after: started.elapsed(),
         };
@@ -264,15 +269,15 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
 
     fn check_timeouts(&self, started: Instant, now: Instant) -> Result<(), ConnectError> {
         let waited = now.duration_since(started);
-        let room = self.options.room.clone();
+        let room = self.options.meeting.room.clone();
         match self.stage {
             Stage::Signaling if waited > SIGNALING_TIMEOUT => Err(ConnectError::SignalingTimeout {
-                server: self.options.server.clone(),
+                server: self.options.meeting.server.clone(),
                 secs: SIGNALING_TIMEOUT.as_secs(),
             }),
             Stage::Connecting if waited > self.options.timeout => {
                 let secs = self.options.timeout.as_secs();
-                Err(if self.options.rejoin.is_empty() {
+                Err(if self.options.rejoin.claims.is_empty() {
                     ConnectError::NoPeer { room, secs }
                 } else {
                     ConnectError::NothingToRejoin { room, secs }
@@ -373,11 +378,6 @@ impl<I: GameInput, const N: usize> PlayerSeat<I, N> {
                 channel_open: self.hearing.map(|(_, since)| since),
                 agreed: Instant::now(),
             },
-            room: self.options.room.clone(),
-            server: self.options.server.clone(),
-            role: self.options.role,
-            link: self.options.link.clone(),
-            link_seed: self.options.link_seed,
             history: self.history.take(),
             options: self.options.clone(),
             transport,

@@ -22,7 +22,7 @@
 //! knocks, the match continues on the new connection only, since player
 //! 1 drops the old one when the seat is taken back.
 
-use crate::Game;
+use crate::{Game, GameInput};
 use std::task::Poll;
 use web_time::{Duration, Instant};
 
@@ -33,9 +33,8 @@ use super::machine::{Event, Knock};
 use super::wire::Wire;
 use crate::net::connect::Connection;
 use crate::net::connect::{ConnectOptions, Connector, PlayerConnector};
-use crate::net::handshake::{Agreement, Claim, Role};
+use crate::net::handshake::{Agreement, Claim};
 use crate::net::rejoin::History;
-use crate::net::room_code::RoomCode;
 use crate::net::socket::SharedChannel;
 use crate::replay::EventKind;
 use crate::session::frame_log::FrameLog;
@@ -49,21 +48,17 @@ pub(super) type Adopted<I, const N: usize> = (PeerId, Agreement, Option<History<
 
 /// How a fresh connection to this match is made: like the first one
 /// (its options, room and our role in it), and the knock under way.
-pub(super) struct Redial<I, const N: usize> {
+pub(super) struct Redial<I: GameInput, const N: usize> {
     /// What the first connection was made with; a reconnect reuses it.
     pub(super) options: ConnectOptions,
-    pub(super) room: Option<RoomCode>,
-    pub(super) role: Role,
     /// Knocking: the fresh connection being made, by number.
     pub(super) attempt: Option<(u32, PlayerConnector<I, N>)>,
 }
 
-impl<I, const N: usize> Redial<I, N> {
-    pub(super) fn new(options: ConnectOptions, room: Option<RoomCode>, role: Role) -> Self {
+impl<I: GameInput, const N: usize> Redial<I, N> {
+    pub(super) fn new(options: ConnectOptions) -> Self {
         Redial {
             options,
-            room,
-            role,
             attempt: None,
         }
     }
@@ -97,12 +92,12 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         log: &FrameLog<G::Input, N>,
     ) -> Result<(), SessionError> {
         let mut options = self.redial.options.clone();
-        options.rejoin = vec![Claim {
+        options.rejoin.claims = vec![Claim {
             match_id: self.agreement.match_id,
             player: self.local as u8 + 1,
         }];
-        options.confirmed = log.confirmed();
-        options.link = self.noise.for_new_connection(Instant::now());
+        options.rejoin.confirmed = log.confirmed();
+        options.link.config = self.noise.for_new_connection(Instant::now());
         options.timeout = timeout;
         let runtime =
             NetRuntime::new().map_err(|e| SessionError::PeerLost(PeerGone::NoRuntime(e.kind())))?;

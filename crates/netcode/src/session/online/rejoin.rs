@@ -51,7 +51,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
             );
         } else {
             let window = self.machine.settings().reconnect_window;
-            let room = (self.redial.room.as_ref())
+            let room = (self.redial.options.meeting.room.as_ref())
                 .map(ToString::to_string)
                 .unwrap_or_default();
             tracing::warn!(
@@ -79,7 +79,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
     fn paused_hello(&self, log: &FrameLog<G::Input, N>) -> Hello {
         let mut hello = Hello::new(
             &G::INFO,
-            self.redial.role,
+            self.redial.options.meeting.role,
             self.agreement.seed,
             &self.agreement.preset,
         );
@@ -89,7 +89,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         });
         hello.confirmed = log.confirmed();
         hello.name =
-            (self.redial.options.name.as_ref()).map_or_else(String::new, |n| n.to_string());
+            (self.redial.options.lobby.name.as_ref()).map_or_else(String::new, |n| n.to_string());
         hello
     }
 
@@ -102,7 +102,7 @@ impl<G: Game<N>, const N: usize> OnlineBackend<G, N> {
         let runtime =
             NetRuntime::new().map_err(|e| SessionError::PeerLost(PeerGone::NoRuntime(e.kind())))?;
         let mut options = self.redial.options.clone();
-        options.link = self.noise.for_new_connection(now);
+        options.link.config = self.noise.for_new_connection(now);
         let (transport, channels) = open_room_socket(runtime, &options);
         let (Some(control), Some(ggrs)) = (channels.control, channels.ggrs) else {
             return Err(SessionError::PeerLost(PeerGone::NoChannels));
