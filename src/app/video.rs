@@ -112,11 +112,41 @@ pub fn export(
     let encoder = encoder.ok_or_else(|| Failure::Runtime("the encoder is gone".into(), None))?;
     let bytes = encoder.finish().map_err(encoder_failure)?;
     let took = started.elapsed().as_secs_f64();
+    let video = Video {
+        out,
+        format,
+        size,
+        clip,
+        bytes,
+    };
+    print_summary(args.json, name, &video, &world, took);
+    Ok(Report::Printed)
+}
+
+/// A video written: where, how, what.
+struct Video<'a> {
+    out: &'a Path,
+    format: Format,
+    size: (u32, u32),
+    clip: Clip,
+    bytes: u64,
+}
+
+/// The export's line, or with `json` its summary: the video, the world
+/// at its last frame (its checksum) and how fast it rendered.
+fn print_summary(json: bool, name: &str, video: &Video, world: &crate::sim::World, took: f64) {
+    let Video {
+        out,
+        format,
+        size,
+        clip,
+        bytes,
+    } = *video;
     let frames = clip.to - clip.from;
     let seconds = f64::from(frames) / f64::from(FPS);
     let render_fps = f64::from(frames) / took.max(1e-9);
     let (w, h) = size;
-    if args.json {
+    if json {
         let summary = json!({
             "mode": "replay-video",
             "replay": name,
@@ -146,7 +176,6 @@ pub fn export(
             clip.to,
         );
     }
-    Ok(Report::Printed)
 }
 
 #[cfg(test)]

@@ -130,15 +130,7 @@ pub async fn view(
                 recording = Some(file);
             }
         }
-        if pressed(KeyCode::Space) {
-            paused = !paused;
-        }
-        if pressed(KeyCode::Up) {
-            speed = (speed * 2.0).min(8.0);
-        }
-        if pressed(KeyCode::Down) {
-            speed = (speed / 2.0).max(0.25);
-        }
+        pace_keys(&mut paused, &mut speed);
         if let Some(frame) = seek_key(world.frame, timeline.len()) {
             world = timeline.seek(frame);
             // Effects belong to the timeline left behind.
@@ -150,12 +142,7 @@ pub async fn view(
         }
         while (pending >= tick || single_step) && world.frame < timeline.len() {
             motion.remember(&world);
-            let mut report = FrameReport::default();
-            let mut events = Vec::new();
-            world.step(timeline.replay.inputs[world.frame as usize], &mut events);
-            report.simulated = Some((world.frame, world.frame));
-            report.events = events.into_iter().map(|e| (world.frame, e)).collect();
-            ledger.apply(&report);
+            step(&mut world, &timeline, &mut ledger);
             if single_step {
                 break;
             }
@@ -182,6 +169,31 @@ pub async fn view(
         }
         end_frame().await;
     }
+}
+
+/// Space pauses and resumes, Up and Down double and halve the speed
+/// (1/4× to 8×).
+fn pace_keys(paused: &mut bool, speed: &mut f32) {
+    if pressed(KeyCode::Space) {
+        *paused = !*paused;
+    }
+    if pressed(KeyCode::Up) {
+        *speed = (*speed * 2.0).min(8.0);
+    }
+    if pressed(KeyCode::Down) {
+        *speed = (*speed / 2.0).max(0.25);
+    }
+}
+
+/// Plays the replay's next frame, its events to the ledger (effects and
+/// sounds).
+fn step(world: &mut World, timeline: &Timeline, ledger: &mut EventLedger) {
+    let mut report = FrameReport::default();
+    let mut events = Vec::new();
+    world.step(timeline.replay.inputs[world.frame as usize], &mut events);
+    report.simulated = Some((world.frame, world.frame));
+    report.events = events.into_iter().map(|e| (world.frame, e)).collect();
+    ledger.apply(&report);
 }
 
 /// The frame a seek key asks for from `frame`: Right and Left 5 s on and

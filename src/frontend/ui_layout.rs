@@ -111,33 +111,15 @@ pub fn hud(f: &HudFigures, arena: &Layout, ui: f32) -> (Vec<Text>, [Vec2; 2]) {
     // they never run into each other at 150 % or 200 %.
     let line = |scale: f32| line_height(scale, ui) + 1.0;
     let (big, small) = (line(3.0 * k), line(2.0 * k));
-    let char_w = |scale: f32| char_width(scale, ui);
     let side_w = side_width(f, size.x, k, ui);
-    let fits = |text: &str, scale: f32| text.len() as f32 * char_w(scale) <= side_w;
-    let name = |i: usize| {
-        let room = (side_w / char_w(3.0 * k)) as usize;
-        let digits = f.scores[i].to_string().len() + 1;
-        super::text::fit(
-            &f.names[i],
-            room.saturating_sub(digits).clamp(3, HUD_NAME_CHARS),
-        )
-    };
-    let kit = |i: usize| {
-        let chars = (side_w / char_w(2.0 * k)) as usize;
-        let text = if fits(&f.kit[i], 2.0 * k) {
-            &f.kit[i]
-        } else {
-            &f.kit_short[i]
-        };
-        super::text::fit(text, chars.max(4))
-    };
+    let ([name_1, name_2], [kit_1, kit_2]) = fitted_sides(f, side_w, k, ui);
     let colour = super::look::player_color;
     let text = Text::new;
     let lives_y = top + big;
     let kit_y = lives_y + LIVES_ROW + 3.0;
     let mut out = vec![
         text(
-            format!("{} {}", name(0), f.scores[0]),
+            format!("{name_1} {}", f.scores[0]),
             left,
             top,
             3.0 * k,
@@ -145,7 +127,7 @@ pub fn hud(f: &HudFigures, arena: &Layout, ui: f32) -> (Vec<Text>, [Vec2; 2]) {
             colour(0),
         ),
         text(
-            format!("{} {}", f.scores[1], name(1)),
+            format!("{} {name_2}", f.scores[1]),
             right,
             top,
             3.0 * k,
@@ -168,8 +150,8 @@ pub fn hud(f: &HudFigures, arena: &Layout, ui: f32) -> (Vec<Text>, [Vec2; 2]) {
             Align::Center,
             Color::new(0.8, 0.85, 1.0, 0.9),
         ),
-        text(kit(0), left, kit_y, 2.0 * k, Align::Left, colour(0)),
-        text(kit(1), right, kit_y, 2.0 * k, Align::Right, colour(1)),
+        text(kit_1, left, kit_y, 2.0 * k, Align::Left, colour(0)),
+        text(kit_2, right, kit_y, 2.0 * k, Align::Right, colour(1)),
     ];
     if let Some(combo) = &f.combo {
         out.push(text(
@@ -182,6 +164,32 @@ pub fn hud(f: &HudFigures, arena: &Layout, ui: f32) -> (Vec<Text>, [Vec2; 2]) {
         ));
     }
     (out, [vec2(left, lives_y), vec2(right, lives_y)])
+}
+
+/// Each player's name (with room left for the score) and kit line, fitted
+/// to a side's width `side_w` at arena scale `k` and interface scale `ui`:
+/// the kit's short form when the long one does not fit.
+fn fitted_sides(f: &HudFigures, side_w: f32, k: f32, ui: f32) -> ([String; 2], [String; 2]) {
+    let char_w = |scale: f32| char_width(scale, ui);
+    let fits = |text: &str, scale: f32| text.len() as f32 * char_w(scale) <= side_w;
+    let name = |i: usize| {
+        let room = (side_w / char_w(3.0 * k)) as usize;
+        let digits = f.scores[i].to_string().len() + 1;
+        super::text::fit(
+            &f.names[i],
+            room.saturating_sub(digits).clamp(3, HUD_NAME_CHARS),
+        )
+    };
+    let kit = |i: usize| {
+        let chars = (side_w / char_w(2.0 * k)) as usize;
+        let text = if fits(&f.kit[i], 2.0 * k) {
+            &f.kit[i]
+        } else {
+            &f.kit_short[i]
+        };
+        super::text::fit(text, chars.max(4))
+    };
+    ([name(0), name(1)], [kit(0), kit(1)])
 }
 
 /// The touch screen's MENU (LEAVE at game over) button: in the free

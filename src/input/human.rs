@@ -286,13 +286,8 @@ impl HumanBot {
         } else if dodging || dx == 0 {
             nominal
         } else {
-            // Line up under the target: as long as the gap needs, misjudged
-            // by up to a quarter either way; small gaps become quick taps.
             let speed = velocity(dx, dy, speeds[focus as usize]).x.abs().max(1);
-            let x_then = course[delay as usize].x;
-            let frames = ((aim.x - x_then).abs() / speed) as u32;
-            let err = self.rng.range(0, frames / 2);
-            (frames + err).saturating_sub(frames / 4).clamp(1, 45)
+            self.line_up_hold(aim.x - course[delay as usize].x, speed)
         };
         let lined_up = aim_enemy && (target_point.x - pos.x).abs() < LINED_UP;
         // The gun points at the target (where it will be), kept steady
@@ -302,21 +297,9 @@ impl HumanBot {
             (Some(new), Some(old)) if aim_gap(new, old) < 2 => Some(old),
             (new, _) => new,
         };
-        // Fire is held while something is aimed at, and let go now and then.
-        let fire = if lined_up || aim_dir.is_some() {
-            self.rng.below(12) != 0
-        } else {
-            self.rng.below(4) != 0
-        };
-        // A bomb when cornered: no way out of a hit, or crowded close.
-        let crowd = threats
-            .iter()
-            .filter(|t| t.pos.dist(pos) < 60 * UNIT)
-            .count();
-        let bomb = me.bombs > 0
-            && !self.held.bomb
-            && (clearance < 0 || crowd >= 6)
-            && self.rng.below(3) != 0;
+        let fire = self.keep_firing(lined_up || aim_dir.is_some());
+        let cornered = clearance < 0 || crowded(threats, pos);
+        let bomb = me.bombs > 0 && !self.held.bomb && cornered && self.rng.below(3) != 0;
         let plan = Plan {
             at: 0,
             moves: bits,
@@ -328,6 +311,20 @@ impl HumanBot {
             bomb,
         };
         (plan, !dodging && !bullet_near)
+    }
+
+    /// How long to hold a move that lines up under the target, `gap` away
+    /// at `speed` a frame: as long as the gap needs, misjudged by up to a
+    /// quarter either way; small gaps become quick taps.
+    fn line_up_hold(&mut self, gap: i32, speed: i32) -> u32 {
+        let frames = (gap.abs() / speed) as u32;
+        let err = self.rng.range(0, frames / 2);
+        (frames + err).saturating_sub(frames / 4).clamp(1, 45)
+    }
+
+    /// Fire is held while something is aimed at, and let go now and then.
+    fn keep_firing(&mut self, aimed: bool) -> bool {
+        self.rng.below(if aimed { 12 } else { 4 }) != 0
     }
 
     /// Every way to hold the keys for a nominal dodge, judged by the
@@ -560,6 +557,15 @@ fn dash_velocity(from: Pt, to: Pt, speed: i32) -> Pt {
         x: ((q(unit.x) as i64 * speed as i64) >> (16 - SHIFT)) as i32,
         y: ((q(unit.y) as i64 * speed as i64) >> (16 - SHIFT)) as i32,
     }
+}
+
+/// A bomb's other reason: six threats or more close around `pos`.
+fn crowded(threats: &[Threat], pos: Pt) -> bool {
+    threats
+        .iter()
+        .filter(|t| t.pos.dist(pos) < 60 * UNIT)
+        .count()
+        >= 6
 }
 
 /// Enemy bullets and enemies within sight, and how they will move.

@@ -7,6 +7,7 @@ use twinstar::input::{HumanBot, ScriptBot};
 use twinstar::session::Driver;
 use twinstar::sim::{EnemyKind, SimConfig, World};
 use twinstar_netcode::session::{CHECK_DISTANCES, SessionError};
+use twinstar_netcode::testing;
 
 /// Checksum of the default preset after 10,000 frames of seed-1 bots.
 /// A rule change moves it: update it on purpose, and bump SIM_VERSION.
@@ -78,7 +79,8 @@ fn synctest(
     }
     let mut bots = [ScriptBot::new(seed, 0), ScriptBot::new(seed, 1)];
     while driver.world().frame < frames {
-        if let Err(e) = driver.advance([bots[0].next_input(), bots[1].next_input()]) {
+        if let Err(e) = testing::advance(&mut driver, [bots[0].next_input(), bots[1].next_input()])
+        {
             return (driver, Some(e));
         }
     }
@@ -153,9 +155,7 @@ fn local_mode_never_rolls_back_and_matches_plain_stepping() {
     let mut driver = Driver::local(5, SimConfig::DEFAULT).unwrap();
     let mut bots = [ScriptBot::new(5, 0), ScriptBot::new(5, 1)];
     for _ in 0..1_000 {
-        driver
-            .advance([bots[0].next_input(), bots[1].next_input()])
-            .unwrap();
+        testing::advance(&mut driver, [bots[0].next_input(), bots[1].next_input()]).unwrap();
     }
     assert_eq!(driver.match_summary().rollback_frames, 0);
     assert_eq!(driver.world().checksum(), bot_run(5, 1_000).checksum());
@@ -203,7 +203,7 @@ fn synctest_of_human_bots_matches_plain_stepping() {
     while driver.world().frame < frames {
         let world = driver.world();
         let inputs = [bots[0].next_input(world), bots[1].next_input(world)];
-        driver.advance(inputs).expect("no mismatch");
+        testing::advance(&mut driver, inputs).expect("no mismatch");
     }
     assert_eq!(driver.match_summary().mismatches, 0);
     assert_eq!(
@@ -226,7 +226,7 @@ fn synctest_holds_on_several_seeds_of_both_presets() {
             while driver.world().frame < frames {
                 let world = driver.world();
                 let inputs = [bots[0].next_input(world), bots[1].next_input(world)];
-                if let Err(e) = driver.advance(inputs) {
+                if let Err(e) = testing::advance(&mut driver, inputs) {
                     panic!("seed {seed}, preset {:?}: {e}", config.preset_name());
                 }
             }

@@ -6,6 +6,7 @@ use twinstar::frontend::effects::EventLedger;
 use twinstar::input::ScriptBot;
 use twinstar::session::Driver;
 use twinstar::sim::{Event, SimConfig, World};
+use twinstar_netcode::testing;
 
 const FRAMES: u32 = 1500;
 const SEED: u64 = 21;
@@ -42,7 +43,7 @@ fn synctest_rollbacks_fire_each_event_once() {
     let mut bots_b = bots();
     for _ in 0..FRAMES {
         let given = [bots_b[0].next_input(), bots_b[1].next_input()];
-        let report = driver.advance(given).unwrap();
+        let report = testing::advance(&mut driver, given).unwrap();
         // The newest frame ran on this frame's inputs, whatever was re-run
         // before it (the result panel shows who holds start from these).
         assert_eq!(report.inputs, Some(given));

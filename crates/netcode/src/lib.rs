@@ -4,14 +4,16 @@
 //! chat, natively and in the browser.
 //!
 //! A game is a [`Game`]: its state, its input, a step and a checksum. Here
-//! is a whole one (two players add their input to a counter) played to its
-//! end in a synctest, the session mode that rolls every frame back and
-//! re-simulates it, as an online match does when a prediction was wrong
-//! (an online match needs a signaling server: see Pong below):
+//! is a whole one (two players add their input to a counter) played online
+//! to its end by two peers on this machine: a signaling server in the
+//! process, a room on it, two connectors that meet there over WebRTC, and
+//! one loop that plays both sides' matches under GGRS:
 //!
 //! ```
-//! use twinstar_netcode::session::{Driver, Match, Next, Outcome, Pacing};
-//! use twinstar_netcode::{Game, GameInfo};
+//! use std::time::{Duration, Instant};
+//! use twinstar_netcode::connect::{ConnectOptions, Connector, NetRuntime, PlayerSeat, Role};
+//! use twinstar_netcode::session::{Driver, Match, Next, OnlineOptions, Outcome, Pacing};
+//! use twinstar_netcode::{Game, GameInfo, RoomCode};
 //!
 //! struct Counter; // The state: (frame, sum of every input so far).
 //! impl Game<2> for Counter {
@@ -30,6 +32,60 @@
 //!     fn frame(s: &(u32, u64)) -> u32 { s.0 }
 //!     fn checksum(s: &(u32, u64)) -> u128 { u128::from(s.0) << 64 | u128::from(s.1) }
 //! }
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let runtime = NetRuntime::new()?; // A signaling server on loopback, a room on it.
+//! let server = runtime.tokio().block_on(async { twinstar_signaling::bind(([127, 0, 0, 1], 0).into(), None) })?;
+//! let (url, room) = (format!("ws://{}", server.local_addr()), RoomCode::generate());
+//! runtime.tokio().spawn(server.serve(std::future::pending()));
+//! let player = |role| { // Each connector runs in the background until its match is agreed.
+//!     let options = ConnectOptions::new(Counter::INFO, &url, Some(room.clone()), role, 7);
+//!     Connector::<PlayerSeat<u8, 2>>::start(NetRuntime::new().unwrap(), options)
+//! };
+//! let (host, joiner) = (player(Role::Host), player(Role::Join));
+//! let mut games = [host.wait()?, joiner.wait()?].map(|connection| {
+//!     let driver = Driver::<Counter, 2>::online(connection, OnlineOptions::default()).unwrap();
+//!     Match::new(driver, Pacing::RealTime, Some(120)) // Over once frame 120 is confirmed.
+//! });
+//! while games.iter().any(|game| !game.is_over()) {
+//!     for (player, game) in games.iter_mut().enumerate() {
+//!         if game.next(Instant::now()) == Next::Frame {
+//!             game.advance([player as u8 + 1; 2]); // Each side gives its own player's input.
+//!         }
+//!     }
+//!     std::thread::sleep(Duration::from_millis(1));
+//! }
+//! for game in games {
+//!     let finished = game.finish();
+//!     assert!(matches!(finished.outcome, Outcome::Completed));
+//!     assert_eq!(*finished.driver.world(), (120, 7 + 3 * 120)); // The host's seed, 1 + 2 a frame.
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! The same game in a synctest, the session mode that rolls every frame
+//! back and re-simulates it, as an online match does when a prediction was
+//! wrong, needs no network:
+//!
+//! ```
+//! use twinstar_netcode::session::{Driver, Match, Next, Outcome, Pacing};
+//! # use twinstar_netcode::{Game, GameInfo};
+//! # struct Counter; // The state: (frame, sum of every input so far).
+//! # impl Game<2> for Counter {
+//! #     type Input = u8;
+//! #     type Config = u8; // No rules to pick: one preset.
+//! #     type State = (u32, u64);
+//! #     type Event = ();
+//! #     const INFO: GameInfo =
+//! #         GameInfo { name: "counter", version: "1", sim_version: 1, fps: 60, presets: &["default"] };
+//! #     fn preset(name: &str) -> Option<u8> { (name == "default").then_some(0) }
+//! #     fn preset_name(_: &u8) -> Option<&'static str> { Some("default") }
+//! #     fn start(seed: u64, _: &u8) -> (u32, u64) { (0, seed) }
+//! #     fn step(s: &mut (u32, u64), inputs: [u8; 2], _: &mut Vec<()>) {
+//! #         *s = (s.0 + 1, s.1 + u64::from(inputs[0]) + u64::from(inputs[1]));
+//! #     }
+//! #     fn frame(s: &(u32, u64)) -> u32 { s.0 }
+//! #     fn checksum(s: &(u32, u64)) -> u128 { u128::from(s.0) << 64 | u128::from(s.1) }
+//! # }
 //!
 //! let driver = Driver::<Counter, 2>::synctest(0, 0, 2)?; // Seed 0, rules 0, roll back 2 frames.
 //! let mut game = Match::new(driver, Pacing::Unpaced, Some(120));
@@ -38,8 +94,7 @@
 //! }
 //! let finished = game.finish();
 //! assert!(matches!(finished.outcome, Outcome::Completed));
-//! let (frame, sum) = *finished.driver.world();
-//! assert_eq!((frame, sum), (120, 3 * 120));
+//! assert_eq!(*finished.driver.world(), (120, 3 * 120));
 //! # Ok::<(), twinstar_netcode::session::SessionError>(())
 //! ```
 //!

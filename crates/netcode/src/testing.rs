@@ -1,5 +1,6 @@
 //! Hooks for tests, fuzz targets and debug flags: the crate's insides that
-//! a game's match never needs but its tests do (a connection that claims
+//! a game's match never needs but its tests do (a driver stepped without
+//! its match around it, a connection that claims
 //! another protocol version, the control protocol's
 //! encoding, the handshake machine, the GGRS socket over an in-memory
 //! channel, catch-up encoding, the chat's flood limits, the signaling
@@ -37,6 +38,19 @@ impl ProtocolSkew for crate::net::watch::WatchOptions {
     fn skew(&mut self) -> &mut u32 {
         &mut self.protocol_skew
     }
+}
+
+/// Runs one frame of `driver` alone, without the match's lifecycle
+/// around it (pacing, the end, the verdict: [`Match::advance`] is a game's
+/// way to step): its report, or the error that would end the match. For
+/// tests that step a synctest or local driver frame by frame.
+///
+/// [`Match::advance`]: crate::session::Match::advance
+pub fn advance<G: crate::Game<N>, const N: usize>(
+    driver: &mut crate::session::Driver<G, N>,
+    inputs: [G::Input; N],
+) -> Result<crate::session::FrameReport<G, N>, crate::session::SessionError> {
+    driver.advance(inputs)
 }
 
 /// The most players a match may have (the const parameter `N`'s bound).

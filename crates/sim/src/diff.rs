@@ -5,24 +5,28 @@ pub use twinstar_replay_format::FieldDiff;
 
 use crate::World;
 
+/// Pushes a [`FieldDiff`] onto `$out` for each named field of `$x` and `$y`
+/// that differs, its path `$prefix` + the field's name.
+macro_rules! cmp {
+    ($out:expr, $prefix:expr, $x:expr, $y:expr, [$($field:ident),*]) => {
+        $(
+            if $x.$field != $y.$field {
+                $out.push(FieldDiff {
+                    path: format!("{}{}", $prefix, stringify!($field)),
+                    a: format!("{:?}", $x.$field),
+                    b: format!("{:?}", $y.$field),
+                });
+            }
+        )*
+    };
+}
+
 /// Every field that differs between two worlds, entities labelled by index
 /// and id.
 pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
     let mut out = Vec::new();
-    macro_rules! cmp {
-        ($prefix:expr, $x:expr, $y:expr, [$($field:ident),*]) => {
-            $(
-                if $x.$field != $y.$field {
-                    out.push(FieldDiff {
-                        path: format!("{}{}", $prefix, stringify!($field)),
-                        a: format!("{:?}", $x.$field),
-                        b: format!("{:?}", $y.$field),
-                    });
-                }
-            )*
-        };
-    }
     cmp!(
+        out,
         "",
         a,
         b,
@@ -39,6 +43,7 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
         ]
     );
     cmp!(
+        out,
         "spawner.",
         a.spawner,
         b.spawner,
@@ -55,6 +60,7 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
         ]
     );
     cmp!(
+        out,
         "team.",
         a.team,
         b.team,
@@ -67,8 +73,16 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
             best_wave
         ]
     );
+    players(&mut out, a, b);
+    enemies(&mut out, a, b);
+    pools(&mut out, a, b);
+    out
+}
+
+fn players(out: &mut Vec<FieldDiff>, a: &World, b: &World) {
     for (i, (x, y)) in a.players.iter().zip(&b.players).enumerate() {
         cmp!(
+            out,
             format!("players[{i}]."),
             x,
             y,
@@ -96,6 +110,10 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
             ]
         );
     }
+}
+
+/// The live enemies (the longer count of the two), labelled by their ids.
+fn enemies(out: &mut Vec<FieldDiff>, a: &World, b: &World) {
     let enemies = a.enemy_count.max(b.enemy_count) as usize;
     for (i, (x, y)) in a.enemies.iter().zip(&b.enemies).take(enemies).enumerate() {
         let label = if x.id == y.id {
@@ -104,6 +122,7 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
             format!("ids {} / {}", x.id, y.id)
         };
         cmp!(
+            out,
             format!("enemies[{i}] ({label})."),
             x,
             y,
@@ -113,9 +132,14 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
             ]
         );
     }
+}
+
+/// The live bullets, pickups and markers (the longer count of the two).
+fn pools(out: &mut Vec<FieldDiff>, a: &World, b: &World) {
     let bullets = a.bullet_count.max(b.bullet_count) as usize;
     for (i, (x, y)) in a.bullets.iter().zip(&b.bullets).take(bullets).enumerate() {
         cmp!(
+            out,
             format!("bullets[{i}]."),
             x,
             y,
@@ -124,18 +148,18 @@ pub fn world_diff(a: &World, b: &World) -> Vec<FieldDiff> {
     }
     let pickups = a.pickup_count.max(b.pickup_count) as usize;
     for (i, (x, y)) in a.pickups.iter().zip(&b.pickups).take(pickups).enumerate() {
-        cmp!(format!("pickups[{i}]."), x, y, [pos, ttl, kind]);
+        cmp!(out, format!("pickups[{i}]."), x, y, [pos, ttl, kind]);
     }
     let markers = a.marker_count.max(b.marker_count) as usize;
     for (i, (x, y)) in a.markers.iter().zip(&b.markers).take(markers).enumerate() {
         cmp!(
+            out,
             format!("markers[{i}]."),
             x,
             y,
             [pos, rng, timer, kind, elite]
         );
     }
-    out
 }
 
 #[cfg(test)]

@@ -324,22 +324,7 @@ impl World {
                 e.angle = e.angle.wrapping_add(3);
                 e.burst = e.burst.wrapping_add(1);
                 if e.burst.is_multiple_of(4) {
-                    for side in [-1, 1] {
-                        let pos = Vec2::new(e.pos.x + fx(40) * side, e.pos.y + fx(30));
-                        let marker = Marker {
-                            pos,
-                            rng: e.rng.spawn_child(),
-                            timer: MARKER_FRAMES,
-                            kind: EnemyKind::Splitling as u8,
-                            elite: 0,
-                        };
-                        if self.spawn_marker(marker) {
-                            events.emit(Event::SpawnMarked {
-                                kind: marker.kind,
-                                pos,
-                            });
-                        }
-                    }
+                    self.summon_splitlings(e, events);
                 }
                 e.timer = paced(60, pace);
             }
@@ -370,6 +355,27 @@ impl World {
             id: e.id,
             kind: e.kind,
         });
+    }
+
+    /// The Hydra's second phase, every fourth ring: a splitling marked on
+    /// each side of it.
+    fn summon_splitlings(&mut self, e: &mut Enemy, events: &mut impl EventSink) {
+        for side in [-1, 1] {
+            let pos = Vec2::new(e.pos.x + fx(40) * side, e.pos.y + fx(30));
+            let marker = Marker {
+                pos,
+                rng: e.rng.spawn_child(),
+                timer: MARKER_FRAMES,
+                kind: EnemyKind::Splitling as u8,
+                elite: 0,
+            };
+            if self.spawn_marker(marker) {
+                events.emit(Event::SpawnMarked {
+                    kind: marker.kind,
+                    pos,
+                });
+            }
+        }
     }
 
     /// A boss's phase follows its hit points (above 2/3, above 1/3, the

@@ -168,8 +168,13 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
 
     /// Runs one frame. Local modes take both inputs; online play takes only
     /// this machine's player's (its slot from the handshake), the other
-    /// slot is ignored.
-    pub fn advance(&mut self, inputs: [G::Input; N]) -> Result<FrameReport<G, N>, SessionError> {
+    /// slot is ignored. A game steps a match with [`super::Match::advance`]
+    /// (pacing, the end, the verdict around this); tests that step the
+    /// driver alone use [`crate::testing::advance`].
+    pub(crate) fn advance(
+        &mut self,
+        inputs: [G::Input; N],
+    ) -> Result<FrameReport<G, N>, SessionError> {
         self.backend.advance(inputs, &mut self.sim, &mut self.log)
     }
 
