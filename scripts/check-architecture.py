@@ -8,7 +8,10 @@ cannot drift from the territory unnoticed (the test command runs it):
   vendored matchbox copy aside;
 - "N names": the netcode's public names, as the first line of
   crates/netcode/public-api.txt counts them (scripts/public-api.py writes
-  it; its --check keeps the file true to the code).
+  it; its --check keeps the file true to the code);
+- its module convention: a folder's module is its `mod.rs` (never `foo.rs`
+  beside `foo/`), and an inline test module longer than 150 lines is a
+  file of its own (`foo_tests.rs` by `#[path]`, or `tests.rs` in a folder).
 
     python3 scripts/check-architecture.py
 
@@ -39,6 +42,24 @@ def cfg_sites():
     return sum(counts.values()), len(counts)
 
 
+TEST_MODULE_LINES = 150
+
+
+def convention():
+    """Where the sources break the module convention, in words."""
+    for path in sources():
+        folder = path.with_suffix("")
+        if path.name != "mod.rs" and folder.is_dir():
+            yield f"{path.relative_to(ROOT)} beside {folder.relative_to(ROOT)}/: use mod.rs"
+        lines = path.read_text().splitlines()
+        for i, line in enumerate(lines[:-1]):
+            if line == "#[cfg(test)]" and lines[i + 1] == "mod tests {":
+                end = next((j for j in range(i + 1, len(lines)) if lines[j] == "}"), len(lines))
+                if end - i > TEST_MODULE_LINES:
+                    yield (f"{path.relative_to(ROOT)}:{i + 1}: an inline test module of "
+                           f"{end - i} lines (over {TEST_MODULE_LINES}): move it to a file")
+
+
 def public_names():
     first = (ROOT / "crates/netcode/public-api.txt").read_text().splitlines()[0]
     return int(re.search(r"(\d+) public names", first).group(1))
@@ -59,11 +80,12 @@ def main():
         if int(said) != names:
             wrong.append(f"ARCHITECTURE.md says {said} names; the netcode has {names} "
                          "public names (crates/netcode/public-api.txt)")
+    wrong.extend(convention())
     for line in wrong:
         print(f"check-architecture: {line}", file=sys.stderr)
     if not wrong:
         print(f"check-architecture: {sites} cfg sites in {files} files, "
-              f"{names} public names: as ARCHITECTURE.md says")
+              f"{names} public names: as ARCHITECTURE.md says; the module convention holds")
     return 1 if wrong else 0
 
 
