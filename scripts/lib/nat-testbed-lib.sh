@@ -149,6 +149,7 @@ ntb_namespaces() {
     NS_SINK="$prefix-sink"
     for ns in "$NS_A" "$NS_NA" "$NS_PUB" "$NS_NB" "$NS_B" "$NS_SINK"; do
         if ip netns list | awk '{print $1}' | grep -qxF -- "$ns"; then
+            # shellcheck disable=SC2034 # for the caller
             NTB_ERROR="namespace $ns already exists"
             return 1
         fi
@@ -213,6 +214,7 @@ ntb_topology() {
         unreachable) ip -n "$NS_PUB" route add unreachable default ;;
         none) ;; # coturn only runs here, and it needs no mDNS
         *)
+            # shellcheck disable=SC2034 # for the caller
             NTB_ERROR="the public namespace's default route (NAT_TESTBED_PUBLIC_DEFAULT) must be sink, unreachable or none, got '$1'"
             return 1
             ;;
@@ -240,6 +242,7 @@ ntb_nat_rules() {
             ;;
         full-cone | port-restricted | symmetric) ;;
         *)
+            # shellcheck disable=SC2034 # for the caller
             NTB_ERROR="unknown NAT scenario '$1' (routed, full-cone, port-restricted, symmetric)"
             return 1
             ;;
@@ -273,6 +276,7 @@ ntb_wait_listening() {
         fi
         sleep 0.1
     done
+    # shellcheck disable=SC2034 # for the caller
     NTB_ERROR="$4 did not start listening on port $3 within 10 s"
     return 1
 }
