@@ -27,6 +27,8 @@ export TWINSTAR_LAN_DISCOVERY=off
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/free-port.sh
 source scripts/lib/free-port.sh
+# shellcheck source=lib/local-server.sh
+source scripts/lib/local-server.sh
 
 fail() {
     echo "check-prometheus: FAILED: $*" >&2
@@ -48,28 +50,21 @@ promtool check rules "$rules" > /dev/null 2>&1 ||
     fail "promtool test rules deploy/prometheus/alerts.test.yml: $(cd deploy/prometheus && promtool test rules alerts.test.yml 2>&1 | grep -vE '^(Unit Testing|  SUCCESS)' | tr -s '\n ' ' ' | cut -c1-400)"
 
 work=$(mktemp -d)
-server="" prom=""
+prom=""
 cleanup() {
     # Only the processes this script started, by their ids.
-    for pid in $prom $server; do kill "$pid" 2> /dev/null || true; done
-    for pid in $prom $server; do wait "$pid" 2> /dev/null || true; done
+    for pid in $prom; do kill "$pid" 2> /dev/null || true; done
+    for pid in $prom; do wait "$pid" 2> /dev/null || true; done
+    local_server_stop
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-# The server on ports the system picks, read back from its log (picking
-# free ports first would race with anything else binding meanwhile).
-(cd "$work" && exec "$bin" serve --bind 127.0.0.1:0 --metrics-bind 127.0.0.1:0 2> server.err) &
-server=$!
-addr="" metrics=""
-for _ in $(seq 100); do
-    addr=$(grep -o 'ws://127\.0\.0\.1:[0-9]*' "$work/server.err" | head -n 1 || true)
-    metrics=$(grep -o 'metrics on http://127\.0\.0\.1:[0-9]*' "$work/server.err" | head -n 1 | sed 's|.*http://||' || true)
-    [ -n "$addr" ] && [ -n "$metrics" ] && break
-    kill -0 "$server" 2> /dev/null || fail "twinstar serve ended: $(tail -n 2 "$work/server.err" | tr '\n' ' ')"
-    sleep 0.1
-done
-[ -n "$addr" ] && [ -n "$metrics" ] || fail "twinstar serve reported no address and metrics listener in 10 s"
+# The server on ports the system picks, read back from its log
+# (scripts/lib/local-server.sh), its metrics on a listener of their own.
+local_server_start "$bin" "$work" --metrics-bind 127.0.0.1:0 ||
+    fail "$LOCAL_SERVER_ERROR"
+addr=$LOCAL_SERVER_URL metrics=$LOCAL_SERVER_METRICS
 
 # Prometheus: its own free port (it cannot report one it picked), a short
 # scrape interval, the alert rules loaded as an operator would.

@@ -298,13 +298,7 @@ fi
 
 # ------------------------------------------------------------ state, cleanup
 PREFIX="ntb$$-$((RANDOM % 1000))" # unique per run
-NS_A="$PREFIX-a"
-NS_NA="$PREFIX-nata"
-NS_PUB="$PREFIX-pub"
-NS_NB="$PREFIX-natb"
-NS_B="$PREFIX-b"
-NS_SINK="$PREFIX-sink"
-CREATED_NS=()
+CREATED_NS=() # the namespaces made so far (scripts/lib/nat-testbed-lib.sh)
 LOGDIR="$(mktemp -d "${TMPDIR:-/tmp}/nat-testbed.$SCENARIO.XXXXXX")"
 echo "nat-testbed: $SCENARIO turn=$TURN mode=$MODE, logs in $LOGDIR" >&2
 
@@ -315,30 +309,13 @@ cleanup() {
     trap - EXIT INT TERM
     set +e
     # Every process we started runs inside one of our namespaces: end them
-    # by pid (TERM, then KILL after a grace period), then drop the namespaces
-    # (which also removes their veths).
-    local ns pid pids=()
-    for ns in "${CREATED_NS[@]}"; do
-        for pid in $(ip netns pids "$ns" 2>/dev/null); do pids+=("$pid"); done
-    done
-    if [ ${#pids[@]} -gt 0 ]; then
-        kill -TERM "${pids[@]}" 2>/dev/null
-        for _ in $(seq 20); do
-            local alive=0
-            for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-            [ "$alive" = 0 ] && break
-            sleep 0.1
-        done
-        kill -KILL "${pids[@]}" 2>/dev/null
-    fi
-    for ns in "${CREATED_NS[@]}"; do
-        ip netns del "$ns" 2>/dev/null
-    done
+    # by pid, then drop the namespaces (which also removes their veths).
+    ntb_teardown
     if [ "$rc" != 0 ] && [ "$FAILED_TAILS" = false ] && [ -n "${LOGDIR:-}" ]; then
         print_log_tails "$LOGDIR" >&2
     fi
     if [ "$rc" != 0 ] && [ "$PRINTED" = false ]; then
-        emit_setup_failure "${RESULT_ERROR:-interrupted or failed during setup (exit $rc)}"
+        emit_setup_failure "${RESULT_ERROR:-${NTB_ERROR:-interrupted or failed during setup (exit $rc)}}"
     fi
     exit "$rc"
 }
@@ -347,103 +324,19 @@ trap 'RESULT_ERROR="interrupted"; exit 130' INT
 trap 'RESULT_ERROR="terminated"; exit 143' TERM
 
 # ------------------------------------------------------------------ topology
-for ns in "$NS_A" "$NS_NA" "$NS_PUB" "$NS_NB" "$NS_B" "$NS_SINK"; do
-    if ip netns list | awk '{print $1}' | grep -qxF -- "$ns"; then
-        RESULT_ERROR="namespace $ns already exists"
-        exit 1
-    fi
-    ip netns add "$ns"
-    CREATED_NS+=("$ns")
-    ip -n "$ns" link set lo up
-done
-
-# veth pairs are created directly inside their namespaces: no interface ever
-# exists in the root namespace, so names cannot collide with anything.
-link() { # ns1 if1 ns2 if2
-    ip -n "$1" link add "$2" type veth peer name "$4" netns "$3"
-    ip -n "$1" link set "$2" up
-    ip -n "$3" link set "$4" up
-}
-link "$NS_A" eth0 "$NS_NA" lan
-link "$NS_NA" wan "$NS_PUB" to-a
-link "$NS_PUB" to-b "$NS_NB" wan
-link "$NS_NB" lan "$NS_B" eth0
-
-ip -n "$NS_A" addr add 10.0.1.2/24 dev eth0
-ip -n "$NS_NA" addr add 10.0.1.1/24 dev lan
-ip -n "$NS_NA" addr add 198.51.100.2/24 dev wan
-ip -n "$NS_PUB" addr add 198.51.100.1/24 dev to-a
-ip -n "$NS_PUB" addr add 203.0.113.1/24 dev to-b
-ip -n "$NS_NB" addr add 203.0.113.2/24 dev wan
-ip -n "$NS_NB" addr add 10.0.2.1/24 dev lan
-ip -n "$NS_B" addr add 10.0.2.2/24 dev eth0
-
-# Every namespace gets a default route: webrtc's mDNS socket needs one
-# (without it matchbox panics in its message loop).
-ip -n "$NS_A" route add default via 10.0.1.1
-ip -n "$NS_B" route add default via 10.0.2.1
-ip -n "$NS_NA" route add default via 198.51.100.1
-ip -n "$NS_NB" route add default via 203.0.113.1
-# The public namespace routes like the internet: its default route leads to
-# a sink namespace that forwards nothing, so a packet to a 10.x address
-# (coturn relaying to a peer's private host candidate) is sent fine and
-# vanishes upstream, as it would from a real server. Without such a route
-# sendto() fails (ENETUNREACH/EHOSTUNREACH) and coturn closes the whole
-# allocation, which made TURN look broken (see docs/nat-testbed.md).
-# NAT_TESTBED_PUBLIC_DEFAULT=unreachable|none reproduces that, together with
-# NAT_TESTBED_COTURN_DENY_PRIVATE=0 (coturn's hardening hides it otherwise).
-case "${NAT_TESTBED_PUBLIC_DEFAULT:-sink}" in
-    sink)
-        link "$NS_PUB" upstream "$NS_SINK" in
-        ip -n "$NS_PUB" addr add 192.0.2.1/24 dev upstream
-        ip -n "$NS_SINK" addr add 192.0.2.254/24 dev in
-        ip -n "$NS_PUB" route add default via 192.0.2.254
-        # New namespaces may inherit forwarding from the root namespace.
-        ip netns exec "$NS_SINK" sysctl -qw net.ipv4.ip_forward=0
-        ;;
-    unreachable) ip -n "$NS_PUB" route add unreachable default ;;
-    none) ;; # coturn only runs here, and it needs no mDNS
-    *)
-        RESULT_ERROR="NAT_TESTBED_PUBLIC_DEFAULT must be sink, unreachable or none"
-        exit 1
-        ;;
-esac
-for ns in "$NS_NA" "$NS_PUB" "$NS_NB"; do
-    ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1
-done
-
-ipt() { ip netns exec "$1" iptables -w 5 "${@:2}"; }
-nat_rules() { # ns inner_ip
-    local ns="$1" inner="$2"
-    case "$SCENARIO" in
-        full-cone)
-            ipt "$ns" -t nat -A POSTROUTING -o wan -j MASQUERADE
-            ipt "$ns" -t nat -A PREROUTING -i wan -p udp -j DNAT --to-destination "$inner"
-            ;;
-        port-restricted)
-            ipt "$ns" -t nat -A POSTROUTING -o wan -j MASQUERADE
-            ipt "$ns" -t mangle -A PREROUTING -i wan -m conntrack --ctstate NEW -j DROP
-            ;;
-        symmetric)
-            ipt "$ns" -t nat -A POSTROUTING -o wan -j MASQUERADE --random-fully
-            ipt "$ns" -t mangle -A PREROUTING -i wan -m conntrack --ctstate NEW -j DROP
-            ;;
-    esac
-}
-if [ "$SCENARIO" = routed ]; then
-    ip -n "$NS_PUB" route add 10.0.1.0/24 via 198.51.100.2
-    ip -n "$NS_PUB" route add 10.0.2.0/24 via 203.0.113.2
-else
-    nat_rules "$NS_NA" 10.0.1.2
-    nat_rules "$NS_NB" 10.0.2.2
-fi
+# scripts/lib/nat-testbed-lib.sh: the namespaces, their links and routes
+# (NAT_TESTBED_PUBLIC_DEFAULT=unreachable|none: the public namespace's
+# default route, for experiments), the NATs' rules.
+ntb_namespaces "$PREFIX"
+ntb_topology "${NAT_TESTBED_PUBLIC_DEFAULT:-sink}"
+ntb_nat_rules "$SCENARIO"
 {
     echo "== $NS_NA"
-    ipt "$NS_NA" -S -t nat
-    ipt "$NS_NA" -S -t mangle
+    ntb_ipt "$NS_NA" -S -t nat
+    ntb_ipt "$NS_NA" -S -t mangle
     echo "== $NS_NB"
-    ipt "$NS_NB" -S -t nat
-    ipt "$NS_NB" -S -t mangle
+    ntb_ipt "$NS_NB" -S -t nat
+    ntb_ipt "$NS_NB" -S -t mangle
 } >"$LOGDIR/iptables.txt" 2>&1 || true
 
 # ------------------------------------------------------------------- servers
@@ -501,19 +394,8 @@ COTURN_ARGS+=("${extra[@]}")
 ip netns exec "$NS_PUB" timeout -k 3 "$SERVER_LIMIT" turnserver "${COTURN_ARGS[@]}" \
     >"$LOGDIR/coturn.out" 2>&1 &
 
-wait_listening() { # ns proto(t|u) port what
-    local _
-    for _ in $(seq 100); do
-        if [ -n "$(ip netns exec "$1" ss -Hn"$2"l "sport = :$3" 2>/dev/null)" ]; then
-            return 0
-        fi
-        sleep 0.1
-    done
-    RESULT_ERROR="$4 did not start listening on port $3 within 10 s"
-    return 1
-}
-wait_listening "$NS_PUB" t "$SIGNAL_PORT" "signaling server"
-wait_listening "$NS_PUB" u "$TURN_PORT" "coturn"
+ntb_wait_listening "$NS_PUB" t "$SIGNAL_PORT" "signaling server"
+ntb_wait_listening "$NS_PUB" u "$TURN_PORT" "coturn"
 
 # --------------------------------------------------------------------- peers
 # NAT_TESTBED_NO_STUN=1 and NAT_TESTBED_TURN_URL are for experiments only.
@@ -752,7 +634,7 @@ if [ -n "$CUT" ]; then
             local op="$1" rule=()
             for w in "${cut_rules[@]}" ---; do
                 if [ "$w" = --- ]; then
-                    if [ "$op" = -I ]; then ipt "$NS_CUT" -t raw -I PREROUTING 1 "${rule[@]}"; else ipt "$NS_CUT" -t raw -D PREROUTING "${rule[@]}"; fi
+                    if [ "$op" = -I ]; then ntb_ipt "$NS_CUT" -t raw -I PREROUTING 1 "${rule[@]}"; else ntb_ipt "$NS_CUT" -t raw -D PREROUTING "${rule[@]}"; fi
                     rule=()
                 else
                     rule+=("$w")
@@ -769,7 +651,7 @@ if [ -n "$CUT" ]; then
         cut_until=$((CUT_START_NS + CUT * 1000000000))
         while [ "$(date +%s%N)" -lt "$cut_until" ] && ! both_done; do sleep 0.02; done
         # Packets dropped in each direction (proof that the cut was two-way).
-        CUT_DROPPED="$(ipt "$NS_CUT" -t raw -L PREROUTING -v -x -n |
+        CUT_DROPPED="$(ntb_ipt "$NS_CUT" -t raw -L PREROUTING -v -x -n |
             awk '$3 == "DROP" { for (i = 4; i <= NF; i++) if ($i == "lan" || $i == "wan") n[$i] = $1 }
                  END { printf "{\"from_lan\":%d,\"from_wan\":%d}", n["lan"], n["wan"] }')"
         cut_rule -D

@@ -26,6 +26,8 @@ set -euo pipefail
 export TWINSTAR_LAN_DISCOVERY=off
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib/local-server.sh
+source "$REPO/scripts/lib/local-server.sh"
 FRAMES=10000
 LATENCY=0
 KEEP=false
@@ -114,6 +116,7 @@ cleanup() {
         sleep 0.1
     done
     for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+    local_server_stop
     if [ "$RESULT_PRINTED" = false ]; then
         echo "{\"ok\":false,\"frames\":$FRAMES,\"error\":\"interrupted or failed during setup (exit $rc)\",\"logs\":\"$WORK\"}"
     fi
@@ -133,17 +136,10 @@ PEER_LIMIT=$((FRAMES * 3 / 120 + 60))
 SERVER_LIMIT=$((PEER_LIMIT + 30))
 
 # ------------------------------------------------------------------- server
-# Port 0: the server picks a free port and says which on stderr.
-RUST_LOG=warn timeout -k 3 "$SERVER_LIMIT" "$BIN" serve --bind 127.0.0.1:0 \
-    >"$WORK/server.out" 2>"$WORK/server.err" &
-PIDS+=($!)
-URL=""
-for _ in $(seq 100); do
-    URL="$(grep -o 'ws://127\.0\.0\.1:[0-9]*' "$WORK/server.err" 2>/dev/null | head -1 || true)"
-    [ -n "$URL" ] && break
-    sleep 0.1
-done
-[ -n "$URL" ] || fail_early "the signaling server did not start within 10 s ($(tail -3 "$WORK/server.err"))"
+# scripts/lib/local-server.sh: port 0, the address read from its stderr.
+LOCAL_SERVER_LIMIT=$SERVER_LIMIT local_server_start "$BIN" "$WORK" ||
+    fail_early "the signaling server did not start: $LOCAL_SERVER_ERROR"
+URL="$LOCAL_SERVER_URL"
 
 # -------------------------------------------------------------------- peers
 ROOM="S4K-7WX"

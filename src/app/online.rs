@@ -163,6 +163,10 @@ fn write_link_trace(path: &std::path::Path, driver: &Driver, net: &NetArgs) {
         trace.set_meta("sim_flags", sim);
     }
     trace.set_meta("seed", summary.seed.to_string());
+    // The ICE path the match took (host, srflx, relay...), as the summary's
+    // `connection` says: loopback and a NATed path differ in what the
+    // game loop adds to the round trip.
+    trace.set_meta("connection", summary.connection.clone());
     if let Some(delay) = net.input_delay {
         trace.set_meta("input_delay_flag", delay.to_string());
     }
