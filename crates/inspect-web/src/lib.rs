@@ -46,7 +46,8 @@ impl Inspector {
             return Err(JsError::new("two recordings at most"));
         }
         let sidecar = sidecar_name.as_deref().zip(sidecar.as_deref());
-        let recording = Recording::from_bytes(name, replay, sidecar).map_err(|e| JsError::new(&e))?;
+        let recording =
+            Recording::from_bytes(name, replay, sidecar).map_err(|e| JsError::new(&e))?;
         let scrubber = Scrubber::new(recording.replay.clone())
             .ok_or_else(|| JsError::new(&format!("{name}: unreadable simulation config")))?;
         self.peers.push(recording);
@@ -86,14 +87,19 @@ impl Inspector {
 
     /// The longer recording's length in frames.
     pub fn frames(&self) -> u32 {
-        self.scrubbers.iter().map(Scrubber::frames).max().unwrap_or(0)
+        self.scrubbers
+            .iter()
+            .map(Scrubber::frames)
+            .max()
+            .unwrap_or(0)
     }
 
     /// What to draw of `peer`'s world at `frame` (twinstar-inspect's
     /// `drawn`), with the inputs that led to it (`inputs`: both players'
     /// 16 bits, or null at frame 0).
     pub fn world_at(&self, peer: usize, frame: u32) -> Result<String, JsError> {
-        let scrubber = (self.scrubbers.get(peer)).ok_or_else(|| JsError::new("no such recording"))?;
+        let scrubber =
+            (self.scrubbers.get(peer)).ok_or_else(|| JsError::new("no such recording"))?;
         let mut view = drawn(&scrubber.world_at(frame));
         view["inputs"] = json!(scrubber.inputs_at(frame.min(scrubber.frames())));
         Ok(view.to_string())

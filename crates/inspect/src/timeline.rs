@@ -212,7 +212,6 @@ fn divergence_marker(svg: &mut String, frame: u32, frames: u32, y: f64) {
 /// Height of one timeline row, in SVG pixels.
 const ROW: f64 = 34.0;
 
-
 /// The timeline's drawing (what goes inside an `<svg>`) and its height.
 pub fn svg_timeline(peers: &[Recording], divergent: Option<&Divergent>) -> (String, f64) {
     let frames = peers.iter().map(|p| p.replay.frames()).max().unwrap_or(1);

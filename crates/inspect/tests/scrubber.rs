@@ -51,7 +51,10 @@ fn world_at_any_frame_is_the_resimulated_world_in_any_seek_order() {
     }
     assert!(seen_enemies, "no enemy in any of the frames looked at");
     // Two frames a second apart draw different worlds.
-    assert_ne!(drawn(&scrubber.world_at(600)), drawn(&scrubber.world_at(660)));
+    assert_ne!(
+        drawn(&scrubber.world_at(600)),
+        drawn(&scrubber.world_at(660))
+    );
     // The inputs shown at a frame are those that led to it.
     assert_eq!(scrubber.inputs_at(0), None);
     let first = replay.inputs[0].map(|i| i.0);
