@@ -10,7 +10,8 @@
 //! starfield: [`is_asset_name`]). The server reads exactly those files
 //! into memory when it starts ([`WebClient::load`]) and answers a `GET`
 //! that is no websocket upgrade from them ([`respond`]): `/` is
-//! `index.html`, `/NAME` one of the others, anything else 404. The set of
+//! `index.html`, `/inspect` `inspect.html` (the inspector, its own page
+//! and wasm), `/NAME` one of the others, anything else 404. The set of
 //! names is fixed when it starts, so no request can reach another file; a
 //! rebuild is served after a restart.
 //!
@@ -40,7 +41,7 @@ use twinstar_files::{ReadError, read_limited};
 /// for `sw.js` that is what lets a browser find a new version on the next
 /// visit (a stale worker would keep serving the old client); the others
 /// are the worker's to keep offline.
-pub const WEB_FILES: [(&str, &str); 10] = [
+pub const WEB_FILES: [(&str, &str); 14] = [
     ("index.html", "text/html; charset=utf-8"),
     ("twinstar.js", "text/javascript; charset=utf-8"),
     ("twinstar_bg.wasm", "application/wasm"),
@@ -51,6 +52,12 @@ pub const WEB_FILES: [(&str, &str); 10] = [
     ("icon-512.png", "image/png"),
     ("icon-maskable-512.png", "image/png"),
     ("apple-touch-icon.png", "image/png"),
+    // The inspector (`/inspect`, docs/inspect.md): its page, its script,
+    // and its own wasm and glue, which the game's page never loads.
+    ("inspect.html", "text/html; charset=utf-8"),
+    ("inspect.js", "text/javascript; charset=utf-8"),
+    ("twinstar_inspect.js", "text/javascript; charset=utf-8"),
+    ("twinstar_inspect_bg.wasm", "application/wasm"),
 ];
 
 /// The environment variable naming the web client's directory.
@@ -64,8 +71,9 @@ pub const NOT_BUILT: &str = "the web client is not built here: run bash scripts/
 
 const NOT_FOUND: &str = "not found: the web client is /, /twinstar.js, /twinstar_bg.wasm, /mq_js_bundle.js, \
      /manifest.webmanifest, /sw.js, the icons /icon-192.png, /icon-512.png, \
-     /icon-maskable-512.png and /apple-touch-icon.png, and the game's assets (/sounds-NAME.wav, \
-     /sprites-NAME.png)\n";
+     /icon-maskable-512.png and /apple-touch-icon.png, the game's assets (/sounds-NAME.wav, \
+     /sprites-NAME.png), and the inspector (/inspect, /inspect.js, /twinstar_inspect.js, \
+     /twinstar_inspect_bg.wasm)\n";
 
 /// Whether `name` is one of the game's assets a web client may hold: the
 /// file `assets/KIND/NAME.EXT` of the repository, flattened by
@@ -218,6 +226,7 @@ impl WebClient {
     fn file(&self, path: &str) -> Option<&WebFile> {
         let name = match path {
             "/" => "index.html",
+            "/inspect" => "inspect.html",
             _ => path.strip_prefix('/')?,
         };
         self.0.files.iter().find(|f| f.name == name)
@@ -411,6 +420,8 @@ mod tests {
                 ("manifest.webmanifest", b"{}"),
                 ("sw.js", b"self;"),
                 ("icon-192.png", b"\x89PNG"),
+                ("inspect.html", b"<!doctype html>inspector"),
+                ("twinstar_inspect_bg.wasm", b"\0asm-inspector"),
                 ("secret.txt", b"not served"),
                 ("sounds-bomb.wav", b"RIFF....WAVE"),
                 ("sounds-bomb.wav.gz", b"GZ-OF-WAV"),
@@ -454,6 +465,27 @@ mod tests {
         assert!(is_asset_name("sounds-kill_wanderer.wav"));
         assert!(!is_asset_name("sounds-../x.wav"));
         assert!(!is_asset_name("sprites-bg.wav"));
+    }
+
+    #[tokio::test]
+    async fn serves_the_inspector_at_slash_inspect() {
+        let web = client();
+        for path in ["/inspect", "/inspect.html"] {
+            let r = get(Some(&web), path, &[]);
+            assert_eq!(r.status(), StatusCode::OK, "{path}");
+            assert_eq!(header(&r, "content-type"), Some("text/html; charset=utf-8"));
+            assert_eq!(body(r).await, b"<!doctype html>inspector");
+        }
+        let r = get(Some(&web), "/twinstar_inspect_bg.wasm", &[]);
+        assert_eq!(header(&r, "content-type"), Some("application/wasm"));
+        assert_eq!(body(r).await, b"\0asm-inspector");
+        // Not built into this folder: 404, as any other missing file.
+        let r = get(Some(&web), "/inspect.js", &[]);
+        assert_eq!(r.status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            get(Some(&web), "/inspect/", &[]).status(),
+            StatusCode::NOT_FOUND
+        );
     }
 
     #[tokio::test]
