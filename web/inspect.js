@@ -178,8 +178,11 @@ function inputWords(bits, i) {
   return `P${i + 1} ${held.join("+") || "-"}`;
 }
 
+// Each canvas's context, read back for `drawn` too.
+const context = (canvas) => canvas.getContext("2d", { willReadFrequently: true });
+
 function draw(canvas, world) {
-  const g = canvas.getContext("2d");
+  const g = context(canvas);
   g.fillStyle = "#000";
   g.fillRect(0, 0, canvas.width, canvas.height);
   for (const [x, y] of world.markers) circle(g, x, y, 9, "#665", false);
@@ -237,7 +240,7 @@ function canvasHash(peers) {
   let h = 0x811c9dc5;
   for (let i = 0; i < peers; i++) {
     const c = $(i === 0 ? "world-a" : "world-b");
-    const pixels = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    const pixels = context(c).getImageData(0, 0, c.width, c.height).data;
     for (let j = 0; j < pixels.length; j += 4) h = Math.imul(h ^ pixels[j] ^ (pixels[j + 1] << 8) ^ (pixels[j + 2] << 16), 16777619);
   }
   return (h >>> 0).toString(16);
