@@ -3,8 +3,10 @@
 // input (the DevTools protocol's DOM.setFileInputFiles), waits for the
 // report, then moves the cursor by a click on the timeline and by keys.
 //
-//   node tests/web/inspect.mjs URL --a FILE,FILE.. [--b FILE,...] [--junk FILE]
+//   node tests/web/inspect.mjs URL [--a FILE,FILE.. [--b FILE,...]] [--junk FILE]
 //        [--timeout SECS] [--chromium PATH]
+//
+// Without --a, the page loads what its URL names (`#replay=ID`).
 //
 // stdout, one line each (JSON after the colon):
 //   console: TEXT    every console message of the page
@@ -29,8 +31,8 @@ const { values, positionals } = parseArgs({
     chromium: { type: "string", default: process.env.CHROMIUM || "/usr/bin/chromium" },
   },
 });
-if (positionals.length !== 1 || !values.a) {
-  console.error("usage: node tests/web/inspect.mjs URL --a FILES [--b FILES] [--junk FILE]");
+if (positionals.length !== 1 || (values.b && !values.a)) {
+  console.error("usage: node tests/web/inspect.mjs URL [--a FILES [--b FILES]] [--junk FILE]");
   process.exit(2);
 }
 const timeoutMs = Number(values.timeout) * 1000;
@@ -61,14 +63,16 @@ const cursor = async (how) => {
 };
 
 await page.goto(positionals[0]);
-await page.waitForFunction(() => window.twinstarInspect && /pick/.test(document.getElementById("status").textContent));
-await pick("#peer-a", values.a.split(","));
+if (values.a) {
+  await page.waitForFunction(() => window.twinstarInspect && /pick/.test(document.getElementById("status").textContent));
+  await pick("#peer-a", values.a.split(","));
+}
 if (values.b) {
   await page.waitForFunction(() => window.twinstarInspect.ready || window.twinstarInspect.error);
   await pick("#peer-b", values.b.split(","));
   await page.waitForFunction(() => window.twinstarInspect.report?.peers.length === 2 || window.twinstarInspect.error);
 }
-await page.waitForFunction(() => window.twinstarInspect.ready || window.twinstarInspect.error, null, { timeout: timeoutMs });
+await page.waitForFunction(() => window.twinstarInspect?.ready || window.twinstarInspect?.error, null, { timeout: timeoutMs });
 const loaded = await page.evaluate(() => ({
   report: window.twinstarInspect.report,
   error: window.twinstarInspect.error,

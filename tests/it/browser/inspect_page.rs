@@ -8,6 +8,7 @@
 use super::{serial, web_server};
 use crate::common;
 use crate::inspect::play;
+use crate::replay_links::ranked_replay;
 
 use std::path::Path;
 
@@ -96,7 +97,9 @@ fn the_pages_inspector_finds_an_injected_desync_and_draws_the_world_at_its_curso
     assert_eq!(loaded["frame"], frame);
 
     let frames = report["frames"].as_u64().unwrap();
-    check_cursor(&page, &output, frames);
+    // The match ends soon after its desync: about 126 frames.
+    assert!(frames > 60, "{frames} frames");
+    check_cursor(&page, &output, frames, 2);
 
     let junk = &lines(&page, "junk: ")[0];
     let error = junk["error"].as_str().unwrap_or_default();
@@ -105,8 +108,9 @@ fn the_pages_inspector_finds_an_injected_desync_and_draws_the_world_at_its_curso
 }
 
 /// A click a third of the way along the timeline's `frames`, then ten
-/// frames on by keys: both peers' worlds drawn at each, and different.
-fn check_cursor(page: &common::Finished, output: &str, frames: u64) {
+/// frames on by keys: each of the `peers`' worlds drawn at each, and
+/// different.
+fn check_cursor(page: &common::Finished, output: &str, frames: u64, peers: usize) {
     let moves = lines(page, "cursor: ");
     assert_eq!(moves.len(), 2, "{output}");
     let (click, keys) = (&moves[0], &moves[1]);
@@ -120,7 +124,7 @@ fn check_cursor(page: &common::Finished, output: &str, frames: u64) {
     assert_eq!(keys["frame"].as_u64(), Some(clicked + 10), "{keys}");
     for at in [click, keys] {
         let worlds = at["worlds"].as_array().unwrap();
-        assert_eq!(worlds.len(), 2, "{at}");
+        assert_eq!(worlds.len(), peers, "{at}");
         assert_eq!(worlds[0]["frame"], at["frame"], "{at}");
         assert_eq!(worlds[0]["players"].as_array().unwrap().len(), 2, "{at}");
     }
@@ -129,4 +133,43 @@ fn check_cursor(page: &common::Finished, output: &str, frames: u64) {
         "the world did not move"
     );
     assert_ne!(click["drawn"], keys["drawn"], "the drawing did not change");
+}
+
+/// `/inspect#replay=ID`: a ranked replay of the page's own server, one
+/// recording (no telemetry: a ranked upload has no sidecar), drawn at its
+/// cursor; an id the server does not have is one line on the page.
+#[test]
+fn the_pages_inspector_opens_a_ranked_replay_by_its_link() {
+    let _one = serial();
+    let server = web_server();
+    let dir = scratch("browser-inspect-link");
+    let (id, _file) = ranked_replay(&server, &dir, "RPN-AAA");
+    let open = |fragment: &str| {
+        let mut command = std::process::Command::new("node");
+        command
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .arg("tests/web/inspect.mjs")
+            .arg(format!("http://{}/inspect#replay={fragment}", server.addr))
+            .args(["--timeout", "60"]);
+        Twinstar::spawn_command(command).finish(LIMIT)
+    };
+    let page = open(&id);
+    let output = common::tail(&page.stdout, 30);
+    assert_eq!(page.code(), Some(0), "{output}\n{}", page.stderr);
+    let loaded = &lines(&page, "loaded: ")[0];
+    assert!(loaded["error"].is_null(), "{loaded}");
+    let report = &loaded["report"];
+    assert_eq!(report["frames"], 300, "{report}");
+    assert_eq!(report["peers"][0]["file"], format!("{id}.tsr").as_str());
+    assert!(report["peers"][0]["telemetry"].is_null(), "{report}");
+    assert_eq!(report.get("first_divergent_frame"), None, "{report}");
+    check_cursor(&page, &output, 300, 1);
+
+    let page = open("nosuchreplay");
+    let output = common::tail(&page.stdout, 30);
+    assert_eq!(page.code(), Some(0), "{output}\n{}", page.stderr);
+    let loaded = &lines(&page, "loaded: ")[0];
+    let error = loaded["error"].as_str().unwrap_or_default();
+    assert!(error.contains("nosuchreplay"), "{loaded}");
+    assert!(!error.contains('\n'), "{loaded}");
 }
