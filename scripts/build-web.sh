@@ -6,6 +6,12 @@
 #   manifest.webmanifest  sw.js  (+ NAME.gz of each of these)
 #   icon-192.png  icon-512.png  icon-maskable-512.png  apple-touch-icon.png
 #   sounds-NAME.wav (+ .gz)  sprites-background.png
+#   inspect.html  inspect.js  twinstar_inspect.js  twinstar_inspect_bg.wasm (+ .gz)
+#
+# The last four are the inspector (/inspect, docs/inspect.md): its own page
+# and its own small wasm (crates/inspect-web), which the game's page never
+# loads, so the game's download budget (scripts/check-web-size.py) does not
+# pay for it.
 #
 # The last two are the game's assets the page fetches after its first
 # frame instead of holding them in its wasm (platform/browser/assets.rs):
@@ -52,7 +58,8 @@ TRIPLE=wasm32-unknown-unknown
 PROFILE=web-client
 BINARYEN_VERSION=132
 FILES=(index.html twinstar.js twinstar_bg.wasm mq_js_bundle.js manifest.webmanifest
-    icon-192.png icon-512.png icon-maskable-512.png apple-touch-icon.png sw.js)
+    icon-192.png icon-512.png icon-maskable-512.png apple-touch-icon.png sw.js
+    inspect.html inspect.js twinstar_inspect.js twinstar_inspect_bg.wasm)
 ICONS=(icon-192.png icon-512.png icon-maskable-512.png apple-touch-icon.png)
 
 say() { echo "build-web: $*" >&2; }
@@ -160,11 +167,16 @@ if ! grep -q '^\[profile\.web-client\]' Cargo.toml; then
     export CARGO_PROFILE_WEB_CLIENT_INHERITS=release CARGO_PROFILE_WEB_CLIENT_OPT_LEVEL=s \
         CARGO_PROFILE_WEB_CLIENT_LTO=fat CARGO_PROFILE_WEB_CLIENT_CODEGEN_UNITS=1
 fi
-say "cargo build --profile $PROFILE --target $TRIPLE --locked"
+# The game and the inspector in one build: one feature resolution, so the
+# inspector reuses the game's compiled dependencies.
+say "cargo build --profile $PROFILE --target $TRIPLE --locked (the game and the inspector)"
 cargo build --profile "$PROFILE" --target "$TRIPLE" --locked -p twinstar --bin twinstar \
+    -p twinstar-inspect-web --lib \
     || die "cargo build for $TRIPLE failed (see above)"
 module=$target_dir/$TRIPLE/$PROFILE/twinstar.wasm
 [[ -f $module ]] || die "the build did not produce $module"
+inspect_module=$target_dir/$TRIPLE/$PROFILE/twinstar_inspect_web.wasm
+[[ -f $inspect_module ]] || die "the build did not produce $inspect_module"
 
 stage=$out.partial
 rm -rf "$stage"
@@ -182,6 +194,16 @@ say "wasm-opt -Oz (binaryen $BINARYEN_VERSION)"
     "$stage/twinstar_bg.wasm" -o "$stage/twinstar_bg.opt.wasm" \
     || die "wasm-opt failed"
 mv "$stage/twinstar_bg.opt.wasm" "$stage/twinstar_bg.wasm"
+
+say "the inspector: wasm-bindgen --target web, wasm-opt -Oz"
+"$wasm_bindgen" --target web --no-typescript --out-name twinstar_inspect --out-dir "$stage" "$inspect_module" \
+    || die "wasm-bindgen failed on the inspector"
+"$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-reference-types --enable-mutable-globals \
+    "$stage/twinstar_inspect_bg.wasm" -o "$stage/twinstar_inspect_bg.opt.wasm" \
+    || die "wasm-opt failed on the inspector"
+mv "$stage/twinstar_inspect_bg.opt.wasm" "$stage/twinstar_inspect_bg.wasm"
+cp web/inspect.html web/inspect.js "$stage/" || die "cannot copy web/inspect.html, web/inspect.js"
 
 cp "$bundle" "$stage/mq_js_bundle.js" || die "cannot copy $bundle"
 cp web/index.html "$stage/index.html" || die "cannot copy web/index.html"
@@ -239,4 +261,9 @@ rm -rf "$out"
 mv "$stage" "$out"
 summary=$(printf '%s, ' "${sizes[@]}")
 say "built $out (client version $client_version): ${summary%, }"
+inspector_gz=0
+for file in inspect.html inspect.js twinstar_inspect.js twinstar_inspect_bg.wasm; do
+    inspector_gz=$((inspector_gz + $(stat -c %s "$out/$file.gz")))
+done
+say "the inspector (/inspect, loaded only there): $inspector_gz B gzipped"
 say "serve it: twinstar serve (e.g. cargo run --release -- serve), then open http://HOST:3536/"

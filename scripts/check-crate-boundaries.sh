@@ -21,7 +21,9 @@
 # - Pong (crates/pong), the second game, has no networking code of its
 #   own: its source names no ggrs, matchbox or webrtc item;
 # - what clients and server share (twinstar-signaling-protocol) and the
-#   file reader (twinstar-files) depend on nothing of ours but each other.
+#   file reader (twinstar-files) depend on nothing of ours but each other;
+# - the inspector's analysis (twinstar-inspect) and the page's inspector
+#   (twinstar-inspect-web) never depend on the game or a desktop library.
 #
 # The server binary's ldd is checked by tests/it/server_binary.rs.
 # Exit 0 when all hold, 1 with the offending paths otherwise.
@@ -64,6 +66,10 @@ forbid twinstar-netcode "twinstar-signaling|axum.*|hyper|hyper-util|redis|promet
 forbid twinstar-signaling-protocol "twinstar|twinstar-signaling|twinstar-files|$desktop|axum.*|tokio|matchbox.*" \
     "the protocol crate is shared by the browser build and the server: no I/O, no game"
 forbid twinstar-files "twinstar.*|macroquad|$desktop" "the file reader sits below everything"
+forbid twinstar-inspect "twinstar|twinstar-signaling|$desktop|axum.*|tokio-tungstenite" \
+    "the inspector's analysis is bytes in, reports out: the page's own small wasm links it without the game's window (whose wasm exports would come along)"
+forbid twinstar-inspect-web "twinstar|twinstar-signaling|$desktop" \
+    "the page's inspector is its own small wasm, not the game's"
 
 # Pong's own code: checked on its source, as the netcode brings those
 # crates into its dependency tree.
@@ -74,6 +80,6 @@ if found=$(grep -rnE '\b(ggrs|matchbox_[a-z]+|webrtc[a-z_]*)::' crates/pong/src)
 fi
 
 if [ "$failed" = 0 ]; then
-    echo "check-crate-boundaries: the netcode depends on no game, desktop library or server; the server library, the protocol and the file reader on no game, desktop library or WebRTC stack; the server binary, the verifier, the simulation and the replay format on no netcode; Pong names no networking crate" >&2
+    echo "check-crate-boundaries: the netcode depends on no game, desktop library or server; the server library, the protocol and the file reader on no game, desktop library or WebRTC stack; the server binary, the verifier, the simulation and the replay format on no netcode; the inspector's crates on no game or desktop library; Pong names no networking crate" >&2
 fi
 exit "$failed"

@@ -4,7 +4,9 @@ before the first frame -- the wasm and its scripts -- gzipped at level 9,
 must stay within 1.0 MB (1,000,000 B). Brotli (quality 11) is reported
 beside it when the `brotli` command is installed (Debian: brotli). The
 game's assets the page fetches after its first frame (sounds, the
-starfield) are listed apart: they are not in the budget.
+starfield) are listed apart: they are not in the budget, nor is the
+inspector (/inspect: its page, script and own wasm), which the game's page
+never loads.
 
     python3 scripts/check-web-size.py [WEB_DIR] [--budget BYTES]
 
@@ -21,6 +23,8 @@ import sys
 
 # Fetched before the first frame: the module and the scripts that load it.
 FIRST_FRAME = ["twinstar_bg.wasm", "twinstar.js", "mq_js_bundle.js"]
+# The inspector's files (docs/inspect.md): reported, not budgeted.
+INSPECTOR = ["inspect.html", "inspect.js", "twinstar_inspect.js", "twinstar_inspect_bg.wasm"]
 BUDGET = 1_000_000
 
 
@@ -54,6 +58,10 @@ def main() -> int:
     assets = sorted(p for p in web.iterdir() if p.name.startswith(("sounds-", "sprites-")) and not p.name.endswith(".gz"))
     fetched = sum(len(gzip.compress(p.read_bytes(), 9, mtime=0)) for p in assets)
     print(f"web-size: after the first frame: {len(assets)} assets, {fetched} B gzipped")
+    inspector = [web / name for name in INSPECTOR if (web / name).is_file()]
+    if inspector:
+        inspector_gz = sum(len(gzip.compress(p.read_bytes(), 9, mtime=0)) for p in inspector)
+        print(f"web-size: the inspector (/inspect, not in the budget): {len(inspector)} files, {inspector_gz} B gzipped")
     brotli_text = "brotli not measured (no brotli command)" if total_br is None else f"brotli {total_br} B"
     verdict = "within" if total_gz <= args.budget else "OVER"
     print(f"web-size: before the first frame (wasm + JS): gzip -9 {total_gz} B, {brotli_text}; "

@@ -224,7 +224,7 @@ timed build-tests linted tests cargo test --locked --all-targets --no-run
 timed docs env RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps \
     -p twinstar-netcode -p twinstar-signaling -p twinstar-signaling-protocol \
     -p twinstar-replay-format -p twinstar-sim -p twinstar-files -p twinstar-verify \
-    -p pong -p twinstar-matchbox-socket
+    -p twinstar-inspect -p twinstar-inspect-web -p pong -p twinstar-matchbox-socket
 # The tests: with cargo-nextest where it is installed (.config/nextest.toml:
 # four at a time, the browser chain first; about 9 minutes instead of 15),
 # else cargo test. nextest runs no doc tests: `cargo test --doc` runs them

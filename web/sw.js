@@ -37,9 +37,18 @@ const SHELL = [
   ..."@TWINSTAR_ASSETS@".split(" ").filter((name) => name && !name.startsWith("@")),
 ];
 
+// The inspector (/inspect: its page, its script, its own wasm and glue).
+// Cached at install too, so the installed page inspects offline, but only
+// after the game's own files are, and without failing the install: the
+// game's first load never waits for it, and a server without the
+// inspector still gets an offline game. Not "on first use": a player who
+// is sent a desync report while offline could not open it then.
+const INSPECTOR = ["inspect.html", "inspect.js", "twinstar_inspect.js", "twinstar_inspect_bg.wasm"];
+
 const scope = new URL(self.registration.scope);
-const shellUrls = new Set(SHELL.map((path) => new URL(path, scope).href));
+const shellUrls = new Set([...SHELL, ...INSPECTOR].map((path) => new URL(path, scope).href));
 const page = new URL("./", scope).href;
+const inspectPage = new URL("inspect.html", scope).href;
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -48,8 +57,12 @@ self.addEventListener("install", (event) => {
       // "no-cache": asked of the server again, but with the HTTP cache's
       // ETag, so files the page has just loaded come back as 304s and are
       // not downloaded twice on a first visit; a changed file comes whole.
-      await cache.addAll(SHELL.map((path) => new Request(new URL(path, scope), { cache: "no-cache" })));
+      const request = (path) => new Request(new URL(path, scope), { cache: "no-cache" });
+      await cache.addAll(SHELL.map(request));
       await self.skipWaiting();
+      await cache
+        .addAll(INSPECTOR.map(request))
+        .catch((e) => console.log(`twinstar: the inspector is not kept offline: ${e.message}`));
     })(),
   );
 });
@@ -74,6 +87,7 @@ function shellKey(request) {
   // (never sent), a shared link may add a query, an old one /index.html.
   if (request.mode === "navigate") {
     const path = url.pathname;
+    if (path === `${scope.pathname}inspect` || path === `${scope.pathname}inspect.html`) return inspectPage;
     return path === scope.pathname || path === `${scope.pathname}index.html` ? page : null;
   }
   url.search = "";

@@ -3,8 +3,9 @@
 
 mod daily;
 mod desync;
-// Natively only (`imp::inspect`): a page reads no peer's files and the
-// report's code would cost its first download ~KB it has no room for.
+// Natively only (`imp::inspect`): the report's code would cost the game
+// page's first download KBs it has no room for; the page's inspector is
+// its own page and wasm (/inspect, crates/inspect-web).
 #[cfg(not(target_arch = "wasm32"))]
 mod inspect;
 mod join;

@@ -68,11 +68,11 @@ where
     Ok(Report::Running)
 }
 
-/// `inspect` runs on a computer: the page has no peers' files to read,
-/// and the report's code is left out of its download.
+/// `inspect` is not the game page's: the report's code is left out of its
+/// download; the inspector is a page of its own (/inspect, its own wasm).
 pub(super) fn inspect(_args: &crate::cli::InspectArgs) -> Result<Report, Failure> {
     Err(Failure::BadInput(
-        "inspect runs on a computer: `twinstar inspect A.tsr B.tsr --html report.html`".into(),
+        "inspect is a page of its own here, /inspect (or on a computer: `twinstar inspect A.tsr B.tsr --html report.html`)".into(),
     ))
 }
 

@@ -10,7 +10,7 @@ use crate::cli::{ReplayArgs, ReplayDiffArgs};
 use crate::frontend::replay_view;
 use crate::frontend::window::Screenshot;
 use crate::game::Twinstar;
-use crate::replay::{self, FieldDiff, Replay, first_divergence, simulate_to, world_diff};
+use crate::replay::{self, FieldDiff, Replay, first_divergence};
 use crate::session::Summary;
 use crate::sim::{PLAYERS, hex_checksum};
 use crate::web::replay_link;
@@ -234,16 +234,6 @@ pub(super) fn first_state_difference(
     b: &Replay,
     from: u32,
 ) -> Result<(u32, Vec<FieldDiff>), Failure> {
-    let unreadable = || Failure::BadInput("unreadable simulation config".into());
-    let mut wa = simulate_to(a, from).ok_or_else(unreadable)?;
-    let mut wb = simulate_to(b, from).ok_or_else(unreadable)?;
-    let shared = a.frames().min(b.frames());
-    let mut fields = world_diff(&wa, &wb);
-    while fields.is_empty() && wa.frame < shared {
-        let f = wa.frame as usize;
-        wa.step(a.inputs[f], &mut ());
-        wb.step(b.inputs[f], &mut ());
-        fields = world_diff(&wa, &wb);
-    }
-    Ok((wa.frame, fields))
+    twinstar_inspect::first_state_difference(a, b, from)
+        .ok_or_else(|| Failure::BadInput("unreadable simulation config".into()))
 }

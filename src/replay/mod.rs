@@ -1,12 +1,11 @@
 //! Twinstar's input logs: the netcode's replay format
 //! (`twinstar_netcode::replay`, docs/replay-format.md) for twinstar's
 //! inputs and world, and the desync forensics that know the world's fields
-//! ([`diff`]).
-
-mod diff;
+//! (where two logs part: the twinstar-inspect crate's, shared with the
+//! page's inspector).
 
 pub use crate::sim::{FieldDiff, world_diff};
-pub use diff::{Divergence, first_divergence};
+pub use twinstar_inspect::{Divergence, first_divergence};
 
 use std::path::Path;
 

@@ -924,6 +924,8 @@ mod fetched_assets;
 // A phone alone: solo by touch, paused and resumed by touch.
 mod phone_solo;
 
+/// Issue 61: the page's `/inspect` on two peers' recordings of a desync.
+mod inspect_page;
 /// Issue 48: a ranked replay's link (`#replay=ID`) plays in the page.
 mod replay_link;
 /// Issue 61: the page's replay viewer saves the replay as a video.

@@ -14,7 +14,7 @@ const LIMIT: Duration = Duration::from_secs(90);
 
 /// A bot match of `frames` frames over a simulated 50 ms link with 2 %
 /// loss, both peers recording (`host.tsr`, `join.tsr`).
-fn play(dir: &Path, frames: u32, host_extra: &[&str]) -> (Finished, Finished) {
+pub(crate) fn play(dir: &Path, frames: u32, host_extra: &[&str]) -> (Finished, Finished) {
     let server = Server::start();
     let link = ["--sim-latency", "50", "--sim-loss", "2"];
     let mut host_args = vec!["--record", "host.tsr"];

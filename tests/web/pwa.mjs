@@ -27,6 +27,8 @@
 //                                offline: the line saying online play
 //                                needs the network
 //   offline-join-result: LINE    and how that attempt ended
+//   offline-inspect: LINE        then the inspector (/inspect), still
+//                                offline: its line once its wasm loaded
 //   console: TEXT                every console line, as it comes
 //
 // update: a new build replacing the cached one on the next visit. Serves
@@ -178,6 +180,10 @@ async function offline(page, session) {
   await page.reload({ waitUntil: "commit" });
   line(`offline-join: ${await needs}`);
   line(`offline-join-result: ${await ended}`);
+  // The inspector, its page and its own wasm from the same offline copy.
+  const inspector = next(/^inspect: (pick one|the inspector did not load)/);
+  await page.goto(new URL("inspect", url).href, { waitUntil: "commit" });
+  line(`offline-inspect: ${await inspector}`);
 }
 
 // A loopback port free now.

@@ -69,7 +69,7 @@ fn chromium_finds_the_page_installable() {
 
 /// The page once opened online has its worker's copy: with the network cut
 /// a reload runs the same synctest to the same result, and a room's link
-/// says that online play needs the network.
+/// says that online play needs the network; the inspector opens too.
 #[test]
 fn with_the_network_cut_a_reload_still_runs_a_synctest() {
     let _one = serial();
@@ -134,6 +134,14 @@ fn with_the_network_cut_a_reload_still_runs_a_synctest() {
             .as_str()
             .is_some_and(|e| e.starts_with(offline_says)),
         "{joined}"
+    );
+    // The inspector (/inspect) opens from the same offline copy: its page,
+    // script and own wasm were cached at install, after the game's files.
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l == "offline-inspect: inspect: pick one or two peers' recordings"),
+        "{all}"
     );
 }
 

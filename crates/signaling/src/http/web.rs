@@ -10,7 +10,8 @@
 //! starfield: [`is_asset_name`]). The server reads exactly those files
 //! into memory when it starts ([`WebClient::load`]) and answers a `GET`
 //! that is no websocket upgrade from them ([`respond`]): `/` is
-//! `index.html`, `/NAME` one of the others, anything else 404. The set of
+//! `index.html`, `/inspect` `inspect.html` (the inspector, its own page
+//! and wasm), `/NAME` one of the others, anything else 404. The set of
 //! names is fixed when it starts, so no request can reach another file; a
 //! rebuild is served after a restart.
 //!
@@ -40,7 +41,7 @@ use twinstar_files::{ReadError, read_limited};
 /// for `sw.js` that is what lets a browser find a new version on the next
 /// visit (a stale worker would keep serving the old client); the others
 /// are the worker's to keep offline.
-pub const WEB_FILES: [(&str, &str); 10] = [
+pub const WEB_FILES: [(&str, &str); 14] = [
     ("index.html", "text/html; charset=utf-8"),
     ("twinstar.js", "text/javascript; charset=utf-8"),
     ("twinstar_bg.wasm", "application/wasm"),
@@ -51,6 +52,12 @@ pub const WEB_FILES: [(&str, &str); 10] = [
     ("icon-512.png", "image/png"),
     ("icon-maskable-512.png", "image/png"),
     ("apple-touch-icon.png", "image/png"),
+    // The inspector (`/inspect`, docs/inspect.md): its page, its script,
+    // and its own wasm and glue, which the game's page never loads.
+    ("inspect.html", "text/html; charset=utf-8"),
+    ("inspect.js", "text/javascript; charset=utf-8"),
+    ("twinstar_inspect.js", "text/javascript; charset=utf-8"),
+    ("twinstar_inspect_bg.wasm", "application/wasm"),
 ];
 
 /// The environment variable naming the web client's directory.
@@ -64,8 +71,9 @@ pub const NOT_BUILT: &str = "the web client is not built here: run bash scripts/
 
 const NOT_FOUND: &str = "not found: the web client is /, /twinstar.js, /twinstar_bg.wasm, /mq_js_bundle.js, \
      /manifest.webmanifest, /sw.js, the icons /icon-192.png, /icon-512.png, \
-     /icon-maskable-512.png and /apple-touch-icon.png, and the game's assets (/sounds-NAME.wav, \
-     /sprites-NAME.png)\n";
+     /icon-maskable-512.png and /apple-touch-icon.png, the game's assets (/sounds-NAME.wav, \
+     /sprites-NAME.png), and the inspector (/inspect, /inspect.js, /twinstar_inspect.js, \
+     /twinstar_inspect_bg.wasm)\n";
 
 /// Whether `name` is one of the game's assets a web client may hold: the
 /// file `assets/KIND/NAME.EXT` of the repository, flattened by
@@ -218,6 +226,7 @@ impl WebClient {
     fn file(&self, path: &str) -> Option<&WebFile> {
         let name = match path {
             "/" => "index.html",
+            "/inspect" => "inspect.html",
             _ => path.strip_prefix('/')?,
         };
         self.0.files.iter().find(|f| f.name == name)

@@ -51,6 +51,8 @@ fn client() -> WebClient {
             ("manifest.webmanifest", b"{}"),
             ("sw.js", b"self;"),
             ("icon-192.png", b"\x89PNG"),
+            ("inspect.html", b"<!doctype html>inspector"),
+            ("twinstar_inspect_bg.wasm", b"\0asm-inspector"),
             ("secret.txt", b"not served"),
             ("sounds-bomb.wav", b"RIFF....WAVE"),
             ("sounds-bomb.wav.gz", b"GZ-OF-WAV"),
@@ -229,4 +231,25 @@ fn a_partial_build_serves_what_is_there() {
         StatusCode::NOT_FOUND
     );
     assert_eq!(web.describe(), "index.html 1 B");
+}
+
+#[tokio::test]
+async fn serves_the_inspector_at_slash_inspect() {
+    let web = client();
+    for path in ["/inspect", "/inspect.html"] {
+        let r = get(Some(&web), path, &[]);
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+        assert_eq!(header(&r, "content-type"), Some("text/html; charset=utf-8"));
+        assert_eq!(body(r).await, b"<!doctype html>inspector");
+    }
+    let r = get(Some(&web), "/twinstar_inspect_bg.wasm", &[]);
+    assert_eq!(header(&r, "content-type"), Some("application/wasm"));
+    assert_eq!(body(r).await, b"\0asm-inspector");
+    // Not built into this folder: 404, as any other missing file.
+    let r = get(Some(&web), "/inspect.js", &[]);
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        get(Some(&web), "/inspect/", &[]).status(),
+        StatusCode::NOT_FOUND
+    );
 }

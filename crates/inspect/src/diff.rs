@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
-use super::Replay;
-use crate::sim::{Frame, Input, PLAYERS};
+use twinstar_sim::{FieldDiff, Frame, Input, PLAYERS, World, world_diff};
+
+use crate::{Replay, simulate_to};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -111,7 +112,7 @@ fn first_checksum_difference(a: &Replay, b: &Replay) -> Option<Divergence> {
             && fb == frame
             && cb != ca
         {
-            let hex = crate::sim::hex_checksum;
+            let hex = twinstar_sim::hex_checksum;
             return Some(Divergence::Checksum {
                 frame,
                 a: hex(ca),
@@ -120,4 +121,26 @@ fn first_checksum_difference(a: &Replay, b: &Replay) -> Option<Divergence> {
         }
     }
     None
+}
+
+/// The first frame from `from` on where the two replays' re-simulated
+/// worlds differ, and those fields (`replay-diff --state`): none when the
+/// worlds agree to the end of the shorter one. `None` when a header's
+/// rules are unreadable.
+pub fn first_state_difference(
+    a: &Replay,
+    b: &Replay,
+    from: Frame,
+) -> Option<(Frame, Vec<FieldDiff>)> {
+    let mut wa: Box<World> = simulate_to(a, from)?;
+    let mut wb: Box<World> = simulate_to(b, from)?;
+    let shared = a.frames().min(b.frames());
+    let mut fields = world_diff(&wa, &wb);
+    while fields.is_empty() && wa.frame < shared {
+        let f = wa.frame as usize;
+        wa.step(a.inputs[f], &mut ());
+        wb.step(b.inputs[f], &mut ());
+        fields = world_diff(&wa, &wb);
+    }
+    Some((wa.frame, fields))
 }
