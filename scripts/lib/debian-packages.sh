@@ -56,9 +56,11 @@ SYSTEM_LIBRARY_CRATES=(
     "quad-alsa-sys=libasound2-dev" # sound (macroquad's audio, ALSA)
     "libudev-sys=libudev-dev"      # gamepads (gilrs finds pads through udev)
 )
-# Crates with a `links` key whose native code they compile themselves
-# (nothing from the system but the C compiler).
-BUNDLED_LINKS_CRATES=(ring libsqlite3-sys)
+# Crates with a `links` key that need nothing from the system but the C
+# compiler: they compile their own native code (ring, libsqlite3-sys), or
+# link nothing at all (wasm-bindgen-shared's key only keeps two versions of
+# wasm-bindgen out of one build; the inspector's wasm crate brings it in).
+BUNDLED_LINKS_CRATES=(ring libsqlite3-sys wasm-bindgen-shared)
 
 # debian_missing PACKAGE...: prints those of the packages not installed.
 # PACKAGE is for this machine's architecture (or architecture-independent)

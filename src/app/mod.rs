@@ -208,7 +208,7 @@ pub(super) fn prepare_local(
     };
     let mut driver = driver.map_err(|e| Failure::Runtime(e.to_string(), None))?;
     if let Some(from) = inject_desync_from {
-        driver = driver.inject_desync_from(from);
+        driver = twinstar_netcode::testing::inject_desync(driver, from);
     }
     if let Some(path) = record_path(args, mode.name(), seed) {
         driver

@@ -28,7 +28,7 @@ use twinstar_netcode::connect::Role;
 use twinstar_netcode::connect::{ConnectError, ConnectOptions, Connector, Lobby, Seat};
 use twinstar_netcode::connect::{LinkConfig, LinkTrace};
 use twinstar_netcode::signaling::{VersionTag, browser_link, check_server_url};
-use twinstar_netcode::tickets;
+use twinstar_netcode::{testing, tickets};
 
 use crate::session::Driver;
 use crate::session::Match;
@@ -342,15 +342,17 @@ pub(super) fn start_online(
     let reconnect_window = net
         .reconnect_window
         .unwrap_or(settings.reconnect_window.min(600));
-    let online_options = OnlineOptions {
-        delay,
-        garbage_per_second: net.debug_garbage,
-        inject_desync_from: net.inject_desync,
-        reconnect_window: Duration::from_secs(reconnect_window.into()),
-        say: net.chat.lines(),
-        chat_flood_per_second: net.chat.debug_chat_flood,
-        record_link: net.record_link.is_some(),
-    };
+    let mut online_options = OnlineOptions::default();
+    online_options.delay = delay;
+    online_options.reconnect_window = Duration::from_secs(reconnect_window.into());
+    online_options.say = net.chat.lines();
+    online_options.record_link = net.record_link.is_some();
+    // The hidden debug flags the tests drive.
+    testing::send_garbage(&mut online_options, net.debug_garbage);
+    testing::flood_chat(&mut online_options, net.chat.debug_chat_flood);
+    if let Some(from) = net.inject_desync {
+        testing::inject_desync_online(&mut online_options, from);
+    }
     Ok(OnlineStart {
         share: Share {
             server: share_server,
@@ -437,7 +439,7 @@ fn connect_options(plan: Plan, net: &NetArgs, server: &str, delay: DelaySetting)
     options.ice = super::servers::ice_servers(server, plan.ice, &net.stun, net.turn.as_deref());
     options.timeout = plan.timeout;
     options.link.config = plan.link;
-    twinstar_netcode::testing::skew_protocol(&mut options, net.debug_protocol_skew);
+    testing::skew_protocol(&mut options, net.debug_protocol_skew);
     options.rejoin_from(&Store);
     options
 }

@@ -30,6 +30,14 @@ pub(super) struct WatchStart {
     pub chat: bool,
 }
 
+/// What the spectator says, and the chat flood its tests may ask for.
+fn spectator_options(args: &WatchArgs) -> SpectatorOptions {
+    let mut options = SpectatorOptions::default();
+    options.say = args.chat.lines();
+    twinstar_netcode::testing::flood_chat(&mut options, args.chat.debug_chat_flood);
+    options
+}
+
 /// Checks the arguments (before any network activity) and starts
 /// connecting.
 pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<WatchStart, Failure> {
@@ -62,10 +70,7 @@ pub(super) fn start_watch(args: &WatchArgs, settings: &Settings) -> Result<Watch
     Ok(WatchStart {
         connector: Connector::start(runtime()?, options),
         run,
-        spectator: SpectatorOptions {
-            say: args.chat.lines(),
-            chat_flood_per_second: args.chat.debug_chat_flood,
-        },
+        spectator: spectator_options(args),
         chat: args.chat.shown(settings.chat),
     })
 }

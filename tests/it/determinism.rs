@@ -75,7 +75,7 @@ fn synctest(
     let mut driver =
         Driver::synctest(seed, SimConfig::DEFAULT, check_distance).expect("valid session");
     if let Some(from) = inject {
-        driver = driver.inject_desync_from(from);
+        driver = testing::inject_desync(driver, from);
     }
     let mut bots = [ScriptBot::new(seed, 0), ScriptBot::new(seed, 1)];
     while driver.world().frame < frames {

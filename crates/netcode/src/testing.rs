@@ -53,6 +53,55 @@ pub fn advance<G: crate::Game<N>, const N: usize>(
     driver.advance(inputs)
 }
 
+/// Debug aid: from frame `from` on, each simulation of a frame perturbs
+/// the world differently, as a non-deterministic bug would. A synctest must
+/// catch it, and an online match ends in a desync report; tests prove both
+/// (a game's hidden `--inject-desync` flag drives it). Offline: the driver
+/// of a match not begun yet. Online: see [`inject_desync_online`].
+pub fn inject_desync<G: crate::Game<N>, const N: usize>(
+    driver: crate::session::Driver<G, N>,
+    from: crate::Frame,
+) -> crate::session::Driver<G, N> {
+    driver.inject_desync_from(from)
+}
+
+/// [`inject_desync`] for an online match, on this peer's side only.
+pub fn inject_desync_online(options: &mut crate::session::OnlineOptions, from: crate::Frame) {
+    options.inject_desync_from = Some(from);
+}
+
+/// Debug aid: this peer sends `per_second` garbage datagrams a second on
+/// the GGRS channel, for tests that the peer shrugs them off.
+pub fn send_garbage(options: &mut crate::session::OnlineOptions, per_second: u32) {
+    options.garbage_per_second = per_second;
+}
+
+/// Debug aid: a player ([`OnlineOptions`](crate::session::OnlineOptions))
+/// or a spectator ([`SpectatorOptions`](crate::session::SpectatorOptions))
+/// sends `per_second` chat messages a second, mostly junk, for tests of
+/// the other side's flood limits.
+pub fn flood_chat(options: &mut impl ChatFlood, per_second: u32) {
+    *options.flood() = per_second;
+}
+
+/// The options [`flood_chat`] takes.
+pub trait ChatFlood {
+    /// The flood's field.
+    fn flood(&mut self) -> &mut u32;
+}
+
+impl ChatFlood for crate::session::OnlineOptions {
+    fn flood(&mut self) -> &mut u32 {
+        &mut self.chat_flood_per_second
+    }
+}
+
+impl ChatFlood for crate::session::SpectatorOptions {
+    fn flood(&mut self) -> &mut u32 {
+        &mut self.chat_flood_per_second
+    }
+}
+
 /// The most players a match may have (the const parameter `N`'s bound).
 pub use crate::game::MAX_PLAYERS;
 

@@ -217,11 +217,9 @@ fn online(net: NetArgs, role: Role) -> Result<Report, Failure> {
     }
     let local = connection.local_player();
     let _ticket = connection.hold_ticket(store);
-    let online = OnlineOptions {
-        reconnect_window: std::time::Duration::from_secs(net.reconnect_window),
-        say: net.say.into_iter().map(|line| (0, line)).collect(),
-        ..OnlineOptions::default()
-    };
+    let mut online = OnlineOptions::default();
+    online.reconnect_window = std::time::Duration::from_secs(net.reconnect_window);
+    online.say = net.say.into_iter().map(|line| (0, line)).collect();
     let mut driver =
         Driver::<Pong, 2>::online(connection, online).map_err(|e| Failure::Run(e.to_string()))?;
     record(&mut driver, &net.run)?;

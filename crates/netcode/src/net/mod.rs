@@ -15,7 +15,6 @@ pub mod rejoin;
 pub mod room;
 pub mod signaling;
 pub mod socket;
-pub(crate) mod transport;
 pub mod watch;
 
 pub use twinstar_signaling_protocol::RoomCode;

@@ -10,6 +10,7 @@ use web_time::{Duration, Instant};
 
 use matchbox_socket::{PeerId, PeerState, WebRtcChannel};
 
+use super::connect::Transport;
 use super::connect::{ConnectError, RoomLink, SIGNALING_TIMEOUT, Seat, Stage, Status};
 use super::control::ControlChannel;
 use super::handshake::{HandshakeError, Message, Watch};
@@ -20,7 +21,6 @@ use super::rejoin::CatchUpReceiver;
 use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::{ClientQuery, PlayerName, SeatToken, watch_url};
-use super::transport::Transport;
 use crate::{Frame, GameInfo, GameInput};
 
 /// How often `Watch` is repeated until the player answers: a message sent

@@ -56,8 +56,8 @@ pub struct DriverOptions<C> {
     pub config: C,
     /// What the match runs under.
     pub mode: Mode,
-    /// Debug aid ([`Driver::inject_desync_from`]): from this frame on, each
-    /// simulation of a frame perturbs the world differently.
+    /// Debug aid ([`crate::testing::inject_desync`]): from this frame on,
+    /// each simulation of a frame perturbs the world differently.
     pub inject_desync_from: Option<Frame>,
 }
 
@@ -102,11 +102,9 @@ impl<G: Game<N>, const N: usize> Driver<G, N> {
         Self::offline(seed, config, Mode::Local, 0)
     }
 
-    /// Debug aid: from frame `from` on, each simulation of a frame
-    /// perturbs the world differently, as a non-deterministic bug would
-    /// (synctest must catch it; tests prove that it does). For a match
-    /// not begun yet; online, [`OnlineOptions::inject_desync_from`] sets it.
-    pub fn inject_desync_from(mut self, from: Frame) -> Self {
+    /// Debug aid ([`crate::testing::inject_desync`]): from frame `from`
+    /// on, each simulation of a frame perturbs the world differently.
+    pub(crate) fn inject_desync_from(mut self, from: Frame) -> Self {
         self.options.inject_desync_from = Some(from);
         self.sim.inject_desync_from(from);
         self

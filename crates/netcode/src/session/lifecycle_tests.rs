@@ -25,7 +25,7 @@ fn driver(mode: Mode, inject_desync_from: Option<Frame>) -> Driver {
     };
     let driver = driver.expect("a local session");
     match inject_desync_from {
-        Some(from) => driver.inject_desync_from(from),
+        Some(from) => crate::testing::inject_desync(driver, from),
         None => driver,
     }
 }

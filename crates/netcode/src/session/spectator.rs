@@ -38,13 +38,13 @@ use super::report::{FrameReport, FrameState};
 use super::server_desk::ServerDesk;
 use super::simulation::Simulation;
 use super::{MatchSummary, PeerGone, ProtocolError, SessionError};
+use crate::net::connect::Transport;
 use crate::net::control::ControlChannel;
 use crate::net::handshake::Message;
 use crate::net::protocol::chunk::Chunk;
 use crate::net::protocol::phase::{Heard, Spectating};
 use crate::net::rejoin::CatchUpReceiver;
 use crate::net::room_code::RoomCode;
-use crate::net::transport::Transport;
 use crate::net::watch::WatchConnection;
 use crate::replay::EventKind;
 use crate::{Frame, Game, hex_checksum};
@@ -90,9 +90,9 @@ pub enum WatchState {
 pub struct SpectatorOptions {
     /// Chat lines sent once the stream reaches their frame (`--say`: 0).
     pub say: Vec<(Frame, String)>,
-    /// Debug aid for tests: chat messages per second sent to the player,
-    /// mostly junk (`session::chat::flood_message`).
-    pub chat_flood_per_second: u32,
+    /// Debug aid for tests ([`crate::testing::flood_chat`]): chat messages
+    /// per second sent to the player, mostly junk.
+    pub(crate) chat_flood_per_second: u32,
 }
 
 /// What the viewer of a watched match can do.

@@ -8,8 +8,8 @@ use web_time::Instant;
 use matchbox_socket::{PeerId, PeerState, WebRtcSocket};
 
 use super::{ConnectError, Seat, Status};
+use crate::net::connect::Transport;
 use crate::net::room_code::RoomCode;
-use crate::net::transport::Transport;
 use crate::tasks::NetRuntime;
 
 /// The room's transport while a seat is asked for: it moves into the

@@ -9,6 +9,7 @@
 mod attempt;
 mod connector;
 mod player;
+mod transport;
 
 use std::fmt;
 use web_time::{Duration, Instant};
@@ -24,12 +25,12 @@ use super::rejoin::{CatchUpError, CatchUpReadError, History};
 use super::room::Room;
 use super::room_code::RoomCode;
 use super::signaling::{ClientQuery, JoinError, PlayerName, SeatToken, VersionTag, room_url};
-use super::transport::{Channels, Transport};
 use crate::tasks::NetRuntime;
 use crate::{Frame, GameInfo};
 pub(crate) use attempt::RoomLink;
 pub use connector::{Connector, PlayerConnector};
 pub use player::PlayerSeat;
+pub(crate) use transport::{Channels, Transport};
 
 /// Channel 0 carries the handshake and control messages, reliably and in order.
 pub(crate) const CONTROL_CHANNEL: usize = 0;

@@ -77,24 +77,27 @@ const DESYNC_STATE_WAIT: Duration = Duration::from_secs(2);
 /// docs/nat-testbed.md, "A browser's own network cut").
 const REPLACE_UNANSWERED: bool = !cfg!(target_arch = "wasm32");
 
-/// How an online match behaves: the delay, the reconnect window, test aids.
+/// How an online match behaves: the delay, the reconnect window, the chat
+/// lines to say, whether to record the link (and, set through
+/// [`crate::testing`] only, the debug aids tests use).
 #[derive(Clone, Debug, Default)]
 pub struct OnlineOptions {
     /// `--input-delay`: auto retunes, fixed never changes.
     pub delay: DelaySetting,
-    /// Debug aid for tests: garbage datagrams per second sent to the peer's
-    /// GGRS channel.
-    pub garbage_per_second: u32,
-    /// Debug aid for tests: perturb this peer's simulation from this frame.
-    pub inject_desync_from: Option<Frame>,
+    /// Debug aid for tests ([`crate::testing::send_garbage`]): garbage
+    /// datagrams per second sent to the peer's GGRS channel.
+    pub(crate) garbage_per_second: u32,
+    /// Debug aid for tests ([`crate::testing::inject_desync`]): perturb
+    /// this peer's simulation from this frame.
+    pub(crate) inject_desync_from: Option<Frame>,
     /// How long to wait for the peer's packets to come back before the
     /// match ends; zero: `DISCONNECT_TIMEOUT`, a lost peer as before.
     pub reconnect_window: Duration,
     /// Chat lines sent once the match reaches their frame (`--say`: 0).
     pub say: Vec<(Frame, String)>,
-    /// Debug aid for tests: chat messages per second sent to the peer,
-    /// mostly junk (`session::chat::flood_message`).
-    pub chat_flood_per_second: u32,
+    /// Debug aid for tests ([`crate::testing::flood_chat`]): chat messages
+    /// per second sent to the peer, mostly junk.
+    pub(crate) chat_flood_per_second: u32,
     /// `--record-link`: record the link's conditions as this peer sees
     /// them, for [`Driver::link_trace`](super::Driver::link_trace).
     pub record_link: bool,

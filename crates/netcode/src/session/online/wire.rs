@@ -2,8 +2,8 @@
 //! loop, runtime) and its control channel. A reconnect or a reopened room
 //! replaces it whole.
 
+use crate::net::connect::Transport;
 use crate::net::control::ControlChannel;
-use crate::net::transport::Transport;
 
 /// The control channel and the transport under it.
 pub(super) struct Wire {

@@ -9,15 +9,15 @@
 //! Rust drops fields in declaration order, so that order is fixed here,
 //! once, instead of in every struct that held the three side by side.
 //!
-//! [`Connection`]: super::connect::Connection
+//! [`Connection`]: super::Connection
 
 use matchbox_socket::{PeerId, PeerState, WebRtcChannel, WebRtcSocket};
 use web_time::Duration;
 
-use super::connect::{CONTROL_CHANNEL, ConnectError, GGRS_CHANNEL};
-use super::ice::IceServers;
-use super::room_code::RoomCode;
-use super::signaling::{JoinError, classify_socket_error, client_builder};
+use super::{CONTROL_CHANNEL, ConnectError, GGRS_CHANNEL};
+use crate::net::ice::{self, IceServers};
+use crate::net::room_code::RoomCode;
+use crate::net::signaling::{JoinError, classify_socket_error, client_builder};
 use crate::tasks::{LoopEnd, LoopHandle, NetRuntime};
 
 /// A room's socket with what runs it, dropped in the order it needs:
@@ -43,7 +43,7 @@ impl Transport {
     /// A socket to `url` (a room URL with its query), its message loop
     /// started on `runtime`, and its two channels.
     pub(crate) fn open(runtime: NetRuntime, url: &str, ice: &IceServers) -> (Transport, Channels) {
-        let (mut socket, message_loop) = client_builder(url, super::ice::to_matchbox(ice))
+        let (mut socket, message_loop) = client_builder(url, ice::to_matchbox(ice))
             .add_reliable_channel()
             .add_unreliable_channel()
             .build();
