@@ -120,6 +120,66 @@ fn reason(answer: &Value) -> &str {
     answer["reason"].as_str().unwrap_or_default()
 }
 
+/// Today's daily challenge seed (UTC).
+fn todays_daily_seed() -> u64 {
+    let today = utc_date(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64,
+    );
+    twinstar_sim::daily_seed(
+        today.year(),
+        u32::from(u8::from(today.month())),
+        u32::from(today.day()),
+    )
+}
+
+/// The ids on `board`, best first, and the board as the server sent it.
+fn board_ids(addr: SocketAddr, board: &str) -> (Vec<String>, Value) {
+    let (status, body) = get(addr, &format!("/leaderboard?board={board}"));
+    assert_eq!(status, 200);
+    let board: Value = serde_json::from_slice(&body).unwrap();
+    let ids = (board["entries"].as_array().unwrap().iter())
+        .map(|e| e["id"].as_str().unwrap().to_owned())
+        .collect();
+    (ids, board)
+}
+
+/// A match this server did not host: a room it never paired, or a peer
+/// that never sat in the room.
+fn forgeries_are_refused(addr: SocketAddr, player_id: &str) {
+    let (forged, _) = SampleMatch::new(5, 120, "CCC-CCC", player_id)
+        .record()
+        .unwrap();
+    let (status, answer) = upload(addr, "", &forged);
+    assert_eq!(status, 400);
+    assert!(
+        reason(&answer).starts_with("not a match this server hosted"),
+        "{answer}"
+    );
+    let stranger = "00000000-0000-0000-0000-0000000000ff";
+    let (forged, _) = SampleMatch::new(5, 120, "AAA-AAA", stranger)
+        .record()
+        .unwrap();
+    assert_eq!(upload(addr, "", &forged).0, 400);
+}
+
+/// Oversized and not a replay; then the address's upload limit.
+fn bad_uploads_are_refused(addr: SocketAddr) {
+    let (status, answer) = upload(addr, "", &vec![0u8; MAX_UPLOAD_BYTES + 1]);
+    assert_eq!(status, 413, "{answer}");
+    assert!(reason(&answer).contains("limit"), "{answer}");
+    let (status, answer) = upload(addr, "", b"hello");
+    assert_eq!(status, 400);
+    assert!(reason(&answer).starts_with("not a replay"), "{answer}");
+
+    // Ten uploads a minute from one address (eight so far); the
+    // eleventh is refused before it is read.
+    let statuses: Vec<u16> = (0..3).map(|_| upload(addr, "", b"hello").0).collect();
+    assert_eq!(statuses, [400, 400, 429]);
+}
+
 #[test]
 fn hosted_matches_are_ranked_in_score_order_and_forgeries_refused() {
     let addr = start();
@@ -131,18 +191,7 @@ fn hosted_matches_are_ranked_in_score_order_and_forgeries_refused() {
 
     // Room A played today's daily challenge, room B another seed; both
     // short enough to fit in the rooms' lifetimes (just opened).
-    let today = utc_date(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as u64,
-    );
-    let daily = twinstar_sim::daily_seed(
-        today.year(),
-        u32::from(u8::from(today.month())),
-        u32::from(today.day()),
-    );
-    let a = SampleMatch::new(daily, 270, "AAA-AAA", &a2_id);
+    let a = SampleMatch::new(todays_daily_seed(), 270, "AAA-AAA", &a2_id);
     let (a_bytes, a_score) = a.record().unwrap();
     // Another match with another score (the daily seed changes each day).
     let (b_bytes, b_score) = (20..60)
@@ -173,19 +222,11 @@ fn hosted_matches_are_ranked_in_score_order_and_forgeries_refused() {
 
     // Both on the all-time board, higher score first; the daily board has
     // room A's alone.
-    let (status, body) = get(addr, "/leaderboard?board=all");
-    assert_eq!(status, 200);
-    let board: Value = serde_json::from_slice(&body).unwrap();
-    let ids: Vec<&str> = board["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["id"].as_str().unwrap())
-        .collect();
+    let (ids, board) = board_ids(addr, "all");
     let expected = if a_score > b_score {
-        [&a_id, &b_id]
+        [a_id.clone(), b_id.clone()]
     } else {
-        [&b_id, &a_id]
+        [b_id.clone(), a_id.clone()]
     };
     assert_eq!(ids, expected, "{board}");
     assert_eq!(board["entries"][0]["rank"], 1);
@@ -194,10 +235,7 @@ fn hosted_matches_are_ranked_in_score_order_and_forgeries_refused() {
         serde_json::json!(["P1", "P2"])
     );
     assert_eq!(board["next"], Value::Null);
-    let (_, body) = get(addr, "/leaderboard?board=daily");
-    let daily_board: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(daily_board["entries"].as_array().unwrap().len(), 1);
-    assert_eq!(daily_board["entries"][0]["id"], a_id.as_str());
+    assert_eq!(board_ids(addr, "daily").0, std::slice::from_ref(&a_id));
     assert_eq!(get(addr, "/leaderboard?board=month").0, 400);
 
     // The stored replay is the uploaded bytes.
@@ -212,35 +250,8 @@ fn hosted_matches_are_ranked_in_score_order_and_forgeries_refused() {
     assert_eq!(status, 409, "{answer}");
     assert!(reason(&answer).contains("ranked already"), "{answer}");
 
-    // A match this server did not host: a room it never paired, or a peer
-    // that never sat in the room.
-    let (forged, _) = SampleMatch::new(5, 120, "CCC-CCC", &a2_id)
-        .record()
-        .unwrap();
-    let (status, answer) = upload(addr, "", &forged);
-    assert_eq!(status, 400);
-    assert!(
-        reason(&answer).starts_with("not a match this server hosted"),
-        "{answer}"
-    );
-    let stranger = "00000000-0000-0000-0000-0000000000ff";
-    let (forged, _) = SampleMatch::new(5, 120, "AAA-AAA", stranger)
-        .record()
-        .unwrap();
-    assert_eq!(upload(addr, "", &forged).0, 400);
-
-    // Oversized and not a replay.
-    let (status, answer) = upload(addr, "", &vec![0u8; MAX_UPLOAD_BYTES + 1]);
-    assert_eq!(status, 413, "{answer}");
-    assert!(reason(&answer).contains("limit"), "{answer}");
-    let (status, answer) = upload(addr, "", b"hello");
-    assert_eq!(status, 400);
-    assert!(reason(&answer).starts_with("not a replay"), "{answer}");
-
-    // Ten uploads a minute from one address (eight so far); the
-    // eleventh is refused before it is read.
-    let statuses: Vec<u16> = (0..3).map(|_| upload(addr, "", b"hello").0).collect();
-    assert_eq!(statuses, [400, 400, 429]);
+    forgeries_are_refused(addr, &a2_id);
+    bad_uploads_are_refused(addr);
 }
 
 /// `--data DIR`: a server started later on the same directory lists what

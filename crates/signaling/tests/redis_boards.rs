@@ -98,57 +98,34 @@ async fn pages(
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_nodes_share_boards_in_redis_that_match_the_memory_boards() {
-    let redis = Redis::start();
-    let url = format!("redis://127.0.0.1:{}", redis.port);
-    let node = || RedisBoards::new(Arc::new(Directory::new(&url).unwrap()));
-    let (a, b) = (node(), node());
-    let today = day(28);
-    let mut memory = Boards::default();
-    for i in 1..=50u64 {
-        let e = entry(i);
-        let bytes = vec![i as u8; 3];
-        let want = memory.add(&format!("m{i}"), e.clone(), bytes.clone(), today);
-        // Uploads land on either node; the shared counter numbers them
-        // in upload order, as the memory boards' `seq` does here.
-        let on = if i % 2 == 0 { &a } else { &b };
-        let got = on.add(&format!("m{i}"), e, bytes, today).await.unwrap();
-        assert_eq!(got, want, "upload {i}");
-    }
-    // One ranked upload per match, whichever node the second one reaches.
-    assert_eq!(
-        a.add("m1", entry(99), vec![], today).await,
-        Ok(Err(AlreadyRanked))
-    );
-    for board in Board::ALL {
-        for preset in ["default", "stress", "none"] {
-            let mut want = Vec::new();
-            let mut after = None;
-            loop {
-                let page = memory.page(board, preset, today, after);
-                after = page.next.as_deref().map(|c| parse_cursor(c).unwrap());
-                let done = after.is_none();
-                want.push(page);
-                if done {
-                    break;
-                }
-            }
-            for boards in [&a, &b] {
-                let got = pages(boards, board, preset, today).await;
-                assert_eq!(got, want, "{board:?} {preset}");
-            }
+/// Every page of `board` for `preset` in the memory boards, first to last.
+fn memory_pages(
+    memory: &Boards,
+    board: Board,
+    preset: &str,
+    today: Date,
+) -> Vec<twinstar_signaling::boards::Page> {
+    let mut want = Vec::new();
+    let mut after = None;
+    loop {
+        let page = memory.page(board, preset, today, after);
+        after = page.next.as_deref().map(|c| parse_cursor(c).unwrap());
+        let done = after.is_none();
+        want.push(page);
+        if done {
+            return want;
         }
     }
-    let lines: usize = (pages(&a, Board::All, "default", today).await.iter())
-        .map(|p| p.entries.len())
-        .sum();
-    assert!(lines > 20, "more than one page was walked: {lines}");
+}
+
+/// The keys' lifetimes in Redis at `url` after the uploads of
+/// `two_nodes_share_boards_in_redis_that_match_the_memory_boards`.
+fn expiry_is_as_designed(url: &str) {
     // What expires: a match's key after a week, a day's and a week's
     // buckets a day after their last day (counted from `today`), nothing
     // that the all-time board links.
     let ttl = |key: &str| -> i64 {
-        let mut redis = redis::Client::open(url.as_str())
+        let mut redis = redis::Client::open(url)
             .and_then(|c| c.get_connection())
             .expect("a connection");
         redis::cmd("TTL")
@@ -174,6 +151,45 @@ async fn two_nodes_share_boards_in_redis_that_match_the_memory_boards() {
     assert_eq!(ttl("bytes:id9"), -1);
     assert_eq!((entry(9).date, entry(9).daily), (day(20), true));
     assert_eq!(ttl("board:daily:2026-11-20"), -2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_nodes_share_boards_in_redis_that_match_the_memory_boards() {
+    let redis = Redis::start();
+    let url = format!("redis://127.0.0.1:{}", redis.port);
+    let node = || RedisBoards::new(Arc::new(Directory::new(&url).unwrap()));
+    let (a, b) = (node(), node());
+    let today = day(28);
+    let mut memory = Boards::default();
+    for i in 1..=50u64 {
+        let e = entry(i);
+        let bytes = vec![i as u8; 3];
+        let want = memory.add(&format!("m{i}"), e.clone(), bytes.clone(), today);
+        // Uploads land on either node; the shared counter numbers them
+        // in upload order, as the memory boards' `seq` does here.
+        let on = if i % 2 == 0 { &a } else { &b };
+        let got = on.add(&format!("m{i}"), e, bytes, today).await.unwrap();
+        assert_eq!(got, want, "upload {i}");
+    }
+    // One ranked upload per match, whichever node the second one reaches.
+    assert_eq!(
+        a.add("m1", entry(99), vec![], today).await,
+        Ok(Err(AlreadyRanked))
+    );
+    for board in Board::ALL {
+        for preset in ["default", "stress", "none"] {
+            let want = memory_pages(&memory, board, preset, today);
+            for boards in [&a, &b] {
+                let got = pages(boards, board, preset, today).await;
+                assert_eq!(got, want, "{board:?} {preset}");
+            }
+        }
+    }
+    let lines: usize = (pages(&a, Board::All, "default", today).await.iter())
+        .map(|p| p.entries.len())
+        .sum();
+    assert!(lines > 20, "more than one page was walked: {lines}");
+    expiry_is_as_designed(&url);
     // Any node serves any replay's bytes.
     assert_eq!(b.bytes("id2").await, Ok(Some(vec![2; 3])));
     assert_eq!(a.bytes("id3").await, Ok(Some(vec![3; 3])));
