@@ -287,8 +287,11 @@ pub fn spectator(dir: &Path, server: &str, code: &str, extra: &[&str]) -> Twinst
 }
 
 /// A bot match's two peers on `server` (see [`peer_args`]): the host of
-/// room `codes.0` first, so that the room exists, then 200 ms later a
-/// joiner giving `codes.1` (the same room, perhaps spelled another way).
+/// room `codes.0` first, then, once the host is in the room (or 20 s
+/// on), a joiner giving `codes.1` (the same room, perhaps spelled another
+/// way). Waiting for the room, not a fixed time: the room's first player
+/// is the one a spectator is sent to, and under load a host took 920 ms
+/// to reach the server, after a joiner started 200 ms later.
 pub fn host_then_join(
     dir: &Path,
     server: &str,
@@ -297,11 +300,12 @@ pub fn host_then_join(
     host_extra: &[&str],
     join_extra: &[&str],
 ) -> (Twinstar, Twinstar) {
-    let host = Twinstar::spawn(
+    let mut host = Twinstar::spawn(
         dir,
         &peer_args("host", Some(codes.0), server, frames, host_extra),
     );
-    std::thread::sleep(Duration::from_millis(200));
+    // The connector's stage once the server gave the host its seat.
+    host.wait_for("waiting for the other player", Duration::from_secs(20));
     let join = Twinstar::spawn(
         dir,
         &peer_args("join", Some(codes.1), server, frames, join_extra),
